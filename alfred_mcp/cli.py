@@ -1,0 +1,79 @@
+"""The `alfred-mcp` command: serve over stdio (default) or seed the demo kitchen."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import date
+
+import anyio
+
+from alfred_mcp import __version__
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import DB_ENV, Settings
+from alfred_mcp.errors import AlfredError
+
+logger = logging.getLogger("alfred_mcp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="alfred-mcp",
+        description="Kitchen assistant MCP server: refs, never UUIDs.",
+        epilog="Example: alfred-mcp --db ./kitchen.db",
+    )
+    parser.add_argument("--version", action="version", version=f"alfred-mcp {__version__}")
+    parser.add_argument("--db", help=f"SQLite database file (env {DB_ENV}; default: per-user data dir)")
+    parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
+    parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr (-v, -vv)")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("serve", help="serve MCP over stdio (the default)", epilog="Example: alfred-mcp serve --db ./kitchen.db")
+    seed = commands.add_parser("seed", help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
+    seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
+    logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env(db=args.db, user=args.user, seed_demo=not args.no_seed)
+    try:
+        if args.command == "seed":
+            return anyio.run(_seed, settings, args.reset)
+        return _serve(settings)
+    except AlfredError as error:
+        print(f"alfred-mcp: {error.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _serve(settings: Settings) -> int:
+    from alfred_mcp.server import build_server
+
+    logger.info("serving over stdio with %s", settings.db_path)
+    build_server(AlfredApp.from_settings(settings)).run()
+    return 0
+
+
+async def _seed(settings: Settings, reset: bool) -> int:
+    from alfred_mcp.seeding import seed, seed_if_empty
+
+    app = AlfredApp.from_settings(Settings(db_path=settings.db_path, user=settings.user, seed_demo=False))
+    await app.open()
+    try:
+        if reset:
+            counts = await seed(app.store, app.user_id, today=date.today(), reset=True)
+            print("seeded: " + ", ".join(f"{n} {table}" for table, n in counts.items()), file=sys.stderr)
+        elif await seed_if_empty(app.store, app.user_id, today=date.today()):
+            print(f"seeded the demo kitchen in {settings.db_path}", file=sys.stderr)
+        else:
+            print("the kitchen already has recipes or pantry items; use --reset to replace them", file=sys.stderr)
+            return 1
+    finally:
+        await app.close()
+    return 0

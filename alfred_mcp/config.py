@@ -1,0 +1,35 @@
+"""Settings: where the database is and who the local user is. No I/O beyond reading env."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+DB_ENV = "ALFRED_DB"
+USER_ENV = "ALFRED_USER"
+
+
+def default_db_path() -> Path:
+    """The per-user data dir's kitchen.db (e.g. ~/.local/share/alfred-mcp/kitchen.db)."""
+    return Path(user_data_dir("alfred-mcp", appauthor=False)) / "kitchen.db"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the server needs to start; built from flags, then env, then defaults."""
+
+    db_path: Path = field(default_factory=default_db_path)
+    user: str = "local"
+    seed_demo: bool = True
+
+    @classmethod
+    def from_env(cls, db: str | None = None, user: str | None = None, seed_demo: bool = True) -> Settings:
+        path = db or os.environ.get(DB_ENV)
+        return cls(
+            db_path=Path(path).expanduser() if path else default_db_path(),
+            user=user or os.environ.get(USER_ENV) or "local",
+            seed_demo=seed_demo,
+        )

@@ -1,0 +1,79 @@
+"""The published tool contracts: `tools/*.json`, loaded once and enforced with jsonschema."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from alfred_mcp.errors import InputError
+from alfred_mcp.paths import contract_dir
+
+ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+@dataclass(frozen=True)
+class ToolContract:
+    """One tool as published: exactly what `tools/list` advertises."""
+
+    name: str
+    title: str
+    description: str
+    annotations: dict[str, Any]
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    input_validator: Draft202012Validator
+    output_validator: Draft202012Validator
+
+    def check_arguments(self, arguments: dict[str, Any]) -> None:
+        """Raises InputError naming the offending argument and what would be valid."""
+        error = best_match(self.input_validator.iter_errors(arguments))
+        if error is not None:
+            raise InputError(describe_validation_error(self.name, error), field=_path(error) or None)
+
+    def check_result(self, result: dict[str, Any]) -> None:
+        """Raises ValidationError when the server's own result breaks its published contract."""
+        self.output_validator.validate(result)
+
+
+def _path(error: ValidationError) -> str:
+    return ".".join(str(part) for part in error.absolute_path)
+
+
+def describe_validation_error(tool: str, error: ValidationError) -> str:
+    """A one-line message naming the argument and the rule it broke."""
+    where = _path(error) or "arguments"
+    if error.validator == "enum":
+        choices = ", ".join(str(choice) for choice in error.validator_value)
+        return f"{tool}: {where} must be one of: {choices}; got {error.instance!r}."
+    if error.validator == "additionalProperties":
+        return f"{tool}: {error.message}."
+    if error.validator == "required":
+        return f"{tool}: {error.message} (in {where})."
+    return f"{tool}: {where}: {error.message}"
+
+
+def _load(path: Any) -> ToolContract:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(raw["inputSchema"])
+    Draft202012Validator.check_schema(raw["outputSchema"])
+    return ToolContract(
+        name=raw["name"],
+        title=raw["title"],
+        description=raw["description"],
+        annotations=raw["annotations"],
+        input_schema=raw["inputSchema"],
+        output_schema=raw["outputSchema"],
+        input_validator=Draft202012Validator(raw["inputSchema"]),
+        output_validator=Draft202012Validator(raw["outputSchema"]),
+    )
+
+
+@cache
+def load_contracts() -> dict[str, ToolContract]:
+    """Every tool contract, by name, in file-name order."""
+    return {c.name: c for c in (_load(p) for p in sorted(contract_dir("tools").glob("*.json")))}

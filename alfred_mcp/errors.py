@@ -1,0 +1,105 @@
+"""Every error alfred-mcp raises on purpose, with fields a client can act on.
+
+    AlfredError
+    ├── InputError                 the caller asked for something invalid; nothing was changed
+    │   ├── UnknownTableError      table not in the kitchen schema
+    │   ├── UnknownColumnError     column not in the table
+    │   ├── InvalidFilterError     bad operator, value or shape in a filter
+    │   ├── InvalidPayloadError    a row fails the table's JSON Schema
+    │   ├── InvalidRefError        a ref of the wrong type or grammar where a ref is required
+    │   ├── UnknownRefError        a well-formed ref this session never assigned
+    │   ├── DeletedRefError        a ref whose row was deleted (says in which turn)
+    │   ├── PendingDraftError      a gen_* ref used where a saved row is required
+    │   ├── UnscopedWriteError     update/delete without filters and without all=true
+    │   └── UnknownSessionError    a session name the user does not have
+    ├── StateError                 the request is valid but the state forbids it
+    │   └── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
+    ├── StoreError                 the database refused or failed (mapped from the driver)
+    │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
+    └── ConfigError                bad settings (path, URL, flag)
+
+Messages never contain UUIDs, SQL or stack traces; `fields` carries the same facts as data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AlfredError(Exception):
+    """Base class: `message` is for people and models, `fields` for programs."""
+
+    code = "alfred_error"
+
+    def __init__(self, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = {key: value for key, value in fields.items() if value is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as structured content: code, message and its fields."""
+        return {"code": self.code, "message": self.message, **self.fields}
+
+
+class InputError(AlfredError):
+    code = "invalid_input"
+
+
+class UnknownTableError(InputError):
+    code = "unknown_table"
+
+
+class UnknownColumnError(InputError):
+    code = "unknown_column"
+
+
+class InvalidFilterError(InputError):
+    code = "invalid_filter"
+
+
+class InvalidPayloadError(InputError):
+    code = "invalid_payload"
+
+
+class InvalidRefError(InputError):
+    code = "invalid_ref"
+
+
+class UnknownRefError(InputError):
+    code = "unknown_ref"
+
+
+class DeletedRefError(InputError):
+    code = "deleted_ref"
+
+
+class PendingDraftError(InputError):
+    code = "pending_draft"
+
+
+class UnscopedWriteError(InputError):
+    code = "unscoped_write"
+
+
+class UnknownSessionError(InputError):
+    code = "unknown_session"
+
+
+class StateError(AlfredError):
+    code = "state_error"
+
+
+class BatchIncompleteError(StateError):
+    code = "batch_incomplete"
+
+
+class StoreError(AlfredError):
+    code = "store_error"
+
+
+class ConstraintViolationError(StoreError):
+    code = "constraint_violation"
+
+
+class ConfigError(AlfredError):
+    code = "config_error"

@@ -1,0 +1,275 @@
+"""The JSON Schema a written row must satisfy, derived from the kitchen schema.
+
+`validate_row` reports the first violation as a specific error that names the column, the
+bad value and what is allowed. Server-set columns and values carrying a raw id are refused
+before the schema runs, so no error message ever repeats a raw id.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from alfred_mcp.errors import AlfredError, InvalidPayloadError, UnknownColumnError
+from alfred_mcp.kitchen.schema import ref_pattern, MAX_TEXT, TABLES, Column, Table
+
+Mode = Literal["create", "update"]
+
+UUID_SHAPED = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+MAX_TIMESTAMP = 40
+_SHOWN_CHARS = 60
+
+
+def describe_value(value: object) -> str:
+    """`value` as an error message shows it: repr, shortened, and never a raw id."""
+    text = repr(value)
+    if UUID_SHAPED.search(text):
+        return "a raw id"
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
+
+
+def field_value(value: object) -> object:
+    """`value` for an error's fields: itself, or None when it is long or carries a raw id."""
+    text = repr(value)
+    return None if len(text) > _SHOWN_CHARS or UUID_SHAPED.search(text) else value
+
+
+# -- the schema -------------------------------------------------------------------------------
+
+
+def column_schema(column: Column) -> dict[str, Any]:
+    """The JSON Schema of one writable column's value."""
+    schema = _VALUE_SCHEMAS[column.type](column)
+    if column.nullable:
+        schema["type"] = [schema["type"], "null"]
+        if "enum" in schema:
+            schema["enum"] = [*schema["enum"], None]
+    if column.description:
+        schema["description"] = column.description
+    return schema
+
+
+def _string(column: Column) -> dict[str, Any]:
+    if column.enum is not None:
+        return {"type": "string", "enum": list(column.enum)}
+    return {"type": "string", "maxLength": column.max_length or MAX_TEXT}
+
+
+def _number(json_type: str) -> Callable[[Column], dict[str, Any]]:
+    def build(column: Column) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": json_type}
+        if column.enum is not None:
+            schema["enum"] = list(column.enum)
+        if column.minimum is not None:
+            schema["minimum"] = column.minimum
+        if column.maximum is not None:
+            schema["maximum"] = column.maximum
+        return schema
+
+    return build
+
+
+def _tags(column: Column) -> dict[str, Any]:
+    return {"type": "array", "maxItems": column.max_items, "items": _string(column)}
+
+
+def _ref(column: Column) -> dict[str, Any]:
+    if column.fk is None:
+        raise ValueError(f"column {column.name!r} is a uuid without a foreign key; it cannot be written")
+    target = TABLES[column.fk.table].entity_type
+    return {"type": "string", "pattern": ref_pattern(target, allow_generated=True)}
+
+
+_VALUE_SCHEMAS: dict[str, Callable[[Column], dict[str, Any]]] = {
+    "text": _string,
+    "int": _number("integer"),
+    "numeric": _number("number"),
+    "bool": lambda column: {"type": "boolean"},
+    "date": lambda column: {"type": "string", "pattern": DATE_PATTERN},
+    "timestamp": lambda column: {"type": "string", "maxLength": MAX_TIMESTAMP},
+    "text[]": _tags,
+    "uuid": _ref,
+}
+
+
+def _build_schema(table: Table, mode: Mode) -> dict[str, Any]:
+    writable = table.writable_columns
+    schema: dict[str, Any] = {"type": "object"}
+    if mode == "create":
+        schema["required"] = [c.name for c in writable if c.required_on_create]
+    else:
+        schema["minProperties"] = 1
+    schema["properties"] = {c.name: column_schema(c) for c in writable}
+    schema["additionalProperties"] = False
+    return schema
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    table: Table
+    schema: dict[str, Any]
+    validator: Draft202012Validator
+    writable: tuple[str, ...]
+    writable_set: frozenset[str]
+    dates: tuple[str, ...]
+    timestamps: tuple[str, ...]
+
+
+_COMPILED: dict[tuple[str, str], _Compiled] = {}
+
+
+def _compiled(table: Table, mode: Mode) -> _Compiled:
+    found = _COMPILED.get((table.name, mode))
+    if found is None or found.table is not table:
+        schema = _build_schema(table, mode)
+        writable = table.writable_columns
+        names = tuple(c.name for c in writable)
+        found = _Compiled(
+            table, schema, Draft202012Validator(schema), names, frozenset(names),
+            tuple(c.name for c in writable if c.type == "date"),
+            tuple(c.name for c in writable if c.type == "timestamp"),
+        )
+        _COMPILED[(table.name, mode)] = found
+    return found
+
+
+def row_schema(table: Table, mode: Mode) -> dict[str, Any]:
+    """The JSON Schema of a row to create or of the values of an update (cached; do not mutate)."""
+    return _compiled(table, mode).schema
+
+
+# -- validation -------------------------------------------------------------------------------
+
+
+def validate_row(table: Table, row: Mapping[str, Any], mode: Mode) -> None:
+    """Check a row (create) or the values to set (update) against the table's schema.
+
+    Raises:
+        UnknownColumnError: a key is not a column of the table.
+        InvalidPayloadError: a server-set column, a raw id, a missing required column, or a
+            value of the wrong type, out of range, too long or not among the allowed values.
+    """
+    if not isinstance(row, Mapping):
+        raise InvalidPayloadError("Each row must be an object of column values.", field="data")
+    compiled = _compiled(table, mode)
+    _check_keys(compiled, row)
+    _check_no_raw_ids(table, row)
+    error = next(compiled.validator.iter_errors(row), None)
+    if error is not None:
+        raise _payload_error(table, error)
+    _check_dates(compiled, row)
+
+
+def _check_keys(compiled: _Compiled, row: Mapping[str, Any]) -> None:
+    table = compiled.table
+    for name in row:
+        if name in compiled.writable_set:
+            continue
+        if name == "user_id" or table.has_column(name):
+            raise InvalidPayloadError(f"{name} is set by the server; leave it out.", field=name)
+        valid = list(compiled.writable)
+        raise UnknownColumnError(
+            f"Table '{table.name}' has no writable column {describe_value(name)}. Writable columns: {', '.join(valid)}.",
+            table=table.name, field=field_value(name), valid=valid,
+        )
+
+
+def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:
+    for name, value in row.items():
+        if _carries_raw_id(value):
+            column = table.column(name)
+            example = f"{TABLES[column.fk.table].entity_type}_1" if column.fk else "recipe_1"
+            raise InvalidPayloadError(
+                f"{name} contains a raw id; use refs such as {example}, not raw ids.", field=name
+            )
+
+
+def _carries_raw_id(value: Any) -> bool:
+    if isinstance(value, str):
+        return UUID_SHAPED.search(value) is not None
+    if isinstance(value, (list, tuple)):
+        return any(_carries_raw_id(item) for item in value)
+    if isinstance(value, Mapping):
+        return any(_carries_raw_id(item) for item in (*value.keys(), *value.values()))
+    return False
+
+
+def _check_dates(compiled: _Compiled, row: Mapping[str, Any]) -> None:
+    for name in compiled.dates:
+        value = row.get(name)
+        if isinstance(value, str) and not _parses(date.fromisoformat, value):
+            raise InvalidPayloadError(f"{name}: {value!r} is not a real date.", field=name, value=value)
+    for name in compiled.timestamps:
+        value = row.get(name)
+        if isinstance(value, str) and not _parses(datetime.fromisoformat, value.removesuffix("Z")):
+            raise InvalidPayloadError(
+                f"{name} must be an ISO-8601 timestamp such as 2026-01-20T18:30:00Z, got {describe_value(value)}.",
+                field=name, value=field_value(value),
+            )
+
+
+def _parses(parse: Callable[[str], object], value: str) -> bool:
+    try:
+        parse(value)
+    except ValueError:
+        return False
+    return True
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+_TYPE_WORDS = {
+    "integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
+    "array": "a list of strings", "null": "null", "object": "an object",
+}
+
+
+def _payload_error(table: Table, error: ValidationError) -> AlfredError:
+    path = list(error.absolute_path)
+    if not path:
+        return _row_error(table, error)
+    name = str(path[0])
+    where = name + "".join(f"[{part}]" for part in path[1:])
+    column = table.column(name)
+    message = _describe(column, where, error)
+    valid = [v for v in error.validator_value if v is not None] if error.validator == "enum" else None
+    return InvalidPayloadError(message, field=name, value=field_value(error.instance), valid=valid)
+
+
+def _describe(column: Column, where: str, error: ValidationError) -> str:
+    rule, limit, value = error.validator, error.validator_value, error.instance
+    shown = describe_value(value)
+    if rule == "type":
+        expected = limit if isinstance(limit, list) else [limit]
+        return f"{where} must be {' or '.join(_TYPE_WORDS[t] for t in expected)}, got {shown}."
+    if rule == "enum":
+        return f"{where}: {shown} is not one of {', '.join(str(v) for v in limit if v is not None)}."
+    if rule == "maxLength":
+        return f"{where} is too long ({len(value)} characters); the limit is {limit}."
+    if rule == "maxItems":
+        return f"{where} has {len(value)} items; the limit is {limit}."
+    if rule in ("minimum", "maximum"):
+        bound = "at least" if rule == "minimum" else "at most"
+        return f"{where} must be {bound} {limit:g}, got {shown}."
+    if rule == "pattern" and column.fk is not None:
+        target = TABLES[column.fk.table]
+        return f"{where} takes a {target.noun} ref such as {target.entity_type}_1, got {shown}."
+    if rule == "pattern":
+        return f"{where} must be a date as YYYY-MM-DD, got {shown}."
+    return f"{where}: {shown} breaks the rule {rule} {limit!r}."
+
+
+def _row_error(table: Table, error: ValidationError) -> AlfredError:
+    if error.validator == "required":
+        missing = next(name for name in error.validator_value if name not in error.instance)
+        return InvalidPayloadError(f"{missing} is required to create a {table.noun}.", field=missing)
+    if error.validator == "minProperties":
+        return InvalidPayloadError("An update needs at least one column to set.", field="data")
+    return InvalidPayloadError("Each row must be an object of column values.", field="data")

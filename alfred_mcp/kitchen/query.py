@@ -1,0 +1,169 @@
+"""The filter AST every read, update and delete goes through, checked against the schema.
+
+A query never carries SQL text: a `Filter` names a column of the kitchen schema, one of the
+operators below and a value; backends compile it to bound parameters (`store/filters.py`).
+This module is pure; it lives beside the schema so `state/` can use it without `store/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from alfred_mcp.errors import InvalidFilterError
+from alfred_mcp.kitchen.schema import Column, Table
+
+Op = Literal["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "ilike", "is_null", "contains"]
+OPS: tuple[str, ...] = get_args(Op)
+MAX_IN_VALUES = 500
+MAX_FILTERS = 20
+
+_ORDERABLE = {"text", "int", "numeric", "date", "timestamp", "uuid", "bool"}
+
+
+@dataclass(frozen=True)
+class Filter:
+    """`field op value`, e.g. Filter("name", "ilike", "%cod%")."""
+
+    field: str
+    op: Op
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """All of `all_of` AND (any of `any_of`, when it is not empty)."""
+
+    all_of: tuple[Filter, ...] = ()
+    any_of: tuple[Filter, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.all_of and not self.any_of
+
+    def filters(self) -> tuple[Filter, ...]:
+        return self.all_of + self.any_of
+
+
+@dataclass(frozen=True)
+class OrderBy:
+    field: str
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class Query:
+    """A read: which rows, which columns (None = all visible), in what order, how many."""
+
+    where: Where = Where()
+    columns: tuple[str, ...] | None = None
+    order_by: tuple[OrderBy, ...] = ()
+    limit: int | None = None
+
+
+def check_where(table: Table, where: Where) -> None:
+    """Check every filter's column, operator and value type against the schema.
+
+    Raises:
+        UnknownColumnError: a filter names a column the table does not have.
+        InvalidFilterError: an operator does not fit the column, or the value does not fit the operator.
+    """
+    if len(where.filters()) > MAX_FILTERS:
+        raise InvalidFilterError(f"At most {MAX_FILTERS} filters are allowed.", field="filters")
+    for clause in where.filters():
+        check_filter(table, clause)
+
+
+def check_filter(table: Table, clause: Filter) -> None:
+    column = table.column(clause.field)
+    if clause.op not in OPS:
+        raise InvalidFilterError(
+            f"Unknown operator '{clause.op}' on '{clause.field}'. Valid operators: {', '.join(OPS)}.",
+            field=clause.field, value=clause.op, valid=list(OPS),
+        )
+    _check_op_fits_column(column, clause)
+    _check_value_fits_op(column, clause)
+
+
+def _check_op_fits_column(column: Column, clause: Filter) -> None:
+    is_array = column.type == "text[]"
+    allowed = {"contains", "is_null"} if is_array else set(OPS) - {"contains"}
+    if column.type in ("bool", "uuid"):
+        allowed -= {"gt", "gte", "lt", "lte", "ilike"}
+    if column.type not in ("text",):
+        allowed.discard("ilike")
+    if clause.op not in allowed:
+        raise InvalidFilterError(
+            f"Operator '{clause.op}' does not apply to '{column.name}' ({column.type}). "
+            f"Use one of: {', '.join(op for op in OPS if op in allowed)}.",
+            field=column.name, value=clause.op, valid=[op for op in OPS if op in allowed],
+        )
+
+
+def _check_value_fits_op(column: Column, clause: Filter) -> None:
+    value = clause.value
+    if clause.op == "is_null":
+        if not isinstance(value, bool):
+            raise InvalidFilterError(
+                f"'is_null' on '{column.name}' takes true (is null) or false (is not null).", field=column.name
+            )
+        return
+    if clause.op in ("in", "not_in"):
+        if not isinstance(value, list) or not value:
+            raise InvalidFilterError(f"'{clause.op}' on '{column.name}' takes a non-empty list.", field=column.name)
+        if len(value) > MAX_IN_VALUES:
+            raise InvalidFilterError(f"'{clause.op}' takes at most {MAX_IN_VALUES} values.", field=column.name)
+        for item in value:
+            _check_scalar(column, clause.op, item)
+        return
+    if clause.op == "contains":
+        items = value if isinstance(value, list) else [value]
+        if not items or not all(isinstance(item, str) for item in items):
+            raise InvalidFilterError(
+                f"'contains' on '{column.name}' takes a string or a list of strings.", field=column.name
+            )
+        return
+    if clause.op == "ilike" and not isinstance(value, str):
+        raise InvalidFilterError(f"'ilike' on '{column.name}' takes a string pattern such as '%cod%'.", field=column.name)
+    _check_scalar(column, clause.op, value)
+
+
+_PY_TYPES: dict[str, tuple[type, ...]] = {
+    "text": (str,), "uuid": (str,), "date": (str,), "timestamp": (str,),
+    "int": (int,), "numeric": (int, float), "bool": (bool,),
+}
+
+
+def _check_scalar(column: Column, op: str, value: Any) -> None:
+    expected = _PY_TYPES.get(column.type, (str,))
+    ok = isinstance(value, expected) and not (column.type in ("int", "numeric") and isinstance(value, bool))
+    if not ok:
+        raise InvalidFilterError(
+            f"'{op}' on '{column.name}' needs a {column.type} value, got {type(value).__name__} {value!r}.",
+            field=column.name, value=value,
+        )
+
+
+def check_order(table: Table, order_by: tuple[OrderBy, ...]) -> None:
+    """Raises UnknownColumnError or InvalidFilterError for an order on an unorderable column."""
+    for order in order_by:
+        column = table.column(order.field)
+        if column.type not in _ORDERABLE:
+            raise InvalidFilterError(f"Cannot order by '{column.name}' ({column.type}).", field=column.name)
+
+
+def check_columns(table: Table, columns: tuple[str, ...] | None) -> None:
+    for name in columns or ():
+        table.column(name)
+
+
+def where_from_json(filters: list[dict[str, Any]] | None, or_filters: list[dict[str, Any]] | None = None) -> Where:
+    """Build a Where from the tools' JSON form: [{"field": ..., "op": ..., "value": ...}]."""
+    return Where(
+        all_of=tuple(Filter(f["field"], f["op"], f.get("value")) for f in filters or ()),
+        any_of=tuple(Filter(f["field"], f["op"], f.get("value")) for f in or_filters or ()),
+    )
+
+
+def order_from_json(order_by: list[dict[str, Any]] | None) -> tuple[OrderBy, ...]:
+    return tuple(OrderBy(o["field"], o.get("direction") == "desc") for o in order_by or ())

@@ -1,0 +1,132 @@
+"""The MCP server: advertises the `tools/*.json` contracts exactly and maps errors. No domain logic."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
+
+from alfred_mcp import __version__
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.errors import AlfredError
+from alfred_mcp.handlers import HANDLERS
+from alfred_mcp.leak_guard import UuidLeakError, assert_no_uuid
+
+logger = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
+    "meal plans, tasks, preferences and a cooking log. Every row is named by a ref such as recipe_1 "
+    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across turns of a "
+    "session: call turn_begin at the start of each user turn. describe_table gives columns and allowed values."
+)
+
+
+class AlfredServer(MCPServer[AlfredApp]):
+    """MCPServer whose tools are the published JSON contracts, dispatched to `handlers.py`."""
+
+    def __init__(self, app: AlfredApp) -> None:
+        self.app = app
+        self.contracts: dict[str, ToolContract] = load_contracts()
+        missing = set(self.contracts) ^ set(HANDLERS)
+        if missing:
+            raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
+        super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan)
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [
+            MCPTool(
+                name=c.name,
+                title=c.title,
+                description=c.description,
+                input_schema=c.input_schema,
+                output_schema=c.output_schema,
+                annotations=ToolAnnotations.model_validate(c.annotations),
+            )
+            for c in self.contracts.values()
+        ]
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        contract = self.contracts.get(name)
+        return None if contract is None else contract.input_schema
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None = None
+    ) -> CallToolResult:
+        contract = self.contracts.get(name)
+        if contract is None:
+            raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
+        try:
+            contract.check_arguments(arguments)
+            result = await HANDLERS[name](self.app, arguments)
+            contract.check_result(result)
+            assert_no_uuid(result, where=f"{name} result")
+        except AlfredError as error:
+            return _error_result(error)
+        except (UuidLeakError, ValidationError):
+            logger.exception("tool %s produced a result that breaks its contract", name)
+            return _internal_error(name)
+        except Exception:
+            logger.exception("tool %s failed", name)
+            return _internal_error(name)
+        return CallToolResult(content=[TextContent(type="text", text=render_text(name, result))], structured_content=result)
+
+
+def render_text(name: str, result: dict[str, Any]) -> str:
+    """A one-line summary for people, then the full result as JSON for models that read text."""
+    if "rows" in result:
+        head = f"{name}: {result['count']} row(s) in {result['table']}"
+    elif "refs" in result:
+        head = f"{name}: {result['count']} ref(s)"
+    else:
+        head = name
+    if "session" in result:
+        head += f" ({result['session']}, turn {result['turn']})"
+    return head + "\n" + json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+
+def _error_result(error: AlfredError) -> CallToolResult:
+    payload = {"error": error.to_dict()}
+    try:
+        assert_no_uuid(payload, where="error")
+    except UuidLeakError:
+        logger.error("an error message carried a raw id; replaced: %s", type(error).__name__)
+        payload = {"error": {"code": error.code, "message": "The request was refused; nothing was changed."}}
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error: {payload['error']['message']}")],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+def _internal_error(name: str) -> CallToolResult:
+    message = f"Internal error in {name}; nothing was changed. The server log has details."
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)],
+        structured_content={"error": {"code": "internal_error", "message": message}},
+        is_error=True,
+    )
+
+
+@asynccontextmanager
+async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
+    app = server.app  # type: ignore[attr-defined]
+    await app.open()
+    try:
+        yield app
+    finally:
+        await app.close()
+
+
+def build_server(app: AlfredApp) -> AlfredServer:
+    return AlfredServer(app)

@@ -1,0 +1,116 @@
+"""Conversation sessions: which session a call acts on, its registry, and saving it atomically.
+
+A session is a conversation, not a connection: the 2026-07-28 protocol has no connection
+session, so a user has a *current* session (created on first use) and may name another
+(`session_2`). Sessions live in the store and survive restarts; this module keeps a process
+cache so a call does not reload the registry, and writes back only what changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+
+from alfred_mcp.errors import UnknownSessionError
+from alfred_mcp.state.registry import SessionIdRegistry
+from alfred_mcp.store.base import SessionRecord, Store
+
+_SESSION_NAME = re.compile(r"^session_([1-9][0-9]{0,8})$")
+
+
+@dataclass
+class Session:
+    """One conversation's deterministic state, as held in memory between calls."""
+
+    record: SessionRecord
+    registry: SessionIdRegistry
+    turn: int
+    lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def user_id(self) -> str:
+        return self.record.user_id
+
+    async def save(self, store: Store) -> None:
+        """Write the refs changed since the last save, the counters and the turn."""
+        await store.save_session_state(
+            self.record.session_id,
+            turn=self.turn,
+            entries=self.registry.dirty_entries(),
+            counters=self.registry.counters(),
+        )
+        self.registry.clear_dirty()
+
+
+class SessionManager:
+    """Finds, creates and caches sessions for the users of one store."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._cache: dict[str, Session] = {}
+        self._open_lock = anyio.Lock()
+
+    async def resolve(self, user_id: str, name: str | None = None) -> Session:
+        """The session called `name`, or the user's current one (created on first use).
+
+        Raises:
+            UnknownSessionError: `name` is not one of the user's sessions.
+        """
+        async with self._open_lock:
+            record = await self._find_record(user_id, name)
+            cached = self._cache.get(record.session_id)
+            if cached is not None:
+                return cached
+            return await self._load(record)
+
+    async def start(self, user_id: str) -> tuple[Session, str | None]:
+        """Open a new session, make it current; returns it and the previous current name."""
+        async with self._open_lock:
+            previous = await self._store.current_session(user_id)
+            record = await self._store.create_session(user_id)
+            session = await self._load(record)
+            return session, previous.name if previous else None
+
+    def forget(self, session: Session) -> None:
+        """Drop the cached copy so the next call reloads it from the store (after a failure)."""
+        self._cache.pop(session.record.session_id, None)
+
+    @asynccontextmanager
+    async def acting_on(self, user_id: str, name: str | None = None) -> AsyncIterator[Session]:
+        """Serialize calls on one session; on any failure the cached state is dropped."""
+        session = await self.resolve(user_id, name)
+        async with session.lock:
+            try:
+                yield session
+            except BaseException:
+                self.forget(session)
+                raise
+
+    async def _find_record(self, user_id: str, name: str | None) -> SessionRecord:
+        if name is None:
+            record = await self._store.current_session(user_id)
+            return record if record is not None else await self._store.create_session(user_id)
+        match = _SESSION_NAME.match(name)
+        record = await self._store.get_session(user_id, int(match.group(1))) if match else None
+        if record is None:
+            raise UnknownSessionError(
+                f"Unknown session '{name}'. Use session_start for a new one, or omit 'session' for the current one.",
+                field="session", value=name,
+            )
+        return record
+
+    async def _load(self, record: SessionRecord) -> Session:
+        entries, counters = await self._store.load_session_state(record.session_id)
+        registry = SessionIdRegistry(entries, counters)
+        registry.clear_dirty()
+        session = Session(record=record, registry=registry, turn=record.turn)
+        self._cache[record.session_id] = session
+        return session

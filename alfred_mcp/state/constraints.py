@@ -1,0 +1,563 @@
+"""The session's constraint store: permanent constraints, the active goal, and its merge.
+
+Understand emits a `ConstraintSnapshot` each turn; `merge_constraints` folds it into the
+session's `SessionConstraints` with no model in the loop (seed 000, §5.7 "B+C hybrid").
+`compile_constraints` flattens the result into the view Think and Act read. Everything here is
+a pure function of its arguments: same inputs, same output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationInfo, field_validator
+
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.kitchen.schema import CUISINES, DIFFICULTIES, EQUIPMENT, FLAVOR_TAGS
+
+ConstraintType = Literal[
+    "ingredient_required",
+    "ingredient_excluded",
+    "equipment",
+    "cuisine",
+    "difficulty",
+    "time_limit",
+    "servings",
+    "flavor",
+]
+Subdomain = Literal["recipes", "inventory", "shopping", "meal_plans", "tasks", "preferences", "catalog", "history"]
+ResetReason = Literal["reset_all", "trigger_phrase", "reset_subdomain", "new_subdomain", "stale"]
+ConstraintValue = StrictStr | StrictInt | StrictFloat | list[StrictStr]
+
+NUMERIC_TYPES: frozenset[str] = frozenset({"time_limit", "servings"})
+SINGLE_VALUED_TYPES: frozenset[str] = frozenset({"time_limit", "servings", "difficulty"})
+"""A newer value for the same (type, field) replaces the older one instead of accumulating."""
+
+DEFAULT_GOAL = "User request"
+DEFAULT_TRIGGER_PHRASES: tuple[str, ...] = (
+    "never mind",
+    "nevermind",
+    "start over",
+    "start fresh",
+    "forget that",
+    "forget those",
+    "scratch that",
+)
+_NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)\s*$")
+_MAX_TEXT = 200
+
+_TYPE_GUIDE = (
+    "ingredient_required / ingredient_excluded: an ingredient to use or avoid this goal; "
+    f"equipment: one of {', '.join(EQUIPMENT)}; cuisine: one of {', '.join(CUISINES)}; "
+    f"difficulty: {', '.join(DIFFICULTIES)} or a word like 'simple'; time_limit: minutes (a number); "
+    f"servings: people to feed (an integer); flavor: e.g. {', '.join(FLAVOR_TAGS[:-1])}, 'not spicy'."
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def normalize_text(text: str) -> str:
+    """Trim, collapse inner whitespace and lower-case: 'Air  Fryer ' -> 'air fryer'."""
+    return " ".join(text.split()).lower()
+
+
+def _normalize_texts(values: Iterable[str]) -> list[str]:
+    """Normalized, de-duplicated and sorted, with blanks dropped."""
+    return sorted({normalize_text(v) for v in values} - {""})
+
+
+class Constraint(_Model):
+    """One requirement of the user's current goal, e.g. ingredient_required protein=cod."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: ConstraintType = Field(description=f"What kind of constraint. {_TYPE_GUIDE}")
+    field: str = Field(
+        min_length=1,
+        max_length=64,
+        description="What the constraint is about, in one or two words: 'protein', 'side', 'style', 'max_minutes'.",
+    )
+    value: ConstraintValue = Field(
+        description="The wanted value: text (or a list of texts) for most types, a number for time_limit and servings."
+    )
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="How sure you are the user meant this, 0 to 1.")
+    source_turn: int | None = Field(default=None, description="The turn it was stated in; set by the server, leave null.")
+
+    @field_validator("field")
+    @classmethod
+    def _normalize_field(cls, field: str) -> str:
+        normalized = re.sub(r"[\s\-]+", "_", field.strip().lower())
+        if not normalized:
+            raise ValueError("field must name what the constraint is about")
+        return normalized
+
+    @field_validator("value")
+    @classmethod
+    def _check_value(cls, value: ConstraintValue, info: ValidationInfo) -> ConstraintValue:
+        kind = info.data.get("type")
+        if kind in NUMERIC_TYPES:
+            return _number_value(kind, value)
+        return _text_value(value)
+
+
+def _number_value(kind: str, value: ConstraintValue) -> int | float:
+    if isinstance(value, (str, list)) or value <= 0:
+        raise ValueError(f"{kind} needs a positive number, e.g. 30")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if kind == "servings" and not isinstance(value, int):
+        raise ValueError("servings needs a whole number")
+    return value
+
+
+def _text_value(value: ConstraintValue) -> str | list[str]:
+    if not isinstance(value, (str, list)):
+        raise ValueError("this constraint type needs text, not a number")
+    texts = _normalize_texts([value] if isinstance(value, str) else value)
+    if not texts:
+        raise ValueError("value must not be empty")
+    if any(len(text) > _MAX_TEXT for text in texts):
+        raise ValueError(f"each value must be at most {_MAX_TEXT} characters")
+    return texts[0] if len(texts) == 1 else texts
+
+
+def constraint_key(constraint: Constraint) -> tuple[str, str]:
+    """What an override replaces: the (type, field) pair."""
+    return (constraint.type, constraint.field)
+
+
+def constraint_values(constraint: Constraint) -> list[str]:
+    """A text constraint's values as a list (numbers give their text form)."""
+    value = constraint.value
+    return list(value) if isinstance(value, list) else [str(value)]
+
+
+class ActiveGoal(_Model):
+    """What the user is working towards now, with the constraints gathered for it."""
+
+    description: str = Field(description="The goal in a short phrase, e.g. '3 fish recipes for the air fryer'.")
+    subdomain: Subdomain | None = Field(default=None, description="The kitchen area the goal is about.")
+    started_turn: int = Field(description="The turn the goal began.")
+    constraints: list[Constraint] = Field(default_factory=list, description="The goal's constraints, oldest first.")
+
+
+class PermanentConstraints(_Model):
+    """Standing facts from the user's preferences; a turn's snapshot can never change them."""
+
+    allergies: list[str] = Field(default_factory=list, description="Ingredients that must never be used.")
+    dietary_restrictions: list[str] = Field(default_factory=list, description="e.g. vegetarian, halal.")
+    equipment: list[str] = Field(default_factory=list, description="Equipment the kitchen has.")
+    dislikes: list[str] = Field(default_factory=list, description="Ingredients the user prefers to avoid.")
+
+    @field_validator("allergies", "dietary_restrictions", "equipment", "dislikes")
+    @classmethod
+    def _normalize(cls, values: list[str]) -> list[str]:
+        return _normalize_texts(values)
+
+
+def permanent_from_preferences(row: Mapping[str, Any]) -> PermanentConstraints:
+    """The permanent constraints held in a `preferences` row (missing columns count as empty)."""
+    return PermanentConstraints(
+        allergies=_text_list(row.get("allergies")),
+        dietary_restrictions=_text_list(row.get("dietary_restrictions")),
+        equipment=_text_list(row.get("available_equipment")),
+        dislikes=_text_list(row.get("disliked_ingredients")),
+    )
+
+
+def _text_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(item) for item in value]
+
+
+class ConstraintSnapshot(_Model):
+    """What this turn's message says about the user's constraints (Understand's output)."""
+
+    new_constraints: list[Constraint] = Field(
+        default_factory=list, description="Constraints the user added this turn; ones already known are ignored."
+    )
+    overrides: list[Constraint] = Field(
+        default_factory=list,
+        description="Corrections ('actually, make it spicy'): each replaces the goal's constraints of the same type and field.",
+    )
+    reset_all: bool = Field(default=False, description="True when the user drops the current goal entirely ('never mind').")
+    reset_subdomain: Subdomain | None = Field(
+        default=None, description="Drop the current goal if it is about this kitchen area ('forget the meal plan')."
+    )
+    goal_update: str | None = Field(
+        default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, when the user states or changes it."
+    )
+    goal_subdomain: Subdomain | None = Field(
+        default=None, description="The kitchen area of the goal stated this turn; a different area starts a new goal."
+    )
+    source_phrases: list[str] = Field(
+        default_factory=list, description="The user's words each constraint came from, for the audit log."
+    )
+
+
+class SessionConstraints(_Model):
+    """The canonical constraint store of one session, persisted between turns."""
+
+    permanent: PermanentConstraints = Field(default_factory=PermanentConstraints)
+    active_goal: ActiveGoal | None = None
+    last_touched_turn: int = Field(default=0, description="The last turn that added to the goal or referred to its entities.")
+
+
+class RejectedConstraint(_Model):
+    """A snapshot constraint the merge refused, and why."""
+
+    constraint: Constraint
+    allergen: str = Field(description="The allergy it conflicts with.")
+    reason: str
+
+
+class MergeResult(_Model):
+    """The merged store, the constraints refused, and what (if anything) reset the goal."""
+
+    constraints: SessionConstraints
+    rejected: list[RejectedConstraint] = Field(default_factory=list)
+    reset_reason: ResetReason | None = None
+
+
+@dataclass(frozen=True)
+class ResetConfig:
+    """When the active goal is dropped without an explicit reset; `stale_after_turns=None` disables staleness."""
+
+    stale_after_turns: int | None = 3
+    trigger_phrases: tuple[str, ...] = DEFAULT_TRIGGER_PHRASES
+
+    def __post_init__(self) -> None:
+        if self.stale_after_turns is not None and self.stale_after_turns < 0:
+            raise ConfigError("stale_after_turns must be 0 or more, or None to disable.", value=self.stale_after_turns)
+        if any(not phrase.strip() for phrase in self.trigger_phrases):
+            raise ConfigError("Reset trigger phrases must not be blank.", field="trigger_phrases")
+
+
+DEFAULT_RESET_CONFIG = ResetConfig()
+
+
+def find_trigger_phrase(message: str, phrases: Sequence[str]) -> str | None:
+    """The first reset phrase said in `message` (whole words, any case), ignoring "don't forget that"."""
+    text = message.replace("\u2019", "'")
+    for phrase in phrases:
+        pattern = r"\b" + r"\s+".join(re.escape(word) for word in phrase.split()) + r"\b"
+        for match in re.finditer(pattern, text, flags=re.IGNORECASE):
+            if not _NEGATION.search(text[: match.start()].lower()):
+                return phrase
+    return None
+
+
+def merge_constraints(
+    session: SessionConstraints,
+    snapshot: ConstraintSnapshot,
+    *,
+    turn: int,
+    config: ResetConfig = DEFAULT_RESET_CONFIG,
+    user_message: str | None = None,
+    entities_referenced: bool = False,
+) -> MergeResult:
+    """Fold one turn's snapshot into the session's constraints.
+
+    Order: (1) a reset (see `find_reset_reason`) clears the active goal; (2) constraints that
+    require an allergen are rejected; (3) overrides replace the goal's constraints with the same
+    (type, field); (4) new constraints are added next to their (type, field) unless one with the
+    same (type, field, value) exists (for single-valued types a different value replaces the old
+    one); (5) the goal text and subdomain are updated. A goal is created only when the snapshot
+    contributes to one. Permanent constraints are never changed. `entities_referenced` (the user
+    referred to session entities) keeps the goal from going stale. Merging the same snapshot
+    twice equals merging it once.
+    """
+    reason = find_reset_reason(
+        session, snapshot, turn=turn, config=config, user_message=user_message, entities_referenced=entities_referenced
+    )
+    overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent, turn=turn)
+    additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent, turn=turn)
+    kept = None if reason else session.active_goal
+    goal = _apply_snapshot(kept, snapshot, overrides, additions, turn=turn)
+    contributed = bool(overrides or additions or snapshot.goal_update or snapshot.goal_subdomain)
+    touched = goal is not None and (contributed or entities_referenced)
+    merged = session.model_copy(
+        update={"active_goal": goal, "last_touched_turn": turn if touched else session.last_touched_turn}
+    )
+    return MergeResult(constraints=merged, rejected=refused_overrides + refused_additions, reset_reason=reason)
+
+
+def find_reset_reason(
+    session: SessionConstraints,
+    snapshot: ConstraintSnapshot,
+    *,
+    turn: int,
+    config: ResetConfig = DEFAULT_RESET_CONFIG,
+    user_message: str | None = None,
+    entities_referenced: bool = False,
+) -> ResetReason | None:
+    """Why this turn ends the active goal, or None (also None when there is no goal to end)."""
+    goal = session.active_goal
+    if goal is None:
+        return None
+    if snapshot.reset_all:
+        return "reset_all"
+    if user_message and find_trigger_phrase(user_message, config.trigger_phrases):
+        return "trigger_phrase"
+    if snapshot.reset_subdomain and goal.subdomain in (None, snapshot.reset_subdomain):
+        return "reset_subdomain"
+    if snapshot.goal_subdomain and goal.subdomain and goal.subdomain != snapshot.goal_subdomain:
+        return "new_subdomain"
+    if _is_stale(session, turn=turn, config=config, entities_referenced=entities_referenced):
+        return "stale"
+    return None
+
+
+def _is_stale(session: SessionConstraints, *, turn: int, config: ResetConfig, entities_referenced: bool) -> bool:
+    limit = config.stale_after_turns
+    return limit is not None and not entities_referenced and turn - session.last_touched_turn > limit
+
+
+def screen_allergens(
+    constraints: Iterable[Constraint], permanent: PermanentConstraints, *, turn: int
+) -> tuple[list[Constraint], list[RejectedConstraint]]:
+    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen."""
+    accepted: list[Constraint] = []
+    rejected: list[RejectedConstraint] = []
+    for constraint in constraints:
+        stamped = constraint.model_copy(update={"source_turn": turn})
+        allergen = required_allergen(stamped, permanent.allergies)
+        if allergen is None:
+            accepted.append(stamped)
+        else:
+            reason = f"'{_display(stamped.value)}' contains '{allergen}', which the user is allergic to."
+            rejected.append(RejectedConstraint(constraint=stamped, allergen=allergen, reason=reason))
+    return accepted, rejected
+
+
+def required_allergen(constraint: Constraint, allergies: Iterable[str]) -> str | None:
+    """The allergy an ingredient_required constraint would violate, or None."""
+    if constraint.type != "ingredient_required":
+        return None
+    for value in constraint_values(constraint):
+        allergen = matching_allergen(value, allergies)
+        if allergen is not None:
+            return allergen
+    return None
+
+
+def matching_allergen(ingredient: str, allergies: Iterable[str]) -> str | None:
+    """The first allergy whose words appear in `ingredient`, case- and plural-insensitive."""
+    words = fold_words(ingredient)
+    for allergy in sorted(allergies):
+        needle = fold_words(allergy)
+        if needle and _contains_run(words, needle):
+            return allergy
+    return None
+
+
+def fold_words(text: str) -> tuple[str, ...]:
+    """Lower-case words with simple English plurals folded: 'Peanuts' -> ('peanut',)."""
+    return tuple(_singular(word) for word in re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses", "zes", "oes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _contains_run(words: tuple[str, ...], needle: tuple[str, ...]) -> bool:
+    size = len(needle)
+    return any(words[i : i + size] == needle for i in range(len(words) - size + 1))
+
+
+def _apply_snapshot(
+    goal: ActiveGoal | None,
+    snapshot: ConstraintSnapshot,
+    overrides: list[Constraint],
+    additions: list[Constraint],
+    *,
+    turn: int,
+) -> ActiveGoal | None:
+    if goal is None:
+        if not (overrides or additions or snapshot.goal_update):
+            return None
+        goal = ActiveGoal(description=DEFAULT_GOAL, subdomain=snapshot.goal_subdomain, started_turn=turn)
+    constraints = list(goal.constraints)
+    for override in overrides:
+        constraints = _replace(constraints, override)
+    for addition in additions:
+        constraints = _accumulate(constraints, addition)
+    return goal.model_copy(
+        update={
+            "constraints": constraints,
+            "description": snapshot.goal_update or goal.description,
+            "subdomain": goal.subdomain or snapshot.goal_subdomain,
+        }
+    )
+
+
+def _replace(constraints: list[Constraint], new: Constraint) -> list[Constraint]:
+    """Put `new` where the first constraint with its (type, field) was, dropping the others."""
+    key = constraint_key(new)
+    positions = [i for i, c in enumerate(constraints) if constraint_key(c) == key]
+    if not positions:
+        return [*constraints, new]
+    kept = [c for i, c in enumerate(constraints) if i not in positions[1:]]
+    kept[positions[0]] = new
+    return kept
+
+
+def _accumulate(constraints: list[Constraint], new: Constraint) -> list[Constraint]:
+    """Add `new` after the last constraint of its (type, field), so each pair stays one group.
+
+    Grouping is what makes a re-merge idempotent: an override collapses its group to one
+    constraint in place, and the same additions then land in the same spots again.
+    """
+    key = constraint_key(new)
+    if any(constraint_key(c) == key and c.value == new.value for c in constraints):
+        return constraints
+    if new.type in SINGLE_VALUED_TYPES:
+        return _replace(constraints, new)
+    positions = [i for i, c in enumerate(constraints) if constraint_key(c) == key]
+    at = positions[-1] + 1 if positions else len(constraints)
+    return [*constraints[:at], new, *constraints[at:]]
+
+
+def _display(value: ConstraintValue) -> str:
+    return ", ".join(value) if isinstance(value, list) else str(value)
+
+
+class CompiledItem(_Model):
+    """One ingredient in the compiled view, with where it comes from."""
+
+    value: str
+    why: list[str] = Field(description="Sources: 'allergy', 'dislike', or 'goal:<field>'.")
+
+
+class CompiledConstraints(_Model):
+    """The flat, sorted view of a session's constraints that Think and Act read."""
+
+    goal: str | None = None
+    subdomain: Subdomain | None = None
+    must_include: list[CompiledItem] = Field(default_factory=list)
+    must_exclude: list[CompiledItem] = Field(default_factory=list)
+    blocked: list[CompiledItem] = Field(
+        default_factory=list, description="Goal ingredients dropped because they contain an allergen."
+    )
+    dietary: list[str] = Field(default_factory=list)
+    equipment: list[str] = Field(default_factory=list, description="Equipment the goal asks for.")
+    available_equipment: list[str] = Field(default_factory=list, description="Equipment the kitchen has.")
+    cuisine: list[str] = Field(default_factory=list)
+    difficulty: list[str] = Field(default_factory=list)
+    flavor: list[str] = Field(default_factory=list)
+    max_minutes: int | float | None = Field(default=None, description="The tightest time limit stated.")
+    servings: int | None = Field(default=None, description="The largest number of servings asked for.")
+
+
+def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
+    """Flatten the store: allergies and dislikes join must_exclude; order never depends on input order.
+
+    An explicit goal requirement beats a dislike (the dislike leaves must_exclude) but never an
+    allergy (the requirement moves to `blocked`).
+    """
+    permanent = session.permanent
+    constraints = session.active_goal.constraints if session.active_goal else []
+    wanted = _items(_sourced(constraints, "ingredient_required"))
+    include = [item for item in wanted if matching_allergen(item.value, permanent.allergies) is None]
+    blocked = [_blocked(item, permanent.allergies) for item in wanted if item not in include]
+    included = {fold_words(item.value) for item in include}
+    dislikes = [(d, "dislike") for d in permanent.dislikes if fold_words(d) not in included]
+    excluded = [(a, "allergy") for a in permanent.allergies] + dislikes
+    return CompiledConstraints(
+        goal=session.active_goal.description if session.active_goal else None,
+        subdomain=session.active_goal.subdomain if session.active_goal else None,
+        must_include=include,
+        must_exclude=_items(excluded + _sourced(constraints, "ingredient_excluded")),
+        blocked=blocked,
+        dietary=list(permanent.dietary_restrictions),
+        equipment=_texts(constraints, "equipment"),
+        available_equipment=list(permanent.equipment),
+        cuisine=_texts(constraints, "cuisine"),
+        difficulty=_texts(constraints, "difficulty"),
+        flavor=_texts(constraints, "flavor"),
+        max_minutes=min(_numbers(constraints, "time_limit"), default=None),
+        servings=max((int(n) for n in _numbers(constraints, "servings")), default=None),
+    )
+
+
+def _sourced(constraints: Iterable[Constraint], kind: str) -> list[tuple[str, str]]:
+    return [(value, f"goal:{c.field}") for c in constraints if c.type == kind for value in constraint_values(c)]
+
+
+def _items(sourced: Iterable[tuple[str, str]]) -> list[CompiledItem]:
+    """Group (value, why) pairs by folded value; each group shows its smallest spelling."""
+    groups: dict[tuple[str, ...], tuple[set[str], set[str]]] = {}
+    for value, why in sourced:
+        spellings, reasons = groups.setdefault(fold_words(value) or (value,), (set(), set()))
+        spellings.add(value)
+        reasons.add(why)
+    items = [
+        CompiledItem(value=min(spellings), why=sorted(reasons, key=_why_order)) for spellings, reasons in groups.values()
+    ]
+    return sorted(items, key=lambda item: (item.value, item.why))
+
+
+def _why_order(why: str) -> tuple[int, str]:
+    return ({"allergy": 0, "dislike": 1}.get(why, 2), why)
+
+
+def _blocked(item: CompiledItem, allergies: Iterable[str]) -> CompiledItem:
+    return CompiledItem(value=item.value, why=[f"allergy:{matching_allergen(item.value, allergies)}"])
+
+
+def _texts(constraints: Iterable[Constraint], kind: str) -> list[str]:
+    return sorted({value for c in constraints if c.type == kind for value in constraint_values(c)})
+
+
+def _numbers(constraints: Iterable[Constraint], kind: str) -> list[int | float]:
+    return [c.value for c in constraints if c.type == kind and isinstance(c.value, (int, float))]
+
+
+def render_constraints(compiled: CompiledConstraints) -> str:
+    """Short Markdown for a role prompt; empty sections are left out, order is fixed."""
+    lines = ["## Constraints"]
+    if compiled.goal:
+        area = f" ({compiled.subdomain})" if compiled.subdomain else ""
+        lines.append(f"- Goal: {compiled.goal}{area}")
+    lines += _item_line("Never use", compiled.must_exclude)
+    lines += _item_line("Must include", compiled.must_include)
+    lines += _item_line("Refused (allergy)", compiled.blocked)
+    for label, values in (
+        ("Dietary", compiled.dietary),
+        ("Equipment required", compiled.equipment),
+        ("Equipment available", compiled.available_equipment),
+        ("Cuisine", compiled.cuisine),
+        ("Difficulty", compiled.difficulty),
+        ("Flavor", compiled.flavor),
+    ):
+        if values:
+            lines.append(f"- {label}: {', '.join(values)}")
+    if compiled.max_minutes is not None:
+        lines.append(f"- Time limit: {compiled.max_minutes} min")
+    if compiled.servings is not None:
+        lines.append(f"- Servings: {compiled.servings}")
+    if len(lines) == 1:
+        lines.append("- None yet.")
+    return "\n".join(lines)
+
+
+def _item_line(label: str, items: list[CompiledItem]) -> list[str]:
+    if not items:
+        return []
+    return [f"- {label}: " + ", ".join(f"{item.value} ({', '.join(item.why)})" for item in items)]

@@ -1,0 +1,43 @@
+"""The ref value type: `recipe_1` names a saved row, `gen_recipe_1` a draft not yet saved.
+
+The grammar is strict: a known entity type, an underscore, a positive integer with no leading
+zero, optionally behind `gen_`. Anything else is not a ref (so `batch_2024` or `chicken_5` never
+are); only id and FK columns are ever read as refs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from alfred_mcp.kitchen.schema import ENTITY_TYPES, ref_pattern
+
+__all__ = ["Ref", "is_ref", "parse_ref", "ref_pattern"]
+
+_REF = re.compile(r"^(gen_)?(" + "|".join(sorted(ENTITY_TYPES, key=len, reverse=True)) + r")_([1-9][0-9]{0,8})$")
+
+
+@dataclass(frozen=True, order=True)
+class Ref:
+    """A parsed ref; `str(ref)` gives it back."""
+
+    entity_type: str
+    number: int
+    generated: bool = False
+
+    def __str__(self) -> str:
+        return f"{'gen_' if self.generated else ''}{self.entity_type}_{self.number}"
+
+
+def parse_ref(text: object) -> Ref | None:
+    """The Ref that `text` spells, or None when it is not a ref."""
+    if not isinstance(text, str):
+        return None
+    match = _REF.match(text)
+    if match is None:
+        return None
+    return Ref(entity_type=match.group(2), number=int(match.group(3)), generated=match.group(1) is not None)
+
+
+def is_ref(text: object) -> bool:
+    return parse_ref(text) is not None

@@ -1,0 +1,1 @@
+"""alfred-mcp benchmarks: ratios measured side by side in one run (`python -m benchmarks`)."""

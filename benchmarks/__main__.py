@@ -1,0 +1,30 @@
+"""`python -m benchmarks`: run every benchmark and print one JSON object of ratios."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+
+from . import foundation
+
+
+async def run_all() -> dict[str, object]:
+    return {
+        "read_overhead": await foundation.read_overhead(),
+        "translate_10k": await foundation.translate_10k(),
+        "registry_lookup_scaling": foundation.registry_lookup_scaling(),
+        "session_save_scaling": await foundation.session_save_scaling(),
+    }
+
+
+def main() -> int:
+    results = anyio.run(run_all)
+    json.dump(results, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

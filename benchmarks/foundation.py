@@ -1,0 +1,134 @@
+"""Issue 2 benchmarks: read overhead over MCP, translation cost, registry and save scaling."""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.server import MCPServer
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.kitchen.schema import RECIPES
+from alfred_mcp.server import build_server
+from alfred_mcp.state.registry import SessionIdRegistry
+from alfred_mcp.state.translate import translate_rows
+from alfred_mcp.store.sqlite import SQLiteStore
+
+from .timing import median_seconds, paired_medians, report
+
+READ_ROWS = 50
+
+
+async def _app_with_recipes(folder: Path, count: int) -> AlfredApp:
+    app = AlfredApp.from_settings(Settings(db_path=folder / "bench.db", seed_demo=False))
+    await app.open()
+    rows = [{"name": f"Recipe {i:05d}", "cuisine": "thai", "servings": 2, "instructions": ["Cook.", "Eat."],
+             "description": "A benchmark recipe.", "prep_time_minutes": 10, "cook_time_minutes": 20} for i in range(count)]
+    for start in range(0, count, 500):
+        await app.store.insert(RECIPES, rows[start:start + 500], user_id=app.user_id)
+    return app
+
+
+def _bare_server(db_path: Path) -> MCPServer:
+    """The baseline: a plain SDK tool returning the same rows straight from SQLite."""
+    bare = MCPServer("bare")
+    connection = sqlite3.connect(db_path, check_same_thread=False)
+    connection.row_factory = sqlite3.Row
+
+    @bare.tool()
+    def read_recipes(limit: int) -> dict[str, Any]:
+        rows = connection.execute("SELECT * FROM recipes ORDER BY name LIMIT ?", (limit,)).fetchall()
+        return {"rows": [dict(row) for row in rows]}
+
+    return bare
+
+
+async def read_overhead(repeat: int = 200) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as folder:
+        app = await _app_with_recipes(Path(folder), READ_ROWS)
+        try:
+            async with Client(build_server(app)) as ours, Client(_bare_server(Path(folder) / "bench.db")) as bare:
+                args = {"table": "recipes", "limit": READ_ROWS, "order_by": [{"field": "name"}]}
+                ours_s, bare_s = await paired_medians(
+                    lambda: ours.call_tool("db_read", args), lambda: bare.call_tool("read_recipes", {"limit": READ_ROWS}), repeat=repeat
+                )
+        finally:
+            await app.close()
+    return report(ours_s / bare_s, 1.5, ours_ms=round(ours_s * 1e3, 3), bare_ms=round(bare_s * 1e3, 3), rows=READ_ROWS)
+
+
+async def translate_10k(rows_count: int = 10_000) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as folder:
+        app = await _app_with_recipes(Path(folder), rows_count)
+        await app.close()
+        connection = sqlite3.connect(Path(folder) / "bench.db")
+        connection.row_factory = sqlite3.Row
+
+        def fetch() -> list[dict[str, Any]]:
+            return [dict(row) for row in connection.execute("SELECT * FROM recipes")]
+
+        rows = fetch()
+        fetch_s = median_seconds(fetch, repeat=7)
+        translate_s = median_seconds(
+            lambda: translate_rows(RECIPES, rows, SessionIdRegistry(), turn=1, action="read"), repeat=7
+        )
+        connection.close()
+    return report(translate_s / fetch_s, 1.0, translate_ms=round(translate_s * 1e3, 2), fetch_ms=round(fetch_s * 1e3, 2), rows=rows_count)
+
+
+def _registry(size: int) -> tuple[SessionIdRegistry, list[str]]:
+    registry = SessionIdRegistry()
+    refs = [registry.register_row("recipe", f"row-{i:08d}", f"Recipe {i}", turn=1, action="read") for i in range(size)]
+    return registry, refs
+
+
+def registry_lookup_scaling(lookups: int = 20_000) -> dict[str, object]:
+    timings = {}
+    for size in (1_000, 100_000):
+        registry, refs = _registry(size)
+        probe = [refs[(i * 7919) % size] for i in range(lookups)]
+        rows = [f"row-{(i * 7919) % size:08d}" for i in range(lookups)]
+
+        def lookup_both_ways() -> None:
+            for ref, row_id in zip(probe, rows):
+                registry.resolve(ref)
+                registry.ref_for_row(row_id)
+
+        timings[size] = median_seconds(lookup_both_ways, repeat=7) / lookups
+    return report(timings[100_000] / timings[1_000], 1.3, ns_1k=round(timings[1_000] * 1e9), ns_100k=round(timings[100_000] * 1e9))
+
+
+async def session_save_scaling(repeat: int = 30) -> dict[str, object]:
+    timings = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for size in (1_000, 100_000):
+            store = SQLiteStore(Path(folder) / f"save-{size}.db")
+            await store.open()
+            user = await store.ensure_user("bench")
+            record = await store.create_session(user)
+            registry, _ = _registry(size)
+            await store.save_session_state(record.session_id, turn=1, entries=registry.dirty_entries(), counters=registry.counters())
+            registry.clear_dirty()
+            samples = []
+            for i in range(repeat):
+                registry.register_row("inv", f"new-{i}", "New", turn=2, action="created")
+                samples.append(await _timed_save(store, record.session_id, registry))
+            timings[size] = sorted(samples)[len(samples) // 2]
+            await store.close()
+    return report(timings[100_000] / timings[1_000], 2.0, ms_1k=round(timings[1_000] * 1e3, 3), ms_100k=round(timings[100_000] * 1e3, 3))
+
+
+async def _timed_save(store: SQLiteStore, session_id: str, registry: SessionIdRegistry) -> float:
+    import time
+
+    start = time.perf_counter()
+    await store.save_session_state(session_id, turn=2, entries=registry.dirty_entries(), counters=registry.counters())
+    registry.clear_dirty()
+    return time.perf_counter() - start
+
+

@@ -1,0 +1,39 @@
+"""A real server over a real SQLite file, driven by the real `mcp` Client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.seeding import seed
+from alfred_mcp.server import AlfredServer, build_server
+
+TODAY = date(2026, 1, 12)
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+    """An opened app on a fresh SQLite file, seeded with the demo kitchen as of TODAY."""
+    app = AlfredApp.from_settings(Settings(db_path=tmp_path / "kitchen.db", seed_demo=False))
+    await app.open()
+    await seed(app.store, app.user_id, today=TODAY)
+    yield app
+    await app.close()
+
+
+@pytest.fixture
+def server(app: AlfredApp) -> AlfredServer:
+    return build_server(app)
+
+
+@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
+async def client(request: pytest.FixtureRequest, server: AlfredServer) -> AsyncIterator[Client]:
+    """The real MCP client, in memory, on the stateless revision and on the handshake one."""
+    async with Client(server, mode=request.param) as connected:
+        yield connected

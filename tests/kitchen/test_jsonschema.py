@@ -1,0 +1,179 @@
+"""The write schema derived from the kitchen schema, and the errors a bad row gets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from alfred_mcp.errors import InvalidPayloadError, UnknownColumnError
+from alfred_mcp.kitchen.jsonschema import describe_value, field_value, row_schema, validate_row
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES
+
+RAW_ID = "3f1b2c4d-1111-2222-3333-444455556666"
+
+
+@pytest.mark.parametrize("mode", ["create", "update"])
+@pytest.mark.parametrize("name", list(TABLES))
+def test_every_table_schema_is_valid_json_schema(name: str, mode: str) -> None:
+    Draft202012Validator.check_schema(row_schema(TABLES[name], mode))  # type: ignore[arg-type]
+
+
+def test_schema_has_only_writable_columns_and_forbids_others() -> None:
+    schema = row_schema(RECIPES, "create")
+    assert schema["additionalProperties"] is False
+    assert not {"id", "user_id", "created_at", "updated_at", "is_system"} & set(schema["properties"])
+    assert schema["required"] == ["name"]
+
+
+def test_schema_is_cached() -> None:
+    assert row_schema(MEAL_PLANS, "create") is row_schema(MEAL_PLANS, "create")
+
+
+def test_update_schema_requires_nothing_but_one_column() -> None:
+    schema = row_schema(MEAL_PLANS, "update")
+    assert "required" not in schema and schema["minProperties"] == 1
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "expected"),
+    [
+        pytest.param(MEAL_PLANS, "meal_type", {"type": "string", "enum": ["breakfast", "lunch", "dinner", "snack", "other"]}, id="enum"),
+        pytest.param(RECIPES, "cuisine", {"type": ["string", "null"]}, id="nullable-enum-type"),
+        pytest.param(RECIPES, "name", {"type": "string", "maxLength": 200}, id="text"),
+        pytest.param(RECIPES, "servings", {"type": ["integer", "null"], "minimum": 1, "maximum": 1000}, id="int"),
+        pytest.param(COOKING_LOG, "rating", {"type": ["integer", "null"], "enum": [1, 2, 3, 4, 5, None]}, id="int-enum"),
+        pytest.param(INVENTORY, "quantity", {"type": "number", "minimum": 0}, id="numeric"),
+        pytest.param(RECIPE_INGREDIENTS, "is_optional", {"type": "boolean"}, id="bool"),
+        pytest.param(MEAL_PLANS, "date", {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}, id="date"),
+        pytest.param(COOKING_LOG, "cooked_at", {"type": "string", "maxLength": 40}, id="timestamp"),
+        pytest.param(PREFERENCES, "current_vibes", {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 2000}}, id="tags"),
+        pytest.param(RECIPES, "occasions", {"items": {"type": "string", "enum": ["weeknight", "batch-prep", "hosting", "weekend", "comfort"]}}, id="tags-enum"),
+        pytest.param(RECIPES, "parent_recipe_id", {"type": ["string", "null"], "pattern": "^(gen_)?recipe_[1-9][0-9]{0,8}$"}, id="fk-nullable"),
+        pytest.param(RECIPE_INGREDIENTS, "recipe_id", {"type": "string", "pattern": "^(gen_)?recipe_[1-9][0-9]{0,8}$"}, id="fk-required"),
+        pytest.param(COOKING_LOG, "from_meal_plan_id", {"pattern": "^(gen_)?meal_[1-9][0-9]{0,8}$"}, id="fk-meal-plan"),
+    ],
+)
+def test_column_schema_follows_the_column_type(table: Any, column: str, expected: dict[str, Any]) -> None:
+    schema = row_schema(table, "create")["properties"][column]
+    assert {key: schema[key] for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("table", "row", "mode"),
+    [
+        pytest.param(RECIPES, {"name": "Thai Curry", "servings": 4, "instructions": ["Cook."], "parent_recipe_id": "recipe_2"}, "create", id="recipe"),
+        pytest.param(RECIPES, {"parent_recipe_id": "gen_recipe_1"}, "update", id="draft-fk-passes-schema"),
+        pytest.param(MEAL_PLANS, {"date": "2026-02-28", "meal_type": "dinner", "recipe_id": None}, "create", id="null-fk"),
+        pytest.param(INVENTORY, {"name": "Eggs", "quantity": 12, "unit": "piece", "expiry_date": "2026-01-20"}, "create", id="inventory"),
+        pytest.param(COOKING_LOG, {"cooked_at": "2026-01-20T18:30:00Z", "rating": 5}, "create", id="timestamp-z"),
+        pytest.param(RECIPE_INGREDIENTS, {"recipe_id": "recipe_1", "position": 1, "name": "cod", "quantity": 0.5}, "create", id="child"),
+    ],
+)
+def test_valid_rows_pass(table: Any, row: dict[str, Any], mode: str) -> None:
+    validate_row(table, row, mode)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("table", "row", "mode", "message", "fields"),
+    [
+        pytest.param(
+            MEAL_PLANS, {"date": "2026-01-20", "meal_type": "brunch"}, "create",
+            "meal_type: 'brunch' is not one of breakfast, lunch, dinner, snack, other.",
+            {"field": "meal_type", "value": "brunch", "valid": ["breakfast", "lunch", "dinner", "snack", "other"]},
+            id="enum",
+        ),
+        pytest.param(
+            RECIPES, {"cuisine": "martian"}, "update",
+            "cuisine: 'martian' is not one of italian, mexican, chinese, indian, american, french, japanese, thai, "
+            "mediterranean, korean, vietnamese, middle-eastern, greek, spanish, caribbean, african, british, other.",
+            None, id="nullable-enum-lists-no-null",
+        ),
+        pytest.param(RECIPES, {"name": "X", "servings": "four"}, "create", "servings must be an integer or null, got 'four'.",
+                     {"field": "servings", "value": "four"}, id="wrong-type"),
+        pytest.param(RECIPE_INGREDIENTS, {"is_optional": "yes"}, "update", "is_optional must be true or false, got 'yes'.", None, id="bool-type"),
+        pytest.param(RECIPES, {"servings": True}, "update", "servings must be an integer or null, got True.", None, id="bool-is-not-int"),
+        pytest.param(RECIPES, {"servings": 0}, "update", "servings must be at least 1, got 0.", None, id="minimum"),
+        pytest.param(RECIPES, {"prep_time_minutes": 20000}, "update", "prep_time_minutes must be at most 10000, got 20000.", None, id="maximum"),
+        pytest.param(COOKING_LOG, {"rating": 6}, "create", "rating: 6 is not one of 1, 2, 3, 4, 5.", None, id="int-enum"),
+        pytest.param(MEAL_PLANS, {"meal_type": "dinner"}, "create", "date is required to create a meal plan entry.", {"field": "date"}, id="missing-required"),
+        pytest.param(RECIPES, {}, "update", "An update needs at least one column to set.", {"field": "data"}, id="empty-update"),
+        pytest.param(RECIPES, {"name": "x" * 5000}, "update", "name is too long (5000 characters); the limit is 200.",
+                     {"field": "name"}, id="huge-string"),
+        pytest.param(PREFERENCES, {"current_vibes": list("abcdef")}, "update", "current_vibes has 6 items; the limit is 5.", None, id="too-many-items"),
+        pytest.param(RECIPES, {"occasions": ["weeknight", "brunch"]}, "update",
+                     "occasions[1]: 'brunch' is not one of weeknight, batch-prep, hosting, weekend, comfort.", None, id="tag-enum"),
+        pytest.param(RECIPES, {"tags": ["ok", 3]}, "update", "tags[1] must be a string, got 3.", None, id="tag-type"),
+        pytest.param(RECIPES, {"instructions": "Cook."}, "update", "instructions must be a list of strings, got 'Cook.'.", None, id="tags-not-list"),
+        pytest.param(MEAL_PLANS, {"date": "20 Jan"}, "update", "date must be a date as YYYY-MM-DD, got '20 Jan'.", None, id="date-format"),
+        pytest.param(MEAL_PLANS, {"date": "2026-02-30"}, "update", "date: '2026-02-30' is not a real date.", None, id="impossible-date"),
+        pytest.param(COOKING_LOG, {"cooked_at": "yesterday"}, "update",
+                     "cooked_at must be an ISO-8601 timestamp such as 2026-01-20T18:30:00Z, got 'yesterday'.", None, id="timestamp"),
+        pytest.param(MEAL_PLANS, {"recipe_id": "inv_1"}, "update", "recipe_id takes a recipe ref such as recipe_1, got 'inv_1'.",
+                     None, id="fk-wrong-ref"),
+        pytest.param(MEAL_PLANS, {"recipe_id": RAW_ID}, "update", "recipe_id contains a raw id; use refs such as recipe_1, not raw ids.",
+                     {"field": "recipe_id"}, id="fk-raw-id"),
+        pytest.param(RECIPES, {"description": f"copy of {RAW_ID}"}, "update", "description contains a raw id; use refs such as recipe_1, not raw ids.",
+                     None, id="raw-id-in-text"),
+        pytest.param(RECIPES, {"tags": ["a", RAW_ID.upper()]}, "update", "tags contains a raw id; use refs such as recipe_1, not raw ids.",
+                     None, id="raw-id-in-tags"),
+        pytest.param(RECIPES, {"id": "recipe_1", "name": "X"}, "create", "id is set by the server; leave it out.", {"field": "id"}, id="id"),
+        pytest.param(RECIPES, {"user_id": "u"}, "update", "user_id is set by the server; leave it out.", None, id="user-id"),
+        pytest.param(RECIPES, {"is_system": True}, "update", "is_system is set by the server; leave it out.", None, id="is-system"),
+        pytest.param(INVENTORY, {"updated_at": "2026-01-01"}, "update", "updated_at is set by the server; leave it out.", None, id="updated-at"),
+        pytest.param(RECIPES, ["name"], "create", "Each row must be an object of column values.", None, id="not-an-object"),
+    ],
+)
+def test_invalid_rows_get_a_specific_payload_error(
+    table: Any, row: Any, mode: str, message: str, fields: dict[str, Any] | None
+) -> None:
+    with pytest.raises(InvalidPayloadError) as raised:
+        validate_row(table, row, mode)  # type: ignore[arg-type]
+    assert raised.value.message == message
+    if fields is not None:
+        assert raised.value.fields == fields
+    assert RAW_ID not in str(raised.value.to_dict()).lower()
+
+
+def test_unknown_column_lists_the_writable_columns() -> None:
+    with pytest.raises(UnknownColumnError) as raised:
+        validate_row(MEAL_PLANS, {"date": "2026-01-20", "colour": "red"}, "create")
+    assert raised.value.message == (
+        "Table 'meal_plans' has no writable column 'colour'. Writable columns: date, meal_type, recipe_id, notes, servings."
+    )
+    assert raised.value.fields == {
+        "table": "meal_plans", "field": "colour", "valid": ["date", "meal_type", "recipe_id", "notes", "servings"],
+    }
+
+
+def test_server_set_columns_are_checked_before_types() -> None:
+    """A row with both a server column and a bad type is told about the server column first."""
+    with pytest.raises(InvalidPayloadError, match="created_at is set by the server"):
+        validate_row(RECIPES, {"servings": "four", "created_at": "now"}, "update")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param("brunch", "'brunch'", id="string"),
+        pytest.param(4, "4", id="int"),
+        pytest.param("y" * 100, "'" + "y" * 56 + "...", id="long"),
+        pytest.param(RAW_ID, "a raw id", id="raw-id"),
+        pytest.param(["a", RAW_ID], "a raw id", id="raw-id-in-list"),
+    ],
+)
+def test_describe_value_shortens_and_never_shows_raw_ids(value: object, shown: str) -> None:
+    assert describe_value(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [
+        pytest.param("brunch", "brunch", id="short"),
+        pytest.param("y" * 100, None, id="long"),
+        pytest.param(RAW_ID, None, id="raw-id"),
+    ],
+)
+def test_field_value_drops_long_values_and_raw_ids(value: object, kept: object) -> None:
+    assert field_value(value) == kept
