@@ -10,6 +10,7 @@ from platformdirs import user_data_dir
 
 DB_ENV = "ALFRED_DB"
 USER_ENV = "ALFRED_USER"
+CHECK_RESULTS_ENV = "ALFRED_CHECK_RESULTS"
 
 
 def default_db_path() -> Path:
@@ -24,6 +25,8 @@ class Settings:
     db_path: Path = field(default_factory=default_db_path)
     user: str = "local"
     seed_demo: bool = True
+    check_results: bool = False
+    """Validate every tool result against its published outputSchema on the server too (tests, debugging)."""
 
     @classmethod
     def from_env(cls, db: str | None = None, user: str | None = None, seed_demo: bool = True) -> Settings:
@@ -32,4 +35,5 @@ class Settings:
             db_path=Path(path).expanduser() if path else default_db_path(),
             user=user or os.environ.get(USER_ENV) or "local",
             seed_demo=seed_demo,
+            check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
         )

@@ -63,11 +63,11 @@ async def read(store: Store, session: Session, table: Table, query: Query) -> Cr
         order_by=query.order_by,
         limit=limit + 1,
     )
-    async with store.transaction():
-        rows = await store.select(table, translated, user_id=session.user_id)
-        visible = rows[:limit]
-        out = await _to_refs(store, session, table, visible, action="read")
-        await session.save(store)
+    # No transaction: a read writes nothing but new refs, and those are saved before the
+    # result is returned, so a client never sees a ref the store does not know.
+    rows = await store.select(table, translated, user_id=session.user_id)
+    out = await _to_refs(store, session, table, rows[:limit], action="read")
+    await session.save(store)
     return CrudResult(table.name, out, truncated=len(rows) > limit)
 
 

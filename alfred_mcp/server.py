@@ -69,8 +69,10 @@ class AlfredServer(MCPServer[AlfredApp]):
         try:
             contract.check_arguments(arguments)
             result = await HANDLERS[name](self.app, arguments)
-            contract.check_result(result)
-            assert_no_uuid(result, where=f"{name} result")
+            if self.app.settings.check_results:
+                contract.check_result(result)
+            body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+            assert_no_uuid(body, where=f"{name} result")
         except AlfredError as error:
             return _error_result(error)
         except (UuidLeakError, ValidationError):
@@ -79,11 +81,12 @@ class AlfredServer(MCPServer[AlfredApp]):
         except Exception:
             logger.exception("tool %s failed", name)
             return _internal_error(name)
-        return CallToolResult(content=[TextContent(type="text", text=render_text(name, result))], structured_content=result)
+        text = f"{summary_line(name, result)}\n{body}"
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
 
 
-def render_text(name: str, result: dict[str, Any]) -> str:
-    """A one-line summary for people, then the full result as JSON for models that read text."""
+def summary_line(name: str, result: dict[str, Any]) -> str:
+    """One line for people; the full result follows it as JSON for models that read only text."""
     if "rows" in result:
         head = f"{name}: {result['count']} row(s) in {result['table']}"
     elif "refs" in result:
@@ -92,7 +95,7 @@ def render_text(name: str, result: dict[str, Any]) -> str:
         head = name
     if "session" in result:
         head += f" ({result['session']}, turn {result['turn']})"
-    return head + "\n" + json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return head
 
 
 def _error_result(error: AlfredError) -> CallToolResult:

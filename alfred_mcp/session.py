@@ -30,6 +30,10 @@ class Session:
     registry: SessionIdRegistry
     turn: int
     lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
+    saved_turn: int = field(default=0, repr=False)
+
+    def __post_init__(self) -> None:
+        self.saved_turn = self.turn
 
     @property
     def name(self) -> str:
@@ -40,7 +44,9 @@ class Session:
         return self.record.user_id
 
     async def save(self, store: Store) -> None:
-        """Write the refs changed since the last save, the counters and the turn."""
+        """Write the refs changed since the last save, the counters and the turn (if anything changed)."""
+        if self.turn == self.saved_turn and not self.registry.dirty_entries():
+            return
         await store.save_session_state(
             self.record.session_id,
             turn=self.turn,
@@ -48,6 +54,7 @@ class Session:
             counters=self.registry.counters(),
         )
         self.registry.clear_dirty()
+        self.saved_turn = self.turn
 
 
 class SessionManager:
@@ -56,6 +63,7 @@ class SessionManager:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._cache: dict[str, Session] = {}
+        self._current: dict[str, Session] = {}
         self._open_lock = anyio.Lock()
 
     async def resolve(self, user_id: str, name: str | None = None) -> Session:
@@ -64,12 +72,14 @@ class SessionManager:
         Raises:
             UnknownSessionError: `name` is not one of the user's sessions.
         """
+        if name is None and user_id in self._current:
+            return self._current[user_id]
         async with self._open_lock:
             record = await self._find_record(user_id, name)
-            cached = self._cache.get(record.session_id)
-            if cached is not None:
-                return cached
-            return await self._load(record)
+            session = self._cache.get(record.session_id) or await self._load(record)
+            if name is None:
+                self._current[user_id] = session
+            return session
 
     async def start(self, user_id: str) -> tuple[Session, str | None]:
         """Open a new session, make it current; returns it and the previous current name."""
@@ -77,11 +87,14 @@ class SessionManager:
             previous = await self._store.current_session(user_id)
             record = await self._store.create_session(user_id)
             session = await self._load(record)
+            self._current[user_id] = session
             return session, previous.name if previous else None
 
     def forget(self, session: Session) -> None:
         """Drop the cached copy so the next call reloads it from the store (after a failure)."""
         self._cache.pop(session.record.session_id, None)
+        if self._current.get(session.user_id) is session:
+            del self._current[session.user_id]
 
     @asynccontextmanager
     async def acting_on(self, user_id: str, name: str | None = None) -> AsyncIterator[Session]:

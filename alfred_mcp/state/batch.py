@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from alfred_mcp.errors import BatchIncompleteError, InputError, InvalidRefError, StateError
+from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.state.refs import is_ref
 
 ItemStatus = Literal["pending", "completed", "failed", "skipped"]
@@ -44,7 +45,10 @@ class BatchItem:
     """Why it failed or was skipped."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ref": self.ref, "label": self.label, "status": self.status, "result_ref": self.result_ref, "reason": self.reason}
+        return {
+            "ref": self.ref, "label": self.label, "status": self.status,
+            "result_ref": self.result_ref, "reason": self.reason,
+        }
 
 
 @dataclass
@@ -87,9 +91,14 @@ class BatchManifest:
 
     def _add(self, ref: str, label: str | None) -> None:
         if not is_ref(ref):
-            raise InvalidRefError(f"Batch items are refs such as gen_recipe_1; {ref!r} is not one.", field="ref", value=ref)
+            raise InvalidRefError(
+                f"Batch items are refs such as gen_recipe_1; {describe_value(ref)} is not one.",
+                field="ref", value=field_value(ref),
+            )
         if any(item.ref == ref for item in self.items):
-            raise InputError(f"{ref} is listed twice in step {self.step}'s batch; list each item once.", field="ref", value=ref)
+            raise InputError(
+                f"{ref} is listed twice in step {self.step}'s batch; list each item once.", field="ref", value=ref
+            )
         self.items.append(BatchItem(ref, label))
 
     # -- items ------------------------------------------------------------------------------
@@ -105,7 +114,8 @@ class BatchManifest:
                 return item
         refs = self.refs()
         raise InputError(
-            f"{ref} is not in step {self.step}'s batch; its items are {', '.join(refs)}.", field="ref", value=ref, valid=refs
+            f"{describe_value(ref)} is not in step {self.step}'s batch; its items are {', '.join(refs)}.",
+            field="ref", value=field_value(ref), valid=refs,
         )
 
     def refs(self) -> list[str]:
@@ -120,10 +130,15 @@ class BatchManifest:
         """
         item = self.item(ref)
         if not is_ref(result_ref):
-            raise InvalidRefError(f"{result_ref!r} is not a ref such as recipe_7.", field="result_ref", value=result_ref)
+            raise InvalidRefError(
+                f"{describe_value(result_ref)} is not a ref such as recipe_7.",
+                field="result_ref", value=field_value(result_ref),
+            )
         if item.status == "completed":
             if item.result_ref != result_ref:
-                raise StateError(f"{ref} was already {self.action} as {item.result_ref}.", value=ref, result_ref=item.result_ref)
+                raise StateError(
+                    f"{ref} was already {self.action} as {item.result_ref}.", value=ref, result_ref=item.result_ref
+                )
             return
         self._ensure_not_failed(ref)
         item.status, item.result_ref, item.reason = "completed", result_ref, None
@@ -154,14 +169,17 @@ class BatchManifest:
         if not reason.strip():
             raise InputError(f"Say why {ref} was {status}.", field="reason")
         if item.status == "completed":
-            raise StateError(f"{ref} was already {self.action} as {item.result_ref}; it cannot be {status} now.", value=ref)
+            raise StateError(
+                f"{ref} was already {self.action} as {item.result_ref}; it cannot be {status} now.", value=ref
+            )
         item.status, item.reason = status, reason.strip()
 
     def _ensure_not_failed(self, ref: str) -> None:
         failed = self.failed()
         if self.policy == "all_or_nothing" and failed:
             raise StateError(
-                f"Step {self.step}'s all-or-nothing batch already failed ({', '.join(failed)}), so {ref} cannot be {self.action}.",
+                f"Step {self.step}'s all-or-nothing batch already failed ({', '.join(failed)}), "
+                f"so {ref} cannot be {self.action}.",
                 value=ref, failed=failed,
             )
 
@@ -251,6 +269,7 @@ class BatchManifest:
         except (KeyError, TypeError):
             raise StateError("A stored batch manifest is malformed.") from None
         refs = manifest.refs()
-        if manifest.policy not in _POLICIES or len(set(refs)) != len(refs) or any(i.status not in _STATUSES for i in items):
+        statuses_known = all(item.status in _STATUSES for item in items)
+        if manifest.policy not in _POLICIES or len(set(refs)) != len(refs) or not statuses_known:
             raise StateError(f"The stored batch manifest of step {manifest.step} is malformed.", step=manifest.step)
         return manifest

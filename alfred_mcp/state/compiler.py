@@ -16,12 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError
-from alfred_mcp.kitchen.jsonschema import validate_row
+from alfred_mcp.kitchen.jsonschema import describe_value, validate_row
 from alfred_mcp.kitchen.schema import (
     CUISINES,
     DIFFICULTIES,
@@ -91,10 +92,14 @@ class Vocabulary:
     nearest: Mapping[str, str] = field(default_factory=dict)
     """Keys close to a value but not the same: mapped with a warning."""
 
+    @cached_property
+    def _values_by_key(self) -> dict[str, str]:
+        return {vocabulary_key(value): value for value in self.values}
+
     def lookup(self, text: str) -> tuple[str | None, bool]:
         """(value, approximate) for `text`; (None, False) when nothing fits."""
         key = vocabulary_key(text)
-        exact = {vocabulary_key(value): value for value in self.values}.get(key) or self.synonyms.get(key)
+        exact = self._values_by_key.get(key) or self.synonyms.get(key)
         if exact is not None:
             return exact, False
         return self.nearest.get(key), key in self.nearest
@@ -235,7 +240,9 @@ def _catalog_entry(row: Mapping[str, Any]) -> tuple[int, str, tuple[str, ...], C
     ref = row.get("ref")
     parsed = parse_ref(ref)
     if parsed is None or parsed.generated or parsed.entity_type != "ing":
-        raise InvalidRefError(f"Catalog rows need an ingredient ref such as ing_5, got {ref!r}.", field="ref")
+        raise InvalidRefError(
+            f"Catalog rows need an ingredient ref such as ing_5, got {describe_value(ref)}.", field="ref"
+        )
     name = row.get("name")
     if not isinstance(name, str):
         raise InvalidPayloadError(f"Catalog row {ref} has no name.", field="name", value=ref)
@@ -329,7 +336,7 @@ def _compile_recipe(c: _Compilation, draft: BaseModel) -> CompiledRow:
         "occasions": _tags_of(c, OCCASION, draft.occasions, spill),
         "health_tags": _tags_of(c, HEALTH, draft.health_tags, spill),
         "flavor_tags": _tags_of(c, FLAVOR, draft.flavor_tags, spill),
-        "equipment_tags": _unique(EQUIPMENT_SYNONYMS.get(key, key) for key in map(vocabulary_key, draft.equipment_tags)),
+        "equipment_tags": _equipment(draft.equipment_tags),
         "source_url": draft.source_url,
         "parent_recipe_id": draft.parent_recipe,
     }
@@ -435,7 +442,9 @@ _COMPILERS: dict[str, Callable[[_Compilation, BaseModel], CompiledRow]] = {
 # -- values -----------------------------------------------------------------------------------
 
 
-def _one_of(c: _Compilation, vocabulary: Vocabulary, value: str | None, *, fallback: str | None, spill: _Spill) -> str | None:
+def _one_of(
+    c: _Compilation, vocabulary: Vocabulary, value: str | None, *, fallback: str | None, spill: _Spill
+) -> str | None:
     """`value` as one of the vocabulary's values, or the fallback; warns and spills what does not fit."""
     if value is None:
         return None
@@ -456,7 +465,9 @@ def _tags_of(c: _Compilation, vocabulary: Vocabulary, values: list[str], spill: 
     return _unique(value for value in found if value is not None)
 
 
-def _amount(c: _Compilation, where: str, quantity: float | str | None, unit: str | None) -> tuple[float | None, str | None, str | None]:
+def _amount(
+    c: _Compilation, where: str, quantity: float | str | None, unit: str | None
+) -> tuple[float | None, str | None, str | None]:
     """(quantity, unit, text kept in notes) from a draft's quantity and unit."""
     where = f"{where} " if where else ""
     parsed = parse_quantity(quantity)
@@ -473,6 +484,11 @@ def _amount(c: _Compilation, where: str, quantity: float | str | None, unit: str
     if final_unit is not None and not is_known_unit(final_unit):
         c.warn(f"{where}unit {unit!r} is not a known unit; kept as {final_unit!r}.")
     return parsed.value, final_unit, kept
+
+
+def _equipment(values: list[str]) -> list[str]:
+    """Equipment spelled lowercase-hyphenated, with synonyms merged into the suggested names."""
+    return _unique(EQUIPMENT_SYNONYMS.get(key, key) for key in map(vocabulary_key, values))
 
 
 def _store_section(category: str | None) -> str | None:

@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError, StateError
-from alfred_mcp.kitchen.jsonschema import field_value
+from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.schema import MAX_NAME, MAX_TEXT, row_label, table_for_entity_type
 from alfred_mcp.kitchen.units import parse_minutes, parse_quantity
 from alfred_mcp.state.refs import parse_ref
@@ -84,7 +84,7 @@ def _ref_of(entity_type: str) -> Callable[[str | None], str | None]:
         if value is not None and (parsed is None or parsed.entity_type != entity_type):
             raise ValueError(
                 f"takes a {table_for_entity_type(entity_type).noun} ref such as {entity_type}_3 "
-                f"or gen_{entity_type}_2, got {value!r}"
+                f"or gen_{entity_type}_2, got {describe_value(value)}"
             )
         return value
 
@@ -117,7 +117,9 @@ class IngredientDraft(_DraftModel):
     quantity: QuantityValue = Field(
         None,
         validation_alias=_aliases("quantity", "qty", "amount"),
-        description="Amount: a number (1.5) or text such as '1 1/2', '½' or '2-3'. Leave out for 'to taste'.",
+        description=(
+            "Amount: a number (1.5) or text such as '1 1/2', '½' or '2-3'; words such as 'to taste' are kept in notes."
+        ),
     )
     unit: Unit | None = Field(None, description="Unit, e.g. 'tbsp', 'cup', 'g', 'clove', 'fillet'.")
     notes: str | None = Field(
@@ -126,7 +128,9 @@ class IngredientDraft(_DraftModel):
         validation_alias=_aliases("notes", "note", "preparation"),
         description="Preparation, state or size, e.g. 'finely chopped', 'room temperature'.",
     )
-    is_optional: bool = Field(False, validation_alias=_aliases("is_optional", "optional"), description="Optional ingredient.")
+    is_optional: bool = Field(
+        False, validation_alias=_aliases("is_optional", "optional"), description="Optional ingredient."
+    )
     category: str | None = Field(None, max_length=100, description="Category, e.g. 'fish', 'herbs'.")
 
 
@@ -145,7 +149,9 @@ class RecipeDraft(_DraftModel):
         None, validation_alias=_aliases("cook_time_minutes", "cook_time", "cook_minutes"),
         description="Cooking time in minutes (or text such as '25 min').",
     )
-    servings: int | None = Field(None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="How many it serves.")
+    servings: int | None = Field(
+        None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="How many it serves."
+    )
     ingredients: list[IngredientDraft] = Field(
         min_length=1, max_length=MAX_INGREDIENTS, description="Every ingredient, in order."
     )
@@ -171,8 +177,12 @@ class RecipeDraft(_DraftModel):
         default_factory=list, validation_alias=_aliases("equipment_tags", "equipment"),
         description="Equipment it needs, e.g. air-fryer, oven, one-pan.",
     )
-    notes: str | None = Field(None, max_length=MAX_TEXT, validation_alias=_aliases("notes", "note"), description="Tips for the cook.")
-    source_url: str | None = Field(None, max_length=MAX_TEXT, validation_alias=_aliases("source_url", "url"), description="Where it came from.")
+    notes: str | None = Field(
+        None, max_length=MAX_TEXT, validation_alias=_aliases("notes", "note"), description="Tips for the cook."
+    )
+    source_url: str | None = Field(
+        None, max_length=MAX_TEXT, validation_alias=_aliases("source_url", "url"), description="Where it came from."
+    )
     parent_recipe: RecipeRef = Field(
         None, validation_alias=_aliases("parent_recipe", "parent_recipe_id", "variation_of"),
         description="The recipe this is a variation of: a ref such as recipe_3 or gen_recipe_2.",
@@ -183,7 +193,9 @@ class MealPlanDraft(_DraftModel):
     """One planned meal: a date, which meal, and optionally the recipe."""
 
     date: dt.date = Field(description="Date of the meal, YYYY-MM-DD.")
-    meal_type: Word = Field(validation_alias=_aliases("meal_type", "meal"), description="breakfast, lunch, dinner, snack or other.")
+    meal_type: Word = Field(
+        validation_alias=_aliases("meal_type", "meal"), description="breakfast, lunch, dinner, snack or other."
+    )
     recipe: RecipeRef = Field(
         None, validation_alias=_aliases("recipe", "recipe_id", "recipe_ref"),
         description="A recipe ref such as recipe_3 (saved) or gen_recipe_2 (a draft of this session).",
@@ -196,7 +208,9 @@ class TaskDraft(_DraftModel):
     """A kitchen to-do, optionally tied to a recipe or meal plan entry."""
 
     title: Name = Field(validation_alias=_aliases("title", "name", "task"), description="What to do.")
-    due_date: dt.date | None = Field(None, validation_alias=_aliases("due_date", "due"), description="When it is due, YYYY-MM-DD.")
+    due_date: dt.date | None = Field(
+        None, validation_alias=_aliases("due_date", "due"), description="When it is due, YYYY-MM-DD."
+    )
     category: Word | None = Field(None, description="prep, shopping, cleanup or other.")
     recipe: RecipeRef = Field(None, validation_alias=_aliases("recipe", "recipe_id"), description="Related recipe ref.")
     meal_plan: MealRef = Field(
@@ -208,23 +222,31 @@ class ShoppingItemDraft(_DraftModel):
     """One thing to buy."""
 
     name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="Item name.")
-    quantity: QuantityValue = Field(None, validation_alias=_aliases("quantity", "qty", "amount"), description="Amount to buy.")
+    quantity: QuantityValue = Field(
+        None, validation_alias=_aliases("quantity", "qty", "amount"), description="Amount to buy."
+    )
     unit: Unit | None = Field(None, description="Unit, e.g. 'lb', 'bunch', 'can'.")
     category: str | None = Field(None, max_length=100, description="Store section, e.g. 'produce', 'seafood'.")
     notes: str | None = Field(None, max_length=MAX_NOTE, description="Anything else.")
     source: str | None = Field(None, max_length=MAX_NAME, description="Why it is on the list, e.g. a recipe name.")
-    is_purchased: bool = Field(False, validation_alias=_aliases("is_purchased", "checked", "purchased"), description="Already bought.")
+    is_purchased: bool = Field(
+        False, validation_alias=_aliases("is_purchased", "checked", "purchased"), description="Already bought."
+    )
 
 
 class InventoryItemDraft(_DraftModel):
     """One item in the kitchen: pantry, fridge or freezer."""
 
     name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="Item name.")
-    quantity: QuantityValue = Field(validation_alias=_aliases("quantity", "qty", "amount"), description="Amount on hand, e.g. 2 or '1 1/2'.")
+    quantity: QuantityValue = Field(
+        validation_alias=_aliases("quantity", "qty", "amount"), description="Amount on hand, e.g. 2 or '1 1/2'."
+    )
     unit: Unit = Field(description="Unit, e.g. 'piece', 'lb', 'g', 'carton'.")
     location: Word | None = Field(None, description="pantry, fridge, freezer, counter or cabinet.")
     expiry_date: dt.date | None = Field(
-        None, validation_alias=_aliases("expiry_date", "expiration_date", "expires"), description="Use-by date, YYYY-MM-DD."
+        None,
+        validation_alias=_aliases("expiry_date", "expiration_date", "expires"),
+        description="Use-by date, YYYY-MM-DD.",
     )
     purchase_date: dt.date | None = Field(
         None, validation_alias=_aliases("purchase_date", "purchased_on"), description="When it was bought, YYYY-MM-DD."
@@ -394,9 +416,10 @@ class Draft:
         try:
             draft = cls(**{key: data[key] for key in _DRAFT_KEYS})
         except (KeyError, TypeError):
-            raise StateError("A stored draft is malformed.", value=data.get("ref") if isinstance(data, Mapping) else None) from None
+            raise StateError("A stored draft is malformed.") from None
         parsed = parse_ref(draft.ref)
-        if parsed is None or not parsed.generated or parsed.entity_type != draft.entity_type or draft.status not in _STATUSES:
+        consistent = parsed is not None and parsed.generated and parsed.entity_type == draft.entity_type
+        if not consistent or draft.status not in _STATUSES:
             raise StateError(f"Stored draft '{draft.ref}' is malformed.", value=draft.ref)
         return draft
 
@@ -414,7 +437,9 @@ def new_draft(ref: str, content: Mapping[str, Any], *, turn: int) -> Draft:
     parsed = parse_ref(ref)
     if parsed is None or not parsed.generated or parsed.entity_type not in DRAFT_KINDS:
         kinds = ", ".join(f"gen_{kind}_<n>" for kind in DRAFT_KINDS)
-        raise InvalidRefError(f"'{ref}' is not a draft ref; drafts are named {kinds}.", field="ref", value=ref)
+        raise InvalidRefError(
+            f"{describe_value(ref)} is not a draft ref; drafts are named {kinds}.", field="ref", value=field_value(ref)
+        )
     validated = parse_draft(parsed.entity_type, content).model_dump(mode="json")
     return Draft(ref, parsed.entity_type, validated, turn_created=turn, turn_updated=turn)
 
@@ -452,8 +477,9 @@ def mark_draft_saved(draft: Draft, saved_ref: str) -> Draft:
     parsed = parse_ref(saved_ref)
     if parsed is None or parsed.generated or parsed.entity_type != draft.entity_type:
         raise InvalidRefError(
-            f"'{saved_ref}' is not a saved {_noun(draft.entity_type)} ref, so {draft.ref} cannot be marked saved as it.",
-            field="saved_ref", value=saved_ref,
+            f"{describe_value(saved_ref)} is not a saved {_noun(draft.entity_type)} ref, "
+            f"so {draft.ref} cannot be marked saved as it.",
+            field="saved_ref", value=field_value(saved_ref),
         )
     if draft.status == "saved" and draft.saved_as == saved_ref:
         return draft

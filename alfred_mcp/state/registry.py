@@ -27,6 +27,7 @@ from alfred_mcp.state.refs import Ref, parse_ref
 Action = Literal["read", "created", "updated", "deleted", "linked", "generated", "saved"]
 
 _KNOWN_TYPES = frozenset(ENTITY_TYPES)
+_PREFIXES = {entity_type: f"{entity_type}_" for entity_type in ENTITY_TYPES}
 _MAX_RANGES_SHOWN = 8
 
 
@@ -63,6 +64,8 @@ class SessionIdRegistry:
     def __init__(self, entries: Iterable[RefEntry] = (), counters: Mapping[str, int] | None = None) -> None:
         self._entries: dict[str, RefEntry] = {}
         self._by_row: dict[str, str] = {}
+        self._live: dict[str, str] = {}
+        """ref -> row id of saved, not deleted rows: the one dict the hot path of resolve() touches."""
         self._counters: dict[str, int] = dict(counters or {})
         self._dirty: dict[str, None] = {}
         for entry in entries:
@@ -76,6 +79,8 @@ class SessionIdRegistry:
             if parsed.generated or entry.row_id in self._by_row:
                 raise StateError(f"Stored registry entry '{entry.ref}' maps a row twice.", value=entry.ref)
             self._by_row[entry.row_id] = entry.ref
+            if entry.deleted_turn is None:
+                self._live[entry.ref] = entry.row_id
         key = _counter_key(parsed)
         self._counters[key] = max(self._counters.get(key, 0), parsed.number)
         self._entries[entry.ref] = entry
@@ -95,6 +100,7 @@ class SessionIdRegistry:
         label = entry.label if label is None else label
         if (entry.label, entry.action, entry.turn_last_ref, entry.deleted_turn) != (label, action, turn, None):
             entry.label, entry.action, entry.turn_last_ref, entry.deleted_turn = label, action, turn, None
+            self._live[ref] = row_id
             self._dirty[ref] = None
         return ref
 
@@ -120,6 +126,7 @@ class SessionIdRegistry:
         self._entries[ref] = RefEntry(ref, entity_type, row_id, label, action, turn, turn)
         if row_id is not None:
             self._by_row[row_id] = ref
+            self._live[ref] = row_id
         self._dirty[ref] = None
         return ref
 
@@ -146,6 +153,7 @@ class SessionIdRegistry:
         entry = self._set_action(ref, "deleted", turn)
         if entry.deleted_turn is None:
             entry.deleted_turn = turn
+        self._live.pop(ref, None)
 
     def _set_action(self, ref: str, action: Action, turn: int) -> RefEntry:
         entry = self.entry(ref)
@@ -189,14 +197,9 @@ class SessionIdRegistry:
             DeletedRefError: the row was deleted (the message names it and the turn).
             PendingDraftError: a gen_* draft that has not been saved.
         """
-        entry = self._entries.get(ref) if isinstance(ref, str) else None
-        if (
-            entry is not None
-            and entry.row_id is not None
-            and entry.deleted_turn is None
-            and (expected_type is None or entry.entity_type == expected_type)
-        ):
-            return entry.row_id
+        row_id = self._live.get(ref) if isinstance(ref, str) else None
+        if row_id is not None and (expected_type is None or ref.startswith(_PREFIXES[expected_type])):
+            return row_id
         return self._resolve_slowly(ref, expected_type, field)
 
     def _resolve_slowly(self, ref: object, expected_type: str | None, field: str | None) -> str:

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def server_params(db: Path) -> StdioServerParameters:
-    env = {"PYTHONPATH": str(REPO), "ALFRED_DB": str(db)}
+    env = {"PYTHONPATH": str(REPO), "ALFRED_DB": str(db), "ALFRED_CHECK_RESULTS": "1"}
     return StdioServerParameters(command=sys.executable, args=["-m", "alfred_mcp"], env={**env, "PATH": os.environ.get("PATH", "")})
 
 

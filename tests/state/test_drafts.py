@@ -147,7 +147,9 @@ def test_unknown_ingredient_key_names_the_ingredient() -> None:
         pytest.param({"ingredients": [{"name": "cod"}], "instructions": ["Bake."]}, "name", id="missing-name"),
         pytest.param(recipe(ingredients=[]), "ingredients", id="no-ingredients"),
         pytest.param(recipe(instructions=[]), "instructions", id="no-steps"),
-        pytest.param(recipe(ingredients=[{"name": "cod"}] * (MAX_INGREDIENTS + 1)), "ingredients", id="too-many-ingredients"),
+        pytest.param(
+            recipe(ingredients=[{"name": "cod"}] * (MAX_INGREDIENTS + 1)), "ingredients", id="too-many-ingredients"
+        ),
         pytest.param(recipe(instructions=["Stir."] * (MAX_STEPS + 1)), "instructions", id="too-many-steps"),
         pytest.param(recipe(name="x" * 201), "name", id="long-name"),
         pytest.param(recipe(name="   "), "name", id="blank-name"),
@@ -320,13 +322,16 @@ def test_draft_round_trips_through_a_dict() -> None:
     assert Draft.from_dict(draft.to_dict()) == draft
 
 
+TASK_DRAFT = new_draft("gen_task_1", {"title": "Thaw the cod"}, turn=1).to_dict()
+
+
 @pytest.mark.parametrize(
     "stored",
     [
         pytest.param({"ref": "gen_recipe_1"}, id="missing-keys"),
-        pytest.param({**new_draft("gen_task_1", {"title": "x"}, turn=1).to_dict(), "ref": "task_1"}, id="not-a-gen-ref"),
-        pytest.param({**new_draft("gen_task_1", {"title": "x"}, turn=1).to_dict(), "entity_type": "recipe"}, id="type-mismatch"),
-        pytest.param({**new_draft("gen_task_1", {"title": "x"}, turn=1).to_dict(), "status": "done"}, id="bad-status"),
+        pytest.param({**TASK_DRAFT, "ref": "task_1"}, id="not-a-gen-ref"),
+        pytest.param({**TASK_DRAFT, "entity_type": "recipe"}, id="type-mismatch"),
+        pytest.param({**TASK_DRAFT, "status": "done"}, id="bad-status"),
     ],
 )
 def test_malformed_stored_draft_is_a_state_error(stored: dict[str, Any]) -> None:
