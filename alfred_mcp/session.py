@@ -12,6 +12,7 @@ import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
@@ -29,11 +30,28 @@ class Session:
     record: SessionRecord
     registry: SessionIdRegistry
     turn: int
+    documents: dict[str, Any] = field(default_factory=dict, repr=False)
+    """JSON state beside the registry (drafts, batches, constraints, ...), by key."""
     lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
     saved_turn: int = field(default=0, repr=False)
+    _changed: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.saved_turn = self.turn
+
+    def document(self, key: str, default: Any = None) -> Any:
+        return self.documents.get(key, default)
+
+    def put_document(self, key: str, value: Any) -> None:
+        """Set a JSON document (None deletes it); saved with the session."""
+        if value is None:
+            self.documents.pop(key, None)
+        else:
+            self.documents[key] = value
+        self._changed[key] = value
+
+    def documents_with_prefix(self, prefix: str) -> dict[str, Any]:
+        return {key: value for key, value in self.documents.items() if key.startswith(prefix)}
 
     @property
     def name(self) -> str:
@@ -45,6 +63,9 @@ class Session:
 
     async def save(self, store: Store) -> None:
         """Write the refs changed since the last save, the counters and the turn (if anything changed)."""
+        if self._changed:
+            await store.save_documents(self.record.session_id, self._changed)
+            self._changed = {}
         if self.turn == self.saved_turn and not self.registry.dirty_entries():
             return
         await store.save_session_state(
@@ -124,6 +145,7 @@ class SessionManager:
         entries, counters = await self._store.load_session_state(record.session_id)
         registry = SessionIdRegistry(entries, counters)
         registry.clear_dirty()
-        session = Session(record=record, registry=registry, turn=record.turn)
+        documents = await self._store.load_documents(record.session_id)
+        session = Session(record=record, registry=registry, turn=record.turn, documents=documents)
         self._cache[record.session_id] = session
         return session

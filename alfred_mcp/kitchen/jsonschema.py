@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from alfred_mcp.errors import AlfredError, InvalidPayloadError, UnknownColumnError
-from alfred_mcp.kitchen.schema import ref_pattern, MAX_TEXT, TABLES, Column, Table
+from alfred_mcp.kitchen.schema import MAX_TEXT, TABLES, Column, Table, ref_pattern
 
 Mode = Literal["create", "update"]
 

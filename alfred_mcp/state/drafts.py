@@ -9,10 +9,10 @@ until it is saved or discarded; revising it re-validates and keeps the ref.
 
 from __future__ import annotations
 
+import datetime as dt
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-import datetime as dt
 from functools import cache
 from typing import Annotated, Any, Literal
 

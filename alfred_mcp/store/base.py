@@ -94,3 +94,9 @@ class Store(Protocol):
         self, session_id: str, *, turn: int, entries: Sequence[RefEntry], counters: Mapping[str, int]
     ) -> None:
         """Upsert only the given (changed) entries and the counters; set the session's turn."""
+
+    async def load_documents(self, session_id: str) -> dict[str, Any]:
+        """Every JSON document of the session (drafts, batches, constraints, ...), by key."""
+
+    async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
+        """Upsert the changed documents; a value of None deletes that key."""

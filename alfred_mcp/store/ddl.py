@@ -58,6 +58,12 @@ INTERNAL_TABLES_SQL: tuple[str, ...] = (
     "last_number" INTEGER NOT NULL CHECK ("last_number" >= 0),
     PRIMARY KEY ("session_id", "key")
 )""",
+    """CREATE TABLE IF NOT EXISTS "alfred_session_docs" (
+    "session_id" TEXT NOT NULL REFERENCES "alfred_sessions" ("id") ON DELETE CASCADE,
+    "key" TEXT NOT NULL,
+    "value" TEXT NOT NULL CHECK (json_valid("value")),
+    PRIMARY KEY ("session_id", "key")
+)""",
     """CREATE TABLE IF NOT EXISTS "alfred_meta" (
     "key" TEXT PRIMARY KEY NOT NULL,
     "value" TEXT NOT NULL

@@ -243,6 +243,26 @@ class SQLiteStore:
 
         await self._write(work)
 
+    async def load_documents(self, session_id: str) -> dict[str, Any]:
+        sql = 'SELECT "key", "value" FROM "alfred_session_docs" WHERE "session_id" = ? ORDER BY "key"'
+        rows = await self._read(lambda c: c.execute(sql, (session_id,)).fetchall())
+        return {str(key): json.loads(value) for key, value in rows}
+
+    async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
+        upserts = [(session_id, key, json.dumps(value, ensure_ascii=False)) for key, value in changed.items() if value is not None]
+        deletes = [(session_id, key) for key, value in changed.items() if value is None]
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.executemany(
+                'INSERT INTO "alfred_session_docs" ("session_id", "key", "value") VALUES (?, ?, ?) '
+                'ON CONFLICT ("session_id", "key") DO UPDATE SET "value" = excluded."value"',
+                upserts,
+            )
+            connection.executemany('DELETE FROM "alfred_session_docs" WHERE "session_id" = ? AND "key" = ?', deletes)
+
+        if changed:
+            await self._write(work)
+
     # -- running work on the connection -----------------------------------------------------
 
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:

@@ -1,21 +1,15 @@
-"""One async handler per MCP tool: arguments (already contract-checked) in, result dict out."""
+"""The refs-only CRUD tools: db_read, db_create, db_update, db_delete, describe_table."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from alfred_mcp import crud
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.handlers.common import session_context as _context
 from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import TABLES, Column, Table, get_table
 from alfred_mcp.session import Session
-
-Handler = Callable[[AlfredApp, dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-def _context(session: Session) -> dict[str, Any]:
-    return {"session": session.name, "turn": session.turn}
 
 
 def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
@@ -91,44 +85,10 @@ def _describe_column(column: Column) -> dict[str, Any]:
     return described
 
 
-async def show_working_set(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
-    wanted = args.get("entity_type")
-    include_deleted = args.get("include_deleted", True)
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
-        refs = [
-            {
-                "ref": e.ref, "entity_type": e.entity_type, "table": TABLES_BY_TYPE[e.entity_type],
-                "label": e.label, "action": e.action, "turn_created": e.turn_created,
-                "turn_last_ref": e.turn_last_ref, "deleted_turn": e.deleted_turn, "saved_as": e.saved_as,
-            }
-            for e in session.registry.entries()
-            if (wanted is None or e.entity_type == wanted) and (include_deleted or e.deleted_turn is None)
-        ]
-        return {"refs": refs, "count": len(refs), **_context(session)}
-
-
-TABLES_BY_TYPE = {table.entity_type: table.name for table in TABLES.values()}
-
-
-async def session_start(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
-    session, previous = await app.sessions.start(app.user_id)
-    return {"previous": previous, **_context(session)}
-
-
-async def turn_begin(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
-        session.turn += 1
-        await session.save(app.store)
-        return _context(session)
-
-
-HANDLERS: dict[str, Handler] = {
+HANDLERS = {
     "db_read": db_read,
     "db_create": db_create,
     "db_update": db_update,
     "db_delete": db_delete,
     "describe_table": describe_table,
-    "show_working_set": show_working_set,
-    "session_start": session_start,
-    "turn_begin": turn_begin,
 }

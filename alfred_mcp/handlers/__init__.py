@@ -1,0 +1,10 @@
+"""One async handler per MCP tool: contract-checked arguments in, result dict out."""
+
+from __future__ import annotations
+
+from alfred_mcp.handlers import crud_tools, session_tools
+from alfred_mcp.handlers.common import Handler
+
+HANDLERS: dict[str, Handler] = {**crud_tools.HANDLERS, **session_tools.HANDLERS}
+
+__all__ = ["HANDLERS", "Handler"]
