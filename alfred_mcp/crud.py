@@ -14,6 +14,7 @@ from alfred_mcp.errors import InputError, InvalidPayloadError, UnscopedWriteErro
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
 from alfred_mcp.kitchen.schema import Table, children_of, get_table
 from alfred_mcp.session import Session
+from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.translate import (
     TranslatedRows,
     apply_labels,
@@ -66,7 +67,8 @@ async def read(store: Store, session: Session, table: Table, query: Query) -> Cr
     # No transaction: a read writes nothing but new refs, and those are saved before the
     # result is returned, so a client never sees a ref the store does not know.
     rows = await store.select(table, translated, user_id=session.user_id)
-    out = await _to_refs(store, session, table, rows[:limit], action="read")
+    out = await rows_to_refs(store, session, table, rows[:limit], action="read")
+    _record(session, "db_read", table, "read", out)
     await session.save(store)
     return CrudResult(table.name, out, truncated=len(rows) > limit)
 
@@ -76,7 +78,8 @@ async def create(store: Store, session: Session, table: Table, data: Sequence[Ma
     payloads = [_payload(table, row, session, "create", index=i if len(data) > 1 else None) for i, row in enumerate(data)]
     async with store.transaction():
         rows = await store.insert(table, payloads, user_id=session.user_id)
-        out = await _to_refs(store, session, table, rows, action="created")
+        out = await rows_to_refs(store, session, table, rows, action="created")
+        _record(session, "db_create", table, "created", out)
         await session.save(store)
     return CrudResult(table.name, out)
 
@@ -88,7 +91,8 @@ async def update(store: Store, session: Session, table: Table, where: Where, dat
     values = _payload(table, data, session, "update")
     async with store.transaction():
         rows = await store.update(table, target, values, user_id=session.user_id)
-        out = await _to_refs(store, session, table, rows, action="updated")
+        out = await rows_to_refs(store, session, table, rows, action="updated")
+        _record(session, "db_update", table, "updated", out)
         await session.save(store)
     return CrudResult(table.name, out)
 
@@ -102,11 +106,17 @@ async def delete(store: Store, session: Session, table: Table, where: Where, *, 
         ids = [row["id"] for row in doomed]
         cascaded = await _delete_cascade_refs(store, session, table, ids) if ids else ()
         rows = [row for chunk in _ids_wheres(ids) for row in await store.delete(table, chunk, user_id=session.user_id)]
-        out = await _to_refs(store, session, table, rows, action="deleted")
+        out = await rows_to_refs(store, session, table, rows, action="deleted")
         for row in out:
             session.registry.mark_deleted(row["id"], turn=session.turn)
+        _record(session, "db_delete", table, "deleted", out)
         await session.save(store)
     return CrudResult(table.name, out, cascaded=cascaded)
+
+
+def _record(session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]]) -> None:
+    refs = [row["id"] for row in rows if "id" in row]
+    session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows)))
 
 
 def _ids_wheres(ids: list[str], column: str = "id") -> list[Where]:
@@ -137,7 +147,8 @@ def _payload(table: Table, row: Mapping[str, Any], session: Session, mode: str, 
         raise
 
 
-async def _to_refs(store: Store, session: Session, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
+async def rows_to_refs(store: Store, session: Session, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
+    """Stored rows as a model sees them: refs registered, FK labels fetched in one query per table."""
     translated = translate_rows(table, rows, session.registry, turn=session.turn, action=action)  # type: ignore[arg-type]
     fetched = await _fetch_labels(store, session, translated)
     return apply_labels(translated, table, session.registry, fetched)

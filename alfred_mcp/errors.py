@@ -16,6 +16,9 @@
     │   └── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
     ├── StoreError                 the database refused or failed (mapped from the driver)
     │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
+    ├── ModelError                 the model provider refused the request (API error message, status)
+    │   ├── ModelUnavailableError  no answer: timeout, connection failure, retries exhausted, script ran out
+    │   └── ModelOutputError       an answer that is not the JSON object that was asked for
     └── ConfigError                bad settings (path, URL, flag)
 
 Messages never contain UUIDs, SQL or stack traces; `fields` carries the same facts as data.
@@ -99,6 +102,18 @@ class StoreError(AlfredError):
 
 class ConstraintViolationError(StoreError):
     code = "constraint_violation"
+
+
+class ModelError(AlfredError):
+    code = "model_error"
+
+
+class ModelUnavailableError(ModelError):
+    code = "model_unavailable"
+
+
+class ModelOutputError(ModelError):
+    code = "model_output"
 
 
 class ConfigError(AlfredError):

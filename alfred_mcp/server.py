@@ -21,6 +21,7 @@ from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.handlers import HANDLERS
 from alfred_mcp.leak_guard import UuidLeakError, assert_no_uuid
+from alfred_mcp.progress import Reporter, reset_reporter, set_reporter
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +69,11 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
         try:
             contract.check_arguments(arguments)
-            result = await HANDLERS[name](self.app, arguments)
+            token = set_reporter(_progress_reporter(context))
+            try:
+                result = await HANDLERS[name](self.app, arguments)
+            finally:
+                reset_reporter(token)
             if self.app.settings.check_results:
                 contract.check_result(result)
             body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
@@ -83,6 +88,18 @@ class AlfredServer(MCPServer[AlfredApp]):
             return _internal_error(name)
         text = f"{summary_line(name, result)}\n{body}"
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
+
+
+def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:
+    """Progress notifications go to the caller when it sent a progress token (a no-op otherwise)."""
+    if context is None:
+        return None
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        assert_no_uuid(message or "", where="progress message")
+        await context.report_progress(done, total, message)
+
+    return report
 
 
 def summary_line(name: str, result: dict[str, Any]) -> str:

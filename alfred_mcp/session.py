@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from alfred_mcp.errors import UnknownSessionError
+from alfred_mcp.state.ledger import CallRecord, append_call, ledger_key
 from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.store.base import SessionRecord, Store
 
@@ -49,6 +50,11 @@ class Session:
         else:
             self.documents[key] = value
         self._changed[key] = value
+
+    def record_call(self, record: CallRecord) -> None:
+        """Append a tool call to this turn's ledger (saved with the session)."""
+        key = ledger_key(record.turn)
+        self.put_document(key, append_call(self.document(key, []), record))
 
     def documents_with_prefix(self, prefix: str) -> dict[str, Any]:
         return {key: value for key, value in self.documents.items() if key.startswith(prefix)}

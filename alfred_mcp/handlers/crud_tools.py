@@ -6,6 +6,7 @@ from typing import Any
 
 from alfred_mcp import crud
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.handlers.common import acting
 from alfred_mcp.handlers.common import session_context as _context
 from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import TABLES, Column, Table, get_table
@@ -24,7 +25,7 @@ async def db_read(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
         order_by=order_from_json(args.get("order_by")),
         limit=args.get("limit"),
     )
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "db_read", args) as session:
         result = await crud.read(app.store, session, table, query)
         return {**_rows_result(session, result), "truncated": result.truncated}
 
@@ -32,14 +33,14 @@ async def db_read(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
 async def db_create(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
     table = crud.writable_table(args["table"])
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "db_create", args) as session:
         return _rows_result(session, await crud.create(app.store, session, table, data))
 
 
 async def db_update(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
     table = crud.writable_table(args["table"])
     where = where_from_json(args.get("filters"), args.get("or_filters"))
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "db_update", args) as session:
         result = await crud.update(app.store, session, table, where, args["data"], all_rows=bool(args.get("all")))
         return _rows_result(session, result)
 
@@ -47,7 +48,7 @@ async def db_update(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
 async def db_delete(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
     table = crud.writable_table(args["table"])
     where = where_from_json(args.get("filters"), args.get("or_filters"))
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "db_delete", args) as session:
         result = await crud.delete(app.store, session, table, where, all_rows=bool(args.get("all")))
         cascaded = [{"table": name, "count": count} for name, count in result.cascaded]
         return {**_rows_result(session, result), "cascaded": cascaded}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.handlers.common import acting
 from alfred_mcp.handlers.common import session_context as _context
 from alfred_mcp.kitchen.schema import TABLES
 
@@ -12,7 +13,7 @@ from alfred_mcp.kitchen.schema import TABLES
 async def show_working_set(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
     wanted = args.get("entity_type")
     include_deleted = args.get("include_deleted", True)
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "show_working_set", args) as session:
         refs = [
             {
                 "ref": e.ref, "entity_type": e.entity_type, "table": TABLES_BY_TYPE[e.entity_type],
@@ -34,7 +35,7 @@ async def session_start(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def turn_begin(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
-    async with app.sessions.acting_on(app.user_id, args.get("session")) as session:
+    async with acting(app, "turn_begin", args) as session:
         session.turn += 1
         await session.save(app.store)
         return _context(session)

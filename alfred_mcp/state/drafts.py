@@ -13,7 +13,7 @@ import datetime as dt
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -396,7 +396,11 @@ class Draft:
         return draft_label(self.entity_type, self.parsed())
 
     def parsed(self) -> BaseModel:
-        """The content as its draft model."""
+        """The content as its draft model (parsed once per Draft object: drafts are immutable)."""
+        return self._parsed
+
+    @cached_property
+    def _parsed(self) -> BaseModel:
         return parse_draft(self.entity_type, self.content)
 
     def to_dict(self) -> dict[str, Any]:

@@ -213,7 +213,7 @@ class SessionIdRegistry:
             return entry.row_id
         if entry.saved_as is None:
             raise PendingDraftError(
-                f"{_named(entry)} is a draft that has not been saved; save it with db_create and use the new ref.",
+                f"{_named(entry)} is a draft that has not been saved; save it with draft_save and use the new ref.",
                 field=field, value=entry.ref,
             )
         saved = self.entry(entry.saved_as)
@@ -317,8 +317,9 @@ def _parse_expected(ref: object, expected_type: str | None, field: str | None) -
 
 def _deleted(entry: RefEntry, field: str | None, *, via: str | None = None) -> DeletedRefError:
     subject = f"{via} was saved as {_named(entry)}, which" if via else _named(entry)
+    verb = "discarded" if entry.row_id is None and entry.saved_as is None else "deleted"
     return DeletedRefError(
-        f"{subject} was deleted in turn {entry.deleted_turn}.",
+        f"{subject} was {verb} in turn {entry.deleted_turn}.",
         field=field, value=via or entry.ref, label=entry.label, deleted_turn=entry.deleted_turn,
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from alfred_mcp.kitchen.jsonschema import validate_row
 from alfred_mcp.kitchen.query import Filter, Where, check_where
@@ -91,16 +91,25 @@ def _translate_filter(clause: Filter, ref_types: Mapping[str, str], registry: Se
     return Filter(clause.field, clause.op, registry.resolve(clause.value, expected_type=entity_type, field=clause.field))
 
 
+class RefResolver(Protocol):
+    """Turns a ref into a row id (the registry is one; a batch save layers its own refs on top)."""
+
+    def resolve(self, ref: str, *, expected_type: str | None = None, field: str | None = None) -> str: ...
+
+
 def translate_payload(
-    table: Table, row: Mapping[str, Any], registry: SessionIdRegistry, *, mode: Literal["create", "update"]
+    table: Table, row: Mapping[str, Any], registry: RefResolver, *, mode: Literal["create", "update"], validated: bool = False
 ) -> dict[str, Any]:
     """A validated row for the store: FK refs resolved to row ids, whole floats in int columns made ints.
+
+    `validated=True` skips the schema check for a row that has just passed it (compiled rows).
 
     Raises:
         UnknownColumnError, InvalidPayloadError: the row fails the table's JSON Schema.
         InvalidRefError, UnknownRefError, DeletedRefError, PendingDraftError: a bad FK ref.
     """
-    validate_row(table, row, mode)
+    if not validated:
+        validate_row(table, row, mode)
     plan = _plan(table)
     out = dict(row)
     for fk in plan.foreign_keys:

@@ -133,17 +133,17 @@ class SQLiteStore:
         now = _now()
         values = [_insert_values(table, row, user_id=user_id, now=now) for row in rows]
         names = table.visible_columns
-        sql = (
-            f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) "
-            f"VALUES ({_marks(len(table.columns))}) RETURNING {_column_list(names)}"
-        )
+        sql = f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) VALUES ({_marks(len(table.columns))})"
 
-        def work(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        def work(connection: sqlite3.Connection) -> None:
             _check_references(connection, table, rows, user_id)
-            return [connection.execute(sql, row).fetchone() for row in values]
+            connection.executemany(sql, values)
 
-        stored = await self._write(lambda c: _with_table_errors(c, table, user_id, work))
-        return _rows_out(table, names, stored)
+        await self._write(lambda c: _with_table_errors(c, table, user_id, work))
+        # Every column was given explicitly (ids, stamps and defaults filled above), so the
+        # stored rows are exactly these values: no RETURNING round trip per row.
+        visible = [i for i, column in enumerate(table.columns) if column.name in names]
+        return _rows_out(table, names, [tuple(row[i] for i in visible) for row in values])
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         assignments = _update_assignments(table, values)
@@ -230,7 +230,7 @@ class SQLiteStore:
     async def save_session_state(
         self, session_id: str, *, turn: int, entries: Sequence[RefEntry], counters: Mapping[str, int]
     ) -> None:
-        ref_rows = [[session_id, *(entry.to_dict()[name] for name in _ENTRY_COLUMNS)] for entry in entries]
+        ref_rows = [[session_id, *(getattr(entry, name) for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(session_id, key, number) for key, number in counters.items()]
 
         def work(connection: sqlite3.Connection) -> None:

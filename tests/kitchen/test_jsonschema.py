@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from alfred_mcp.errors import InvalidPayloadError, UnknownColumnError
+from alfred_mcp.kitchen import jsonschema as row_validation
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value, row_schema, validate_row
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES
 
@@ -177,3 +180,32 @@ def test_describe_value_shortens_and_never_shows_raw_ids(value: object, shown: s
 )
 def test_field_value_drops_long_values_and_raw_ids(value: object, kept: object) -> None:
     assert field_value(value) == kept
+
+
+# -- the fast path agrees with jsonschema -------------------------------------------------------
+
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 2_000), st.floats(-5, 2_000, allow_nan=False), st.sampled_from([4.0, 1.0, 0.5]),
+    st.text(max_size=5), st.sampled_from(["dinner", "brunch", "recipe_1", "gen_recipe_2", "inv_3", "2026-01-12", "x" * 300, "easy", "air-fryer"]),
+)
+_VALUES = st.one_of(_SCALARS, st.lists(st.sampled_from(["weeknight", "spicy", "nope", "", "x" * 60]), max_size=4))
+
+
+@st.composite
+def _rows(draw: st.DrawFn) -> tuple[str, str, dict]:
+    table = draw(st.sampled_from([t for t in TABLES.values() if t.user_owned]))
+    mode = draw(st.sampled_from(["create", "update"]))
+    names = [c.name for c in table.writable_columns]
+    keys = draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names)))
+    return table.name, mode, {key: draw(_VALUES) for key in keys}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_rows())
+def test_fast_check_accepts_exactly_what_jsonschema_accepts(case: tuple[str, str, dict]) -> None:
+    """The fast path never accepts a row jsonschema rejects, nor refuses one it accepts."""
+    name, mode, row = case
+    compiled = row_validation._compiled(TABLES[name], mode)  # noqa: SLF001
+    assert compiled.fast(row) == compiled.validator.is_valid(row)
