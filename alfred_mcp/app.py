@@ -6,6 +6,8 @@ import logging
 from dataclasses import dataclass, field
 from datetime import date
 
+from alfred_mcp.agent.llm.base import LLM
+from alfred_mcp.agent.llm.factory import llm_from_settings
 from alfred_mcp.config import Settings
 from alfred_mcp.seeding import seed_if_empty
 from alfred_mcp.session import SessionManager
@@ -21,6 +23,8 @@ class AlfredApp:
 
     store: Store
     settings: Settings = field(default_factory=Settings)
+    llm: LLM | None = None
+    """The model `chat` and the headless CLI run turns with (None: clients drive turns themselves)."""
     sessions: SessionManager = field(init=False)
     _user_id: str | None = field(default=None, init=False)
     _opened: int = field(default=0, init=False)
@@ -31,7 +35,8 @@ class AlfredApp:
     @classmethod
     def from_settings(cls, settings: Settings) -> AlfredApp:
         settings.db_path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(store=SQLiteStore(settings.db_path), settings=settings)
+        llm = llm_from_settings(settings.model) if settings.model else None
+        return cls(store=SQLiteStore(settings.db_path), settings=settings, llm=llm)
 
     async def open(self) -> None:
         """Open the store, make sure the user exists, seed the demo kitchen on first run.

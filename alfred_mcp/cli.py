@@ -28,11 +28,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", help=f"SQLite database file (env {DB_ENV}; default: per-user data dir)")
     parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
     parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
+    parser.add_argument("--model", help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr (-v, -vv)")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP over stdio (the default)", epilog="Example: alfred-mcp serve --db ./kitchen.db")
     seed = commands.add_parser("seed", help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
     seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
+    commands.add_parser(
+        "chat", help="talk to the kitchen assistant in the terminal (needs --model)",
+        epilog="Example: alfred-mcp --model anthropic:claude-sonnet-4-5 chat",
+    )
+    run = commands.add_parser(
+        "run", help="run a file of user messages (one per line) and print a JSON transcript",
+        epilog="Example: alfred-mcp --model scripted:demo.json run messages.txt",
+    )
+    run.add_argument("script", help="a text file with one user message per line")
     return parser
 
 
@@ -40,10 +50,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings.from_env(db=args.db, user=args.user, seed_demo=not args.no_seed)
+    settings = Settings.from_env(db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model)
     try:
         if args.command == "seed":
             return anyio.run(_seed, settings, args.reset)
+        if args.command in ("chat", "run"):
+            from alfred_mcp.headless import chat_in_terminal, run_script
+
+            if args.command == "chat":
+                return anyio.run(chat_in_terminal, settings)
+            return anyio.run(run_script, settings, args.script)
         return _serve(settings)
     except AlfredError as error:
         print(f"alfred-mcp: {error.message}", file=sys.stderr)

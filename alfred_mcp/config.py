@@ -11,6 +11,7 @@ from platformdirs import user_data_dir
 DB_ENV = "ALFRED_DB"
 USER_ENV = "ALFRED_USER"
 CHECK_RESULTS_ENV = "ALFRED_CHECK_RESULTS"
+MODEL_ENV = "ALFRED_MODEL"
 
 
 def default_db_path() -> Path:
@@ -27,13 +28,18 @@ class Settings:
     seed_demo: bool = True
     check_results: bool = False
     """Validate every tool result against its published outputSchema on the server too (tests, debugging)."""
+    model: str | None = None
+    """The agent loop's model, e.g. 'anthropic:claude-sonnet-4-5' (None: no server-side model)."""
 
     @classmethod
-    def from_env(cls, db: str | None = None, user: str | None = None, seed_demo: bool = True) -> Settings:
+    def from_env(
+        cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None
+    ) -> Settings:
         path = db or os.environ.get(DB_ENV)
         return cls(
             db_path=Path(path).expanduser() if path else default_db_path(),
             user=user or os.environ.get(USER_ENV) or "local",
             seed_demo=seed_demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
+            model=model or os.environ.get(MODEL_ENV) or None,
         )

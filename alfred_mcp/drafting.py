@@ -18,7 +18,7 @@ from alfred_mcp.errors import AlfredError, InputError, InvalidRefError, StateErr
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
-from alfred_mcp.progress import report_progress
+from alfred_mcp.call_context import report_progress
 from alfred_mcp.session import Session
 from alfred_mcp.state.batch import BatchManifest, BatchPolicy
 from alfred_mcp.state.compiler import CatalogIndex, Compiled, CompiledRow, compile_draft
@@ -150,7 +150,7 @@ def open_batch(session: Session, refs: Sequence[str], policy: BatchPolicy | None
     drafts = [load_draft(session, ref) for ref in refs]
     for draft in drafts:
         ensure_pending(draft)
-    manifest = BatchManifest.new(_next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+    manifest = BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
     save_manifest(session, manifest)
     return manifest
 
@@ -189,7 +189,8 @@ def skip_items(session: Session, batch: str | None, refs: Sequence[str], reason:
     return manifest
 
 
-def _next_batch_ref(session: Session) -> str:
+def next_batch_ref(session: Session) -> str:
+    """A new batch ref for the session: batch_1, batch_2, ..."""
     number = int(session.document(BATCH_COUNTER, 0)) + 1
     session.put_document(BATCH_COUNTER, number)
     return f"batch_{number}"
@@ -287,7 +288,7 @@ def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:
 
 def _manifest_for(session: Session, drafts: list[Draft], batch: str | None, policy: BatchPolicy | None) -> BatchManifest:
     if batch is None:
-        return BatchManifest.new(_next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+        return BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
     manifest = load_manifest(session, batch)
     for draft in drafts:
         item = manifest.item(draft.ref)

@@ -11,9 +11,11 @@
     │   ├── DeletedRefError        a ref whose row was deleted (says in which turn)
     │   ├── PendingDraftError      a gen_* ref used where a saved row is required
     │   ├── UnscopedWriteError     update/delete without filters and without all=true
-    │   └── UnknownSessionError    a session name the user does not have
+    │   ├── UnknownSessionError    a session name the user does not have
+    │   └── RoleOutputError        a role's output fails its contract (the validation errors say how)
     ├── StateError                 the request is valid but the state forbids it
-    │   └── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
+    │   ├── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
+    │   └── OutOfOrderError        a turn stage submitted when another one is expected
     ├── StoreError                 the database refused or failed (mapped from the driver)
     │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
     ├── ModelError                 the model provider refused the request (API error message, status)
@@ -88,6 +90,10 @@ class UnknownSessionError(InputError):
     code = "unknown_session"
 
 
+class RoleOutputError(InputError):
+    code = "role_output_invalid"
+
+
 class StateError(AlfredError):
     code = "state_error"
 
@@ -118,3 +124,7 @@ class ModelOutputError(ModelError):
 
 class ConfigError(AlfredError):
     code = "config_error"
+
+
+class OutOfOrderError(StateError):
+    code = "out_of_order"

@@ -17,11 +17,13 @@ from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.call_context import CallContext, Reporter, enter_call, leave_call
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.handlers import HANDLERS
 from alfred_mcp.leak_guard import UuidLeakError, assert_no_uuid
-from alfred_mcp.progress import Reporter, reset_reporter, set_reporter
+from alfred_mcp.surface import completions, prompts, resources
+from alfred_mcp.surface.notify import notify_changes
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +45,9 @@ class AlfredServer(MCPServer[AlfredApp]):
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
         super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan)
+        resources.register(self)
+        prompts.register(self)
+        completions.register(self)
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -69,11 +74,11 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
         try:
             contract.check_arguments(arguments)
-            token = set_reporter(_progress_reporter(context))
+            token = enter_call(CallContext(reporter=_progress_reporter(context), mcp_context=context))
             try:
                 result = await HANDLERS[name](self.app, arguments)
             finally:
-                reset_reporter(token)
+                leave_call(token)
             if self.app.settings.check_results:
                 contract.check_result(result)
             body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
@@ -86,6 +91,7 @@ class AlfredServer(MCPServer[AlfredApp]):
         except Exception:
             logger.exception("tool %s failed", name)
             return _internal_error(name)
+        await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"])
         text = f"{summary_line(name, result)}\n{body}"
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result)
 

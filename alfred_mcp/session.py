@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,8 @@ from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.store.base import SessionRecord, Store
 
 _SESSION_NAME = re.compile(r"^session_([1-9][0-9]{0,8})$")
+_HELD: ContextVar[frozenset[str]] = ContextVar("alfred_sessions_held", default=frozenset())
+"""Sessions whose lock this task already holds: a turn run by `chat` calls tools on its own session."""
 
 
 @dataclass
@@ -127,12 +130,19 @@ class SessionManager:
     async def acting_on(self, user_id: str, name: str | None = None) -> AsyncIterator[Session]:
         """Serialize calls on one session; on any failure the cached state is dropped."""
         session = await self.resolve(user_id, name)
+        held = _HELD.get()
+        if session.record.session_id in held:
+            yield session
+            return
         async with session.lock:
+            token = _HELD.set(held | {session.record.session_id})
             try:
                 yield session
             except BaseException:
                 self.forget(session)
                 raise
+            finally:
+                _HELD.reset(token)
 
     async def _find_record(self, user_id: str, name: str | None) -> SessionRecord:
         if name is None:

@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from . import foundation
+from . import drafts, foundation
 
 
 async def run_all() -> dict[str, object]:
@@ -16,6 +16,7 @@ async def run_all() -> dict[str, object]:
         "translate_10k": await foundation.translate_10k(),
         "registry_lookup_scaling": foundation.registry_lookup_scaling(),
         "session_save_scaling": await foundation.session_save_scaling(),
+        "batch_save": await drafts.batch_save(),
     }
 
 

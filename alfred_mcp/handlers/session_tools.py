@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from alfred_mcp import turns
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.handlers.common import acting
 from alfred_mcp.handlers.common import session_context as _context
@@ -35,10 +36,15 @@ async def session_start(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
 
 
 async def turn_begin(app: AlfredApp, args: dict[str, Any]) -> dict[str, Any]:
+    """Close the current turn (its narrative is stored), start the next, record the user's message."""
     async with acting(app, "turn_begin", args) as session:
+        closed = turns.close_turn(session)
         session.turn += 1
-        await session.save(app.store)
-        return _context(session)
+        if args.get("message"):
+            turns.record_message(session, args["message"])
+        async with app.store.transaction():
+            await session.save(app.store)
+        return {**_context(session), "closed_turn": closed.turn if closed else None}
 
 
 HANDLERS = {

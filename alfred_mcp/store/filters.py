@@ -6,7 +6,8 @@ are a choice, the same in every dialect:
 
 - `neq` is null-safe: a row whose column is NULL counts as "not equal" and is kept.
 - `not_in` likewise keeps NULL rows; `in` and the comparisons never match NULL.
-- `ilike` is a case-insensitive LIKE; the caller's `%` and `_` are wildcards.
+- `ilike` is a case-insensitive LIKE; the caller's `%` and `_` are wildcards and nothing
+  else is special (no escape character, as in SQLite).
 - `contains` (text[] columns) matches rows whose array holds every given value.
 - `is_null` on a text[] column means "empty": arrays are stored NOT NULL, default empty.
 """
@@ -41,7 +42,7 @@ class Dialect:
     """Template for 'array {column} is NULL or empty'."""
     bool_as_int: bool
     tiebreak: str | None
-    """A last ORDER BY term that makes ties come out in insertion order."""
+    """A last ORDER BY term that makes ties come out in insertion order (PostgreSQL: a hidden identity column)."""
 
 
 SQLITE = Dialect(
@@ -59,11 +60,11 @@ POSTGRES = Dialect(
     name="postgres",
     placeholder="%s",
     null_safe_neq="IS DISTINCT FROM",
-    ilike="{column} ILIKE {param}",
+    ilike="{column} ILIKE {param} ESCAPE ''",
     contains="{param} = ANY({column})",
     is_empty_array="({column} IS NULL OR cardinality({column}) = 0)",
     bool_as_int=False,
-    tiebreak=None,
+    tiebreak='"insert_seq"',
 )
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (SQLITE, POSTGRES)}

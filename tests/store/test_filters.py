@@ -96,7 +96,7 @@ def test_postgres_dialect_spells_the_differences() -> None:
         "postgres",
     )
     assert compiled == (
-        '"cuisine" IS DISTINCT FROM %s AND "name" ILIKE %s AND %s = ANY("tags") AND "is_system" = %s',
+        '"cuisine" IS DISTINCT FROM %s AND "name" ILIKE %s ESCAPE \'\' AND %s = ANY("tags") AND "is_system" = %s',
         ["thai", "%cod%", "fish", False],
     )
 

@@ -77,6 +77,7 @@ def raw(store: SQLiteStore, sql: str, params: tuple[Any, ...] = ()) -> list[tupl
 # -- schema ----------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only
 async def test_schema_creates_every_table_with_its_foreign_keys(store: SQLiteStore) -> None:
     """Each kitchen FK references its table's id with the schema's ON DELETE; user_id cascades from users."""
     for table in TABLES.values():
@@ -104,6 +105,7 @@ def test_schema_sql_creates_each_table_after_the_tables_it_references() -> None:
             assert column.fk is not None and order.index(column.fk.table) <= order.index(table.name)
 
 
+@pytest.mark.sqlite_only
 async def test_lookups_are_indexed(store: SQLiteStore) -> None:
     """user_id, every FK column and recipe_ingredients (recipe_id, position) have an index."""
     def indexed(table: str) -> set[tuple[str, ...]]:
@@ -157,6 +159,7 @@ async def test_a_closed_store_says_so(store: SQLiteStore, user: str) -> None:
 # -- CRUD round trip -------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only
 async def test_insert_returns_rows_as_stored_with_python_types(store: SQLiteStore, user: str) -> None:
     """Ids, timestamps and schema defaults are filled; bools and lists come back as Python values."""
     row = await add(store, RECIPES, user, name="Curry", tags=["quick", "spicy"], servings=2)
@@ -566,6 +569,7 @@ async def test_session_state_round_trips(store: SQLiteStore, user: str) -> None:
     assert await store.current_session(user) == SessionRecord(session.session_id, user, 1, 3)
 
 
+@pytest.mark.sqlite_only
 async def test_incremental_save_upserts_only_the_given_entries(store: SQLiteStore, user: str) -> None:
     """Saving 1 changed entry of 1000 writes one ref row; order and the other entries stay."""
     session = await store.create_session(user)
@@ -604,6 +608,7 @@ async def test_new_entries_load_after_older_ones(store: SQLiteStore, user: str) 
     assert loaded[0].turn_last_ref == 5
 
 
+@pytest.mark.sqlite_only
 async def test_saving_an_unknown_session_fails_and_writes_nothing(store: SQLiteStore) -> None:
     """A session id the store does not have is a StoreError, not a silent no-op."""
     with pytest.raises(StoreError, match="no longer exists"):

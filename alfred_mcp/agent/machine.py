@@ -1,0 +1,354 @@
+"""The turn state machine: Understand -> Think -> Act (per step) -> Reply -> Summarize.
+
+Every driver (the `chat` tool, the stage tools, the headless CLI) goes through `TurnMachine`:
+it says which role is expected, validates that role's output against its contract, and applies
+it deterministically. The state enforces what the seeds promise: a step cannot complete while
+its batch has pending items, quick mode never writes, a tool error is shown to Act once and
+then blocks the step, and nothing is applied from an invalid output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from alfred_mcp import drafting, turns
+from alfred_mcp.agent import act_tools
+from alfred_mcp.agent.outputs import (
+    ROLE_OUTPUTS,
+    ActOutput,
+    AskUserDecision,
+    BlockedDecision,
+    ReplyOutput,
+    StepCompleteDecision,
+    ThinkOutput,
+    ToolCallDecision,
+    UnderstandOutput,
+)
+from alfred_mcp.agent.present import format_quick_result, witness_additions
+from alfred_mcp.agent.summarize import summarize_turn
+from alfred_mcp.agent.turn_state import CURRENT_TURN_KEY, StepState, ToolCallRecord, TurnState, turn_key
+from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import load_contracts
+from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
+from alfred_mcp.session import Session
+from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.ledger import ledger_key
+
+MAX_INVALID_OUTPUTS = 3
+"""Attempts per role output: an invalid one is retried with its errors, then the turn is blocked."""
+MAX_DECISIONS_PER_STEP = 8
+MAX_TOOL_ERRORS = 2
+"""A tool error is shown to Act once to correct; the second in a row blocks the step."""
+
+
+class TurnMachine:
+    """One session's turns, driven one validated role output at a time."""
+
+    def __init__(self, app: AlfredApp, session: Session) -> None:
+        self.app = app
+        self.session = session
+
+    # -- reading and starting ---------------------------------------------------------------
+
+    def current(self) -> TurnState | None:
+        turn = self.session.document(CURRENT_TURN_KEY)
+        return self.load(turn) if turn is not None else None
+
+    def load(self, turn: int) -> TurnState | None:
+        stored = self.session.document(turn_key(turn))
+        return TurnState.model_validate(stored) if stored is not None else None
+
+    async def begin(self, message: str) -> TurnState:
+        """Open the next turn for `message` (the session's turn counter moves on)."""
+        current = self.current()
+        if current is not None and current.stage != "done":
+            raise OutOfOrderError(
+                f"Turn {current.turn} is still at the {current.stage} stage; finish it (or abandon it with turn_abandon) first.",
+                expected=current.stage,
+            )
+        if self._turn_has_history():
+            turns.close_turn(self.session)
+            self.session.turn += 1
+        turns.record_message(self.session, message)
+        state = TurnState(turn=self.session.turn, message=message)
+        self._save(state)
+        return state
+
+    def _turn_has_history(self) -> bool:
+        turn = self.session.turn
+        return bool(self.session.document(ledger_key(turn))) or self.session.document(turn_key(turn)) is not None
+
+    def abandon(self, state: TurnState, reason: str) -> TurnState:
+        """Stop a turn where it stands: blocked, with Reply still to explain it."""
+        return self._block(state, reason)
+
+    async def end(self, state: TurnState, reason: str) -> TurnState:
+        """End a turn now (blocked, the reason as its reply), so the next one can begin."""
+        state = self._block(state, reason)
+        state.reply = f"Stopped: {reason}"
+        state = await self._finish(state)
+        self._save(state)
+        return state
+
+    def expected_role(self, state: TurnState) -> str | None:
+        """The role whose output the turn waits for, or None when it is done."""
+        return None if state.stage == "done" else state.stage
+
+    # -- submitting ---------------------------------------------------------------------------
+
+    async def submit(self, state: TurnState, role: str, output: Mapping[str, Any] | BaseModel) -> TurnState:
+        """Validate `output` as `role`'s contract and apply it.
+
+        Raises:
+            OutOfOrderError: another role is expected now.
+            RoleOutputError: the output breaks its contract (nothing applied); after
+                MAX_INVALID_OUTPUTS of them the turn ends blocked.
+        """
+        expected = self.expected_role(state)
+        if role != expected:
+            raise OutOfOrderError(
+                f"Turn {state.turn} expects {expected or 'nothing (it is done)'} now, not {role}.", expected=expected, got=role
+            )
+        parsed = self._validate(state, role, output)
+        state.model_calls[role] = state.model_calls.get(role, 0) + 1
+        apply = {"understand": self._apply_understand, "think": self._apply_think, "act": self._apply_act, "reply": self._apply_reply}
+        state = await apply[role](state, parsed)
+        self._save(state)
+        return state
+
+    def _validate(self, state: TurnState, role: str, output: Mapping[str, Any] | BaseModel) -> Any:
+        model = ROLE_OUTPUTS[role]
+        try:
+            data = output.model_dump() if isinstance(output, BaseModel) else output
+            parsed = model.model_validate(data)
+            self._check_refs(role, parsed)
+            return parsed
+        except (ValidationError, RoleOutputError) as error:
+            count = state.invalid_outputs.get(role, 0) + 1
+            state.invalid_outputs[role] = count
+            message = _validation_message(role, error)
+            if count >= MAX_INVALID_OUTPUTS:
+                self._save(self._block(state, f"{role} output was invalid {count} times: {message}"))
+            else:
+                self._save(state)
+            raise RoleOutputError(message, role=role, attempt=count, attempts_left=MAX_INVALID_OUTPUTS - count) from None
+
+    def _check_refs(self, role: str, parsed: Any) -> None:
+        """Refs a role names must be refs the session knows (a model never invents them)."""
+        if isinstance(parsed, UnderstandOutput):
+            for ref in parsed.referenced_refs:
+                if ref not in self.session.registry:
+                    raise RoleOutputError(f"referenced_refs: '{ref}' is not a ref of this session; use refs from the entity context.")
+        if isinstance(parsed, ThinkOutput):
+            for step in parsed.steps:
+                for entry in step.batch:
+                    if entry.ref not in self.session.registry:
+                        raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.")
+
+    # -- understand ---------------------------------------------------------------------------
+
+    async def _apply_understand(self, state: TurnState, output: UnderstandOutput) -> TurnState:
+        state.understanding = output
+        await apply_understanding(self.app, self.session, output, user_message=state.message)
+        if output.needs_clarification or output.needs_disambiguation:
+            questions = output.clarification_questions or [output.disambiguation_question or ""]
+            return self._ask(state, "clarify", " ".join(q for q in questions if q))
+        if output.quick_mode and output.quick_read is not None:
+            return await self._run_quick_read(state, output)
+        state.stage = "think"
+        return state
+
+    async def _run_quick_read(self, state: TurnState, output: UnderstandOutput) -> TurnState:
+        """Quick mode: one read-only lookup run by the system, answered without another model call."""
+        read = output.quick_read
+        assert read is not None
+        arguments = {"table": read.table, "filters": read.filters, "order_by": read.order_by, "limit": read.limit}
+        try:
+            result = await self.run_tool("db_read", arguments)
+        except AlfredError as error:
+            return self._block(state, f"The lookup failed: {error.message}")
+        state.quick_result = result
+        state.outcome = "quick"
+        state.reply = format_quick_result(result)
+        return await self._finish(state)
+
+    # -- think --------------------------------------------------------------------------------
+
+    async def _apply_think(self, state: TurnState, plan: ThinkOutput) -> TurnState:
+        state.plan = plan
+        if plan.decision == "clarify":
+            return self._ask(state, "clarify", " ".join(plan.clarification_questions))
+        if plan.decision == "propose":
+            return self._ask(state, "propose", plan.proposal_message or "")
+        state.steps = [StepState(index=i, step=step) for i, step in enumerate(plan.steps)]
+        state.stage = "act"
+        self._start_step(state)
+        record_plan(self.session, state)
+        return state
+
+    def _start_step(self, state: TurnState) -> None:
+        step = state.step
+        if step is None or step.status != "pending":
+            return
+        step.status = "running"
+        items = [(e.ref, e.label) for e in step.step.batch] or self._generated_for(state, step)
+        if items:
+            action = {"write": "saved", "read": "read"}.get(step.step.step_type, "done")
+            manifest = BatchManifest.new(drafting.next_batch_ref(self.session), step.step.subdomain, items, action=action)
+            drafting.save_manifest(self.session, manifest)
+            step.batch = str(manifest.step)
+
+    def _generated_for(self, state: TurnState, step: StepState) -> list[tuple[str, str | None]]:
+        """A write step after a generate step covers the drafts it generated: 'save all 3' is a batch of 3."""
+        if step.step.step_type != "write":
+            return []
+        refs = [ref for earlier in state.steps[: step.index] if earlier.step.step_type == "generate" for ref in earlier.drafts]
+        pending = {d.ref: d.label for d in drafting.list_drafts(self.session)}
+        return [(ref, pending[ref]) for ref in refs if ref in pending]
+
+    # -- act ----------------------------------------------------------------------------------
+
+    async def _apply_act(self, state: TurnState, output: ActOutput) -> TurnState:
+        step = state.step
+        assert step is not None
+        decision = output.decision
+        state.notice = None
+        if sum(1 for _ in step.tool_calls) + len(step.refused) >= MAX_DECISIONS_PER_STEP:
+            return self._block(state, f"Step {step.index + 1} made {MAX_DECISIONS_PER_STEP} decisions without completing.")
+        if isinstance(decision, ToolCallDecision):
+            return await self._act_tool_call(state, step, decision)
+        if isinstance(decision, StepCompleteDecision):
+            return self._act_step_complete(state, step, decision)
+        if isinstance(decision, AskUserDecision):
+            return self._ask(state, "ask_user", decision.question)
+        assert isinstance(decision, BlockedDecision)
+        return self._block(state, decision.reason)
+
+    async def _act_tool_call(self, state: TurnState, step: StepState, decision: ToolCallDecision) -> TurnState:
+        try:
+            act_tools.check_tool_allowed(decision.tool, step.step.step_type)
+            result = await self.run_tool(decision.tool, decision.arguments)
+        except AlfredError as error:
+            step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=decision.arguments, ok=False, summary=error.message, error_code=error.code))
+            step.consecutive_errors += 1
+            state.errors.append({"step": step.index + 1, "tool": decision.tool, "code": error.code, "message": error.message})
+            state.notice = f"{decision.tool} failed: {error.message} (one more failure blocks the step)"
+            if step.consecutive_errors >= MAX_TOOL_ERRORS:
+                return self._block(state, f"Step {step.index + 1} ({step.step.description}) failed twice: {error.message}")
+            return state
+        step.consecutive_errors = 0
+        touched = act_tools.touched_refs(result)
+        step.tool_calls.append(ToolCallRecord(
+            tool=decision.tool, arguments=decision.arguments, ok=True,
+            summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
+            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None,
+        ))
+        if decision.tool == "draft_create":
+            step.drafts.extend(d["ref"] for d in result.get("drafts", ()))
+        self._mark_batch(step, touched, result)
+        state.notice = step.tool_calls[-1].summary
+        return state
+
+    def _mark_batch(self, step: StepState, touched: dict[str, str], result: dict[str, Any]) -> None:
+        """Items of the step's manifest that this call handled are completed (or failed) by the state."""
+        if step.batch is None:
+            return
+        manifest = drafting.load_manifest(self.session, step.batch)
+        failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
+        for item in manifest.items:
+            if item.status != "pending":
+                continue
+            if item.ref in touched:
+                manifest.mark_completed(item.ref, touched[item.ref])
+            elif item.ref in failed:
+                manifest.mark_failed(item.ref, failed[item.ref])
+        drafting.save_manifest(self.session, manifest)
+
+    def _act_step_complete(self, state: TurnState, step: StepState, decision: StepCompleteDecision) -> TurnState:
+        try:
+            self._check_step_can_complete(step)
+        except BatchIncompleteError as refusal:
+            step.refused.append(refusal.message)
+            state.notice = f"step_complete refused: {refusal.message}"
+            return state
+        step.status = "completed"
+        step.result_summary = decision.result_summary
+        step.note_for_next_step = decision.note_for_next_step
+        state.current_step += 1
+        if state.step is None:
+            state.stage = "reply"
+            state.outcome = "completed"
+        else:
+            self._start_step(state)
+        return state
+
+    def _check_step_can_complete(self, step: StepState) -> None:
+        if step.batch is not None:
+            drafting.load_manifest(self.session, step.batch).check_can_complete()
+        expected = step.step.expected_count
+        if step.step.step_type == "generate" and expected and len(step.drafts) < expected:
+            raise BatchIncompleteError(
+                f"Step {step.index + 1} must generate {expected} drafts; it has {len(step.drafts)} "
+                f"({', '.join(step.drafts) or 'none'}). Create the rest with draft_create.",
+                pending=expected - len(step.drafts),
+            )
+
+    async def run_tool(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Run a tool as an MCP call would: contract-checked arguments, the same handler, this session."""
+        from alfred_mcp.handlers import HANDLERS  # the handlers package also serves the turn tools built on this module
+
+        contract = load_contracts()[tool]
+        args = {**arguments, "session": self.session.name} if "session" in contract.input_schema.get("properties", {}) else dict(arguments)
+        contract.check_arguments(args)
+        return await HANDLERS[tool](self.app, args)
+
+    # -- reply and the end of the turn ----------------------------------------------------------
+
+    async def _apply_reply(self, state: TurnState, output: ReplyOutput) -> TurnState:
+        state.reply_additions = witness_additions(self.session, state, output.response)
+        state.reply = "\n\n".join([output.response, *state.reply_additions])
+        return await self._finish(state)
+
+    def _ask(self, state: TurnState, outcome: str, question: str) -> TurnState:
+        state.outcome = outcome  # type: ignore[assignment]
+        state.question = question
+        state.reply = question
+        state.stage = "done"
+        self._close(state)
+        return state
+
+    def _block(self, state: TurnState, reason: str) -> TurnState:
+        state.outcome = "blocked"
+        state.blocked_reason = reason
+        for step in state.steps:
+            if step.status == "running":
+                step.status = "blocked"
+        state.stage = "reply"
+        return state
+
+    async def _finish(self, state: TurnState) -> TurnState:
+        state.stage = "done"
+        self._close(state)
+        return state
+
+    def _close(self, state: TurnState) -> None:
+        state.ledger = summarize_turn(self.session, state)
+        record_conversation(self.session, state)
+
+    def _save(self, state: TurnState) -> None:
+        self.session.put_document(turn_key(state.turn), state.model_dump(mode="json"))
+        self.session.put_document(CURRENT_TURN_KEY, state.turn)
+
+
+def _validation_message(role: str, error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        parts = []
+        for item in error.errors()[:5]:
+            where = ".".join(str(p) for p in item["loc"]) or "output"
+            parts.append(f"{where}: {item['msg']}")
+        return f"The {role} output does not match its schema: " + "; ".join(parts)
+    return f"The {role} output was refused: {error}"

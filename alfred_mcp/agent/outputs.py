@@ -1,0 +1,148 @@
+"""Each role's output contract: pydantic models, published as JSON Schema, validated before use.
+
+Understand interprets, Think plans, Act executes one decision at a time, Reply words the
+outcome; Summarize is deterministic and has no model output. Nothing a role returns touches
+state until it validates here; refs only, never ids.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.state.constraints import ConstraintSnapshot
+from alfred_mcp.state.curation import EntityCuration
+
+Role = Literal["understand", "think", "act", "reply"]
+StepType = Literal["read", "analyze", "generate", "write"]
+Subdomain = Literal["recipes", "inventory", "shopping", "meal_plans", "tasks", "preferences", "history"]
+TableName = Literal[tuple(TABLES)]  # type: ignore[valid-type]
+
+MAX_STEPS = 8
+MAX_BATCH = 50
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class QuickRead(_Contract):
+    """A single-table read answered without planning: the system runs it and formats the rows."""
+
+    table: TableName = Field(description="The one table to read.")
+    filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="{field, op, value} filters, refs for ids.")
+    order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="[{field, direction}]")
+    limit: int = Field(default=20, ge=1, le=100)
+
+
+class UnderstandOutput(_Contract):
+    """What the user's message means for state: refs in play, curation, constraints, mode."""
+
+    referenced_refs: list[str] = Field(default_factory=list, max_length=50, description="Refs the user refers to, from the entity context only.")
+    curation: EntityCuration = Field(default_factory=EntityCuration, description="Which entities stay in view; visibility only.")
+    constraint_snapshot: ConstraintSnapshot = Field(default_factory=ConstraintSnapshot, description="Constraints stated this turn.")
+    needs_disambiguation: bool = Field(default=False, description="True when a reference could mean several entities.")
+    disambiguation_question: str | None = Field(default=None, max_length=500)
+    disambiguation_options: list[str] = Field(default_factory=list, max_length=10, description="Candidate refs.")
+    needs_clarification: bool = Field(default=False, description="True when the request cannot be acted on without an answer.")
+    clarification_questions: list[str] = Field(default_factory=list, max_length=5)
+    quick_mode: bool = Field(default=False, description="True only for a single-table read-only lookup.")
+    quick_read: QuickRead | None = Field(default=None, description="The read to run in quick mode.")
+    processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
+
+    @model_validator(mode="after")
+    def _quick_mode_needs_a_read(self) -> UnderstandOutput:
+        if self.quick_mode and self.quick_read is None:
+            raise ValueError("quick_mode needs quick_read: the one table to read and its filters")
+        if self.needs_disambiguation and not self.disambiguation_question:
+            raise ValueError("needs_disambiguation needs disambiguation_question")
+        if self.needs_clarification and not self.clarification_questions:
+            raise ValueError("needs_clarification needs clarification_questions")
+        return self
+
+
+class BatchEntry(_Contract):
+    ref: str = Field(description="An existing ref (gen_recipe_1, recipe_3) the step covers.")
+    label: str | None = Field(default=None, max_length=200)
+
+
+class ThinkStep(_Contract):
+    """One step of the plan; a step over several existing items names them in `batch`."""
+
+    description: str = Field(max_length=500, description="What the step does, for the log.")
+    step_type: StepType
+    subdomain: Subdomain
+    batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Every existing item the step must handle; it cannot complete while any is pending.")
+    expected_count: int | None = Field(default=None, ge=1, le=MAX_BATCH, description="For a generate step: how many drafts it must produce.")
+
+
+class ThinkOutput(_Contract):
+    """The plan: act directly, propose first, or ask."""
+
+    goal: str = Field(max_length=300)
+    decision: Literal["plan_direct", "propose", "clarify"]
+    steps: list[ThinkStep] = Field(default_factory=list, max_length=MAX_STEPS)
+    proposal_message: str | None = Field(default=None, max_length=2000)
+    clarification_questions: list[str] = Field(default_factory=list, max_length=5)
+
+    @model_validator(mode="after")
+    def _decision_has_what_it_needs(self) -> ThinkOutput:
+        if self.decision == "plan_direct" and not self.steps:
+            raise ValueError("plan_direct needs at least one step")
+        if self.decision == "propose" and not self.proposal_message:
+            raise ValueError("propose needs proposal_message")
+        if self.decision == "clarify" and not self.clarification_questions:
+            raise ValueError("clarify needs clarification_questions")
+        return self
+
+
+class ToolCallDecision(_Contract):
+    action: Literal["tool_call"]
+    tool: str = Field(description="One of the tools listed in the context.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments; refs for ids.")
+
+
+class StepCompleteDecision(_Contract):
+    action: Literal["step_complete"]
+    result_summary: str = Field(max_length=1000, description="What the step achieved, refs only.")
+    note_for_next_step: str | None = Field(default=None, max_length=500)
+
+
+class AskUserDecision(_Contract):
+    action: Literal["ask_user"]
+    question: str = Field(max_length=1000)
+
+
+class BlockedDecision(_Contract):
+    action: Literal["blocked"]
+    reason: str = Field(max_length=1000)
+    reason_code: Literal["insufficient_info", "plan_invalid", "tool_failure"] = "tool_failure"
+
+
+class ActOutput(_Contract):
+    """One Act decision: call a tool, complete the step, ask the user, or report being blocked."""
+
+    decision: Annotated[
+        ToolCallDecision | StepCompleteDecision | AskUserDecision | BlockedDecision, Field(discriminator="action")
+    ]
+
+
+class ReplyOutput(_Contract):
+    """What the user reads. A witness: it reports saved, generated and failed exactly as the state says."""
+
+    response: str = Field(max_length=8000)
+
+
+ROLE_OUTPUTS: dict[str, type[BaseModel]] = {
+    "understand": UnderstandOutput,
+    "think": ThinkOutput,
+    "act": ActOutput,
+    "reply": ReplyOutput,
+}
+
+
+def output_schema(role: str) -> dict[str, Any]:
+    """The JSON Schema a role's output must satisfy."""
+    return ROLE_OUTPUTS[role].model_json_schema()

@@ -1,0 +1,67 @@
+"""Summarize: the turn's audit ledger, built from recorded state only (no model call)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from alfred_mcp.state.ledger import calls_of, ledger_key
+
+if TYPE_CHECKING:
+    from alfred_mcp.agent.turn_state import TurnState
+    from alfred_mcp.session import Session
+
+_DELTAS = {"created": "entities_created", "updated": "entities_updated", "deleted": "entities_deleted"}
+
+
+def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
+    """What the turn did, as facts: steps, tools, state deltas, artifacts, errors."""
+    calls = calls_of(session.document(ledger_key(state.turn), []))
+    ledger: dict[str, Any] = {
+        "turn": state.turn,
+        "outcome": state.outcome,
+        "steps_completed": sum(step.status == "completed" for step in state.steps),
+        "steps_total": len(state.steps),
+        "tools_called": _tool_counts(calls),
+        "entities_created": [], "entities_updated": [], "entities_deleted": [],
+        "artifacts_generated": [], "artifacts_saved": [],
+        "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool} for c in calls if c.outcome == "error"],
+        "model_calls": dict(state.model_calls),
+    }
+    for call in calls:
+        if call.outcome != "ok":
+            continue
+        if call.action in _DELTAS and call.tool.startswith("db_"):
+            ledger[_DELTAS[call.action]].extend(_entities(session, call.refs))
+        elif call.tool == "draft_create":
+            ledger["artifacts_generated"].extend(_entities(session, call.refs))
+        elif call.tool == "draft_save":
+            ledger["artifacts_saved"].extend(_entities(session, call.refs))
+    ledger["summary"] = _one_line(ledger, state)
+    return ledger
+
+
+def _tool_counts(calls: list[Any]) -> list[dict[str, Any]]:
+    counts = Counter((c.tool, c.table) for c in calls)
+    return [{"tool": tool, "table": table, "count": n} for (tool, table), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))]
+
+
+def _entities(session: Session, refs: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for ref in refs:
+        entry = session.registry.get(ref)
+        out.append({"ref": ref, "type": entry.entity_type if entry else None, "label": entry.label if entry else None})
+    return out
+
+
+def _one_line(ledger: dict[str, Any], state: TurnState) -> str:
+    parts = [f"turn {state.turn}: {state.outcome}"]
+    for key, word in (("entities_created", "created"), ("entities_updated", "updated"), ("entities_deleted", "deleted"),
+                      ("artifacts_generated", "drafted"), ("artifacts_saved", "saved")):
+        if ledger[key]:
+            parts.append(f"{len(ledger[key])} {word}")
+    if ledger["errors"]:
+        parts.append(f"{len(ledger['errors'])} error(s)")
+    if state.blocked_reason:
+        parts.append(f"blocked: {state.blocked_reason}")
+    return "; ".join(parts)

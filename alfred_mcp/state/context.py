@@ -1,0 +1,525 @@
+"""Context builders: the text each role reads, from plain state values, within a size budget.
+
+Understand, Think, Act (per step type) and Reply each get the sections the seeds lay out
+(000 §4.3.1 and §5.6, 001, 003, 004): the working set (recent / retained / pending drafts /
+excluded), what happened (turn narratives), the conversation, the compiled constraints, the
+profile and the kitchen dashboard. Refs only: nothing here knows a row id. Each role has a
+character budget; when the sections exceed it, the lowest-priority sections are cut first and
+say so with a marker. Same inputs, same text.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.state.constraints import DEFAULT_RESET_CONFIG, CompiledConstraints, ResetConfig, render_constraints
+from alfred_mcp.state.conversation import DEFAULT_CONVERSATION, ConversationConfig, ConversationHistory, render_conversation
+from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState
+from alfred_mcp.state.folding import FoldedLines, clip, render_folded
+from alfred_mcp.state.narrative import TurnExecutionSummary, compact_refs
+from alfred_mcp.state.working_set import DraftView, EntityLine, Entry, WorkingSet, build_working_set
+
+Role = Literal["understand", "think", "act", "reply"]
+StepKind = Literal["read", "analyze", "generate", "write"]
+ROLES: tuple[str, ...] = get_args(Role)
+STEP_KINDS: tuple[str, ...] = get_args(StepKind)
+
+DEFAULT_BUDGETS: dict[str, int] = {"understand": 12_000, "think": 12_000, "act": 9_000, "reply": 8_000}
+MIN_KEPT = 120
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    """Windows, caps and budgets of the three context layers; every size is in characters."""
+
+    entity_window: int = DEFAULT_WINDOW
+    narrative_turns: int = 2
+    narrative_chars: int = 800
+    conversation: ConversationConfig = DEFAULT_CONVERSATION
+    labels_per_type: int = 20
+    others_shown: int = 30
+    budgets: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
+    reset: ResetConfig = DEFAULT_RESET_CONFIG
+
+    def __post_init__(self) -> None:
+        if set(self.budgets) != set(ROLES) or min(self.budgets.values()) < 1_000:
+            raise ConfigError(f"budgets needs one value >= 1000 per role: {', '.join(ROLES)}.", field="budgets")
+        if self.entity_window < 0 or self.narrative_turns < 0:
+            raise ConfigError("entity_window and narrative_turns must be 0 or more.", field="windows")
+
+
+DEFAULT_CONFIG = ContextConfig()
+
+
+@dataclass(frozen=True)
+class StepView:
+    """The Act step being run: its kind and, when the loop knows them, its place and goal."""
+
+    step_type: StepKind
+    description: str | None = None
+    subdomain: str | None = None
+    number: int | None = None
+    total: int | None = None
+
+
+@dataclass(frozen=True)
+class ContextInputs:
+    """Everything a role's context is built from, as plain values read from the session."""
+
+    turn: int
+    user_message: str | None = None
+    entries: Sequence[Entry] = ()
+    curation: CurationState = field(default_factory=CurationState)
+    constraints: CompiledConstraints | None = None
+    drafts: Sequence[DraftView] = ()
+    narratives: Sequence[TurnExecutionSummary] = ()
+    """Closed turns, oldest first; the builders show the last `narrative_turns` whole."""
+    narrative_digest: FoldedLines = field(default_factory=FoldedLines)
+    current: TurnExecutionSummary | None = None
+    """This turn so far (from its ledger)."""
+    conversation: ConversationHistory = field(default_factory=ConversationHistory)
+    profile: Mapping[str, Any] | None = None
+    dashboard: Mapping[str, Any] | None = None
+    today: str | None = None
+
+
+@dataclass(frozen=True)
+class Section:
+    name: str
+    text: str
+    priority: int
+    """0 is kept longest; the highest number is cut first."""
+
+
+@dataclass(frozen=True)
+class RoleContext:
+    """A role's context: its sections in reading order, within `budget` characters."""
+
+    role: str
+    sections: tuple[Section, ...]
+    budget: int
+    truncated: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        return "\n\n".join(section.text for section in self.sections if section.text)
+
+    def section(self, name: str) -> str:
+        return next((s.text for s in self.sections if s.name == name), "")
+
+    @property
+    def size(self) -> int:
+        return len(self.text())
+
+
+# -- entry points -----------------------------------------------------------------------------
+
+
+def build_context(
+    role: str, inputs: ContextInputs, *, step: StepView | None = None, config: ContextConfig = DEFAULT_CONFIG
+) -> RoleContext:
+    """The context of `role` ('act' needs `step`), cut to the role's budget.
+
+    Raises:
+        ConfigError: unknown role, or 'act' without a step.
+    """
+    if role not in _BUILDERS:
+        raise ConfigError(f"Unknown role '{role}'. Roles: {', '.join(ROLES)}.", field="role", value=role, valid=list(ROLES))
+    if role == "act" and step is None:
+        raise ConfigError("The act context needs the step being run (step_type read, analyze, generate or write).",
+                          field="step_type", valid=list(STEP_KINDS))
+    working = build_working_set(inputs.entries, inputs.curation, inputs.drafts, turn=inputs.turn, window=config.entity_window)
+    sections = _BUILDERS[role](inputs, working, step, config)
+    return fit_budget(role, sections, config.budgets[role])
+
+
+def render_prompt(template: str, context: RoleContext) -> str:
+    """Fill `{section}` placeholders (and `{context}`: every section) of a role template.
+
+    Raises:
+        ConfigError: the template names a placeholder that is not a section.
+    """
+    values = {name: "" for name in SECTION_NAMES}
+    values.update({section.name: section.text for section in context.sections})
+    values["context"] = context.text()
+    unknown = sorted({name for name in _PLACEHOLDER.findall(template) if name not in values})
+    if unknown:
+        raise ConfigError(f"Prompt template has unknown placeholders: {', '.join(unknown)}.", field="template",
+                          valid=sorted(values))
+    filled = _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+    return re.sub(r"\n{3,}", "\n\n", filled).strip() + "\n"
+
+
+def fit_budget(role: str, sections: Sequence[Section], budget: int) -> RoleContext:
+    """Cut the lowest-priority sections first (at a line break, with a marker) until all fit."""
+    kept = list(sections)
+    truncated: list[str] = []
+    over = _size(kept) - budget
+    for index in sorted(range(len(kept)), key=lambda i: (-kept[i].priority, -i)):
+        if over <= 0:
+            break
+        section = kept[index]
+        if not section.text:
+            continue
+        cut = _cut(section, len(section.text) - over, budget)
+        kept[index] = cut
+        truncated.append(section.name)
+        over = _size(kept) - budget
+    return RoleContext(role, tuple(kept), budget, tuple(truncated))
+
+
+def _size(sections: Sequence[Section]) -> int:
+    texts = [s.text for s in sections if s.text]
+    return sum(len(t) for t in texts) + 2 * max(len(texts) - 1, 0)
+
+
+def _cut(section: Section, room: int, budget: int) -> Section:
+    marker = f"[… {section.name} cut to fit the {budget}-character budget]"
+    room -= len(marker) + 1
+    if room < MIN_KEPT:
+        return Section(section.name, f"[{section.name} left out to fit the {budget}-character budget]", section.priority)
+    head = section.text[:room]
+    head = head[: head.rfind("\n")] if "\n" in head else head
+    return Section(section.name, f"{head.rstrip()}\n{marker}", section.priority)
+
+
+# -- roles ------------------------------------------------------------------------------------
+
+Builder = Callable[[ContextInputs, WorkingSet, StepView | None, ContextConfig], list[Section]]
+
+
+def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
+    return [
+        Section("task", task_section(inputs), 0),
+        Section("entities", entities_section(working, config, reasons=True, others=True), 1),
+        Section("decisions", decisions_section(inputs.curation), 2),
+        Section("conversation", conversation_section(inputs), 3),
+        Section("constraints", constraints_section(inputs.constraints), 4),
+        Section("what_happened", what_happened_section(inputs, config, brief=True), 5),
+    ]
+
+
+def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
+    return [
+        Section("profile", profile_section(inputs.profile), 5),
+        Section("dashboard", dashboard_section(inputs.dashboard), 6),
+        Section("constraints", constraints_section(inputs.constraints), 1),
+        Section("entities", entities_section(working, config), 2),
+        Section("what_happened", what_happened_section(inputs, config), 3),
+        Section("conversation", conversation_section(inputs), 4),
+        Section("task", task_section(inputs), 0),
+    ]
+
+
+def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
+    kind = step.step_type if step is not None else "read"
+    sections = [
+        Section("step", step_section(step or StepView(kind), inputs.current), 0),
+        Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
+        Section("constraints", constraints_section(inputs.constraints), 1 if kind == "generate" else 2),
+    ]
+    if kind in ("analyze", "generate"):
+        sections.append(Section("what_happened", what_happened_section(inputs, config, last_only=True), 4))
+        sections.append(Section("profile", profile_section(inputs.profile), 3))
+    return sections
+
+
+def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
+    return [
+        Section("flow", flow_section(inputs), 2),
+        Section("results", results_section(inputs.current, working), 1),
+        Section("entities", entities_section(working, config), 3),
+        Section("conversation", conversation_section(inputs), 4),
+        Section("task", task_section(inputs), 0),
+    ]
+
+
+_BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}
+SECTION_NAMES: tuple[str, ...] = (
+    "task", "step", "flow", "results", "entities", "decisions", "what_happened", "conversation",
+    "constraints", "profile", "dashboard",
+)
+
+
+# -- sections ---------------------------------------------------------------------------------
+
+
+def task_section(inputs: ContextInputs) -> str:
+    lines = ["## Current task"]
+    message = inputs.user_message
+    lines.append(f'**User says:** "{message}"' if message else "**User says:** (no message recorded for this turn)")
+    lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
+    return "\n".join(lines)
+
+
+def entities_section(
+    working: WorkingSet, config: ContextConfig, *, reasons: bool = False, others: bool = False, drafts_first: bool = False
+) -> str:
+    """The working set as Markdown; retention reasons only for Understand (seed 004)."""
+    parts = ["## Entities in context"]
+    pending = _pending_block(working.pending)
+    if drafts_first and pending:
+        parts.append(pending)
+    if working.recent:
+        title = f"### Recent (last {config.entity_window} turns) — already loaded, use these refs"
+        parts.append(title + "\n" + _grouped(working.recent, config.labels_per_type))
+    if working.retained:
+        parts.append("### Retained (older, kept in view)\n" + "\n".join(_entity(line, with_reason=reasons) for line in working.retained))
+    if pending and not drafts_first:
+        parts.append(pending)
+    if working.excluded:
+        parts.append("### Excluded (don't use)\n" + "\n".join(_entity(line, with_reason=True) for line in working.excluded))
+    if working.cleared_at is not None:
+        parts.append(f"### Cleared\nEntities from before turn {working.cleared_at} were set aside; they stay known if named again.")
+    if others and working.others:
+        parts.append("### Earlier in this session (out of view)\n" + _others(working.others, config.others_shown))
+    if len(parts) == 1:
+        parts.append("None in view yet: read or search to get refs.")
+    return "\n".join(parts)
+
+
+def _pending_block(pending: Sequence[DraftView]) -> str:
+    if not pending:
+        return ""
+    lines = [f"- {d.ref}: {d.label} ({d.entity_type}) — generated, not saved" for d in pending]
+    return "### Pending drafts (not saved)\n" + "\n".join(lines)
+
+
+def _entity(line: EntityLine, *, with_reason: bool = False) -> str:
+    label = f": {line.label}" if line.label else ""
+    text = f"- {line.ref}{label} [{line.action}]"
+    return f"{text} — *{line.reason}*" if with_reason and line.reason else text
+
+
+def _grouped(lines: Sequence[EntityLine], per_type: int) -> str:
+    """Each type's refs with labels, up to `per_type`; the rest as ref ranges with a count."""
+    by_type: dict[str, list[EntityLine]] = {}
+    for line in lines:
+        by_type.setdefault(line.entity_type, []).append(line)
+    out: list[str] = []
+    for entity_type, group in by_type.items():
+        out += [_entity(line) for line in group[:per_type]]
+        rest = group[per_type:]
+        if rest:
+            out.append(f"- …and {compact_refs(line.ref for line in rest)} ({len(rest)} more {entity_type} refs)")
+    return "\n".join(out)
+
+
+def _others(entries: Sequence[Entry], shown: int) -> str:
+    """The most recently used refs out of view, with labels; the rest counted per type."""
+    recent = heapq.nlargest(shown, entries, key=lambda e: e.turn_last_ref)
+    out = [f"- {e.ref}" + (f": {e.label}" if e.label else "") + f" [{e.action}] (turn {e.turn_last_ref})" for e in recent]
+    rest = Counter(e.entity_type for e in entries)
+    rest.subtract(e.entity_type for e in recent)
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(rest.items()) if n > 0)
+    if counts:
+        out.append(f"- …and {len(entries) - len(recent)} more ({counts}); read or search to see them again.")
+    return "\n".join(out)
+
+
+def decisions_section(curation: CurationState) -> str:
+    if not curation.decision_log:
+        return "## Previous curation decisions\nNone yet."
+    lines = [
+        f"- Turn {d.turn}: {d.action}" + (f" {d.ref}" if d.ref else "") + (f" — {d.reason}" if d.reason else "")
+        for d in curation.decision_log
+    ]
+    return "## Previous curation decisions\n" + "\n".join(lines)
+
+
+def conversation_section(inputs: ContextInputs) -> str:
+    text = render_conversation(inputs.conversation, current_turn=inputs.turn)
+    return "## Conversation\n" + (text or "This is the start of the conversation.")
+
+
+def constraints_section(compiled: CompiledConstraints | None) -> str:
+    return render_constraints(compiled or CompiledConstraints())
+
+
+def what_happened_section(
+    inputs: ContextInputs, config: ContextConfig, *, brief: bool = False, last_only: bool = False
+) -> str:
+    """The last closed turns whole, the folded earlier ones, and this turn so far."""
+    keep = 1 if last_only else config.narrative_turns
+    recent = [n for n in inputs.narratives if not n.is_empty][-keep:] if keep else []
+    parts = ["## What happened"]
+    for number, summary in enumerate(reversed(recent)):
+        title = f"### Turn {summary.turn}" + (" (last turn)" if number == 0 else "")
+        parts.append(title + "\n" + _narrative(summary, brief=brief))
+    earlier = render_folded(inputs.narrative_digest)
+    if earlier and not last_only:
+        parts.append("### Earlier (compressed)\n" + earlier)
+    if inputs.current is not None and not inputs.current.is_empty:
+        parts.append("### This turn so far\n" + _narrative(inputs.current, brief=True, with_message=False))
+    if len(parts) == 1:
+        parts.append("Nothing yet: this is the first turn with activity.")
+    return "\n".join(parts)
+
+
+def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_message: bool = True) -> str:
+    lines: list[str] = []
+    if with_message and summary.user_message:
+        lines.append(f'**User asked:** "{summary.user_message}"')
+    if summary.goal or summary.think_decision:
+        decision = f" ({summary.think_decision})" if summary.think_decision else ""
+        lines.append(f"**Goal:** {summary.goal or 'not stated'}{decision}")
+    if summary.steps:
+        shown = summary.steps[:4] if brief else summary.steps
+        lines.append("**Steps:**")
+        lines += [f"  {s.step_num}. {'✓' if s.ok else '✗'} [{s.step_type}] {s.outcome}" for s in shown]
+        hidden = len(summary.steps) - len(shown) + summary.more_steps
+        if hidden:
+            lines.append(f"  … {hidden} more step(s)")
+    curation = _curation_text(summary)
+    if curation:
+        lines.append(f"**Understand decided:** {curation}")
+    if summary.errors:
+        lines.append("**Errors:** " + "; ".join(f"{e.tool} ({e.code})" for e in summary.errors))
+    if summary.response_summary and not brief:
+        lines.append(f'**Alfred said:** "{clip(summary.response_summary, 200)}"')
+    lines.append(f"**Phase:** {summary.conversation_phase}")
+    return "\n".join(lines)
+
+
+def _curation_text(summary: TurnExecutionSummary) -> str:
+    parts = []
+    if summary.cleared:
+        parts.append("cleared the working set")
+    for verb, refs in (("retained", summary.retained_refs), ("demoted", summary.demoted_refs), ("dropped", summary.dropped_refs)):
+        if refs:
+            parts.append(f"{verb} {compact_refs(refs)}")
+    if summary.curation_summary:
+        parts.append(summary.curation_summary)
+    return "; ".join(parts)
+
+
+def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
+    place = f"Step {step.number} of {step.total}" if step.number and step.total else (f"Step {step.number}" if step.number else "Step")
+    head = f"**{place}** | Type: {step.step_type}" + (f" | Subdomain: {step.subdomain}" if step.subdomain else "")
+    lines = ["## Current step", head]
+    if step.description:
+        lines.append(f"**Goal:** {step.description}")
+    done = current.steps if current is not None else []
+    lines.append("### Prior steps (this turn)")
+    lines += [f"{s.step_num}. {'✓' if s.ok else '✗'} {s.outcome}" for s in done] or ["None yet."]
+    return "\n".join(lines)
+
+
+def flow_section(inputs: ContextInputs) -> str:
+    """Where the conversation is, so Reply continues it instead of starting over (seed 001)."""
+    phase = inputs.current.conversation_phase if inputs.current is not None else "exploring"
+    lines = ["## Conversation flow", f"**Turn:** {inputs.turn} | **Phase:** {phase}"]
+    previous = [e for e in inputs.conversation.recent if e.turn < inputs.turn]
+    if previous:
+        last = previous[-1]
+        said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
+        answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
+        lines.append(f"**Last exchange:** User: {said} / You: {answered}")
+        lines.append("You are mid-conversation: no greeting, no re-introduction; acknowledge and continue.")
+    else:
+        lines.append("This is the first exchange of the session.")
+    if inputs.current is not None and inputs.current.user_expressed:
+        lines.append(f"**User expressed:** {inputs.current.user_expressed}")
+    return "\n".join(lines)
+
+
+def results_section(current: TurnExecutionSummary | None, working: WorkingSet) -> str:
+    """What this turn did, as state: Reply reports it and nothing more."""
+    lines = ["## What happened this turn"]
+    if current is not None and current.steps:
+        lines += [f"- {'✓' if s.ok else '✗'} {s.outcome}" for s in current.steps]
+    for label, refs in (("Created", current.created if current else []), ("Updated", current.updated if current else []),
+                        ("Deleted", current.deleted if current else [])):
+        if refs:
+            lines.append(f"**{label}:** {compact_refs(refs)}")
+    if current is not None and current.errors:
+        lines += [f"**Failed:** {e.tool} ({e.code}): {e.message}" for e in current.errors]
+    if working.pending:
+        lines.append("**Generated, not saved:** " + ", ".join(f"{d.ref} ({d.label})" for d in working.pending))
+    if len(lines) == 1:
+        lines.append("No tool calls were made this turn.")
+    return "\n".join(lines)
+
+
+def profile_section(profile: Mapping[str, Any] | None) -> str:
+    if not profile:
+        return "## User profile\nNo preferences saved."
+    lines = ["## User profile"]
+    lines.append(_joined("Constraints", [("Diet", profile.get("dietary_restrictions")), ("Allergies", profile.get("allergies")),
+                                          ("Dislikes", profile.get("disliked_ingredients"))]))
+    lines.append(_joined("Has", [("Equipment", profile.get("available_equipment")), ("Skill", profile.get("cooking_skill_level")),
+                                  ("Time budget", _minutes(profile.get("time_budget_minutes"))),
+                                  ("Complexity", profile.get("preferred_complexity"))]))
+    lines.append(_joined("Likes", [("Cuisines", profile.get("favorite_cuisines")), ("Goals", profile.get("nutrition_goals")),
+                                    ("Vibes", profile.get("current_vibes"))]))
+    lines.append(_joined("Household", [("Adults", profile.get("household_adults")), ("Kids", profile.get("household_kids")),
+                                        ("Babies", profile.get("household_babies"))]))
+    lines.append(_joined("Rhythm", [("Cooks", profile.get("cooking_frequency")), ("Habits", profile.get("planning_rhythm"))]))
+    return "\n".join(line for line in lines if line)
+
+
+def _minutes(value: Any) -> str | None:
+    return f"{value} min" if value else None
+
+
+def _joined(title: str, pairs: Sequence[tuple[str, Any]]) -> str:
+    shown = [f"{name}: {_value_text(value)}" for name, value in pairs if value not in (None, "", [], ())]
+    return f"**{title}:** " + " | ".join(shown) if shown else ""
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(clip(str(item), 60) for item in value[:8])
+    return clip(str(value), 80)
+
+
+def dashboard_section(dashboard: Mapping[str, Any] | None) -> str:
+    """Counts and what needs attention soon; refs with labels only."""
+    if not dashboard:
+        return "## Kitchen dashboard\nNot available."
+    counts: Mapping[str, int] = dashboard.get("counts", {})
+    lines = ["## Kitchen dashboard"]
+    lines.append(f"- Recipes: {counts.get('recipes', 0)} saved" + _breakdown(dashboard.get("recipes_by_cuisine")))
+    lines.append(f"- Inventory: {counts.get('inventory', 0)} items" + _breakdown(dashboard.get("inventory_by_location")))
+    soon = dashboard.get("expiring_soon") or []
+    if soon:
+        lines.append(f"- Expiring within {dashboard.get('horizon_days', 3)} days: " + ", ".join(_dated(item) for item in soon[:10]))
+    expired = dashboard.get("expired") or []
+    if expired:
+        lines.append("- Past their date: " + ", ".join(_dated(item) for item in expired[:10]))
+    meals = dashboard.get("next_meals") or []
+    lines.append("- Next meals: " + ("; ".join(_meal(meal) for meal in meals[:7]) if meals else "nothing planned"))
+    lines.append(f"- Shopping list: {dashboard.get('shopping_to_buy', 0)} to buy | Tasks: {dashboard.get('tasks_open', 0)} open")
+    return "\n".join(lines)
+
+
+def _breakdown(counts: Mapping[str, int] | None) -> str:
+    if not counts:
+        return ""
+    return " (" + ", ".join(f"{key}: {value}" for key, value in list(counts.items())[:8]) + ")"
+
+
+def _dated(item: Mapping[str, Any]) -> str:
+    return f"{item.get('ref')} {item.get('label')} ({item.get('expiry_date')})"
+
+
+def _meal(meal: Mapping[str, Any]) -> str:
+    recipe = f" → {meal['recipe']} {meal.get('recipe_label') or ''}".rstrip() if meal.get("recipe") else ""
+    return f"{meal.get('ref')} {meal.get('label')}{recipe}"
+
+
+def naive_history(
+    messages: Sequence[tuple[str | None, str | None]], narratives: Sequence[TurnExecutionSummary], entries: Sequence[Entry]
+) -> str:
+    """The baseline the budgets are measured against: every message, every narrative, every ref."""
+    parts = [f"User: {user or ''}\nAlfred: {reply or ''}" for user, reply in messages]
+    parts += [_narrative(summary) for summary in narratives]
+    parts += [f"- {e.ref}: {e.label} [{e.action}]" for e in entries]
+    return "\n\n".join(parts)
+

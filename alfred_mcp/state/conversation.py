@@ -1,0 +1,141 @@
+"""Conversation history: the last few exchanges verbatim, older ones folded under a cap (seed 001).
+
+An exchange is one turn's user message and Alfred's reply. The last `verbatim_turns` stay whole
+(each message cut only past `message_chars`); an exchange leaving that window is folded into one
+line by a `Summarizer` (deterministic `exchange_line` by default), so the history has a fixed
+ceiling however long the session runs. When a model is configured, `with_model_summary` lets its
+summary replace the folded lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alfred_mcp.errors import ConfigError, StateError
+from alfred_mcp.state.folding import FoldedLines, clip, fold_line, render_folded, replace_with_summary
+
+
+@dataclass(frozen=True)
+class ConversationConfig:
+    """Window sizes: exchanges kept whole, and the caps that bound everything else."""
+
+    verbatim_turns: int = 3
+    message_chars: int = 1_500
+    summary_chars: int = 800
+
+    def __post_init__(self) -> None:
+        if self.verbatim_turns < 1:
+            raise ConfigError("verbatim_turns must be at least 1.", field="verbatim_turns", value=self.verbatim_turns)
+        if self.message_chars < 40 or self.summary_chars < 80:
+            raise ConfigError("message_chars must be >= 40 and summary_chars >= 80.", field="conversation")
+
+
+DEFAULT_CONVERSATION = ConversationConfig()
+
+
+class Exchange(BaseModel):
+    """One turn of dialogue: what the user said and what Alfred answered (either may be missing)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    user: str | None = None
+    assistant: str | None = None
+
+
+class ConversationHistory(BaseModel):
+    """The session's dialogue: recent exchanges whole (oldest first) and the folded rest."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    recent: list[Exchange] = Field(default_factory=list)
+    earlier: FoldedLines = Field(default_factory=FoldedLines)
+
+    def exchange(self, turn: int) -> Exchange | None:
+        return next((e for e in self.recent if e.turn == turn), None)
+
+
+Summarizer = Callable[[Exchange], str]
+"""How an exchange leaving the verbatim window becomes one folded line."""
+
+
+def exchange_line(exchange: Exchange) -> str:
+    """The deterministic fold: the start of both sides of the exchange."""
+    user = f'User: "{clip(exchange.user, 80)}"' if exchange.user else "User: (no message)"
+    reply = f' / Alfred: "{clip(exchange.assistant, 70)}"' if exchange.assistant else ""
+    return user + reply
+
+
+def record_user_message(
+    history: ConversationHistory,
+    turn: int,
+    message: str,
+    *,
+    config: ConversationConfig = DEFAULT_CONVERSATION,
+    summarize: Summarizer = exchange_line,
+) -> ConversationHistory:
+    """The history with the user's message of `turn` (replacing one already recorded for it)."""
+    return _put(history, turn, config, summarize, user=_cut(message, config))
+
+
+def record_reply(
+    history: ConversationHistory,
+    turn: int,
+    reply: str,
+    *,
+    config: ConversationConfig = DEFAULT_CONVERSATION,
+    summarize: Summarizer = exchange_line,
+) -> ConversationHistory:
+    """The history with Alfred's reply of `turn` (replacing one already recorded for it)."""
+    return _put(history, turn, config, summarize, assistant=_cut(reply, config))
+
+
+def with_model_summary(
+    history: ConversationHistory, summary: str, *, config: ConversationConfig = DEFAULT_CONVERSATION
+) -> ConversationHistory:
+    """The history with a model-written summary in place of everything folded so far."""
+    through = history.earlier.last_turn or 0
+    earlier = replace_with_summary(history.earlier, summary, through_turn=through, cap=config.summary_chars)
+    return history.model_copy(update={"earlier": earlier})
+
+
+def _cut(text: str, config: ConversationConfig) -> str:
+    text = text.strip()
+    return text if len(text) <= config.message_chars else text[: config.message_chars - 1].rstrip() + "…"
+
+
+def _put(
+    history: ConversationHistory, turn: int, config: ConversationConfig, summarize: Summarizer, **fields: str
+) -> ConversationHistory:
+    recent = list(history.recent)
+    if recent and turn < recent[-1].turn:
+        raise StateError(f"Turn {turn} is before the last recorded turn {recent[-1].turn}.", value=turn)
+    if recent and recent[-1].turn == turn:
+        recent[-1] = recent[-1].model_copy(update=fields)
+    else:
+        recent.append(Exchange(turn=turn, **fields))
+    earlier = history.earlier
+    while len(recent) > config.verbatim_turns:
+        oldest = recent.pop(0)
+        earlier = fold_line(earlier, summarize(oldest), turn=oldest.turn, cap=config.summary_chars)
+    return ConversationHistory(recent=recent, earlier=earlier)
+
+
+def render_conversation(history: ConversationHistory, *, current_turn: int | None = None) -> str:
+    """Markdown: the recent exchanges (the current turn marked), then the folded earlier turns."""
+    lines: list[str] = []
+    for exchange in history.recent:
+        if exchange.user:
+            lines.append(f"User: {exchange.user}")
+        if exchange.assistant:
+            lines.append(f"Alfred: {exchange.assistant}")
+        elif exchange.turn == current_turn:
+            lines.append("→ (current turn, being processed)")
+        lines.append("")
+    earlier = render_folded(history.earlier)
+    if earlier:
+        lines += ["### Earlier", earlier]
+    return "\n".join(lines).strip()

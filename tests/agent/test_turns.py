@@ -1,0 +1,262 @@
+"""The bundled agent loop end to end: scripted model outputs, real store, real MCP client.
+
+Assertions are on state (rows, refs, manifests, the ledger) and on what the model was shown
+(captured prompts: never a UUID), not on the absence of a crash.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.cod_recipes import THREE_COD
+from e2e.helpers import call, call_error
+from mcp import Client
+
+from alfred_mcp.agent.llm.scripted import ScriptedLLM
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.seeding import seed
+from alfred_mcp.server import build_server
+
+pytestmark = pytest.mark.anyio
+TODAY_ISO = "2026-01-12"
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+    from datetime import date
+
+    app = AlfredApp.from_settings(Settings(db_path=tmp_path / "kitchen.db", seed_demo=False, check_results=True))
+    await app.open()
+    await seed(app.store, app.user_id, today=date.fromisoformat(TODAY_ISO))
+    yield app
+    await app.close()
+
+
+@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
+async def client(request: pytest.FixtureRequest, app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app), mode=request.param) as connected:
+        yield connected
+
+
+def script(app: AlfredApp, outputs: dict[str, list[Any]]) -> ScriptedLLM:
+    llm = ScriptedLLM(outputs)
+    app.llm = llm
+    return llm
+
+
+def assert_prompts_carry_no_uuid(llm: ScriptedLLM) -> None:
+    for request in llm.requests:
+        assert find_uuid(request.prompt_text()) is None, f"a {request.role} prompt showed a raw id"
+
+
+async def rows(app: AlfredApp, table: str, *filters: Filter) -> list[dict]:
+    return await app.store.select(TABLES[table], Query(where=Where(all_of=filters), limit=500), user_id=app.user_id)
+
+
+UNDERSTAND_COD = {
+    "constraint_snapshot": {
+        "new_constraints": [
+            {"type": "ingredient_required", "field": "protein", "value": "cod"},
+            {"type": "equipment", "field": "appliance", "value": "air-fryer"},
+        ],
+        "goal_update": "three air-fryer cod recipes, saved",
+    },
+    "processed_message": "3 air-fryer cod recipes, save them",
+}
+THINK_COD = {
+    "goal": "Create and save 3 air-fryer cod recipes",
+    "decision": "plan_direct",
+    "steps": [
+        {"description": "Generate 3 cod recipes", "step_type": "generate", "subdomain": "recipes", "expected_count": 3},
+        {"description": "Save the 3 recipes", "step_type": "write", "subdomain": "recipes"},
+    ],
+}
+
+
+def act(decision: dict[str, Any]) -> dict[str, Any]:
+    return {"decision": decision}
+
+
+def tool(name: str, **arguments: Any) -> dict[str, Any]:
+    return act({"action": "tool_call", "tool": name, "arguments": arguments})
+
+
+def complete(summary: str) -> dict[str, Any]:
+    return act({"action": "step_complete", "result_summary": summary})
+
+
+COD_ACTS = [
+    tool("draft_create", entity_type="recipe", items=THREE_COD),
+    complete("Generated gen_recipe_1..gen_recipe_3"),
+    complete("Saved them"),  # too early: the state refuses, the batch is still pending
+    tool("draft_save", refs=["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]),
+    complete("Saved all three"),
+]
+
+
+async def test_chat_scenario_1_three_cod_recipes_saved_whole(client: Client, app: AlfredApp) -> None:
+    """'Make 3 cod recipes and save them': three recipes with every ingredient; an early step_complete is refused."""
+    llm = script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": COD_ACTS, "reply": [{"response": "Saved your three cod recipes."}]})
+    result = await call(client, "chat", message="Make 3 cod recipes for the air fryer and save them")
+    assert result["outcome"] == "completed"
+    assert result["model_calls"] == {"understand": 1, "think": 1, "act": 5, "reply": 1}
+    saved = {row["name"]: row for row in await rows(app, "recipes") if "Cod" in row["name"] and row["name"] in {r["name"] for r in THREE_COD}}
+    assert set(saved) == {r["name"] for r in THREE_COD}
+    for recipe in THREE_COD:
+        ingredients = await rows(app, "recipe_ingredients", Filter("recipe_id", "eq", saved[recipe["name"]]["id"]))
+        assert [i["name"] for i in sorted(ingredients, key=lambda i: i["position"])] == [i["name"] for i in recipe["ingredients"]]
+    status = await call(client, "turn_status")
+    write_step = status["state"]["steps"][1]
+    assert len(write_step["refused"]) == 1 and "pending" in write_step["refused"][0]
+    assert status["batches"][0]["items"][0]["status"] == "completed"
+    working = {e["ref"]: e for e in (await call(client, "show_working_set"))["refs"]}
+    assert working["gen_recipe_1"]["saved_as"].startswith("recipe_")
+    assert [e["label"] for e in result["summary"]["artifacts_saved"]] == [r["name"] for r in THREE_COD]
+    assert_prompts_carry_no_uuid(llm)
+    write_prompt = next(r for r in llm.requests if r.role == "act" and "Current step 2" in r.messages[0].content)
+    assert "Honey Garlic Cod" in write_prompt.messages[0].content and "kalamata olives" in write_prompt.messages[0].content
+
+
+async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Client, app: AlfredApp) -> None:
+    """One of three saves fails on a real constraint; even a reply claiming success carries the failure."""
+    with sqlite3.connect(app.settings.db_path) as connection:
+        connection.execute(
+            "CREATE TRIGGER refuse_poison BEFORE INSERT ON recipe_ingredients WHEN NEW.name = 'poison' "
+            "BEGIN SELECT RAISE(ABORT, 'poison is not an ingredient'); END"
+        )
+    poisoned = [THREE_COD[0], {**THREE_COD[1], "ingredients": THREE_COD[1]["ingredients"] + [{"name": "poison"}]}, THREE_COD[2]]
+    acts = [tool("draft_create", entity_type="recipe", items=poisoned), complete("3 drafts"),
+            tool("draft_save", refs=["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]), complete("saved")]
+    script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": acts, "reply": [{"response": "All 3 recipes are saved!"}]})
+    result = await call(client, "chat", message="Make 3 cod recipes and save them")
+    assert "Not saved: gen_recipe_2 (Lemon Butter Cod)" in result["reply"]
+    assert not await rows(app, "recipes", Filter("name", "eq", "Lemon Butter Cod"))
+    assert len(await rows(app, "recipes", Filter("name", "eq", "Honey Garlic Cod"))) == 1
+    status = await call(client, "turn_status")
+    assert status["batches"][0]["items"][1]["status"] == "failed"
+
+
+async def test_invalid_think_output_is_retried_with_its_error_then_accepted(client: Client, app: AlfredApp) -> None:
+    invalid = {"goal": "Save recipes", "decision": "plan_direct", "steps": []}
+    llm = script(app, {"understand": [UNDERSTAND_COD], "think": [invalid, THINK_COD], "act": COD_ACTS, "reply": [{"response": "Done."}]})
+    result = await call(client, "chat", message="Make 3 cod recipes and save them")
+    assert result["outcome"] == "completed"
+    thinks = [r for r in llm.requests if r.role == "think"]
+    assert len(thinks) == 2
+    assert "plan_direct needs at least one step" in thinks[1].messages[0].content
+    status = await call(client, "turn_status")
+    assert status["state"]["invalid_outputs"] == {"think": 1}
+
+
+async def test_invalid_outputs_past_the_limit_end_the_turn_blocked_and_apply_nothing(client: Client, app: AlfredApp) -> None:
+    invalid = {"goal": "x", "decision": "plan_direct", "steps": []}
+    before = len(await rows(app, "recipes"))
+    script(app, {"understand": [UNDERSTAND_COD], "think": [invalid] * 3, "reply": [{"response": "I could not plan that."}]})
+    result = await call(client, "chat", message="Make 3 cod recipes")
+    assert result["outcome"] == "blocked" and "think output was invalid 3 times" in result["reply"]
+    assert len(await rows(app, "recipes")) == before
+
+
+async def test_quick_read_takes_one_model_call_and_reads_only(client: Client, app: AlfredApp) -> None:
+    quick = {"quick_mode": True, "quick_read": {"table": "inventory", "filters": [{"field": "location", "op": "eq", "value": "freezer"}]}}
+    script(app, {"understand": [quick]})
+    result = await call(client, "chat", message="what's in my freezer?")
+    assert result["model_calls"] == {"understand": 1} and result["outcome"] == "quick"
+    freezer = await rows(app, "inventory", Filter("location", "eq", "freezer"))
+    assert f"{len(freezer)} pantry item" in result["reply"] and "inv_1" in result["reply"]
+
+
+async def test_scenario_2_list_then_delete_two_next_turn(client: Client, app: AlfredApp) -> None:
+    """Refs from one turn drive a batch delete in the next; the manifest tracks both items."""
+    quick = {"quick_mode": True, "quick_read": {"table": "recipes", "order_by": [{"field": "name"}], "limit": 5}}
+    script(app, {"understand": [quick]})
+    listed = await call(client, "chat", message="what recipes do I have?")
+    first_turn = (await call(client, "turn_status"))["state"]
+    shown = first_turn["quick_result"]["rows"][:2]
+    refs, names = [r["id"] for r in shown], [r["name"] for r in shown]
+    assert all(ref in listed["reply"] for ref in refs)
+    plan = {"goal": "Delete two recipes", "decision": "plan_direct", "steps": [
+        {"description": f"Delete {refs[0]} and {refs[1]}", "step_type": "write", "subdomain": "recipes",
+         "batch": [{"ref": refs[0]}, {"ref": refs[1]}]}]}
+    script(app, {
+        "understand": [{"referenced_refs": refs}], "think": [plan],
+        "act": [tool("db_delete", table="recipes", filters=[{"field": "id", "op": "in", "value": refs}]), complete("deleted")],
+        "reply": [{"response": f"Deleted {refs[0]} and {refs[1]}."}],
+    })
+    result = await call(client, "chat", message="delete the first two")
+    assert result["outcome"] == "completed" and result["turn"] == listed["turn"] + 1
+    assert not [r for r in await rows(app, "recipes") if r["name"] in names]
+    assert {e["ref"] for e in result["summary"]["entities_deleted"]} == set(refs)
+    batches = (await call(client, "turn_status"))["batches"]
+    assert [item["status"] for item in batches[0]["items"]] == ["completed", "completed"]
+
+
+async def test_scenario_3_fish_category_search_finds_cod_and_salmon(client: Client, app: AlfredApp) -> None:
+    plan = {"goal": "Find fish recipes", "decision": "plan_direct",
+            "steps": [{"description": "Search recipes in the fish category", "step_type": "read", "subdomain": "recipes"}]}
+    script(app, {"understand": [{}], "think": [plan],
+                 "act": [tool("recipes_search", category="fish"), complete("found the fish recipes")],
+                 "reply": [{"response": "Here are your fish recipes."}]})
+    result = await call(client, "chat", message="show me fish recipes")
+    status = await call(client, "turn_status")
+    summary = status["state"]["steps"][0]["tool_calls"][0]["summary"]
+    assert result["outcome"] == "completed" and "recipe_" in summary
+
+
+async def test_scenario_4_ambiguous_request_is_clarified_without_acting(client: Client, app: AlfredApp) -> None:
+    before = len(await rows(app, "recipes"))
+    llm = script(app, {"understand": [{"needs_clarification": True, "clarification_questions": ["For which days, and for how many people?"]}]})
+    result = await call(client, "chat", message="plan my meals")
+    assert result["outcome"] == "clarify" and "how many people" in result["reply"]
+    assert [r.role for r in llm.requests] == ["understand"] and len(await rows(app, "recipes")) == before
+
+
+async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Client, app: AlfredApp) -> None:
+    """A client whose own model thinks: turn_start, turn_context, turn_submit until done."""
+    started = await call(client, "turn_start", message="Make 3 cod recipes and save them")
+    assert started["expected_role"] == "understand"
+    early = await call_error(client, "turn_submit", role="think", output=THINK_COD)
+    assert early["code"] == "out_of_order" and "understand" in early["message"]
+    context = await call(client, "turn_context")
+    assert context["role"] == "understand" and context["output_schema"]["title"] == "UnderstandOutput"
+    assert find_uuid(context["instructions"] + context["context"]) is None
+    await call(client, "turn_submit", role="understand", output=UNDERSTAND_COD)
+    bad = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "maybe"})
+    assert bad["code"] == "role_output_invalid"
+    state = await call(client, "turn_submit", role="think", output=THINK_COD)
+    for decision in COD_ACTS:
+        assert state["expected_role"] == "act"
+        state = await call(client, "turn_submit", role="act", output=decision)
+        if decision["decision"]["action"] == "step_complete" and state["notice"]:
+            assert "refused" in state["notice"]
+    assert state["expected_role"] == "reply"
+    reply_context = await call(client, "turn_context")
+    assert "Batch" in reply_context["context"]
+    done = await call(client, "turn_submit", role="reply", output={"response": "Saved."})
+    assert done["stage"] == "done" and done["summary"]["steps_completed"] == 2
+    assert len([r for r in await rows(app, "recipes") if r["name"] in {c["name"] for c in THREE_COD}]) == 3
+
+
+async def test_tool_error_is_shown_once_then_blocks_the_step(client: Client, app: AlfredApp) -> None:
+    plan = {"goal": "Delete a recipe", "decision": "plan_direct",
+            "steps": [{"description": "Delete recipe_99", "step_type": "write", "subdomain": "recipes"}]}
+    bad = tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": "recipe_99"}])
+    llm = script(app, {"understand": [{}], "think": [plan], "act": [bad, bad], "reply": [{"response": "I could not delete it."}]})
+    result = await call(client, "chat", message="delete recipe 99")
+    assert result["outcome"] == "blocked" and "failed twice" in result["reply"]
+    second_act = [r for r in llm.requests if r.role == "act"][1]
+    assert "Unknown ref 'recipe_99'" in second_act.messages[0].content
+
+
+async def test_chat_without_a_model_says_how_to_drive_the_turn(client: Client, app: AlfredApp) -> None:
+    app.llm = None
+    error = await call_error(client, "chat", message="hello")
+    assert error["code"] == "config_error" and "turn_start" in error["message"]

@@ -1,0 +1,139 @@
+"""Behaviour that must not depend on the backend: what each store returns, orders and matches.
+
+Every test runs on SQLite and on PostgreSQL (the `store` fixture); each pins a place where the
+two engines differ by nature (types, collation, LIKE escapes, tie order, strict uuid/date types)
+and the stores make them agree.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+import anyio
+import pytest
+
+from alfred_mcp.errors import InvalidFilterError
+from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, RECIPES, SHOPPING_LIST, Table
+from alfred_mcp.store.base import Row, Store
+
+pytestmark = pytest.mark.anyio
+
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
+async def add(store: Store, table: Table, user: str, **values: Any) -> Row:
+    (row,) = await store.insert(table, [values], user_id=user)
+    return row
+
+
+def _instant(text: str) -> datetime:
+    """A stored timestamp as an aware datetime (SQLite keeps a caller's spelling, PostgreSQL normalizes it)."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def names(rows: list[Row]) -> list[str]:
+    return [row["name"] for row in rows]
+
+
+async def test_values_come_back_as_the_same_python_types(store: Store, user: str) -> None:
+    """numeric is a float, dates 'YYYY-MM-DD', timestamps ISO UTC with Z, bools and lists native, ids str."""
+    item = await add(store, INVENTORY, user, name="milk", quantity=2, unit="l", expiry_date="2026-01-12")
+    (read,) = await store.select(INVENTORY, Query(), user_id=user)
+    assert read == item
+    assert isinstance(item["id"], str) and isinstance(read["quantity"], float) and read["quantity"] == 2.0
+    assert item["expiry_date"] == "2026-01-12" and item["purchase_date"] is None
+    assert TIMESTAMP.match(item["created_at"])
+    log = await add(store, COOKING_LOG, user, cooked_at="2026-01-12T18:30:00Z", rating=4)
+    assert _instant(log["cooked_at"]) == datetime(2026, 1, 12, 18, 30, tzinfo=timezone.utc) and log["rating"] == 4
+    shop = await add(store, SHOPPING_LIST, user, name="eggs", quantity=1.5)
+    assert (shop["quantity"], shop["is_purchased"]) == (1.5, False)
+
+
+async def test_ties_in_the_order_come_out_in_insertion_order(store: Store, user: str) -> None:
+    """A batch shares created_at; its rows still list in the order they were given."""
+    batch = [{"name": name} for name in ("zucchini", "apples", "milk", "bread", "eggs")]
+    await store.insert(SHOPPING_LIST, batch, user_id=user)
+    assert names(await store.select(SHOPPING_LIST, Query(), user_id=user)) == [row["name"] for row in batch]
+    by_date = Query(order_by=(OrderBy("created_at", True),))
+    assert names(await store.select(SHOPPING_LIST, by_date, user_id=user)) == [row["name"] for row in batch]
+
+
+async def test_text_orders_bytewise(store: Store, user: str) -> None:
+    """Uppercase before lowercase, accents after ASCII, whatever the server's locale."""
+    await store.insert(RECIPES, [{"name": n} for n in ("banana", "Banana", "apple", "Éclair", "Apple")], user_id=user)
+    assert names(await store.select(RECIPES, Query(), user_id=user)) == ["Apple", "Banana", "apple", "banana", "Éclair"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        pytest.param("50\\%", ["50\\% off"], id="backslash-is-plain"),
+        pytest.param("%CRÈME%", ["CRÈME BRÛLÉE"], id="ascii-case-folded"),
+        pytest.param("%crème%", ["crème brûlée"], id="non-ascii-case-kept"),
+        pytest.param("c_ème%", ["crème brûlée"], id="underscore-one-character"),
+    ],
+)
+async def test_ilike_folds_ascii_case_only_and_escapes_nothing(store: Store, user: str, pattern: str, expected: list[str]) -> None:
+    """ilike matches the same rows on both engines, whatever their LIKE defaults."""
+    await store.insert(RECIPES, [{"name": "50\\% off"}, {"name": "crème brûlée"}, {"name": "CRÈME BRÛLÉE"}], user_id=user)
+    where = Where((Filter("name", "ilike", pattern),))
+    assert names(await store.select(RECIPES, Query(where=where), user_id=user)) == expected
+
+
+async def test_an_id_that_is_not_a_uuid_matches_nothing(store: Store, user: str) -> None:
+    """eq/in find nothing, neq/not_in keep everything: the value simply differs from every id."""
+    await add(store, RECIPES, user, name="Curry")
+    for op, value, count in (("eq", "recipe-1", 0), ("in", ["x", "y"], 0), ("neq", "x", 1), ("not_in", ["x"], 1)):
+        assert await store.count(RECIPES, Where((Filter("id", op, value),)), user_id=user) == count, op
+    assert await store.count(RECIPES, Where(), user_id="not-a-user") == 0
+
+
+async def test_date_filters_compare_as_dates(store: Store, user: str) -> None:
+    """gt/lte on a date column and a timestamp bound on created_at select by time."""
+    await store.insert(MEAL_PLANS, [
+        {"date": day, "meal_type": "dinner"} for day in ("2026-01-10", "2026-01-12", "2026-02-01")
+    ], user_id=user)
+    where = Where((Filter("date", "gt", "2026-01-10"), Filter("date", "lte", "2026-01-31")))
+    assert [row["date"] for row in await store.select(MEAL_PLANS, Query(where=where), user_id=user)] == ["2026-01-12"]
+    recent = Where((Filter("created_at", "gte", "2000-01-01T00:00:00Z"),))
+    assert await store.count(MEAL_PLANS, recent, user_id=user) == 3
+
+
+async def test_a_date_filter_that_is_no_date_is_refused_or_matches_nothing(store: Store, user: str) -> None:
+    """A malformed date never raises a driver error: PostgreSQL refuses it clearly, SQLite matches nothing."""
+    await add(store, MEAL_PLANS, user, date="2026-01-12", meal_type="dinner")
+    where = Where((Filter("date", "eq", "tomorrow"),))
+    try:
+        assert await store.count(MEAL_PLANS, where, user_id=user) == 0
+    except InvalidFilterError as error:
+        assert store.dialect == "postgres" and "YYYY-MM-DD" in error.message
+
+
+async def test_documents_round_trip_with_key_order_and_unicode(store: Store, user: str) -> None:
+    """JSON documents come back equal, keys in their order; None deletes a key."""
+    session = await store.create_session(user)
+    draft = {"name": "Crème brûlée", "zeta": 1, "alpha": [1.5, None, True], "nested": {"b": 1, "a": 2}}
+    await store.save_documents(session.session_id, {"drafts": draft, "batch": {"step": 1}})
+    loaded = await store.load_documents(session.session_id)
+    assert loaded == {"batch": {"step": 1}, "drafts": draft} and list(loaded["drafts"]) == list(draft)
+    await store.save_documents(session.session_id, {"batch": None})
+    assert await store.load_documents(session.session_id) == {"drafts": draft}
+
+
+async def test_concurrent_sessions_of_one_user_get_distinct_numbers(store: Store, user: str) -> None:
+    """Ten create_session calls at once: numbers 1..10, exactly one current."""
+    created: list[int] = []
+
+    async def create() -> None:
+        created.append((await store.create_session(user)).number)
+
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            for _ in range(10):
+                group.start_soon(create)
+    assert sorted(created) == list(range(1, 11))
+    current = await store.current_session(user)
+    assert current is not None and current.number in created
