@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from . import drafts, foundation
+from . import context, drafts, foundation, loop
 
 
 async def run_all() -> dict[str, object]:
@@ -17,6 +17,9 @@ async def run_all() -> dict[str, object]:
         "registry_lookup_scaling": foundation.registry_lookup_scaling(),
         "session_save_scaling": await foundation.session_save_scaling(),
         "batch_save": await drafts.batch_save(),
+        "context_growth": await context.context_growth(),
+        "context_build": context.context_build(),
+        "loop_overhead": await loop.loop_overhead(),
     }
 
 

@@ -7,6 +7,8 @@ state until it validates here; refs only, never ids.
 
 from __future__ import annotations
 
+import json
+from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -143,6 +145,11 @@ ROLE_OUTPUTS: dict[str, type[BaseModel]] = {
 }
 
 
+@cache
+def _schema(role: str) -> str:
+    return json.dumps(ROLE_OUTPUTS[role].model_json_schema())
+
+
 def output_schema(role: str) -> dict[str, Any]:
-    """The JSON Schema a role's output must satisfy."""
-    return ROLE_OUTPUTS[role].model_json_schema()
+    """The JSON Schema a role's output must satisfy (built once; a fresh copy per call)."""
+    return json.loads(_schema(role))

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
-from alfred_mcp import turns
+from alfred_mcp import drafting, turns
+from alfred_mcp.agent.turn_state import CURRENT_TURN_KEY, turn_key
 from alfred_mcp.dashboard import build_dashboard
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.kitchen.query import Filter, Query, Where
@@ -92,6 +93,21 @@ def register(server: AlfredServer) -> None:
         async with session_for_resource(app, session) as found:
             return to_json({**_head(found), **await ref_view(app.store, found, bare_ref(ref))}, where="ref")
 
+    @server.resource("alfred://session/{session}/turns/{turn}", name="turn", title="A turn, stage by stage", mime_type=JSON,
+                     description="Every stage's output of an agent turn (`current`, `last` or a number): understanding, plan, "
+                                 "steps with tool calls and refusals, batch progress, reply and the audit ledger.")
+    async def turn(session: str, turn: str) -> str:
+        async with session_for_resource(app, session) as found:
+            return to_json({**_head(found), **turn_view(found, turn)}, where="turn")
+
+    @server.resource("alfred://session/{session}/batches/{batch}", name="batch", title="A batch manifest", mime_type=JSON,
+                     description="A batch's items (pending, completed, failed with reason, skipped) and progress; `latest` for the newest.")
+    async def batch(session: str, batch: str) -> str:
+        async with session_for_resource(app, session) as found:
+            manifest = _manifest(found, batch)
+            return to_json({**_head(found), **manifest.to_dict(), "progress": manifest.progress(), "summary": manifest.summary()},
+                           where="batch")
+
     @server.resource(DASHBOARD_URI, name="dashboard", title="Kitchen dashboard", mime_type=JSON,
                      description="Counts by type, what expires soon, the next meals (refs in the current session).")
     async def dashboard() -> str:
@@ -117,6 +133,34 @@ def _head(session: Session) -> dict[str, Any]:
 
 def _folded_range(folded: Any) -> list[int] | None:
     return None if folded.first_turn is None else [folded.first_turn, folded.last_turn]
+
+
+def turn_view(session: Session, which: str) -> dict[str, Any]:
+    """An agent turn's recorded stages; `current` is the newest, `last` the one before it.
+
+    Raises:
+        ResourceNotFoundError: no such turn was run by the agent loop.
+    """
+    newest = session.document(CURRENT_TURN_KEY)
+    numbers = sorted(int(key.rsplit(":", 1)[1]) for key in session.documents_with_prefix("agent:turn:"))
+    if which == "current":
+        number = newest
+    elif which == "last":
+        earlier = [n for n in numbers if newest is None or n < newest]
+        number = earlier[-1] if earlier else None
+    else:
+        number = int(which) if which.isdigit() else None
+    stored = session.document(turn_key(number)) if number is not None else None
+    if stored is None:
+        raise ResourceNotFoundError(f"No agent turn {which!r} in {session.name}; agent turns: {numbers or 'none yet'}.")
+    return {"state": stored}
+
+
+def _manifest(session: Session, batch: str) -> Any:
+    try:
+        return drafting.load_manifest(session, None if batch == "latest" else batch)
+    except AlfredError as error:
+        raise ResourceNotFoundError(error.message) from None
 
 
 def working_set_view(session: Session) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Assertions are on state (rows, refs, manifests, the ledger) and on what the mode
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from e2e.cod_recipes import THREE_COD
 from e2e.helpers import call, call_error
 from mcp import Client
+from mcp.types import CreateMessageRequestParams, CreateMessageResult, TextContent
 
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.app import AlfredApp
@@ -260,3 +262,32 @@ async def test_chat_without_a_model_says_how_to_drive_the_turn(client: Client, a
     app.llm = None
     error = await call_error(client, "chat", message="hello")
     assert error["code"] == "config_error" and "turn_start" in error["message"]
+
+
+async def test_every_stage_is_readable_as_a_resource_refs_only(client: Client, app: AlfredApp) -> None:
+    script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": COD_ACTS, "reply": [{"response": "Saved."}]})
+    await call(client, "chat", message="Make 3 cod recipes and save them")
+    turn = json.loads((await client.read_resource("alfred://session/current/turns/current")).contents[0].text)
+    state = turn["state"]
+    assert state["understanding"]["processed_message"] and state["plan"]["goal"] and state["reply"] == "Saved."
+    assert [s["status"] for s in state["steps"]] == ["completed", "completed"] and state["ledger"]["steps_completed"] == 2
+    batch = json.loads((await client.read_resource("alfred://session/current/batches/latest")).contents[0].text)
+    assert batch["progress"]["completed"] == 3
+    for text in (json.dumps(turn), json.dumps(batch)):
+        assert find_uuid(text) is None
+
+
+@pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")  # sampling is deprecated in 2026-07-28; opt-in here
+async def test_chat_can_use_the_clients_own_model_through_sampling(app: AlfredApp) -> None:
+    """model='client': the turn's one model call goes to the client (handshake era, which can sample mid-call)."""
+    seen: list[str] = []
+
+    async def sampling_callback(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        seen.append(params.system_prompt or "")
+        answer = {"quick_mode": True, "quick_read": {"table": "tasks", "limit": 5}}
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text=json.dumps(answer)), model="client-model")
+
+    async with Client(build_server(app), mode="legacy", sampling_callback=sampling_callback) as legacy:
+        result = await call(legacy, "chat", message="what are my tasks?", model="client")
+    assert result["outcome"] == "quick" and "task_1" in result["reply"] and len(seen) == 1
+    assert find_uuid(seen[0]) is None

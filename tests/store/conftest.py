@@ -47,7 +47,7 @@ def pg_server() -> Iterator[PostgresServer]:
     except (PostgresUnavailable, ImportError) as error:
         if os.environ.get("CI") == "true":
             pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (install PostgreSQL and psycopg to run these; under CI=true this fails instead)")
+        pytest.skip(f"{error} (under CI=true this fails instead)")
 
 
 @pytest.fixture(scope="session")
