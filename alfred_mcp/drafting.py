@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from alfred_mcp.call_context import report_progress
 from alfred_mcp.crud import rows_to_refs
 from alfred_mcp.errors import AlfredError, InputError, InvalidRefError, StateError
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
-from alfred_mcp.call_context import report_progress
 from alfred_mcp.session import Session
 from alfred_mcp.state.batch import BatchManifest, BatchPolicy
 from alfred_mcp.state.compiler import CatalogIndex, Compiled, CompiledRow, compile_draft

@@ -20,8 +20,6 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.seeding import seed
 
-from .timing import report
-
 TARGET_TURN = 20
 
 
