@@ -19,7 +19,7 @@ class CallContext:
     """mcp's Context of the call, when there is one (in-process drivers have none)."""
 
 
-_current: ContextVar[CallContext] = ContextVar("alfred_call_context", default=CallContext())
+_current: ContextVar[CallContext] = ContextVar("alfred_call_context", default=CallContext())  # noqa: B039 (frozen)
 
 
 def enter_call(context: CallContext) -> Token[CallContext]:
