@@ -50,6 +50,8 @@ async def test_resources_and_templates_are_listed(client: Client) -> None:
     assert templates == {
         **{f"alfred://session/{{session}}/{kind}": "application/json" for kind in SESSION_KINDS},
         "alfred://session/{session}/ref/{ref}": "application/json",
+        "alfred://session/{session}/turns/{turn}": "application/json",
+        "alfred://session/{session}/batches/{batch}": "application/json",
         "alfred://kitchen/schema/{table}": "text/markdown",
     }
 
