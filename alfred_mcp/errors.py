@@ -15,7 +15,8 @@
     │   └── RoleOutputError        a role's output fails its contract (the validation errors say how)
     ├── StateError                 the request is valid but the state forbids it
     │   ├── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
-    │   └── OutOfOrderError        a turn stage submitted when another one is expected
+    │   ├── OutOfOrderError        a turn stage submitted when another one is expected
+    │   └── SessionConflictError   another call (another replica) changed the session first; retry
     ├── StoreError                 the database refused or failed (mapped from the driver)
     │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
     ├── ModelError                 the model provider refused the request (API error message, status)
@@ -128,3 +129,9 @@ class ConfigError(AlfredError):
 
 class OutOfOrderError(StateError):
     code = "out_of_order"
+
+
+class SessionConflictError(StateError):
+    """Another call saved the session since this one loaded it; nothing of this call was saved."""
+
+    code = "session_conflict"

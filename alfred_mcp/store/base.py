@@ -43,6 +43,14 @@ class SessionRecord:
         return f"session_{self.number}"
 
 
+@dataclass(frozen=True)
+class SessionVersion:
+    """What a call checks before trusting its cached session: every save bumps `number`."""
+
+    number: int
+    current: bool
+
+
 class Store(Protocol):
     """Async database access, scoped per user. See the module docstring for the contract."""
 
@@ -90,10 +98,26 @@ class Store(Protocol):
     async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
         """The session's registry entries (in ref order) and its per-type counters."""
 
+    async def session_version(self, session_id: str) -> SessionVersion | None:
+        """The session's saved version and whether it is its user's current one (None: no such session)."""
+
     async def save_session_state(
-        self, session_id: str, *, turn: int, entries: Sequence[RefEntry], counters: Mapping[str, int]
+        self,
+        session_id: str,
+        *,
+        turn: int,
+        entries: Sequence[RefEntry],
+        counters: Mapping[str, int],
+        expected_version: int | None = None,
     ) -> None:
-        """Upsert only the given (changed) entries and the counters; set the session's turn."""
+        """Upsert only the given (changed) entries and the counters; set the session's turn; bump its version.
+
+        With `expected_version`, the save happens only if the stored version still equals it
+        (compare-and-set, atomic with the rest of the caller's transaction).
+
+        Raises:
+            SessionConflictError: the stored version moved on (another call or replica saved first).
+        """
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         """Every JSON document of the session (drafts, batches, constraints, ...), by key."""

@@ -35,6 +35,7 @@ INTERNAL_TABLES_SQL: tuple[str, ...] = (
     "number" INTEGER NOT NULL CHECK ("number" >= 1),
     "turn" INTEGER NOT NULL DEFAULT 1 CHECK ("turn" >= 1),
     "is_current" INTEGER NOT NULL DEFAULT 0 CHECK ("is_current" IN (0, 1)),
+    "version" INTEGER NOT NULL DEFAULT 0 CHECK ("version" >= 0),
     "created_at" TEXT NOT NULL DEFAULT ({NOW_SQL}),
     UNIQUE ("user_id", "number")
 )""",

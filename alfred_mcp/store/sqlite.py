@@ -26,7 +26,7 @@ from alfred_mcp.errors import ConstraintViolationError, InvalidPayloadError, Sto
 from alfred_mcp.kitchen.query import Query, Where, check_columns
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.state.registry import RefEntry
-from alfred_mcp.store.base import FIRST_TURN, Row, SessionRecord
+from alfred_mcp.store.base import SessionVersion, _bump_version_sql, session_save_refused, FIRST_TURN, Row, SessionRecord
 from alfred_mcp.store.ddl import SCHEMA_VERSION, check_messages, schema_sql, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
@@ -227,15 +227,28 @@ class SQLiteStore:
         entries = [RefEntry.from_dict(dict(zip(_ENTRY_COLUMNS, row))) for row in refs]
         return entries, {str(key): int(number) for key, number in counters}
 
+    async def session_version(self, session_id: str) -> SessionVersion | None:
+        sql = 'SELECT "version", "is_current" FROM "alfred_sessions" WHERE "id" = ?'
+        row = await self._read(lambda c: c.execute(sql, (session_id,)).fetchone())
+        return None if row is None else SessionVersion(int(row[0]), bool(row[1]))
+
     async def save_session_state(
-        self, session_id: str, *, turn: int, entries: Sequence[RefEntry], counters: Mapping[str, int]
+        self,
+        session_id: str,
+        *,
+        turn: int,
+        entries: Sequence[RefEntry],
+        counters: Mapping[str, int],
+        expected_version: int | None = None,
     ) -> None:
         ref_rows = [[session_id, *(getattr(entry, name) for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(session_id, key, number) for key, number in counters.items()]
+        bump, params = _bump_version_sql("?", expected_version)
 
         def work(connection: sqlite3.Connection) -> None:
-            if connection.execute('UPDATE "alfred_sessions" SET "turn" = ? WHERE "id" = ?', (turn, session_id)).rowcount == 0:
-                raise StoreError("The session no longer exists in the store.", field="session")
+            if connection.execute(bump, (turn, session_id, *params)).rowcount == 0:
+                number = connection.execute('SELECT "number" FROM "alfred_sessions" WHERE "id" = ?', (session_id,)).fetchone()
+                raise session_save_refused(None if number is None else int(number[0]))
             sql = 'SELECT coalesce(max("seq"), 0) FROM "alfred_session_refs" WHERE "session_id" = ?'
             last = int(connection.execute(sql, (session_id,)).fetchone()[0])
             connection.executemany(_UPSERT_REF, [[*row, last + i] for i, row in enumerate(ref_rows, start=1)])

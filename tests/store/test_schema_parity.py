@@ -18,6 +18,7 @@ import pytest
 from pg_harness import DatabaseFactory
 
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
+from alfred_mcp.store.filters import get_dialect, quote_identifier
 from alfred_mcp.store.pg_schema import INSERT_ORDER_COLUMN, migrations
 from alfred_mcp.store.sqlite import SQLiteStore
 
@@ -267,3 +268,9 @@ def test_the_committed_migration_files_are_the_generated_ones() -> None:
     """migrations/*.sql is exactly what pg_schema generates (regenerate: python -m alfred_mcp.store.pg_schema migrations)."""
     committed = {path.name: path.read_text(encoding="utf-8") for path in sorted((ROOT / "migrations").glob("*.sql"))}
     assert committed == {migration.filename: migration.sql for migration in migrations()}
+
+
+def test_postgres_breaks_order_ties_by_the_insert_order_column() -> None:
+    """The dialect's tiebreak names the hidden column every kitchen table gets (SQLite's is rowid)."""
+    assert get_dialect("postgres").tiebreak == quote_identifier(INSERT_ORDER_COLUMN)
+    assert get_dialect("sqlite").tiebreak == "rowid"
