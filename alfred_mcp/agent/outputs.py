@@ -130,6 +130,14 @@ class ActOutput(_Contract):
         ToolCallDecision | StepCompleteDecision | AskUserDecision | BlockedDecision, Field(discriminator="action")
     ]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_a_bare_decision(cls, data: Any) -> Any:
+        """Models often answer with the decision itself ({"action": ...}); that is unambiguous, so accept it."""
+        if isinstance(data, dict) and "action" in data and "decision" not in data:
+            return {"decision": data}
+        return data
+
 
 class ReplyOutput(_Contract):
     """What the user reads. A witness: it reports saved, generated and failed exactly as the state says."""
