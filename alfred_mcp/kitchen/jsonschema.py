@@ -17,11 +17,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from alfred_mcp.errors import AlfredError, InvalidPayloadError, UnknownColumnError
+from alfred_mcp.kitchen.raw_ids import find_raw_id
 from alfred_mcp.kitchen.schema import MAX_TEXT, TABLES, Column, Table, ref_pattern
 
 Mode = Literal["create", "update"]
 
-UUID_SHAPED = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 MAX_TIMESTAMP = 40
 _SHOWN_CHARS = 60
@@ -30,7 +30,7 @@ _SHOWN_CHARS = 60
 def describe_value(value: object) -> str:
     """`value` as an error message shows it: repr, shortened, and never a raw id."""
     text = repr(value)
-    if UUID_SHAPED.search(text):
+    if find_raw_id(text):
         return "a raw id"
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
 
@@ -38,7 +38,7 @@ def describe_value(value: object) -> str:
 def field_value(value: object) -> object:
     """`value` for an error's fields: itself, or None when it is long or carries a raw id."""
     text = repr(value)
-    return None if len(text) > _SHOWN_CHARS or UUID_SHAPED.search(text) else value
+    return None if len(text) > _SHOWN_CHARS or find_raw_id(text) else value
 
 
 # -- the schema -------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:
 
 def _carries_raw_id(value: Any) -> bool:
     if isinstance(value, str):
-        return UUID_SHAPED.search(value) is not None
+        return find_raw_id(value) is not None
     if isinstance(value, (list, tuple)):
         return any(_carries_raw_id(item) for item in value)
     if isinstance(value, Mapping):

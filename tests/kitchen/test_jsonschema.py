@@ -209,3 +209,19 @@ def test_fast_check_accepts_exactly_what_jsonschema_accepts(case: tuple[str, str
     name, mode, row = case
     compiled = row_validation._compiled(TABLES[name], mode)  # noqa: SLF001
     assert compiled.fast(row) == compiled.validator.is_valid(row)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        pytest.param("a 3f1b2c4d-1111-2222-3333-444455556666 b", "3f1b2c4d-1111-2222-3333-444455556666", id="inside-text"),
+        pytest.param("3F1B2C4D-1111-2222-3333-444455556666", "3F1B2C4D-1111-2222-3333-444455556666", id="upper-case"),
+        pytest.param("2026-01-12 and 12-34-56", None, id="dates-are-not-ids"),
+        pytest.param("1b2c4d-1111-2222-3333-444455556666", None, id="too-short-head"),
+        pytest.param("recipe_1", None, id="refs-are-not-ids"),
+    ],
+)
+def test_raw_ids_are_found_wherever_they_are(text: str, found: str | None) -> None:
+    from alfred_mcp.kitchen.raw_ids import find_raw_id
+
+    assert find_raw_id(text) == found
