@@ -8,7 +8,6 @@ from typing import Any
 from alfred_mcp.kitchen.raw_ids import find_raw_id
 
 
-
 class UuidLeakError(RuntimeError):
     """A raw database id was about to reach a client. Never shown to the client itself."""
 
