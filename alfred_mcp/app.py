@@ -1,10 +1,19 @@
-"""The running application: one store, its sessions, the local user; opened once per process."""
+"""The running application: one store, its sessions, its users; opened once per process.
+
+On stdio every call acts for the one local user. Over HTTP there is no local user: each
+request's bearer token names its user (`auth.py`), and the call runs `acting_as` that user.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
+
+import anyio
 
 from alfred_mcp.agent.llm.base import LLM
 from alfred_mcp.agent.llm.factory import llm_from_settings
@@ -12,31 +21,37 @@ from alfred_mcp.config import Settings
 from alfred_mcp.seeding import seed_if_empty
 from alfred_mcp.session import SessionManager
 from alfred_mcp.store.base import Store
-from alfred_mcp.store.sqlite import SQLiteStore
+from alfred_mcp.store.factory import open_store
 
 logger = logging.getLogger(__name__)
+
+_acting: ContextVar[str | None] = ContextVar("alfred_acting_user", default=None)
+"""The authenticated user of the current request (None: the local user, on stdio)."""
 
 
 @dataclass
 class AlfredApp:
-    """Store + sessions + the user calls act for (one local user on stdio)."""
+    """Store + sessions + the users calls act for (one local user on stdio, token users over HTTP)."""
 
     store: Store
     settings: Settings = field(default_factory=Settings)
     llm: LLM | None = None
     """The model `chat` and the headless CLI run turns with (None: clients drive turns themselves)."""
+    serves_many: bool = False
+    """HTTP: every call must come with an authenticated user; there is no local user to fall back to."""
     sessions: SessionManager = field(init=False)
     _user_id: str | None = field(default=None, init=False)
     _opened: int = field(default=0, init=False)
+    _users: dict[str, str] = field(default_factory=dict, init=False)
+    _users_lock: anyio.Lock = field(default_factory=anyio.Lock, init=False)
 
     def __post_init__(self) -> None:
         self.sessions = SessionManager(self.store)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AlfredApp:
-        settings.db_path.parent.mkdir(parents=True, exist_ok=True)
         llm = llm_from_settings(settings.model) if settings.model else None
-        return cls(store=SQLiteStore(settings.db_path), settings=settings, llm=llm)
+        return cls(store=open_store(settings.db), settings=settings, llm=llm)
 
     async def open(self) -> None:
         """Open the store, make sure the user exists, seed the demo kitchen on first run.
@@ -47,9 +62,30 @@ class AlfredApp:
         if self._opened > 1:
             return
         await self.store.open()
-        self._user_id = await self.store.ensure_user(self.settings.user)
-        if self.settings.seed_demo and await seed_if_empty(self.store, self._user_id, today=date.today()):
-            logger.info("seeded the demo kitchen for user %r", self.settings.user)
+        if not self.serves_many:
+            self._user_id = await self.user_for(self.settings.user)
+
+    async def user_for(self, handle: str) -> str:
+        """The user id for `handle`, created (and given the demo kitchen, if seeding) on first use."""
+        known = self._users.get(handle)
+        if known is not None:
+            return known
+        async with self._users_lock:
+            if handle not in self._users:
+                user_id = await self.store.ensure_user(handle)
+                if self.settings.seed_demo and await seed_if_empty(self.store, user_id, today=date.today()):
+                    logger.info("seeded the demo kitchen for user %r", handle)
+                self._users[handle] = user_id
+            return self._users[handle]
+
+    @contextmanager
+    def acting_as(self, user_id: str) -> Iterator[None]:
+        """Calls inside the block act for `user_id` (an authenticated request's user)."""
+        token = _acting.set(user_id)
+        try:
+            yield
+        finally:
+            _acting.reset(token)
 
     async def close(self) -> None:
         self._opened -= 1
@@ -58,6 +94,12 @@ class AlfredApp:
 
     @property
     def user_id(self) -> str:
+        """The user the current call acts for: the request's authenticated user, else the local one."""
+        acting = _acting.get()
+        if acting is not None:
+            return acting
+        if self.serves_many:
+            raise RuntimeError("a call reached the kitchen without an authenticated user; refused")
         if self._user_id is None:
             raise RuntimeError("AlfredApp.open() was not awaited")
         return self._user_id

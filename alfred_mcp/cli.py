@@ -25,13 +25,22 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: alfred-mcp --db ./kitchen.db",
     )
     parser.add_argument("--version", action="version", version=f"alfred-mcp {__version__}")
-    parser.add_argument("--db", help=f"SQLite database file (env {DB_ENV}; default: per-user data dir)")
+    parser.add_argument(
+        "--db", help=f"SQLite database file or postgresql://user@host/db URL (env {DB_ENV}; default: per-user data dir)"
+    )
     parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
     parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
     parser.add_argument("--model", help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr (-v, -vv)")
     commands = parser.add_subparsers(dest="command")
-    commands.add_parser("serve", help="serve MCP over stdio (the default)", epilog="Example: alfred-mcp serve --db ./kitchen.db")
+    serve = commands.add_parser(
+        "serve", help="serve MCP over stdio (the default) or streamable HTTP",
+        epilog="Example: ALFRED_TOKENS_FILE=tokens.json alfred-mcp serve --http 127.0.0.1:8765 --db postgresql://alfred@localhost/kitchen",
+    )
+    serve.add_argument(
+        "--http", metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp; bearer tokens from ALFRED_TOKENS_FILE / ALFRED_TOKENS",
+    )
     seed = commands.add_parser("seed", help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
     seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
     commands.add_parser(
@@ -60,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "chat":
                 return anyio.run(chat_in_terminal, settings)
             return anyio.run(run_script, settings, args.script)
+        if getattr(args, "http", None):
+            return _serve_http(settings, args.http)
         return _serve(settings)
     except AlfredError as error:
         print(f"alfred-mcp: {error.message}", file=sys.stderr)
@@ -71,22 +82,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _serve(settings: Settings) -> int:
     from alfred_mcp.server import build_server
 
-    logger.info("serving over stdio with %s", settings.db_path)
+    logger.info("serving over stdio with %s", settings.db)
     build_server(AlfredApp.from_settings(settings)).run()
+    return 0
+
+
+def _serve_http(settings: Settings, address: str) -> int:
+    from alfred_mcp.auth import load_tokens
+    from alfred_mcp.http_serve import parse_address, serve_http
+
+    host, port = parse_address(address)
+    serve_http(AlfredApp.from_settings(settings), host, port, load_tokens())
     return 0
 
 
 async def _seed(settings: Settings, reset: bool) -> int:
     from alfred_mcp.seeding import seed, seed_if_empty
 
-    app = AlfredApp.from_settings(Settings(db_path=settings.db_path, user=settings.user, seed_demo=False))
+    app = AlfredApp.from_settings(Settings(db=settings.db, user=settings.user, seed_demo=False))
     await app.open()
     try:
         if reset:
             counts = await seed(app.store, app.user_id, today=date.today(), reset=True)
             print("seeded: " + ", ".join(f"{n} {table}" for table, n in counts.items()), file=sys.stderr)
         elif await seed_if_empty(app.store, app.user_id, today=date.today()):
-            print(f"seeded the demo kitchen in {settings.db_path}", file=sys.stderr)
+            print(f"seeded the demo kitchen in {settings.db}", file=sys.stderr)
         else:
             print("the kitchen already has recipes or pantry items; use --reset to replace them", file=sys.stderr)
             return 1

@@ -23,7 +23,8 @@ def default_db_path() -> Path:
 class Settings:
     """What the server needs to start; built from flags, then env, then defaults."""
 
-    db_path: Path = field(default_factory=default_db_path)
+    db: str = field(default_factory=lambda: str(default_db_path()))
+    """A SQLite file path or a postgresql:// URL (kept as text: a Path would mangle the URL)."""
     user: str = "local"
     seed_demo: bool = True
     check_results: bool = False
@@ -35,9 +36,9 @@ class Settings:
     def from_env(
         cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None
     ) -> Settings:
-        path = db or os.environ.get(DB_ENV)
+        location = db or os.environ.get(DB_ENV)
         return cls(
-            db_path=Path(path).expanduser() if path else default_db_path(),
+            db=location if location else str(default_db_path()),
             user=user or os.environ.get(USER_ENV) or "local",
             seed_demo=seed_demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),

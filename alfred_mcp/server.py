@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
 from mcp.server import MCPServer
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -17,6 +18,7 @@ from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.auth import ActingUserMiddleware, TokenUsers
 from alfred_mcp.call_context import CallContext, Reporter, enter_call, leave_call
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import AlfredError
@@ -38,13 +40,23 @@ INSTRUCTIONS = (
 class AlfredServer(MCPServer[AlfredApp]):
     """MCPServer whose tools are the published JSON contracts, dispatched to `handlers.py`."""
 
-    def __init__(self, app: AlfredApp) -> None:
+    def __init__(self, app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> None:
+        """`tokens` (bearer token → user handle) serve many users over HTTP at `url`; none: the local user."""
         self.app = app
         self.contracts: dict[str, ToolContract] = load_contracts()
         missing = set(self.contracts) ^ set(HANDLERS)
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
-        super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan)
+        auth = None
+        if tokens is not None:
+            app.serves_many = True
+            auth = AuthSettings(issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)  # type: ignore[arg-type]
+        super().__init__(
+            "alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan,
+            token_verifier=TokenUsers(tokens) if tokens is not None else None, auth=auth,
+        )
+        if tokens is not None:
+            self.middleware.append(ActingUserMiddleware(app))
         resources.register(self)
         prompts.register(self)
         completions.register(self)
@@ -154,5 +166,5 @@ async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
         await app.close()
 
 
-def build_server(app: AlfredApp) -> AlfredServer:
-    return AlfredServer(app)
+def build_server(app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> AlfredServer:
+    return AlfredServer(app, tokens=tokens, url=url)

@@ -25,6 +25,7 @@ from alfred_mcp.store.base import SessionRecord, Store
 _SESSION_NAME = re.compile(r"^session_([1-9][0-9]{0,8})$")
 _HELD: ContextVar[frozenset[str]] = ContextVar("alfred_sessions_held", default=frozenset())
 """Sessions whose lock this task already holds: a turn run by `chat` calls tools on its own session."""
+_MAX_CURRENT_MOVES = 3
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Session:
     turn: int
     documents: dict[str, Any] = field(default_factory=dict, repr=False)
     """JSON state beside the registry (drafts, batches, constraints, ...), by key."""
+    version: int = 0
+    """The stored version this copy was loaded at or last saved as; a save expects it unchanged."""
     lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
     saved_turn: int = field(default=0, repr=False)
     _changed: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -71,20 +74,29 @@ class Session:
         return self.record.user_id
 
     async def save(self, store: Store) -> None:
-        """Write the refs changed since the last save, the counters and the turn (if anything changed)."""
-        if self._changed:
-            await store.save_documents(self.record.session_id, self._changed)
-            self._changed = {}
-        if self.turn == self.saved_turn and not self.registry.dirty_entries():
+        """Write what changed since the last save (refs, counters, turn, documents), if anything did.
+
+        The save bumps the stored version only if nobody else saved since this copy was loaded,
+        so two replicas cannot interleave one session (call it inside the call's transaction).
+
+        Raises:
+            SessionConflictError: another call saved the session first; nothing was written.
+        """
+        if not self._changed and self.turn == self.saved_turn and not self.registry.dirty_entries():
             return
         await store.save_session_state(
             self.record.session_id,
             turn=self.turn,
             entries=self.registry.dirty_entries(),
             counters=self.registry.counters(),
+            expected_version=self.version,
         )
+        if self._changed:
+            await store.save_documents(self.record.session_id, self._changed)
+        self._changed = {}
         self.registry.clear_dirty()
         self.saved_turn = self.turn
+        self.version += 1
 
 
 class SessionManager:
@@ -128,21 +140,47 @@ class SessionManager:
 
     @asynccontextmanager
     async def acting_on(self, user_id: str, name: str | None = None) -> AsyncIterator[Session]:
-        """Serialize calls on one session; on any failure the cached state is dropped."""
+        """Serialize calls on one session, on its latest saved state; on any failure the cache is dropped.
+
+        Another process may have saved the session (or started a new current one) since this
+        one cached it: one cheap version query per call finds out, and a stale copy is reloaded.
+        """
         session = await self.resolve(user_id, name)
         held = _HELD.get()
         if session.record.session_id in held:
             yield session
             return
-        async with session.lock:
-            token = _HELD.set(held | {session.record.session_id})
+        session = await self._lock_fresh(session, user_id, name)
+        token = _HELD.set(held | {session.record.session_id})
+        try:
+            yield session
+        except BaseException:
+            self.forget(session)
+            raise
+        finally:
+            _HELD.reset(token)
+            session.lock.release()
+
+    async def _lock_fresh(self, session: Session, user_id: str, name: str | None) -> Session:
+        """`session` (or the user's new current one) locked and in step with the store."""
+        for _ in range(_MAX_CURRENT_MOVES):
+            await session.lock.acquire()
             try:
-                yield session
+                stored = await self._store.session_version(session.record.session_id)
+                if stored is not None and (name is not None or stored.current):
+                    if stored.number != session.version:
+                        await self._reload(session)
+                    return session
             except BaseException:
                 self.forget(session)
+                session.lock.release()
                 raise
-            finally:
-                _HELD.reset(token)
+            session.lock.release()
+            self.forget(session)
+            if name is not None:
+                raise UnknownSessionError(f"Session '{name}' no longer exists.", field="session", value=name)
+            session = await self.resolve(user_id, None)  # another process started a new current session
+        raise UnknownSessionError("The current session keeps changing; retry the call.", field="session")
 
     async def _find_record(self, user_id: str, name: str | None) -> SessionRecord:
         if name is None:
@@ -158,10 +196,22 @@ class SessionManager:
         return record
 
     async def _load(self, record: SessionRecord) -> Session:
-        entries, counters = await self._store.load_session_state(record.session_id)
-        registry = SessionIdRegistry(entries, counters)
-        registry.clear_dirty()
-        documents = await self._store.load_documents(record.session_id)
-        session = Session(record=record, registry=registry, turn=record.turn, documents=documents)
+        session = Session(record=record, registry=SessionIdRegistry([], {}), turn=record.turn)
+        await self._reload(session)
         self._cache[record.session_id] = session
         return session
+
+    async def _reload(self, session: Session) -> None:
+        """Replace the session's state with the stored one (the version is read first, so a save
+        landing meanwhile makes this copy look older than it is: the next save conflicts, never overwrites)."""
+        stored = await self._store.session_version(session.record.session_id)
+        if stored is None:
+            raise UnknownSessionError(f"Session '{session.name}' no longer exists.", field="session", value=session.name)
+        entries, counters = await self._store.load_session_state(session.record.session_id)
+        registry = SessionIdRegistry(entries, counters)
+        registry.clear_dirty()
+        session.registry = registry
+        session.turn = session.saved_turn = stored.turn
+        session.documents = await self._store.load_documents(session.record.session_id)
+        session.version = stored.number
+        session._changed = {}

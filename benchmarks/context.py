@@ -98,7 +98,7 @@ async def context_growth() -> dict[str, object]:
     """Think's context at turn 50 vs turn 5 of a scripted session, with the naive full-history ratio beside it."""
     sizes: dict[int, tuple[int, int]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        app = AlfredApp.from_settings(Settings(db_path=Path(folder) / "bench.db", seed_demo=False))
+        app = AlfredApp.from_settings(Settings(db=str(Path(folder) / "bench.db"), seed_demo=False))
         await app.open()
         await seed(app.store, app.user_id, today=TODAY)
         try:

@@ -66,7 +66,7 @@ async def batch_save(rounds: int = 5) -> dict[str, object]:
     ours, plain = [], []
     with tempfile.TemporaryDirectory() as folder:
         for round_ in range(rounds):
-            app = AlfredApp.from_settings(Settings(db_path=Path(folder) / f"batch-{round_}.db", seed_demo=False))
+            app = AlfredApp.from_settings(Settings(db=str(Path(folder) / f"batch-{round_}.db"), seed_demo=False))
             await app.open()
             await seed(app.store, app.user_id, today=date(2026, 1, 12))
             await _save_through_drafts(app, 2)  # warm-up: a running server has its catalog index built

@@ -24,7 +24,7 @@ READ_ROWS = 50
 
 
 async def _app_with_recipes(folder: Path, count: int) -> AlfredApp:
-    app = AlfredApp.from_settings(Settings(db_path=folder / "bench.db", seed_demo=False))
+    app = AlfredApp.from_settings(Settings(db=str(folder / "bench.db"), seed_demo=False))
     await app.open()
     rows = [{"name": f"Recipe {i:05d}", "cuisine": "thai", "servings": 2, "instructions": ["Cook.", "Eat."],
              "description": "A benchmark recipe.", "prep_time_minutes": 10, "cook_time_minutes": 20} for i in range(count)]

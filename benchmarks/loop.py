@@ -68,7 +68,7 @@ async def _turn(app: AlfredApp, script: dict[str, list[Any]], message: str) -> t
 
 async def loop_overhead() -> dict[str, object]:
     with tempfile.TemporaryDirectory() as folder:
-        app = AlfredApp.from_settings(Settings(db_path=Path(folder) / "loop.db", seed_demo=False))
+        app = AlfredApp.from_settings(Settings(db=str(Path(folder) / "loop.db"), seed_demo=False))
         await app.open()
         try:
             await seed(app.store, app.user_id, today=date(2026, 1, 12))

@@ -194,6 +194,7 @@ CREATE TABLE "alfred_sessions" (
     "number" integer NOT NULL CHECK ("number" >= 1),
     "turn" integer NOT NULL DEFAULT 1 CHECK ("turn" >= 1),
     "is_current" boolean NOT NULL DEFAULT false,
+    "version" integer NOT NULL DEFAULT 0 CHECK ("version" >= 0),
     "created_at" timestamptz NOT NULL DEFAULT now(),
     CONSTRAINT "alfred_sessions_user_id_number_key" UNIQUE ("user_id", "number")
 );

@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from alfred_mcp.errors import SessionConflictError, StoreError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.state.registry import RefEntry
@@ -49,6 +50,7 @@ class SessionVersion:
 
     number: int
     current: bool
+    turn: int
 
 
 class Store(Protocol):
@@ -99,7 +101,7 @@ class Store(Protocol):
         """The session's registry entries (in ref order) and its per-type counters."""
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
-        """The session's saved version and whether it is its user's current one (None: no such session)."""
+        """The session's saved version, whether it is its user's current one, its turn (None: no such session)."""
 
     async def save_session_state(
         self,
@@ -124,3 +126,28 @@ class Store(Protocol):
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
         """Upsert the changed documents; a value of None deletes that key."""
+
+
+def bump_version_sql(placeholder: str, expected_version: int | None) -> tuple[str, tuple[int, ...]]:
+    """UPDATE of a session's turn that bumps its version, guarded by `expected_version` when given.
+
+    Parameters: (turn, session id, *the returned params). It changes no row when the session is
+    gone or its version moved on; the row lock it takes queues saves of one session across processes.
+    """
+    sql = (
+        f'UPDATE "alfred_sessions" SET "turn" = {placeholder}, "version" = "version" + 1 WHERE "id" = {placeholder}'
+    )
+    if expected_version is None:
+        return sql, ()
+    return f'{sql} AND "version" = {placeholder}', (expected_version,)
+
+
+def session_save_refused(number: int | None) -> StoreError | SessionConflictError:
+    """The error for a session save that changed no row: the session is gone (None) or was changed."""
+    if number is None:
+        return StoreError("The session no longer exists in the store.", field="session")
+    name = f"session_{number}"
+    return SessionConflictError(
+        f"{name} was changed by another call while this one ran; nothing of this call was saved. Retry the call.",
+        field="session", value=name,
+    )

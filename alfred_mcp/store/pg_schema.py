@@ -2,7 +2,7 @@
 
 Pure: returns statement text. `migrations()` is the single source; the files in the repo's
 `migrations/` folder are written from it (`python -m alfred_mcp.store.pg_schema migrations`)
-and a test proves they match. Two migrations:
+and a test proves they match. Three migrations:
 
 - 0000 `bare_postgres_shim`: the roles (`anon`, `authenticated`, `service_role`), the `auth`
   schema and `auth.uid()` that Supabase already has. Every statement is guarded, so on a
@@ -10,6 +10,7 @@ and a test proves they match. Two migrations:
 - 0001 `kitchen`: the tables (same names, columns, nullability, FKs, CHECK names as the SQLite
   DDL in `ddl.py`), indexes, and row-level security: every user-owned row is visible and
   writable only when `user_id = auth.uid()`, for the `authenticated` role.
+- 0002 `supabase_rpc`: the SQL functions the Supabase backend writes through (`pg_rpc.py`).
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -158,7 +159,13 @@ class Migration:
 @cache
 def migrations() -> tuple[Migration, ...]:
     """The whole set, oldest first."""
-    return (Migration(0, "bare_postgres_shim", _HEADER + SHIM_SQL), Migration(1, "kitchen", kitchen_sql()))
+    from alfred_mcp.store.pg_rpc import rpc_sql  # it builds on this module's names
+
+    return (
+        Migration(0, "bare_postgres_shim", _HEADER + SHIM_SQL),
+        Migration(1, "kitchen", kitchen_sql()),
+        Migration(2, "supabase_rpc", _HEADER + rpc_sql()),
+    )
 
 
 def kitchen_sql() -> str:

@@ -36,7 +36,14 @@ from alfred_mcp.errors import ConstraintViolationError, StoreError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.state.registry import RefEntry
-from alfred_mcp.store.base import FIRST_TURN, Row, SessionRecord
+from alfred_mcp.store.base import (
+    FIRST_TURN,
+    Row,
+    SessionRecord,
+    SessionVersion,
+    bump_version_sql,
+    session_save_refused,
+)
 from alfred_mcp.store.ddl import tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
@@ -348,23 +355,44 @@ class PostgresStore:
         entries = [RefEntry.from_dict(dict(zip(_ENTRY_COLUMNS, row))) for row in refs]
         return entries, {str(name): int(number) for name, number in counters}
 
+    async def session_version(self, session_id: str) -> SessionVersion | None:
+        key = (canonical_uuid(session_id) or NIL_UUID,)
+        sql = 'SELECT "version", "is_current", "turn" FROM "alfred_sessions" WHERE "id" = %s'
+
+        async def work(connection: _Connection) -> tuple[Any, ...] | None:
+            return await (await connection.execute(sql, key)).fetchone()
+
+        row = await self._read(work, None, None)
+        return None if row is None else SessionVersion(int(row[0]), bool(row[1]), int(row[2]))
+
     async def save_session_state(
-        self, session_id: str, *, turn: int, entries: Sequence[RefEntry], counters: Mapping[str, int]
+        self,
+        session_id: str,
+        *,
+        turn: int,
+        entries: Sequence[RefEntry],
+        counters: Mapping[str, int],
+        expected_version: int | None = None,
     ) -> None:
         key = canonical_uuid(session_id) or NIL_UUID
         ref_rows = [[key, *(entry.to_dict()[name] for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(key, name, number) for name, number in counters.items()]
+        bump, params = bump_version_sql("%s", expected_version)
 
         async def work(connection: _Connection) -> None:
-            # The UPDATE locks the session row: saves of one session from any process queue here.
-            updated = await connection.execute('UPDATE "alfred_sessions" SET "turn" = %s WHERE "id" = %s', (turn, key))
+            # The UPDATE locks the session row: saves of one session from any process queue here,
+            # and a queued one re-reads the version once the first commits (so it conflicts).
+            updated = await connection.execute(bump, (turn, key, *params))
             if updated.rowcount == 0:
-                raise StoreError("The session no longer exists in the store.", field="session")
+                found = await connection.execute('SELECT "number" FROM "alfred_sessions" WHERE "id" = %s', (key,))
+                number = await found.fetchone()
+                raise session_save_refused(None if number is None else int(number[0]))
+            if not ref_rows:
+                return  # counters only move when refs are added, and those are among the changed entries
             sql = 'SELECT coalesce(max("seq"), 0) FROM "alfred_session_refs" WHERE "session_id" = %s'
             (last,) = await (await connection.execute(sql, (key,))).fetchone() or (0,)
             cursor = connection.cursor()
-            if ref_rows:
-                await cursor.executemany(_UPSERT_REF, [[*row, last + i] for i, row in enumerate(ref_rows, start=1)])
+            await cursor.executemany(_UPSERT_REF, [[*row, last + i] for i, row in enumerate(ref_rows, start=1)])
             if counter_rows:
                 await cursor.executemany(_UPSERT_COUNTER, counter_rows)
 

@@ -26,7 +26,7 @@ from alfred_mcp.errors import ConstraintViolationError, InvalidPayloadError, Sto
 from alfred_mcp.kitchen.query import Query, Where, check_columns
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.state.registry import RefEntry
-from alfred_mcp.store.base import SessionVersion, _bump_version_sql, session_save_refused, FIRST_TURN, Row, SessionRecord
+from alfred_mcp.store.base import FIRST_TURN, Row, SessionRecord, SessionVersion, bump_version_sql, session_save_refused
 from alfred_mcp.store.ddl import SCHEMA_VERSION, check_messages, schema_sql, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
@@ -228,9 +228,9 @@ class SQLiteStore:
         return entries, {str(key): int(number) for key, number in counters}
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
-        sql = 'SELECT "version", "is_current" FROM "alfred_sessions" WHERE "id" = ?'
-        row = await self._read(lambda c: c.execute(sql, (session_id,)).fetchone())
-        return None if row is None else SessionVersion(int(row[0]), bool(row[1]))
+        sql = 'SELECT "version", "is_current", "turn" FROM "alfred_sessions" WHERE "id" = ?'
+        row = await self._read_now(lambda c: c.execute(sql, (session_id,)).fetchone())
+        return None if row is None else SessionVersion(int(row[0]), bool(row[1]), int(row[2]))
 
     async def save_session_state(
         self,
@@ -243,12 +243,14 @@ class SQLiteStore:
     ) -> None:
         ref_rows = [[session_id, *(getattr(entry, name) for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(session_id, key, number) for key, number in counters.items()]
-        bump, params = _bump_version_sql("?", expected_version)
+        bump, params = bump_version_sql("?", expected_version)
 
         def work(connection: sqlite3.Connection) -> None:
             if connection.execute(bump, (turn, session_id, *params)).rowcount == 0:
                 number = connection.execute('SELECT "number" FROM "alfred_sessions" WHERE "id" = ?', (session_id,)).fetchone()
                 raise session_save_refused(None if number is None else int(number[0]))
+            if not ref_rows:
+                return  # counters only move when refs are added, and those are among the changed entries
             sql = 'SELECT coalesce(max("seq"), 0) FROM "alfred_session_refs" WHERE "session_id" = ?'
             last = int(connection.execute(sql, (session_id,)).fetchone()[0])
             connection.executemany(_UPSERT_REF, [[*row, last + i] for i, row in enumerate(ref_rows, start=1)])
@@ -283,6 +285,24 @@ class SQLiteStore:
             return await self._in_thread(work)
         async with self._lock:
             return await self._in_thread(work)
+
+    async def _read_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A one-row indexed read run on the event loop's thread when the connection is idle.
+
+        Every call checks its session's version first; a thread hop would cost more than the
+        query. Idle means: no other task's transaction is open (this task's own is fine) and
+        no worker thread is using the connection; otherwise it waits its turn like `_read`.
+        """
+        connection = self._connection
+        if connection is not None and (self._depth.get() or not self._lock.locked()):
+            if self._thread_lock.acquire(blocking=False):
+                try:
+                    return work(connection)
+                except (sqlite3.Error, sqlite3.Warning) as error:
+                    raise to_store_error(error) from error
+                finally:
+                    self._thread_lock.release()
+        return await self._read(work)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`work` all or nothing: in a savepoint inside the caller's transaction, else in its own."""

@@ -35,7 +35,7 @@ TODAY_ISO = "2026-01-12"
 async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
     from datetime import date
 
-    app = AlfredApp.from_settings(Settings(db_path=tmp_path / "kitchen.db", seed_demo=False, check_results=True))
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False, check_results=True))
     await app.open()
     await seed(app.store, app.user_id, today=date.fromisoformat(TODAY_ISO))
     yield app
@@ -129,7 +129,7 @@ async def test_chat_scenario_1_three_cod_recipes_saved_whole(client: Client, app
 
 async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Client, app: AlfredApp) -> None:
     """One of three saves fails on a real constraint; even a reply claiming success carries the failure."""
-    with sqlite3.connect(app.settings.db_path) as connection:
+    with sqlite3.connect(app.settings.db) as connection:
         connection.execute(
             "CREATE TRIGGER refuse_poison BEFORE INSERT ON recipe_ingredients WHEN NEW.name = 'poison' "
             "BEGIN SELECT RAISE(ABORT, 'poison is not an ingredient'); END"
@@ -291,3 +291,16 @@ async def test_chat_can_use_the_clients_own_model_through_sampling(app: AlfredAp
         result = await call(legacy, "chat", message="what are my tasks?", model="client")
     assert result["outcome"] == "quick" and "task_1" in result["reply"] and len(seen) == 1
     assert find_uuid(seen[0]) is None
+
+
+async def test_generate_step_cannot_complete_short_of_its_expected_count(client: Client, app: AlfredApp) -> None:
+    """Think promised 3 drafts: completing after 1 is refused, naming what exists; a bare decision is accepted."""
+    acts = [tool("draft_create", entity_type="recipe", items=THREE_COD[:1]),
+            {"action": "step_complete", "result_summary": "done"},  # bare decision form
+            tool("draft_create", entity_type="recipe", items=THREE_COD[1:]), complete("all 3"),
+            tool("draft_save", refs=["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]), complete("saved")]
+    script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": acts, "reply": [{"response": "Saved."}]})
+    result = await call(client, "chat", message="Make 3 cod recipes and save them")
+    assert result["outcome"] == "completed"
+    generate = (await call(client, "turn_status"))["state"]["steps"][0]
+    assert len(generate["refused"]) == 1 and "must generate 3 drafts; it has 1 (gen_recipe_1)" in generate["refused"][0]

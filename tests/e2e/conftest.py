@@ -20,7 +20,7 @@ TODAY = date(2026, 1, 12)
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
     """An opened app on a fresh SQLite file, seeded with the demo kitchen as of TODAY."""
-    app = AlfredApp.from_settings(Settings(db_path=tmp_path / "kitchen.db", seed_demo=False, check_results=True))
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False, check_results=True))
     await app.open()
     await seed(app.store, app.user_id, today=TODAY)
     yield app

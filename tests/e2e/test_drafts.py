@@ -64,7 +64,7 @@ async def test_gen_ref_and_saved_ref_both_resolve_to_the_saved_row(client: Clien
 async def test_one_failed_save_is_reported_and_leaves_no_partial_recipe(client: Client, app: AlfredApp) -> None:
     """Seed 000 scenario 5: one of three fails on a real constraint; two save, the failure is recorded."""
     # A real database rule the drafts do not know about: an ingredient named 'poison' is refused.
-    with sqlite3.connect(app.settings.db_path) as connection:
+    with sqlite3.connect(app.settings.db) as connection:
         connection.execute(
             "CREATE TRIGGER refuse_poison BEFORE INSERT ON recipe_ingredients WHEN NEW.name = 'poison' "
             "BEGIN SELECT RAISE(ABORT, 'poison is not an ingredient'); END"
@@ -79,7 +79,7 @@ async def test_one_failed_save_is_reported_and_leaves_no_partial_recipe(client: 
     assert f"{refs[1]} failed" in saved["batch"]["summary"]
     lost = await call(client, "db_read", table="recipes", filters=[eq("name", "Lemon Butter Cod")])
     assert lost["count"] == 0
-    with sqlite3.connect(app.settings.db_path) as connection:
+    with sqlite3.connect(app.settings.db) as connection:
         orphans = connection.execute(
             "SELECT count(*) FROM recipes r WHERE NOT EXISTS (SELECT 1 FROM recipe_ingredients i WHERE i.recipe_id = r.id)"
         ).fetchone()[0]

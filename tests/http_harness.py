@@ -1,0 +1,70 @@
+"""Real alfred-mcp server processes on streamable HTTP (127.0.0.1, free ports) and clients for them."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+START_TIMEOUT = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@asynccontextmanager
+async def http_server(db: str, tokens: Mapping[str, str]) -> AsyncIterator[str]:
+    """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
+    env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
+    command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
+    with tempfile.TemporaryFile() as log:
+        process = await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        try:
+            await _wait_for_port(port, process)
+            yield f"http://127.0.0.1:{port}/mcp"
+        except BaseException:
+            log.seek(0)
+            sys.stderr.write(log.read().decode(errors="replace")[-4000:])
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                process.terminate()
+                with anyio.move_on_after(10):
+                    await process.wait()
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
+
+
+async def _wait_for_port(port: int, process: anyio.abc.Process) -> None:
+    with anyio.fail_after(START_TIMEOUT):
+        while True:
+            if process.returncode is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}")
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.05)
+                continue
+            await stream.aclose()
+            return
+
+
+def http_client(url: str, token: str | None) -> Client:
+    """An MCP client for `url` sending `token` as its bearer token (None: no Authorization header)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30)))

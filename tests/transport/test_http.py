@@ -1,0 +1,111 @@
+"""MCP over real streamable HTTP on 127.0.0.1: bearer tokens, user isolation, two replicas on one database."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import MCPError
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from e2e.helpers import call, call_error, eq  # noqa: E402
+from http_harness import http_client, http_server  # noqa: E402
+
+pytestmark = pytest.mark.anyio
+ALICE, BOB = "alice-token-0123456789", "bob-token-0123456789ab"
+TOKENS = {ALICE: "alice", BOB: "bob"}
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+REFUSED = [
+    ("no token", {}, 401),
+    ("unknown token", {"Authorization": "Bearer not-a-known-token-at-all"}, 401),
+    ("not a bearer token", {"Authorization": f"Basic {ALICE}"}, 401),
+    ("foreign Host (DNS rebinding)", {"Authorization": f"Bearer {ALICE}", "Host": "evil.example:8765"}, 421),
+    ("foreign Origin", {"Authorization": f"Bearer {ALICE}", "Origin": "http://evil.example"}, 403),
+]
+
+
+async def test_requests_without_a_valid_token_or_host_are_refused(pg_url: str) -> None:
+    """No token, an unknown token, a foreign Host or Origin: refused before any tool runs (one server for all)."""
+    async with http_server(pg_url, TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
+        statuses = {case: (await raw.post(url, json=INITIALIZE, headers={**ACCEPT, **headers})).status_code for case, headers, _ in REFUSED}
+        accepted = (await raw.post(url, json=INITIALIZE, headers={**ACCEPT, "Authorization": f"Bearer {ALICE}"})).status_code
+    assert statuses == {case: status for case, _, status in REFUSED}
+    assert accepted == 200
+
+
+async def test_user_b_cannot_read_change_or_reference_user_a_rows(pg_url: str) -> None:
+    """Bob sees none of Alice's rows and cannot reach them by ref, filter or FK; Alice's rows survive."""
+    async with http_server(pg_url, TOKENS) as url, http_client(url, ALICE) as alice, http_client(url, BOB) as bob:
+        made = await call(alice, "db_create", table="recipes", data={"name": "Alice's secret stew"})
+        ref = made["rows"][0]["id"]
+        assert (await call(bob, "db_read", table="recipes"))["count"] == 0
+        assert (await call(bob, "db_read", table="recipes", filters=[eq("name", "Alice's secret stew")]))["count"] == 0
+        attempts: list[tuple[str, dict[str, Any]]] = [
+            ("db_read", {"table": "recipes", "filters": [eq("id", ref)]}),
+            ("db_update", {"table": "recipes", "filters": [eq("id", ref)], "data": {"name": "mine now"}}),
+            ("db_delete", {"table": "recipes", "filters": [eq("id", ref)]}),
+            ("db_create", {"table": "meal_plans", "data": {"date": "2026-01-20", "meal_type": "dinner", "recipe_id": ref}}),
+        ]
+        for tool, arguments in attempts:
+            assert (await call_error(bob, tool, **arguments))["code"] == "unknown_ref", tool
+        assert (await call(bob, "db_update", table="recipes", all=True, data={"name": "mine now"}))["count"] == 0
+        assert (await call(bob, "db_delete", table="recipes", all=True))["count"] == 0
+        kept = await call(alice, "db_read", table="recipes", filters=[eq("id", ref)])
+        alice_sees = (await alice.read_resource(f"alfred://session/current/ref/{ref}")).contents[0].text
+        with pytest.raises(MCPError) as refused:
+            await bob.read_resource(f"alfred://session/current/ref/{ref}")
+        bob_dashboard = (await bob.read_resource("alfred://kitchen/dashboard")).contents[0].text
+    assert [row["name"] for row in kept["rows"]] == ["Alice's secret stew"]
+    assert "secret stew" in alice_sees and f"Unknown ref '{ref}'" in refused.value.error.message
+    assert "secret stew" not in bob_dashboard
+
+
+async def test_two_replicas_serve_alternate_calls_of_one_session(pg_url: str) -> None:
+    """Calls alternating between two server processes continue one session: refs continue, none repeats."""
+    async with http_server(pg_url, TOKENS) as url_a, http_server(pg_url, TOKENS) as url_b:
+        async with http_client(url_a, ALICE) as a, http_client(url_b, ALICE) as b:
+            refs = []
+            for i, client in enumerate([a, b, a, b, b, a]):
+                made = await call(client, "db_create", table="shopping_list", data={"name": f"item {i}"})
+                refs.append(made["rows"][0]["id"])
+                assert made["session"] == "session_1"
+            read = await call(b, "db_read", table="shopping_list", limit=50)
+            first = refs[0]
+            named = await call(a, "db_update", table="shopping_list", filters=[eq("id", first)], data={"name": "renamed"})
+    assert refs == [f"shop_{n}" for n in range(1, 7)]
+    assert sorted(row["id"] for row in read["rows"]) == sorted(refs)
+    assert named["count"] == 1
+
+
+async def test_concurrent_calls_on_one_session_across_replicas_are_serialized_or_refused(pg_url: str) -> None:
+    """Simultaneous writes to one session from two replicas either succeed with unique refs or fail as a conflict."""
+    outcomes: list[dict[str, Any]] = []
+    async with http_server(pg_url, TOKENS) as url_a, http_server(pg_url, TOKENS) as url_b:
+        async with http_client(url_a, ALICE) as a, http_client(url_b, ALICE) as b:
+            await call(a, "db_read", table="shopping_list")
+
+            async def write(client: Any, i: int) -> None:
+                result = await client.call_tool("db_create", {"table": "shopping_list", "data": {"name": f"n{i}"}})
+                outcomes.append(result.structured_content)
+
+            with anyio.fail_after(60):
+                async with anyio.create_task_group() as group:
+                    for i in range(16):
+                        group.start_soon(write, a if i % 2 else b, i)
+            final = await call(a, "db_read", table="shopping_list", limit=100)
+    made = [o["rows"][0]["id"] for o in outcomes if "rows" in o]
+    refused = [o["error"] for o in outcomes if "error" in o]
+    assert all(error["code"] == "session_conflict" and "Retry" in error["message"] for error in refused)
+    assert made and len(made) == len(set(made))
+    assert sorted(row["id"] for row in final["rows"]) == sorted(made)
+    assert sorted(row["name"] for row in final["rows"]) == sorted(o["rows"][0]["name"] for o in outcomes if "rows" in o)
