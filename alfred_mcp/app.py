@@ -21,7 +21,7 @@ from alfred_mcp.config import Settings
 from alfred_mcp.seeding import seed_if_empty
 from alfred_mcp.session import SessionManager
 from alfred_mcp.store.base import Store
-from alfred_mcp.store.factory import open_store
+from alfred_mcp.store.factory import open_store, supabase_store
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ class AlfredApp:
     @classmethod
     def from_settings(cls, settings: Settings) -> AlfredApp:
         llm = llm_from_settings(settings.model) if settings.model else None
-        return cls(store=open_store(settings.db), settings=settings, llm=llm)
+        store = supabase_store(settings.supabase) if settings.supabase else open_store(settings.db)
+        return cls(store=store, settings=settings, llm=llm)
 
     async def open(self) -> None:
         """Open the store, make sure the user exists, seed the demo kitchen on first run.

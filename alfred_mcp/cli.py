@@ -28,6 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--db", help=f"SQLite database file or postgresql://user@host/db URL (env {DB_ENV}; default: per-user data dir)"
     )
+    parser.add_argument("--supabase-url", help="use a Supabase project as the store (env SUPABASE_URL; key in SUPABASE_KEY, JWT secret in SUPABASE_JWT_SECRET)")
+    parser.add_argument("--supabase-key", help="the Supabase project's anon key (env SUPABASE_KEY)")
     parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
     parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
     parser.add_argument("--model", help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
@@ -59,7 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
-    settings = Settings.from_env(db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model)
+    try:
+        settings = Settings.from_env(
+            db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model,
+            supabase_url=args.supabase_url, supabase_key=args.supabase_key,
+        )
+    except AlfredError as error:
+        print(f"alfred-mcp: {error.message}", file=sys.stderr)
+        return 2
     try:
         if args.command == "seed":
             return anyio.run(_seed, settings, args.reset)

@@ -8,10 +8,16 @@ from pathlib import Path
 
 from platformdirs import user_data_dir
 
+from alfred_mcp.errors import ConfigError
+
 DB_ENV = "ALFRED_DB"
 USER_ENV = "ALFRED_USER"
 CHECK_RESULTS_ENV = "ALFRED_CHECK_RESULTS"
 MODEL_ENV = "ALFRED_MODEL"
+SUPABASE_URL_ENV = "SUPABASE_URL"
+SUPABASE_KEY_ENVS = ("SUPABASE_KEY", "SUPABASE_ANON_KEY")
+SUPABASE_JWT_SECRET_ENV = "SUPABASE_JWT_SECRET"
+SUPABASE_SERVICE_KEY_ENV = "SUPABASE_SERVICE_KEY"
 
 
 def default_db_path() -> Path:
@@ -31,10 +37,13 @@ class Settings:
     """Validate every tool result against its published outputSchema on the server too (tests, debugging)."""
     model: str | None = None
     """The agent loop's model, e.g. 'anthropic:claude-sonnet-4-5' (None: no server-side model)."""
+    supabase: SupabaseSettings | None = None
+    """When set, the store is Supabase (PostgREST + row-level security) instead of `db`."""
 
     @classmethod
     def from_env(
-        cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None
+        cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None,
+        supabase_url: str | None = None, supabase_key: str | None = None,
     ) -> Settings:
         location = db or os.environ.get(DB_ENV)
         return cls(
@@ -43,4 +52,36 @@ class Settings:
             seed_demo=seed_demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
             model=model or os.environ.get(MODEL_ENV) or None,
+            supabase=SupabaseSettings.from_env(supabase_url, supabase_key),
         )
+
+
+@dataclass(frozen=True)
+class SupabaseSettings:
+    """A Supabase project: its URL, the anon key, and how user JWTs are signed (never a service-key fallback)."""
+
+    url: str
+    key: str
+    jwt_secret: str | None = field(default=None, repr=False)
+    service_key: str | None = field(default=None, repr=False)
+    """Only for writes to the shared ingredient catalog (seeding); user calls always carry the user's JWT."""
+
+    @classmethod
+    def from_env(cls, url: str | None = None, key: str | None = None) -> SupabaseSettings | None:
+        """None unless a Supabase URL is given (flag or SUPABASE_URL).
+
+        Raises:
+            ConfigError: a URL without the anon key or the JWT secret.
+        """
+        url = url or os.environ.get(SUPABASE_URL_ENV)
+        if not url:
+            return None
+        key = key or next((os.environ[name] for name in SUPABASE_KEY_ENVS if os.environ.get(name)), None)
+        secret = os.environ.get(SUPABASE_JWT_SECRET_ENV)
+        if not key or not secret:
+            raise ConfigError(
+                f"Supabase needs the project's anon key ({' or '.join(SUPABASE_KEY_ENVS)} or --supabase-key) and its JWT secret "
+                f"({SUPABASE_JWT_SECRET_ENV}) so every user call carries that user's own token.",
+                field="supabase",
+            )
+        return cls(url=url, key=key, jwt_secret=secret, service_key=os.environ.get(SUPABASE_SERVICE_KEY_ENV))

@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from . import context, drafts, foundation, loop
+from . import context, drafts, foundation, http, loop, supabase
 
 
 async def run_all() -> dict[str, object]:
@@ -20,6 +20,8 @@ async def run_all() -> dict[str, object]:
         "context_growth": await context.context_growth(),
         "context_build": context.context_build(),
         "loop_overhead": await loop.loop_overhead(),
+        "http_concurrency": await http.http_concurrency(),
+        "supabase_vs_postgres": await supabase.supabase_vs_postgres(),
     }
 
 

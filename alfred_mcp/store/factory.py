@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from alfred_mcp.config import SupabaseSettings
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -39,3 +43,16 @@ def open_store(url_or_path: str | Path) -> Store:
     path = Path(url_or_path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
     return SQLiteStore(path)
+
+
+def supabase_store(settings: SupabaseSettings) -> Store:
+    """A SupabaseStore for the project; every user call signs that user's own JWT.
+
+    Raises:
+        ConfigError: the supabase extra is not installed.
+    """
+    try:
+        from alfred_mcp.store.supabase import SupabaseStore
+    except ImportError as error:
+        raise ConfigError("Supabase needs the supabase extra: pip install 'alfred-mcp[supabase]'.", field="supabase") from error
+    return SupabaseStore(settings.url, settings.key, jwt_secret=settings.jwt_secret, service_key=settings.service_key)

@@ -225,3 +225,35 @@ def test_a_store_without_a_way_to_sign_user_tokens_is_refused() -> None:
     """Neither a JWT secret nor a token source: there would be no user JWT, so no store."""
     with pytest.raises(StoreError, match="JWT secret"):
         SupabaseStore("http://127.0.0.1:1", "anon-key")
+
+
+async def test_the_real_server_saves_drafts_and_reads_them_back_on_supabase(supabase_stack: SupabaseStack) -> None:
+    """MCP tools over SupabaseStore: the demo seed, three generated recipes saved whole, refs only, read back."""
+    from datetime import date
+
+    from e2e.cod_recipes import THREE_COD
+    from e2e.helpers import call, eq
+    from mcp import Client
+
+    from alfred_mcp.app import AlfredApp
+    from alfred_mcp.config import Settings
+    from alfred_mcp.seeding import seed
+    from alfred_mcp.server import build_server
+
+    store = SupabaseStore(
+        supabase_stack.url, supabase_stack.anon_key, jwt_secret=supabase_stack.jwt_secret, service_key=supabase_stack.service_key
+    )
+    app = AlfredApp(store=store, settings=Settings(seed_demo=False, check_results=True))
+    await app.open()
+    try:
+        await seed(app.store, app.user_id, today=date(2026, 1, 12))
+        async with Client(build_server(app)) as client:
+            refs = [d["ref"] for d in (await call(client, "draft_create", entity_type="recipe", items=THREE_COD))["drafts"]]
+            saved = await call(client, "draft_save", refs=refs)
+            assert {item["status"] for item in saved["items"]} == {"completed"}
+            name = THREE_COD[0]["name"]
+            (recipe,) = (await call(client, "db_read", table="recipes", filters=[eq("name", name)]))["rows"]
+            parts = await call(client, "db_read", table="recipe_ingredients", filters=[eq("recipe_id", recipe["id"])])
+            assert parts["count"] == len(THREE_COD[0]["ingredients"])
+    finally:
+        await app.close()
