@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 
 from alfred_mcp.errors import UnknownSessionError
-from alfred_mcp.state.ledger import CallRecord, append_call, ledger_key
+from alfred_mcp.state.ledger import CallRecord, calls_of, ledger_key, ledger_prefix, to_document
 from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.store.base import SessionRecord, Store
 
@@ -42,6 +42,7 @@ class Session:
     lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
     saved_turn: int = field(default=0, repr=False)
     _changed: dict[str, Any] = field(default_factory=dict, repr=False)
+    _ledger_seq: dict[int, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.saved_turn = self.turn
@@ -58,9 +59,16 @@ class Session:
         self._changed[key] = value
 
     def record_call(self, record: CallRecord) -> None:
-        """Append a tool call to this turn's ledger (saved with the session)."""
-        key = ledger_key(record.turn)
-        self.put_document(key, append_call(self.document(key, []), record))
+        """Add a tool call to its turn's ledger (saved with the session)."""
+        seq = self._ledger_seq.get(record.turn)
+        if seq is None:
+            seq = len(self.documents_with_prefix(ledger_prefix(record.turn)))
+        self._ledger_seq[record.turn] = seq + 1
+        self.put_document(ledger_key(record.turn, seq + 1), to_document(record))
+
+    def calls(self, turn: int) -> list[CallRecord]:
+        """The tool calls recorded in `turn`, in order."""
+        return calls_of(self.documents_with_prefix(ledger_prefix(turn)))
 
     def documents_with_prefix(self, prefix: str) -> dict[str, Any]:
         return {key: value for key, value in self.documents.items() if key.startswith(prefix)}
@@ -215,3 +223,4 @@ class SessionManager:
         session.documents = await self._store.load_documents(session.record.session_id)
         session.version = stored.number
         session._changed = {}
+        session._ledger_seq = {}

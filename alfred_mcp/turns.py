@@ -32,7 +32,7 @@ from alfred_mcp.state.conversation import ConversationHistory, record_reply, rec
 from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation
 from alfred_mcp.state.drafts import Draft
 from alfred_mcp.state.folding import FoldedLines, fold_line
-from alfred_mcp.state.ledger import CallRecord, calls_of, ledger_key
+from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.narrative import TurnExecutionSummary, TurnPlan, narrative_line, summarize_turn
 from alfred_mcp.state.turn_state import (
     CONSTRAINTS_KEY,
@@ -88,7 +88,7 @@ def narrative_of(session: Session, turn: int) -> TurnExecutionSummary | None:
 
 
 def calls_in(session: Session, turn: int) -> list[CallRecord]:
-    return calls_of(session.document(ledger_key(turn), []))
+    return session.calls(turn)
 
 
 def pending_drafts(session: Session) -> list[DraftView]:

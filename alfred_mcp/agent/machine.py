@@ -36,7 +36,6 @@ from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
 from alfred_mcp.session import Session
 from alfred_mcp.state.batch import BatchManifest
-from alfred_mcp.state.ledger import ledger_key
 
 MAX_INVALID_OUTPUTS = 3
 """Attempts per role output: an invalid one is retried with its errors, then the turn is blocked."""
@@ -80,7 +79,7 @@ class TurnMachine:
 
     def _turn_has_history(self) -> bool:
         turn = self.session.turn
-        return bool(self.session.document(ledger_key(turn))) or self.session.document(turn_key(turn)) is not None
+        return bool(self.session.calls(turn)) or self.session.document(turn_key(turn)) is not None
 
     def abandon(self, state: TurnState, reason: str) -> TurnState:
         """Stop a turn where it stands: blocked, with Reply still to explain it."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from alfred_mcp.state.ledger import calls_of, ledger_key
-
 if TYPE_CHECKING:
     from alfred_mcp.agent.turn_state import TurnState
     from alfred_mcp.session import Session
@@ -16,7 +14,7 @@ _DELTAS = {"created": "entities_created", "updated": "entities_updated", "delete
 
 def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
     """What the turn did, as facts: steps, tools, state deltas, artifacts, errors."""
-    calls = calls_of(session.document(ledger_key(state.turn), []))
+    calls = session.calls(state.turn)
     ledger: dict[str, Any] = {
         "turn": state.turn,
         "outcome": state.outcome,

@@ -1,6 +1,8 @@
 """The turn ledger: what each tool call of a turn did, recorded by the system, never by a model.
 
 It feeds the turn narrative (what happened), the audit ledger of Summarize and the working set.
+Each call is its own session document (`ledger:<turn>:<seq>`), so recording one is O(1) however
+many calls the turn has made.
 """
 
 from __future__ import annotations
@@ -29,16 +31,21 @@ class CallRecord(BaseModel):
     note: str | None = Field(default=None, description="One line: what happened, or why it failed.")
 
 
-def ledger_key(turn: int) -> str:
-    """The session document holding a turn's ledger."""
-    return f"ledger:{turn}"
+def ledger_prefix(turn: int) -> str:
+    """The key prefix of a turn's call records."""
+    return f"ledger:{turn}:"
 
 
-def append_call(ledger: list[dict], record: CallRecord) -> list[dict]:
-    """A new ledger list with `record` appended (refs capped, so a turn's ledger stays small)."""
-    trimmed = record.model_copy(update={"refs": record.refs[:MAX_REFS_PER_CALL]})
-    return [*ledger, trimmed.model_dump(exclude_none=True)]
+def ledger_key(turn: int, seq: int) -> str:
+    """The session document holding call `seq` (from 1) of `turn`; keys sort in call order."""
+    return f"{ledger_prefix(turn)}{seq:05d}"
 
 
-def calls_of(ledger: list[dict]) -> list[CallRecord]:
-    return [CallRecord.model_validate(entry) for entry in ledger]
+def to_document(record: CallRecord) -> dict:
+    """A record as stored: refs capped so one call stays small."""
+    return record.model_copy(update={"refs": record.refs[:MAX_REFS_PER_CALL]}).model_dump(exclude_none=True)
+
+
+def calls_of(documents: dict[str, dict]) -> list[CallRecord]:
+    """A turn's records from its ledger documents (key -> record), in call order."""
+    return [CallRecord.model_validate(documents[key]) for key in sorted(documents)]
