@@ -98,9 +98,8 @@ class Session:
             entries=self.registry.dirty_entries(),
             counters=self.registry.counters(),
             expected_version=self.version,
+            documents=self._changed,
         )
-        if self._changed:
-            await store.save_documents(self.record.session_id, self._changed)
         self._changed = {}
         self.registry.clear_dirty()
         self.saved_turn = self.turn

@@ -111,11 +111,13 @@ class Store(Protocol):
         entries: Sequence[RefEntry],
         counters: Mapping[str, int],
         expected_version: int | None = None,
+        documents: Mapping[str, Any] | None = None,
     ) -> None:
         """Upsert only the given (changed) entries and the counters; set the session's turn; bump its version.
 
         With `expected_version`, the save happens only if the stored version still equals it
-        (compare-and-set, atomic with the rest of the caller's transaction).
+        (compare-and-set, atomic with the rest of the caller's transaction). `documents`
+        (key -> JSON, None deletes) are saved with it.
 
         Raises:
             SessionConflictError: the stored version moved on (another call or replica saved first).

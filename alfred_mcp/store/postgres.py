@@ -373,9 +373,10 @@ class PostgresStore:
         entries: Sequence[RefEntry],
         counters: Mapping[str, int],
         expected_version: int | None = None,
+        documents: Mapping[str, Any] | None = None,
     ) -> None:
         key = canonical_uuid(session_id) or NIL_UUID
-        ref_rows = [[key, *(entry.to_dict()[name] for name in _ENTRY_COLUMNS)] for entry in entries]
+        ref_rows = [[key, *(getattr(entry, name) for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(key, name, number) for name, number in counters.items()]
         bump, params = bump_version_sql("%s", expected_version)
 
@@ -397,6 +398,8 @@ class PostgresStore:
                 await cursor.executemany(_UPSERT_COUNTER, counter_rows)
 
         await self._write(work, None, None)
+        if documents:
+            await self.save_documents(session_id, documents)
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         key = (canonical_uuid(session_id) or NIL_UUID,)

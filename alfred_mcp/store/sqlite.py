@@ -240,15 +240,18 @@ class SQLiteStore:
         entries: Sequence[RefEntry],
         counters: Mapping[str, int],
         expected_version: int | None = None,
+        documents: Mapping[str, Any] | None = None,
     ) -> None:
         ref_rows = [[session_id, *(getattr(entry, name) for name in _ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(session_id, key, number) for key, number in counters.items()]
         bump, params = bump_version_sql("?", expected_version)
+        upserts, deletes = _document_rows(session_id, documents or {})
 
         def work(connection: sqlite3.Connection) -> None:
             if connection.execute(bump, (turn, session_id, *params)).rowcount == 0:
                 number = connection.execute('SELECT "number" FROM "alfred_sessions" WHERE "id" = ?', (session_id,)).fetchone()
                 raise session_save_refused(None if number is None else int(number[0]))
+            _write_documents(connection, upserts, deletes)
             if not ref_rows:
                 return  # counters only move when refs are added, and those are among the changed entries
             sql = 'SELECT coalesce(max("seq"), 0) FROM "alfred_session_refs" WHERE "session_id" = ?'
@@ -264,19 +267,9 @@ class SQLiteStore:
         return {str(key): json.loads(value) for key, value in rows}
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
-        upserts = [(session_id, key, json.dumps(value, ensure_ascii=False)) for key, value in changed.items() if value is not None]
-        deletes = [(session_id, key) for key, value in changed.items() if value is None]
-
-        def work(connection: sqlite3.Connection) -> None:
-            connection.executemany(
-                'INSERT INTO "alfred_session_docs" ("session_id", "key", "value") VALUES (?, ?, ?) '
-                'ON CONFLICT ("session_id", "key") DO UPDATE SET "value" = excluded."value"',
-                upserts,
-            )
-            connection.executemany('DELETE FROM "alfred_session_docs" WHERE "session_id" = ? AND "key" = ?', deletes)
-
+        upserts, deletes = _document_rows(session_id, changed)
         if changed:
-            await self._write(work)
+            await self._write(lambda connection: _write_documents(connection, upserts, deletes))
 
     # -- running work on the connection -----------------------------------------------------
 
@@ -323,6 +316,21 @@ class SQLiteStore:
                 return work(connection)
             except (sqlite3.Error, sqlite3.Warning) as error:
                 raise to_store_error(error) from error
+
+
+def _document_rows(session_id: str, changed: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    upserts = [(session_id, key, json.dumps(value, ensure_ascii=False)) for key, value in changed.items() if value is not None]
+    deletes = [(session_id, key) for key, value in changed.items() if value is None]
+    return upserts, deletes
+
+
+def _write_documents(connection: sqlite3.Connection, upserts: list[tuple[str, str, str]], deletes: list[tuple[str, str]]) -> None:
+    connection.executemany(
+        'INSERT INTO "alfred_session_docs" ("session_id", "key", "value") VALUES (?, ?, ?) '
+        'ON CONFLICT ("session_id", "key") DO UPDATE SET "value" = excluded."value"',
+        upserts,
+    )
+    connection.executemany('DELETE FROM "alfred_session_docs" WHERE "session_id" = ? AND "key" = ?', deletes)
 
 
 # -- connection and transactions (run in a worker thread) -----------------------------------

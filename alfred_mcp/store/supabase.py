@@ -286,6 +286,7 @@ class SupabaseStore:
         entries: Sequence[RefEntry],
         counters: Mapping[str, int],
         expected_version: int | None = None,
+        documents: Mapping[str, Any] | None = None,
     ) -> None:
         actor, key = self._session_actor(session_id)
         op = {
@@ -293,6 +294,8 @@ class SupabaseStore:
             "refs": [entry.to_dict() for entry in entries], "counters": dict(counters),
         }
         await self._submit(op, actor, None)
+        if documents:
+            await self.save_documents(session_id, documents)
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         actor, key = self._session_actor(session_id)
@@ -314,7 +317,10 @@ class SupabaseStore:
     # -- whom a call acts for ---------------------------------------------------------------
 
     def _require_user(self, user_id: str) -> str:
-        """The scope of a user call; a call without a user is refused, never upgraded."""
+        """The scope of a user call; a call without a user is refused, never upgraded.
+
+        `documents` (key -> JSON, None deletes) are saved in the same write.
+        """
         if not isinstance(user_id, str) or not user_id:
             raise StoreError("This call needs a user; calls without one are refused.", field="user_id")
         return _scope(user_id)
