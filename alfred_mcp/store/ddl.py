@@ -8,10 +8,10 @@ from input, and are quoted all the same.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.sql_literals import literal_sql, number_literal
 
 SCHEMA_VERSION = 1
 NOW_SQL = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
@@ -189,7 +189,7 @@ def _checks(column: Column) -> list[tuple[str, str, str]]:
 
 def _range(column: Column) -> tuple[str, str]:
     col = q(column.name)
-    low, high = _number(column.minimum), _number(column.maximum)
+    low, high = number_literal(column.minimum), number_literal(column.maximum)
     if low is not None and high is not None:
         return f"{col} BETWEEN {low} AND {high}", f"{column.name} must be between {low} and {high}"
     if low is not None:
@@ -197,18 +197,3 @@ def _range(column: Column) -> tuple[str, str]:
     return f"{col} <= {high}", f"{column.name} must be at most {high}"
 
 
-def _number(value: float | None) -> str | None:
-    if value is None:
-        return None
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def literal_sql(value: Any) -> str:
-    """A schema constant as a SQL literal: strings single-quoted, bools 0/1, numbers as is."""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    raise TypeError(f"no SQL literal for {type(value).__name__}")

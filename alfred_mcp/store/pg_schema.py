@@ -28,6 +28,8 @@ from typing import Any
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.ddl import SCHEMA_VERSION, tables_in_fk_order
 from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.sql_literals import literal_sql as sql_literal
+from alfred_mcp.store.sql_literals import number_literal
 
 PG_TYPES = {
     "uuid": "uuid", "text": 'text COLLATE "C"', "date": "date", "timestamp": "timestamptz",
@@ -299,27 +301,16 @@ def _default_sql(column: Column) -> str | None:
 
 def _range(column: Column) -> str:
     col = q(column.name)
-    low, high = _number(column.minimum), _number(column.maximum)
+    low, high = number_literal(column.minimum), number_literal(column.maximum)
     if low is not None and high is not None:
         return f"{col} BETWEEN {low} AND {high}"
     return f"{col} >= {low}" if low is not None else f"{col} <= {high}"
 
 
-def _number(value: float | None) -> str | None:
-    if value is None:
-        return None
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
 def literal_sql(value: Any) -> str:
     """A schema constant as a PostgreSQL literal."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    raise TypeError(f"no SQL literal for {type(value).__name__}")
+    return sql_literal(value, true="true", false="false")
+
 
 
 def write_migrations(folder: Path) -> list[Path]:
