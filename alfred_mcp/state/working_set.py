@@ -12,27 +12,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState, active_entities
+from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState, RegistryEntry, active_entities
 from alfred_mcp.state.refs import parse_ref
 
 
-class Entry(Protocol):
-    """What the working set reads from a registry entry (the registry's RefEntry fits)."""
+class Entry(RegistryEntry, Protocol):
+    """What the working set reads from a registry entry: curation's view plus type and label."""
 
-    @property
-    def ref(self) -> str: ...
     @property
     def entity_type(self) -> str: ...
     @property
     def label(self) -> str | None: ...
-    @property
-    def action(self) -> str: ...
-    @property
-    def turn_created(self) -> int: ...
-    @property
-    def turn_last_ref(self) -> int: ...
-    @property
-    def deleted_turn(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
