@@ -1,0 +1,35 @@
+"""The whole tools/list, as a client receives it, is committed and compared: every change to a
+tool's contract shows in review. Regenerate after an intended change with
+`ALFRED_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_tools_snapshot.py`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.server import build_server
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "tools_list.json"
+
+
+def _render(tools: list[dict[str, object]]) -> str:
+    return json.dumps({"tools": tools}, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+@pytest.mark.anyio
+async def test_tools_list_matches_the_committed_snapshot(tmp_path: Path) -> None:
+    """What tools/list advertises equals tests/snapshots/tools_list.json, byte for byte."""
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False))
+    async with Client(build_server(app)) as client:
+        listed = await client.list_tools()
+    tools = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
+    rendered = _render(tools)
+    if os.environ.get("ALFRED_UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOT.write_text(rendered, encoding="utf-8")
+    assert SNAPSHOT.read_text(encoding="utf-8") == rendered, "tools/list changed: review it, then regenerate the snapshot"
