@@ -1,14 +1,16 @@
-"""The running application: one store, its sessions, its users; opened once per process.
+"""The composition root: one store, its sessions, its users and the agent's model, opened once per process.
 
+`AlfredApp` wires the parts every driver shares (the MCP server in `server/`, the headless CLI):
+the store chosen by the settings, the session manager over it, the users calls act for, the model.
 On stdio every call acts for the one local user. Over HTTP there is no local user: each
-request's bearer token names its user (`auth.py`), and the call runs `acting_as` that user.
+request's bearer token names its user (`server/auth.py`), and the call runs `acting_as` that user.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
@@ -18,8 +20,8 @@ import anyio
 from alfred_mcp.agent.llm.base import LLM
 from alfred_mcp.agent.llm.factory import llm_from_settings
 from alfred_mcp.config import Settings
-from alfred_mcp.seeding import seed_if_empty
-from alfred_mcp.session import SessionManager
+from alfred_mcp.operations.seeding import seed_if_empty
+from alfred_mcp.session import CallScope, SessionManager, UnitOfWork, unit_of_work
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
 
@@ -87,6 +89,15 @@ class AlfredApp:
             yield
         finally:
             _acting.reset(token)
+
+    def work(
+        self, call: str, *, session: str | None = None, table: str | None = None, log_refusals: bool = True
+    ) -> AbstractAsyncContextManager[UnitOfWork]:
+        """One call on the user's session `session` (None: the current one), as a unit of work.
+
+        `call` names it in the turn's call log when it is refused (tool calls; not reads of resources or prompts).
+        """
+        return unit_of_work(self.sessions, self.store, self.user_id, session, CallScope(call, table, log_refusals))
 
     async def close(self) -> None:
         self._opened -= 1

@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(settings: Settings) -> int:
-    from alfred_mcp.server import build_server
+    from alfred_mcp.server.mcp_server import build_server
 
     logger.info("serving over stdio with %s", settings.db)
     build_server(AlfredApp.from_settings(settings)).run()
@@ -97,8 +97,8 @@ def _serve(settings: Settings) -> int:
 
 
 def _serve_http(settings: Settings, address: str) -> int:
-    from alfred_mcp.auth import load_tokens
-    from alfred_mcp.http_serve import parse_address, serve_http
+    from alfred_mcp.server.auth import load_tokens
+    from alfred_mcp.server.http import parse_address, serve_http
 
     host, port = parse_address(address)
     serve_http(AlfredApp.from_settings(settings), host, port, load_tokens())
@@ -106,7 +106,7 @@ def _serve_http(settings: Settings, address: str) -> int:
 
 
 async def _seed(settings: Settings, reset: bool) -> int:
-    from alfred_mcp.seeding import seed, seed_if_empty
+    from alfred_mcp.operations.seeding import seed, seed_if_empty
 
     app = AlfredApp.from_settings(Settings(db=settings.db, user=settings.user, seed_demo=False))
     await app.open()

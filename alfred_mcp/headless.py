@@ -9,10 +9,11 @@ from typing import Any, TextIO
 
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.agent.turn_state import TurnState
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.server.tools.runner import tool_runner
+from alfred_mcp.state.agent_turn import TurnState
 
 _STAGE_WORDS = {"understand": "understanding", "think": "planning", "act": "acting", "reply": "replying", "done": "done"}
 
@@ -66,7 +67,6 @@ async def _one_turn(app: AlfredApp, message: str, *, progress: bool) -> TurnStat
             where = f" step {state.current_step + 1}/{len(state.steps)}" if role == "act" and state.steps else ""
             sys.stderr.write(f"  · {_STAGE_WORDS.get(role, role)}{where}\n")
 
-    async with app.sessions.acting_on(app.user_id) as session:
-        state = await run_turn(TurnMachine(app, session), app.llm, message, observe=observe)
-        await session.save(app.store)
-        return state
+    async with app.work("chat") as work:
+        machine = TurnMachine(work, tool_runner(app, work.session.name))
+        return await run_turn(machine, app.llm, message, observe=observe)

@@ -15,11 +15,14 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp import turns
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.seeding import seed
-from alfred_mcp.server import build_server
+from alfred_mcp.operations import history
+from alfred_mcp.operations.role_context import context_inputs
+from alfred_mcp.session.documents import NARRATIVES
+from alfred_mcp.operations.seeding import seed
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import (
     Constraint,
     ConstraintSnapshot,
@@ -32,10 +35,9 @@ from alfred_mcp.state.context import DEFAULT_CONFIG, ROLES, ContextInputs, StepV
 from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message
 from alfred_mcp.state.curation import CurationState, EntityCuration, RetentionDecision, apply_curation
 from alfred_mcp.state.folding import fold_line
-from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.narrative import TurnExecutionSummary, narrative_line, summarize_turn
 from alfred_mcp.state.registry import RefEntry
-from alfred_mcp.state.turn_state import NarrativeIndex
+from alfred_mcp.state.understanding import NarrativeIndex
 from alfred_mcp.state.working_set import DraftView
 
 from .timing import median_seconds, report
@@ -66,12 +68,13 @@ def _snapshot(turn: int) -> dict[str, Any]:
 
 async def _think_size(app: AlfredApp) -> tuple[int, int]:
     """Think's context size now, and the size of the naive full-history prompt for the same session."""
-    async with app.sessions.acting_on(app.user_id) as session:
-        inputs = await turns.context_inputs(app.store, session, today=TODAY)
+    async with app.work("benchmark") as work:
+        session = work.session
+        inputs = await context_inputs(work, today=TODAY)
         context = build_context("think", inputs)
-        history = turns.conversation_of(session)
-        narratives = [n for t in range(1, session.turn) if (n := turns.narrative_of(session, t)) is not None]
-        messages = _all_messages(session, history)
+        talk = history.conversation_of(session)
+        narratives = [n for t in range(1, session.turn) if (n := session.read(NARRATIVES.at(t))) is not None]
+        messages = _all_messages(session, talk)
         naive = naive_history(messages, narratives, session.registry.entries())
         return context.size, len(naive) + len(context.section("profile")) + len(context.section("dashboard"))
 
@@ -166,7 +169,7 @@ DASHBOARD = {"counts": {"recipes": 340, "inventory": 660}, "recipes_by_cuisine":
 
 
 def _inputs(docs: dict[str, Any], turn: int = LATE) -> ContextInputs:
-    """What turns.context_inputs does after its store reads: parse the documents into values."""
+    """What role_context.context_inputs does after its store reads: parse the documents into values."""
     index = NarrativeIndex.model_validate(docs["narrative_digest"])
     return ContextInputs(
         turn=turn, user_message=_message(turn), entries=docs["entries"],

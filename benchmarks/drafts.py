@@ -10,10 +10,10 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from alfred_mcp import drafting
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.seeding import seed
+from alfred_mcp.operations import drafting
+from alfred_mcp.operations.seeding import seed
 
 from .timing import report
 
@@ -30,11 +30,11 @@ def _recipe(i: int) -> dict[str, Any]:
 
 
 async def _save_through_drafts(app: AlfredApp, count: int) -> float:
-    session = await app.sessions.resolve(app.user_id)
-    drafts = drafting.create_drafts(session, "recipe", [_recipe(i) for i in range(count)])
-    await session.save(app.store)
+    async with app.work("draft_create") as work:
+        drafts = drafting.create_drafts(work.session, "recipe", [_recipe(i) for i in range(count)])
     start = time.perf_counter()
-    manifest, _ = await drafting.save_drafts(app.store, session, [d.ref for d in drafts], batch=None, policy=None)
+    async with app.work("draft_save") as work:
+        manifest, _ = await drafting.save_drafts(work, [d.ref for d in drafts], batch=None, policy=None)
     elapsed = time.perf_counter() - start
     assert manifest.outcome == "completed", manifest.summary()
     return elapsed

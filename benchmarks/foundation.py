@@ -13,7 +13,7 @@ from mcp.server import MCPServer
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.kitchen.schema import RECIPES
-from alfred_mcp.server import build_server
+from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.state.translate import translate_rows
 from alfred_mcp.store.sqlite import SQLiteStore

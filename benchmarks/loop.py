@@ -16,9 +16,10 @@ from typing import Any
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.seeding import seed
+from alfred_mcp.operations.seeding import seed
 
 TARGET_TURN = 20
 
@@ -58,11 +59,10 @@ def _clarify_turn() -> dict[str, list[Any]]:
 
 async def _turn(app: AlfredApp, script: dict[str, list[Any]], message: str) -> tuple[float, int]:
     app.llm = ScriptedLLM(script)
-    async with app.sessions.acting_on(app.user_id) as session:
-        start = time.perf_counter()
-        state = await run_turn(TurnMachine(app, session), app.llm, message)
-        await session.save(app.store)
-        elapsed = time.perf_counter() - start
+    start = time.perf_counter()
+    async with app.work("chat") as work:
+        state = await run_turn(TurnMachine(work, tool_runner(app, work.session.name)), app.llm, message)
+    elapsed = time.perf_counter() - start
     return elapsed, sum(state.model_calls.values())
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from alfred_mcp.contracts import ANNOTATION_KEYS, load_contracts
-from alfred_mcp.handlers import HANDLERS
+from alfred_mcp.server.tools import HANDLERS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "alfred_mcp"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
-from alfred_mcp.search import (
+from alfred_mcp.operations.search import (
     Candidate,
     Coverage,
     check_constraints,

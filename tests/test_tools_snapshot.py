@@ -13,7 +13,7 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.server import build_server
+from alfred_mcp.server.mcp_server import build_server
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "tools_list.json"
 

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 
 from alfred_mcp.agent.llm.base import LLM, Message, ModelRequest
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.agent.outputs import output_schema
 from alfred_mcp.agent.prompting import role_prompt
-from alfred_mcp.agent.turn_state import TurnState
 from alfred_mcp.errors import ModelError, RoleOutputError
+from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.role_outputs import output_schema
 
 MAX_MODEL_CALLS_PER_TURN = 40
 Observer = Callable[[str, TurnState], Awaitable[None]]

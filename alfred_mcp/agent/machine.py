@@ -9,14 +9,22 @@ then blocks the step, and nothing is applied from an invalid output.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from alfred_mcp import drafting, turns
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.outputs import (
+from alfred_mcp.agent.present import format_quick_result, witness_additions
+from alfred_mcp.agent.summarize import summarize_turn
+from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
+from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
+from alfred_mcp.operations import drafting, history
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
+from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
+from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
     ActOutput,
     AskUserDecision,
@@ -27,15 +35,6 @@ from alfred_mcp.agent.outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
-from alfred_mcp.agent.present import format_quick_result, witness_additions
-from alfred_mcp.agent.summarize import summarize_turn
-from alfred_mcp.agent.turn_state import CURRENT_TURN_KEY, StepState, ToolCallRecord, TurnState, turn_key
-from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
-from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import load_contracts
-from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
-from alfred_mcp.session import Session
-from alfred_mcp.state.batch import BatchManifest
 
 MAX_INVALID_OUTPUTS = 3
 """Attempts per role output: an invalid one is retried with its errors, then the turn is blocked."""
@@ -43,23 +42,27 @@ MAX_DECISIONS_PER_STEP = 8
 MAX_TOOL_ERRORS = 2
 """A tool error is shown to Act once to correct; the second in a row blocks the step."""
 
+ToolRunner = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Runs a tool as an MCP call would (contract-checked arguments, the same handler, the turn's session).
+The driver supplies it: the agent never sees the server or its handler table."""
+
 
 class TurnMachine:
     """One session's turns, driven one validated role output at a time."""
 
-    def __init__(self, app: AlfredApp, session: Session) -> None:
-        self.app = app
-        self.session = session
+    def __init__(self, work: UnitOfWork, run_tool: ToolRunner) -> None:
+        self.work = work
+        self.session = work.session
+        self._run_tool = run_tool
 
     # -- reading and starting ---------------------------------------------------------------
 
     def current(self) -> TurnState | None:
-        turn = self.session.document(CURRENT_TURN_KEY)
+        turn = self.session.read(AGENT_CURRENT_TURN)
         return self.load(turn) if turn is not None else None
 
     def load(self, turn: int) -> TurnState | None:
-        stored = self.session.document(turn_key(turn))
-        return TurnState.model_validate(stored) if stored is not None else None
+        return self.session.read(AGENT_TURNS.at(turn))
 
     async def begin(self, message: str) -> TurnState:
         """Open the next turn for `message` (the session's turn counter moves on)."""
@@ -70,16 +73,16 @@ class TurnMachine:
                 expected=current.stage,
             )
         if self._turn_has_history():
-            turns.close_turn(self.session)
+            history.close_turn(self.session)
             self.session.turn += 1
-        turns.record_message(self.session, message)
+        history.record_message(self.session, message)
         state = TurnState(turn=self.session.turn, message=message)
         self._save(state)
         return state
 
     def _turn_has_history(self) -> bool:
         turn = self.session.turn
-        return bool(self.session.calls(turn)) or self.session.document(turn_key(turn)) is not None
+        return bool(self.session.calls(turn)) or self.session.has(AGENT_TURNS.at(turn))
 
     def abandon(self, state: TurnState, reason: str) -> TurnState:
         """Stop a turn where it stands: blocked, with Reply still to explain it."""
@@ -152,7 +155,7 @@ class TurnMachine:
 
     async def _apply_understand(self, state: TurnState, output: UnderstandOutput) -> TurnState:
         state.understanding = output
-        await apply_understanding(self.app, self.session, output, user_message=state.message)
+        await apply_understanding(self.work, output, user_message=state.message)
         if output.needs_clarification or output.needs_disambiguation:
             questions = output.clarification_questions or [output.disambiguation_question or ""]
             return self._ask(state, "clarify", " ".join(q for q in questions if q))
@@ -298,12 +301,7 @@ class TurnMachine:
 
     async def run_tool(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run a tool as an MCP call would: contract-checked arguments, the same handler, this session."""
-        from alfred_mcp.handlers import HANDLERS  # the handlers package also serves the turn tools built on this module
-
-        contract = load_contracts()[tool]
-        args = {**arguments, "session": self.session.name} if "session" in contract.input_schema.get("properties", {}) else dict(arguments)
-        contract.check_arguments(args)
-        return await HANDLERS[tool](self.app, args)
+        return await self._run_tool(tool, arguments)
 
     # -- reply and the end of the turn ----------------------------------------------------------
 
@@ -339,8 +337,8 @@ class TurnMachine:
         record_conversation(self.session, state)
 
     def _save(self, state: TurnState) -> None:
-        self.session.put_document(turn_key(state.turn), state.model_dump(mode="json"))
-        self.session.put_document(CURRENT_TURN_KEY, state.turn)
+        self.session.write(AGENT_TURNS.at(state.turn), state)
+        self.session.write(AGENT_CURRENT_TURN, state.turn)
 
 
 def _validation_message(role: str, error: Exception) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from alfred_mcp import drafting
 from alfred_mcp.kitchen.schema import TABLES, row_label
+from alfred_mcp.operations import drafting
+from alfred_mcp.session.documents import BATCHES
+from alfred_mcp.state.batch import BatchItem
 
 if TYPE_CHECKING:
-    from alfred_mcp.agent.turn_state import TurnState
     from alfred_mcp.session import Session
+    from alfred_mcp.state.agent_turn import TurnState
 
 MAX_QUICK_ROWS = 20
 
@@ -56,8 +58,8 @@ def witness_additions(session: Session, state: TurnState, reply: str) -> list[st
     """
     additions = []
     for item in _failed_items(session, state):
-        if item["ref"] not in reply and (item.get("label") or "\0") not in reply:
-            additions.append(f"Not saved: {item['ref']} ({item.get('label') or 'draft'}): {item.get('reason') or 'failed'}.")
+        if item.ref not in reply and (item.label or "\0") not in reply:
+            additions.append(f"Not saved: {item.ref} ({item.label or 'draft'}): {item.reason or 'failed'}.")
     if state.blocked_reason and state.blocked_reason not in reply:
         additions.append(f"Stopped: {state.blocked_reason}")
     unsaved = [d for d in drafting.list_drafts(session) if d.turn_created == state.turn]
@@ -68,17 +70,18 @@ def witness_additions(session: Session, state: TurnState, reply: str) -> list[st
     return additions
 
 
-def _failed_items(session: Session, state: TurnState) -> list[dict[str, Any]]:
-    failed: dict[str, dict[str, Any]] = {}
-    for key in _turn_batches(session, state):
-        for item in session.document(key, {}).get("items", ()):
-            if item.get("status") == "failed":
-                failed[item["ref"]] = item
+def _failed_items(session: Session, state: TurnState) -> list[BatchItem]:
+    failed: dict[str, BatchItem] = {}
+    for batch in _turn_batches(state):
+        manifest = session.read(BATCHES.at(batch))
+        for item in manifest.items if manifest is not None else ():
+            if item.status == "failed":
+                failed[item.ref] = item
     return list(failed.values())
 
 
-def _turn_batches(session: Session, state: TurnState) -> list[str]:
+def _turn_batches(state: TurnState) -> list[str]:
     """The manifests this turn worked on: its steps' batches and those its draft_save calls made."""
     batches = {step.batch for step in state.steps if step.batch}
     batches.update(call.batch for step in state.steps for call in step.tool_calls if call.batch)
-    return sorted(f"{drafting.BATCH_PREFIX}{batch}" for batch in batches)
+    return sorted(batches)

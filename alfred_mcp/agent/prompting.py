@@ -7,12 +7,12 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from alfred_mcp import drafting
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.turn_state import StepState, TurnState
+from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import load_contracts
+from alfred_mcp.operations import drafting
+from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.context import StepView
-from alfred_mcp.surface.prompts import role_prompt as filled_template
 
 if TYPE_CHECKING:
     from alfred_mcp.agent.machine import TurnMachine
@@ -28,7 +28,7 @@ async def role_prompt(machine: TurnMachine, state: TurnState, role: str) -> Prom
     """The system text (instructions + session context) and the turn text for `role`."""
     step = state.step if role == "act" else None
     view = _step_view(state, step) if step is not None else None
-    system = await filled_template(machine.app.store, machine.session, role, step=view, message=state.message)
+    system = await filled_template(machine.work, role, step=view, message=state.message)
     sections = {"understand": _understand_turn, "think": _think_turn, "act": _act_turn, "reply": _reply_turn}
     return Prompt(system=system, user=sections[role](machine, state))
 

@@ -6,8 +6,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from alfred_mcp.agent.turn_state import TurnState
     from alfred_mcp.session import Session
+    from alfred_mcp.state.agent_turn import TurnState
 
 _DELTAS = {"created": "entities_created", "updated": "entities_updated", "deleted": "entities_deleted"}
 

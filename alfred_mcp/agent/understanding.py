@@ -1,24 +1,23 @@
-"""Where a turn's outputs meet the session's context state (`alfred_mcp/turns.py`)."""
+"""Where a turn's outputs meet the session's context state (understanding, plan, conversation)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from alfred_mcp import turns
-from alfred_mcp.agent.outputs import UnderstandOutput
+from alfred_mcp.operations import history, understanding
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.session.documents import PLANS
 from alfred_mcp.state.narrative import PlannedStep, TurnPlan
-from alfred_mcp.state.turn_state import plan_key
+from alfred_mcp.state.role_outputs import UnderstandOutput
 
 if TYPE_CHECKING:
-    from alfred_mcp.agent.turn_state import TurnState
-    from alfred_mcp.app import AlfredApp
-    from alfred_mcp.session import Session
+    from alfred_mcp.state.agent_turn import TurnState
 
 
-async def apply_understanding(app: AlfredApp, session: Session, output: UnderstandOutput, *, user_message: str) -> None:
+async def apply_understanding(work: UnitOfWork, output: UnderstandOutput, *, user_message: str) -> None:
     """Touch the referenced refs, apply the curation (visibility only), merge the constraint snapshot."""
-    await turns.submit_understanding(
-        app.store, session, message=user_message, referenced=output.referenced_refs,
+    await understanding.submit_understanding(
+        work, message=user_message, referenced=output.referenced_refs,
         curation=output.curation, snapshot=output.constraint_snapshot,
     )
 
@@ -36,11 +35,11 @@ def record_plan(session: Session, state: TurnState) -> None:
         for s in state.steps
     ]
     plan = TurnPlan(decision=state.plan.decision, goal=state.plan.goal[:300], steps=steps)
-    session.put_document(plan_key(state.turn), plan.model_dump(mode="json", exclude_defaults=True))
+    session.write(PLANS.at(state.turn), plan)
 
 
 def record_conversation(session: Session, state: TurnState) -> None:
     """The turn's plan and Alfred's reply join the session's narrative and conversation."""
     record_plan(session, state)
     if state.reply:
-        turns.record_assistant_reply(session, state.reply)
+        history.record_assistant_reply(session, state.reply)

@@ -15,10 +15,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from alfred_mcp.kitchen.schema import TABLE_BY_ENTITY_TYPE, TABLES
+from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import Constraint, ConstraintSnapshot, constraint_values
 from alfred_mcp.state.curation import EntityCuration
 from alfred_mcp.state.folding import clip
-from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.refs import parse_ref
 
 StepType = Literal["read", "write", "analyze", "generate"]

@@ -153,3 +153,9 @@ def session_save_refused(number: int | None) -> StoreError | SessionConflictErro
         f"{name} was changed by another call while this one ran; nothing of this call was saved. Retry the call.",
         field="session", value=name,
     )
+
+
+KitchenStore = Store
+"""Kitchen rows (interim alias until the protocol is split)."""
+SessionStore = Store
+"""Session persistence (interim alias until the protocol is split)."""

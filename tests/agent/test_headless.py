@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.server.leak_guard import find_uuid
 
 REPO = Path(__file__).resolve().parents[2]
 

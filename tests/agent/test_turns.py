@@ -23,9 +23,9 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES
-from alfred_mcp.leak_guard import find_uuid
-from alfred_mcp.seeding import seed
-from alfred_mcp.server import build_server
+from alfred_mcp.operations.seeding import seed
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
 
 pytestmark = pytest.mark.anyio
 TODAY_ISO = "2026-01-12"

@@ -11,8 +11,8 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.seeding import seed
-from alfred_mcp.server import AlfredServer, build_server
+from alfred_mcp.operations.seeding import seed
+from alfred_mcp.server.mcp_server import AlfredServer, build_server
 
 TODAY = date(2026, 1, 12)
 

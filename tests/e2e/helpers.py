@@ -6,7 +6,7 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.server.leak_guard import find_uuid
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from mcp.types import INVALID_PARAMS, PromptReference, ResourceTemplateReference
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
-from alfred_mcp.dashboard import build_dashboard
-from alfred_mcp.leak_guard import find_uuid
-from alfred_mcp.server import AlfredServer
+from alfred_mcp.operations.dashboard import build_dashboard
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import AlfredServer
+from alfred_mcp.server.resources import working_set_view
 from alfred_mcp.state.constraints import CompiledConstraints, ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration
-from alfred_mcp.surface.resources import working_set_view
 
 from .conftest import TODAY
 from .helpers import call, call_error
@@ -88,9 +88,9 @@ async def test_a_ref_resource_takes_the_bare_ref_or_the_completion_value(client:
 
 async def test_dashboard_lists_what_expires_soon_and_the_next_meals(app: AlfredApp) -> None:
     """As of the seed's day: salmon expires tomorrow, the milk is past its date, dinner tonight is the salmon."""
-    async with app.sessions.acting_on(app.user_id) as session:
-        board = await build_dashboard(app.store, session, today=TODAY)
-        working = working_set_view(session)
+    async with app.work("test") as work:
+        board = await build_dashboard(work, today=TODAY)
+        working = working_set_view(work.session)
     soon = {item["label"]: item["days_left"] for item in board["expiring_soon"]}
     assert soon["salmon fillets"] == 1 and all(0 <= days <= 3 for days in soon.values())
     assert [(item["label"], item["days_left"]) for item in board["expired"]] == [("milk", -1)]

@@ -21,9 +21,9 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
-from alfred_mcp.leak_guard import find_uuid
-from alfred_mcp.seeding import seed
-from alfred_mcp.server import build_server
+from alfred_mcp.operations.seeding import seed
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
 
 TABLES = ["recipes", "recipe_ingredients", "inventory", "shopping_list", "meal_plans", "tasks", "preferences", "cooking_log"]
 REFS = [f"{prefix}_{n}" for prefix in ("recipe", "ri", "inv", "shop", "meal", "task", "pref", "log", "ing") for n in (1, 2, 3, 7, 40)]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.state.conversation import DEFAULT_CONVERSATION
 
 from .helpers import call, eq

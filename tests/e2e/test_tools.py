@@ -11,7 +11,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.kitchen.query import Where
 from alfred_mcp.kitchen.schema import TABLES
-from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.server.leak_guard import find_uuid
 
 from .helpers import among, call, call_error, eq
 

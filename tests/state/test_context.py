@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from alfred_mcp.errors import ConfigError
-from alfred_mcp.leak_guard import find_uuid
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import (
     Constraint,
     ConstraintSnapshot,
@@ -30,7 +31,6 @@ from alfred_mcp.state.context import (
 )
 from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message
 from alfred_mcp.state.curation import CurationState, EntityCuration, RetentionDecision, apply_curation
-from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.narrative import summarize_turn
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.state.working_set import DraftView, build_working_set

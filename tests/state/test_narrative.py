@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import Constraint, ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration, RetentionDecision
 from alfred_mcp.state.folding import FoldedLines, fold_line, render_folded, replace_with_summary
-from alfred_mcp.state.ledger import CallRecord
 from alfred_mcp.state.narrative import (
     MAX_STEPS,
     ErrorNote,

@@ -7,7 +7,8 @@ import pytest
 from alfred_mcp.errors import SessionConflictError
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import SHOPPING_LIST
-from alfred_mcp.session import SessionManager
+from alfred_mcp.session import CallScope, SessionManager, unit_of_work
+from alfred_mcp.session.documents import BATCH_COUNTER
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import SessionVersion, Store
 
@@ -43,15 +44,14 @@ async def test_a_stale_save_is_refused_and_rolls_back_the_call_with_it(store: St
 async def test_a_manager_reloads_a_session_another_manager_saved(store: Store, user: str) -> None:
     """Two managers on one store (two replicas) continue each other's refs and counters."""
     first, second = SessionManager(store), SessionManager(store)
-    async with first.acting_on(user) as session:
-        ref = session.registry.register_row("shop", "row-1", "milk", turn=1, action="created")
-        session.put_document("note", {"from": "first"})
-        await session.save(store)
-    async with second.acting_on(user) as session:
-        assert session.document("note") == {"from": "first"} and session.registry.resolve(ref) == "row-1"
+    async with unit_of_work(first, store, user, None, CallScope("test")) as work:
+        ref = work.session.registry.register_row("shop", "row-1", "milk", turn=1, action="created")
+        work.session.write(BATCH_COUNTER, 1)
+    async with unit_of_work(second, store, user, None, CallScope("test")) as work:
+        session = work.session
+        assert session.read(BATCH_COUNTER) == 1 and session.registry.resolve(ref) == "row-1"
         assert session.registry.register_row("shop", "row-2", "eggs", turn=1, action="created") == "shop_2"
-        session.put_document("note", {"from": "second"})
-        await session.save(store)
-    async with first.acting_on(user) as session:
-        assert session.document("note") == {"from": "second"} and session.version == 2
-        assert session.registry.resolve("shop_2") == "row-2"
+        session.write(BATCH_COUNTER, 2)
+    async with unit_of_work(first, store, user, None, CallScope("test")) as work:
+        assert work.session.read(BATCH_COUNTER) == 2 and work.session.version == 2
+        assert work.session.registry.resolve("shop_2") == "row-2"

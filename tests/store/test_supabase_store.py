@@ -237,8 +237,8 @@ async def test_the_real_server_saves_drafts_and_reads_them_back_on_supabase(supa
 
     from alfred_mcp.app import AlfredApp
     from alfred_mcp.config import Settings
-    from alfred_mcp.seeding import seed
-    from alfred_mcp.server import build_server
+    from alfred_mcp.operations.seeding import seed
+    from alfred_mcp.server.mcp_server import build_server
 
     store = SupabaseStore(
         supabase_stack.url, supabase_stack.anon_key, jwt_secret=supabase_stack.jwt_secret, service_key=supabase_stack.service_key

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.auth import TokenUsers, load_tokens
 from alfred_mcp.config import Settings
 from alfred_mcp.errors import ConfigError
-from alfred_mcp.http_serve import parse_address, transport_security
+from alfred_mcp.server.auth import TokenUsers, load_tokens
+from alfred_mcp.server.http import parse_address, transport_security
 from alfred_mcp.store.factory import open_store
 from alfred_mcp.store.sqlite import SQLiteStore
 
@@ -111,7 +111,7 @@ def test_dns_rebinding_protection_allows_only_the_served_names(host: str, extra:
 
 def test_the_http_app_builds_without_warnings_and_serves_no_local_user(tmp_path: Path) -> None:
     """Building the ASGI app with tokens raises no SDK warning (they are errors here) and drops the local user."""
-    from alfred_mcp.http_serve import http_app
+    from alfred_mcp.server.http import http_app
 
     app = AlfredApp.from_settings(Settings(db=str(tmp_path / "k.db"), seed_demo=False))
     asgi = http_app(app, "127.0.0.1", 8765, {TOKEN_A: "alice"})

@@ -1,7 +1,7 @@
-"""Model providers behind one small protocol: Anthropic, OpenAI-compatible, scripted, MCP sampling.
+"""Model providers behind one small protocol: Anthropic, OpenAI-compatible, scripted (MCP sampling: server/sampling.py).
 
 `llm_from_settings` builds one from `ALFRED_MODEL` & co. The sampling provider lives apart in
-`alfred_mcp.agent.llm.sampling` (import it only where a tool's Context is at hand).
+`alfred_mcp.server.sampling` (import it only where a tool's Context is at hand).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CreateMessageRequestParams, CreateMessageResult, ImageContent, TextContent
 
 from alfred_mcp.agent.llm.base import ModelRequest
-from alfred_mcp.agent.llm.sampling import SamplingLLM, from_sample_result, push_sampler, to_sample
 from alfred_mcp.errors import ModelError, ModelOutputError
+from alfred_mcp.server.sampling import SamplingLLM, from_sample_result, push_sampler, to_sample
 
 # The push tests use deprecated sampling on purpose; the warning is expected there and only there.
 DEPRECATED_SAMPLING = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")

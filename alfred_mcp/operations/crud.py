@@ -1,0 +1,187 @@
+"""Refs-only CRUD: translate refs in, run the store call, translate refs out.
+
+Each operation validates everything before the first write; its store calls and the session's
+save commit together in the call's unit of work, so a failure changes nothing anywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from alfred_mcp.errors import InputError, InvalidPayloadError, UnscopedWriteError
+from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
+from alfred_mcp.kitchen.schema import Table, children_of, get_table
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.translate import (
+    TranslatedRows,
+    apply_labels,
+    label_columns_for,
+    translate_payload,
+    translate_rows,
+    translate_where,
+)
+from alfred_mcp.store.base import Row
+
+DEFAULT_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class CrudResult:
+    """Rows as a model sees them (refs only), plus what else happened."""
+
+    table: str
+    rows: list[dict[str, Any]]
+    truncated: bool = False
+    cascaded: tuple[tuple[str, int], ...] = ()
+
+
+def writable_table(name: str) -> Table:
+    """A table callers may write to.
+
+    Raises:
+        UnknownTableError, InputError: unknown table, or the shared read-only catalog.
+    """
+    table = get_table(name)
+    if not table.user_owned:
+        raise InputError(
+            f"'{name}' is the shared ingredient catalog and is read-only; read it with db_read.",
+            field="table", value=name,
+        )
+    return table
+
+
+async def read(work: UnitOfWork, table: Table, query: Query) -> CrudResult:
+    """Rows matching `query`, each with a ref; FK columns as refs with their labels."""
+    session = work.session
+    check_columns(table, query.columns)
+    check_order(table, query.order_by)
+    limit = query.limit or DEFAULT_LIMIT
+    translated = Query(
+        where=translate_where(table, query.where, session.registry),
+        columns=query.columns,
+        order_by=query.order_by,
+        limit=limit + 1,
+    )
+    # No transaction for the read itself: it writes nothing but new refs, which the unit of
+    # work saves before the result is returned, so a client never sees a ref the store does not know.
+    rows = await work.store.select(table, translated, user_id=session.user_id)
+    out = await rows_to_refs(work, table, rows[:limit], action="read")
+    _record(session, "db_read", table, "read", out)
+    return CrudResult(table.name, out, truncated=len(rows) > limit)
+
+
+async def create(work: UnitOfWork, table: Table, data: Sequence[Mapping[str, Any]]) -> CrudResult:
+    """Insert all rows or none; every FK given as a ref."""
+    session = work.session
+    payloads = [_payload(table, row, session, "create", index=i if len(data) > 1 else None) for i, row in enumerate(data)]
+    async with work.atomic():
+        rows = await work.store.insert(table, payloads, user_id=session.user_id)
+        out = await rows_to_refs(work, table, rows, action="created")
+        _record(session, "db_create", table, "created", out)
+    return CrudResult(table.name, out)
+
+
+async def update(work: UnitOfWork, table: Table, where: Where, data: Mapping[str, Any], *, all_rows: bool) -> CrudResult:
+    """Set `data` on the matching rows; no filters needs `all_rows`."""
+    session = work.session
+    _require_scope(table, where, all_rows, verb="update")
+    target = translate_where(table, where, session.registry)
+    values = _payload(table, data, session, "update")
+    async with work.atomic():
+        rows = await work.store.update(table, target, values, user_id=session.user_id)
+        out = await rows_to_refs(work, table, rows, action="updated")
+        _record(session, "db_update", table, "updated", out)
+    return CrudResult(table.name, out)
+
+
+async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool) -> CrudResult:
+    """Delete the matching rows; known refs of them and of cascaded children become deleted."""
+    session = work.session
+    _require_scope(table, where, all_rows, verb="delete")
+    target = translate_where(table, where, session.registry)
+    async with work.atomic():
+        doomed = await work.store.select(table, Query(where=target, columns=("id",)), user_id=session.user_id)
+        ids = [row["id"] for row in doomed]
+        cascaded = await _delete_cascade_refs(work, table, ids) if ids else ()
+        rows = [row for chunk in _ids_wheres(ids) for row in await work.store.delete(table, chunk, user_id=session.user_id)]
+        out = await rows_to_refs(work, table, rows, action="deleted")
+        for row in out:
+            session.registry.mark_deleted(row["id"], turn=session.turn)
+        _record(session, "db_delete", table, "deleted", out)
+    return CrudResult(table.name, out, cascaded=cascaded)
+
+
+def _record(session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]]) -> None:
+    refs = [row["id"] for row in rows if "id" in row]
+    session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows)))
+
+
+def _ids_wheres(ids: list[str], column: str = "id") -> list[Where]:
+    """`column in ids`, split to respect the filter AST's cap on `in` values."""
+    return [Where(all_of=(Filter(column, "in", ids[i:i + MAX_IN_VALUES]),)) for i in range(0, len(ids), MAX_IN_VALUES)]
+
+
+def _require_scope(table: Table, where: Where, all_rows: bool, *, verb: str) -> None:
+    if where.is_empty and not all_rows:
+        raise UnscopedWriteError(
+            f"Refusing to {verb} every row of '{table.name}' without filters. "
+            f"Add filters (e.g. id eq a {table.entity_type} ref) or pass all: true.",
+            field="filters", table=table.name,
+        )
+
+
+def _payload(table: Table, row: Mapping[str, Any], session: Session, mode: str, *, index: int | None = None) -> Row:
+    if not isinstance(row, Mapping):
+        raise InvalidPayloadError("Each row must be an object of column values.", field="data")
+    try:
+        return translate_payload(table, row, session.registry, mode=mode)  # type: ignore[arg-type]
+    except InputError as error:
+        if index is None:
+            raise
+        error.message = f"data[{index}]: {error.message}"
+        error.args = (error.message,)
+        error.fields["row"] = index
+        raise
+
+
+async def rows_to_refs(work: UnitOfWork, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
+    """Stored rows as a model sees them: refs registered, FK labels fetched in one query per table."""
+    session = work.session
+    translated = translate_rows(table, rows, session.registry, turn=session.turn, action=action)  # type: ignore[arg-type]
+    fetched = await _fetch_labels(work, translated)
+    return apply_labels(translated, table, session.registry, fetched)
+
+
+async def _fetch_labels(work: UnitOfWork, translated: TranslatedRows) -> dict[str, dict[str, Row]]:
+    """One batched query per target table for FK targets registered without a label."""
+    fetched: dict[str, dict[str, Row]] = {}
+    for target_name, row_ids in translated.missing_labels.items():
+        target = get_table(target_name)
+        found = fetched.setdefault(target_name, {})
+        for where in _ids_wheres(list(row_ids)):
+            query = Query(where=where, columns=label_columns_for(target_name))
+            found.update((row["id"], row) for row in await work.store.select(target, query, user_id=work.user_id))
+    return fetched
+
+
+async def _delete_cascade_refs(work: UnitOfWork, table: Table, ids: list[str]) -> tuple[tuple[str, int], ...]:
+    """Mark known refs of rows that the delete will cascade to; count them per table."""
+    session = work.session
+    counts = []
+    for child, column in children_of(table.name):
+        if column.fk is None or column.fk.on_delete != "cascade":
+            continue
+        rows = [
+            row for where in _ids_wheres(ids, column.name)
+            for row in await work.store.select(child, Query(where=where, columns=("id",)), user_id=session.user_id)
+        ]
+        for row in rows:
+            ref = session.registry.ref_for_row(row["id"])
+            if ref is not None:
+                session.registry.mark_deleted(ref, turn=session.turn)
+        if rows:
+            counts.append((child.name, len(rows)))
+    return tuple(counts)

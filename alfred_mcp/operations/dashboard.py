@@ -1,0 +1,119 @@
+"""The kitchen dashboard: counts by type, what expires soon, the next meals; refs only.
+
+Think reads it as a snapshot of the kitchen (seed 001) and clients read it as the resource
+`alfred://kitchen/dashboard`. Rows it names get refs in the session without being touched:
+they are registered like foreign-key targets ('linked'), so looking at the dashboard does not
+pull them into the working set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, timedelta
+from typing import Any
+
+from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
+from alfred_mcp.kitchen.schema import (
+    COOKING_LOG,
+    INVENTORY,
+    MEAL_PLANS,
+    MEAL_TYPES,
+    RECIPES,
+    SHOPPING_LIST,
+    TASKS,
+    Table,
+    row_label,
+)
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.store.base import KitchenStore, Row
+
+HORIZON_DAYS = 3
+NEXT_MEALS = 7
+MAX_LISTED = 15
+
+
+async def build_dashboard(
+    work: UnitOfWork, *, today: date, horizon_days: int = HORIZON_DAYS, meals: int = NEXT_MEALS
+) -> dict[str, Any]:
+    """The dashboard of the session's user as of `today` (JSON-ready)."""
+    store, session, user = work.store, work.session, work.user_id
+    recipes = await store.select(RECIPES, Query(columns=("id", "cuisine")), user_id=user)
+    pantry = await store.select(INVENTORY, Query(columns=("id", "name", "location", "expiry_date")), user_id=user)
+    soon, expired = _by_expiry(pantry, today=today, horizon_days=horizon_days)
+    upcoming = await _next_meals(store, user, today=today, limit=meals)
+    dashboard = {
+        "today": today.isoformat(),
+        "horizon_days": horizon_days,
+        "counts": {
+            "recipes": len(recipes),
+            "inventory": len(pantry),
+            "shopping_list": await store.count(SHOPPING_LIST, Where(), user_id=user),
+            "meal_plans": await store.count(MEAL_PLANS, Where(), user_id=user),
+            "tasks": await store.count(TASKS, Where(), user_id=user),
+            "cooking_log": await store.count(COOKING_LOG, Where(), user_id=user),
+        },
+        "recipes_by_cuisine": _counts(row.get("cuisine") or "unset" for row in recipes),
+        "inventory_by_location": _counts(row.get("location") or "unset" for row in pantry),
+        "shopping_to_buy": await store.count(SHOPPING_LIST, _eq("is_purchased", False), user_id=user),
+        "tasks_open": await store.count(TASKS, _eq("completed", False), user_id=user),
+        "expiring_soon": [_dated(session, row, today) for row in soon[:MAX_LISTED]],
+        "expired": [_dated(session, row, today) for row in expired[:MAX_LISTED]],
+        "next_meals": [_meal(session, meal, recipe) for meal, recipe in upcoming],
+    }
+    return dashboard
+
+
+def _eq(column: str, value: Any) -> Where:
+    return Where(all_of=(Filter(column, "eq", value),))
+
+
+def _counts(values: Any) -> dict[str, int]:
+    """Counts, largest first, ties by name."""
+    return dict(sorted(Counter(values).items(), key=lambda item: (-item[1], item[0])))
+
+
+def _by_expiry(rows: list[Row], *, today: date, horizon_days: int) -> tuple[list[Row], list[Row]]:
+    dated = sorted((row for row in rows if row.get("expiry_date")), key=lambda r: (r["expiry_date"], r["name"]))
+    limit = (today + timedelta(days=horizon_days)).isoformat()
+    now = today.isoformat()
+    return [r for r in dated if now <= r["expiry_date"] <= limit], [r for r in dated if r["expiry_date"] < now]
+
+
+async def _next_meals(store: KitchenStore, user_id: str, *, today: date, limit: int) -> list[tuple[Row, Row | None]]:
+    where = Where(all_of=(Filter("date", "gte", today.isoformat()),))
+    order = (OrderBy("date"),)
+    rows = await store.select(MEAL_PLANS, Query(where=where, order_by=order, columns=("id", "date", "meal_type", "recipe_id")),
+                              user_id=user_id)
+    rows.sort(key=lambda r: (r["date"], MEAL_TYPES.index(r["meal_type"]) if r["meal_type"] in MEAL_TYPES else len(MEAL_TYPES)))
+    rows = rows[:limit]
+    recipe_ids = sorted({r["recipe_id"] for r in rows if r.get("recipe_id")})
+    recipes: dict[str, Row] = {}
+    if recipe_ids:
+        found = await store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", recipe_ids),)), columns=("id", "name")),
+                                   user_id=user_id)
+        recipes = {row["id"]: row for row in found}
+    return [(row, recipes.get(row.get("recipe_id") or "")) for row in rows]
+
+
+def _link(session: Session, table: Table, row: Row) -> tuple[str, str | None]:
+    """The row's ref, registered as 'linked' if new (not touched), with its label."""
+    ref, _ = session.registry.register_link(table.entity_type, row["id"], turn=session.turn)
+    entry = session.registry.entry(ref)
+    if entry.label is None:
+        session.registry.set_label(ref, row_label(table, row))
+    return ref, session.registry.entry(ref).label
+
+
+def _dated(session: Session, row: Row, today: date) -> dict[str, Any]:
+    ref, label = _link(session, INVENTORY, row)
+    days = (date.fromisoformat(row["expiry_date"]) - today).days
+    return {"ref": ref, "label": label, "expiry_date": row["expiry_date"], "days_left": days, "location": row.get("location")}
+
+
+def _meal(session: Session, meal: Row, recipe: Row | None) -> dict[str, Any]:
+    ref, label = _link(session, MEAL_PLANS, meal)
+    out: dict[str, Any] = {"ref": ref, "label": label, "date": meal["date"], "meal_type": meal["meal_type"],
+                           "recipe": None, "recipe_label": None}
+    if recipe is not None:
+        out["recipe"], out["recipe_label"] = _link(session, RECIPES, recipe)
+    return out

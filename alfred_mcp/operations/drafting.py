@@ -1,0 +1,497 @@
+"""Generated drafts (gen_* refs) and saving them: kept whole, compiled, written under a manifest.
+
+A draft lives in the session (document DRAFTS) until it is saved or discarded. Saving compiles
+each draft (`state/compiler.py`) into its rows, writes a recipe with all its ingredients in one
+savepoint, links the gen ref to the saved ref explicitly, and records every item's outcome in a
+batch manifest (`state/batch.py`, document BATCHES).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from alfred_mcp.errors import AlfredError, InputError, InvalidRefError, StateError
+from alfred_mcp.kitchen.jsonschema import describe_value, field_value
+from alfred_mcp.kitchen.query import Query, Where
+from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
+from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.progress import report_progress
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.session.documents import BATCH_COUNTER, BATCHES, DRAFTS
+from alfred_mcp.state.batch import BatchManifest, BatchPolicy
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.compiler import CatalogIndex, Compiled, CompiledRow, compile_draft
+from alfred_mcp.state.drafts import (
+    DRAFT_KINDS,
+    Draft,
+    discard_draft,
+    draft_label,
+    ensure_pending,
+    mark_draft_saved,
+    new_draft,
+    parse_draft,
+    replace_draft,
+    revise_draft,
+)
+from alfred_mcp.state.refs import parse_ref
+from alfred_mcp.state.translate import translate_payload
+from alfred_mcp.state.working_set import DraftView
+from alfred_mcp.store.base import KitchenStore, Row
+
+SAVE_ORDER = ("recipe", "inv", "shop", "meal", "task")
+"""Recipes first: meal plans and tasks may point at a recipe drafted in the same batch."""
+MAX_DRAFTS_PER_CALL = 50
+
+
+# -- drafts -----------------------------------------------------------------------------------
+
+
+def create_drafts(session: Session, entity_type: str, items: Sequence[Mapping[str, Any]]) -> list[Draft]:
+    """Validate every item, then hold each as a pending draft under a new gen ref.
+
+    Raises:
+        InputError: an unknown draft kind or too many items.
+        InvalidPayloadError: an item does not fit its draft model (named by index and field).
+    """
+    if entity_type not in DRAFT_KINDS:
+        raise InputError(
+            f"Cannot draft '{entity_type}'. Draft kinds: {', '.join(DRAFT_KINDS)}.",
+            field="entity_type", value=field_value(entity_type), valid=list(DRAFT_KINDS),
+        )
+    models = [_parse_item(entity_type, item, index, len(items)) for index, item in enumerate(items)]
+    drafts = []
+    for item, model in zip(items, models):
+        ref = session.registry.assign_gen_ref(entity_type, draft_label(entity_type, model), turn=session.turn)
+        draft = new_draft(ref, item, turn=session.turn)
+        session.write(DRAFTS.at(ref), draft)
+        drafts.append(draft)
+    _record(session, "draft_create", entity_type, "generated", [d.ref for d in drafts])
+    return drafts
+
+
+def _parse_item(entity_type: str, item: Mapping[str, Any], index: int, count: int) -> Any:
+    try:
+        return parse_draft(entity_type, item)
+    except AlfredError as error:
+        if count > 1:
+            error.message = f"items[{index}]: {error.message}"
+            error.args = (error.message,)
+            error.fields["item"] = index
+        raise
+
+
+def load_draft(session: Session, ref: str) -> Draft:
+    """The draft named `ref`.
+
+    Raises:
+        InvalidRefError: `ref` is not a gen ref.
+        UnknownRefError: the session has no such draft.
+    """
+    stored = session.read(DRAFTS.at(ref)) if isinstance(ref, str) else None
+    if stored is not None:
+        return stored
+    parsed = parse_ref(ref)
+    if parsed is None or not parsed.generated:
+        raise InvalidRefError(
+            f"{describe_value(ref)} is not a draft ref; drafts are named like gen_recipe_1.", field="ref", value=field_value(ref)
+        )
+    session.registry.entry(ref)  # raises UnknownRefError listing the known drafts
+    raise StateError(f"{ref} has no stored content.", field="ref", value=ref)
+
+
+def list_drafts(session: Session, *, include_done: bool = False) -> list[Draft]:
+    """Drafts of the session in creation order (pending only unless `include_done`)."""
+    drafts = list(session.read_family(DRAFTS).values())
+    drafts.sort(key=lambda d: (d.turn_created, d.entity_type, _number(d.ref)))
+    return [d for d in drafts if include_done or d.status == "pending"]
+
+
+def revise(session: Session, ref: str, *, patch: Mapping[str, Any] | None, content: Mapping[str, Any] | None) -> Draft:
+    """Change a pending draft in place (same ref): merge `patch`, or replace with `content`."""
+    if (patch is None) == (content is None):
+        raise InputError("Give either 'patch' (fields to change) or 'content' (the whole draft), not both.", field="patch")
+    draft = load_draft(session, ref)
+    revised = revise_draft(draft, patch, turn=session.turn) if patch is not None else replace_draft(draft, content or {}, turn=session.turn)
+    session.write(DRAFTS.at(ref), revised)
+    session.registry.set_label(ref, revised.label)
+    session.registry.touch(ref, turn=session.turn)
+    _record(session, "draft_revise", revised.entity_type, "revised", [ref])
+    return revised
+
+
+def discard(session: Session, refs: Sequence[str]) -> list[Draft]:
+    """Drop pending drafts; their refs then say they were discarded."""
+    drafts = [load_draft(session, ref) for ref in refs]
+    for draft in drafts:
+        ensure_pending(draft)
+    done = []
+    for draft in drafts:
+        discarded = discard_draft(draft, turn=session.turn)
+        session.write(DRAFTS.at(draft.ref), discarded)
+        session.registry.mark_deleted(draft.ref, turn=session.turn)
+        done.append(discarded)
+    _record(session, "draft_discard", None, "discarded", [d.ref for d in done])
+    return done
+
+
+# -- batches ----------------------------------------------------------------------------------
+
+
+def open_batch(session: Session, refs: Sequence[str], policy: BatchPolicy | None) -> BatchManifest:
+    """A manifest of pending drafts to save; `batch_complete` is refused while any is pending."""
+    drafts = [load_draft(session, ref) for ref in refs]
+    for draft in drafts:
+        ensure_pending(draft)
+    manifest = BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+    save_manifest(session, manifest)
+    return manifest
+
+
+def load_manifest(session: Session, batch: str | None) -> BatchManifest:
+    """The named batch, or the latest one.
+
+    Raises:
+        InputError: no such batch (the message lists the session's batches).
+    """
+    names = session.family_suffixes(BATCHES)
+    name = batch if batch else max(names, key=_number, default=None)
+    found = session.read(BATCHES.at(name)) if isinstance(name, str) else None
+    if found is None:
+        known = ", ".join(sorted(names, key=_number)) or "none yet"
+        raise InputError(f"Unknown batch {describe_value(batch)}; this session's batches: {known}.", field="batch", value=field_value(batch))
+    return found
+
+
+def save_manifest(session: Session, manifest: BatchManifest) -> None:
+    session.write(BATCHES.at(str(manifest.step)), manifest)
+
+
+def complete_batch(session: Session, batch: str | None) -> BatchManifest:
+    """Close a batch: refused, naming the pending refs, while any item is pending."""
+    manifest = load_manifest(session, batch)
+    manifest.check_can_complete()
+    _record(session, "batch_complete", None, "completed", manifest.refs())
+    return manifest
+
+
+def skip_items(session: Session, batch: str | None, refs: Sequence[str], reason: str) -> BatchManifest:
+    manifest = load_manifest(session, batch)
+    for ref in refs:
+        manifest.mark_skipped(ref, reason)
+    save_manifest(session, manifest)
+    return manifest
+
+
+def next_batch_ref(session: Session) -> str:
+    """A new batch ref for the session: batch_1, batch_2, ..."""
+    number = (session.read(BATCH_COUNTER) or 0) + 1
+    session.write(BATCH_COUNTER, number)
+    return f"batch_{number}"
+
+
+def _subdomain(drafts: Sequence[Draft]) -> str:
+    kinds = {d.entity_type for d in drafts}
+    return table_for_entity_type(kinds.pop()).subdomain if len(kinds) == 1 else "mixed"
+
+
+def _number(text: str) -> int:
+    tail = text.rsplit("_", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+# -- saving -----------------------------------------------------------------------------------
+
+
+@dataclass
+class SavedItem:
+    """What happened to one draft in a save."""
+
+    ref: str
+    label: str
+    status: str
+    saved_as: str | None = None
+    reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    children: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Written:
+    table: str
+    row: Row
+    children: dict[str, list[Row]]
+
+
+class _BatchResolver:
+    """Refs as the registry resolves them, plus the batch's own: catalog matches and drafts just written."""
+
+    def __init__(self, session: Session, catalog: dict[str, str]) -> None:
+        self._registry = session.registry
+        self._local = dict(catalog)
+
+    def add(self, ref: str, row_id: str) -> None:
+        self._local[ref] = row_id
+
+    def forget(self, ref: str) -> None:
+        """A draft whose write was rolled back no longer names a row."""
+        self._local.pop(ref, None)
+
+    def resolve(self, ref: str, *, expected_type: str | None = None, field: str | None = None) -> str:
+        local = self._local.get(ref)
+        parsed = parse_ref(ref)
+        if local is not None and parsed is not None and parsed.entity_type == (expected_type or parsed.entity_type):
+            return local
+        return self._registry.resolve(ref, expected_type=expected_type, field=field)
+
+
+async def save_drafts(
+    work: UnitOfWork, refs: Sequence[str], *, batch: str | None, policy: BatchPolicy | None
+) -> tuple[BatchManifest, list[SavedItem]]:
+    """Save drafts as rows: each recipe with all its ingredients or nothing of it.
+
+    Partial batches record each failure and go on; all-or-nothing batches write nothing
+    unless every item saves. Either way the manifest records every item's outcome.
+    """
+    session = work.session
+    drafts = _drafts_to_save(session, refs)
+    manifest = _manifest_for(session, drafts, batch, policy)
+    drafts.sort(key=lambda d: SAVE_ORDER.index(d.entity_type))
+    async with work.atomic():
+        catalog_index, catalog_ids = await _catalog(work.store)
+        resolver = _BatchResolver(session, catalog_ids)
+        if manifest.policy == "all_or_nothing":
+            items = await _save_all_or_nothing(work, drafts, catalog_index, resolver, manifest)
+        else:
+            items = await _save_each(work, drafts, catalog_index, resolver, manifest)
+        save_manifest(session, manifest)
+        _record(session, "draft_save", None, "saved", [i.saved_as for i in items if i.saved_as], note=manifest.summary())
+    return manifest, items
+
+
+def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:
+    if not refs:
+        raise InputError("Name the drafts to save, e.g. refs: [gen_recipe_1].", field="refs")
+    if len(refs) > MAX_DRAFTS_PER_CALL:
+        raise InputError(f"Save at most {MAX_DRAFTS_PER_CALL} drafts per call.", field="refs")
+    drafts = [load_draft(session, ref) for ref in refs]
+    for draft in drafts:
+        ensure_pending(draft)
+    return drafts
+
+
+def _manifest_for(session: Session, drafts: list[Draft], batch: str | None, policy: BatchPolicy | None) -> BatchManifest:
+    if batch is None:
+        return BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+    manifest = load_manifest(session, batch)
+    for draft in drafts:
+        item = manifest.item(draft.ref)
+        if item.status != "pending":
+            raise StateError(f"{draft.ref} is already {item.status} in {batch}.", field="refs", value=draft.ref)
+    return manifest
+
+
+_CATALOGS: weakref.WeakKeyDictionary[Any, tuple[int, CatalogIndex, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+async def _catalog(store: KitchenStore) -> tuple[CatalogIndex, dict[str, str]]:
+    """The catalog indexed under batch-local refs (ing_1..), and those refs' row ids.
+
+    Callers cannot write the shared catalog (only seeding adds to it), so the index is kept per
+    store and rebuilt when the catalog's row count changes.
+    """
+    table = TABLES["ingredients"]
+    count = await store.count(table, Where(), user_id="")
+    cached = _CATALOGS.get(store)
+    if cached is not None and cached[0] == count:
+        return cached[1], cached[2]
+    rows = await store.select(table, Query(columns=("id", "name", "aliases", "category"), limit=count or None), user_id="")
+    local = {f"ing_{i}": row["id"] for i, row in enumerate(rows, start=1)}
+    index = CatalogIndex([{**row, "id": ref, "ref": ref} for ref, row in zip(local, rows)])
+    _CATALOGS[store] = (count, index, local)
+    return index, local
+
+
+async def _save_each(
+    work: UnitOfWork, drafts: list[Draft], catalog: CatalogIndex, resolver: _BatchResolver, manifest: BatchManifest
+) -> list[SavedItem]:
+    """Partial policy: every item that can be saved is; each failure is recorded with its reason."""
+    items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
+    ready = []
+    for draft in drafts:
+        try:
+            ready.append(_compile_for(draft, catalog, items[draft.ref]))
+        except _ItemFailed as failure:
+            _fail(manifest, items[draft.ref], failure, resolver)
+    written = await _write_together(work, ready, resolver)
+    if written is None:
+        written = await _write_one_by_one(work, ready, resolver, items, manifest)
+    await _register_all(work, drafts, written, items, manifest)
+    return list(items.values())
+
+
+async def _save_all_or_nothing(
+    work: UnitOfWork, drafts: list[Draft], catalog: CatalogIndex, resolver: _BatchResolver, manifest: BatchManifest
+) -> list[SavedItem]:
+    """All-or-nothing policy: one savepoint for every item; the first failure undoes them all."""
+    items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
+    written: dict[str, _Written] = {}
+    try:
+        async with work.atomic():
+            for draft in drafts:
+                compiled = _compile_for(draft, catalog, items[draft.ref])
+                written[draft.ref] = await _write(work, compiled, resolver)
+    except _ItemFailed as failure:
+        manifest.mark_failed(failure.ref, failure.error.message)
+        for item in items.values():
+            recorded = manifest.item(item.ref)
+            item.status, item.reason = recorded.status, recorded.reason
+        return list(items.values())
+    await _register_all(work, drafts, written, items, manifest)
+    return list(items.values())
+
+
+class _ItemFailed(Exception):
+    def __init__(self, ref: str, error: AlfredError) -> None:
+        super().__init__(error.message)
+        self.ref, self.error = ref, error
+
+
+def _compile_for(draft: Draft, catalog: CatalogIndex, item: SavedItem) -> Compiled:
+    try:
+        compiled = compile_draft(draft, catalog)
+    except AlfredError as error:
+        raise _ItemFailed(draft.ref, error) from None
+    item.warnings = list(compiled.warnings)
+    return compiled
+
+
+def _fail(manifest: BatchManifest, item: SavedItem, failure: _ItemFailed, resolver: _BatchResolver) -> None:
+    resolver.forget(failure.ref)
+    item.reason = failure.error.message
+    manifest.mark_failed(failure.ref, item.reason)
+
+
+async def _write_together(work: UnitOfWork, ready: list[Compiled], resolver: _BatchResolver) -> dict[str, _Written] | None:
+    """The fast path: every root of a table in one insert, every child table in one more.
+
+    Returns None (and writes nothing) if anything is refused; the caller then saves one by one
+    to find out which item failed and why.
+    """
+    written: dict[str, _Written] = {}
+    try:
+        async with work.atomic():
+            for group in _groups(ready):
+                written.update(await _write_group(work, group, resolver))
+    except (AlfredError, _ItemFailed):
+        for compiled in ready:
+            resolver.forget(compiled.ref)
+        return None
+    return written
+
+
+def _groups(ready: list[Compiled]) -> list[list[Compiled]]:
+    """Consecutive drafts with the same root table (drafts are already in SAVE_ORDER)."""
+    groups: list[list[Compiled]] = []
+    for compiled in ready:
+        if groups and groups[-1][0].rows[0].table == compiled.rows[0].table:
+            groups[-1].append(compiled)
+        else:
+            groups.append([compiled])
+    return groups
+
+
+async def _write_group(work: UnitOfWork, group: list[Compiled], resolver: _BatchResolver) -> dict[str, _Written]:
+    table = TABLES[group[0].rows[0].table]
+    payloads = [translate_payload(table, c.rows[0].data, resolver, mode="create", validated=True) for c in group]
+    roots = await work.store.insert(table, payloads, user_id=work.user_id)
+    written = {}
+    for compiled, row in zip(group, roots):
+        resolver.add(compiled.ref, row["id"])
+        written[compiled.ref] = _Written(table.name, row, {})
+    child_tables = sorted({child.table for c in group for child in c.rows[0].children})
+    for name in child_tables:
+        owners = [(c.ref, [child for child in c.rows[0].children if child.table == name]) for c in group]
+        rows = await _insert_children(work, name, [row for _, rows in owners for row in rows], resolver, parent=table,
+                                      parent_refs=[ref for ref, rows in owners for _ in rows])
+        for ref, own in owners:
+            written[ref].children[name], rows = rows[: len(own)], rows[len(own):]
+    return written
+
+
+async def _write_one_by_one(
+    work: UnitOfWork, ready: list[Compiled], resolver: _BatchResolver, items: dict[str, SavedItem], manifest: BatchManifest
+) -> dict[str, _Written]:
+    written = {}
+    for compiled in ready:
+        try:
+            async with work.atomic():
+                written[compiled.ref] = await _write(work, compiled, resolver)
+        except _ItemFailed as failure:
+            _fail(manifest, items[compiled.ref], failure, resolver)
+    return written
+
+
+async def _write(work: UnitOfWork, compiled: Compiled, resolver: _BatchResolver) -> _Written:
+    """Insert one draft's root row, then its children pointing at it; raise _ItemFailed on any refusal."""
+    try:
+        return (await _write_group(work, [compiled], resolver))[compiled.ref]
+    except AlfredError as error:
+        raise _ItemFailed(compiled.ref, error) from None
+
+
+async def _insert_children(
+    work: UnitOfWork, name: str, rows: list[CompiledRow], resolver: _BatchResolver, *, parent: Table, parent_refs: list[str]
+) -> list[Row]:
+    """Children point at their parent through its draft's gen ref, which the resolver now maps."""
+    table = TABLES[name]
+    (link,) = [c.name for c in table.fk_columns if c.fk is not None and c.fk.table == parent.name and c.fk.on_delete == "cascade"]
+    payloads = [
+        translate_payload(table, {**row.data, link: ref}, resolver, mode="create", validated=True) for row, ref in zip(rows, parent_refs)
+    ]
+    return await work.store.insert(table, payloads, user_id=work.user_id) if payloads else []
+
+
+async def _register_all(
+    work: UnitOfWork, drafts: list[Draft], written: dict[str, _Written], items: dict[str, SavedItem], manifest: BatchManifest
+) -> None:
+    """Refs for the saved rows (labels fetched once per table), then link each draft to its ref."""
+    # Only the saved roots get refs now: child rows (a recipe's ingredients) are not shown by
+    # draft_save, and a later read assigns their refs as every read does.
+    session = work.session
+    saved = [d for d in drafts if d.ref in written]
+    refs = await _refs_by_table(work, [(written[d.ref].table, written[d.ref].row) for d in saved])
+    for done, draft in enumerate(drafts, start=1):
+        item = items[draft.ref]
+        if draft.ref in written:
+            saved_ref = refs[written[draft.ref].row["id"]]
+            session.registry.link_saved(draft.ref, saved_ref, turn=session.turn)
+            session.write(DRAFTS.at(draft.ref), mark_draft_saved(draft, saved_ref))
+            manifest.mark_completed(draft.ref, saved_ref)
+            item.status, item.saved_as = "completed", saved_ref
+            item.children = {name: len(rows) for name, rows in written[draft.ref].children.items()}
+        await report_progress(done, len(drafts), f"{draft.ref}: {item.saved_as or 'failed'}")
+
+
+async def _refs_by_table(work: UnitOfWork, rows: list[tuple[str, Row]]) -> dict[str, str]:
+    """Register created rows, one call per table; row id -> its new ref."""
+    by_table: dict[str, list[Row]] = {}
+    for name, row in rows:
+        by_table.setdefault(name, []).append(row)
+    refs = {}
+    for name, table_rows in by_table.items():
+        out = await rows_to_refs(work, TABLES[name], table_rows, action="created")
+        refs.update((row["id"], view["id"]) for row, view in zip(table_rows, out))
+    return refs
+
+
+def _record(session: Session, tool: str, entity_type: str | None, action: str, refs: list[str], note: str | None = None) -> None:
+    table = table_for_entity_type(entity_type).name if entity_type else None
+    session.record_call(CallRecord(turn=session.turn, tool=tool, table=table, action=action, refs=refs, count=len(refs), note=note))
+
+
+def pending_draft_views(session: Session) -> list[DraftView]:
+    """The session's drafts still waiting to be saved, as the working set shows them."""
+    return [DraftView(d.ref, d.entity_type, d.label) for d in session.read_family(DRAFTS).values() if d.status == "pending"]

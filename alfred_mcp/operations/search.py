@@ -1,0 +1,363 @@
+"""Recipe search and "what can I make": deterministic matching over the store's current rows.
+
+Every call reads recipes, their ingredients and the pantry from the store (never a cache), so a
+recipe saved a minute ago is found. Categories expand through the ingredient taxonomy ("fish"
+finds cod and salmon), and the session's compiled constraints can be honored: allergens,
+dislikes and excluded ingredients, dietary restrictions, required ingredients, equipment,
+cuisine, difficulty and time. Results come back as refs, registered in the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import DIFFICULTIES, INVENTORY, RECIPE_INGREDIENTS, RECIPES
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
+from alfred_mcp.operations import crud
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.constraints import CompiledConstraints, CompiledItem
+from alfred_mcp.store.base import KitchenStore, Row
+
+RECIPE_COLUMNS = (
+    "id", "name", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "servings", "equipment_tags",
+    "flavor_tags",
+)
+MAX_EXPANDED_SHOWN = 40
+STYLE_TAGS = frozenset({"one pot", "one pan", "no cook", "sheet pan"})
+"""Equipment tags that describe a method, not something a kitchen must own."""
+DIETARY_EXCLUDES: dict[str, tuple[str, ...]] = {
+    "vegetarian": ("meat", "seafood"),
+    "vegan": ("meat", "seafood", "dairy", "eggs"),
+    "pescatarian": ("meat",),
+    "gluten free": ("gluten",),
+    "dairy free": ("dairy",),
+    "nut free": ("nuts",),
+    "halal": ("pork", "alcohol"),
+    "kosher": ("pork", "shellfish"),
+    "no pork": ("pork",),
+}
+FORM_WORDS = frozenset({
+    "fillet", "breast", "thigh", "leg", "wing", "drumstick", "steak", "chunk", "piece", "slice", "leaf", "sprig",
+    "clove", "head", "stalk", "floret", "cube", "strip", "ball", "crumble", "round", "half", "wedge",
+})
+"""Words naming a cut or form of an ingredient rather than another ingredient."""
+DIFFICULTY_WORDS = {"simple": "easy", "basic": "easy", "beginner": "easy", "moderate": "medium",
+                    "intermediate": "medium", "challenging": "hard", "advanced": "hard"}
+
+
+@dataclass(frozen=True)
+class RecipeQuery:
+    """What to look for; every given field must hold."""
+
+    category: str | None = None
+    ingredient: str | None = None
+    cuisine: str | None = None
+    max_minutes: int | None = None
+    equipment: str | None = None
+    honor_constraints: bool = True
+    limit: int = 20
+
+
+@dataclass
+class Candidate:
+    """A recipe row with its ingredients, and what matching found."""
+
+    row: Row
+    ingredients: list[Row]
+    matched: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def total_minutes(self) -> int | None:
+        times = [self.row.get("prep_time_minutes"), self.row.get("cook_time_minutes")]
+        known = [t for t in times if t is not None]
+        return sum(known) if known else None
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """Matching recipes (refs), those the constraints excluded, and what the category expanded to."""
+
+    recipes: list[dict[str, Any]]
+    excluded: list[dict[str, Any]]
+    truncated: bool
+    category: str | None = None
+    expanded: tuple[str, ...] = ()
+
+
+# -- search -----------------------------------------------------------------------------------
+
+
+async def search_recipes(
+    work: UnitOfWork, query: RecipeQuery, compiled: CompiledConstraints | None,
+    *, taxonomy: Taxonomy | None = None,
+) -> SearchOutcome:
+    """Recipes matching `query` (and `compiled`, when given), sorted by name.
+
+    Raises:
+        InvalidFilterError: the category is not in the taxonomy (the message lists the known ones).
+    """
+    taxonomy = taxonomy or default_taxonomy()
+    category = taxonomy.category(query.category).name if query.category else None
+    candidates = await load_candidates(work.store, work.user_id, cuisine=query.cuisine, equipment=query.equipment)
+    found = [c for c in candidates if matches_query(c, query, category, taxonomy)]
+    if compiled is not None:
+        for candidate in found:
+            check_constraints(candidate, compiled, taxonomy)
+    kept = sorted((c for c in found if not c.reasons), key=lambda c: (c.row["name"].lower(), c.row["name"]))
+    excluded = [c for c in found if c.reasons]
+    shown = kept[: query.limit]
+    refs = await _register(work, [c.row for c in shown + excluded[: query.limit]])
+    results = [_recipe_result(c, refs[c.row["id"]]) for c in shown]
+    dropped = [{"ref": refs[c.row["id"]], "name": c.row["name"], "reasons": c.reasons} for c in excluded[: query.limit]]
+    _record(work.session, "recipes_search", [r["ref"] for r in results], note=_query_note(query, category))
+    expanded = taxonomy.expand(category) if category else ()
+    return SearchOutcome(results, dropped, len(kept) > query.limit, category, expanded)
+
+
+async def load_candidates(
+    store: KitchenStore, user_id: str, *, cuisine: str | None = None, equipment: str | None = None
+) -> list[Candidate]:
+    """Every recipe of the user (cuisine and equipment filtered in the store) with its ingredients in order."""
+    filters = []
+    if cuisine:
+        filters.append(Filter("cuisine", "eq", cuisine))
+    if equipment:
+        filters.append(Filter("equipment_tags", "contains", equipment))
+    recipes = await store.select(RECIPES, Query(where=Where(all_of=tuple(filters)), columns=RECIPE_COLUMNS), user_id=user_id)
+    columns = ("id", "recipe_id", "ingredient_id", "position", "name", "is_optional")
+    parts = await store.select(RECIPE_INGREDIENTS, Query(columns=columns), user_id=user_id)
+    by_recipe: dict[str, list[Row]] = {}
+    for part in sorted(parts, key=lambda p: p["position"]):
+        by_recipe.setdefault(part["recipe_id"], []).append(part)
+    return [Candidate(row, by_recipe.get(row["id"], [])) for row in recipes]
+
+
+def matches_query(candidate: Candidate, query: RecipeQuery, category: str | None, taxonomy: Taxonomy) -> bool:
+    """True when the recipe fits every field of the query; the ingredients that matched are noted."""
+    names = [part["name"] for part in candidate.ingredients]
+    if category is not None:
+        hits = [name for name in names if taxonomy.matches(name, category)]
+        if not hits:
+            return False
+        candidate.matched += hits
+    if query.ingredient:
+        hits = [name for name in names if holds_words(name, query.ingredient)]
+        if not hits:
+            return False
+        candidate.matched += [name for name in hits if name not in candidate.matched]
+    if query.max_minutes is not None:
+        total = candidate.total_minutes
+        return total is not None and total <= query.max_minutes
+    return True
+
+
+def holds_words(name: str, term: str) -> bool:
+    """True when the words of `term` appear in `name` in order ('cod' in 'Cod Fillets'), plurals folded."""
+    words, needle = ingredient_words(name), ingredient_words(term)
+    size = len(needle)
+    return size > 0 and any(words[i : i + size] == needle for i in range(len(words) - size + 1))
+
+
+def term_matches(name: str, term: str, taxonomy: Taxonomy, *, strict: bool = False) -> bool:
+    """`name` is, or belongs to, `term`: a taxonomy category ('peanuts', 'shellfish') or an ingredient.
+
+    Strict matching (for dislikes) wants the term as the name's head: 'kalamata olives' and
+    'cod fillets' hold 'olives' and 'cod', 'olive oil' does not hold 'olives'.
+    """
+    category = taxonomy.resolve_category(term)
+    if category is not None:
+        return taxonomy.matches(name, category)
+    return heads_with(name, term) if strict else holds_words(name, term)
+
+
+def heads_with(name: str, term: str) -> bool:
+    """True when `term`'s words end `name`, allowing trailing form words ('fillets', 'leaves', 'crumbles')."""
+    words, needle = list(ingredient_words(name)), ingredient_words(term)
+    while words and words[-1] in FORM_WORDS and tuple(words[-len(needle):]) != needle:
+        words.pop()
+    return len(needle) > 0 and tuple(words[-len(needle):]) == needle
+
+
+# -- constraints ------------------------------------------------------------------------------
+
+
+def check_constraints(candidate: Candidate, compiled: CompiledConstraints, taxonomy: Taxonomy) -> None:
+    """Record on the candidate every reason the compiled constraints exclude it, and notes to omit optional items."""
+    required = [p["name"] for p in candidate.ingredients if not p.get("is_optional")]
+    optional = [p["name"] for p in candidate.ingredients if p.get("is_optional")]
+    for item in compiled.must_exclude:
+        _exclusion(candidate, item, required, optional, taxonomy)
+    for restriction in compiled.dietary:
+        for category in DIETARY_EXCLUDES.get(_plain(restriction), ()):
+            hits = [name for name in required if taxonomy.matches(name, category)]
+            if hits:
+                candidate.reasons.append(f"not {restriction}: {', '.join(hits)}")
+    for item in compiled.must_include:
+        if not any(term_matches(name, item.value, taxonomy) for name in required + optional):
+            candidate.reasons.append(f"has no {item.value} ({', '.join(item.why)})")
+    candidate.reasons += _recipe_field_reasons(candidate, compiled)
+
+
+def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], optional: list[str], taxonomy: Taxonomy) -> None:
+    """Allergies match broadly (any ingredient holding the words); dislikes and goal exclusions by head word."""
+    why = ", ".join(item.why)
+    strict = "allergy" not in item.why
+    hits = [name for name in required if term_matches(name, item.value, taxonomy, strict=strict)]
+    if hits:
+        candidate.reasons.append(f"contains {', '.join(hits)} ({item.value}: {why})")
+    for name in optional:
+        if term_matches(name, item.value, taxonomy, strict=strict):
+            candidate.notes.append(f"leave out the optional {name} ({item.value}: {why})")
+
+
+def _recipe_field_reasons(candidate: Candidate, compiled: CompiledConstraints) -> list[str]:
+    row = candidate.row
+    reasons: list[str] = []
+    tags = {_plain(tag): tag for tag in row.get("equipment_tags") or ()}
+    for wanted in compiled.equipment:
+        if _plain(wanted) not in tags:
+            reasons.append(f"does not use the {wanted}")
+    available = {_plain(tag) for tag in compiled.available_equipment}
+    missing = sorted(tags[tag] for tag in tags.keys() - STYLE_TAGS - available) if available else []
+    if missing:
+        reasons.append(f"needs equipment the kitchen lacks: {', '.join(missing)}")
+    if compiled.cuisine and _plain(row.get("cuisine") or "") not in {_plain(c) for c in compiled.cuisine}:
+        reasons.append(f"cuisine is {row.get('cuisine') or 'not set'}, not {' or '.join(compiled.cuisine)}")
+    levels = {DIFFICULTY_WORDS.get(_plain(d), _plain(d)) for d in compiled.difficulty} & set(DIFFICULTIES)
+    if levels and row.get("difficulty") not in levels:
+        reasons.append(f"difficulty is {row.get('difficulty') or 'not set'}, not {' or '.join(sorted(levels))}")
+    if compiled.max_minutes is not None:
+        total = candidate.total_minutes
+        if total is None or total > compiled.max_minutes:
+            reasons.append(f"takes {total if total is not None else 'an unknown number of'} min (limit {compiled.max_minutes})")
+    flavors = {_plain(tag) for tag in row.get("flavor_tags") or ()}
+    for flavor in compiled.flavor:
+        avoided = _negated(flavor)
+        if avoided and avoided in flavors:
+            reasons.append(f"is {avoided} (wanted {flavor})")
+    return reasons
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
+
+
+def _negated(flavor: str) -> str | None:
+    words = _plain(flavor).split()
+    return " ".join(words[1:]) if len(words) > 1 and words[0] in ("not", "no", "non") else None
+
+
+# -- what can I make --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a recipe's required ingredients the pantry holds."""
+
+    have: int
+    need: int
+    missing: tuple[str, ...]
+
+    @property
+    def share(self) -> float:
+        return 1.0 if self.need == 0 else self.have / self.need
+
+
+def pantry_coverage(ingredients: Sequence[Row], pantry: Sequence[Row]) -> Coverage:
+    """Required ingredients found in the pantry, by catalog ingredient or by name words."""
+    catalog_ids = {item["ingredient_id"] for item in pantry if item.get("ingredient_id")}
+    pantry_words = [ingredient_words(item["name"]) for item in pantry]
+    required = [part for part in ingredients if not part.get("is_optional")]
+    missing = tuple(part["name"] for part in required if not _in_pantry(part, catalog_ids, pantry_words))
+    return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
+
+
+def _in_pantry(part: Row, catalog_ids: set[str], pantry_words: list[tuple[str, ...]]) -> bool:
+    if part.get("ingredient_id") and part["ingredient_id"] in catalog_ids:
+        return True
+    wanted = ingredient_words(part["name"])
+    size = len(wanted)
+    # A pantry item covers an ingredient whose words it holds ('baby spinach' covers 'spinach'),
+    # never the reverse ('milk' must not cover 'coconut milk').
+    return size > 0 and any(words[i : i + size] == wanted for words in pantry_words for i in range(len(words) - size + 1))
+
+
+def rank_by_coverage(candidates: Iterable[tuple[Candidate, Coverage]]) -> list[tuple[Candidate, Coverage]]:
+    """Most covered first; then fewer missing items, then name, then row order (deterministic)."""
+    return sorted(candidates, key=lambda pair: (-pair[1].share, len(pair[1].missing), pair[0].row["name"].lower(), pair[0].row["name"]))
+
+
+async def makeable_recipes(
+    work: UnitOfWork, compiled: CompiledConstraints | None, *, min_coverage: float = 0.0, limit: int = 10,
+    taxonomy: Taxonomy | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """Recipes ranked by pantry coverage (results, excluded, pantry item count)."""
+    taxonomy = taxonomy or default_taxonomy()
+    pantry_where = Where(all_of=(Filter("quantity", "gt", 0),))
+    store, user_id = work.store, work.user_id
+    pantry = await store.select(INVENTORY, Query(where=pantry_where, columns=("id", "name", "ingredient_id")), user_id=user_id)
+    candidates = await load_candidates(store, user_id)
+    if compiled is not None:
+        for candidate in candidates:
+            check_constraints(candidate, compiled, taxonomy)
+    scored = [(c, pantry_coverage(c.ingredients, pantry)) for c in candidates if not c.reasons]
+    ranked = [pair for pair in rank_by_coverage(scored) if pair[1].share >= min_coverage][:limit]
+    excluded = [c for c in candidates if c.reasons][:limit]
+    refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
+    results = [
+        {**_recipe_result(c, refs[c.row["id"]]), "coverage": round(cov.share, 3), "have": cov.have, "need": cov.need,
+         "missing": list(cov.missing)}
+        for c, cov in ranked
+    ]
+    dropped = [{"ref": refs[c.row["id"]], "name": c.row["name"], "reasons": c.reasons} for c in excluded]
+    _record(work.session, "recipes_makeable", [r["ref"] for r in results], note=f"{len(pantry)} pantry items")
+    return results, dropped, len(pantry)
+
+
+# -- shared -----------------------------------------------------------------------------------
+
+
+async def _register(work: UnitOfWork, rows: Sequence[Row]) -> dict[str, str]:
+    """Row id -> ref for `rows`, assigning and persisting refs as a read does."""
+    unique = list({row["id"]: row for row in rows}.values())
+    out = await crud.rows_to_refs(work, RECIPES, [dict(row) for row in unique], action="read")
+    return {row["id"]: ref["id"] for row, ref in zip(unique, out)}
+
+
+def _recipe_result(candidate: Candidate, ref: str) -> dict[str, Any]:
+    row = candidate.row
+    result: dict[str, Any] = {
+        "ref": ref, "name": row["name"], "cuisine": row.get("cuisine"), "difficulty": row.get("difficulty"),
+        "total_minutes": candidate.total_minutes, "servings": row.get("servings"),
+        "equipment_tags": list(row.get("equipment_tags") or ()), "matched": candidate.matched,
+    }
+    if candidate.notes:
+        result["notes"] = candidate.notes
+    return result
+
+
+def _record(session: Session, tool: str, refs: list[str], *, note: str | None) -> None:
+    session.record_call(CallRecord(turn=session.turn, tool=tool, table="recipes", action="read", refs=refs,
+                                   count=len(refs), note=note))
+
+
+def _query_note(query: RecipeQuery, category: str | None) -> str | None:
+    parts = [f"{name} {value}" for name, value in (("category", category), ("ingredient", query.ingredient),
+             ("cuisine", query.cuisine), ("max minutes", query.max_minutes), ("equipment", query.equipment)) if value]
+    return ", ".join(parts) or None
+
+
+def constraints_summary(compiled: CompiledConstraints) -> Mapping[str, Any]:
+    """The parts of the compiled constraints a search applied, for the result."""
+    return {
+        "must_exclude": [item.value for item in compiled.must_exclude],
+        "must_include": [item.value for item in compiled.must_include],
+        "dietary": list(compiled.dietary), "equipment": list(compiled.equipment),
+        "cuisine": list(compiled.cuisine), "difficulty": list(compiled.difficulty), "max_minutes": compiled.max_minutes,
+    }

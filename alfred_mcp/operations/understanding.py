@@ -1,0 +1,114 @@
+"""Understand's submission: touch the refs it names, curate the working set, merge the constraints.
+
+Constraints are compiled once per turn and merged deterministically (`state/constraints.py`);
+the permanent part (allergies, dislikes) is always read fresh from the preferences row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from alfred_mcp.errors import UnknownRefError
+from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.schema import PREFERENCES
+from alfred_mcp.operations.history import record_message
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.session.documents import CONSTRAINTS, CURATION, UNDERSTANDING
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.constraints import (
+    CompiledConstraints,
+    ConstraintSnapshot,
+    MergeResult,
+    SessionConstraints,
+    compile_constraints,
+    merge_constraints,
+    permanent_from_preferences,
+)
+from alfred_mcp.state.context import DEFAULT_CONFIG, ContextConfig
+from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation
+from alfred_mcp.state.understanding import Understanding
+from alfred_mcp.store.base import KitchenStore, Row
+
+
+def curation_of(session: Session) -> CurationState:
+    return session.read(CURATION) or CurationState()
+
+
+def constraints_of(session: Session) -> SessionConstraints:
+    """The session's constraints as stored (the permanent part may be stale: see current_constraints)."""
+    return session.read(CONSTRAINTS) or SessionConstraints()
+
+
+async def preferences_row(store: KitchenStore, user_id: str) -> Row | None:
+    rows = await store.select(PREFERENCES, Query(limit=1), user_id=user_id)
+    return rows[0] if rows else None
+
+
+def with_permanent(session: Session, preferences: Row | None) -> SessionConstraints:
+    """The session's constraints with the permanent part taken from the preferences row."""
+    return constraints_of(session).model_copy(update={"permanent": permanent_from_preferences(preferences or {})})
+
+
+async def current_constraints(work: UnitOfWork) -> SessionConstraints:
+    """The session's constraints with the permanent part read fresh from the preferences row."""
+    return with_permanent(work.session, await preferences_row(work.store, work.user_id))
+
+
+async def compiled_constraints(work: UnitOfWork) -> CompiledConstraints:
+    return compile_constraints(await current_constraints(work))
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What an understanding submission changed: the merge result and this turn's decisions."""
+
+    merge: MergeResult
+    curation: CurationState
+    decisions: list[DecisionLogEntry]
+
+
+async def submit_understanding(
+    work: UnitOfWork,
+    *,
+    message: str | None,
+    referenced: Sequence[str],
+    curation: EntityCuration,
+    snapshot: ConstraintSnapshot,
+    config: ContextConfig = DEFAULT_CONFIG,
+) -> Submitted:
+    """Touch the referenced refs, apply the curation and merge the snapshot; all or nothing.
+
+    Raises:
+        UnknownRefError: a referenced ref this session never assigned (nothing is changed).
+    """
+    session = work.session
+    registry = session.registry
+    refs = list(dict.fromkeys(referenced))
+    for ref in refs:
+        try:
+            registry.entry(ref)
+        except UnknownRefError as error:
+            error.fields["field"] = "referenced"
+            raise
+    turn = session.turn
+    known = frozenset(entry.ref for entry in registry.entries())
+    curated = apply_curation(curation_of(session), curation, turn=turn, known_refs=known)
+    merge = merge_constraints(
+        await current_constraints(work), snapshot, turn=turn, config=config.reset,
+        user_message=message, entities_referenced=bool(refs),
+    )
+    understanding = Understanding(turn=turn, message=message, referenced=refs, curation=curation, snapshot=snapshot,
+                                  rejected=merge.rejected, reset_reason=merge.reset_reason)
+    if message:
+        record_message(session, message, config)
+    for ref in refs:
+        registry.touch(ref, turn=turn)
+    session.write(CURATION, curated)
+    session.write(CONSTRAINTS, merge.constraints)
+    session.write(UNDERSTANDING, understanding)
+    session.record_call(CallRecord(turn=turn, tool="understanding_submit", refs=refs, count=len(refs),
+                                   note=curation.curation_summary))
+    # The entries this curation added are what it logs on an empty state (the log is capped).
+    added = len(apply_curation(CurationState(), curation, turn=turn, known_refs=known).decision_log)
+    return Submitted(merge, curated, curated.decision_log[-added:] if added else [])

@@ -1,0 +1,29 @@
+"""The MCP request context of the tool call being served, for what needs the client itself.
+
+Only the `chat` tool's `model: "client"` option uses it (sampling through the client's model);
+everything else a call needs travels in its arguments and its unit of work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+_context: ContextVar[Any] = ContextVar("alfred_mcp_request_context", default=None)
+
+
+@contextmanager
+def serving(context: Any) -> Iterator[None]:
+    """Calls inside the block see `context` (mcp's Context of the request; None in-process)."""
+    token = _context.set(context)
+    try:
+        yield
+    finally:
+        _context.reset(token)
+
+
+def current_request_context() -> Any:
+    """mcp's Context of the tool call being served, or None (a call made in-process)."""
+    return _context.get()

@@ -1,0 +1,100 @@
+"""One tool call from the wire to its handler and back: arguments checked, errors mapped, no raw id out.
+
+An `AlfredError` becomes an `isError` result naming the field; anything else is an internal
+error that names only the tool (the log has the rest). Every result and error passes the leak
+guard before it leaves.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult, TextContent
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import ToolContract
+from alfred_mcp.errors import AlfredError
+from alfred_mcp.operations.progress import Reporter, reporting_to
+from alfred_mcp.server.call_context import serving
+from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid
+from alfred_mcp.server.tools import HANDLERS
+from alfred_mcp.server.tools.common import ToolArgs, ToolResult
+
+logger = logging.getLogger(__name__)
+
+
+async def run_tool_call(
+    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None
+) -> tuple[CallToolResult, ToolResult | None]:
+    """The call's result for the client, and its structured result when it succeeded (None on error)."""
+    name = contract.name
+    try:
+        contract.check_arguments(arguments)
+        with serving(context), reporting_to(_progress_reporter(context)):
+            result = await HANDLERS[name](app, arguments)
+        if app.settings.check_results:
+            contract.check_result(result)
+        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        assert_no_uuid(body, where=f"{name} result")
+    except AlfredError as error:
+        return _error_result(error), None
+    except (UuidLeakError, ValidationError):
+        logger.exception("tool %s produced a result that breaks its contract", name)
+        return _internal_error(name), None
+    except Exception:
+        logger.exception("tool %s failed", name)
+        return _internal_error(name), None
+    text = f"{summary_line(name, result)}\n{body}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result), result
+
+
+def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:
+    """Progress notifications go to the caller when it sent a progress token (a no-op otherwise)."""
+    if context is None:
+        return None
+
+    async def report(done: float, total: float | None, message: str | None) -> None:
+        assert_no_uuid(message or "", where="progress message")
+        await context.report_progress(done, total, message)
+
+    return report
+
+
+def summary_line(name: str, result: ToolResult) -> str:
+    """One line for people; the full result follows it as JSON for models that read only text."""
+    if "rows" in result:
+        head = f"{name}: {result['count']} row(s) in {result['table']}"
+    elif "refs" in result:
+        head = f"{name}: {result['count']} ref(s)"
+    else:
+        head = name
+    if "session" in result:
+        head += f" ({result['session']}, turn {result['turn']})"
+    return head
+
+
+def _error_result(error: AlfredError) -> CallToolResult:
+    payload = {"error": error.to_dict()}
+    try:
+        assert_no_uuid(payload, where="error")
+    except UuidLeakError:
+        logger.error("an error message carried a raw id; replaced: %s", type(error).__name__)
+        payload = {"error": {"code": error.code, "message": "The request was refused; nothing was changed."}}
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error: {payload['error']['message']}")],
+        structured_content=payload,
+        is_error=True,
+    )
+
+
+def _internal_error(name: str) -> CallToolResult:
+    message = f"Internal error in {name}; nothing was changed. The server log has details."
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)],
+        structured_content={"error": {"code": "internal_error", "message": message}},
+        is_error=True,
+    )

@@ -1,0 +1,98 @@
+"""The MCP server: advertises the `tools/*.json` contracts exactly, registers resources, prompts and
+completions, and hands each tool call to `dispatch.py`. No domain logic."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import Tool as MCPTool
+
+from alfred_mcp import __version__
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.server import completions, prompts, resources
+from alfred_mcp.server.auth import ActingUserMiddleware, TokenUsers
+from alfred_mcp.server.dispatch import run_tool_call
+from alfred_mcp.server.notifications import notify_changes
+from alfred_mcp.server.tools import HANDLERS
+
+INSTRUCTIONS = (
+    "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
+    "meal plans, tasks, preferences and a cooking log. Every row is named by a ref such as recipe_1 "
+    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across turns of a "
+    "session: call turn_begin at the start of each user turn. describe_table gives columns and allowed values."
+)
+
+
+class AlfredServer(MCPServer[AlfredApp]):
+    """MCPServer whose tools are the published JSON contracts, dispatched to `handlers.py`."""
+
+    def __init__(self, app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> None:
+        """`tokens` (bearer token → user handle) serve many users over HTTP at `url`; none: the local user."""
+        self.app = app
+        self.contracts: dict[str, ToolContract] = load_contracts()
+        missing = set(self.contracts) ^ set(HANDLERS)
+        if missing:
+            raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
+        auth = None
+        if tokens is not None:
+            app.serves_many = True
+            auth = AuthSettings(issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)  # type: ignore[arg-type]
+        super().__init__(
+            "alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan,
+            token_verifier=TokenUsers(tokens) if tokens is not None else None, auth=auth,
+        )
+        if tokens is not None:
+            self.middleware.append(ActingUserMiddleware(app))
+        resources.register(self, app)
+        prompts.register(self, app)
+        completions.register(self, app)
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [
+            MCPTool(
+                name=c.name,
+                title=c.title,
+                description=c.description,
+                input_schema=c.input_schema,
+                output_schema=c.output_schema,
+                annotations=ToolAnnotations.model_validate(c.annotations),
+            )
+            for c in self.contracts.values()
+        ]
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        contract = self.contracts.get(name)
+        return None if contract is None else contract.input_schema
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None = None
+    ) -> CallToolResult:
+        contract = self.contracts.get(name)
+        if contract is None:
+            raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
+        outcome, result = await run_tool_call(self.app, contract, arguments, context)
+        if result is not None:
+            await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"])
+        return outcome
+
+
+@asynccontextmanager
+async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
+    app = server.app  # type: ignore[attr-defined]
+    await app.open()
+    try:
+        yield app
+    finally:
+        await app.close()
+
+
+def build_server(app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> AlfredServer:
+    return AlfredServer(app, tokens=tokens, url=url)

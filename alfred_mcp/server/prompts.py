@@ -1,0 +1,82 @@
+"""Prompts: one per role, the role's instructions filled with the session's context (`agent/role_templates.py`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server import MCPServer
+from pydantic import Field
+
+from alfred_mcp.agent.role_templates import role_prompt
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.errors import AlfredError, ConfigError
+from alfred_mcp.server.session_args import checked_text, invalid_params, session_arg
+from alfred_mcp.state.context import STEP_KINDS, StepView
+
+SessionArg = Annotated[str, Field(description="'current' (default) or a session name such as session_2.")]
+MessageArg = Annotated[str, Field(description="The user's message, if it is not recorded yet (turn_begin records it).")]
+
+
+def step_view(step_type: str, description: str = "", subdomain: str = "", step_number: str = "", total_steps: str = "") -> StepView:
+    """A StepView from a prompt's string arguments.
+
+    Raises:
+        ConfigError: an unknown step type, or a step number that is not a positive integer.
+    """
+    if step_type not in STEP_KINDS:
+        raise ConfigError(f"step_type must be one of: {', '.join(STEP_KINDS)}; got {step_type!r}.", field="step_type",
+                          valid=list(STEP_KINDS))
+    return StepView(step_type, description or None, subdomain or None, _number(step_number, "step_number"),  # type: ignore[arg-type]
+                    _number(total_steps, "total_steps"))
+
+
+def _number(text: str, field: str) -> int | None:
+    if not text:
+        return None
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"{field} must be a whole number from 1, got {text!r}.", field=field)
+    return int(text)
+
+
+async def _prompt(app: AlfredApp, role: str, session: str, *, step: StepView | None = None, message: str = "") -> str:
+    try:
+        async with app.work(f"prompt:{role}", session=session_arg(session), log_refusals=False) as work:
+            text = await role_prompt(work, role, step=step, message=message or None)
+    except AlfredError as error:
+        raise invalid_params(error) from None
+    return checked_text(text, where=f"the {role} prompt")
+
+
+def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
+    """Add the four role prompts to `server`."""
+
+    @server.prompt(name="understand", title="Understand: memory manager")
+    async def understand(message: MessageArg = "", session: SessionArg = "current") -> str:
+        """Resolve what the user's message refers to, curate which entities stay in view, and snapshot constraints."""
+        return await _prompt(app, "understand", session, message=message)
+
+    @server.prompt(name="think", title="Think: planner")
+    async def think(message: MessageArg = "", session: SessionArg = "current") -> str:
+        """Plan the turn from compiled state: profile, dashboard, constraints, entities, what happened, conversation."""
+        return await _prompt(app, "think", session, message=message)
+
+    @server.prompt(name="act", title="Act: run one step")
+    async def act(
+        step_type: Annotated[str, Field(description="read, analyze, generate or write.")],
+        description: Annotated[str, Field(description="What the step must do (from the plan).")] = "",
+        subdomain: Annotated[str, Field(description="The step's kitchen area, e.g. recipes.")] = "",
+        step_number: Annotated[str, Field(description="This step's number, from 1.")] = "",
+        total_steps: Annotated[str, Field(description="How many steps the plan has.")] = "",
+        session: SessionArg = "current",
+    ) -> str:
+        """Execute one plan step with the tools; the context is this turn's step, entities and constraints."""
+        try:
+            step = step_view(step_type, description, subdomain, step_number, total_steps)
+        except AlfredError as error:
+            raise invalid_params(error) from None
+        return await _prompt(app, "act", session, step=step)
+
+    @server.prompt(name="reply", title="Reply: tell the user what happened")
+    async def reply(session: SessionArg = "current") -> str:
+        """Answer the user from what this turn actually did, continuing the conversation."""
+        return await _prompt(app, "reply", session)

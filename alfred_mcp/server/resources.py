@@ -1,0 +1,216 @@
+"""Resources: the session's context layers, the kitchen dashboard, the schema and the taxonomy.
+
+`{session}` is `current` (the user's current session) or a name such as `session_2`. JSON
+resources are what the context builders read; every payload is refs only and checked for raw
+ids before it leaves.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.errors import AlfredError
+from alfred_mcp.kitchen.describe import table_markdown
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
+from alfred_mcp.kitchen.taxonomy import taxonomy_path
+from alfred_mcp.operations import drafting, history, understanding
+from alfred_mcp.operations.dashboard import build_dashboard
+from alfred_mcp.server.session_args import bare_ref, session_for_resource, to_json
+from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS, DRAFTS
+from alfred_mcp.state.constraints import compile_constraints, render_constraints
+from alfred_mcp.state.folding import render_folded
+from alfred_mcp.state.working_set import build_working_set
+
+JSON = "application/json"
+MARKDOWN = "text/markdown"
+SESSION_RESOURCES = ("working-set", "constraints", "narratives", "conversation", "decisions")
+DASHBOARD_URI = "alfred://kitchen/dashboard"
+
+
+def session_uri(session: str, kind: str) -> str:
+    return f"alfred://session/{session}/{kind}"
+
+
+def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
+    """Add every resource and resource template to `server`."""
+
+    @server.resource("alfred://session/{session}/working-set", name="working-set", title="Working set", mime_type=JSON,
+                     description="Entities in view this turn: recent, retained (with reasons), pending drafts, excluded.")
+    async def working_set(session: str) -> str:
+        async with session_for_resource(app, session, "working_set") as work:
+            found = work.session
+            return to_json({**_head(found), **working_set_view(found)}, where="working set")
+
+    @server.resource("alfred://session/{session}/constraints", name="constraints", title="Constraints", mime_type=JSON,
+                     description="Permanent constraints, the active goal, and the compiled view Think and Act use.")
+    async def constraints(session: str) -> str:
+        async with session_for_resource(app, session, "constraints") as work:
+            found = work.session
+            current = await understanding.current_constraints(work)
+            compiled = compile_constraints(current)
+            payload = {**_head(found), "constraints": compiled.model_dump(mode="json"),
+                       "goal": current.active_goal.model_dump(mode="json") if current.active_goal else None,
+                       "permanent": current.permanent.model_dump(mode="json"), "markdown": render_constraints(compiled)}
+            return to_json(payload, where="constraints")
+
+    @server.resource("alfred://session/{session}/narratives", name="narratives", title="Turn narratives", mime_type=JSON,
+                     description="What happened: the last turns whole, older ones folded, and this turn so far.")
+    async def narratives(session: str) -> str:
+        async with session_for_resource(app, session, "narratives") as work:
+            found = work.session
+            whole, folded = history.recent_narratives(found)
+            payload = {**_head(found), "recent": [n.model_dump(mode="json") for n in whole],
+                       "earlier": render_folded(folded), "current": history.summarize_current(found).model_dump(mode="json")}
+            return to_json(payload, where="narratives")
+
+    @server.resource("alfred://session/{session}/conversation", name="conversation", title="Conversation", mime_type=JSON,
+                     description="The last turns verbatim and a bounded summary of older ones.")
+    async def conversation(session: str) -> str:
+        async with session_for_resource(app, session, "conversation") as work:
+            found = work.session
+            talk = history.conversation_of(found)
+            payload = {**_head(found), "recent": [e.model_dump(mode="json") for e in talk.recent],
+                       "earlier": render_folded(talk.earlier), "folded_turns": _folded_range(talk.earlier)}
+            return to_json(payload, where="conversation")
+
+    @server.resource("alfred://session/{session}/decisions", name="decisions", title="Curation decisions", mime_type=JSON,
+                     description="Understand's curation log (last 20), retained refs with reasons, dropped refs.")
+    async def decisions(session: str) -> str:
+        async with session_for_resource(app, session, "decisions") as work:
+            found = work.session
+            curation = understanding.curation_of(found)
+            payload = {**_head(found), **curation.to_dict()}
+            return to_json(payload, where="decisions")
+
+    @server.resource("alfred://session/{session}/ref/{ref}", name="ref", title="One ref", mime_type=JSON,
+                     description="What the session knows about one ref: type, label, turns, and its row or draft content.")
+    async def one_ref(session: str, ref: str) -> str:
+        async with session_for_resource(app, session, "one_ref") as work:
+            found = work.session
+            return to_json({**_head(found), **await ref_view(work, bare_ref(ref))}, where="ref")
+
+    @server.resource("alfred://session/{session}/turns/{turn}", name="turn", title="A turn, stage by stage", mime_type=JSON,
+                     description="Every stage's output of an agent turn (`current`, `last` or a number): understanding, plan, "
+                                 "steps with tool calls and refusals, batch progress, reply and the audit ledger.")
+    async def turn(session: str, turn: str) -> str:
+        async with session_for_resource(app, session, "turn") as work:
+            found = work.session
+            return to_json({**_head(found), **turn_view(found, turn)}, where="turn")
+
+    @server.resource("alfred://session/{session}/batches/{batch}", name="batch", title="A batch manifest", mime_type=JSON,
+                     description="A batch's items (pending, completed, failed with reason, skipped) and progress; `latest` for the newest.")
+    async def batch(session: str, batch: str) -> str:
+        async with session_for_resource(app, session, "batch") as work:
+            found = work.session
+            manifest = _manifest(found, batch)
+            return to_json({**_head(found), **manifest.to_dict(), "progress": manifest.progress(), "summary": manifest.summary()},
+                           where="batch")
+
+    @server.resource(DASHBOARD_URI, name="dashboard", title="Kitchen dashboard", mime_type=JSON,
+                     description="Counts by type, what expires soon, the next meals (refs in the current session).")
+    async def dashboard() -> str:
+        async with session_for_resource(app, None, "dashboard") as work:
+            return to_json(await build_dashboard(work, today=date.today()), where="dashboard")
+
+    @server.resource("alfred://kitchen/schema/{table}", name="schema", title="Table schema", mime_type=MARKDOWN,
+                     description="One kitchen table: columns, types, allowed values, foreign keys as refs.")
+    def schema(table: str) -> str:
+        if table not in TABLES:
+            raise ResourceNotFoundError(f"Unknown table '{table}'. Tables: {', '.join(TABLES)}.")
+        return table_markdown(TABLES[table])
+
+    @server.resource("alfred://taxonomy", name="taxonomy", title="Ingredient taxonomy", mime_type=JSON,
+                     description="Ingredient categories (fish -> cod, salmon, ...) that recipes_search expands.")
+    def taxonomy() -> str:
+        return taxonomy_path().read_text(encoding="utf-8")
+
+
+def _head(session: Session) -> dict[str, Any]:
+    return {"session": session.name, "turn": session.turn}
+
+
+def _folded_range(folded: Any) -> list[int] | None:
+    return None if folded.first_turn is None else [folded.first_turn, folded.last_turn]
+
+
+def turn_view(session: Session, which: str) -> dict[str, Any]:
+    """An agent turn's recorded stages; `current` is the newest, `last` the one before it.
+
+    Raises:
+        ResourceNotFoundError: no such turn was run by the agent loop.
+    """
+    newest = session.read(AGENT_CURRENT_TURN)
+    numbers = sorted(int(turn) for turn in session.family_suffixes(AGENT_TURNS))
+    if which == "current":
+        number = newest
+    elif which == "last":
+        earlier = [n for n in numbers if newest is None or n < newest]
+        number = earlier[-1] if earlier else None
+    else:
+        number = int(which) if which.isdigit() else None
+    stored = session.stored_documents.get(AGENT_TURNS.at(number).key) if number is not None else None
+    if stored is None:
+        raise ResourceNotFoundError(f"No agent turn {which!r} in {session.name}; agent turns: {numbers or 'none yet'}.")
+    return {"state": stored}
+
+
+def _manifest(session: Session, batch: str) -> Any:
+    try:
+        return drafting.load_manifest(session, None if batch == "latest" else batch)
+    except AlfredError as error:
+        raise ResourceNotFoundError(error.message) from None
+
+
+def working_set_view(session: Session) -> dict[str, Any]:
+    working = build_working_set(session.registry.entries(), understanding.curation_of(session), drafting.pending_draft_views(session),
+                                turn=session.turn)
+    return working.to_dict()
+
+
+async def ref_view(work: UnitOfWork, ref: str) -> dict[str, Any]:
+    """A ref's registry entry, plus its row (refs only) or its draft content.
+
+    Raises:
+        ResourceNotFoundError: the session does not know `ref`.
+    """
+    session = work.session
+    try:
+        entry = session.registry.entry(ref)
+    except AlfredError as error:
+        raise ResourceNotFoundError(error.message) from None
+    view: dict[str, Any] = {
+        "ref": entry.ref, "entity_type": entry.entity_type, "table": table_for_entity_type(entry.entity_type).name,
+        "label": entry.label, "action": entry.action, "turn_created": entry.turn_created,
+        "turn_last_ref": entry.turn_last_ref, "deleted_turn": entry.deleted_turn, "saved_as": entry.saved_as,
+    }
+    draft = session.read(DRAFTS.at(entry.ref))
+    if draft is not None:
+        view["draft"] = {"status": draft.status, "content": draft.content}
+    elif entry.row_id is not None and entry.deleted_turn is None:
+        view["row"] = await _row(work, entry.entity_type, entry.row_id)
+    return view
+
+
+async def _row(work: UnitOfWork, entity_type: str, row_id: str) -> dict[str, Any] | None:
+    """The row with its id and foreign keys as refs; FK targets are linked without being touched."""
+    session = work.session
+    table = table_for_entity_type(entity_type)
+    rows = await work.store.select(table, Query(where=Where(all_of=(Filter("id", "eq", row_id),))), user_id=session.user_id)
+    if not rows:
+        return None
+    row = {key: value for key, value in rows[0].items() if key != "user_id"}
+    row["id"] = session.registry.ref_for_row(row_id)
+    for column in table.fk_columns:
+        target = row.get(column.name)
+        if target is not None and column.fk is not None:
+            linked, _ = session.registry.register_link(TABLES[column.fk.table].entity_type, target, turn=session.turn)
+            row[column.name] = linked
+            row[f"{column.name}_label"] = session.registry.entry(linked).label
+    return row

@@ -1,0 +1,68 @@
+"""The refs-only CRUD tools: db_read, db_create, db_update, db_delete, describe_table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.describe import describe_tables
+from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
+from alfred_mcp.kitchen.schema import get_table
+from alfred_mcp.operations import crud
+from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
+from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.session import Session
+
+
+def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
+    return {"table": result.table, "rows": result.rows, "count": len(result.rows), **_context(session)}
+
+
+async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    table = get_table(args["table"])
+    query = Query(
+        where=where_from_json(args.get("filters"), args.get("or_filters")),
+        columns=tuple(args["columns"]) if args.get("columns") else None,
+        order_by=order_from_json(args.get("order_by")),
+        limit=args.get("limit"),
+    )
+    async with work_on(app, "db_read", args) as work:
+        result = await crud.read(work, table, query)
+        return {**_rows_result(work.session, result), "truncated": result.truncated}
+
+
+async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    table = crud.writable_table(args["table"])
+    data = args["data"] if isinstance(args["data"], list) else [args["data"]]
+    async with work_on(app, "db_create", args) as work:
+        return _rows_result(work.session, await crud.create(work, table, data))
+
+
+async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    table = crud.writable_table(args["table"])
+    where = where_from_json(args.get("filters"), args.get("or_filters"))
+    async with work_on(app, "db_update", args) as work:
+        result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")))
+        return _rows_result(work.session, result)
+
+
+async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    table = crud.writable_table(args["table"])
+    where = where_from_json(args.get("filters"), args.get("or_filters"))
+    async with work_on(app, "db_delete", args) as work:
+        result = await crud.delete(work, table, where, all_rows=bool(args.get("all")))
+        cascaded = [{"table": name, "count": count} for name, count in result.cascaded]
+        return {**_rows_result(work.session, result), "cascaded": cascaded}
+
+
+async def describe_table(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    return {"tables": describe_tables(args.get("table"))}
+
+
+HANDLERS: dict[str, Handler] = {
+    "db_read": db_read,
+    "db_create": db_create,
+    "db_update": db_update,
+    "db_delete": db_delete,
+    "describe_table": describe_table,
+}

@@ -1,0 +1,115 @@
+"""Draft and batch tools: hold generated content as gen_* drafts, save them under a manifest."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.operations import drafting
+from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
+from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.drafts import Draft
+
+
+def draft_view(draft: Draft) -> dict[str, Any]:
+    """A draft as a client sees it: whole content, refs only."""
+    return {
+        "ref": draft.ref, "entity_type": draft.entity_type, "label": draft.label, "status": draft.status,
+        "saved_as": draft.saved_as, "turn_created": draft.turn_created, "turn_updated": draft.turn_updated,
+        "content": draft.content,
+    }
+
+
+def manifest_view(manifest: BatchManifest) -> dict[str, Any]:
+    return {
+        "batch": str(manifest.step), "subdomain": manifest.subdomain, "policy": manifest.policy,
+        "outcome": manifest.outcome, "items": [item.to_dict() for item in manifest.items],
+        "progress": manifest.progress(), "summary": manifest.summary(),
+    }
+
+
+async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "draft_create", args) as work:
+        session = work.session
+        drafts = drafting.create_drafts(session, args["entity_type"], args["items"])
+        return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **_context(session)}
+
+
+async def draft_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "draft_read", args) as work:
+        session = work.session
+        if args.get("refs"):
+            drafts = [drafting.load_draft(session, ref) for ref in args["refs"]]
+            for draft in drafts:
+                session.registry.touch(draft.ref, turn=session.turn)
+        else:
+            drafts = drafting.list_drafts(session, include_done=bool(args.get("include_done")))
+        return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **_context(session)}
+
+
+async def draft_revise(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "draft_revise", args) as work:
+        session = work.session
+        draft = drafting.revise(session, args["ref"], patch=args.get("patch"), content=args.get("content"))
+        return {"draft": draft_view(draft), **_context(session)}
+
+
+async def draft_discard(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "draft_discard", args) as work:
+        session = work.session
+        drafts = drafting.discard(session, args["refs"])
+        return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **_context(session)}
+
+
+async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "draft_save", args) as work:
+        session = work.session
+        manifest, items = await drafting.save_drafts(work, args["refs"], batch=args.get("batch"), policy=args.get("policy"))
+        return {
+            "batch": manifest_view(manifest),
+            "items": [vars(item) for item in items],
+            "saved": sum(item.status == "completed" for item in items),
+            "failed": sum(item.status != "completed" for item in items),
+            **_context(session),
+        }
+
+
+async def batch_open(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "batch_open", args) as work:
+        session = work.session
+        manifest = drafting.open_batch(session, args["refs"], args.get("policy"))
+        return {"batch": manifest_view(manifest), **_context(session)}
+
+
+async def batch_status(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "batch_status", args) as work:
+        session = work.session
+        return {"batch": manifest_view(drafting.load_manifest(session, args.get("batch"))), **_context(session)}
+
+
+async def batch_skip(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "batch_skip", args) as work:
+        session = work.session
+        manifest = drafting.skip_items(session, args["batch"], args["refs"], args["reason"])
+        return {"batch": manifest_view(manifest), **_context(session)}
+
+
+async def batch_complete(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "batch_complete", args) as work:
+        session = work.session
+        manifest = drafting.complete_batch(session, args["batch"])
+        return {"batch": manifest_view(manifest), **_context(session)}
+
+
+HANDLERS: dict[str, Handler] = {
+    "draft_create": draft_create,
+    "draft_read": draft_read,
+    "draft_revise": draft_revise,
+    "draft_discard": draft_discard,
+    "draft_save": draft_save,
+    "batch_open": batch_open,
+    "batch_status": batch_status,
+    "batch_skip": batch_skip,
+    "batch_complete": batch_complete,
+}

@@ -1,0 +1,49 @@
+"""Search tools: recipes by category, ingredient, cuisine, time or equipment; what can be made."""
+
+from __future__ import annotations
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.operations import search, understanding
+from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
+from alfred_mcp.server.tools.common import session_context as _context
+
+
+async def recipes_search(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    honor = args.get("honor_constraints", True)
+    query = search.RecipeQuery(
+        category=args.get("category"), ingredient=args.get("ingredient"), cuisine=args.get("cuisine"),
+        max_minutes=args.get("max_minutes"), equipment=_tag(args.get("equipment")), honor_constraints=honor,
+        limit=args.get("limit", 20),
+    )
+    async with work_on(app, "recipes_search", args) as work:
+        compiled = await understanding.compiled_constraints(work) if honor else None
+        found = await search.search_recipes(work, query, compiled)
+        return {
+            "recipes": found.recipes, "count": len(found.recipes), "truncated": found.truncated,
+            "category": found.category, "expanded": list(found.expanded), "excluded": found.excluded,
+            "constraints_applied": honor, **_context(work.session),
+        }
+
+
+def _tag(equipment: str | None) -> str | None:
+    """'Air Fryer' -> 'air-fryer', the form equipment tags are stored in."""
+    return "-".join(equipment.lower().split()) if equipment else None
+
+
+async def recipes_makeable(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    honor = args.get("honor_constraints", True)
+    async with work_on(app, "recipes_makeable", args) as work:
+        compiled = await understanding.compiled_constraints(work) if honor else None
+        results, excluded, pantry = await search.makeable_recipes(
+            work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10)
+        )
+        return {
+            "recipes": results, "count": len(results), "pantry_items": pantry, "excluded": excluded,
+            "constraints_applied": honor, **_context(work.session),
+        }
+
+
+HANDLERS: dict[str, Handler] = {
+    "recipes_search": recipes_search,
+    "recipes_makeable": recipes_makeable,
+}

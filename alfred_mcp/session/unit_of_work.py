@@ -1,0 +1,114 @@
+"""The unit of work: one call's work on one session, committed together or not at all.
+
+It owns the three things that must agree: the session's lock (calls on a session are
+serialized), one store transaction (begun lazily: a call that writes nothing opens none until
+it saves), and the session save at the end, inside that transaction. Operations receive a
+`UnitOfWork`; nothing else saves a session or opens a transaction.
+
+On failure the transaction rolls back, the cached session is dropped (the next call reloads the
+stored one), and a refused call is still written to the turn's call log in a unit of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from alfred_mcp.errors import AlfredError
+from alfred_mcp.session.manager import SessionManager
+from alfred_mcp.session.session import Session
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.store.base import KitchenStore, Store
+
+logger = logging.getLogger(__name__)
+MAX_FAILURE_NOTE = 300
+
+
+class UnitOfWork:
+    """What an operation works with: the session, the store, and atomic groups of writes."""
+
+    def __init__(self, store: Store, session: Session, exits: AsyncExitStack) -> None:
+        self.store = store
+        self.session = session
+        self._exits = exits
+        self._in_transaction = False
+
+    @property
+    def user_id(self) -> str:
+        return self.session.user_id
+
+    @asynccontextmanager
+    async def atomic(self) -> AsyncIterator[None]:
+        """All writes of the block or none of them, inside the call's transaction.
+
+        A failure inside the block undoes the block only (a savepoint); it still fails the call
+        unless the caller handles it (a partial batch save goes on with the next item).
+        """
+        await self._begin()
+        async with self.store.transaction():
+            yield
+
+    async def _begin(self) -> None:
+        if not self._in_transaction:
+            await self._exits.enter_async_context(self.store.transaction())
+            self._in_transaction = True
+
+    async def _commit(self) -> None:
+        if self.session.has_changes:
+            await self._begin()
+            await self.session.save(self.store)
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """Which call a unit serves, for the call log when it is refused."""
+
+    tool: str
+    table: str | None = None
+    log_refusals: bool = True
+    """Tool calls are logged when refused; reads of resources, prompts and completions are not."""
+
+
+@asynccontextmanager
+async def unit_of_work(
+    sessions: SessionManager, store: Store, user_id: str, session_name: str | None, scope: CallScope
+) -> AsyncIterator[UnitOfWork]:
+    """Run one call on the user's session (`session_name`, or the current one) as a unit of work.
+
+    Raises:
+        UnknownSessionError: no such session.
+        SessionConflictError: another process saved the session while this call ran; nothing was saved.
+        AlfredError: whatever the operation raised; the call's writes are rolled back, the call logged.
+    """
+    try:
+        async with sessions.acting_on(user_id, session_name) as session, AsyncExitStack() as exits:
+            work = UnitOfWork(store, session, exits)
+            yield work
+            await work._commit()
+    except AlfredError as error:
+        if scope.log_refusals:
+            await _log_refusal(sessions, store, user_id, session_name, scope, error)
+        raise
+
+
+async def _log_refusal(
+    sessions: SessionManager, store: Store, user_id: str, session_name: str | None, scope: CallScope, error: AlfredError
+) -> None:
+    """Write a refused call to its turn's call log, in a unit of its own (the failed one rolled back)."""
+    try:
+        async with sessions.acting_on(user_id, session_name) as session, AsyncExitStack() as exits:
+            record = CallRecord(turn=session.turn, tool=scope.tool, table=scope.table, outcome="error",
+                                error_code=error.code, note=error.message[:MAX_FAILURE_NOTE])
+            session.record_call(record)
+            await UnitOfWork(store, session, exits)._commit()
+    except AlfredError:
+        logger.debug("could not record the refused %s call in the call log", scope.tool)
+
+
+@asynccontextmanager
+async def kitchen_setup(store: KitchenStore) -> AsyncIterator[None]:
+    """Kitchen writes that belong to no session (laying the demo kitchen): one transaction."""
+    async with store.transaction():
+        yield

@@ -1,0 +1,75 @@
+"""The state of one agent turn, persisted in the session, so any driver can resume it.
+
+`chat` runs a turn in one call; stage-by-stage clients advance the same state one role output
+at a time; both read and write this model only through `agent/machine.py`
+(stored as the session documents AGENT_TURNS and AGENT_CURRENT_TURN).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alfred_mcp.state.role_outputs import ThinkOutput, ThinkStep, UnderstandOutput
+
+Stage = Literal["understand", "think", "act", "reply", "done"]
+Outcome = Literal["in_progress", "completed", "quick", "clarify", "propose", "ask_user", "blocked"]
+StepStatus = Literal["pending", "running", "completed", "blocked"]
+
+class ToolCallRecord(BaseModel):
+    """One tool Act called in a step, as the state saw it (refs only)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    arguments: dict[str, Any]
+    ok: bool
+    summary: str = Field(description="One line: rows and refs touched, or the error.")
+    refs: list[str] = Field(default_factory=list)
+    error_code: str | None = None
+    batch: str | None = Field(default=None, description="The manifest a draft_save call recorded its items in.")
+
+
+class StepState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    index: int
+    step: ThinkStep
+    status: StepStatus = "pending"
+    batch: str | None = Field(default=None, description="The manifest opened for the step's batch.")
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    consecutive_errors: int = 0
+    refused: list[str] = Field(default_factory=list, description="step_complete attempts the state refused, with why.")
+    drafts: list[str] = Field(default_factory=list, description="gen refs created in this step.")
+    result_summary: str | None = None
+    note_for_next_step: str | None = None
+
+
+class TurnState(BaseModel):
+    """Everything one turn decided and did, stage by stage."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn: int
+    message: str
+    stage: Stage = "understand"
+    outcome: Outcome = "in_progress"
+    understanding: UnderstandOutput | None = None
+    plan: ThinkOutput | None = None
+    steps: list[StepState] = Field(default_factory=list)
+    current_step: int = 0
+    quick_result: dict[str, Any] | None = None
+    blocked_reason: str | None = None
+    question: str | None = Field(default=None, description="What the turn asks the user (clarify, ask_user, propose).")
+    reply: str | None = None
+    notice: str | None = Field(default=None, description="What the state did with the last Act decision: a tool's result line, an error or a refusal.")
+    reply_additions: list[str] = Field(default_factory=list, description="Facts the state added to the reply because it left them out.")
+    ledger: dict[str, Any] | None = None
+    model_calls: dict[str, int] = Field(default_factory=dict)
+    invalid_outputs: dict[str, int] = Field(default_factory=dict)
+    errors: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def step(self) -> StepState | None:
+        return self.steps[self.current_step] if self.current_step < len(self.steps) else None
