@@ -48,7 +48,8 @@ def describe_validation_error(tool: str, error: ValidationError) -> str:
     """A one-line message naming the argument and the rule it broke."""
     where = _path(error) or "arguments"
     if error.validator == "enum":
-        choices = ", ".join(str(choice) for choice in error.validator_value)
+        allowed: Any = error.validator_value
+        choices = ", ".join(str(choice) for choice in allowed)
         return f"{tool}: {where} must be one of: {choices}; got {error.instance!r}."
     if error.validator == "additionalProperties":
         return f"{tool}: {error.message}."

@@ -19,9 +19,9 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.operations import history
 from alfred_mcp.operations.role_context import context_inputs
-from alfred_mcp.session.documents import NARRATIVES
 from alfred_mcp.operations.seeding import seed
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.session.documents import NARRATIVES
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import (
     Constraint,

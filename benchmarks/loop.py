@@ -16,10 +16,10 @@ from typing import Any
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.operations.seeding import seed
+from alfred_mcp.server.tools.runner import tool_runner
 
 TARGET_TURN = 20
 

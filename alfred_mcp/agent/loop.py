@@ -34,7 +34,7 @@ async def run_turn(machine: TurnMachine, llm: LLM, message: str, *, observe: Obs
         prompt = await role_prompt(machine, state, role)
         request = ModelRequest(
             role=role, system=prompt.system,
-            messages=[Message(role="user", content=prompt.user + (f"\n\n{retry_note}" if retry_note else ""))],
+            messages=(Message(role="user", content=prompt.user + (f"\n\n{retry_note}" if retry_note else "")),),
             output_schema=output_schema(role), schema_name=f"{role}_output",
         )
         calls += 1

@@ -117,7 +117,9 @@ class TurnMachine:
             )
         parsed = self._validate(state, role, output)
         state.model_calls[role] = state.model_calls.get(role, 0) + 1
-        apply = {"understand": self._apply_understand, "think": self._apply_think, "act": self._apply_act, "reply": self._apply_reply}
+        apply: dict[str, Callable[[TurnState, Any], Awaitable[TurnState]]] = {
+            "understand": self._apply_understand, "think": self._apply_think, "act": self._apply_act, "reply": self._apply_reply,
+        }
         state = await apply[role](state, parsed)
         self._save(state)
         return state

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.operations import drafting
+from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
+from alfred_mcp.state.agent_turn import TurnState
 from alfred_mcp.state.batch import BatchItem
-
-if TYPE_CHECKING:
-    from alfred_mcp.session import Session
-    from alfred_mcp.state.agent_turn import TurnState
 
 MAX_QUICK_ROWS = 20
 

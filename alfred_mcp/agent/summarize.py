@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from alfred_mcp.session import Session
-    from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.session import Session
+from alfred_mcp.state.agent_turn import TurnState
 
 _DELTAS = {"created": "entities_created", "updated": "entities_updated", "deleted": "entities_deleted"}
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from alfred_mcp.operations import history, understanding
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import PLANS
+from alfred_mcp.state.agent_turn import TurnState
 from alfred_mcp.state.narrative import PlannedStep, TurnPlan
 from alfred_mcp.state.role_outputs import UnderstandOutput
-
-if TYPE_CHECKING:
-    from alfred_mcp.state.agent_turn import TurnState
 
 
 async def apply_understanding(work: UnitOfWork, output: UnderstandOutput, *, user_message: str) -> None:

@@ -360,12 +360,15 @@ def _payload_error(table: Table, error: ValidationError) -> AlfredError:
     where = name + "".join(f"[{part}]" for part in path[1:])
     column = table.column(name)
     message = _describe(column, where, error)
-    valid = [v for v in error.validator_value if v is not None] if error.validator == "enum" else None
+    allowed: Any = error.validator_value
+    valid = [v for v in allowed if v is not None] if error.validator == "enum" else None
     return InvalidPayloadError(message, field=name, value=field_value(error.instance), valid=valid)
 
 
 def _describe(column: Column, where: str, error: ValidationError) -> str:
-    rule, limit, value = error.validator, error.validator_value, error.instance
+    rule = error.validator
+    limit: Any = error.validator_value  # the rule's argument (jsonschema types it loosely)
+    value: Any = error.instance
     shown = describe_value(value)
     if rule == "type":
         expected = limit if isinstance(limit, list) else [limit]
@@ -389,7 +392,9 @@ def _describe(column: Column, where: str, error: ValidationError) -> str:
 
 def _row_error(table: Table, error: ValidationError) -> AlfredError:
     if error.validator == "required":
-        missing = next(name for name in error.validator_value if name not in error.instance)
+        required: Any = error.validator_value
+        given: Any = error.instance
+        missing = next(name for name in required if name not in given)
         return InvalidPayloadError(f"{missing} is required to create a {table.noun}.", field=missing)
     if error.validator == "minProperties":
         return InvalidPayloadError("An update needs at least one column to set.", field="data")

@@ -2,7 +2,7 @@
 
 `demo_kitchen(today)` lays it out around the given date (nothing here reads the clock), so
 expiry dates, the week of meal plans and task due dates always sit near "now". Rows carry
-only writable columns, with two keys the loader (`alfred_mcp/seeding.py`) resolves:
+only writable columns, with two keys the loader (`alfred_mcp/operations/seeding.py`) resolves:
 
 - a recipe row's ``"parent"`` holds the name of the recipe it is a variation of
   (becomes ``parent_recipe_id``);

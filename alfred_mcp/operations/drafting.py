@@ -480,7 +480,7 @@ async def _refs_by_table(work: UnitOfWork, rows: list[tuple[str, Row]]) -> dict[
     by_table: dict[str, list[Row]] = {}
     for name, row in rows:
         by_table.setdefault(name, []).append(row)
-    refs = {}
+    refs: dict[str, str] = {}
     for name, table_rows in by_table.items():
         out = await rows_to_refs(work, TABLES[name], table_rows, action="created")
         refs.update((row["id"], view["id"]) for row, view in zip(table_rows, out))

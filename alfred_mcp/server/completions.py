@@ -27,7 +27,7 @@ MAX_VALUES = 100
 def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     """Add the completion handler to `server`."""
 
-    @server.completion()
+    @server.completion()  # type: ignore[no-untyped-call, untyped-decorator]  # the SDK's decorator is unannotated
     async def complete(
         ref: PromptReference | ResourceTemplateReference, argument: CompletionArgument, context: CompletionContext | None
     ) -> Completion | None:

@@ -32,7 +32,7 @@ INSTRUCTIONS = (
 
 
 class AlfredServer(MCPServer[AlfredApp]):
-    """MCPServer whose tools are the published JSON contracts, dispatched to `handlers.py`."""
+    """MCPServer whose tools are the published JSON contracts, dispatched to `server/tools/` by `dispatch.py`."""
 
     def __init__(self, app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> None:
         """`tokens` (bearer token → user handle) serve many users over HTTP at `url`; none: the local user."""

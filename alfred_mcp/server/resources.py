@@ -155,10 +155,10 @@ def turn_view(session: Session, which: str) -> dict[str, Any]:
         number = earlier[-1] if earlier else None
     else:
         number = int(which) if which.isdigit() else None
-    stored = session.stored_documents.get(AGENT_TURNS.at(number).key) if number is not None else None
+    stored = session.read(AGENT_TURNS.at(number)) if number is not None else None
     if stored is None:
         raise ResourceNotFoundError(f"No agent turn {which!r} in {session.name}; agent turns: {numbers or 'none yet'}.")
-    return {"state": stored}
+    return {"state": stored.model_dump(mode="json")}
 
 
 def _manifest(session: Session, batch: str) -> Any:

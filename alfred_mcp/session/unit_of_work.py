@@ -1,8 +1,9 @@
 """The unit of work: one call's work on one session, committed together or not at all.
 
 It owns the three things that must agree: the session's lock (calls on a session are
-serialized), one store transaction (begun lazily: a call that writes nothing opens none until
-it saves), and the session save at the end, inside that transaction. Operations receive a
+serialized), one store transaction (begun by the call's first write; a call that writes no row
+opens none, its session save being one atomic store call), and the session save at the end,
+inside that transaction. Operations receive a
 `UnitOfWork`; nothing else saves a session or opens a transaction.
 
 On failure the transaction rolls back, the cached session is dropped (the next call reloads the
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
 from alfred_mcp.errors import AlfredError
@@ -29,11 +30,10 @@ MAX_FAILURE_NOTE = 300
 class UnitOfWork:
     """What an operation works with: the session, the store, and atomic groups of writes."""
 
-    def __init__(self, store: Store, session: Session, exits: AsyncExitStack) -> None:
+    def __init__(self, store: Store, session: Session) -> None:
         self.store = store
         self.session = session
-        self._exits = exits
-        self._in_transaction = False
+        self._transaction: AbstractAsyncContextManager[None] | None = None
 
     @property
     def user_id(self) -> str:
@@ -43,22 +43,32 @@ class UnitOfWork:
     async def atomic(self) -> AsyncIterator[None]:
         """All writes of the block or none of them, inside the call's transaction.
 
-        A failure inside the block undoes the block only (a savepoint); it still fails the call
-        unless the caller handles it (a partial batch save goes on with the next item).
+        The first block begins the call's transaction; a later (or nested) one is a savepoint in
+        it. A failure inside a block undoes that block; it still fails the call unless the caller
+        handles it (a partial batch save goes on with the next item).
         """
-        await self._begin()
-        async with self.store.transaction():
+        if self._transaction is not None:
+            async with self.store.transaction():
+                yield
+            return
+        self._transaction = self.store.transaction()
+        await self._transaction.__aenter__()
+        try:
             yield
-
-    async def _begin(self) -> None:
-        if not self._in_transaction:
-            await self._exits.enter_async_context(self.store.transaction())
-            self._in_transaction = True
+        except BaseException as error:
+            await self._end(error)  # the transaction began with this block: undoing it undoes the block
+            raise
 
     async def _commit(self) -> None:
+        """Save the session (inside the call's transaction when writes opened one) and commit."""
         if self.session.has_changes:
-            await self._begin()
-            await self.session.save(self.store)
+            await self.session.save(self.store)  # alone it is one atomic store call: no transaction needed
+        await self._end(None)
+
+    async def _end(self, error: BaseException | None) -> None:
+        transaction, self._transaction = self._transaction, None
+        if transaction is not None:
+            await transaction.__aexit__(type(error) if error else None, error, error.__traceback__ if error else None)
 
 
 @dataclass(frozen=True)
@@ -83,10 +93,14 @@ async def unit_of_work(
         AlfredError: whatever the operation raised; the call's writes are rolled back, the call logged.
     """
     try:
-        async with sessions.acting_on(user_id, session_name) as session, AsyncExitStack() as exits:
-            work = UnitOfWork(store, session, exits)
-            yield work
-            await work._commit()
+        async with sessions.acting_on(user_id, session_name) as session:
+            work = UnitOfWork(store, session)
+            try:
+                yield work
+                await work._commit()
+            except BaseException as error:
+                await work._end(error)
+                raise
     except AlfredError as error:
         if scope.log_refusals:
             await _log_refusal(sessions, store, user_id, session_name, scope, error)
@@ -98,11 +112,11 @@ async def _log_refusal(
 ) -> None:
     """Write a refused call to its turn's call log, in a unit of its own (the failed one rolled back)."""
     try:
-        async with sessions.acting_on(user_id, session_name) as session, AsyncExitStack() as exits:
+        async with sessions.acting_on(user_id, session_name) as session:
             record = CallRecord(turn=session.turn, tool=scope.tool, table=scope.table, outcome="error",
                                 error_code=error.code, note=error.message[:MAX_FAILURE_NOTE])
             session.record_call(record)
-            await UnitOfWork(store, session, exits)._commit()
+            await UnitOfWork(store, session)._commit()
     except AlfredError:
         logger.debug("could not record the refused %s call in the call log", scope.tool)
 

@@ -196,7 +196,7 @@ class BatchManifest:
 
     def progress(self) -> dict[str, int]:
         """Counts per status, and the total."""
-        counts = {status: len(self._with_status(status)) for status in _STATUSES}
+        counts: dict[str, int] = {status: len(self._with_status(status)) for status in _STATUSES}
         return {**counts, "total": len(self.items)}
 
     @property

@@ -13,9 +13,10 @@ the saver fills in. The compiled rows are checked against the kitchen's JSON Sch
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
@@ -87,9 +88,9 @@ class Vocabulary:
 
     field: str
     values: tuple[str, ...]
-    synonyms: Mapping[str, str] = field(default_factory=dict)
+    synonyms: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Keys (see `vocabulary_key`) with the same meaning as a value: mapped silently."""
-    nearest: Mapping[str, str] = field(default_factory=dict)
+    nearest: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Keys close to a value but not the same: mapped with a warning."""
 
     @cached_property
@@ -281,7 +282,7 @@ class _Spill:
 
     column: str | None
     labelled: bool = False
-    items: list[str] = field(default_factory=list)
+    items: list[str] = dataclasses.field(default_factory=list)
 
     def keep(self, where: str, value: str) -> str:
         """Keep `value`; the clause a warning ends with."""
@@ -295,7 +296,7 @@ class _Spill:
 class _Compilation:
     ref: str
     catalog: CatalogIndex | None
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
     def warn(self, text: str) -> None:
         self.warnings.append(f"{self.ref}: {text}")

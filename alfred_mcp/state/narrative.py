@@ -10,7 +10,7 @@ and refs, curation, conversation phase, what the user expressed, and the audit c
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -190,7 +190,7 @@ def _constraint_text(constraint: Constraint) -> str:
     return f"{constraint.field}={', '.join(constraint_values(constraint))}"
 
 
-def _curation_fields(curation: EntityCuration | None) -> dict[str, object]:
+def _curation_fields(curation: EntityCuration | None) -> dict[str, Any]:
     if curation is None:
         return {}
     return {

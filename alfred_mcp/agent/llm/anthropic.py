@@ -89,7 +89,7 @@ def parse_message(payload: dict[str, Any], request: ModelRequest, *, default_mod
             provider=PROVIDER,
             stop_reason=stop_reason,
         )
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    usage: dict[str, Any] = payload["usage"] if isinstance(payload.get("usage"), dict) else {}
     return ModelResponse(
         data=tool_input,
         raw_text=json.dumps(tool_input),

@@ -87,7 +87,7 @@ def parse_completion(payload: dict[str, Any], request: ModelRequest, *, provider
         ModelOutputError: no choice, a refusal, a cut-off answer, or content that is not a JSON object.
     """
     choice = _first_choice(payload, provider)
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    message: dict[str, Any] = choice["message"] if isinstance(choice.get("message"), dict) else {}
     if message.get("refusal"):
         raise ModelOutputError(f"{provider} refused to answer {request.schema_name}: {message['refusal']}", provider=provider)
     if choice.get("finish_reason") == "length":
@@ -99,7 +99,7 @@ def parse_completion(payload: dict[str, Any], request: ModelRequest, *, provider
     text = _content_text(message.get("content"))
     if not text.strip():
         raise ModelOutputError(f"{provider} answered {request.schema_name} with empty content", provider=provider)
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    usage: dict[str, Any] = payload["usage"] if isinstance(payload.get("usage"), dict) else {}
     return ModelResponse(
         data=parse_json_object(text, source=provider),
         raw_text=text,
@@ -112,7 +112,8 @@ def _first_choice(payload: dict[str, Any], provider: str) -> dict[str, Any]:
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ModelOutputError(f"{provider} answered without any choices", provider=provider)
-    return choices[0]
+    first: dict[str, Any] = choices[0]
+    return first
 
 
 def _content_text(content: Any) -> str:

@@ -155,7 +155,7 @@ def _error_message(response: httpx2.Response) -> str | None:
         return None
     error = body.get("error")
     if isinstance(error, dict) and isinstance(error.get("message"), str):
-        return error["message"]
+        return str(error["message"])
     if isinstance(error, str):
         return error
     message = body.get("message")
