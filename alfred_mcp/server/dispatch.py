@@ -3,6 +3,11 @@
 An `AlfredError` becomes an `isError` result naming the field; anything else is an internal
 error that names only the tool (the log has the rest). Every result and error passes the leak
 guard before it leaves.
+
+An error result carries no `structuredContent`: a tool's outputSchema describes its success, and
+clients that validate structured content against it (the TypeScript SDK, the Inspector) would
+otherwise throw away the error. Its text says what went wrong; its fields (code, field, valid
+values, ...) travel in `_meta["alfred/error"]` for clients and tests that want them.
 """
 
 from __future__ import annotations
@@ -77,24 +82,26 @@ def summary_line(name: str, result: ToolResult) -> str:
     return head
 
 
+ERROR_META = "alfred/error"
+"""The `_meta` key of an error result's fields."""
+
+
+def error_result(fields: dict[str, Any]) -> CallToolResult:
+    """An isError result: the message as text, every field in `_meta` (never structuredContent)."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"Error: {fields['message']}")], is_error=True, _meta={ERROR_META: fields}
+    )
+
+
 def _error_result(error: AlfredError) -> CallToolResult:
-    payload = {"error": error.to_dict()}
+    fields = error.to_dict()
     try:
-        assert_no_uuid(payload, where="error")
+        assert_no_uuid(fields, where="error")
     except UuidLeakError:
         logger.error("an error message carried a raw id; replaced: %s", type(error).__name__)
-        payload = {"error": {"code": error.code, "message": "The request was refused; nothing was changed."}}
-    return CallToolResult(
-        content=[TextContent(type="text", text=f"Error: {payload['error']['message']}")],
-        structured_content=payload,
-        is_error=True,
-    )
+        fields = {"code": error.code, "message": "The request was refused; nothing was changed."}
+    return error_result(fields)
 
 
 def _internal_error(name: str) -> CallToolResult:
-    message = f"Internal error in {name}; nothing was changed. The server log has details."
-    return CallToolResult(
-        content=[TextContent(type="text", text=message)],
-        structured_content={"error": {"code": "internal_error", "message": message}},
-        is_error=True,
-    )
+    return error_result({"code": "internal_error", "message": f"Internal error in {name}; nothing was changed. The server log has details."})

@@ -6,6 +6,7 @@ from typing import Any
 
 from mcp import Client
 
+from alfred_mcp.server.dispatch import ERROR_META
 from alfred_mcp.server.leak_guard import find_uuid
 
 
@@ -19,12 +20,19 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
 
 
 async def call_error(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    """Call a tool that must fail; return the error's structured fields (checked for UUIDs)."""
+    """Call a tool that must fail; return the error's fields (checked for UUIDs).
+
+    An error result has no structuredContent (it would break the tool's outputSchema): its text is
+    the message and `_meta["alfred/error"]` holds the fields.
+    """
     result = await client.call_tool(tool, arguments)
     text = "".join(block.text for block in result.content if block.type == "text")
     assert result.is_error, f"{tool} unexpectedly succeeded: {text}"
-    assert find_uuid(text) is None and find_uuid(result.structured_content) is None
-    return result.structured_content["error"] if result.structured_content else {"message": text}
+    assert result.structured_content is None, "an error result must not carry structuredContent"
+    fields: dict[str, Any] = (result.meta or {})[ERROR_META]
+    assert text == f"Error: {fields['message']}"
+    assert find_uuid(text) is None and find_uuid(fields) is None
+    return fields
 
 
 def eq(field: str, value: Any) -> dict[str, Any]:

@@ -197,3 +197,12 @@ async def test_text_content_carries_the_same_result_as_structured(client: Client
     text = result.content[0].text
     assert json.loads(text.split("\n", 1)[1]) == result.structured_content
     assert find_uuid(text) is None
+
+
+async def test_an_error_result_carries_its_fields_in_meta_and_no_structured_content(client: Client) -> None:
+    """A refused call's result validates against any outputSchema: no structuredContent, the message as text."""
+    result = await client.call_tool("db_read", {"table": "nope"})
+    assert result.is_error and result.structured_content is None
+    fields = (result.meta or {})["alfred/error"]
+    assert fields["code"] == "invalid_input" and fields["field"] == "table"
+    assert result.content[0].type == "text" and result.content[0].text == f"Error: {fields['message']}"

@@ -11,6 +11,8 @@ import httpx2
 import pytest
 from mcp import MCPError
 
+from alfred_mcp.server.dispatch import ERROR_META
+
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from e2e.helpers import call, call_error, eq  # noqa: E402
 from http_harness import http_client, http_server  # noqa: E402
@@ -96,7 +98,7 @@ async def test_concurrent_calls_on_one_session_across_replicas_are_serialized_or
 
             async def write(client: Any, i: int) -> None:
                 result = await client.call_tool("db_create", {"table": "shopping_list", "data": {"name": f"n{i}"}})
-                outcomes.append(result.structured_content)
+                outcomes.append({"error": (result.meta or {})[ERROR_META]} if result.is_error else result.structured_content)
 
             with anyio.fail_after(60):
                 async with anyio.create_task_group() as group:
