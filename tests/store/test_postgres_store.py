@@ -78,7 +78,7 @@ def test_postgres_store_implements_the_whole_store_protocol() -> None:
     """Every Store method exists on PostgresStore with the same parameters."""
     from alfred_mcp.store.postgres import PostgresStore
 
-    members = {name: member for name, member in vars(Store).items() if callable(member) and not name.startswith("_")}
+    members = {name: getattr(Store, name) for name in dir(Store) if not name.startswith("_") and callable(getattr(Store, name))}
     assert members
     for name, member in members.items():
         ours = inspect.signature(getattr(PostgresStore, name)).parameters
