@@ -47,18 +47,18 @@ from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import Row, SessionRecord, SessionVersion, session_save_refused
-from alfred_mcp.store.ddl import SCHEMA_VERSION, tables_in_fk_order
+from alfred_mcp.store.ddl import ENTRY_COLUMNS, SCHEMA_VERSION, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, default_order
-from alfred_mcp.store.pg_codec import (
+from alfred_mcp.store.payloads import selected_columns
+from alfred_mcp.store.postgres.codec import (
     NIL_UUID,
     canonical_uuid,
     insert_columns,
     insert_values,
-    selected_columns,
     update_assignments,
 )
-from alfred_mcp.store.pg_errors import BUSY_STATES, constraint_error
-from alfred_mcp.store.pg_rpc import CONFLICT_STATE, ENTRY_COLUMNS, GONE_STATE, pending_function
+from alfred_mcp.store.postgres.errors import BUSY_STATES, constraint_error
+from alfred_mcp.store.postgres.rpc import CONFLICT_STATE, GONE_STATE, pending_function
 from alfred_mcp.store.supabase_query import (
     ORDER_TIEBREAK,
     decode_row,

@@ -19,7 +19,7 @@ from typing import Any
 from alfred_mcp.kitchen.query import Filter, OrderBy, Where, check_order
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.pg_codec import postgres_where
+from alfred_mcp.store.postgres.codec import postgres_where
 
 ORDER_TIEBREAK = "insert_seq"
 _PLAIN = {"eq": "eq", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte"}
