@@ -196,7 +196,7 @@ def _owner_policy(name: str, condition: str, privileges: str) -> list[str]:
 @cache
 def unique_constraints(table: Table) -> dict[str, tuple[str, ...]]:
     """Named UNIQUE constraints of a kitchen table -> their columns (PostgreSQL's own naming)."""
-    found = {f"{table.name}_{column.name}_key": (column.name,) for column in table.columns if column.unique}
+    found: dict[str, tuple[str, ...]] = {f"{table.name}_{column.name}_key": (column.name,) for column in table.columns if column.unique}
     if table.one_per_user:
         found[f"{table.name}_user_id_key"] = ("user_id",)
     return found
