@@ -15,36 +15,33 @@ from alfred_mcp.errors import ConstraintViolationError
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bump_version_sql, session_save_refused
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
-from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.postgres.codec import utc_now, uuid_key
 from alfred_mcp.store.postgres.connection import PooledConnection, PostgresConnection, Work
-
-_REF_COLUMNS = ", ".join(q(c) for c in ENTRY_COLUMNS)
-_UPSERT_REF = (
-    'INSERT INTO "alfred_session_refs" ("session_id", ' + _REF_COLUMNS + ', "seq") '
-    "VALUES (" + ", ".join(["%s"] * (len(ENTRY_COLUMNS) + 2)) + ') ON CONFLICT ("session_id", "ref") DO UPDATE SET '
-    + ", ".join(f"{q(c)} = excluded.{q(c)}" for c in ENTRY_COLUMNS[1:])
+from alfred_mcp.store.session_sql import (
+    SESSION_SELECT,
+    delete_document_sql,
+    select_documents_sql,
+    select_refs_sql,
+    upsert_document_sql,
+    upsert_ref_sql,
 )
+
+_UPSERT_REF = upsert_ref_sql("%s")
 _UPSERT_COUNTER = (
     'INSERT INTO "alfred_session_counters" AS c ("session_id", "key", "last_number") VALUES (%s, %s, %s) '
     'ON CONFLICT ("session_id", "key") DO UPDATE SET "last_number" = greatest(c."last_number", excluded."last_number")'
 )
-_UPSERT_DOC = (
-    'INSERT INTO "alfred_session_docs" ("session_id", "key", "value") VALUES (%s, %s, %s) '
-    'ON CONFLICT ("session_id", "key") DO UPDATE SET "value" = excluded."value"'
-)
-_SESSION_SELECT = 'SELECT "id", "user_id", "number", "turn" FROM "alfred_sessions"'
 
 
 class PostgresSessionStore(PostgresConnection):
     """The SessionStore protocol on a PostgreSQL database."""
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
-        sql = f'{_SESSION_SELECT} WHERE "user_id" = %s AND "is_current"'
+        sql = f'{SESSION_SELECT} WHERE "user_id" = %s AND "is_current"'
         return await self._read(_fetch_session(sql, (uuid_key(user_id),)), None, None)
 
     async def get_session(self, user_id: str, number: int) -> SessionRecord | None:
-        sql = f'{_SESSION_SELECT} WHERE "user_id" = %s AND "number" = %s'
+        sql = f'{SESSION_SELECT} WHERE "user_id" = %s AND "number" = %s'
         return await self._read(_fetch_session(sql, (uuid_key(user_id), number)), None, None)
 
     async def create_session(self, user_id: str) -> SessionRecord:
@@ -69,7 +66,7 @@ class PostgresSessionStore(PostgresConnection):
 
     async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
         key = (uuid_key(session_id),)
-        refs_sql = f'SELECT {_REF_COLUMNS} FROM "alfred_session_refs" WHERE "session_id" = %s ORDER BY "seq"'
+        refs_sql = select_refs_sql("%s")
         counters_sql = 'SELECT "key", "last_number" FROM "alfred_session_counters" WHERE "session_id" = %s'
 
         async def work(connection: PooledConnection) -> tuple[list[Any], list[Any]]:
@@ -129,7 +126,7 @@ class PostgresSessionStore(PostgresConnection):
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         key = (uuid_key(session_id),)
-        sql = 'SELECT "key", "value" FROM "alfred_session_docs" WHERE "session_id" = %s ORDER BY "key"'
+        sql = select_documents_sql("%s")
 
         async def work(connection: PooledConnection) -> list[tuple[Any, ...]]:
             return await (await connection.execute(sql, key)).fetchall()
@@ -144,9 +141,9 @@ class PostgresSessionStore(PostgresConnection):
         async def work(connection: PooledConnection) -> None:
             cursor = connection.cursor()
             if upserts:
-                await cursor.executemany(_UPSERT_DOC, upserts)
+                await cursor.executemany(upsert_document_sql("%s"), upserts)
             if deletes:
-                await cursor.executemany('DELETE FROM "alfred_session_docs" WHERE "session_id" = %s AND "key" = %s', deletes)
+                await cursor.executemany(delete_document_sql("%s"), deletes)
 
         if changed:
             await self._write(work, None, None)

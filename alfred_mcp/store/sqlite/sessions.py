@@ -11,34 +11,33 @@ from typing import Any
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bump_version_sql, session_save_refused
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
-from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.session_sql import (
+    SESSION_SELECT,
+    delete_document_sql,
+    select_documents_sql,
+    select_refs_sql,
+    upsert_document_sql,
+    upsert_ref_sql,
+)
 from alfred_mcp.store.sqlite.codec import now_text
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
 
-_REF_COLUMNS = ", ".join(q(c) for c in ENTRY_COLUMNS)
-_UPSERT_REF = (
-    'INSERT INTO "alfred_session_refs" ("session_id", '
-    + _REF_COLUMNS
-    + ', "seq") VALUES (' + ", ".join(["?"] * (len(ENTRY_COLUMNS) + 2)) + ') '
-    + 'ON CONFLICT ("session_id", "ref") DO UPDATE SET '
-    + ", ".join(f"{q(c)} = excluded.{q(c)}" for c in ENTRY_COLUMNS[1:])
-)
+_UPSERT_REF = upsert_ref_sql("?")
 _UPSERT_COUNTER = (
     'INSERT INTO "alfred_session_counters" ("session_id", "key", "last_number") VALUES (?, ?, ?) '
     'ON CONFLICT ("session_id", "key") DO UPDATE SET "last_number" = excluded."last_number"'
 )
-_SESSION_SELECT = 'SELECT "id", "user_id", "number", "turn" FROM "alfred_sessions"'
 
 
 class SQLiteSessionStore(SQLiteConnection):
     """The SessionStore protocol on a SQLite file."""
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
-        sql = f'{_SESSION_SELECT} WHERE "user_id" = ? AND "is_current" = 1'
+        sql = f'{SESSION_SELECT} WHERE "user_id" = ? AND "is_current" = 1'
         return _session(await self._read(lambda c: c.execute(sql, (user_id,)).fetchone()))
 
     async def get_session(self, user_id: str, number: int) -> SessionRecord | None:
-        sql = f'{_SESSION_SELECT} WHERE "user_id" = ? AND "number" = ?'
+        sql = f'{SESSION_SELECT} WHERE "user_id" = ? AND "number" = ?'
         return _session(await self._read(lambda c: c.execute(sql, (user_id, number)).fetchone()))
 
     async def create_session(self, user_id: str) -> SessionRecord:
@@ -57,7 +56,7 @@ class SQLiteSessionStore(SQLiteConnection):
         return await self._write(work)
 
     async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
-        refs_sql = f'SELECT {_REF_COLUMNS} FROM "alfred_session_refs" WHERE "session_id" = ? ORDER BY "seq"'
+        refs_sql = select_refs_sql("?")
         counters_sql = 'SELECT "key", "last_number" FROM "alfred_session_counters" WHERE "session_id" = ?'
 
         def work(connection: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
@@ -102,8 +101,7 @@ class SQLiteSessionStore(SQLiteConnection):
         await self._write(work)
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
-        sql = 'SELECT "key", "value" FROM "alfred_session_docs" WHERE "session_id" = ? ORDER BY "key"'
-        rows = await self._read(lambda c: c.execute(sql, (session_id,)).fetchall())
+        rows = await self._read(lambda c: c.execute(select_documents_sql("?"), (session_id,)).fetchall())
         return {str(key): json.loads(value) for key, value in rows}
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
@@ -119,12 +117,8 @@ def _document_rows(session_id: str, changed: Mapping[str, Any]) -> tuple[list[tu
 
 
 def _write_documents(connection: sqlite3.Connection, upserts: list[tuple[str, str, str]], deletes: list[tuple[str, str]]) -> None:
-    connection.executemany(
-        'INSERT INTO "alfred_session_docs" ("session_id", "key", "value") VALUES (?, ?, ?) '
-        'ON CONFLICT ("session_id", "key") DO UPDATE SET "value" = excluded."value"',
-        upserts,
-    )
-    connection.executemany('DELETE FROM "alfred_session_docs" WHERE "session_id" = ? AND "key" = ?', deletes)
+    connection.executemany(upsert_document_sql("?"), upserts)
+    connection.executemany(delete_document_sql("?"), deletes)
 
 
 def _session(row: Sequence[Any] | None) -> SessionRecord | None:
