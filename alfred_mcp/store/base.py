@@ -1,6 +1,9 @@
-"""The Store protocol: every database read and write alfred-mcp makes goes through it.
+"""The store contract: every database read and write alfred-mcp makes goes through it.
 
-A backend (SQLite today; PostgreSQL and Supabase later) implements this contract once:
+Two halves, one seam: `KitchenStore` holds the user's kitchen rows, `SessionStore` a
+conversation's refs, counters, documents and version. `Store` is both on ONE connection, because
+a call's row writes and its session save must commit in one transaction. Backends (`sqlite/`,
+`postgres/`, `supabase/`) implement `Store`; the contract is written here, once:
 
 - Rows are plain dicts of Python values: str, int, float, bool, None, and list[str] for
   `text[]` columns. Dates are 'YYYY-MM-DD' strings, timestamps ISO-8601 strings (UTC).
@@ -10,7 +13,8 @@ A backend (SQLite today; PostgreSQL and Supabase later) implements this contract
 - Table and column names come from the kitchen schema (`Table`), never from input; every
   value is a bound parameter.
 - Writes are serialized; `transaction()` makes a group of calls atomic (nested = savepoint).
-- Driver exceptions are mapped to `StoreError` / `ConstraintViolationError` inside the backend.
+- Driver exceptions are mapped to `StoreError` / `ConstraintViolationError` inside the backend:
+  any method may raise `StoreError` when the database fails or refuses (busy, unreachable, closed).
 """
 
 from __future__ import annotations
@@ -53,36 +57,70 @@ class SessionVersion:
     turn: int
 
 
-class Store(Protocol):
-    """Async database access, scoped per user. See the module docstring for the contract."""
+class StoreConnection(Protocol):
+    """What both halves of a store share: the connection's life and its transactions."""
 
     dialect: str
+    """The SQL dialect of its filters and errors: 'sqlite' or 'postgres'."""
 
     async def open(self) -> None:
-        """Connect and create or migrate the schema. Idempotent."""
+        """Connect and create or migrate the schema. Idempotent.
 
-    async def close(self) -> None: ...
+        Raises:
+            StoreError: the database cannot be reached, or has another schema version.
+        """
+
+    async def close(self) -> None:
+        """Release the connection(s); the store can be opened again."""
 
     def transaction(self) -> AbstractAsyncContextManager[None]:
-        """All store calls inside the block commit together or not at all."""
+        """All store calls inside the block commit together or not at all; a nested block is a savepoint.
+
+        Raises:
+            StoreError: the commit failed (then nothing of the block was saved).
+        """
+
+
+class KitchenStore(StoreConnection, Protocol):
+    """The user's kitchen: rows of the kitchen tables, and the users who own them."""
 
     async def select(self, table: Table, query: Query, *, user_id: str) -> list[Row]:
-        """Rows of `table` matching `query`, with `query.columns` (always including `id`)."""
+        """Rows of `table` matching `query`, with `query.columns` (always including `id`).
+
+        Raises:
+            UnknownColumnError, InvalidFilterError: the query does not fit the table's schema.
+        """
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
         """Insert rows (all or none) and return them as stored, with ids and defaults.
 
         Raises:
+            UnknownColumnError, InvalidPayloadError: a key is not a column, or one the store sets itself.
             ConstraintViolationError: a NOT NULL, CHECK, UNIQUE or FK rule was broken.
         """
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
-        """Set `values` on every matching row and return the rows as updated."""
+        """Set `values` on every matching row and return the rows as updated.
+
+        Raises:
+            UnknownColumnError, InvalidFilterError: the filter does not fit the table's schema.
+            InvalidPayloadError: `values` is empty or names a column the store sets itself.
+            ConstraintViolationError: a CHECK, UNIQUE or FK rule was broken.
+        """
 
     async def delete(self, table: Table, where: Where, *, user_id: str) -> list[Row]:
-        """Delete matching rows (cascading per the schema) and return them as they were."""
+        """Delete matching rows (cascading per the schema) and return them as they were.
 
-    async def count(self, table: Table, where: Where, *, user_id: str) -> int: ...
+        Raises:
+            UnknownColumnError, InvalidFilterError: the filter does not fit the table's schema.
+        """
+
+    async def count(self, table: Table, where: Where, *, user_id: str) -> int:
+        """How many rows match `where`.
+
+        Raises:
+            UnknownColumnError, InvalidFilterError: the filter does not fit the table's schema.
+        """
 
     async def reset_kitchen(self, user_id: str) -> None:
         """Delete every kitchen row the user owns (the shared catalog stays)."""
@@ -90,12 +128,22 @@ class Store(Protocol):
     async def ensure_user(self, handle: str) -> str:
         """The user id for `handle` ('local' by default), creating the user on first use."""
 
-    async def current_session(self, user_id: str) -> SessionRecord | None: ...
+
+class SessionStore(StoreConnection, Protocol):
+    """Conversation sessions: their refs, counters, documents and version, per user."""
+
+    async def current_session(self, user_id: str) -> SessionRecord | None:
+        """The user's current session (None: the user has none yet)."""
 
     async def create_session(self, user_id: str) -> SessionRecord:
-        """A new session numbered after the user's last one; it becomes the current one."""
+        """A new session numbered after the user's last one; it becomes the current one.
 
-    async def get_session(self, user_id: str, number: int) -> SessionRecord | None: ...
+        Raises:
+            ConstraintViolationError: the user does not exist.
+        """
+
+    async def get_session(self, user_id: str, number: int) -> SessionRecord | None:
+        """The user's session `session_<number>` (None: the user has no such session)."""
 
     async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
         """The session's registry entries (in ref order) and its per-type counters."""
@@ -121,6 +169,7 @@ class Store(Protocol):
 
         Raises:
             SessionConflictError: the stored version moved on (another call or replica saved first).
+            StoreError: the session no longer exists.
         """
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
@@ -128,6 +177,10 @@ class Store(Protocol):
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
         """Upsert the changed documents; a value of None deletes that key."""
+
+
+class Store(KitchenStore, SessionStore, Protocol):
+    """Kitchen rows and sessions on one connection: a call's rows and its session save commit together."""
 
 
 def bump_version_sql(placeholder: str, expected_version: int | None) -> tuple[str, tuple[int, ...]]:
@@ -153,9 +206,3 @@ def session_save_refused(number: int | None) -> StoreError | SessionConflictErro
         f"{name} was changed by another call while this one ran; nothing of this call was saved. Retry the call.",
         field="session", value=name,
     )
-
-
-KitchenStore = Store
-"""Kitchen rows (interim alias until the protocol is split)."""
-SessionStore = Store
-"""Session persistence (interim alias until the protocol is split)."""

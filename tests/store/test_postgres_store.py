@@ -21,7 +21,7 @@ from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import COOKING_LOG, INGREDIENTS, INVENTORY, MEAL_PLANS, RECIPES, Table
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import Row, Store
-from alfred_mcp.store.pg_schema import migrations
+from alfred_mcp.store.postgres.migrations import migrations
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +78,7 @@ def test_postgres_store_implements_the_whole_store_protocol() -> None:
     """Every Store method exists on PostgresStore with the same parameters."""
     from alfred_mcp.store.postgres import PostgresStore
 
-    members = {name: member for name, member in vars(Store).items() if callable(member) and not name.startswith("_")}
+    members = {name: getattr(Store, name) for name in dir(Store) if not name.startswith("_") and callable(getattr(Store, name))}
     assert members
     for name, member in members.items():
         ours = inspect.signature(getattr(PostgresStore, name)).parameters
@@ -199,7 +199,7 @@ def _psycopg_errors() -> list[type[Exception]]:
 @pytest.mark.parametrize("error_class", _psycopg_errors(), ids=lambda c: c.__name__)
 def test_every_driver_error_maps_to_a_store_error_without_sql(error_class: type[Exception]) -> None:
     """The mapping is total over psycopg's error classes and never echoes the driver's text."""
-    from alfred_mcp.store.pg_errors import to_store_error
+    from alfred_mcp.store.postgres.errors import to_store_error
 
     mapped = to_store_error(error_class(f'syntax error at "DROP" in SELECT * FROM recipes WHERE id = \'{MISSING_ID}\''), RECIPES)  # type: ignore[arg-type]
     assert isinstance(mapped, StoreError)

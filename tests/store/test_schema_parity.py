@@ -19,7 +19,8 @@ from pg_harness import DatabaseFactory
 
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.filters import get_dialect, quote_identifier
-from alfred_mcp.store.pg_schema import INSERT_ORDER_COLUMN, migrations
+from alfred_mcp.store.postgres.migrations import migrations
+from alfred_mcp.store.postgres.schema import INSERT_ORDER_COLUMN
 from alfred_mcp.store.sqlite import SQLiteStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -265,7 +266,7 @@ def test_every_table_has_row_level_security_and_owned_tables_a_per_user_policy(p
 
 
 def test_the_committed_migration_files_are_the_generated_ones() -> None:
-    """migrations/*.sql is exactly what pg_schema generates (regenerate: python -m alfred_mcp.store.pg_schema migrations)."""
+    """migrations/*.sql is exactly what pg_schema generates (regenerate: python -m alfred_mcp.store.postgres migrations)."""
     committed = {path.name: path.read_text(encoding="utf-8") for path in sorted((ROOT / "migrations").glob("*.sql"))}
     assert committed == {migration.filename: migration.sql for migration in migrations()}
 

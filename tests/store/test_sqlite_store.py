@@ -33,8 +33,9 @@ from alfred_mcp.kitchen.schema import (
 )
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import Row, SessionRecord, Store
-from alfred_mcp.store.ddl import schema_sql
-from alfred_mcp.store.sqlite import SQLiteStore, to_store_error
+from alfred_mcp.store.sqlite import SQLiteStore
+from alfred_mcp.store.sqlite.errors import to_store_error
+from alfred_mcp.store.sqlite.schema import schema_sql
 
 pytestmark = pytest.mark.anyio
 
@@ -621,7 +622,7 @@ async def test_saving_an_unknown_session_fails_and_writes_nothing(store: SQLiteS
 
 def test_sqlite_store_implements_the_whole_store_protocol() -> None:
     """Every Store method exists on SQLiteStore with the same parameters."""
-    members = {name: member for name, member in vars(Store).items() if callable(member) and not name.startswith("_")}
+    members = {name: getattr(Store, name) for name in dir(Store) if not name.startswith("_") and callable(getattr(Store, name))}
     assert members
     for name, member in members.items():
         ours = inspect.signature(getattr(SQLiteStore, name)).parameters

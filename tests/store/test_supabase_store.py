@@ -59,7 +59,7 @@ async def add(store: Store, table: Table, user: str, **values: Any) -> Row:
 
 def test_supabase_store_implements_the_whole_store_protocol() -> None:
     """Every Store method exists on SupabaseStore with the same parameters."""
-    members = {name: member for name, member in vars(Store).items() if callable(member) and not name.startswith("_")}
+    members = {name: getattr(Store, name) for name in dir(Store) if not name.startswith("_") and callable(getattr(Store, name))}
     assert members
     for name, member in members.items():
         ours = inspect.signature(getattr(SupabaseStore, name)).parameters

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Mapping
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -21,12 +20,12 @@ from psycopg.types.numeric import FloatLoader
 from psycopg.types.string import TextLoader
 
 from alfred_mcp.errors import ConstraintViolationError, InvalidFilterError, InvalidPayloadError
-from alfred_mcp.kitchen.query import Filter, Where, check_columns, check_where
+from alfred_mcp.kitchen.query import Filter, Where, check_where
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.base import Row
 from alfred_mcp.store.ddl import check_messages
+from alfred_mcp.store.payloads import check_payload_keys
 
-STORE_OWNED = frozenset({"id", "user_id", "created_at", "updated_at"})
 NIL_UUID = "00000000-0000-0000-0000-000000000000"
 """Never a row's id (ids are random v4 UUIDs): what an id that is not a UUID becomes, so it matches nothing."""
 INT_RANGE = (-(2**31), 2**31 - 1)
@@ -60,22 +59,6 @@ def register_loaders(adapters: AdaptersMap) -> None:
 
 
 # -- in: payloads ---------------------------------------------------------------------------
-
-
-def selected_columns(table: Table, columns: tuple[str, ...] | None) -> tuple[str, ...]:
-    """The visible columns asked for, `id` always first; all visible ones when None."""
-    if columns is None:
-        return table.visible_columns
-    check_columns(table, columns)
-    return tuple(dict.fromkeys(("id", *columns)))
-
-
-def check_payload_keys(table: Table, row: Mapping[str, Any]) -> None:
-    """Raises UnknownColumnError, or InvalidPayloadError for a column the store sets itself."""
-    for key in row:
-        table.column(key)
-        if key in STORE_OWNED:
-            raise InvalidPayloadError(f"'{key}' is set by the server, not by a caller.", field=key, table=table.name)
 
 
 def insert_columns(table: Table) -> tuple[Column, ...]:
@@ -196,6 +179,15 @@ def _rule(table: Table, column: Column, rule: str) -> ConstraintViolationError:
 
 def _violation(table: Table, column: Column, message: str) -> ConstraintViolationError:
     return ConstraintViolationError(message, field=column.name, table=table.name)
+
+
+def uuid_key(value: Any) -> str:
+    """`value` as the server's uuid text; one that is not a UUID becomes the nil UUID, which no row has."""
+    return canonical_uuid(value) or NIL_UUID
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def canonical_uuid(value: Any) -> str | None:

@@ -19,7 +19,7 @@ from typing import Any
 from alfred_mcp.kitchen.query import Filter, OrderBy, Where, check_order
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.pg_codec import postgres_where
+from alfred_mcp.store.postgres.codec import postgres_where
 
 ORDER_TIEBREAK = "insert_seq"
 _PLAIN = {"eq": "eq", "gt": "gt", "gte": "gte", "lt": "lt", "lte": "lte"}
@@ -41,7 +41,7 @@ def logic_tree(table: Table, where: Where) -> str | None:
     """`where` as the value of an `or=` parameter (`(and(...))`), or None when it is empty.
 
     Raises:
-        UnknownColumnError, InvalidFilterError: as `pg_codec.postgres_where`.
+        UnknownColumnError, InvalidFilterError: as `postgres.codec.postgres_where`.
     """
     checked = postgres_where(table, where)
     terms = [_term(table.column(clause.field), clause) for clause in checked.all_of]
@@ -104,7 +104,7 @@ def order_terms(table: Table, order_by: tuple[OrderBy, ...]) -> list[tuple[str, 
 
 
 def to_json(value: Any) -> Any:
-    """An encoded column value (pg_codec.encode) as JSON for PostgREST."""
+    """An encoded column value (`postgres.codec.encode`) as JSON for PostgREST."""
     if isinstance(value, datetime):
         return value.astimezone(timezone.utc).isoformat()
     if isinstance(value, date):

@@ -1,6 +1,6 @@
 """SQL functions for the Supabase backend: every write reaches the database through them.
 
-Pure: returns statement text; `pg_schema.migrations()` emits it as migration 0002, so plain
+Pure: returns statement text; `migrations.migrations()` emits it as migration 0002, so plain
 PostgreSQL and Supabase share it. PostgREST runs each HTTP request in its own transaction, so
 a unit of work (rows of several tables, session state, documents) is sent as ONE call:
 
@@ -21,13 +21,10 @@ see (the FK constraint itself would accept another user's row).
 from __future__ import annotations
 
 from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.filters import quote_identifier as q
-from alfred_mcp.store.pg_schema import USER_ROLE
+from alfred_mcp.store.postgres.schema import USER_ROLE
 
-ENTRY_COLUMNS = (
-    "ref", "entity_type", "row_id", "label", "action", "turn_created", "turn_last_ref", "deleted_turn", "saved_as",
-)
-"""A registry entry's columns in `alfred_session_refs` (besides session_id and seq)."""
 ENTRY_TYPES = {name: "integer" if name.startswith(("turn_", "deleted_")) else "text" for name in ENTRY_COLUMNS}
 
 DRY_RUN_STATE = "AFDRY"

@@ -1,4 +1,4 @@
-"""Apply the PostgreSQL migration set (`pg_schema.migrations()`) once per database.
+"""Apply the PostgreSQL migration set (`migrations.py`) once per database.
 
 All pending migrations run in one transaction under an advisory lock, so replicas starting
 together apply them once. Each applied file is recorded with its checksum; a database whose
@@ -14,7 +14,7 @@ from psycopg import AsyncConnection
 
 from alfred_mcp.errors import StoreError
 from alfred_mcp.store.ddl import SCHEMA_VERSION
-from alfred_mcp.store.pg_schema import migrations
+from alfred_mcp.store.postgres.migrations import migrations
 
 LOCK_KEY = 0x616C66726564
 """pg_advisory_xact_lock key ('alfred' in hex) held while migrating."""

@@ -1,7 +1,7 @@
 """psycopg errors -> StoreError / ConstraintViolationError, by SQLSTATE and constraint name.
 
 The server's message text is never passed on (it can hold SQL and values); the column or rule
-is recovered from the error's diagnostics and the schema's constraint names (`pg_schema.py`),
+is recovered from the error's diagnostics and the schema's constraint names (`schema.py`),
 and told with the same sentences SQLiteStore uses.
 """
 
@@ -13,7 +13,7 @@ from psycopg_pool import PoolTimeout
 from alfred_mcp.errors import ConstraintViolationError, StoreError
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.ddl import check_messages
-from alfred_mcp.store.pg_schema import fk_constraints, unique_constraints
+from alfred_mcp.store.postgres.schema import fk_constraints, unique_constraints
 
 BUSY_STATES = frozenset({"40001", "40P01", "55P03", "57014"})
 """Serialization failure, deadlock, lock not available, statement cancelled: worth a retry."""

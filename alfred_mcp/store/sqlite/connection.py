@@ -1,0 +1,221 @@
+"""One sqlite3 connection behind anyio worker threads: opening it, transactions, and running work on it.
+
+Every call takes one lock, except calls made inside the caller's own `transaction()` block,
+which already holds it (a context variable marks the block, so its child tasks are covered
+too). A write outside a transaction is its own BEGIN IMMEDIATE ... COMMIT; inside one it runs
+in a savepoint, so a failed multi-row insert leaves nothing behind either way.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+
+from alfred_mcp.errors import StoreError
+from alfred_mcp.store.ddl import SCHEMA_VERSION
+from alfred_mcp.store.sqlite.errors import to_store_error
+from alfred_mcp.store.sqlite.schema import schema_sql
+
+T = TypeVar("T")
+
+MIN_SQLITE_VERSION = (3, 35, 0)
+"""RETURNING arrived in SQLite 3.35."""
+_PRAGMAS = (
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA synchronous = NORMAL",
+    "PRAGMA busy_timeout = 5000",
+)
+
+
+class SQLiteConnection:
+    """The connection a SQLite store's kitchen and session halves share."""
+
+    dialect = "sqlite"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._connection: sqlite3.Connection | None = None
+        self._lock = anyio.Lock()
+        self._thread_lock = threading.Lock()
+        self._depth: ContextVar[int] = ContextVar(f"sqlite_store_depth_{id(self)}", default=0)
+
+    async def open(self) -> None:
+        async with self._lock:
+            if self._connection is None:
+                self._connection = await anyio.to_thread.run_sync(_connect, self.path)
+
+    async def close(self) -> None:
+        async with self._lock:
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                await anyio.to_thread.run_sync(connection.close)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        depth = self._depth.get()
+        if depth:
+            name = f"alfred_tx_{depth}"
+            async with self._block(depth, _Block(f"SAVEPOINT {name}", f"RELEASE {name}", (f"ROLLBACK TO {name}", f"RELEASE {name}"))):
+                yield
+            return
+        async with self._lock, self._block(0, _Block("BEGIN IMMEDIATE", "COMMIT", ("ROLLBACK",))):
+            yield
+
+    @asynccontextmanager
+    async def _block(self, depth: int, block: _Block) -> AsyncIterator[None]:
+        token = self._depth.set(depth + 1)
+        try:
+            await self._in_thread(block.start)
+            yield
+            await self._in_thread(block.finish)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self._in_thread(block.undo)
+            raise
+        finally:
+            self._depth.reset(token)
+
+    async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._depth.get():
+            return await self._in_thread(work)
+        async with self._lock:
+            return await self._in_thread(work)
+
+    async def _read_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A one-row indexed read run on the event loop's thread when the connection is idle.
+
+        Every call checks its session's version first; a thread hop would cost more than the
+        query. Idle means: no other task's transaction is open (this task's own is fine) and
+        no worker thread is using the connection; otherwise it waits its turn like `_read`.
+        """
+        connection = self._connection
+        if connection is not None and (self._depth.get() or not self._lock.locked()):
+            if self._thread_lock.acquire(blocking=False):
+                try:
+                    return work(connection)
+                except (sqlite3.Error, sqlite3.Warning) as error:
+                    raise to_store_error(error) from error
+                finally:
+                    self._thread_lock.release()
+        return await self._read(work)
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """`work` all or nothing: in a savepoint inside the caller's transaction, else in its own."""
+        if self._depth.get():
+            return await self._in_thread(lambda c: _in_savepoint(c, work))
+        async with self._lock:
+            return await self._in_thread(lambda c: _in_transaction(c, work))
+
+    async def _in_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        connection = self._connection
+        if connection is None:
+            raise StoreError("The store is not open; call open() first.")
+        return await anyio.to_thread.run_sync(self._guarded, connection, work)
+
+    def _guarded(self, connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._thread_lock:
+            try:
+                return work(connection)
+            except (sqlite3.Error, sqlite3.Warning) as error:
+                raise to_store_error(error) from error
+
+
+# -- in the worker thread -------------------------------------------------------------------
+
+
+@dataclass
+class _Block:
+    """A transaction or savepoint: the statements that open, commit and undo it.
+
+    `is_open` is set in the worker thread, which finishes even when the awaiting task is
+    cancelled, so `undo` knows whether there is anything to undo.
+    """
+
+    begin: str
+    commit: str
+    rollback: tuple[str, ...]
+    is_open: bool = False
+
+    def start(self, connection: sqlite3.Connection) -> None:
+        connection.execute(self.begin)
+        self.is_open = True
+
+    def finish(self, connection: sqlite3.Connection) -> None:
+        connection.execute(self.commit)
+        self.is_open = False
+
+    def undo(self, connection: sqlite3.Connection) -> None:
+        if self.is_open:
+            self.is_open = False
+            _run_if_in_transaction(connection, self.rollback)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    if sqlite3.sqlite_version_info < MIN_SQLITE_VERSION:
+        raise StoreError(f"SQLite {sqlite3.sqlite_version} is too old: alfred-mcp needs 3.35 or newer.")
+    connection: sqlite3.Connection | None = None
+    try:
+        connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        for pragma in _PRAGMAS:
+            connection.execute(pragma)
+        _in_transaction(connection, _create_schema)
+        return connection
+    except BaseException as error:
+        if connection is not None:
+            connection.close()
+        if isinstance(error, sqlite3.Error):
+            raise StoreError(f"Cannot open the database at {path}: {to_store_error(error).message}") from error
+        raise
+
+
+def _create_schema(connection: sqlite3.Connection) -> None:
+    for statement in schema_sql():
+        connection.execute(statement)
+    connection.execute(
+        'INSERT INTO "alfred_meta" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING',
+        ("schema_version", str(SCHEMA_VERSION)),
+    )
+    (found,) = connection.execute('SELECT "value" FROM "alfred_meta" WHERE "key" = ?', ("schema_version",)).fetchone()
+    if found != str(SCHEMA_VERSION):
+        raise StoreError(
+            f"The database has schema version {found}; this alfred-mcp uses version {SCHEMA_VERSION}.",
+            value=found, valid=[str(SCHEMA_VERSION)],
+        )
+
+
+def _in_transaction(connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(connection)
+        connection.execute("COMMIT")
+    except BaseException:
+        _run_if_in_transaction(connection, ("ROLLBACK",))
+        raise
+    return result
+
+
+def _in_savepoint(connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    connection.execute("SAVEPOINT alfred_write")
+    try:
+        result = work(connection)
+    except BaseException:
+        _run_if_in_transaction(connection, ("ROLLBACK TO alfred_write", "RELEASE alfred_write"))
+        raise
+    connection.execute("RELEASE alfred_write")
+    return result
+
+
+def _run_if_in_transaction(connection: sqlite3.Connection, statements: tuple[str, ...]) -> None:
+    """Undo statements; skipped when SQLite already ended the transaction itself."""
+    if connection.in_transaction:
+        for statement in statements:
+            connection.execute(statement)

@@ -1,0 +1,149 @@
+"""Kitchen rows on Supabase: select, count, insert, update, delete, reset, and the users who own them.
+
+Inside `transaction()`, a read of a table the unit's pending writes can change goes through
+`alfred_pending_<table>(ops)`, so it sees those writes (see the package docstring).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from alfred_mcp.kitchen.query import Query, Where
+from alfred_mcp.kitchen.schema import TABLES, Table
+from alfred_mcp.store.base import Row
+from alfred_mcp.store.ddl import tables_in_fk_order
+from alfred_mcp.store.filters import compile_limit, default_order
+from alfred_mcp.store.payloads import selected_columns
+from alfred_mcp.store.postgres.codec import insert_columns, insert_values, update_assignments, utc_now, uuid_key
+from alfred_mcp.store.postgres.rpc import pending_function
+from alfred_mcp.store.supabase.connection import EXACT_COUNT, SupabaseConnection
+from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, order_terms, to_json
+
+if TYPE_CHECKING:
+    from postgrest import AsyncRPCFilterRequestBuilder, AsyncSelectRequestBuilder
+
+USER_NAMESPACE = uuid.UUID("6f1c1b8e-5a8e-4c47-9d0e-3b7a2f0c9a11")
+"""A user's id is uuid5(USER_NAMESPACE, handle): every replica agrees without a lookup."""
+
+
+class SupabaseKitchenStore(SupabaseConnection):
+    """The KitchenStore protocol on a Supabase project."""
+
+    async def select(self, table: Table, query: Query, *, user_id: str) -> list[Row]:
+        names = selected_columns(table, query.columns)
+        builder = self._filtered(table, self._source(table, user_id).select(",".join(names)), query.where, user_id)
+        for name, descending in order_terms(table, query.order_by or default_order(table)):
+            builder = builder.order(name, desc=descending, nullsfirst=descending)
+        builder = builder.order(ORDER_TIEBREAK)
+        compile_limit(query.limit)
+        if query.limit is not None:
+            builder = builder.limit(query.limit)
+        rows = await self._execute(builder, self._reader(table, user_id), table)
+        return [decode_row(table, names, row) for row in rows]
+
+    async def count(self, table: Table, where: Where, *, user_id: str) -> int:
+        pending = self._pending_ops(table, self._reader(table, user_id))
+        builder: AsyncSelectRequestBuilder | AsyncRPCFilterRequestBuilder
+        if pending is None:
+            builder = self._postgrest().table(table.name).select("id", count=EXACT_COUNT, head=True)
+        else:  # a POST: the pending writes need a read-write transaction (then rolled back)
+            builder = self._rpc(pending_function(table.name), {"ops": pending}, count=True).select("*").limit(0)
+        builder = self._filtered(table, builder, where, user_id)
+        response = await self._send(builder, self._reader(table, user_id), table)
+        return int(response.count or 0)
+
+    async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        if not rows:
+            return []
+        actor = self._writer(table, user_id)
+        now = utc_now()
+        names = [column.name for column in insert_columns(table)]
+        payload = []
+        for row in rows:
+            values = insert_values(table, row, user_id=uuid_key(user_id), now=now)
+            payload.append({"id": str(uuid.uuid4()), **{name: to_json(value) for name, value in zip(names, values)}})
+        stored = await self._submit({"op": "insert", "table": table.name, "rows": payload}, actor, table)
+        return [decode_row(table, table.visible_columns, row) for row in stored]
+
+    async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
+        actor = self._writer(table, user_id)
+        assignments = update_assignments(table, values)
+        if "updated_at" in table.visible_columns:
+            assignments.append(("updated_at", utc_now()))
+        ids = await self._matching_ids(table, where, user_id)
+        if not ids:
+            return []
+        op = {"op": "update", "table": table.name, "ids": ids, "values": {name: to_json(value) for name, value in assignments}}
+        return [decode_row(table, table.visible_columns, row) for row in await self._submit(op, actor, table)]
+
+    async def delete(self, table: Table, where: Where, *, user_id: str) -> list[Row]:
+        actor = self._writer(table, user_id)
+        ids = await self._matching_ids(table, where, user_id)
+        if not ids:
+            return []
+        op = {"op": "delete", "table": table.name, "ids": ids}
+        return [decode_row(table, table.visible_columns, row) for row in await self._submit(op, actor, table)]
+
+    async def reset_kitchen(self, user_id: str) -> None:
+        async with self.transaction():
+            for table in reversed(tables_in_fk_order()):
+                if table.user_owned:
+                    await self.delete(table, Where(), user_id=user_id)
+
+    async def ensure_user(self, handle: str) -> str:
+        user_id = str(uuid.uuid5(USER_NAMESPACE, handle))
+        builder = self._postgrest().table("users").upsert(
+            {"id": user_id, "handle": handle}, on_conflict="id", ignore_duplicates=True
+        )
+        await self._execute(builder, self._require_user(user_id), None)
+        return user_id
+
+    def _source(self, table: Table, user_id: str) -> Any:
+        """What a read selects from: the table, or the table as the open unit of work leaves it."""
+        pending = self._pending_ops(table, self._reader(table, user_id))
+        if pending is None:
+            return self._postgrest().table(table.name)
+        return _RpcSource(self._rpc(pending_function(table.name), {"ops": pending}))
+
+    def _pending_ops(self, table: Table, actor: str | None) -> list[dict[str, Any]] | None:
+        """The open unit's writes when they can change what a read of `table` by `actor` sees."""
+        unit = self._unit.get()
+        if unit is None or unit.actor is None or unit.actor != actor:
+            return None
+        touched = {op["table"] for op in unit.ops if "table" in op}
+        return list(unit.ops) if touched & _upstream(table.name) else None
+
+    def _filtered(self, table: Table, builder: Any, where: Where, user_id: str) -> Any:
+        if table.user_owned:
+            builder = builder.eq("user_id", self._require_user(user_id))
+        tree = logic_tree(table, where)
+        return builder.or_(tree[1:-1]) if tree else builder
+
+    async def _matching_ids(self, table: Table, where: Where, user_id: str) -> list[str]:
+        builder = self._filtered(table, self._source(table, user_id).select("id"), where, user_id)
+        return [row["id"] for row in await self._execute(builder, self._reader(table, user_id), table)]
+
+
+class _RpcSource:
+    """An rpc call read like a table. It selects every column: PostgREST 12 cannot filter or order a
+    function's result on a column the select leaves out (PostgREST issue #3965); rows are projected here.
+    """
+
+    def __init__(self, builder: Any) -> None:
+        self._builder = builder
+
+    def select(self, columns: str) -> Any:
+        return self._builder.select("*")
+
+
+@cache
+def _upstream(name: str) -> frozenset[str]:
+    """`name` and every table it references, directly or not: writes there can change its rows."""
+    found = {name}
+    for column in TABLES[name].fk_columns:
+        if column.fk is not None and column.fk.table not in found:
+            found |= _upstream(column.fk.table)
+    return frozenset(found)
