@@ -165,7 +165,8 @@ class SessionStore(StoreConnection, Protocol):
 
         With `expected_version`, the save happens only if the stored version still equals it
         (compare-and-set, atomic with the rest of the caller's transaction). `documents`
-        (key -> JSON, None deletes) are saved with it.
+        (key -> JSON, None deletes) are saved with it. The whole save is atomic on its own: outside a
+        transaction it is one (state, refs and documents commit together or not at all).
 
         Raises:
             SessionConflictError: the stored version moved on (another call or replica saved first).

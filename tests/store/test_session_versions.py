@@ -41,6 +41,18 @@ async def test_a_stale_save_is_refused_and_rolls_back_the_call_with_it(store: St
     assert await store.select(SHOPPING_LIST, Query(), user_id=user) == []
 
 
+async def test_a_refused_save_writes_none_of_its_documents(store: Store, user: str) -> None:
+    """Outside any transaction a save is still all or nothing: a version conflict keeps the old documents."""
+    record = await store.create_session(user)
+    await store.save_session_state(record.session_id, turn=1, entries=[], counters={}, expected_version=0,
+                                   documents={"batch_counter": 1})
+    with pytest.raises(SessionConflictError):
+        await store.save_session_state(record.session_id, turn=2, entries=[_entry(1)], counters={"shop": 1},
+                                       expected_version=0, documents={"batch_counter": 2, "curation": {}})
+    assert await store.load_documents(record.session_id) == {"batch_counter": 1}
+    assert (await store.session_version(record.session_id)) == SessionVersion(1, True, 1)
+
+
 async def test_a_manager_reloads_a_session_another_manager_saved(store: Store, user: str) -> None:
     """Two managers on one store (two replicas) continue each other's refs and counters."""
     first, second = SessionManager(store), SessionManager(store)

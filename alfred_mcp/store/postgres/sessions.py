@@ -102,6 +102,7 @@ class PostgresSessionStore(PostgresConnection):
         ref_rows = [[key, *(getattr(entry, name) for name in ENTRY_COLUMNS)] for entry in entries]
         counter_rows = [(key, name, number) for name, number in counters.items()]
         bump, params = bump_version_sql("%s", expected_version)
+        write_documents = _documents_work(key, documents or {})
 
         async def work(connection: PooledConnection) -> None:
             # The UPDATE locks the session row: saves of one session from any process queue here,
@@ -111,6 +112,7 @@ class PostgresSessionStore(PostgresConnection):
                 found = await connection.execute('SELECT "number" FROM "alfred_sessions" WHERE "id" = %s', (key,))
                 number = await found.fetchone()
                 raise session_save_refused(None if number is None else int(number[0]))
+            await write_documents(connection)
             if not ref_rows:
                 return  # counters only move when refs are added, and those are among the changed entries
             sql = 'SELECT coalesce(max("seq"), 0) FROM "alfred_session_refs" WHERE "session_id" = %s'
@@ -120,9 +122,7 @@ class PostgresSessionStore(PostgresConnection):
             if counter_rows:
                 await cursor.executemany(_UPSERT_COUNTER, counter_rows)
 
-        await self._write(work, None, None)
-        if documents:
-            await self.save_documents(session_id, documents)
+        await self._write(work, None, None)  # state, documents and refs in one transaction
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         key = (uuid_key(session_id),)
@@ -134,19 +134,23 @@ class PostgresSessionStore(PostgresConnection):
         return {str(name): value for name, value in await self._read(work, None, None)}
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
-        key = uuid_key(session_id)
-        upserts = [(key, name, Json(value)) for name, value in changed.items() if value is not None]
-        deletes = [(key, name) for name, value in changed.items() if value is None]
-
-        async def work(connection: PooledConnection) -> None:
-            cursor = connection.cursor()
-            if upserts:
-                await cursor.executemany(upsert_document_sql("%s"), upserts)
-            if deletes:
-                await cursor.executemany(delete_document_sql("%s"), deletes)
-
         if changed:
-            await self._write(work, None, None)
+            await self._write(_documents_work(uuid_key(session_id), changed), None, None)
+
+
+def _documents_work(key: Any, changed: Mapping[str, Any]) -> Work[None]:
+    """Upsert the changed documents and delete those set to None, on the caller's connection."""
+    upserts = [(key, name, Json(value)) for name, value in changed.items() if value is not None]
+    deletes = [(key, name) for name, value in changed.items() if value is None]
+
+    async def work(connection: PooledConnection) -> None:
+        cursor = connection.cursor()
+        if upserts:
+            await cursor.executemany(upsert_document_sql("%s"), upserts)
+        if deletes:
+            await cursor.executemany(delete_document_sql("%s"), deletes)
+
+    return work
 
 
 def _fetch_session(sql: str, params: tuple[Any, ...]) -> Work[SessionRecord | None]:

@@ -192,6 +192,14 @@ class SupabaseConnection:
             unit.ops.append(op)
             return results[-1]
 
+    async def _submit_all(self, ops: list[dict[str, Any]], actor: str) -> None:
+        """Several writes that belong together: one call outside a unit, buffered in order inside one."""
+        if self._unit.get() is None:
+            await self._apply(ops, actor, dry_run=False, table=None)
+            return
+        for op in ops:
+            await self._submit(op, actor, None)
+
     async def _apply(self, ops: list[dict[str, Any]], actor: str | None, *, dry_run: bool, table: Table | None) -> Any:
         builder = self._rpc("alfred_apply", {"ops": ops, "dry_run": dry_run})
         return await self._execute(builder, actor, table)

@@ -68,9 +68,8 @@ class SupabaseSessionStore(SupabaseConnection):
             "op": "session_state", "session_id": key, "turn": turn, "expected_version": expected_version,
             "refs": [entry.to_dict() for entry in entries], "counters": dict(counters),
         }
-        await self._submit(op, actor, None)
-        if documents:
-            await self.save_documents(session_id, documents)
+        ops = [op, self._documents_op(key, documents)] if documents else [op]
+        await self._submit_all(ops, actor)  # one alfred_apply call: state and documents commit together
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         actor, key = self._session_actor(session_id)
@@ -82,12 +81,15 @@ class SupabaseSessionStore(SupabaseConnection):
         if not changed:
             return
         actor, key = self._session_actor(session_id)
-        op = {
+        await self._submit(self._documents_op(key, changed), actor, None)
+
+    @staticmethod
+    def _documents_op(key: str, changed: Mapping[str, Any]) -> dict[str, Any]:
+        return {
             "op": "documents", "session_id": key,
             "upserts": [[name, document_text(value)] for name, value in changed.items() if value is not None],
             "deletes": [name for name, value in changed.items() if value is None],
         }
-        await self._submit(op, actor, None)
 
     def _session_actor(self, session_id: str) -> tuple[str, str]:
         key = uuid_key(session_id)
