@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
 from alfred_mcp.kitchen.schema import (
@@ -27,6 +27,40 @@ from alfred_mcp.kitchen.schema import (
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.store.base import KitchenStore, Row
 
+class DatedItem(TypedDict):
+    """A pantry item with its expiry date and the days left (negative: past it)."""
+
+    ref: str
+    label: str | None
+    expiry_date: str
+    days_left: int
+    location: str | None
+
+
+class NextMeal(TypedDict):
+    ref: str
+    label: str | None
+    date: str
+    meal_type: str
+    recipe: str | None
+    recipe_label: str | None
+
+
+class Dashboard(TypedDict):
+    """The kitchen at a glance, refs only (what Think reads and the dashboard resource shows)."""
+
+    today: str
+    horizon_days: int
+    counts: dict[str, int]
+    recipes_by_cuisine: dict[str, int]
+    inventory_by_location: dict[str, int]
+    shopping_to_buy: int
+    tasks_open: int
+    expiring_soon: list[DatedItem]
+    expired: list[DatedItem]
+    next_meals: list[NextMeal]
+
+
 HORIZON_DAYS = 3
 NEXT_MEALS = 7
 MAX_LISTED = 15
@@ -34,14 +68,14 @@ MAX_LISTED = 15
 
 async def build_dashboard(
     work: UnitOfWork, *, today: date, horizon_days: int = HORIZON_DAYS, meals: int = NEXT_MEALS
-) -> dict[str, Any]:
+) -> Dashboard:
     """The dashboard of the session's user as of `today` (JSON-ready)."""
     store, session, user = work.store, work.session, work.user_id
     recipes = await store.select(RECIPES, Query(columns=("id", "cuisine")), user_id=user)
     pantry = await store.select(INVENTORY, Query(columns=("id", "name", "location", "expiry_date")), user_id=user)
     soon, expired = _by_expiry(pantry, today=today, horizon_days=horizon_days)
     upcoming = await _next_meals(store, user, today=today, limit=meals)
-    dashboard = {
+    dashboard: Dashboard = {
         "today": today.isoformat(),
         "horizon_days": horizon_days,
         "counts": {
@@ -104,16 +138,16 @@ def _link(session: Session, table: Table, row: Row) -> tuple[str, str | None]:
     return ref, session.registry.entry(ref).label
 
 
-def _dated(session: Session, row: Row, today: date) -> dict[str, Any]:
+def _dated(session: Session, row: Row, today: date) -> DatedItem:
     ref, label = _link(session, INVENTORY, row)
     days = (date.fromisoformat(row["expiry_date"]) - today).days
     return {"ref": ref, "label": label, "expiry_date": row["expiry_date"], "days_left": days, "location": row.get("location")}
 
 
-def _meal(session: Session, meal: Row, recipe: Row | None) -> dict[str, Any]:
+def _meal(session: Session, meal: Row, recipe: Row | None) -> NextMeal:
     ref, label = _link(session, MEAL_PLANS, meal)
-    out: dict[str, Any] = {"ref": ref, "label": label, "date": meal["date"], "meal_type": meal["meal_type"],
-                           "recipe": None, "recipe_label": None}
+    out: NextMeal = {"ref": ref, "label": label, "date": meal["date"], "meal_type": meal["meal_type"],
+                     "recipe": None, "recipe_label": None}
     if recipe is not None:
         out["recipe"], out["recipe_label"] = _link(session, RECIPES, recipe)
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import DIFFICULTIES, INVENTORY, RECIPE_INGREDIENTS, RECIPES
@@ -83,11 +83,54 @@ class Candidate:
 class SearchOutcome:
     """Matching recipes (refs), those the constraints excluded, and what the category expanded to."""
 
-    recipes: list[dict[str, Any]]
-    excluded: list[dict[str, Any]]
+    recipes: list[RecipeHit]
+    excluded: list[ExcludedRecipe]
     truncated: bool
     category: str | None = None
     expanded: tuple[str, ...] = ()
+
+
+class _RecipeHitFields(TypedDict):
+    ref: str
+    name: str
+    cuisine: str | None
+    difficulty: str | None
+    total_minutes: int | None
+    servings: int | None
+    equipment_tags: list[str]
+    matched: list[str]
+
+
+class RecipeHit(_RecipeHitFields, total=False):
+    """A recipe a search found, as a client sees it (refs only)."""
+
+    notes: list[str]
+
+
+class MakeableHit(RecipeHit):
+    """A recipe ranked by pantry coverage: what share of its ingredients the pantry holds, and what is missing."""
+
+    coverage: float
+    have: int
+    need: int
+    missing: list[str]
+
+
+class ExcludedRecipe(TypedDict):
+    """A recipe the constraints excluded, with every reason."""
+
+    ref: str
+    name: str
+    reasons: list[str]
+
+
+@dataclass(frozen=True)
+class MakeableOutcome:
+    """Recipes ranked by pantry coverage, those the constraints excluded, and how many pantry items were counted."""
+
+    recipes: list[MakeableHit]
+    excluded: list[ExcludedRecipe]
+    pantry_items: int
 
 
 # -- search -----------------------------------------------------------------------------------
@@ -114,7 +157,7 @@ async def search_recipes(
     shown = kept[: query.limit]
     refs = await _register(work, [c.row for c in shown + excluded[: query.limit]])
     results = [_recipe_result(c, refs[c.row["id"]]) for c in shown]
-    dropped = [{"ref": refs[c.row["id"]], "name": c.row["name"], "reasons": c.reasons} for c in excluded[: query.limit]]
+    dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded[: query.limit]]
     _record(work.session, "recipes_search", [r["ref"] for r in results], note=_query_note(query, category))
     expanded = taxonomy.expand(category) if category else ()
     return SearchOutcome(results, dropped, len(kept) > query.limit, category, expanded)
@@ -296,8 +339,8 @@ def rank_by_coverage(candidates: Iterable[tuple[Candidate, Coverage]]) -> list[t
 async def makeable_recipes(
     work: UnitOfWork, compiled: CompiledConstraints | None, *, min_coverage: float = 0.0, limit: int = 10,
     taxonomy: Taxonomy | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
-    """Recipes ranked by pantry coverage (results, excluded, pantry item count)."""
+) -> MakeableOutcome:
+    """Recipes ranked by pantry coverage, the excluded ones, and the pantry item count."""
     taxonomy = taxonomy or default_taxonomy()
     pantry_where = Where(all_of=(Filter("quantity", "gt", 0),))
     store, user_id = work.store, work.user_id
@@ -311,13 +354,13 @@ async def makeable_recipes(
     excluded = [c for c in candidates if c.reasons][:limit]
     refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
     results = [
-        {**_recipe_result(c, refs[c.row["id"]]), "coverage": round(cov.share, 3), "have": cov.have, "need": cov.need,
-         "missing": list(cov.missing)}
+        MakeableHit(**_recipe_result(c, refs[c.row["id"]]), coverage=round(cov.share, 3), have=cov.have, need=cov.need,
+                    missing=list(cov.missing))
         for c, cov in ranked
     ]
-    dropped = [{"ref": refs[c.row["id"]], "name": c.row["name"], "reasons": c.reasons} for c in excluded]
+    dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded]
     _record(work.session, "recipes_makeable", [r["ref"] for r in results], note=f"{len(pantry)} pantry items")
-    return results, dropped, len(pantry)
+    return MakeableOutcome(results, dropped, len(pantry))
 
 
 # -- shared -----------------------------------------------------------------------------------
@@ -330,13 +373,13 @@ async def _register(work: UnitOfWork, rows: Sequence[Row]) -> dict[str, str]:
     return {row["id"]: ref["id"] for row, ref in zip(unique, out)}
 
 
-def _recipe_result(candidate: Candidate, ref: str) -> dict[str, Any]:
+def _recipe_result(candidate: Candidate, ref: str) -> RecipeHit:
     row = candidate.row
-    result: dict[str, Any] = {
-        "ref": ref, "name": row["name"], "cuisine": row.get("cuisine"), "difficulty": row.get("difficulty"),
-        "total_minutes": candidate.total_minutes, "servings": row.get("servings"),
-        "equipment_tags": list(row.get("equipment_tags") or ()), "matched": candidate.matched,
-    }
+    result = RecipeHit(
+        ref=ref, name=row["name"], cuisine=row.get("cuisine"), difficulty=row.get("difficulty"),
+        total_minutes=candidate.total_minutes, servings=row.get("servings"),
+        equipment_tags=list(row.get("equipment_tags") or ()), matched=candidate.matched,
+    )
     if candidate.notes:
         result["notes"] = candidate.notes
     return result

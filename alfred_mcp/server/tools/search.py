@@ -34,12 +34,10 @@ async def recipes_makeable(app: AlfredApp, args: ToolArgs) -> ToolResult:
     honor = args.get("honor_constraints", True)
     async with work_on(app, "recipes_makeable", args) as work:
         compiled = await understanding.compiled_constraints(work) if honor else None
-        results, excluded, pantry = await search.makeable_recipes(
-            work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10)
-        )
+        found = await search.makeable_recipes(work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10))
         return {
-            "recipes": results, "count": len(results), "pantry_items": pantry, "excluded": excluded,
-            "constraints_applied": honor, **_context(work.session),
+            "recipes": found.recipes, "count": len(found.recipes), "pantry_items": found.pantry_items,
+            "excluded": found.excluded, "constraints_applied": honor, **_context(work.session),
         }
 
 
