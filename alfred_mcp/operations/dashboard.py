@@ -27,6 +27,7 @@ from alfred_mcp.kitchen.schema import (
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.store.base import KitchenStore, Row
 
+
 class DatedItem(TypedDict):
     """A pantry item with its expiry date and the days left (negative: past it)."""
 
