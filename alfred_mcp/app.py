@@ -22,6 +22,7 @@ from alfred_mcp.agent.llm.factory import llm_from_settings
 from alfred_mcp.config import Settings
 from alfred_mcp.operations.seeding import seed_if_empty
 from alfred_mcp.session import CallScope, SessionManager, UnitOfWork, unit_of_work
+from alfred_mcp.session.journal import JournalingStore
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
 
@@ -42,6 +43,8 @@ class AlfredApp:
     serves_many: bool = False
     """HTTP: every call must come with an authenticated user; there is no local user to fall back to."""
     sessions: SessionManager = field(init=False)
+    journaled: JournalingStore = field(init=False)
+    """The store as units of work see it: their kitchen writes are journaled for kitchen_undo."""
     _user_id: str | None = field(default=None, init=False)
     _opened: int = field(default=0, init=False)
     _users: dict[str, str] = field(default_factory=dict, init=False)
@@ -49,6 +52,7 @@ class AlfredApp:
 
     def __post_init__(self) -> None:
         self.sessions = SessionManager(self.store)
+        self.journaled = JournalingStore(self.store)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AlfredApp:
@@ -97,7 +101,7 @@ class AlfredApp:
 
         `call` names it in the turn's call log when it is refused (tool calls; not reads of resources or prompts).
         """
-        return unit_of_work(self.sessions, self.store, self.user_id, session, CallScope(call, table, log_refusals))
+        return unit_of_work(self.sessions, self.journaled, self.user_id, session, CallScope(call, table, log_refusals))
 
     async def close(self) -> None:
         self._opened -= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,9 @@ SUPABASE_URL_ENV = "SUPABASE_URL"
 SUPABASE_KEY_ENVS = ("SUPABASE_KEY", "SUPABASE_ANON_KEY")
 SUPABASE_JWT_SECRET_ENV = "SUPABASE_JWT_SECRET"
 SUPABASE_SERVICE_KEY_ENV = "SUPABASE_SERVICE_KEY"
+READ_ONLY_ENV = "ALFRED_READ_ONLY"
+TOOLS_ENV = "ALFRED_TOOLS"
+IMPORT_NETWORKS_ENV = "ALFRED_IMPORT_ALLOW_NETWORKS"
 
 
 def default_db_path() -> Path:
@@ -39,12 +43,19 @@ class Settings:
     """The agent loop's model, e.g. 'anthropic:claude-sonnet-4-5' (None: no server-side model)."""
     supabase: SupabaseSettings | None = None
     """When set, the store is Supabase (PostgREST + row-level security) instead of `db`."""
+    read_only: bool = False
+    """Serve only the tools whose readOnlyHint is true (`--read-only`, ALFRED_READ_ONLY=1)."""
+    tools: tuple[str, ...] = ()
+    """An allow-list of tool names and toolsets (`--tools`, ALFRED_TOOLS); empty: every tool."""
+    import_allow_networks: tuple[str, ...] = ()
+    """Private networks recipes_import may fetch from when serving many users (CIDRs, e.g. 10.0.0.0/8)."""
 
     @classmethod
     def from_env(
         cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None,
-        supabase_url: str | None = None, supabase_key: str | None = None,
+        supabase_url: str | None = None, supabase_key: str | None = None, read_only: bool = False, tools: str | None = None,
     ) -> Settings:
+        """Raises ConfigError for an unusable value (naming the setting)."""
         location = db or os.environ.get(DB_ENV)
         return cls(
             db=location if location else str(default_db_path()),
@@ -53,7 +64,36 @@ class Settings:
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
             model=model or os.environ.get(MODEL_ENV) or None,
             supabase=SupabaseSettings.from_env(supabase_url, supabase_key),
+            read_only=read_only or _flag(READ_ONLY_ENV),
+            tools=_names(tools if tools is not None else os.environ.get(TOOLS_ENV, "")),
+            import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
         )
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+
+
+def _networks(text: str) -> tuple[str, ...]:
+    """CIDRs from a comma-separated list, each checked.
+
+    Raises:
+        ConfigError: a value that is not a network, naming it.
+    """
+    networks = _names(text)
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError:
+            raise ConfigError(
+                f"{IMPORT_NETWORKS_ENV}: {network!r} is not a network; give CIDRs such as 10.0.0.0/8,127.0.0.1/32.",
+                field=IMPORT_NETWORKS_ENV, value=network,
+            ) from None
+    return networks
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,14 @@
     │   ├── PendingDraftError      a gen_* ref used where a saved row is required
     │   ├── UnscopedWriteError     update/delete without filters and without all=true
     │   ├── UnknownSessionError    a session name the user does not have
+    │   ├── ImportSourceError      a recipe source that cannot be read: not a recipe, too large, refused address
+    │   ├── UnitMismatchError      a quantity whose unit cannot be converted to the one needed
     │   └── RoleOutputError        a role's output fails its contract (the validation errors say how)
     ├── StateError                 the request is valid but the state forbids it
     │   ├── BatchIncompleteError   a batch step cannot complete: items pending, or failed when all-or-nothing
     │   ├── OutOfOrderError        a turn stage submitted when another one is expected
+    │   ├── UndoConflictError      the write to undo was changed since, or there is nothing to undo
+    │   ├── DeclinedError          the user declined (or cancelled) a confirmation; nothing was changed
     │   └── SessionConflictError   another call (another replica) changed the session first; retry
     ├── StoreError                 the database refused or failed (mapped from the driver)
     │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
@@ -91,6 +95,14 @@ class UnknownSessionError(InputError):
     code = "unknown_session"
 
 
+class ImportSourceError(InputError):
+    code = "import_failed"
+
+
+class UnitMismatchError(InputError):
+    code = "unit_mismatch"
+
+
 class RoleOutputError(InputError):
     code = "role_output_invalid"
 
@@ -135,3 +147,15 @@ class SessionConflictError(StateError):
     """Another call saved the session since this one loaded it; nothing of this call was saved."""
 
     code = "session_conflict"
+
+
+class UndoConflictError(StateError):
+    """The kitchen write to undo cannot be reverted as it was (rows changed since), or there is none."""
+
+    code = "undo_conflict"
+
+
+class DeclinedError(StateError):
+    """The user answered a confirmation with decline or cancel; the call changed nothing."""
+
+    code = "declined"

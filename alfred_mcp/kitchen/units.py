@@ -1,14 +1,20 @@
-"""Units, quantities and durations as recipes write them, normalized for the kitchen schema.
+"""Units, quantities and durations as recipes write them, normalized, converted and shown sensibly.
 
-Pure text rules, no conversion between units: 'Tablespoons' becomes 'tbsp', '1 1/2' becomes 1.5,
-'1 hr 15 min' becomes 75. Anything a rule cannot read is reported, never guessed.
+Text rules: 'Tablespoons' becomes 'tbsp', '1 1/2' becomes 1.5, '1 hr 15 min' or 'PT1H15M' becomes 75.
+Conversion only within a dimension (volume: tsp, tbsp, cup, ml, ...; mass: g, kg, oz, lb); cups and
+grams never meet without a density, and a count unit (clove, can) only adds to itself. Sensible
+amounts pick the unit a cook would write (3 tsp -> 1 tbsp, 1500 g -> 1.5 kg) and round to kitchen
+fractions, never to '0.333333 egg'. Anything a rule cannot read is reported, never guessed.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from datetime import timedelta
 from typing import NamedTuple
+
+import isodate
 
 from alfred_mcp.kitchen.schema import UNITS
 
@@ -175,11 +181,10 @@ def _number(text: str) -> float | None:
 _DURATION_PART = re.compile(
     r"([0-9]+(?:\.[0-9]+)?)\s*(h|hr|hrs|hour|hours|m|min|mins|minute|minutes)(?![a-z])", re.IGNORECASE
 )
-_ISO_DURATION = re.compile(r"^PT(?:([0-9]+)H)?(?:([0-9]+)M)?$", re.IGNORECASE)
 
 
 def parse_minutes(value: int | float | str) -> int:
-    """Whole minutes from 25, '25', '25 min', '1 hr 15 min', '1.5 hours' or 'PT1H15M'.
+    """Whole minutes from 25, '25', '25 min', '1 hr 15 min', '1.5 hours' or an ISO 8601 duration ('PT1H15M', 'P0DT20M').
 
     Raises:
         ValueError: not a single duration (ranges such as '20-25 min' included), or negative.
@@ -191,10 +196,30 @@ def parse_minutes(value: int | float | str) -> int:
     text = value.strip()
     if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text):
         return _whole_minutes(float(text))
-    iso = _ISO_DURATION.match(text)
-    if iso and any(iso.groups()):
-        return int(iso.group(1) or 0) * 60 + int(iso.group(2) or 0)
+    if text[:1].upper() == "P":
+        return iso_minutes(text)
     return _minutes_from_words(text)
+
+
+def iso_minutes(text: str) -> int:
+    """Whole minutes of an ISO 8601 duration such as 'PT1H30M', 'P0DT0H20M' or 'PT90.5M'.
+
+    Raises:
+        ValueError: not an ISO 8601 duration, or one in months or years (not a cooking time).
+    """
+    try:
+        duration = isodate.parse_duration(text.strip().upper())
+    except (isodate.ISO8601Error, ValueError):
+        raise ValueError(f"{text!r} is not an ISO 8601 duration such as PT1H30M") from None
+    if not isinstance(duration, timedelta):
+        raise ValueError(f"{text!r} is counted in months or years, not a cooking time")
+    return _whole_minutes(duration.total_seconds() / 60)
+
+
+def iso_duration(minutes: int) -> str:
+    """'PT1H30M' for 90, 'PT20M' for 20, 'PT0M' for 0: how schema.org writes a cooking time."""
+    hours, rest = divmod(minutes, 60)
+    return "PT" + (f"{hours}H" if hours else "") + (f"{rest}M" if rest or not hours else "")
 
 
 def _minutes_from_words(text: str) -> int:

@@ -24,6 +24,7 @@ from alfred_mcp.state.conversation import ConversationHistory
 from alfred_mcp.state.curation import CurationState
 from alfred_mcp.state.drafts import Draft
 from alfred_mcp.state.narrative import TurnExecutionSummary, TurnPlan
+from alfred_mcp.state.undo import UndoEntry
 from alfred_mcp.state.understanding import NarrativeIndex, Understanding
 
 T = TypeVar("T")
@@ -100,10 +101,12 @@ AGENT_CURRENT_TURN = Document("agent:current", INT)
 """The number of the newest agent turn."""
 AGENT_TURNS = DocumentFamily("agent:turn:", model_codec(TurnState))
 """An agent turn stage by stage, by turn number."""
+UNDO = DocumentFamily("undo:", model_codec(UndoEntry, exclude_defaults=True))
+"""The session's last kitchen writes (before/after images) for kitchen_undo, by entry number (bounded)."""
 
 ALL: tuple[Document[Any] | DocumentFamily[Any], ...] = (
     CURATION, CONSTRAINTS, UNDERSTANDING, CONVERSATION, NARRATIVE_INDEX, NARRATIVES, PLANS, DRAFTS, BATCHES,
-    BATCH_COUNTER, CALLS, AGENT_CURRENT_TURN, AGENT_TURNS,
+    BATCH_COUNTER, CALLS, AGENT_CURRENT_TURN, AGENT_TURNS, UNDO,
 )
 
 

@@ -18,9 +18,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
 from alfred_mcp.errors import AlfredError
+from alfred_mcp.session.documents import UNDO
+from alfred_mcp.session.journal import KitchenJournal, journaling
 from alfred_mcp.session.manager import SessionManager
 from alfred_mcp.session.session import Session
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.undo import MAX_ENTRIES, UndoEntry
 from alfred_mcp.store.base import KitchenStore, Store
 
 logger = logging.getLogger(__name__)
@@ -30,9 +33,12 @@ MAX_FAILURE_NOTE = 300
 class UnitOfWork:
     """What an operation works with: the session, the store, and atomic groups of writes."""
 
-    def __init__(self, store: Store, session: Session) -> None:
+    def __init__(self, store: Store, session: Session, *, call: str = "call") -> None:
         self.store = store
         self.session = session
+        self.call = call
+        self.journal = KitchenJournal()
+        """The kitchen rows this unit writes (through a JournalingStore), kept for kitchen_undo."""
         self._transaction: AbstractAsyncContextManager[None] | None = None
 
     @property
@@ -47,28 +53,50 @@ class UnitOfWork:
         it. A failure inside a block undoes that block; it still fails the call unless the caller
         handles it (a partial batch save goes on with the next item).
         """
+        mark = self.journal.mark()
         if self._transaction is not None:
-            async with self.store.transaction():
-                yield
+            try:
+                async with self.store.transaction():
+                    yield
+            except BaseException:
+                self.journal.rollback_to(mark)
+                raise
             return
         self._transaction = self.store.transaction()
         await self._transaction.__aenter__()
         try:
             yield
         except BaseException as error:
+            self.journal.rollback_to(mark)
             await self._end(error)  # the transaction began with this block: undoing it undoes the block
             raise
 
     async def _commit(self) -> None:
         """Save the session (inside the call's transaction when writes opened one) and commit."""
+        if self.journal.wrote:
+            self._keep_for_undo()
         if self.session.has_changes:
             await self.session.save(self.store)  # alone it is one atomic store call: no transaction needed
         await self._end(None)
+
+    def _keep_for_undo(self) -> None:
+        """The journal as the session's newest undo entry; entries beyond the last few are dropped."""
+        numbers = undo_numbers(self.session)
+        entry = UndoEntry(number=(numbers[-1] if numbers else 0) + 1, turn=self.session.turn, tool=self.call,
+                          steps=self.journal.steps, too_large=self.journal.too_large)
+        self.session.write(UNDO.at(entry.number), entry)
+        for number in numbers[: max(0, len(numbers) + 1 - MAX_ENTRIES)]:
+            self.session.write(UNDO.at(number), None)
 
     async def _end(self, error: BaseException | None) -> None:
         transaction, self._transaction = self._transaction, None
         if transaction is not None:
             await transaction.__aexit__(type(error) if error else None, error, error.__traceback__ if error else None)
+
+
+def undo_numbers(session: Session) -> list[int]:
+    """The numbers of the session's undo entries, oldest first (read without parsing the entries)."""
+    return sorted(int(suffix) for suffix in session.family_suffixes(UNDO) if suffix.isdigit())
 
 
 @dataclass(frozen=True)
@@ -94,9 +122,10 @@ async def unit_of_work(
     """
     try:
         async with sessions.acting_on(user_id, session_name) as session:
-            work = UnitOfWork(store, session)
+            work = UnitOfWork(store, session, call=scope.tool)
             try:
-                yield work
+                with journaling(work.journal):
+                    yield work
                 await work._commit()
             except BaseException as error:
                 await work._end(error)

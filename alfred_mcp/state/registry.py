@@ -186,6 +186,13 @@ class SessionIdRegistry:
         self._dirty[gen_ref] = None
         self._dirty[saved_ref] = None
 
+    def unlink_saved(self, gen_ref: str, *, turn: int) -> None:
+        """A saved draft whose row an undo removed: pending again, its gen ref no longer names a row."""
+        entry = self.entry(gen_ref)
+        if entry.saved_as is not None:
+            entry.action, entry.saved_as, entry.turn_last_ref = "generated", None, turn
+            self._dirty[gen_ref] = None
+
     # -- looking up -------------------------------------------------------------------------
 
     def resolve(self, ref: str, *, expected_type: str | None = None, field: str | None = None) -> str:

@@ -99,6 +99,14 @@ class KitchenStore(StoreConnection, Protocol):
             ConstraintViolationError: a NOT NULL, CHECK, UNIQUE or FK rule was broken.
         """
 
+    async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        """Put back rows exactly as a select or delete returned them: same ids, same stamps (kitchen_undo).
+
+        Raises:
+            UnknownColumnError: a key is not a column.
+            ConstraintViolationError: an id is taken, or a foreign key points at a row that is gone.
+        """
+
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         """Set `values` on every matching row and return the rows as updated.
 

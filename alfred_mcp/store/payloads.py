@@ -31,3 +31,12 @@ def check_payload_keys(table: Table, row: Mapping[str, Any]) -> None:
         table.column(key)
         if key in STORE_OWNED:
             raise InvalidPayloadError(f"'{key}' is set by the server, not by a caller.", field=key, table=table.name)
+
+
+def check_restored_keys(table: Table, row: Mapping[str, Any]) -> None:
+    """A row put back by an undo names only columns of the table (its id and stamps included, never its owner)."""
+    for key in row:
+        if key != "user_id":
+            table.column(key)
+    if not row.get("id"):
+        raise InvalidPayloadError("A restored row needs its id.", field="id", table=table.name)

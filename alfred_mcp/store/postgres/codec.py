@@ -24,7 +24,7 @@ from alfred_mcp.kitchen.query import Filter, Where, check_where
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.base import Row
 from alfred_mcp.store.ddl import check_messages
-from alfred_mcp.store.payloads import check_payload_keys
+from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys
 
 NIL_UUID = "00000000-0000-0000-0000-000000000000"
 """Never a row's id (ids are random v4 UUIDs): what an id that is not a UUID becomes, so it matches nothing."""
@@ -61,13 +61,20 @@ def register_loaders(adapters: AdaptersMap) -> None:
 # -- in: payloads ---------------------------------------------------------------------------
 
 
-def insert_columns(table: Table) -> tuple[Column, ...]:
-    """Every column an INSERT names: all but `id`, which the server generates."""
-    return tuple(column for column in table.columns if column.name != "id")
+def insert_columns(table: Table, *, with_id: bool = False) -> tuple[Column, ...]:
+    """Every column an INSERT names: all but `id`, which the server generates (unless a row is restored)."""
+    return tuple(column for column in table.columns if with_id or column.name != "id")
 
 
-def insert_values(table: Table, row: Row, *, user_id: str, now: datetime) -> list[Any]:
-    """One row's values for `insert_columns`, schema defaults filled as SQLiteStore fills them."""
+def insert_values(table: Table, row: Row, *, user_id: str, now: datetime, restoring: bool = False) -> list[Any]:
+    """One row's values for `insert_columns`, schema defaults filled as SQLiteStore fills them.
+
+    `restoring` keeps the row's own id and stamps (for `insert_columns(with_id=True)`): an undo.
+    """
+    if restoring:
+        check_restored_keys(table, row)
+        owned = [user_id if column.name == "user_id" else row.get(column.name) for column in insert_columns(table, with_id=True)]
+        return [encode(table, column, value) for column, value in zip(insert_columns(table, with_id=True), owned)]
     check_payload_keys(table, row)
     return [encode(table, column, _initial_value(column, row, user_id, now)) for column in insert_columns(table)]
 

@@ -50,12 +50,18 @@ class PostgresKitchenStore(PostgresConnection):
         return await self._read(work, _acting_for(table, user_id), table)
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=False)
+
+    async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=True)
+
+    async def _insert(self, table: Table, rows: Sequence[Row], user_id: str, *, restoring: bool) -> list[Row]:
         if not rows:
             return []
         scope = uuid_key(user_id)
         now = utc_now()
-        values = [insert_values(table, row, user_id=scope, now=now) for row in rows]
-        columns = insert_columns(table)
+        values = [insert_values(table, row, user_id=scope, now=now, restoring=restoring) for row in rows]
+        columns = insert_columns(table, with_id=restoring)
         names = table.visible_columns
         sql = (
             f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in columns)}) "

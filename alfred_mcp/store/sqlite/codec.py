@@ -11,7 +11,7 @@ from typing import Any
 from alfred_mcp.errors import InvalidPayloadError
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.payloads import check_payload_keys
+from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys
 
 
 def now_text() -> str:
@@ -19,12 +19,17 @@ def now_text() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def insert_values(table: Table, row: Row, *, user_id: str, now: str) -> list[Any]:
+def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: bool = False) -> list[Any]:
     """One row's values for every column of `table`: id, owner, stamps and schema defaults filled.
+
+    `restoring` keeps the row's own id and stamps (an undo putting a deleted row back).
 
     Raises:
         UnknownColumnError, InvalidPayloadError: as `check_payload_keys`, or a text[] value that is not a list.
     """
+    if restoring:
+        check_restored_keys(table, row)
+        return [_to_sqlite(column, row.get(column.name, user_id if column.name == "user_id" else None)) for column in table.columns]
     check_payload_keys(table, row)
     return [_to_sqlite(column, _initial_value(column, row, user_id, now)) for column in table.columns]
 

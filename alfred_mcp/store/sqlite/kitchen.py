@@ -41,10 +41,16 @@ class SQLiteKitchenStore(SQLiteConnection):
         return int(row[0])
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=False)
+
+    async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=True)
+
+    async def _insert(self, table: Table, rows: Sequence[Row], user_id: str, *, restoring: bool) -> list[Row]:
         if not rows:
             return []
         now = now_text()
-        values = [insert_values(table, row, user_id=user_id, now=now) for row in rows]
+        values = [insert_values(table, row, user_id=user_id, now=now, restoring=restoring) for row in rows]
         names = table.visible_columns
         sql = f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) VALUES ({_marks(len(table.columns))})"
 

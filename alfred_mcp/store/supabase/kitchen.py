@@ -56,15 +56,22 @@ class SupabaseKitchenStore(SupabaseConnection):
         return int(response.count or 0)
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=False)
+
+    async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        return await self._insert(table, rows, user_id, restoring=True)
+
+    async def _insert(self, table: Table, rows: Sequence[Row], user_id: str, *, restoring: bool) -> list[Row]:
         if not rows:
             return []
         actor = self._writer(table, user_id)
         now = utc_now()
-        names = [column.name for column in insert_columns(table)]
+        names = [column.name for column in insert_columns(table, with_id=restoring)]
         payload = []
         for row in rows:
-            values = insert_values(table, row, user_id=uuid_key(user_id), now=now)
-            payload.append({"id": str(uuid.uuid4()), **{name: to_json(value) for name, value in zip(names, values)}})
+            values = insert_values(table, row, user_id=uuid_key(user_id), now=now, restoring=restoring)
+            fresh = {} if restoring else {"id": str(uuid.uuid4())}
+            payload.append({**fresh, **{name: to_json(value) for name, value in zip(names, values)}})
         stored = await self._submit({"op": "insert", "table": table.name, "rows": payload}, actor, table)
         return [decode_row(table, table.visible_columns, row) for row in stored]
 

@@ -1,0 +1,143 @@
+"""One ingredient line of a recipe as text, read into quantity / unit / name / notes, and written back.
+
+'1 1/2 cups all-purpose flour, sifted' -> 1.5, cup, 'all-purpose flour', 'sifted'; 'a pinch of salt' ->
+1, pinch, 'salt'; '1 (14 oz) can tomatoes' -> 1, can, 'tomatoes', notes '14 oz'; 'salt to taste' -> 'salt',
+notes 'to taste'. `ingredient_line` writes the inverse, so a line written here reads back the same.
+Rules, not a model: what a rule cannot place stays in the name, and the issue says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from alfred_mcp.kitchen.measures import quantity_text, unit_word
+from alfred_mcp.kitchen.units import is_known_unit, normalize_unit, parse_quantity
+
+_BULLET = re.compile(r"^(?:[-*•·▢☐◦‣]|\d+[.)](?=\s))\s*")
+_NUMBER = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|\.\d+)"
+_AMOUNT = re.compile(rf"^(?P<amount>{_NUMBER}(?:\s*(?:-|–|—|to)\s*{_NUMBER})?)(?=\s|[a-zA-Z(]|$)\s*")
+_ARTICLE = re.compile(r"^(?:a|an|one)\s+(?!few\b|couple\b|little\b|bit\b)", re.IGNORECASE)
+_PAREN = re.compile(r"^\(([^()]{1,60})\)\s*")
+_OF = re.compile(r"^of\s+", re.IGNORECASE)
+_OPTIONAL = re.compile(r"(?:\s*\(optional\)|,\s*optional)\s*$", re.IGNORECASE)
+_TRAILING_NOTE = re.compile(r"\s+(to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
+_FRACTIONS = {
+    "½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8",
+    "⅕": "1/5", "⅖": "2/5", "⅗": "3/5", "⅘": "4/5", "⅙": "1/6", "⅚": "5/6",
+}
+MAX_NAME = 200
+MAX_NOTES = 500
+
+
+@dataclass(frozen=True)
+class IngredientLine:
+    """An ingredient as a recipe draft holds it."""
+
+    name: str
+    quantity: float | str | None = None
+    """A number, or text the draft keeps as written (a range such as '2-3')."""
+    unit: str | None = None
+    notes: str | None = None
+    is_optional: bool = False
+    issue: str | None = None
+    """What the rules could not place (the line is still kept, whole, in the name)."""
+
+    def as_item(self) -> dict[str, object]:
+        """The line as a recipe draft's ingredient."""
+        item: dict[str, object] = {"name": self.name}
+        for key in ("quantity", "unit", "notes"):
+            if getattr(self, key) is not None:
+                item[key] = getattr(self, key)
+        if self.is_optional:
+            item["is_optional"] = True
+        return item
+
+
+def parse_ingredient_line(text: str) -> IngredientLine:
+    """The line read into its parts; never raises (an unreadable line becomes a name with an issue)."""
+    line = _spell_fractions(" ".join(text.split()))
+    line = _BULLET.sub("", line)
+    optional = bool(_OPTIONAL.search(line))
+    line = _OPTIONAL.sub("", line)
+    quantity, line, said_a = _take_amount(line)
+    notes: list[str] = []
+    line = _take_paren(line, notes)
+    unit, line = _take_unit(line, counted=quantity is not None or said_a)
+    if said_a:
+        quantity = 1.0
+    line = _take_paren(line, notes)
+    name, _, rest = line.partition(", ")
+    if rest:
+        notes.append(rest.strip())
+    trailing = _TRAILING_NOTE.search(name)
+    if trailing:
+        notes.append(trailing.group(1))
+        name = name[: trailing.start()]
+    name = name.strip(" ,")
+    if not name:
+        return IngredientLine(name=_clip(" ".join(text.split())), issue=f"'{text.strip()}' names no ingredient")
+    return IngredientLine(
+        name=_clip(name), quantity=quantity, unit=unit, notes="; ".join(notes)[:MAX_NOTES] or None, is_optional=optional,
+    )
+
+
+def ingredient_line(name: str, quantity: float | None, unit: str | None, notes: str | None, is_optional: bool) -> str:
+    """The line `parse_ingredient_line` reads back as these parts: '1 1/2 cups flour, sifted (optional)'."""
+    if quantity is None:
+        head = f"{unit} of {name}" if unit else name
+    else:
+        head = " ".join(part for part in (quantity_text(quantity), unit and unit_word(unit, quantity), name) if part)
+    line = f"{head}, {notes}" if notes else head
+    return f"{line} (optional)" if is_optional else line
+
+
+def _take_amount(line: str) -> tuple[float | str | None, str, bool]:
+    """(quantity, rest, whether the line began with 'a'/'an'/'one' instead of a number)."""
+    match = _AMOUNT.match(line)
+    if match:
+        text = match.group("amount")
+        parsed = parse_quantity(text)
+        quantity: float | str | None = parsed.value if parsed.issue is None else text.replace(" to ", "-")
+        return quantity, line[match.end():], False
+    article = _ARTICLE.match(line)
+    if article:
+        return None, line[article.end():], True
+    return None, line, False
+
+
+def _take_paren(line: str, notes: list[str]) -> str:
+    match = _PAREN.match(line)
+    if match:
+        notes.append(match.group(1).strip())
+        return line[match.end():]
+    return line
+
+
+def _take_unit(line: str, *, counted: bool) -> tuple[str | None, str]:
+    """A known unit at the start ('cups', 'Tbsp.', 'fl oz'); without a number it must be followed by 'of'."""
+    words = line.split(" ")
+    for size in (2, 1):
+        if len(words) <= size:
+            continue
+        candidate = " ".join(words[:size])
+        unit = normalize_unit(candidate)
+        if unit is None or not is_known_unit(unit) or "-" in candidate:
+            continue
+        rest = " ".join(words[size:])
+        if _OF.match(rest):
+            return unit, _OF.sub("", rest)
+        if counted:
+            return unit, rest
+    return None, line
+
+
+def _spell_fractions(text: str) -> str:
+    text = text.replace("⁄", "/")
+    for glyph, spelled in _FRACTIONS.items():
+        text = re.sub(rf"(\d)\s*{glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
+    return re.sub(r"^(\d+(?:\.\d+)?)([a-zA-Z]+)\b", r"\1 \2", text)
+
+
+def _clip(text: str) -> str:
+    return text[:MAX_NAME]

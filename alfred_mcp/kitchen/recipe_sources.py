@@ -1,0 +1,211 @@
+"""Recipes found in what a user hands over: a web page, JSON-LD, plain text, a Paprika archive.
+
+Each reader returns schema.org Recipe objects (dicts), so one mapping (`schema_org.draft_from_recipe`)
+turns every source into a draft. Pages: JSON-LD first (WordPress/Yoast `@graph` documents and lists
+included), microdata when a page has no JSON-LD recipe, both read with `extruct`. Plain text: a title
+line, an 'Ingredients' list and 'Instructions' steps (or, without headings, amount lines and numbered
+lines). Paprika: the `.paprikarecipes` export, a zip of gzipped JSON recipes, read within size limits.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import zipfile
+from collections.abc import Mapping
+from typing import Any
+
+from alfred_mcp.errors import ImportSourceError
+from alfred_mcp.kitchen.schema_org import find_recipes
+from alfred_mcp.kitchen.units import iso_duration, parse_minutes
+
+MAX_ARCHIVE_RECIPES = 2_000
+MAX_RECIPE_BYTES = 2_000_000
+"""A Paprika recipe decompressed (photos included) may not exceed this: a guard against zip bombs."""
+
+_SECTION = {
+    "ingredients": re.compile(r"^(?:ingredients?|what you(?:'|’)?ll need|you will need)\s*:?$", re.IGNORECASE),
+    "steps": re.compile(r"^(?:instructions?|directions?|method|steps|preparation)\s*:?$", re.IGNORECASE),
+}
+_FACTS = {
+    "recipeYield": re.compile(r"^(?:serves|servings|yield|yields|makes)\s*:?\s*(.+)$", re.IGNORECASE),
+    "prepTime": re.compile(r"^prep(?:aration)?(?: time)?\s*:\s*(.+)$", re.IGNORECASE),
+    "cookTime": re.compile(r"^cook(?:ing)?(?: time)?\s*:\s*(.+)$", re.IGNORECASE),
+    "totalTime": re.compile(r"^total(?: time)?\s*:\s*(.+)$", re.IGNORECASE),
+}
+_BULLET = re.compile(r"^\s*(?:[-*•·▢☐◦‣]|\d+[.)]|step\s+\d+\s*[:.)-]?)\s*", re.IGNORECASE)
+_NUMBERED = re.compile(r"^\s*(?:\d+[.)]|step\s+\d+\b)", re.IGNORECASE)
+_STARTS_WITH_AMOUNT = re.compile(r"^\s*(?:[-*•]\s*)?(?:\d|[½⅓⅔¼¾⅛]|an?\s+(?:pinch|dash|handful)\b)", re.IGNORECASE)
+
+
+def recipes_in_html(page: str) -> list[dict[str, Any]]:
+    """schema.org Recipes of a page: from JSON-LD, else from microdata."""
+    from extruct.jsonld import JsonLdExtractor
+    from extruct.w3cmicrodata import MicrodataExtractor
+
+    try:
+        documents = JsonLdExtractor().extract(page)
+    except (ValueError, TypeError):
+        documents = []
+    found = find_recipes(documents)
+    if found:
+        return found
+    try:
+        items = MicrodataExtractor().extract(page)
+    except (ValueError, TypeError):
+        items = []
+    return find_recipes([_from_microdata(item) for item in items])
+
+
+def recipes_in_json(text: str) -> list[dict[str, Any]]:
+    """schema.org Recipes of a JSON-LD document.
+
+    Raises:
+        ImportSourceError: the text is not JSON (naming the line and column).
+    """
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ImportSourceError(
+            f"source: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
+            "give a schema.org Recipe as JSON-LD, a URL, or the recipe as plain text.",
+            field="source",
+        ) from None
+    return find_recipes(document)
+
+
+def recipe_in_text(text: str) -> dict[str, Any] | None:
+    """A schema.org Recipe read from plain text, or None when the text has no ingredients or no steps."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    recipe: dict[str, Any] = {"@type": "Recipe"}
+    sections: dict[str, list[str]] = {"head": [], "ingredients": [], "steps": []}
+    current = "head"
+    for line in lines:
+        heading = next((name for name, pattern in _SECTION.items() if pattern.match(line)), None)
+        if heading:
+            current = heading
+            continue
+        if _take_fact(recipe, line):
+            continue
+        sections[current].append(line)
+    if not sections["ingredients"] and not sections["steps"]:
+        _split_without_headings(sections)
+    if not sections["head"] or not sections["ingredients"] or not sections["steps"]:
+        return None
+    recipe["name"] = sections["head"][0].lstrip("#").strip()
+    if len(sections["head"]) > 1:
+        recipe["description"] = " ".join(sections["head"][1:])
+    recipe["recipeIngredient"] = [line for line in sections["ingredients"] if not line.endswith(":")]
+    recipe["recipeInstructions"] = [_BULLET.sub("", line) for line in sections["steps"]]
+    return recipe
+
+
+def _take_fact(recipe: dict[str, Any], line: str) -> bool:
+    for key, pattern in _FACTS.items():
+        match = pattern.match(line)
+        if match:
+            value = match.group(1).strip()
+            recipe[key] = value if key == "recipeYield" else _iso_or_text(value)
+            return True
+    return False
+
+
+def _iso_or_text(value: str) -> str:
+    try:
+        return iso_duration(parse_minutes(value))
+    except ValueError:
+        return value
+
+
+def _split_without_headings(sections: dict[str, list[str]]) -> None:
+    """No headings: the first line is the title, amount lines are ingredients, numbered lines are steps."""
+    head = sections["head"]
+    if len(head) < 3:
+        return
+    title, rest = head[0], head[1:]
+    sections["head"] = [title]
+    for line in rest:
+        if _NUMBERED.match(line):
+            sections["steps"].append(line)
+        elif _STARTS_WITH_AMOUNT.match(line) and not sections["steps"]:
+            sections["ingredients"].append(line)
+        elif sections["steps"]:
+            sections["steps"].append(line)
+        else:
+            sections["head"].append(line)
+
+
+def recipes_in_paprika(data: bytes) -> list[dict[str, Any]]:
+    """schema.org Recipes of a Paprika export (`.paprikarecipes`: a zip of gzipped JSON recipes).
+
+    Raises:
+        ImportSourceError: not a Paprika archive, or an entry too large (naming the entry).
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise ImportSourceError("source: not a Paprika export (.paprikarecipes is a zip archive).", field="source") from None
+    entries = [info for info in archive.infolist() if not info.is_dir()]
+    if len(entries) > MAX_ARCHIVE_RECIPES:
+        raise ImportSourceError(f"source: the archive holds {len(entries)} files; at most {MAX_ARCHIVE_RECIPES}.", field="source")
+    return [_paprika_recipe(archive, info) for info in entries]
+
+
+def _paprika_recipe(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> dict[str, Any]:
+    with archive.open(info) as raw:
+        packed = raw.read(MAX_RECIPE_BYTES + 1)
+    try:
+        body = _gunzip(packed) if packed[:2] == b"\x1f\x8b" else packed
+        record = json.loads(body)
+    except (OSError, EOFError, ValueError, UnicodeDecodeError):
+        raise ImportSourceError(f"source: the archive entry '{info.filename}' is not a Paprika recipe.", field="source") from None
+    if not isinstance(record, Mapping) or len(packed) > MAX_RECIPE_BYTES:
+        raise ImportSourceError(f"source: the archive entry '{info.filename}' is not a Paprika recipe.", field="source")
+    return _from_paprika(record)
+
+
+def _gunzip(packed: bytes) -> bytes:
+    with gzip.GzipFile(fileobj=io.BytesIO(packed)) as stream:
+        body = stream.read(MAX_RECIPE_BYTES + 1)
+    if len(body) > MAX_RECIPE_BYTES:
+        raise OSError("too large")
+    return body
+
+
+def _from_paprika(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Paprika's fields (ingredients and directions as text, times as '10 mins') as a schema.org Recipe."""
+    def text(key: str) -> str:
+        value = record.get(key)
+        return value.strip() if isinstance(value, str) else ""
+
+    recipe: dict[str, Any] = {
+        "@type": "Recipe", "name": text("name"),
+        "recipeIngredient": [line for line in text("ingredients").splitlines() if line.strip()],
+        "recipeInstructions": [line for line in text("directions").splitlines() if line.strip()],
+    }
+    for key, field in (("description", "description"), ("recipeYield", "servings"), ("url", "source_url")):
+        if text(field):
+            recipe[key] = text(field)
+    for key, field in (("prepTime", "prep_time"), ("cookTime", "cook_time"), ("totalTime", "total_time")):
+        if text(field):
+            recipe[key] = _iso_or_text(text(field))
+    categories = record.get("categories")
+    if isinstance(categories, list):
+        recipe["keywords"] = [c for c in categories if isinstance(c, str)]
+    return recipe
+
+
+def _from_microdata(item: Any) -> Any:
+    """extruct's microdata item ({'type': IRI, 'properties': {...}}) as a JSON-LD-shaped object."""
+    if isinstance(item, list):
+        return [_from_microdata(entry) for entry in item]
+    if not isinstance(item, Mapping) or "properties" not in item:
+        return item
+    kinds = item.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    node: dict[str, Any] = {"@type": [str(kind).rstrip("/").rsplit("/", 1)[-1] for kind in kinds if kind]}
+    for key, value in item["properties"].items():
+        node[key] = _from_microdata(value)
+    return node

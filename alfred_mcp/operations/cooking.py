@@ -1,0 +1,105 @@
+"""meal_cooked: take what a cooked recipe used out of the pantry, unit-converted, and log the meal.
+
+Each ingredient is taken from the matching pantry rows, soonest expiry first; a row that runs out stays
+at 0 (used up, not deleted). What cannot be taken is reported with the reason: not in the pantry, a
+unit that does not convert (cans against grams), not enough, or no quantity in the recipe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.measures import amount_text, convert, sensible
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS
+from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, needs_of, plan_deduction
+from alfred_mcp.store.base import Row
+
+
+@dataclass
+class Cooked:
+    recipe: str
+    servings: int | None
+    log: str
+    deducted: list[dict[str, Any]] = field(default_factory=list)
+    not_deducted: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def cook(work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None) -> Cooked:
+    """Deduct the recipe's ingredients (scaled to `servings`, or the meal's) and write a cooking log entry."""
+    meal_row = await _meal(work, meal) if meal else None
+    recipe_ref = recipe or (meal_row or {}).get("recipe_ref")
+    if recipe_ref is None:
+        raise InputError(f"meal: {meal} has no recipe planned; name the recipe instead.", field="meal", value=meal)
+    (loaded,) = await load_recipes(work, [recipe_ref], field="recipe" if recipe else "meal")
+    servings = servings or (meal_row or {}).get("servings") or loaded.recipe.get("servings")
+    factor = servings / loaded.recipe["servings"] if servings and loaded.recipe.get("servings") else 1.0
+    pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
+    outcome = Cooked(loaded.ref, servings, log="")
+    changes: dict[str, tuple[Row, float]] = {}
+    for need in needs_of((loaded.ref, row, factor) for row in loaded.ingredients):
+        _take(need, pantry, changes, outcome)
+    async with work.atomic():
+        for row, left in changes.values():
+            await work.store.update(INVENTORY, Where(all_of=(Filter("id", "eq", row["id"]),)), {"quantity": round(left, 4)},
+                                    user_id=work.user_id)
+        await _name_rows(work, outcome, [row for row, _ in changes.values()])
+        outcome.log = await _log(work, loaded, servings, meal_row)
+    work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_cooked", table="inventory", action="updated",
+                                        refs=[line["ref"] for line in outcome.deducted], count=len(outcome.deducted)))
+    return outcome
+
+
+def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outcome: Cooked) -> None:
+    """Plan one ingredient's deduction against the rows as already reduced by earlier ingredients."""
+    needed = need.text()
+    if need.quantity is None:
+        outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": "the recipe gives no quantity"})
+        return
+    rows = [{**row, "quantity": changes[row["id"]][1]} if row["id"] in changes else row
+            for row in pantry.matching(need.name, need.ingredient_id)]
+    if not rows:
+        outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": "not in the pantry"})
+        return
+    plan = plan_deduction(need, rows)
+    for step in plan.deductions:
+        changes[step.row["id"]] = (step.row, step.left)
+        used = convert(step.used, step.row.get("unit"), need.unit)
+        outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
+                                 "left": amount_text(round(step.left, 3), step.row.get("unit"))})
+    if plan.shortfall > EPSILON:
+        short = sensible(need.amount(plan.shortfall)).text
+        reason = (f"the pantry has it only as {', '.join(plan.apart)}, which does not convert" if plan.apart and not plan.deductions
+                  else f"{short} more than the pantry had")
+        outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": reason})
+
+
+async def _meal(work: UnitOfWork, ref: str) -> dict[str, Any]:
+    row_id = work.session.registry.resolve(ref, expected_type="meal", field="meal")
+    rows = await work.store.select(MEAL_PLANS, Query(where=Where(all_of=(Filter("id", "eq", row_id),))), user_id=work.user_id)
+    if not rows:
+        raise InputError(f"meal: {ref} no longer exists.", field="meal", value=ref)
+    (view,) = await rows_to_refs(work, MEAL_PLANS, rows, action="read")
+    return {**rows[0], "ref": view["id"], "recipe_ref": view.get("recipe_id")}
+
+
+async def _name_rows(work: UnitOfWork, outcome: Cooked, rows: list[Row]) -> None:
+    views = await rows_to_refs(work, INVENTORY, rows, action="updated")
+    ref_of = {row["id"]: view["id"] for row, view in zip(rows, views)}
+    for line in outcome.deducted:
+        line["ref"] = ref_of[line.pop("row_id")]
+
+
+async def _log(work: UnitOfWork, recipe: RecipeRows, servings: int | None, meal: dict[str, Any] | None) -> str:
+    row: Row = {"recipe_id": recipe.recipe["id"], "servings": servings}
+    if meal is not None:
+        row["from_meal_plan_id"] = meal["id"]
+    inserted = await work.store.insert(COOKING_LOG, [row], user_id=work.user_id)
+    (view,) = await rows_to_refs(work, COOKING_LOG, inserted, action="created")
+    return str(view["id"])

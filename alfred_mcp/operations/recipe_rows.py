@@ -1,0 +1,55 @@
+"""A saved recipe and its ingredient rows, by ref: what export, scale, shopping and cooking read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
+from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES
+from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.store.base import Row
+
+MAX_INGREDIENT_ROWS = 500
+
+
+@dataclass(frozen=True)
+class RecipeRows:
+    """A recipe row and its ingredients in order, as stored (ids), plus its ref."""
+
+    ref: str
+    recipe: Row
+    ingredients: list[Row]
+
+    @property
+    def name(self) -> str:
+        return str(self.recipe["name"])
+
+
+async def load_recipes(work: UnitOfWork, refs: Sequence[str], *, field: str) -> list[RecipeRows]:
+    """The recipes named by `refs` (saved recipe refs, or gen refs of saved drafts), each with its ingredients.
+
+    Raises:
+        InvalidRefError, UnknownRefError, DeletedRefError, PendingDraftError: a ref that names no saved
+            recipe, naming `field`.
+    """
+    session = work.session
+    ids = [session.registry.resolve(ref, expected_type="recipe", field=field) for ref in refs]
+    unique = list(dict.fromkeys(ids))
+    recipes = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", unique),))), user_id=work.user_id)
+    by_id = {row["id"]: row for row in recipes}
+    for ref, row_id in zip(refs, ids):
+        if row_id not in by_id:
+            raise InputError(f"{field}: {ref} no longer exists (it was deleted elsewhere).", field=field, value=ref)
+    rows = [by_id[i] for i in unique]
+    ref_of = {row["id"]: view["id"] for row, view in zip(rows, await rows_to_refs(work, RECIPES, rows, action="read"))}
+    query = Query(
+        where=Where(all_of=(Filter("recipe_id", "in", unique),)),
+        order_by=(OrderBy("recipe_id"), OrderBy("position")), limit=MAX_INGREDIENT_ROWS * len(unique),
+    )
+    ingredients: dict[str, list[Row]] = {}
+    for row in await work.store.select(RECIPE_INGREDIENTS, query, user_id=work.user_id):
+        ingredients.setdefault(row["recipe_id"], []).append(row)
+    return [RecipeRows(ref_of[i], by_id[i], ingredients.get(i, [])) for i in unique]

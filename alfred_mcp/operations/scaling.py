@@ -1,0 +1,57 @@
+"""recipes_scale: a recipe's ingredients for another number of servings, in units a cook would write (read-only)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.measures import Amount, sensible
+from alfred_mcp.operations.recipe_rows import load_recipes
+from alfred_mcp.session import UnitOfWork
+
+
+@dataclass(frozen=True)
+class Scaled:
+    ref: str
+    name: str
+    servings: int
+    from_servings: int
+    factor: float
+    ingredients: list[dict[str, Any]]
+
+
+async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
+    """The recipe's ingredients multiplied by servings / its servings; nothing is written.
+
+    Raises:
+        InputError: the recipe does not say how many it serves (naming `recipe`).
+    """
+    (loaded,) = await load_recipes(work, [ref], field="recipe")
+    base = loaded.recipe.get("servings")
+    if not base:
+        raise InputError(
+            f"recipe: {loaded.ref} ({loaded.name}) does not say how many it serves; set its servings with db_update, then scale.",
+            field="recipe", value=loaded.ref,
+        )
+    factor = servings / base
+    lines = [scaled_line(row, factor) for row in loaded.ingredients]
+    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines)
+
+
+def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
+    """One ingredient times `factor`: quantity and unit made sensible, the readable text, what was rounded."""
+    line: dict[str, Any] = {"name": row["name"]}
+    if row.get("quantity") is None:
+        line.update(quantity=None, unit=row.get("unit"), text=" ".join(p for p in (row.get("unit"), row["name"]) if p))
+    else:
+        shown = sensible(Amount(float(row["quantity"]) * factor, row.get("unit")))
+        line.update(quantity=round(shown.quantity, 4), unit=shown.unit, text=f"{shown.text} {row['name']}")
+        if shown.rounded_from is not None:
+            line["rounded_from"] = shown.rounded_from
+    if row.get("notes"):
+        line["notes"] = row["notes"]
+    if row.get("is_optional"):
+        line["optional"] = True
+    return line

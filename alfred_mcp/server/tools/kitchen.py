@@ -1,0 +1,63 @@
+"""Kitchen tools over several tables: shopping_list_from, meal_cooked, kitchen_undo."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.errors import InputError
+from alfred_mcp.operations import cooking, shopping, undo
+from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
+from alfred_mcp.server.tools.common import session_context as _context
+
+
+async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    if ("recipes" in args) == ("meal_plans" in args):
+        raise InputError("Give either 'recipes' (refs) or 'meal_plans' ({from, to}), not both.", field="recipes")
+    async with work_on(app, "shopping_list_from", args) as work:
+        if "recipes" in args:
+            loaded = await shopping.load_recipes(work, args["recipes"], field="recipes")
+            uses, meals = [(recipe, 1.0) for recipe in loaded], 0
+        else:
+            span = args["meal_plans"]
+            uses, meals = await shopping.recipes_of_meals(work, _date(span["from"], "meal_plans.from"), _date(span["to"], "meal_plans.to"))
+        outcome = await shopping.add_to_list(work, uses)
+        return {
+            "lines": outcome.lines, "covered": outcome.covered, "recipes": list(dict.fromkeys(r.ref for r, _ in uses)),
+            "meals": meals, **_context(work.session),
+        }
+
+
+async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    if ("recipe" in args) == ("meal" in args):
+        raise InputError("Give either 'recipe' (a recipe ref) or 'meal' (a meal plan ref), not both.", field="recipe")
+    async with work_on(app, "meal_cooked", args) as work:
+        cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"))
+        return {
+            "recipe": cooked.recipe, "servings": cooked.servings, "log": cooked.log, "deducted": cooked.deducted,
+            "not_deducted": cooked.not_deducted, **_context(work.session),
+        }
+
+
+async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "kitchen_undo", args) as work:
+        undone = await undo.undo_last(work)
+        return {
+            "undone": {"tool": undone.entry.tool, "turn": undone.entry.turn}, "removed": undone.removed,
+            "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,
+            "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
+        }
+
+
+def _date(text: str, field: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{field}: {text!r} is not a date; give YYYY-MM-DD.", field=field, value=text) from None
+
+
+HANDLERS: dict[str, Handler] = {
+    "shopping_list_from": shopping_list_from,
+    "meal_cooked": meal_cooked,
+    "kitchen_undo": kitchen_undo,
+}

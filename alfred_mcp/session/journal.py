@@ -1,0 +1,150 @@
+"""The kitchen journal: every row a unit of work inserts, updates or deletes, as kitchen_undo needs it.
+
+`JournalingStore` wraps the app's store once; while a unit of work runs, its writes are recorded in
+that unit's `KitchenJournal` (found through a context variable, so concurrent calls never mix). An
+update first reads the rows it changes; a delete first reads the children it will cascade to and the
+rows whose reference it will clear. A savepoint that rolls back drops what it recorded. At commit the
+unit of work stores the journal as the session's newest undo entry (`state/undo.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
+from alfred_mcp.kitchen.schema import Table, children_of
+from alfred_mcp.state.undo import MAX_ROWS, UndoStep, Unlinked
+from alfred_mcp.store.base import Row, Store
+
+_current: ContextVar[KitchenJournal | None] = ContextVar("alfred_kitchen_journal", default=None)
+
+
+class KitchenJournal:
+    """The kitchen writes of one unit of work, bounded by MAX_ROWS."""
+
+    def __init__(self) -> None:
+        self.steps: list[UndoStep] = []
+        self.too_large = False
+        self.paused = False
+
+    @property
+    def rows(self) -> int:
+        return sum(step.size for step in self.steps)
+
+    def record(self, step: UndoStep) -> None:
+        if self.too_large:
+            return
+        self.steps.append(step)
+        if self.rows > MAX_ROWS:
+            self.overflow()
+
+    def overflow(self) -> None:
+        """The call wrote more than an entry may hold: remembered as too large to undo."""
+        self.steps, self.too_large = [], True
+
+    def mark(self) -> tuple[int, bool]:
+        return len(self.steps), self.too_large
+
+    def rollback_to(self, mark: tuple[int, bool]) -> None:
+        """Forget what a rolled-back savepoint recorded."""
+        del self.steps[mark[0]:]
+        self.too_large = mark[1]
+
+    @property
+    def wrote(self) -> bool:
+        return bool(self.steps) or self.too_large
+
+
+@contextmanager
+def journaling(journal: KitchenJournal) -> Iterator[None]:
+    """Writes through a JournalingStore inside the block are recorded in `journal`."""
+    token = _current.set(journal)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def not_journaled() -> Iterator[None]:
+    """Writes inside the block are not recorded (kitchen_undo's own writes)."""
+    journal = _current.get()
+    if journal is None:
+        yield
+        return
+    journal.paused = True
+    try:
+        yield
+    finally:
+        journal.paused = False
+
+
+def _active(table: Table) -> KitchenJournal | None:
+    journal = _current.get()
+    return journal if journal is not None and not journal.paused and table.user_owned else None
+
+
+class JournalingStore:
+    """A Store whose kitchen writes are recorded in the current unit of work's journal; all else passes through."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
+        written = await self.inner.insert(table, rows, user_id=user_id)
+        journal = _active(table)
+        if journal is not None and written:
+            journal.record(UndoStep(kind="insert", table=table.name, after=written))
+        return written
+
+    async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
+        journal = _active(table)
+        if journal is None:
+            return await self.inner.update(table, where, values, user_id=user_id)
+        before = await self.inner.select(table, Query(where=where, limit=MAX_ROWS + 1), user_id=user_id)
+        after = await self.inner.update(table, where, values, user_id=user_id)
+        if after:
+            journal.record(UndoStep(kind="update", table=table.name, before=before, after=after))
+        return after
+
+    async def delete(self, table: Table, where: Where, *, user_id: str) -> list[Row]:
+        journal = _active(table)
+        if journal is None:
+            return await self.inner.delete(table, where, user_id=user_id)
+        doomed = await self.inner.select(table, Query(where=where, columns=("id",), limit=MAX_ROWS + 1), user_id=user_id)
+        if len(doomed) > MAX_ROWS:
+            journal.overflow()
+            return await self.inner.delete(table, where, user_id=user_id)
+        step = UndoStep(kind="delete", table=table.name)
+        await self._children(table, [row["id"] for row in doomed], step, user_id, depth=0)
+        step.before = await self.inner.delete(table, where, user_id=user_id)
+        if step.before:
+            journal.record(step)
+        return step.before
+
+    async def _children(self, table: Table, ids: list[str], step: UndoStep, user_id: str, *, depth: int) -> None:
+        """Rows a delete of `ids` will take with it (cascade) or unlink (set null), before it runs."""
+        if not ids or depth > 3:
+            return
+        for child, column in children_of(table.name):
+            if column.fk is None:
+                continue
+            rows = await self._rows_pointing(child, column.name, ids, user_id)
+            if column.fk.on_delete == "cascade":
+                step.cascaded.setdefault(child.name, []).extend(rows)
+                await self._children(child, [row["id"] for row in rows], step, user_id, depth=depth + 1)
+            else:
+                step.unlinked.extend(Unlinked(table=child.name, column=column.name, row=row) for row in rows if row["id"] not in ids)
+
+    async def _rows_pointing(self, child: Table, column: str, ids: list[str], user_id: str) -> list[Row]:
+        rows: list[Row] = []
+        for start in range(0, len(ids), MAX_IN_VALUES):
+            where = Where(all_of=(Filter(column, "in", ids[start:start + MAX_IN_VALUES]),))
+            rows.extend(await self.inner.select(child, Query(where=where, limit=MAX_ROWS + 1), user_id=user_id))
+        return rows

@@ -1,0 +1,144 @@
+"""Ingredients against the pantry: what a plan needs in total, what is missing, what a cooked meal uses up.
+
+Pure arithmetic over rows. The same ingredient is recognised by its catalog ingredient, else by its
+name with plurals folded ('Eggs' = 'egg'). Amounts add up within a dimension (g + kg, tsp + cup) and
+stay apart across dimensions (cups and grams of flour are two lines: no density is assumed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convertible, dimension, sensible
+from alfred_mcp.state.compiler import folded_words
+
+Row = dict[str, Any]
+EPSILON = 1e-9
+
+
+def name_key(name: str) -> str:
+    """'Cod Fillets' and 'cod fillet' share a key."""
+    return " ".join(folded_words(name))
+
+
+@dataclass
+class Need:
+    """One ingredient in one dimension, summed over recipes, in its base unit (ml, g, or the count unit)."""
+
+    name: str
+    ingredient_id: str | None
+    unit: str | None
+    quantity: float | None
+    recipes: list[str] = field(default_factory=list)
+    """Refs of the recipes it came from, in first-seen order."""
+    shown_in: str | None = None
+    """The unit the first recipe wrote it in (cups stay cups, grams stay grams, when shown)."""
+
+    @property
+    def key(self) -> str:
+        return name_key(self.name)
+
+    def amount(self, quantity: float | None = None) -> Amount:
+        """`quantity` (default: the need's) of the base unit, in the unit the recipe wrote it in."""
+        value = self.quantity if quantity is None else quantity
+        return Amount(convert(value or 0.0, self.unit, self.shown_in), self.shown_in)
+
+    def text(self) -> str:
+        if self.quantity is None:
+            return self.name
+        return f"{sensible(self.amount()).text} {self.name}"
+
+
+def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
+    """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient and dimension; optional ones left out."""
+    merged: dict[tuple[str, str], Need] = {}
+    for recipe_ref, row, factor in uses:
+        if row.get("is_optional"):
+            continue
+        unit = row.get("unit")
+        key = (str(row.get("ingredient_id") or name_key(row["name"])), dimension(unit))
+        quantity = None if row.get("quantity") is None else convert(float(row["quantity"]) * factor, unit, base_unit(unit))
+        need = merged.get(key)
+        if need is None:
+            merged[key] = Need(row["name"], row.get("ingredient_id"), base_unit(unit), quantity, [recipe_ref], shown_in=unit)
+            continue
+        if quantity is not None:
+            need.quantity = quantity if need.quantity is None else need.quantity + quantity
+        if recipe_ref not in need.recipes:
+            need.recipes.append(recipe_ref)
+    return list(merged.values())
+
+
+class Stock:
+    """Rows (pantry items or shopping lines) indexed by catalog ingredient and by name key."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = list(rows)
+        self._by_id: dict[str, list[Row]] = {}
+        self._by_name: dict[str, list[Row]] = {}
+        for row in self.rows:
+            if row.get("ingredient_id"):
+                self._by_id.setdefault(str(row["ingredient_id"]), []).append(row)
+            self._by_name.setdefault(name_key(str(row.get("name") or "")), []).append(row)
+
+    def matching(self, name: str, ingredient_id: str | None) -> list[Row]:
+        """Rows of the same ingredient: by catalog ingredient when it has one, plus rows of the same name."""
+        found = list(self._by_id.get(str(ingredient_id), [])) if ingredient_id else []
+        found += [row for row in self._by_name.get(name_key(name), []) if row not in found]
+        return found
+
+
+def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
+    """How much of `need` the rows hold in its unit, and what they hold that cannot be compared."""
+    total, apart = 0.0, []
+    for row in rows:
+        quantity = row.get("quantity")
+        if quantity is None:
+            continue
+        if convertible(row.get("unit"), need.unit):
+            total += convert(float(quantity), row.get("unit"), need.unit)
+        else:
+            apart.append(amount_text(float(quantity), row.get("unit")))
+    return total, apart
+
+
+@dataclass(frozen=True)
+class Deduction:
+    """How much to take from one pantry row, in the row's unit."""
+
+    row: Row
+    used: float
+    left: float
+
+
+@dataclass
+class DeductPlan:
+    deductions: list[Deduction]
+    shortfall: float
+    """What the rows could not cover, in the need's unit (0 when covered)."""
+    apart: list[str]
+    """What the rows hold in a unit that cannot be compared with the need's."""
+
+
+def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
+    """Take `need` from the rows, soonest expiry first, converting units; never below zero."""
+    remaining = need.quantity or 0.0
+    deductions, apart = [], []
+    ordered = sorted(rows, key=lambda row: (row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
+    for row in ordered:
+        quantity = row.get("quantity")
+        if quantity is None or remaining <= EPSILON:
+            continue
+        if not convertible(row.get("unit"), need.unit):
+            apart.append(amount_text(float(quantity), row.get("unit")))
+            continue
+        have = convert(float(quantity), row.get("unit"), need.unit)
+        take = min(have, remaining)
+        if take <= EPSILON:
+            continue
+        remaining -= take
+        used = convert(take, need.unit, row.get("unit"))
+        deductions.append(Deduction(row, used, max(0.0, float(quantity) - used)))
+    return DeductPlan(deductions, max(0.0, remaining), apart)
