@@ -33,6 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
     parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
     parser.add_argument("--model", help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
+    parser.add_argument("--read-only", action="store_true", help="serve only read-only tools (env ALFRED_READ_ONLY=1)")
+    parser.add_argument(
+        "--tools", metavar="A,B", help="serve only these tools and toolsets: core, drafts, stages, agent, kitchen, all (env ALFRED_TOOLS)"
+    )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr (-v, -vv)")
     commands = parser.add_subparsers(dest="command")
     serve = commands.add_parser(
@@ -64,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = Settings.from_env(
             db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model,
-            supabase_url=args.supabase_url, supabase_key=args.supabase_key,
+            supabase_url=args.supabase_url, supabase_key=args.supabase_key, read_only=args.read_only, tools=args.tools,
         )
+        _check_tools(settings)
     except AlfredError as error:
         print(f"alfred-mcp: {error.message}", file=sys.stderr)
         return 2
@@ -86,6 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _check_tools(settings: Settings) -> None:
+    """An unknown name in --tools / ALFRED_TOOLS fails here, before anything is served."""
+    from alfred_mcp.contracts import load_contracts
+    from alfred_mcp.server.toolsets import HostControls
+
+    HostControls.from_settings(settings, load_contracts())
 
 
 def _serve(settings: Settings) -> int:

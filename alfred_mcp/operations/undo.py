@@ -58,10 +58,14 @@ def last_entry(session: Session) -> UndoEntry:
     return entry
 
 
-async def preview(work: UnitOfWork) -> tuple[UndoEntry, list[Row]]:
-    """The entry an undo would revert and the rows it would delete (for a confirmation), without writing."""
+async def preview(work: UnitOfWork) -> tuple[UndoEntry, dict[str, list[Row]]]:
+    """The entry an undo would revert and the rows it would delete, by table, root tables first (no writes)."""
     entry = last_entry(work.session)
-    return entry, [row for step in entry.steps if step.kind == "insert" for row in step.after]
+    removed: dict[str, list[Row]] = {}
+    for step in entry.steps:
+        if step.kind == "insert" and not any(c.fk and c.fk.on_delete == "cascade" for c in get_table(step.table).fk_columns):
+            removed.setdefault(step.table, []).extend(step.after)
+    return entry, removed
 
 
 async def undo_last(work: UnitOfWork) -> Undone:

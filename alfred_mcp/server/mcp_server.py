@@ -11,17 +11,18 @@ from mcp.server import MCPServer
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract, load_contracts
-from alfred_mcp.server import completions, prompts, resources
+from alfred_mcp.server import completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware, TokenUsers
 from alfred_mcp.server.dispatch import run_tool_call
 from alfred_mcp.server.notifications import notify_changes
 from alfred_mcp.server.tools import HANDLERS
+from alfred_mcp.server.toolsets import HostControls
 
 INSTRUCTIONS = (
     "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
@@ -41,6 +42,7 @@ class AlfredServer(MCPServer[AlfredApp]):
         missing = set(self.contracts) ^ set(HANDLERS)
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
+        self.host = HostControls.from_settings(app.settings, self.contracts)
         auth = None
         if tokens is not None:
             app.serves_many = True
@@ -66,6 +68,7 @@ class AlfredServer(MCPServer[AlfredApp]):
                 annotations=ToolAnnotations.model_validate(c.annotations),
             )
             for c in self.contracts.values()
+            if c.name in self.host.served
         ]
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
@@ -74,10 +77,16 @@ class AlfredServer(MCPServer[AlfredApp]):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult:
+        refusal = self.host.refusal(name)
+        if refusal is not None:
+            raise ToolError(refusal)
         contract = self.contracts.get(name)
         if contract is None:
             raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
+        instead = await host_controls.confirm(self.app, contract, arguments, context)
+        if instead is not None:
+            return instead
         outcome, result = await run_tool_call(self.app, contract, arguments, context)
         if result is not None:
             await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"])

@@ -24,8 +24,8 @@ from alfred_mcp.state.conversation import ConversationHistory
 from alfred_mcp.state.curation import CurationState
 from alfred_mcp.state.drafts import Draft
 from alfred_mcp.state.narrative import TurnExecutionSummary, TurnPlan
-from alfred_mcp.state.undo import UndoEntry
 from alfred_mcp.state.understanding import NarrativeIndex, Understanding
+from alfred_mcp.state.undo import UndoEntry
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -7,7 +7,7 @@ stay apart across dimensions (cups and grams of flour are two lines: no density 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 

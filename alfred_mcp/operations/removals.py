@@ -1,0 +1,91 @@
+"""What a destructive call would remove, found before it runs: what a confirmation asks about.
+
+Only calls that remove rows are previewed (db_delete, and kitchen_undo when it reverts a create or
+a save). A preview writes nothing; when the call's arguments are wrong it returns None and the call
+itself reports the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from alfred_mcp.errors import AlfredError
+from alfred_mcp.kitchen.query import Query, where_from_json
+from alfred_mcp.kitchen.schema import Table, get_table, row_label
+from alfred_mcp.operations import undo
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.translate import translate_where
+
+MAX_NAMED = 5
+
+
+@dataclass(frozen=True)
+class Removal:
+    """Rows a call would remove: how many, of which table, whether recipes are among them, and a few names."""
+
+    table: str
+    count: int
+    recipes: int
+    names: tuple[str, ...]
+    what: str
+    """Which call, for the question: 'db_delete', or 'undo of the draft_save of turn 3'."""
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """More than one row, or any recipe."""
+        return self.count > 1 or self.recipes > 0
+
+    def question(self) -> str:
+        table = get_table(self.table)
+        shown = ", ".join(self.names) + (f" and {self.count - len(self.names)} more" if self.count > len(self.names) else "")
+        noun = table.noun if self.count == 1 else f"{table.noun}s"
+        extra = (" with its ingredients" if self.count == 1 else " with their ingredients") if self.recipes else ""
+        return f"{self.what}: permanently remove {self.count} {noun}{extra} ({shown})?"
+
+
+async def preview_removal(work: UnitOfWork, tool: str, args: Mapping[str, Any]) -> Removal | None:
+    """What `tool` called with `args` would remove, or None (it removes nothing, or its arguments are wrong)."""
+    try:
+        if tool == "db_delete":
+            return await _delete_preview(work, args)
+        if tool == "kitchen_undo":
+            return await _undo_preview(work)
+    except AlfredError:
+        return None
+    return None
+
+
+async def _delete_preview(work: UnitOfWork, args: Mapping[str, Any]) -> Removal | None:
+    table = get_table(str(args.get("table")))
+    where = where_from_json(args.get("filters"), args.get("or_filters"))
+    if where.is_empty and not args.get("all"):
+        return None
+    target = translate_where(table, where, work.session.registry)
+    count = await work.store.count(table, target, user_id=work.user_id)
+    if not count:
+        return None
+    rows = await work.store.select(table, Query(where=target, limit=MAX_NAMED), user_id=work.user_id)
+    return Removal(table.name, count, count if table.name == "recipes" else 0, _names(work, table, rows), "db_delete")
+
+
+async def _undo_preview(work: UnitOfWork) -> Removal | None:
+    entry, rows_by_table = await undo.preview(work)
+    roots = [(get_table(name), rows) for name, rows in rows_by_table.items() if rows]
+    if not roots:
+        return None
+    table, rows = roots[0]
+    count = sum(len(rows) for _, rows in roots)
+    recipes = sum(len(rows) for t, rows in roots if t.name == "recipes")
+    return Removal(table.name, count, recipes, _names(work, table, rows[:MAX_NAMED]), f"Undo of {entry.describe()}")
+
+
+def _names(work: UnitOfWork, table: Table, rows: list[dict[str, Any]]) -> tuple[str, ...]:
+    names = []
+    for row in rows:
+        ref = work.session.registry.ref_for_row(str(row["id"]))
+        label = row_label(table, row)
+        names.append(f"{ref} ({label})" if ref else label)
+    return tuple(names)
+

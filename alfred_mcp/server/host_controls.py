@@ -1,0 +1,78 @@
+"""Confirmation of destructive calls (which tools are served at all: `toolsets.py`).
+
+When the client declares elicitation, a destructive call that would remove more than one row, or
+any recipe, first asks the user (`Resolve` + `Elicit`, which the SDK carries on both
+  protocol eras: a mid-call request on 2025-11-25, an input-required round on 2026-07-28). Decline or
+  cancel changes nothing and says so. A client without elicitation is not asked (as before); the host
+  can still serve it read-only or without db_delete, and kitchen_undo brings removed rows back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, Resolve
+from mcp.server.mcpserver.resolve import build_resolver_plans, resolve_arguments
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import BaseModel, Field
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import ToolContract
+from alfred_mcp.errors import DeclinedError
+from alfred_mcp.operations.removals import Removal, preview_removal
+from alfred_mcp.server.dispatch import error_result
+
+
+class Confirm(BaseModel):
+    """The one field a confirmation form asks for."""
+
+    confirm: bool = Field(description="Yes, remove them.")
+
+
+class _Ask:
+    """A resolver asking one question (a callable object: its wire key is stable across rounds and replicas)."""
+
+    def __init__(self, question: str) -> None:
+        self.question = question
+
+    def __call__(self) -> Elicit[Confirm]:
+        return Elicit(self.question, Confirm)
+
+
+async def confirm(
+    app: AlfredApp, contract: ToolContract, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None
+) -> CallToolResult | InputRequiredResult | None:
+    """None: go ahead. Otherwise what to answer instead: the question (2026-07-28) or the refusal after a no."""
+    if not contract.annotations.get("destructiveHint") or not _can_elicit(context):
+        return None
+    assert context is not None
+    async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:
+        removal = await preview_removal(work, contract.name, arguments)
+    if removal is None or not removal.needs_confirmation:
+        return None
+    params = {"answer": (Resolve(_Ask(removal.question())), True)}
+    outcome = await resolve_arguments(params, build_resolver_plans(params, set()), {}, context)
+    if isinstance(outcome, InputRequiredResult):
+        return outcome
+    return None if _accepted(outcome["answer"]) else _declined(removal, outcome["answer"])
+
+
+def _can_elicit(context: Context[AlfredApp, Any] | None) -> bool:
+    """The client declared form elicitation (a bare `elicitation: {}` counts, as the SDK counts it)."""
+    capabilities = context.client_capabilities if context is not None else None
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def _accepted(answer: ElicitationResult[Confirm]) -> bool:
+    return isinstance(answer, AcceptedElicitation) and isinstance(answer.data, Confirm) and answer.data.confirm
+
+
+def _declined(removal: Removal, answer: ElicitationResult[Confirm]) -> CallToolResult:
+    how = {"accept": "did not confirm", "decline": "declined", "cancel": "cancelled"}[answer.action]
+    error = DeclinedError(
+        f"Nothing was removed: the user {how} the confirmation ({removal.what}, {removal.count} row(s) of {removal.table}). "
+        "Nothing was changed.",
+        answer=answer.action, table=removal.table, count=removal.count,
+    )
+    return error_result(error.to_dict())

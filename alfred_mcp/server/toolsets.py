@@ -1,0 +1,72 @@
+"""Which tools this server serves: read-only mode and the tool allow-list (named toolsets included).
+
+- `--read-only` / ALFRED_READ_ONLY=1: only tools whose readOnlyHint is true are listed and callable.
+- `--tools a,b` / ALFRED_TOOLS: tool names and named toolsets (TOOLSETS); an unknown name fails at
+  startup, naming it. With both, a tool must pass both. The agent's tool runner obeys the same controls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import ToolContract
+from alfred_mcp.errors import ConfigError
+
+TOOLSETS: dict[str, tuple[str, ...]] = {
+    "core": ("db_read", "db_create", "db_update", "db_delete", "describe_table", "show_working_set", "session_start",
+             "turn_begin", "turn_reply", "understanding_submit", "constraints_read", "recipes_search", "recipes_makeable"),
+    "drafts": ("draft_create", "draft_read", "draft_revise", "draft_discard", "draft_save",
+               "batch_open", "batch_status", "batch_skip", "batch_complete"),
+    "stages": ("turn_start", "turn_context", "turn_submit", "turn_status", "turn_abandon"),
+    "agent": ("chat",),
+    "kitchen": ("recipes_import", "recipes_export", "recipes_scale", "shopping_list_from", "meal_cooked", "kitchen_undo"),
+}
+"""Named toolsets for `--tools` (each tool is in exactly one; 'all' names every tool)."""
+
+
+@dataclass(frozen=True)
+class HostControls:
+    """Which tools are served, and why a tool is not."""
+
+    served: frozenset[str]
+    reasons: Mapping[str, str]
+
+    @classmethod
+    def from_settings(cls, settings: Settings, contracts: Mapping[str, ToolContract]) -> HostControls:
+        """Raises ConfigError naming an unknown tool or toolset in `settings.tools`."""
+        allowed = expand(settings.tools, contracts) if settings.tools else set(contracts)
+        reasons = {name: "it is not in this server's tool allow-list (--tools)" for name in contracts if name not in allowed}
+        if settings.read_only:
+            reasons.update({name: "this server is read-only (--read-only)"
+                            for name, c in contracts.items() if not c.annotations.get("readOnlyHint")})
+        return cls(frozenset(name for name in contracts if name not in reasons), reasons)
+
+    def refusal(self, name: str) -> str | None:
+        """Why `name` may not be called here (None: it may, or it is not a tool at all)."""
+        reason = self.reasons.get(name)
+        return f"{name} is not available: {reason}." if reason else None
+
+
+def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract]) -> set[str]:
+    """Tool names and toolsets as tool names.
+
+    Raises:
+        ConfigError: an unknown name (the message lists the tools and toolsets).
+    """
+    tools: set[str] = set()
+    for name in names:
+        if name == "all":
+            tools.update(contracts)
+        elif name in TOOLSETS:
+            tools.update(TOOLSETS[name])
+        elif name in contracts:
+            tools.add(name)
+        else:
+            raise ConfigError(
+                f"--tools / ALFRED_TOOLS: unknown tool or toolset '{name}'. Toolsets: {', '.join(TOOLSETS)}, all; "
+                f"tools: {', '.join(sorted(contracts))}.",
+                field="tools", value=name,
+            )
+    return tools
