@@ -21,6 +21,7 @@ VOLUME_ML: dict[str, float] = {
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
 _SPOONS = ("tsp", "tbsp", "cup")
 _WHOLE_COUNTS = frozenset({"pinch", "dash", "drop", "splash", "handful", "sprig", "leaf"})
+_METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
 _PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bunches", "dash": "dashes", "box": "boxes"}
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
@@ -142,7 +143,7 @@ def amount_text(quantity: float | None, unit: str | None) -> str:
     """'1 1/2 cups', '1 tbsp', '2', '250 g': the quantity as text, then the unit (plural where a cook says it)."""
     if quantity is None:
         return unit or ""
-    number = quantity_text(quantity)
+    number = f"{quantity:.3f}".rstrip("0").rstrip(".") if unit in _METRIC else quantity_text(quantity)
     if unit is None or unit == "piece":
         return number
     return f"{number} {unit_word(unit, quantity)}"

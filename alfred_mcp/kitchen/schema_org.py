@@ -24,6 +24,7 @@ MAX_STEPS = 50
 MAX_INGREDIENTS = 100
 MAX_TEXT = 2_000
 _TAG = re.compile(r"<[^>]{0,500}>")
+_BLOCK_TAG = re.compile(r"<(?:br|/?p|/?li|/?div|/?h[1-6]|/?tr|/?td)\b[^>]{0,500}>", re.IGNORECASE)
 _INTEGER = re.compile(r"\d+")
 
 
@@ -244,5 +245,6 @@ def _text(value: Json) -> str | None:
         value = str(value)
     if not isinstance(value, str):
         return None
-    text = " ".join(html.unescape(_TAG.sub(" ", html.unescape(value))).split())
+    unescaped = html.unescape(value)
+    text = " ".join(html.unescape(_TAG.sub("", _BLOCK_TAG.sub(" ", unescaped))).split())
     return text or None

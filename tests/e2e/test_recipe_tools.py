@@ -1,0 +1,142 @@
+"""recipes_import, recipes_export and recipes_scale through the real client, in both protocol eras.
+
+Pages come from a loopback site written for these tests (`tests/recipe_site.py`); the round trip
+export -> import is checked for every recipe of the demo kitchen, not for one example.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp import Client
+from recipe_site import PLAIN_TEXT, recipe_site
+
+from alfred_mcp.app import AlfredApp
+
+from .helpers import call, call_error
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with recipe_site() as url:
+        yield url
+
+
+async def _drafts(client: Client) -> int:
+    return int((await call(client, "draft_read"))["count"])
+
+
+async def test_a_yoast_graph_page_becomes_a_recipe_draft(client: Client, site: str) -> None:
+    """@graph JSON-LD: name decoded, servings from recipeYield, ISO times, sections flattened, lines parsed, source kept."""
+    result = await call(client, "recipes_import", source=f"{site}/lemon-cod")
+    assert result["count"] == 1 and result["source"] == {"kind": "url", "url": f"{site}/lemon-cod"}
+    draft = result["drafts"][0]
+    content = draft["content"]
+    assert draft["ref"] == "gen_recipe_1" and draft["status"] == "pending"
+    assert content["name"] == "Lemon Garlic Cod & Herbs" and content["description"] == "Flaky cod with lemon."
+    assert (content["servings"], content["prep_time_minutes"], content["cook_time_minutes"]) == (4, 10, 15)
+    assert content["instructions"][0] == "Heat the oven to 200°C." and len(content["instructions"]) == 4
+    assert content["source_url"] == f"{site}/lemon-cod" and content["cuisine"] == "Mediterranean"
+    lines = {i["name"]: i for i in content["ingredients"]}
+    assert (lines["olive oil"]["quantity"], lines["olive oil"]["unit"]) == (1.5, "tbsp")
+    assert (lines["garlic"]["quantity"], lines["garlic"]["unit"], lines["garlic"]["notes"]) == (3, "clove", "minced")
+    assert (lines["smoked paprika"]["quantity"], lines["salt"]["quantity"], lines["salt"]["unit"]) == (0.5, 1, "pinch")
+    assert lines["fresh parsley"]["is_optional"] is True
+    saved = await call(client, "draft_save", refs=["gen_recipe_1"])
+    assert saved["saved"] == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "servings", "first"),
+    [("/soup.jsonld", "Tomato Soup", 2, ("canned tomatoes", 800, "g")),
+     ("/lentils", "Lentil Soup", 6, ("red lentils", 2, "cup")),
+     ("/pancakes.txt", "Weeknight Pancakes", 4, ("flour", 1.5, "cup"))],
+    ids=["jsonld-list", "microdata", "plain-text"],
+)
+async def test_every_kind_of_page_imports(client: Client, site: str, path: str, name: str, servings: int, first: tuple[Any, ...]) -> None:
+    content = (await call(client, "recipes_import", source=site + path))["drafts"][0]["content"]
+    ingredient = content["ingredients"][0]
+    assert (content["name"], content["servings"]) == (name, servings)
+    assert (ingredient["name"], ingredient["quantity"], ingredient["unit"]) == first
+
+
+async def test_pasted_text_and_json_ld_import_without_a_url(client: Client) -> None:
+    text = await call(client, "recipes_import", source=PLAIN_TEXT)
+    assert text["source"] == {"kind": "text"} and text["drafts"][0]["content"]["prep_time_minutes"] == 10
+    recipe = {"@context": "https://schema.org", "@type": "Recipe", "name": "Toast", "recipeIngredient": ["2 slices bread"],
+              "recipeInstructions": [{"@type": "HowToStep", "text": "Toast."}], "totalTime": "PT5M"}
+    pasted = await call(client, "recipes_import", source=json.dumps(recipe))
+    assert pasted["drafts"][0]["content"]["cook_time_minutes"] == 5 and pasted["warnings"]
+
+
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [("/about", "is not a recipe page"), ("/huge", "larger than"), ("/photo.png", "image/png"), ("/missing", "HTTP 404")],
+    ids=["not-a-recipe", "too-large", "wrong-content-type", "not-found"],
+)
+async def test_a_source_that_is_not_a_recipe_is_refused_naming_source(client: Client, site: str, path: str, words: str) -> None:
+    error = await call_error(client, "recipes_import", source=site + path)
+    assert error["code"] == "import_failed" and error["field"] == "source" and words in error["message"]
+    assert await _drafts(client) == 0
+
+
+async def test_pasted_text_without_a_recipe_and_broken_json_are_refused(client: Client) -> None:
+    text = await call_error(client, "recipes_import", source="just some thoughts about dinner")
+    broken = await call_error(client, "recipes_import", source='{"@type": "Recipe", "name": ')
+    assert "Ingredients" in text["message"] and "not valid JSON" in broken["message"]
+    assert await _drafts(client) == 0
+
+
+async def test_redirects_are_followed(client: Client, site: str) -> None:
+    result = await call(client, "recipes_import", source=f"{site}/moved")
+    assert result["source"]["url"].endswith("/lemon-cod") and result["count"] == 1
+
+
+async def test_every_demo_recipe_exports_and_imports_back_the_same(client: Client, app: AlfredApp) -> None:
+    """schema.org export -> recipes_import gives the same name, servings, times, ingredients, steps and tags."""
+    recipes = (await call(client, "db_read", table="recipes", limit=50))["rows"]
+    assert len(recipes) >= 8
+    for recipe in recipes:
+        exported = (await call(client, "recipes_export", recipe=recipe["id"]))["content"]
+        assert exported["@type"] == "Recipe" and exported["recipeInstructions"][0]["@type"] == "HowToStep"
+        draft = (await call(client, "recipes_import", source=json.dumps(exported)))["drafts"][0]["content"]
+        rows = (await call(client, "db_read", table="recipe_ingredients", filters=[{"field": "recipe_id", "op": "eq", "value": recipe["id"]}],
+                           order_by=[{"field": "position"}], limit=100))["rows"]
+        for key in ("name", "description", "servings", "prep_time_minutes", "cook_time_minutes", "instructions", "tags"):
+            assert draft[key] == (recipe[key] or ([] if key == "tags" else None)), (recipe["name"], key)
+        got = [(i["name"], i["quantity"], i["unit"], i["notes"], i["is_optional"]) for i in draft["ingredients"]]
+        want = [(r["name"], r["quantity"], r["unit"], r["notes"], r["is_optional"]) for r in rows]
+        assert got == want, recipe["name"]
+
+
+async def test_markdown_export_is_for_people(client: Client) -> None:
+    ref = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+    text = (await call(client, "recipes_export", recipe=ref, format="markdown"))["content"]
+    assert text.startswith("# ") and "## Ingredients" in text and "\n1. " in text
+
+
+async def test_scaling_uses_sensible_units_and_never_fractional_eggs(client: Client) -> None:
+    created = await call(client, "draft_create", entity_type="recipe", items=[{
+        "name": "Scale Test", "servings": 6, "instructions": ["Mix."],
+        "ingredients": [{"name": "sugar", "quantity": 1, "unit": "tbsp"}, {"name": "eggs", "quantity": 2},
+                        {"name": "flour", "quantity": 750, "unit": "g"}, {"name": "salt", "notes": "to taste"}]}])
+    saved = await call(client, "draft_save", refs=[created["drafts"][0]["ref"]])
+    ref = saved["items"][0]["saved_as"]
+    up = {i["name"]: i for i in (await call(client, "recipes_scale", recipe=ref, servings=18))["ingredients"]}
+    assert up["sugar"]["text"] == "3 tbsp sugar" and up["flour"]["text"] == "2.25 kg flour"
+    down = await call(client, "recipes_scale", recipe=ref, servings=2)
+    lines = {i["name"]: i for i in down["ingredients"]}
+    assert down["factor"] == pytest.approx(1 / 3, abs=1e-4) and lines["sugar"]["text"] == "1 tsp sugar"
+    assert lines["eggs"]["quantity"] == 0.5 and lines["eggs"]["rounded_from"] == pytest.approx(0.667, abs=1e-3)
+    assert lines["flour"]["text"] == "250 g flour" and lines["salt"]["quantity"] is None
+
+
+async def test_scale_refuses_a_recipe_without_servings_and_writes_nothing(client: Client) -> None:
+    created = await call(client, "db_create", table="recipes", data={"name": "No Servings"})
+    error = await call_error(client, "recipes_scale", recipe=created["rows"][0]["id"], servings=4)
+    assert error["field"] == "recipe" and "servings" in error["message"]
