@@ -1,0 +1,123 @@
+"""--read-only, --tools and confirmation through elicitation, through the real client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from mcp import Client, types
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import load_contracts
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.schema import RECIPES
+from alfred_mcp.server.mcp_server import AlfredServer, build_server
+from alfred_mcp.server.toolsets import TOOLSETS, HostControls
+
+from .helpers import call, call_error, eq
+
+pytestmark = pytest.mark.anyio
+MODES = pytest.mark.parametrize("mode", ["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
+
+
+def _served(app: AlfredApp, **settings: Any) -> AlfredServer:
+    app.settings = replace(app.settings, **settings)
+    return build_server(app)
+
+
+def test_every_tool_is_in_exactly_one_toolset() -> None:
+    """A new tool must be given a toolset, so `--tools core,kitchen` keeps meaning what the README says."""
+    named = [tool for tools in TOOLSETS.values() for tool in tools]
+    assert sorted(named) == sorted(load_contracts())
+
+
+@pytest.mark.parametrize("names", [("bogus",), ("core", "db_reed"), ("kitchn",)])
+def test_an_unknown_tool_or_toolset_fails_naming_it(names: tuple[str, ...]) -> None:
+    with pytest.raises(ConfigError) as raised:
+        HostControls.from_settings(Settings(tools=names), load_contracts())
+    assert f"'{[n for n in names if n not in TOOLSETS][0]}'" in raised.value.message and "Toolsets: core" in raised.value.message
+
+
+@MODES
+async def test_read_only_lists_and_serves_only_read_only_tools(app: AlfredApp, mode: str) -> None:
+    contracts = load_contracts()
+    async with Client(_served(app, read_only=True), mode=mode) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert listed == {name for name, c in contracts.items() if c.annotations["readOnlyHint"]}
+        assert {"db_read", "recipes_scale", "recipes_export"} <= listed
+        for name in sorted(set(contracts) - listed):
+            result = await client.call_tool(name, {})
+            assert result.is_error and "read-only (--read-only)" in result.content[0].text, name
+        assert (await call(client, "db_read", table="recipes", limit=1))["count"] == 1
+
+
+@MODES
+async def test_an_allow_list_of_toolsets_and_names(app: AlfredApp, mode: str) -> None:
+    async with Client(_served(app, tools=("kitchen", "db_read")), mode=mode) as client:
+        listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert listed == {*TOOLSETS["kitchen"], "db_read"}
+        refused = await client.call_tool("db_delete", {"table": "recipes", "all": True})
+        assert refused.is_error and "allow-list (--tools)" in refused.content[0].text
+    assert len(await app.store.select(RECIPES, Query(), user_id=app.user_id)) > 1
+
+
+def _elicitation(action: str, asked: list[str], confirm: bool = True) -> Any:
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action=action, content={"confirm": confirm} if action == "accept" else None)  # type: ignore[arg-type]
+
+    return answer
+
+
+@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
+async def mode(request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    yield str(request.param)
+
+
+@pytest.mark.parametrize(("action", "confirm", "deleted"), [("accept", True, True), ("accept", False, False),
+                                                            ("decline", True, False), ("cancel", True, False)])
+async def test_deleting_a_recipe_asks_first_and_a_no_changes_nothing(
+    app: AlfredApp, mode: str, action: str, confirm: bool, deleted: bool
+) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation(action, asked, confirm)) as client:
+        ref = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+        arguments = {"table": "recipes", "filters": [eq("id", ref)]}
+        if deleted:
+            assert (await call(client, "db_delete", **arguments))["count"] == 1
+        else:
+            error = await call_error(client, "db_delete", **arguments)
+            assert error["code"] == "declined" and "Nothing was changed" in error["message"]
+            assert (await call(client, "db_read", table="recipes", filters=[eq("id", ref)]))["count"] == 1
+    assert len(asked) == 1 and ref in asked[0] and "with its ingredients" in asked[0]
+
+
+async def test_removing_one_pantry_row_does_not_ask_but_two_do(app: AlfredApp, mode: str) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("accept", asked)) as client:
+        rows = (await call(client, "db_read", table="inventory", limit=3))["rows"]
+        await call(client, "db_delete", table="inventory", filters=[eq("id", rows[0]["id"])])
+        assert asked == []
+        await call(client, "db_delete", table="inventory", filters=[{"field": "id", "op": "in", "value": [r["id"] for r in rows[1:]]}])
+        assert len(asked) == 1 and "2 pantry items" in asked[0]
+
+
+async def test_undoing_a_save_asks_because_it_removes_a_recipe(app: AlfredApp, mode: str) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
+        draft = await call(client, "draft_create", entity_type="recipe",
+                           items=[{"name": "Ask Pie", "ingredients": [{"name": "apple"}], "instructions": ["Bake."]}])
+        saved = await call(client, "draft_save", refs=[draft["drafts"][0]["ref"]])
+        error = await call_error(client, "kitchen_undo")
+        assert error["code"] == "declined" and len(asked) == 1 and "Undo of the draft_save call" in asked[0]
+        assert (await call(client, "db_read", table="recipes", filters=[eq("id", saved["items"][0]["saved_as"])]))["count"] == 1
+
+
+async def test_without_elicitation_a_delete_runs_as_before(client: Client) -> None:
+    rows = (await call(client, "db_read", table="recipes", limit=2))["rows"]
+    result = await call(client, "db_delete", table="recipes", filters=[{"field": "id", "op": "in", "value": [r["id"] for r in rows]}])
+    assert result["count"] == 2

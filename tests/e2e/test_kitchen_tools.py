@@ -1,0 +1,146 @@
+"""shopping_list_from, meal_cooked and kitchen_undo through the real client, in both protocol eras."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from .helpers import call, call_error, eq
+
+pytestmark = pytest.mark.anyio
+
+
+async def _recipe(client: Client, name: str, servings: int, ingredients: list[dict[str, Any]]) -> str:
+    created = await call(client, "draft_create", entity_type="recipe",
+                         items=[{"name": name, "servings": servings, "ingredients": ingredients, "instructions": ["Cook."]}])
+    saved = await call(client, "draft_save", refs=[created["drafts"][0]["ref"]])
+    return str(saved["items"][0]["saved_as"])
+
+
+async def _pantry(client: Client, *items: tuple[str, float, str]) -> list[str]:
+    created = await call(client, "db_create", table="inventory",
+                         data=[{"name": name, "quantity": quantity, "unit": unit} for name, quantity, unit in items])
+    return [row["id"] for row in created["rows"]]
+
+
+async def _rows(client: Client, table: str, session: str | None = None, **filters: Any) -> list[dict[str, Any]]:
+    where = [eq(k, v) for k, v in filters.items()]
+    extra = {"session": session} if session else {}
+    return list((await call(client, "db_read", table=table, filters=where, limit=100, **extra))["rows"])
+
+
+async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Client) -> None:
+    """g and kg merge; cups and g of the same flour stay two lines; the pantry is subtracted; lines name their recipes."""
+    bread = await _recipe(client, "Test Bread", 1, [{"name": "quuxflour", "quantity": 500, "unit": "g"},
+                                                   {"name": "quuxsalt", "quantity": 1, "unit": "tsp"}])
+    cake = await _recipe(client, "Test Cake", 1, [{"name": "quuxflour", "quantity": 1, "unit": "kg"},
+                                                 {"name": "quuxflour", "quantity": 2, "unit": "cup"},
+                                                 {"name": "quuxsalt", "quantity": 2, "unit": "tsp"},
+                                                 {"name": "quuxvanilla", "quantity": 1, "unit": "tsp", "is_optional": True}])
+    await _pantry(client, ("quuxflour", 300, "g"), ("quuxsalt", 1, "tbsp"))
+    result = await call(client, "shopping_list_from", recipes=[bread, cake])
+    lines = {(line["name"], line["unit"]): line for line in result["lines"]}
+    assert set(lines) == {("quuxflour", "kg"), ("quuxflour", "cup")}
+    assert lines[("quuxflour", "kg")]["quantity"] == 1.2 and lines[("quuxflour", "kg")]["recipes"] == [bread, cake]
+    assert lines[("quuxflour", "cup")]["quantity"] == 2 and lines[("quuxflour", "cup")]["recipes"] == [cake]
+    assert [c["name"] for c in result["covered"]] == ["quuxsalt"]
+    stored = await _rows(client, "shopping_list", name="quuxflour")
+    assert {row["source"] for row in stored} == {"Test Bread, Test Cake", "Test Cake"}
+    again = await call(client, "shopping_list_from", recipes=[bread])
+    assert [(line["action"], line["quantity"]) for line in again["lines"]] == [("updated", pytest.approx(1.4))]
+    assert len(await _rows(client, "shopping_list", name="quuxflour")) == 2
+
+
+async def test_shopping_from_a_range_of_meal_plans_scales_to_each_meal(client: Client) -> None:
+    soup = await _recipe(client, "Test Soup", 4, [{"name": "quuxlentils", "quantity": 400, "unit": "g"}])
+    await call(client, "db_create", table="meal_plans", data=[
+        {"date": "2031-03-02", "meal_type": "dinner", "recipe_id": soup, "servings": 2},
+        {"date": "2031-03-04", "meal_type": "lunch", "recipe_id": soup, "servings": 8},
+        {"date": "2031-03-09", "meal_type": "dinner", "recipe_id": soup, "servings": 4}])
+    result = await call(client, "shopping_list_from", meal_plans={"from": "2031-03-01", "to": "2031-03-05"})
+    assert result["meals"] == 2 and result["recipes"] == [soup]
+    assert [(line["name"], line["quantity"], line["unit"]) for line in result["lines"]] == [("quuxlentils", 1, "kg")]
+    empty = await call_error(client, "shopping_list_from", meal_plans={"from": "2031-04-01", "to": "2031-04-02"})
+    backwards = await call_error(client, "shopping_list_from", meal_plans={"from": "2031-04-02", "to": "2031-04-01"})
+    assert empty["field"] == "meal_plans" and backwards["field"] == "meal_plans.to"
+
+
+async def test_meal_cooked_deducts_converted_amounts_and_reports_the_rest(client: Client) -> None:
+    pasta = await _recipe(client, "Test Pasta", 2, [
+        {"name": "quuxspaghetti", "quantity": 250, "unit": "g"}, {"name": "quuxolive oil", "quantity": 2, "unit": "tbsp"},
+        {"name": "quuxtomatoes", "quantity": 400, "unit": "g"}, {"name": "quuxbasil", "quantity": 1, "unit": "bunch"},
+        {"name": "quuxpepper", "notes": "to taste"}])
+    spaghetti, oil, tomatoes = await _pantry(client, ("quuxspaghetti", 1, "kg"), ("quuxolive oil", 250, "ml"), ("quuxtomatoes", 2, "can"))
+    result = await call(client, "meal_cooked", recipe=pasta, servings=4)
+    used = {line["name"]: line for line in result["deducted"]}
+    assert used["quuxspaghetti"]["left"] == "0.5 kg" and used["quuxolive oil"]["used"] == "1/4 cup"
+    reasons = {line["name"]: line["reason"] for line in result["not_deducted"]}
+    assert "does not convert" in reasons["quuxtomatoes"] and reasons["quuxbasil"] == "not in the pantry"
+    assert reasons["quuxpepper"] == "the recipe gives no quantity"
+    stock = {row["id"]: row["quantity"] for row in await _rows(client, "inventory", name="quuxolive oil")}
+    assert stock[oil] == pytest.approx(250 - 4 * 14.7868, rel=1e-3)
+    log = await _rows(client, "cooking_log", id=result["log"])
+    assert log[0]["recipe_id"] == pasta and log[0]["servings"] == 4
+
+
+async def test_meal_cooked_uses_a_meal_plan_and_never_goes_below_zero(client: Client) -> None:
+    rice = await _recipe(client, "Test Rice", 2, [{"name": "quuxrice", "quantity": 300, "unit": "g"}])
+    meal = (await call(client, "db_create", table="meal_plans",
+                       data={"date": "2031-05-01", "meal_type": "dinner", "recipe_id": rice, "servings": 2}))["rows"][0]["id"]
+    (rice_row,) = await _pantry(client, ("quuxrice", 200, "g"))
+    result = await call(client, "meal_cooked", meal=meal)
+    assert result["deducted"][0]["left"] == "0 g" and "100 g more than the pantry had" in result["not_deducted"][0]["reason"]
+    assert (await _rows(client, "inventory", id=rice_row))[0]["quantity"] == 0
+    assert (await _rows(client, "cooking_log", id=result["log"]))[0]["from_meal_plan_id"] == meal
+
+
+async def test_undo_walks_back_create_update_delete_and_save_with_the_same_refs(client: Client) -> None:
+    saved = await _recipe(client, "Undo Pie", 4, [{"name": "quuxapples", "quantity": 6}])
+    (apples,) = await _pantry(client, ("quuxapples", 3, "piece"))
+    await call(client, "db_update", table="inventory", filters=[eq("id", apples)], data={"quantity": 9})
+    await call(client, "db_delete", table="recipes", filters=[eq("id", saved)])
+
+    restored = await call(client, "kitchen_undo")
+    assert restored["undone"]["tool"] == "db_delete" and restored["restored"][0]["ref"] == saved
+    assert (await _rows(client, "recipes", id=saved))[0]["name"] == "Undo Pie"
+    assert len(await _rows(client, "recipe_ingredients", recipe_id=saved)) == 1
+    reverted = await call(client, "kitchen_undo")
+    assert reverted["reverted"][0]["ref"] == apples and (await _rows(client, "inventory", id=apples))[0]["quantity"] == 3
+    removed = await call(client, "kitchen_undo")
+    assert removed["removed"][0]["ref"] == apples
+    assert (await call_error(client, "db_read", table="inventory", filters=[eq("id", apples)]))["code"] == "deleted_ref"
+    unsaved = await call(client, "kitchen_undo")
+    assert unsaved["undone"]["tool"] == "draft_save" and unsaved["drafts_reopened"]
+    draft = (await call(client, "draft_read", refs=unsaved["drafts_reopened"]))["drafts"][0]
+    assert draft["status"] == "pending" and draft["saved_as"] is None
+
+
+async def test_undo_refuses_naming_a_row_changed_since_and_changes_nothing(client: Client) -> None:
+    (item,) = await _pantry(client, ("quuxmilk", 1, "l"))
+    await call(client, "db_update", table="inventory", filters=[eq("id", item)], data={"quantity": 2})
+    await call(client, "db_update", table="inventory", filters=[eq("id", item)], data={"quantity": 5})
+    first = await call(client, "kitchen_undo")
+    assert first["reverted"] and (await _rows(client, "inventory", id=item))[0]["quantity"] == 2
+    other = (await call(client, "session_start"))["session"]
+    await call(client, "db_update", table="inventory", filters=[eq("name", "quuxmilk")], data={"quantity": 7}, session=other)
+    error = await call_error(client, "kitchen_undo", session="session_1")
+    assert error["code"] == "undo_conflict" and "was changed since (quantity)" in error["message"] and item in error["message"]
+    assert (await _rows(client, "inventory", id=item, session="session_1"))[0]["quantity"] == 7
+
+
+async def test_undo_with_nothing_to_undo_says_so(client: Client) -> None:
+    error = await call_error(client, "kitchen_undo")
+    assert error["code"] == "undo_conflict" and "Nothing to undo" in error["message"]
+
+
+async def test_undo_of_a_shopping_list_and_a_cooked_meal(client: Client) -> None:
+    stew = await _recipe(client, "Test Stew", 2, [{"name": "quuxbeef", "quantity": 500, "unit": "g"}])
+    (beef,) = await _pantry(client, ("quuxbeef", 1, "kg"))
+    added = await call(client, "shopping_list_from", recipes=[stew])
+    assert added["covered"] and not added["lines"]
+    cooked = await call(client, "meal_cooked", recipe=stew)
+    undone = await call(client, "kitchen_undo")
+    assert undone["undone"]["tool"] == "meal_cooked" and {r["ref"] for r in undone["removed"]} == {cooked["log"]}
+    assert (await _rows(client, "inventory", id=beef))[0]["quantity"] == 1
