@@ -25,10 +25,11 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def http_server(db: str, tokens: Mapping[str, str]) -> AsyncIterator[str]:
+async def http_server(db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None) -> AsyncIterator[str]:
     """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
+    env.update(extra_env or {})
     env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
     command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
     with tempfile.TemporaryFile() as log:

@@ -7,9 +7,12 @@ that is no recipe, one larger than the import limit, a PNG, a redirect, and a sl
 
 from __future__ import annotations
 
+import gzip
+import io
 import json
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,9 +33,7 @@ YOAST_RECIPE = {
             {"@type": "HowToStep", "text": "Bake 12-15 minutes; finish with lemon."}]},
     ],
 }
-YOAST_PAGE = """<!doctype html><html><head><title>Lemon Garlic Cod</title>
-<script type="application/ld+json" class="yoast-schema-graph">%s</script></head>
-<body><article><h1>Lemon Garlic Cod</h1><p>A story about cod.</p></article></body></html>""" % json.dumps({
+_GRAPH = json.dumps({
     "@context": "https://schema.org",
     "@graph": [
         {"@type": "WebPage", "@id": "https://example.test/lemon-cod/", "name": "Lemon Garlic Cod"},
@@ -40,6 +41,9 @@ YOAST_PAGE = """<!doctype html><html><head><title>Lemon Garlic Cod</title>
         YOAST_RECIPE,
     ],
 })
+YOAST_PAGE = f"""<!doctype html><html><head><title>Lemon Garlic Cod</title>
+<script type="application/ld+json" class="yoast-schema-graph">{_GRAPH}</script></head>
+<body><article><h1>Lemon Garlic Cod</h1><p>A story about cod.</p></article></body></html>"""
 LIST_JSONLD = json.dumps([
     {"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": []},
     {"@context": "https://schema.org", "@type": ["Recipe", "NewsArticle"], "name": "Tomato Soup", "recipeYield": 2,
@@ -127,3 +131,21 @@ def recipe_site() -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def paprika_archive(*recipes: dict[str, object], raw: bytes | None = None) -> bytes:
+    """A .paprikarecipes file as Paprika writes it: a zip of gzipped JSON, one per recipe."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for recipe in recipes:
+            archive.writestr(f"{recipe['name']}.paprikarecipe", gzip.compress(json.dumps(recipe).encode()))
+        if raw is not None:
+            archive.writestr("broken.paprikarecipe", raw)
+    return buffer.getvalue()
+
+
+PAPRIKA_RECIPE = {
+    "name": "Paprika Chili", "servings": "6 servings", "prep_time": "15 mins", "cook_time": "1 hr", "source_url": "https://x.test/chili",
+    "ingredients": "1 lb ground beef\n2 cans kidney beans\n1 tbsp chili powder", "directions": "Brown the beef.\n\nAdd everything; simmer.",
+    "categories": ["Dinner", "Spicy"], "photo_data": "iVBORw0KGgo=", "uid": "ABC",
+}

@@ -21,6 +21,7 @@ VOLUME_ML: dict[str, float] = {
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
 _SPOONS = ("tsp", "tbsp", "cup")
 _WHOLE_COUNTS = frozenset({"pinch", "dash", "drop", "splash", "handful", "sprig", "leaf"})
+_LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
 _PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bunches", "dash": "dashes", "box": "boxes"}
@@ -93,6 +94,9 @@ def sensible(amount: Amount) -> Shown:
     else:
         quantity, unit = _best_unit(amount)
         rounded = _round_for(quantity, unit)
+        larger = _LARGER.get(unit or "")
+        if larger is not None and rounded >= convert(1, larger, unit):
+            unit, rounded = larger, _round_for(convert(rounded, unit, larger), larger)
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
     return Shown(rounded, unit, amount_text(rounded, unit), round(exact, 3) if drift > 0.02 else None)
