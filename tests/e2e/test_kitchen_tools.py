@@ -144,3 +144,25 @@ async def test_undo_of_a_shopping_list_and_a_cooked_meal(client: Client) -> None
     undone = await call(client, "kitchen_undo")
     assert undone["undone"]["tool"] == "meal_cooked" and {r["ref"] for r in undone["removed"]} == {cooked["log"]}
     assert (await _rows(client, "inventory", id=beef))[0]["quantity"] == 1
+
+
+async def test_the_undo_log_keeps_the_last_ten_writes(client: Client) -> None:
+    """Older entries are dropped, so a session's undo log stays bounded; each undo walks one step back."""
+    items = await _pantry(client, *((f"quuxjar{i}", 1, "piece") for i in range(12)))
+    for i, item in enumerate(items[:11]):
+        await call(client, "db_update", table="inventory", filters=[eq("id", item)], data={"quantity": 2 + i})
+    for _ in range(10):
+        assert (await call(client, "kitchen_undo"))["undone"]["tool"] == "db_update"
+    error = await call_error(client, "kitchen_undo")
+    assert "Nothing to undo" in error["message"]
+    assert [row["quantity"] for row in await _rows(client, "inventory", id=items[0])] == [2]
+
+
+async def test_a_write_too_large_to_keep_is_refused_by_undo_not_skipped(client: Client) -> None:
+    for start in (0, 50, 100):
+        await _pantry(client, *((f"quuxbox{i}", 1, "piece") for i in range(start, start + 50)))
+    await call(client, "db_update", table="inventory", all=True, data={"notes": "checked"})
+    await call(client, "db_update", table="inventory", filters=[eq("name", "quuxbox1")], data={"notes": "x"})
+    assert (await call(client, "kitchen_undo"))["reverted"]
+    error = await call_error(client, "kitchen_undo")
+    assert error["code"] == "undo_conflict" and "more rows than an undo keeps" in error["message"]
