@@ -155,7 +155,7 @@ def amount_text(quantity: float | None, unit: str | None) -> str:
 
 def unit_word(unit: str, quantity: float | None) -> str:
     """'cups' for 2, 'cup' for 1 or 1/2; abbreviations (tbsp, g) never change."""
-    if unit in _INVARIANT or quantity is None or quantity <= 1:
+    if unit in _INVARIANT or quantity is None or 0 < quantity <= 1:
         return unit
     return _PLURALS.get(unit, unit + "s")
 

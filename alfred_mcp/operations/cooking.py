@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import amount_text, convert, sensible
+from alfred_mcp.kitchen.measures import amount_text, sensible
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, needs_of, plan_deduction
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, needs_of, plan_deduction
 from alfred_mcp.store.base import Row
 
 
@@ -70,7 +70,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
     plan = plan_deduction(need, rows)
     for step in plan.deductions:
         changes[step.row["id"]] = (step.row, step.left)
-        used = convert(step.used, step.row.get("unit"), need.unit)
+        used = in_need_unit(need, step.used, step.row.get("unit")) or 0.0
         outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
                                  "left": amount_text(round(step.left, 3), step.row.get("unit"))})
     if plan.shortfall > EPSILON:

@@ -21,12 +21,14 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "add_to_list", "load_recipes", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, needs_of, on_hand
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, needs_of, on_hand
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
 TRACE_UNITS = frozenset({"pinch", "dash", "drop", "splash"})
 """A pinch of salt is covered by any salt in the pantry, whatever its unit."""
+# A pantry row in a unit that does not compare (a bottle of olive oil against 2 tbsp, 5 lb of flour against
+# 2 cups) counts as covering the need: it is listed under `covered` with a note to check, not bought again.
 MAX_SOURCE = 200
 
 
@@ -68,7 +70,10 @@ async def add_to_list(work: UnitOfWork, uses: list[tuple[RecipeRows, float]]) ->
     inserts: list[tuple[Need, Row, str | None]] = []
     updates: list[tuple[Need, Row, Row, str | None]] = []
     for need in needs:
-        missing, note = _missing(need, pantry.matching(need.name, need.ingredient_id))
+        siblings = [other for other in needs if other is not need and (other.ingredient_id or other.key) == (need.ingredient_id or need.key)]
+        stock = [row for row in pantry.matching(need.name, need.ingredient_id)
+                 if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)]
+        missing, note = _missing(need, stock)
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": need.recipes, "note": note})
             continue
@@ -95,12 +100,13 @@ async def add_to_list(work: UnitOfWork, uses: list[tuple[RecipeRows, float]]) ->
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
     """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count."""
     have, apart = on_hand(need, stock)
-    note = f"the pantry has {', '.join(apart)}, not comparable" if apart else None
-    if need.shown_in in TRACE_UNITS and any(row.get("quantity") for row in stock):
-        return 0.0, None
-    if need.quantity is None:
-        return (0.0 if have > 0 or any(row.get("quantity") for row in stock) else None), note
-    return need.quantity - have, note
+    if need.quantity is None or need.shown_in in TRACE_UNITS:
+        return (0.0 if have > 0 or apart else None), None
+    missing = need.quantity - have
+    if missing > EPSILON and apart:
+        wanted = sensible(need.amount(missing)).text
+        return 0.0, f"the pantry has {', '.join(apart)}: not comparable with {wanted}; check there is enough"
+    return missing, None
 
 
 def _open_line(need: Need, lines: list[Row]) -> Row | None:

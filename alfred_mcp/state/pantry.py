@@ -90,6 +90,23 @@ class Stock:
         return found
 
 
+def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
+    """`quantity` of `unit` in the need's unit, or None when they do not compare.
+
+    Besides conversions, a count names the same thing as a count of the unit the name says:
+    '4 cod fillets' (pieces) and '4 fillet' of cod fillets are the same four fillets.
+    """
+    if convertible(unit, need.unit):
+        return convert(quantity, unit, need.unit)
+    kinds = {dimension(unit), dimension(need.unit)}
+    named = set(folded_words(need.name))
+    if "count:piece" in kinds and len(kinds) == 2 and all(k.startswith("count:") for k in kinds):
+        other = next(k for k in kinds if k != "count:piece").removeprefix("count:")
+        if set(folded_words(other)) <= named:
+            return quantity
+    return None
+
+
 def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
     """How much of `need` the rows hold in its unit, and what they hold that cannot be compared."""
     total, apart = 0.0, []
@@ -97,10 +114,11 @@ def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
         quantity = row.get("quantity")
         if quantity is None:
             continue
-        if convertible(row.get("unit"), need.unit):
-            total += convert(float(quantity), row.get("unit"), need.unit)
-        else:
+        converted = in_need_unit(need, float(quantity), row.get("unit"))
+        if converted is None:
             apart.append(amount_text(float(quantity), row.get("unit")))
+        else:
+            total += converted
     return total, apart
 
 
@@ -131,14 +149,14 @@ def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
         quantity = row.get("quantity")
         if quantity is None or remaining <= EPSILON:
             continue
-        if not convertible(row.get("unit"), need.unit):
+        have = in_need_unit(need, float(quantity), row.get("unit"))
+        if have is None:
             apart.append(amount_text(float(quantity), row.get("unit")))
             continue
-        have = convert(float(quantity), row.get("unit"), need.unit)
         take = min(have, remaining)
         if take <= EPSILON:
             continue
         remaining -= take
-        used = convert(take, need.unit, row.get("unit"))
+        used = take * float(quantity) / have if have else 0.0
         deductions.append(Deduction(row, used, max(0.0, float(quantity) - used)))
     return DeductPlan(deductions, max(0.0, remaining), apart)

@@ -166,3 +166,15 @@ async def test_a_write_too_large_to_keep_is_refused_by_undo_not_skipped(client: 
     assert (await call(client, "kitchen_undo"))["reverted"]
     error = await call_error(client, "kitchen_undo")
     assert error["code"] == "undo_conflict" and "more rows than an undo keeps" in error["message"]
+
+
+async def test_a_count_of_the_unit_the_name_says_is_the_same_count_and_containers_are_checked_not_rebought(client: Client) -> None:
+    """'4 cod fillets' against 4 'fillet' of cod fillets compare; a bottle against 2 tbsp is covered with a note to check."""
+    fish = await _recipe(client, "Test Fish", 2, [{"name": "quuxcod fillets", "quantity": 4}, {"name": "quuxoil", "quantity": 2, "unit": "tbsp"}])
+    fillets, bottle = await _pantry(client, ("quuxcod fillets", 3, "fillet"), ("quuxoil", 1, "bottle"))
+    result = await call(client, "shopping_list_from", recipes=[fish])
+    assert [(line["name"], line["quantity"]) for line in result["lines"]] == [("quuxcod fillets", 1)]
+    assert "check there is enough" in result["covered"][0]["note"] and result["covered"][0]["name"] == "quuxoil"
+    cooked = await call(client, "meal_cooked", recipe=fish)
+    assert [(line["ref"], line["left"]) for line in cooked["deducted"]] == [(fillets, "0 fillets")]
+    assert {line["name"] for line in cooked["not_deducted"]} == {"quuxcod fillets", "quuxoil"}
