@@ -140,3 +140,14 @@ async def test_scale_refuses_a_recipe_without_servings_and_writes_nothing(client
     created = await call(client, "db_create", table="recipes", data={"name": "No Servings"})
     error = await call_error(client, "recipes_scale", recipe=created["rows"][0]["id"], servings=4)
     assert error["field"] == "recipe" and "servings" in error["message"]
+
+
+async def test_a_url_import_reports_progress(client: Client, site: str) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(done: float, total: float | None, message: str | None) -> None:
+        seen.append((done, total, message))
+
+    result = await client.call_tool("recipes_import", {"source": f"{site}/lemon-cod"}, progress_callback=progress)
+    assert not result.is_error
+    assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3)] and "fetched" in str(seen[1][2])

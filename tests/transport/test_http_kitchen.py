@@ -89,3 +89,13 @@ async def test_a_multi_user_server_refuses_loopback_addresses_and_serves_its_all
                 local = await call_error(client, "recipes_import", source="/tmp/export.paprikarecipes")
                 assert "only when the server runs on stdio" in local["message"]
                 assert (await call(client, "draft_read"))["count"] == 0 if "draft_read" in listed else True
+
+
+async def test_a_read_only_http_server_serves_reads_only(pg_url: str) -> None:
+    async with http_server(pg_url, TOKENS, {"ALFRED_READ_ONLY": "1"}) as url:
+        for mode, token in MODES.items():
+            async with _client(url, token, mode) as client:
+                listed = {tool.name for tool in (await client.list_tools()).tools}
+                assert {"db_read", "recipes_scale", "recipes_export"} <= listed and not listed & {"db_create", "kitchen_undo"}
+                refused = await client.call_tool("db_create", {"table": "tasks", "data": {"title": "x"}})
+                assert refused.is_error and "read-only" in refused.content[0].text
