@@ -17,3 +17,12 @@ def find_raw_id(text: str) -> str | None:
         if start >= 0 and _HEX.issuperset(text[start:match.start()]):
             return text[start:match.end()]
     return None
+
+
+def redact_raw_ids(text: str, placeholder: str = "[id]") -> str:
+    """`text` with every UUID-shaped substring replaced (imported text may hold ids that are not ours)."""
+    found = find_raw_id(text)
+    while found is not None:
+        text = text.replace(found, placeholder)
+        found = find_raw_id(text)
+    return text

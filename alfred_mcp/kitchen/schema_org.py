@@ -17,6 +17,7 @@ from typing import Any
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.ingredient_lines import ingredient_line, parse_ingredient_line
 from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.raw_ids import find_raw_id, redact_raw_ids
 from alfred_mcp.kitchen.units import iso_duration, iso_minutes
 
 Json = Any
@@ -65,7 +66,9 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     name = _text(recipe.get("name")) or _text(recipe.get("headline"))
     if not name:
         raise ImportSourceError("source: the Recipe has no name.", field="source")
-    lines = [line for line in map(_text, _as_list(recipe.get("recipeIngredient") or recipe.get("ingredients"))) if line]
+    raw = _as_list(recipe.get("recipeIngredient") or recipe.get("ingredients"))
+    parts = [part for value in raw for part in (value.splitlines() if isinstance(value, str) else [value])]
+    lines = [line for line in map(_text, parts) if line]
     if not lines:
         raise ImportSourceError(f"source: the Recipe '{name}' lists no recipeIngredient.", field="source")
     steps = steps_from(recipe.get("recipeInstructions"))
@@ -86,7 +89,20 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     url = source_url or _text(recipe.get("url"))
     if url:
         item["source_url"] = url[:MAX_TEXT]
-    return item, warnings
+    return _redacted(item, warnings), warnings
+
+
+def _redacted(value: Any, warnings: list[str]) -> Any:
+    """UUID-shaped text (an id of the source site, never one of ours) replaced by '[id]', with a warning."""
+    if isinstance(value, dict):
+        return {key: _redacted(inner, warnings) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_redacted(inner, warnings) for inner in value]
+    if isinstance(value, str) and find_raw_id(value) is not None:
+        if not any(w.startswith("ids:") for w in warnings):
+            warnings.append("ids: UUID-shaped text from the source was replaced by '[id]'.")
+        return redact_raw_ids(value)
+    return value
 
 
 def recipe_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

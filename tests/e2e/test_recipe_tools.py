@@ -151,3 +151,16 @@ async def test_a_url_import_reports_progress(client: Client, site: str) -> None:
     result = await client.call_tool("recipes_import", {"source": f"{site}/lemon-cod"}, progress_callback=progress)
     assert not result.is_error
     assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3)] and "fetched" in str(seen[1][2])
+
+
+async def test_ids_of_the_source_site_are_redacted_not_leaked(client: Client, site: str) -> None:
+    """A page's own UUIDs (in a name, a step, a URL) never reach the client and never break the import."""
+    uuid = "123e4567-e89b-12d3-a456-426614174000"
+    recipe = {"@type": "Recipe", "@id": f"https://x.test/{uuid}", "name": f"Soup {uuid}", "url": f"https://x.test/r/{uuid}",
+              "recipeIngredient": f"1 cup lentils\n2 cups water ({uuid})", "recipeInstructions": [f"Simmer {uuid}."]}
+    result = await call(client, "recipes_import", source=json.dumps(recipe))
+    content = result["drafts"][0]["content"]
+    assert content["name"] == "Soup [id]" and content["source_url"] == "https://x.test/r/[id]" and len(content["ingredients"]) == 2
+    assert any(w.startswith("ids:") for w in result["warnings"])
+    error = await call_error(client, "recipes_import", source=f"{site}/{uuid}")
+    assert "[id]" in error["message"] and "404" in error["message"]
