@@ -4,6 +4,9 @@
 the store chosen by the settings, the session manager over it, the users calls act for, the model.
 On stdio every call acts for the one local user. Over HTTP there is no local user: each
 request's bearer token names its user (`server/auth.py`), and the call runs `acting_as` that user.
+
+Who starts with the demo kitchen: the local user on first run (unless --no-seed), and every new
+user when `--demo` is given. A new HTTP user otherwise starts with an empty kitchen.
 """
 
 from __future__ import annotations
@@ -73,17 +76,22 @@ class AlfredApp:
             self._user_id = await self.user_for(self.settings.user)
 
     async def user_for(self, handle: str) -> str:
-        """The user id for `handle`, created (and given the demo kitchen, if seeding) on first use."""
+        """The user id for `handle`, created (and given the demo kitchen, if they get one) on first use."""
         known = self._users.get(handle)
         if known is not None:
             return known
         async with self._users_lock:
             if handle not in self._users:
                 user_id = await self.store.ensure_user(handle)
-                if self.settings.seed_demo and await seed_if_empty(self.store, user_id, today=date.today()):
+                if self.gets_demo_kitchen and await seed_if_empty(self.store, user_id, today=date.today()):
                     logger.info("seeded the demo kitchen for user %r", handle)
                 self._users[handle] = user_id
             return self._users[handle]
+
+    @property
+    def gets_demo_kitchen(self) -> bool:
+        """A new user starts with the demo kitchen: with --demo, or as the local user unless --no-seed."""
+        return self.settings.demo or (self.settings.seed_demo and not self.serves_many)
 
     @contextmanager
     def acting_as(self, user_id: str) -> Iterator[None]:

@@ -1,64 +1,128 @@
-"""The `alfred-mcp` command: serve over stdio (default) or seed the demo kitchen."""
+"""The `alfred-mcp` command: serve MCP over stdio (the default) or streamable HTTP, seed, chat, run.
+
+Global options work before or after the subcommand. Exit codes: 0 done; 1 an error while running;
+2 the command could not start (a bad flag or setting, an unusable database path, a file that is not
+a database), always as one line on stderr; 130 after Ctrl-C, 143 after SIGTERM.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 import anyio
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.config import DB_ENV, Settings
-from alfred_mcp.errors import AlfredError
+from alfred_mcp.config import (
+    DB_ENV,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+    MAX_SESSIONS_ENV,
+    OAUTH_ISSUER_ENV,
+    PUBLIC_URL_ENV,
+    SESSION_IDLE_TIMEOUT_ENV,
+    HttpSettings,
+    Settings,
+    default_db_path,
+)
+from alfred_mcp.errors import AlfredError, ConfigError, StoreError
 
 logger = logging.getLogger("alfred_mcp")
+EXIT_ERROR, EXIT_STARTUP, EXIT_INTERRUPTED = 1, 2, 130
+PLACEHOLDER = "/path/to/"
+"""Part of the example config's database path (claude_desktop_config.example.json), never a real one."""
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+EXAMPLES = """\
+Example: alfred-mcp --db ./kitchen.db                 (serve MCP over stdio, the demo kitchen on first run)
+Example: alfred-mcp serve --http 127.0.0.1:8765 --db postgresql://alfred@localhost/kitchen
+Example: alfred-mcp --model scripted:demo.json run messages.txt
+Exit codes: 0 done, 1 error while running, 2 could not start, 130 Ctrl-C, 143 SIGTERM."""
+
+
+class StartupError(Exception):
+    """The command could not start; `error` says what failed and what to do."""
+
+    def __init__(self, error: AlfredError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="alfred-mcp",
-        description="Kitchen assistant MCP server: refs, never UUIDs.",
-        epilog="Example: alfred-mcp --db ./kitchen.db",
+        prog="alfred-mcp", description="Kitchen assistant MCP server: refs, never UUIDs.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"alfred-mcp {__version__}")
-    parser.add_argument(
-        "--db", help=f"SQLite database file or postgresql://user@host/db URL (env {DB_ENV}; default: per-user data dir)"
-    )
-    parser.add_argument("--supabase-url", help="use a Supabase project as the store (env SUPABASE_URL; key in SUPABASE_KEY, JWT secret in SUPABASE_JWT_SECRET)")
-    parser.add_argument("--supabase-key", help="the Supabase project's anon key (env SUPABASE_KEY)")
-    parser.add_argument("--user", help="local user handle (env ALFRED_USER; default: local)")
-    parser.add_argument("--no-seed", action="store_true", help="do not seed the demo kitchen on first run")
-    parser.add_argument("--model", help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
-    parser.add_argument("--read-only", action="store_true", help="serve only read-only tools (env ALFRED_READ_ONLY=1)")
-    parser.add_argument(
-        "--tools", metavar="A,B", help="serve only these tools and toolsets: core, drafts, stages, agent, kitchen, all (env ALFRED_TOOLS)"
-    )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging on stderr (-v, -vv)")
-    commands = parser.add_subparsers(dest="command")
-    serve = commands.add_parser(
-        "serve", help="serve MCP over stdio (the default) or streamable HTTP",
-        epilog="Example: ALFRED_TOKENS_FILE=tokens.json alfred-mcp serve --http 127.0.0.1:8765 --db postgresql://alfred@localhost/kitchen",
-    )
-    serve.add_argument(
-        "--http", metavar="HOST:PORT",
-        help="serve streamable HTTP at http://HOST:PORT/mcp; bearer tokens from ALFRED_TOKENS_FILE / ALFRED_TOKENS",
-    )
-    seed = commands.add_parser("seed", help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
+    _global_options(parser, after_command=False)
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, after_command=True)
+    commands = parser.add_subparsers(dest="command", metavar="{serve,seed,chat,run}")
+    _serve_parser(commands, common)
+    seed = commands.add_parser("seed", parents=[common], help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
     seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
     commands.add_parser(
-        "chat", help="talk to the kitchen assistant in the terminal (needs --model)",
+        "chat", parents=[common], help="talk to the kitchen assistant in the terminal (needs --model)",
         epilog="Example: alfred-mcp --model anthropic:claude-sonnet-4-5 chat",
     )
     run = commands.add_parser(
-        "run", help="run a file of user messages (one per line) and print a JSON transcript",
+        "run", parents=[common], help="run a file of user messages (one per line) and print a JSON transcript",
         epilog="Example: alfred-mcp --model scripted:demo.json run messages.txt",
     )
     run.add_argument("script", help="a text file with one user message per line")
     return parser
+
+
+def _global_options(parser: argparse.ArgumentParser, *, after_command: bool) -> None:
+    """The options every command takes; after the command they override only when given."""
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if after_command else value
+
+    parser.add_argument("--db", default=default(None),
+                        help=f"SQLite database file or postgresql://user@host/db URL (env {DB_ENV}; default: {default_db_path()})")
+    parser.add_argument("--supabase-url", default=default(None),
+                        help="use a Supabase project as the store (env SUPABASE_URL; key in SUPABASE_KEY, JWT secret in SUPABASE_JWT_SECRET)")
+    parser.add_argument("--supabase-key", default=default(None), help="the Supabase project's anon key (env SUPABASE_KEY)")
+    parser.add_argument("--user", default=default(None), help="local user handle (env ALFRED_USER; default: local)")
+    parser.add_argument("--no-seed", action="store_true", default=default(False),
+                        help="the local user starts with an empty kitchen instead of the demo one")
+    parser.add_argument("--demo", action="store_true", default=default(False),
+                        help="every new user starts with the demo kitchen, HTTP users too (default: only the local user)")
+    parser.add_argument("--model", default=default(None),
+                        help="agent model for chat/run, e.g. anthropic:claude-sonnet-4-5 (env ALFRED_MODEL)")
+    parser.add_argument("--read-only", action="store_true", default=default(False),
+                        help="serve only read-only tools (env ALFRED_READ_ONLY=1)")
+    parser.add_argument("--tools", metavar="A,B", default=default(None),
+                        help="serve only these tools and toolsets: core, drafts, stages, agent, kitchen, all (env ALFRED_TOOLS)")
+    parser.add_argument("-v", "--verbose", action="count", default=default(0), help="more logging on stderr (-v, -vv)")
+
+
+def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+    serve = commands.add_parser(
+        "serve", parents=[common], help="serve MCP over stdio (the default) or streamable HTTP",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Example: ALFRED_TOKENS_FILE=tokens.json alfred-mcp serve --http 127.0.0.1:8765 --db postgresql://alfred@localhost/kitchen\n"
+               "Example: alfred-mcp serve --http 0.0.0.0:8765 --public-url https://kitchen.example.com "
+               "--oauth-issuer https://auth.example.com",
+    )
+    serve.add_argument("--http", metavar="HOST:PORT",
+                       help="serve streamable HTTP at http://HOST:PORT/mcp; bearer tokens from ALFRED_TOKENS_FILE / ALFRED_TOKENS")
+    serve.add_argument("--session-idle-timeout", type=float, metavar="SECONDS",
+                       help=f"close a 2025-11-25 HTTP session idle this long (env {SESSION_IDLE_TIMEOUT_ENV}; "
+                            f"default {DEFAULT_SESSION_IDLE_TIMEOUT:g})")
+    serve.add_argument("--max-sessions", type=int, metavar="N",
+                       help=f"open 2025-11-25 HTTP sessions allowed at once, 503 past it (env {MAX_SESSIONS_ENV}; default {DEFAULT_MAX_SESSIONS})")
+    serve.add_argument("--public-url", metavar="URL",
+                       help=f"the URL clients use to reach this server, for OAuth metadata (env {PUBLIC_URL_ENV}; default http://HOST:PORT)")
+    serve.add_argument("--oauth-issuer", metavar="URL",
+                       help=f"accept JWT access tokens from this OAuth authorization server, checked against its JWKS (env {OAUTH_ISSUER_ENV})")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,31 +130,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
     logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
-        settings = Settings.from_env(
-            db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model,
-            supabase_url=args.supabase_url, supabase_key=args.supabase_key, read_only=args.read_only, tools=args.tools,
-        )
+        settings = _settings(args)
+        check_database(settings)
         _check_tools(settings)
-    except AlfredError as error:
-        print(f"alfred-mcp: {error.message}", file=sys.stderr)
-        return 2
-    try:
-        if args.command == "seed":
-            return anyio.run(_seed, settings, args.reset)
-        if args.command in ("chat", "run"):
-            from alfred_mcp.headless import chat_in_terminal, run_script
-
-            if args.command == "chat":
-                return anyio.run(chat_in_terminal, settings)
-            return anyio.run(run_script, settings, args.script)
-        if getattr(args, "http", None):
-            return _serve_http(settings, args.http)
-        return _serve(settings)
-    except AlfredError as error:
-        print(f"alfred-mcp: {error.message}", file=sys.stderr)
-        return 1
+        return _run(args, settings)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except BaseException as error:  # a failure inside a task group arrives wrapped in an ExceptionGroup
+        found = _first_failure(error)
+        if found is None:
+            raise
+        startup = isinstance(found, (StartupError, ConfigError))
+        message = found.error.message if isinstance(found, StartupError) else found.message
+        print(f"alfred-mcp: {message}", file=sys.stderr)
+        if args.verbose >= 2:
+            logger.exception("the command failed")
+        return EXIT_STARTUP if startup else EXIT_ERROR
 
 
 def _check_tools(settings: Settings) -> None:
@@ -101,28 +156,141 @@ def _check_tools(settings: Settings) -> None:
     HostControls.from_settings(settings, load_contracts())
 
 
-def _serve(settings: Settings) -> int:
-    from alfred_mcp.server.mcp_server import build_server
+def _first_failure(error: BaseException) -> StartupError | AlfredError | None:
+    if isinstance(error, (StartupError, AlfredError)):
+        return error
+    for inner in getattr(error, "exceptions", ()):  # an exception group (a builtin only from Python 3.11)
+        found = _first_failure(inner)
+        if found is not None:
+            return found
+    return None
 
-    logger.info("serving over stdio with %s", settings.db)
-    build_server(AlfredApp.from_settings(settings)).run()
-    return 0
+
+def _settings(args: argparse.Namespace) -> Settings:
+    http = HttpSettings.from_env(
+        session_idle_timeout=getattr(args, "session_idle_timeout", None), max_sessions=getattr(args, "max_sessions", None),
+        public_url=getattr(args, "public_url", None), oauth_issuer=getattr(args, "oauth_issuer", None),
+    )
+    return Settings.from_env(
+        db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model, demo=args.demo,
+        supabase_url=args.supabase_url, supabase_key=args.supabase_key, read_only=args.read_only, tools=args.tools, http=http,
+    )
+
+
+def check_database(settings: Settings) -> None:
+    """Refuse, before anything starts, a database path that cannot work, saying what to do instead.
+
+    Raises:
+        ConfigError: the example's placeholder path, a folder, a folder that cannot be created, a file
+            that is not an SQLite database, or a file or folder this user cannot write.
+    """
+    if settings.supabase is not None or "://" in settings.db:
+        return
+    path = Path(settings.db).expanduser()
+    if PLACEHOLDER in settings.db:
+        raise ConfigError(f"The database path {settings.db} is the example's placeholder: set {DB_ENV} (or --db) to a file "
+                          f"of your own, e.g. {Path.home() / 'kitchen.db'}.", field="db")
+    if path.is_dir():
+        raise ConfigError(f"The database path {path} is a folder: give a file path such as {path / 'kitchen.db'}.", field="db")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise ConfigError(f"The database path {path} is inside {path.parent}, which is a file, not a folder: choose another --db path.",
+                          field="db")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"Cannot create the folder {path.parent} for the database: {error.strerror}. "
+                          "Choose a --db path in a folder you can write.", field="db") from None
+    if path.exists():
+        _check_database_file(path)
+    elif not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"Cannot create the database {path}: the folder is not writable. Choose a --db path you can write.",
+                          field="db")
+
+
+def _check_database_file(path: Path) -> None:
+    try:
+        with path.open("rb") as file:
+            header = file.read(len(SQLITE_HEADER))
+    except OSError as error:
+        raise ConfigError(f"Cannot read the database {path}: {error.strerror}. Choose a --db path you can read and write.",
+                          field="db") from None
+    if header and header != SQLITE_HEADER:
+        raise ConfigError(f"{path} is not an SQLite database. Pass --db a new file (it is created) or an alfred-mcp "
+                          "database.", field="db")
+    if not os.access(path, os.W_OK):
+        raise ConfigError(f"The database {path} is read-only for this user. Choose a --db path you can write.", field="db")
+
+
+def _run(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "seed":
+        return anyio.run(_seed, settings, args.reset)
+    if args.command in ("chat", "run"):
+        from alfred_mcp.headless import chat_in_terminal, run_script
+
+        if args.command == "chat":
+            return anyio.run(chat_in_terminal, settings)
+        return anyio.run(run_script, settings, args.script)
+    if getattr(args, "http", None):
+        return _serve_http(settings, args.http)
+    return anyio.run(_serve_stdio, settings)
+
+
+async def open_app(settings: Settings, *, serves_many: bool = False) -> AlfredApp:
+    """The app with its store open, or a StartupError saying why it cannot start.
+
+    Raises:
+        StartupError: the store cannot be opened, or a setting it needs is wrong.
+    """
+    try:
+        app = AlfredApp.from_settings(settings)
+        app.serves_many = serves_many
+        await app.open()
+    except (ConfigError, StoreError) as error:
+        raise StartupError(error) from error
+    except OSError as error:
+        raise StartupError(ConfigError(f"Cannot open the database at {settings.db}: {error}", field="db")) from error
+    return app
+
+
+async def close_app(app: AlfredApp) -> None:
+    with anyio.CancelScope(shield=True):
+        await app.close()
+
+
+async def _serve_stdio(settings: Settings) -> int:
+    from alfred_mcp.server.mcp_server import build_server
+    from alfred_mcp.server.stdio import serve_until_signal
+
+    app = await open_app(settings)
+    try:
+        logger.info("serving over stdio with %s", settings.db)
+        return await serve_until_signal(build_server(app).run_stdio_async)
+    finally:
+        await close_app(app)
 
 
 def _serve_http(settings: Settings, address: str) -> int:
     from alfred_mcp.server.auth import load_tokens
-    from alfred_mcp.server.http import parse_address, serve_http
+    from alfred_mcp.server.http import parse_address, prepare_http, serve_http
 
     host, port = parse_address(address)
-    serve_http(AlfredApp.from_settings(settings), host, port, load_tokens())
-    return 0
+    tokens = load_tokens(required=settings.http.oauth is None)
+
+    async def serve() -> int:
+        jwks_url = await prepare_http(settings.http, host, port)
+        app = await open_app(settings, serves_many=True)
+        try:
+            return await serve_http(app, host, port, tokens, jwks_url=jwks_url)
+        finally:
+            await close_app(app)
+
+    return anyio.run(serve)
 
 
 async def _seed(settings: Settings, reset: bool) -> int:
     from alfred_mcp.operations.seeding import seed, seed_if_empty
 
-    app = AlfredApp.from_settings(Settings(db=settings.db, user=settings.user, seed_demo=False))
-    await app.open()
+    app = await open_app(Settings(db=settings.db, user=settings.user, seed_demo=False, supabase=settings.supabase))
     try:
         if reset:
             counts = await seed(app.store, app.user_id, today=date.today(), reset=True)
@@ -131,7 +299,7 @@ async def _seed(settings: Settings, reset: bool) -> int:
             print(f"seeded the demo kitchen in {settings.db}", file=sys.stderr)
         else:
             print("the kitchen already has recipes or pantry items; use --reset to replace them", file=sys.stderr)
-            return 1
+            return EXIT_ERROR
     finally:
-        await app.close()
+        await close_app(app)
     return 0

@@ -1,4 +1,7 @@
-"""Settings: where the database is and who the local user is. No I/O beyond reading env."""
+"""Settings: where the database is, who the local user is, who gets the demo kitchen, how HTTP is served.
+
+No I/O beyond reading env; a bad value is a ConfigError naming the flag or variable.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +25,15 @@ SUPABASE_SERVICE_KEY_ENV = "SUPABASE_SERVICE_KEY"
 READ_ONLY_ENV = "ALFRED_READ_ONLY"
 TOOLS_ENV = "ALFRED_TOOLS"
 IMPORT_NETWORKS_ENV = "ALFRED_IMPORT_ALLOW_NETWORKS"
+SESSION_IDLE_TIMEOUT_ENV = "ALFRED_HTTP_SESSION_IDLE_TIMEOUT"
+MAX_SESSIONS_ENV = "ALFRED_HTTP_MAX_SESSIONS"
+PUBLIC_URL_ENV = "ALFRED_PUBLIC_URL"
+OAUTH_ISSUER_ENV = "ALFRED_OAUTH_ISSUER"
+OAUTH_JWKS_URL_ENV = "ALFRED_OAUTH_JWKS_URL"
+OAUTH_AUDIENCE_ENV = "ALFRED_OAUTH_AUDIENCE"
+OAUTH_SCOPES_ENV = "ALFRED_OAUTH_SCOPES"
+DEFAULT_SESSION_IDLE_TIMEOUT = 600.0
+DEFAULT_MAX_SESSIONS = 1000
 
 
 def default_db_path() -> Path:
@@ -37,6 +49,9 @@ class Settings:
     """A SQLite file path or a postgresql:// URL (kept as text: a Path would mangle the URL)."""
     user: str = "local"
     seed_demo: bool = True
+    """The local user (stdio, chat, run) starts with the demo kitchen on first run (off: --no-seed)."""
+    demo: bool = False
+    """Every new user starts with the demo kitchen, HTTP token users included (--demo); else they start empty."""
     check_results: bool = False
     """Validate every tool result against its published outputSchema on the server too (tests, debugging)."""
     model: str | None = None
@@ -49,24 +64,35 @@ class Settings:
     """An allow-list of tool names and toolsets (`--tools`, ALFRED_TOOLS); empty: every tool."""
     import_allow_networks: tuple[str, ...] = ()
     """Private networks recipes_import may fetch from when serving many users (CIDRs, e.g. 10.0.0.0/8)."""
+    http: HttpSettings = field(default_factory=lambda: HttpSettings())
+    """How `serve --http` serves: session limits, the public URL, OAuth."""
 
     @classmethod
     def from_env(
         cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None,
         supabase_url: str | None = None, supabase_key: str | None = None, read_only: bool = False, tools: str | None = None,
+        demo: bool = False, http: HttpSettings | None = None,
     ) -> Settings:
-        """Raises ConfigError for an unusable value (naming the setting)."""
+        """Flags first, then env, then defaults.
+
+        Raises:
+            ConfigError: an unusable value, naming the setting (--demo with --no-seed, a bad Supabase, HTTP or network setting).
+        """
+        if demo and not seed_demo:
+            raise ConfigError("--demo and --no-seed contradict each other: pass one of them.", field="demo")
         location = db or os.environ.get(DB_ENV)
         return cls(
             db=location if location else str(default_db_path()),
             user=user or os.environ.get(USER_ENV) or "local",
             seed_demo=seed_demo,
+            demo=demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
             model=model or os.environ.get(MODEL_ENV) or None,
             supabase=SupabaseSettings.from_env(supabase_url, supabase_key),
             read_only=read_only or _flag(READ_ONLY_ENV),
             tools=_names(tools if tools is not None else os.environ.get(TOOLS_ENV, "")),
             import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
+            http=http if http is not None else HttpSettings.from_env(),
         )
 
 
@@ -94,6 +120,93 @@ def _networks(text: str) -> tuple[str, ...]:
                 field=IMPORT_NETWORKS_ENV, value=network,
             ) from None
     return networks
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """Streamable HTTP: how long an idle legacy (2025-11-25) session lives, how many may be open, who issues tokens."""
+
+    session_idle_timeout: float = DEFAULT_SESSION_IDLE_TIMEOUT
+    """Seconds without a request after which a handshake-era session is closed and forgotten."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Open handshake-era sessions allowed at once; past it a new session gets 503 until one ends or expires."""
+    public_url: str | None = None
+    """The URL clients reach the server at (behind a proxy, or bound to 0.0.0.0); default http://HOST:PORT."""
+    oauth: OAuthSettings | None = None
+    """An external OAuth authorization server whose JWT access tokens are accepted (None: static tokens only)."""
+
+    @classmethod
+    def from_env(
+        cls, session_idle_timeout: float | None = None, max_sessions: int | None = None, public_url: str | None = None,
+        oauth_issuer: str | None = None,
+    ) -> HttpSettings:
+        """Flags first, then env (ALFRED_HTTP_*, ALFRED_PUBLIC_URL, ALFRED_OAUTH_*), then defaults.
+
+        Raises:
+            ConfigError: a timeout or limit that is not a positive number, or a URL that is not http(s).
+        """
+        timeout = session_idle_timeout if session_idle_timeout is not None else _number(SESSION_IDLE_TIMEOUT_ENV, float)
+        limit = max_sessions if max_sessions is not None else _number(MAX_SESSIONS_ENV, int)
+        for name, value in (("--session-idle-timeout", timeout), ("--max-sessions", limit)):
+            if value is not None and not value > 0:
+                raise ConfigError(f"{name} must be a positive number (got {value}).", field=name.lstrip("-"))
+        url = public_url or os.environ.get(PUBLIC_URL_ENV) or None
+        if url is not None:
+            url = _http_url(url, "--public-url").rstrip("/")
+        return cls(
+            session_idle_timeout=float(timeout) if timeout is not None else DEFAULT_SESSION_IDLE_TIMEOUT,
+            max_sessions=int(limit) if limit is not None else DEFAULT_MAX_SESSIONS,
+            public_url=url,
+            oauth=OAuthSettings.from_env(oauth_issuer),
+        )
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """A real, external OAuth 2.1 authorization server: its access tokens are JWTs checked against its JWKS."""
+
+    issuer: str
+    """The authorization server's issuer URL, as its tokens' `iss` claim and its metadata name it."""
+    jwks_url: str | None = None
+    """Where its signing keys are published (None: read `jwks_uri` from the issuer's metadata)."""
+    audience: str | None = None
+    """The `aud` a token must carry (None: this server's resource URL, .../mcp)."""
+    scopes: tuple[str, ...] = ()
+    """Scopes every token must have (403 insufficient_scope otherwise)."""
+
+    @classmethod
+    def from_env(cls, issuer: str | None = None) -> OAuthSettings | None:
+        """None unless an issuer is given (--oauth-issuer or ALFRED_OAUTH_ISSUER).
+
+        Raises:
+            ConfigError: an issuer or JWKS URL that is not http(s).
+        """
+        issuer = issuer or os.environ.get(OAUTH_ISSUER_ENV) or None
+        if issuer is None:
+            return None
+        jwks = os.environ.get(OAUTH_JWKS_URL_ENV) or None
+        return cls(
+            issuer=_http_url(issuer, OAUTH_ISSUER_ENV),
+            jwks_url=_http_url(jwks, OAUTH_JWKS_URL_ENV) if jwks else None,
+            audience=os.environ.get(OAUTH_AUDIENCE_ENV) or None,
+            scopes=tuple(os.environ.get(OAUTH_SCOPES_ENV, "").replace(",", " ").split()),
+        )
+
+
+def _number(env: str, kind: type[float] | type[int]) -> float | int | None:
+    text = os.environ.get(env, "").strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{env} must be a number (got {text!r}).", field=env) from None
+
+
+def _http_url(url: str, name: str) -> str:
+    if not url.startswith(("http://", "https://")) or len(url.split("://", 1)[1]) == 0:
+        raise ConfigError(f"{name} must be an http:// or https:// URL (got {url!r}).", field=name)
+    return url
 
 
 @dataclass(frozen=True)

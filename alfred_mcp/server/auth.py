@@ -1,9 +1,11 @@
 """Bearer tokens for the HTTP transport: each token names one user; no token, no kitchen.
 
-Tokens come from a JSON file (`ALFRED_TOKENS_FILE`: {"<token>": "<user handle>"}) and/or the
-environment (`ALFRED_TOKENS="tok1=alice,tok2=bob"`). The SDK's bearer middleware answers 401
-to a request without a valid token before it reaches the server; `ActingUserMiddleware` makes
-every authenticated request act for its own user.
+Static tokens come from a JSON file (`ALFRED_TOKENS_FILE`: {"<token>": "<user handle>"}) and/or
+the environment (`ALFRED_TOKENS="tok1=alice,tok2=bob"`); with an external OAuth authorization
+server configured, its JWT access tokens are accepted too (`server/oauth.py`, the user is the
+token's `sub`). `BearerGate` answers 401 to a request to /mcp without a valid token, before it
+reaches the server, saying how to send one; `ActingUserMiddleware` makes every authenticated MCP
+message act for its own user.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken, TokenVerifier
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from starlette.authentication import AuthCredentials
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ConfigError
@@ -27,17 +32,18 @@ TOKENS_ENV = "ALFRED_TOKENS"
 MIN_TOKEN_LENGTH = 16
 
 
-def load_tokens(file: str | None = None, pairs: str | None = None) -> dict[str, str]:
+def load_tokens(file: str | None = None, pairs: str | None = None, *, required: bool = True) -> dict[str, str]:
     """Token → user handle from a JSON file and/or `tok=handle,...` text (env when not given).
 
     Raises:
-        ConfigError: unreadable file, bad format, a short token, or no token at all.
+        ConfigError: unreadable file, bad format, a short token, or no token at all when `required`.
     """
     file = file if file is not None else os.environ.get(TOKENS_FILE_ENV)
     pairs = pairs if pairs is not None else os.environ.get(TOKENS_ENV)
     tokens = {**(_from_file(Path(file)) if file else {}), **(_from_pairs(pairs) if pairs else {})}
-    if not tokens:
-        raise ConfigError(f"Serving over HTTP needs bearer tokens: set {TOKENS_FILE_ENV} or {TOKENS_ENV}.", field="tokens")
+    if not tokens and required:
+        raise ConfigError(f"Serving over HTTP needs bearer tokens: set {TOKENS_FILE_ENV} or {TOKENS_ENV} "
+                          "(or --oauth-issuer for an OAuth authorization server).", field="tokens")
     for token, handle in tokens.items():
         if len(token) < MIN_TOKEN_LENGTH or not handle:
             raise ConfigError(
@@ -97,3 +103,66 @@ class ActingUserMiddleware:
         user_id = await self.app.user_for(token.subject)
         with self.app.acting_as(user_id):
             return await call_next(ctx)
+
+
+class Verifiers:
+    """Several token verifiers as one: the first that knows the token names its user."""
+
+    def __init__(self, *verifiers: TokenVerifier) -> None:
+        self._verifiers = verifiers
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        for verifier in self._verifiers:
+            found = await verifier.verify_token(token)
+            if found is not None:
+                return found
+        return None
+
+
+class BearerGate:
+    """ASGI: requests to `path` need `Authorization: Bearer <token>` (401 saying how, 403 for a missing scope).
+
+    An accepted token becomes the request's user (`scope["user"]`, as the SDK's bearer middleware
+    sets it), which binds each handshake-era session to its creator and names the acting user.
+    """
+
+    def __init__(self, app: ASGIApp, verifier: TokenVerifier, *, path: str, challenge: str, hint: str,
+                 scopes: tuple[str, ...] = ()) -> None:
+        """`challenge` is the WWW-Authenticate value's parameters (realm, resource_metadata); `hint` says how to get a token."""
+        self.app, self.verifier, self.path = app, verifier, path
+        self.challenge, self.hint, self.scopes = challenge, hint, scopes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        token = _bearer(scope)
+        found = await self.verifier.verify_token(token) if token else None
+        if found is None:
+            error = "invalid_token" if token else None
+            reason = "The bearer token is not valid." if token else "This server needs a bearer token."
+            await _refuse(send, 401, self.challenge, error, f"{reason} Send the header 'Authorization: Bearer <token>'; {self.hint}")
+            return
+        missing = [name for name in self.scopes if name not in found.scopes]
+        if missing:
+            await _refuse(send, 403, self.challenge, "insufficient_scope", f"The token lacks the scope(s): {' '.join(missing)}.")
+            return
+        scope = {**scope, "user": AuthenticatedUser(found), "auth": AuthCredentials(found.scopes)}
+        await self.app(scope, receive, send)
+
+
+def _bearer(scope: Scope) -> str | None:
+    for key, value in scope["headers"]:
+        if key == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() or None if scheme.lower() == "bearer" else None
+    return None
+
+
+async def _refuse(send: Send, status: int, challenge: str, error: str | None, description: str) -> None:
+    parameters = [challenge] + ([f'error="{error}"', f'error_description="{description}"'] if error else [])
+    body = json.dumps({"error": error or "invalid_request", "error_description": description}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"www-authenticate", f"Bearer {', '.join(parameters)}".encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

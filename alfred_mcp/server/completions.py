@@ -4,14 +4,27 @@ A ref completes as `recipe_1 — Thai Curry`, most recently used first: completi
 plain strings, and a label beside the ref is what lets a person pick the right one. Every
 argument that takes a ref also accepts that form (the part before ' — ' is the ref), so a
 client that inserts the whole value still works.
+
+A completion for a prompt or template this server does not have, or for an argument it does not
+take, is JSON-RPC invalid params (-32602) naming what exists; an argument that takes free text
+completes to nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
+from mcp import MCPError
 from mcp.server import MCPServer
-from mcp.types import Completion, CompletionArgument, CompletionContext, PromptReference, ResourceTemplateReference
+from mcp.types import (
+    INVALID_PARAMS,
+    Completion,
+    CompletionArgument,
+    CompletionContext,
+    PromptReference,
+    ResourceTemplateReference,
+)
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError
@@ -31,12 +44,40 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     async def complete(
         ref: PromptReference | ResourceTemplateReference, argument: CompletionArgument, context: CompletionContext | None
     ) -> Completion | None:
+        _check_argument(argument.name, await _arguments_of(server, ref), ref)
         known = (context.arguments or {}) if context is not None else {}
         try:
             values = await _values(app, argument.name, argument.value, known.get("session"))
         except AlfredError as error:
             raise invalid_params(error) from None
         return None if values is None else _completion(values)
+
+
+async def _arguments_of(server: MCPServer[AlfredApp], ref: PromptReference | ResourceTemplateReference) -> list[str]:
+    """The argument names of the referenced prompt or resource template.
+
+    Raises:
+        MCPError: -32602, the server has no such prompt or template.
+    """
+    if isinstance(ref, PromptReference):
+        prompts = await server.list_prompts()
+        prompt = next((p for p in prompts if p.name == ref.name), None)
+        if prompt is None:
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {ref.name}. Prompts: {', '.join(p.name for p in prompts)}.",
+                           data={"name": ref.name})
+        return [a.name for a in prompt.arguments or []]
+    templates = [t.uri_template for t in await server.list_resource_templates()]
+    if ref.uri not in templates:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown resource template: {ref.uri}. Templates: {', '.join(templates)}.",
+                       data={"uri": ref.uri})
+    return re.findall(r"\{(\w+)\}", ref.uri)
+
+
+def _check_argument(name: str, arguments: list[str], ref: PromptReference | ResourceTemplateReference) -> None:
+    if name not in arguments:
+        target = f"Prompt {ref.name}" if isinstance(ref, PromptReference) else f"Template {ref.uri}"
+        raise MCPError(code=INVALID_PARAMS, message=f"{target} has no argument {name!r}; it takes: {', '.join(arguments) or 'none'}.",
+                       data={"argument": name, "arguments": arguments})
 
 
 async def _values(app: AlfredApp, name: str, typed: str, session: str | None) -> list[str] | None:

@@ -100,6 +100,7 @@ def _error_result(error: AlfredError) -> CallToolResult:
     except UuidLeakError:
         logger.error("an error message carried a raw id; replaced: %s", type(error).__name__)
         fields = {"code": error.code, "message": "The request was refused; nothing was changed."}
+    logger.info("refused (%s): %s", fields["code"], fields["message"])
     return error_result(fields)
 
 

@@ -1,17 +1,36 @@
-"""Streamable HTTP: the MCP server as an ASGI app behind bearer tokens, run by uvicorn."""
+"""Streamable HTTP: the MCP server as an ASGI app behind bearer tokens, served by uvicorn.
+
+A request passes, outermost first:
+
+1. `RequestGuard` (`http_guard.py`): Host must name this server (421), Origin too on /mcp (403),
+   before anything else, authentication included; CORS preflights are answered here.
+2. `ResourceMetadata` (`oauth.py`): the protected-resource metadata, served only when an external
+   OAuth authorization server is configured.
+3. `BearerGate` (`auth.py`): a static token or a JWT from that issuer (401 saying how to send one).
+4. `MessageGate` (`http_guard.py`): a protocol version this server speaks, one JSON-RPC message per POST.
+5. The SDK's streamable HTTP transport; handshake-era (2025-11-25) sessions close after an idle
+   timeout and are capped in number (`HttpSettings`).
+"""
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Mapping
 
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import HttpSettings
 from alfred_mcp.errors import ConfigError
-from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.auth import TOKENS_ENV, TOKENS_FILE_ENV, BearerGate, TokenUsers, Verifiers
+from alfred_mcp.server.http_guard import MessageGate, RequestGuard
+from alfred_mcp.server.mcp_server import AlfredServer, build_server
+from alfred_mcp.server.oauth import JwtVerifier, ResourceMetadata, discover_jwks_url, metadata_path
 
 logger = logging.getLogger(__name__)
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -45,15 +64,71 @@ def transport_security(host: str, extra_hosts: str | None = None) -> TransportSe
     )
 
 
-def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str]) -> Starlette:
-    """The ASGI app serving MCP at /mcp; every request needs one of `tokens` (401 otherwise)."""
-    server = build_server(app, tokens=tokens, url=f"http://{host}:{port}")
-    return server.streamable_http_app(streamable_http_path=MCP_PATH, transport_security=transport_security(host), host=host)
+def public_url(host: str, port: int, http: HttpSettings) -> str:
+    """The URL clients reach the server at: --public-url, else http://HOST:PORT."""
+    if http.public_url is not None:
+        return http.public_url
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def serve_http(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str]) -> None:
-    """Serve until interrupted."""
+def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None) -> ASGIApp:
+    """The ASGI app serving MCP at /mcp for the users `tokens` name (and the OAuth issuer's, given its JWKS)."""
+    http = app.settings.http
+    server = build_server(app, many_users=True)
+    resource = f"{public_url(host, port, http)}{MCP_PATH}"
+    inner: ASGIApp = _sdk_app(server, host, http)
+    verifiers: list[TokenVerifier] = [TokenUsers(tokens)] if tokens else []
+    if http.oauth is not None and jwks_url is not None:
+        metadata = metadata_path(resource)
+        verifiers.append(JwtVerifier(http.oauth, jwks_url, resource))
+        challenge = f'resource_metadata="{resource.removesuffix(MCP_PATH)}{metadata}"'
+        hint = f"get one from the authorization server {http.oauth.issuer}."
+        inner = BearerGate(AuthContextMiddleware(MessageGate(inner, mcp_path=MCP_PATH)), Verifiers(*verifiers), path=MCP_PATH,
+                           challenge=challenge, hint=hint, scopes=http.oauth.scopes)
+        inner = ResourceMetadata(inner, path=metadata, resource=resource, oauth=http.oauth)
+    else:
+        hint = f"this server's operator issues tokens ({TOKENS_FILE_ENV} or {TOKENS_ENV})."
+        inner = BearerGate(AuthContextMiddleware(MessageGate(inner, mcp_path=MCP_PATH)), Verifiers(*verifiers), path=MCP_PATH,
+                           challenge='realm="alfred-mcp"', hint=hint)
+    return RequestGuard(inner, transport_security(host), mcp_path=MCP_PATH)
+
+
+def _sdk_app(server: AlfredServer, host: str, http: HttpSettings) -> ASGIApp:
+    return server.streamable_http_app(
+        streamable_http_path=MCP_PATH, transport_security=transport_security(host), host=host,
+        session_idle_timeout=http.session_idle_timeout, max_sessions=http.max_sessions,
+    )
+
+
+def check_port(host: str, port: int) -> None:
+    """Raises ConfigError, before serving, when HOST:PORT cannot be listened on (in use, not an address of this machine)."""
+    try:
+        probe = socket.create_server((host.strip("[]"), port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as error:
+        raise ConfigError(f"Cannot listen on {host}:{port}: {error.strerror or error}. Choose another --http address or port.",
+                          field="http") from None
+    probe.close()
+
+
+async def prepare_http(http: HttpSettings, host: str, port: int) -> str | None:
+    """Check, before anything opens, that HOST:PORT can be served; the OAuth issuer's JWKS URL when one is configured.
+
+    Raises:
+        ConfigError: the address cannot be listened on, or the issuer's keys cannot be found.
+    """
+    jwks_url = await discover_jwks_url(http.oauth) if http.oauth is not None else None
+    check_port(host, port)
+    return jwks_url
+
+
+async def serve_http(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None) -> int:
+    """Serve until interrupted (uvicorn stops on Ctrl-C or SIGTERM)."""
     import uvicorn
 
-    logger.info("serving streamable HTTP on http://%s:%d%s for %d token(s)", host, port, MCP_PATH, len(tokens))
-    uvicorn.run(http_app(app, host, port, tokens), host=host, port=port, log_level="warning", lifespan="on")
+    oauth = app.settings.http.oauth
+    asgi = http_app(app, host, port, tokens, jwks_url=jwks_url)
+    logger.info("serving streamable HTTP on http://%s:%d%s for %d token(s)%s", host, port, MCP_PATH, len(tokens),
+                f" and the OAuth issuer {oauth.issuer}" if oauth else "")
+    server = uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on"))
+    await server.serve()
+    return 0

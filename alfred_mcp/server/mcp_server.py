@@ -3,27 +3,43 @@ completions, and hands each tool call to `dispatch.py`. No domain logic."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+from mcp import MCPError
 from mcp.server import MCPServer
-from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    SetLevelRequestParams,
+    SubscribeRequestParams,
+    ToolAnnotations,
+    UnsubscribeRequestParams,
+)
 from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.server import completions, host_controls, prompts, resources
-from alfred_mcp.server.auth import ActingUserMiddleware, TokenUsers
+from alfred_mcp.server.auth import ActingUserMiddleware
+from alfred_mcp.server.client_log import ClientLog
 from alfred_mcp.server.dispatch import run_tool_call
 from alfred_mcp.server.notifications import notify_changes
+from alfred_mcp.server.stdio import stdio_streams
+from alfred_mcp.server.subscriptions import Subscriptions
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.toolsets import HostControls
 
+logger = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
     "meal plans, tasks, preferences and a cooking log. Every row is named by a ref such as recipe_1 "
@@ -35,27 +51,33 @@ INSTRUCTIONS = (
 class AlfredServer(MCPServer[AlfredApp]):
     """MCPServer whose tools are the published JSON contracts, dispatched to `server/tools/` by `dispatch.py`."""
 
-    def __init__(self, app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> None:
-        """`tokens` (bearer token → user handle) serve many users over HTTP at `url`; none: the local user."""
+    def __init__(self, app: AlfredApp, *, many_users: bool = False) -> None:
+        """`many_users`: each request acts for its authenticated user (HTTP, `server/http.py`); else for the local user."""
         self.app = app
         self.contracts: dict[str, ToolContract] = load_contracts()
         missing = set(self.contracts) ^ set(HANDLERS)
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
         self.host = HostControls.from_settings(app.settings, self.contracts)
-        auth = None
-        if tokens is not None:
+        super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan)
+        if many_users:
             app.serves_many = True
-            auth = AuthSettings(issuer_url=url, resource_server_url=f"{url}/mcp", validate_token_resource=False)  # type: ignore[arg-type]
-        super().__init__(
-            "alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan,
-            token_verifier=TokenUsers(tokens) if tokens is not None else None, auth=auth,
-        )
-        if tokens is not None:
             self.middleware.append(ActingUserMiddleware(app))
+        self.client_log = ClientLog()
+        self.middleware.append(self.client_log)
+        self.subscriptions = Subscriptions(self, app)
+        handlers = self._lowlevel_server.add_request_handler
+        handlers("logging/setLevel", SetLevelRequestParams, self.client_log.set_level)
+        handlers("resources/subscribe", SubscribeRequestParams, self.subscriptions.on_subscribe)
+        handlers("resources/unsubscribe", UnsubscribeRequestParams, self.subscriptions.on_unsubscribe)
         resources.register(self, app)
         prompts.register(self, app)
         completions.register(self, app)
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdio with `server/stdio.py`: every bad line is answered, Ctrl-C and SIGTERM end it at once."""
+        async with stdio_streams() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -83,14 +105,27 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise ToolError(refusal)
         contract = self.contracts.get(name)
         if contract is None:
-            raise ToolError(f"Unknown tool: {name}. Available: {', '.join(self.contracts)}.")
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}. Tools: {', '.join(self.contracts)}.",
+                           data={"name": name})
         instead = await host_controls.confirm(self.app, contract, arguments, context)
         if instead is not None:
             return instead
         outcome, result = await run_tool_call(self.app, contract, arguments, context)
         if result is not None:
-            await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"])
+            await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"],
+                                 subscriptions=self.subscriptions)
         return outcome
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[AlfredApp, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        """A role prompt; a client's mistake is -32602 naming the prompt or argument, a server fault -32603."""
+        prompts.check_prompt_call(await self.list_prompts(), name, arguments)
+        try:
+            return await super().get_prompt(name, arguments, context)
+        except ValueError:  # the SDK wraps whatever a prompt function raised (other than MCPError) as ValueError
+            logger.exception("prompt %s failed", name)
+            raise MCPError(code=INTERNAL_ERROR, message=f"Internal error in the {name} prompt; the server log has details.") from None
 
 
 @asynccontextmanager
@@ -100,8 +135,9 @@ async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
     try:
         yield app
     finally:
-        await app.close()
+        with anyio.CancelScope(shield=True):  # closes the store even when Ctrl-C cancelled the server
+            await app.close()
 
 
-def build_server(app: AlfredApp, *, tokens: Mapping[str, str] | None = None, url: str = "http://127.0.0.1") -> AlfredServer:
-    return AlfredServer(app, tokens=tokens, url=url)
+def build_server(app: AlfredApp, *, many_users: bool = False) -> AlfredServer:
+    return AlfredServer(app, many_users=many_users)

@@ -1,15 +1,15 @@
 """Resource-updated notifications: after a tool call succeeds, tell listeners what may have changed.
 
-Notifications reach clients listening on the 2026-07-28 `subscriptions/listen` stream (the
-handshake revision has no subscriptions in this SDK). A session resource is announced under the
-session's name and, when it is the user's current session, under `current` too, since a client
-filter matches URIs exactly. A failure to notify never fails the call.
+Notifications reach clients listening on the 2026-07-28 `subscriptions/listen` stream, and the
+user's 2025-11-25 connections that subscribed to the URI (`server/subscriptions.py`). A session
+resource is announced under the session's name and, when it is the user's current session, under
+`current` too, since a client filter matches URIs exactly. A failure to notify never fails the call.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from alfred_mcp.app import AlfredApp
@@ -41,6 +41,10 @@ class Notifier(Protocol):
     async def notify_resource_updated(self, uri: str) -> None: ...
 
 
+class Subscribers(Protocol):
+    async def publish(self, user_id: str, uris: Iterable[str]) -> None: ...
+
+
 def changed_resources(tool: str, arguments: Mapping[str, Any], *, read_only: bool) -> frozenset[str]:
     """The resource kinds a successful call of `tool` may have changed."""
     effects = EFFECTS.get(tool)
@@ -53,7 +57,7 @@ def changed_resources(tool: str, arguments: Mapping[str, Any], *, read_only: boo
 
 async def notify_changes(
     app: AlfredApp, notifier: Notifier | None, tool: str, arguments: Mapping[str, Any], result: Mapping[str, Any],
-    *, read_only: bool,
+    *, read_only: bool, subscriptions: Subscribers | None = None,
 ) -> list[str]:
     """Announce the resources the call changed; returns the URIs sent."""
     kinds = changed_resources(tool, arguments, read_only=read_only)
@@ -63,6 +67,8 @@ async def notify_changes(
     try:
         for uri in uris:
             await notifier.notify_resource_updated(uri)
+        if subscriptions is not None:
+            await subscriptions.publish(app.user_id, uris)
     except Exception:  # notification is best effort: the call already succeeded
         logger.exception("could not send resource-updated notifications after %s", tool)
         return []

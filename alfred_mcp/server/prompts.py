@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated
 
+from mcp import MCPError
 from mcp.server import MCPServer
+from mcp.types import INVALID_PARAMS, Prompt
 from pydantic import Field
 
 from alfred_mcp.agent.role_templates import role_prompt
@@ -15,6 +18,28 @@ from alfred_mcp.state.context import STEP_KINDS, StepView
 
 SessionArg = Annotated[str, Field(description="'current' (default) or a session name such as session_2.")]
 MessageArg = Annotated[str, Field(description="The user's message, if it is not recorded yet (turn_begin records it).")]
+
+
+def check_prompt_call(prompts: Sequence[Prompt], name: str, arguments: Mapping[str, str] | None) -> None:
+    """Refuse, as JSON-RPC invalid params (-32602), a call of an unknown prompt or with arguments it does not take.
+
+    Raises:
+        MCPError: unknown prompt, a required argument missing, or an argument the prompt does not have.
+    """
+    prompt = next((p for p in prompts if p.name == name), None)
+    if prompt is None:
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {name}. Prompts: {', '.join(p.name for p in prompts)}.",
+                       data={"name": name})
+    declared = prompt.arguments or []
+    given = dict(arguments or {})
+    missing = [a.name for a in declared if a.required and a.name not in given]
+    if missing:
+        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} needs the argument(s): {', '.join(missing)}.",
+                       data={"name": name, "missing": missing})
+    unknown = sorted(set(given) - {a.name for a in declared})
+    if unknown:
+        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} has no argument(s) {', '.join(unknown)}; "
+                       f"it takes: {', '.join(a.name for a in declared) or 'none'}.", data={"name": name, "unknown": unknown})
 
 
 def step_view(step_type: str, description: str = "", subdomain: str = "", step_number: str = "", total_steps: str = "") -> StepView:

@@ -64,4 +64,4 @@ def test_chat_without_a_model_is_a_one_line_error(tmp_path: Path) -> None:
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "k.db"), "chat"], input="", capture_output=True,
                           text=True, env=env, timeout=60, check=False)
-    assert done.returncode == 1 and "need a model" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "need a model" in done.stderr and "Traceback" not in done.stderr

@@ -114,5 +114,5 @@ def test_the_http_app_builds_without_warnings_and_serves_no_local_user(tmp_path:
     from alfred_mcp.server.http import http_app
 
     app = AlfredApp.from_settings(Settings(db=str(tmp_path / "k.db"), seed_demo=False))
-    asgi = http_app(app, "127.0.0.1", 8765, {TOKEN_A: "alice"})
-    assert app.serves_many and any(getattr(route, "path", None) == "/mcp" for route in asgi.routes)
+    http_app(app, "127.0.0.1", 8765, {TOKEN_A: "alice"})
+    assert app.serves_many and not app.gets_demo_kitchen

@@ -1,0 +1,109 @@
+"""The `alfred-mcp` command as a new user meets it: options in any order, one clear line when it cannot start."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
+
+REPO = Path(__file__).resolve().parents[2]
+COMMANDS = {"serve": [], "seed": [], "chat": [], "run": ["messages.txt"]}
+SAMPLE = {"--db": "k.db", "--supabase-url": "https://x.supabase.co", "--supabase-key": "anon", "--user": "sam",
+          "--model": "scripted:demo.json"}
+
+
+def global_options() -> list[argparse.Action]:
+    return [a for a in build_parser()._actions if a.option_strings and a.dest not in ("help", "version", "command")]
+
+
+def test_every_global_option_is_sampled() -> None:
+    flags = {a.option_strings[-1] for a in global_options() if a.nargs != 0}
+    assert flags == set(SAMPLE)
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+@pytest.mark.parametrize("option", [a.option_strings[-1] for a in global_options()])
+def test_a_global_option_works_before_or_after_the_command(command: str, option: str) -> None:
+    """`alfred-mcp --db k.db serve` and `alfred-mcp serve --db k.db` mean the same, for every option and command."""
+    given = [option] if option not in SAMPLE else [option, SAMPLE[option]]
+    before = build_parser().parse_args([*given, command, *COMMANDS[command]])
+    after = build_parser().parse_args([command, *COMMANDS[command], *given])
+    untouched = build_parser().parse_args([command, *COMMANDS[command]])
+    assert vars(before) == vars(after) != vars(untouched)
+
+
+def test_the_issue_s_command_line_parses() -> None:
+    args = build_parser().parse_args(["serve", "--http", "127.0.0.1:8765", "--db", "k.db"])
+    assert (args.command, args.http, args.db) == ("serve", "127.0.0.1:8765", "k.db")
+
+
+def test_every_command_s_help_shows_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ["", *COMMANDS]:
+        with pytest.raises(SystemExit):
+            main([command, "--help"] if command else ["--help"])
+        assert "Example: alfred-mcp" in capsys.readouterr().out, command
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port something else is listening on."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        yield busy.getsockname()[1]
+
+
+def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str, str], str]]:
+    text_file = tmp_path / "notes.txt"
+    text_file.write_text("shopping: eggs\n")
+    tokens = {"ALFRED_TOKENS": "a-token-of-twenty-chars=alice"}
+    return [
+        (["--db", "/absolute/path/to/kitchen.db"], {}, "is the example's placeholder: set ALFRED_DB (or --db) to a file"),
+        ([], {"ALFRED_DB": "/absolute/path/to/kitchen.db"}, "is the example's placeholder"),
+        (["--db", str(tmp_path)], {}, f"The database path {tmp_path} is a folder: give a file path such as"),
+        (["--db", str(text_file / "k.db")], {}, f"is inside {text_file}, which is a file, not a folder: choose another --db path"),
+        (["--db", str(text_file / "sub" / "k.db")], {}, f"Cannot create the folder {text_file / 'sub'} for the database: Not a directory"),
+        (["--db", str(text_file)], {}, f"{text_file} is not an SQLite database. Pass --db a new file"),
+        (["chat"], {"ALFRED_MODEL": "bogus"}, "ALFRED_MODEL='bogus' is not a model"),
+        (["serve", "--http", "8765"], tokens, "--http takes HOST:PORT, e.g. 127.0.0.1:8765 (got '8765')"),
+        (["serve", "--http", f"127.0.0.1:{port}"], tokens, f"Cannot listen on 127.0.0.1:{port}:"),
+        (["serve", "--http", "127.0.0.1:8765"], {}, "Serving over HTTP needs bearer tokens: set ALFRED_TOKENS_FILE or ALFRED_TOKENS"),
+        (["serve", "--http", "127.0.0.1:8765"], {**tokens, "ALFRED_HTTP_MAX_SESSIONS": "many"}, "ALFRED_HTTP_MAX_SESSIONS must be a number"),
+        (["serve", "--session-idle-timeout", "0"], {}, "--session-idle-timeout must be a positive number"),
+        (["serve", "--http", "127.0.0.1:8765", "--oauth-issuer", "auth.example.com"], {}, "ALFRED_OAUTH_ISSUER must be an http://"),
+        (["--demo", "--no-seed"], {}, "--demo and --no-seed contradict each other"),
+    ]
+
+
+def test_each_startup_failure_is_one_line_and_exit_2(tmp_path: Path, busy_port: int, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """What failed, which path or setting, what to do: on one line, exit code 2, nothing started."""
+    for name in [n for n in os.environ if n.startswith(("ALFRED_", "SUPABASE_"))]:
+        monkeypatch.delenv(name)
+    db = ["--db", str(tmp_path / "fine.db")]
+    for argv, env, words in _startup_cases(tmp_path, busy_port):
+        with monkeypatch.context() as patched:
+            for name, value in env.items():
+                patched.setenv(name, value)
+            code = main(argv if "--db" in argv or "ALFRED_DB" in env else [*db, *argv])
+        err = capsys.readouterr().err
+        assert (code, err.count("\n")) == (EXIT_STARTUP, 1), (argv, err)
+        assert err.startswith("alfred-mcp: ") and words in err, (argv, err)
+    assert not (tmp_path / "fine.db").exists(), "no failed start may leave a database behind"
+
+
+def test_the_example_config_s_placeholder_fails_in_a_real_process(tmp_path: Path) -> None:
+    """Claude Desktop started with the example config unchanged: one line, exit 2, no traceback, no folder created."""
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "ALFRED_DB": "/absolute/path/to/kitchen.db"}
+    done = subprocess.run([sys.executable, "-m", "alfred_mcp"], capture_output=True, text=True, env=env, timeout=60, check=False,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == EXIT_STARTUP and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not Path("/absolute/path").exists()

@@ -1,0 +1,138 @@
+"""An external OAuth authorization server: its JWTs are accepted, checked against its JWKS, and only then is
+protected-resource metadata advertised. The authorization server is a loopback one written here: its
+RFC 8414 metadata and a JWKS with one RSA key, as a real one publishes them."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import jwt
+import pytest
+from asgi_server import serving
+from cryptography.hazmat.primitives.asymmetric import rsa
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import HttpSettings, OAuthSettings, Settings
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.server.http import http_app
+from alfred_mcp.server.oauth import discover_jwks_url
+
+pytestmark = pytest.mark.anyio
+KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+OTHER_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+JSON = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def authorization_server(issuer_holder: dict[str, str]) -> Starlette:
+    """RFC 8414 metadata naming its issuer and JWKS, and the JWKS itself (one RSA signing key, kid k1)."""
+    jwk = {**json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(KEY.public_key())), "kid": "k1", "use": "sig", "alg": "RS256"}
+
+    async def metadata(request: Any) -> JSONResponse:
+        issuer = issuer_holder["issuer"]
+        return JSONResponse({"issuer": issuer, "jwks_uri": f"{issuer}/jwks.json", "token_endpoint": f"{issuer}/token",
+                             "authorization_endpoint": f"{issuer}/authorize", "response_types_supported": ["code"]})
+
+    async def jwks(request: Any) -> JSONResponse:
+        return JSONResponse({"keys": [jwk]})
+
+    return Starlette(routes=[Route("/.well-known/oauth-authorization-server", metadata), Route("/jwks.json", jwks)])
+
+
+@dataclass
+class Stack:
+    issuer: str
+    url: str
+    """The alfred-mcp /mcp URL."""
+
+    def token(self, key: Any = KEY, kid: str = "k1", algorithm: str = "RS256", **claims: Any) -> str:
+        now = int(time.time())
+        body = {"iss": self.issuer, "aud": self.url, "sub": "carol", "exp": now + 300, "iat": now, "scope": "kitchen", **claims}
+        return jwt.encode({k: v for k, v in body.items() if v is not None}, key, algorithm=algorithm, headers={"kid": kid})
+
+
+@asynccontextmanager
+async def oauth_stack(tmp_path: Path, scopes: tuple[str, ...] = ()) -> AsyncIterator[Stack]:
+    holder: dict[str, str] = {}
+    async with serving(lambda port: authorization_server(holder)) as issuer:
+        holder["issuer"] = issuer
+        oauth = OAuthSettings(issuer=issuer, scopes=scopes)
+        jwks_url = await discover_jwks_url(oauth)
+        settings = Settings(db=str(tmp_path / "k.db"), http=HttpSettings(oauth=oauth))
+
+        def build(port: int) -> Any:
+            return http_app(AlfredApp.from_settings(settings), "127.0.0.1", port, {}, jwks_url=jwks_url)
+
+        async with serving(build) as base:
+            yield Stack(issuer=issuer, url=f"{base}/mcp")
+
+
+async def test_the_issuer_s_jwts_reach_the_kitchen_as_their_subject(tmp_path: Path) -> None:
+    """A token the issuer signed for this resource works with the real MCP client; its `sub` is the user."""
+    async with oauth_stack(tmp_path) as stack:
+        for user in ("carol", "dave"):
+            headers = {"Authorization": f"Bearer {stack.token(sub=user)}"}
+            async with Client(streamable_http_client(stack.url, http_client=httpx2.AsyncClient(headers=headers, timeout=30))) as client:
+                if user == "carol":
+                    await client.call_tool("db_create", {"table": "recipes", "data": {"name": "Carol's stew"}})
+                seen = (await client.call_tool("db_read", {"table": "recipes"})).structured_content
+                assert seen["count"] == (1 if user == "carol" else 0)
+
+
+async def test_protected_resource_metadata_names_the_real_issuer(tmp_path: Path) -> None:
+    async with oauth_stack(tmp_path) as stack, httpx2.AsyncClient(timeout=10) as raw:
+        refused = await raw.post(stack.url, json=INITIALIZE, headers=JSON)
+        metadata_url = stack.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        metadata = (await raw.get(metadata_url)).json()
+        issuer_metadata = (await raw.get(f"{metadata['authorization_servers'][0]}/.well-known/oauth-authorization-server")).json()
+    assert refused.status_code == 401 and f'resource_metadata="{metadata_url}"' in refused.headers["www-authenticate"]
+    assert metadata["resource"] == stack.url and metadata["authorization_servers"] == [stack.issuer]
+    assert issuer_metadata["issuer"] == stack.issuer, "the advertised authorization server exists and answers"
+
+
+BAD_TOKENS = [
+    pytest.param({"aud": "http://elsewhere.example/mcp"}, id="another-audience"),
+    pytest.param({"iss": "http://127.0.0.1:1/other-issuer"}, id="another-issuer"),
+    pytest.param({"exp": int(time.time()) - 60}, id="expired"),
+    pytest.param({"sub": None}, id="no-subject"),
+    pytest.param({"key": OTHER_KEY}, id="signed-by-another-key"),
+    pytest.param({"kid": "k9"}, id="unknown-key-id"),
+    pytest.param({"key": "a-shared-secret-of-enough-length-0123456789", "algorithm": "HS256"}, id="hs256"),
+]
+
+
+async def test_a_token_the_issuer_did_not_sign_for_this_server_is_refused(tmp_path: Path) -> None:
+    """Wrong audience, issuer, key, algorithm; expired; no subject: each is 401 invalid_token (one server for all)."""
+    async with oauth_stack(tmp_path) as stack, httpx2.AsyncClient(timeout=10) as raw:
+        for case in BAD_TOKENS:
+            change = dict(case.values[0])
+            options = {name: change.pop(name) for name in ("key", "kid", "algorithm") if name in change}
+            token = stack.token(**options, **change)
+            response = await raw.post(stack.url, json=INITIALIZE, headers={**JSON, "Authorization": f"Bearer {token}"})
+            assert response.status_code == 401 and 'error="invalid_token"' in response.headers["www-authenticate"], case.id
+
+
+async def test_a_token_without_a_required_scope_is_403(tmp_path: Path) -> None:
+    async with oauth_stack(tmp_path, scopes=("kitchen", "admin")) as stack, httpx2.AsyncClient(timeout=10) as raw:
+        response = await raw.post(stack.url, json=INITIALIZE, headers={**JSON, "Authorization": f"Bearer {stack.token()}"})
+        metadata = (await raw.get(stack.url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp"))).json()
+    assert response.status_code == 403 and 'error="insufficient_scope"' in response.headers["www-authenticate"]
+    assert metadata["scopes_supported"] == ["kitchen", "admin"]
+
+
+async def test_an_issuer_without_reachable_metadata_is_a_startup_error() -> None:
+    with pytest.raises(ConfigError, match="Cannot find the JWKS of the OAuth issuer http://127.0.0.1:9"):
+        await discover_jwks_url(OAuthSettings(issuer="http://127.0.0.1:9"))
