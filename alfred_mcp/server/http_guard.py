@@ -5,9 +5,10 @@ and, on /mcp, the Origin too (403), so a DNS-rebinding page learns nothing, not 
 is needed. It answers CORS preflights from allowed origins and marks their responses.
 
 `MessageGate` runs after authentication, on /mcp: a `MCP-Protocol-Version` this server does not
-speak gets the spec's unsupported-version error listing the ones it does, and a POST body that is
-not one JSON-RPC message (a batch array, a JSON value of another shape) gets -32600 with a short
-message instead of a validation dump. Unparseable JSON is left to the SDK, which answers -32700.
+speak gets the spec's unsupported-version error listing the ones it does (a 2026-07-28 envelope is
+left to the SDK, which lists the stateless versions, as `server/discover` does), and a POST body
+that is not one JSON-RPC message (a batch array, a JSON value of another shape) gets -32600 with a
+short message instead of a validation dump. Unparseable JSON is left to the SDK, which answers -32700.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 from typing import Any
 
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, TransportSecurityMiddleware, TransportSecuritySettings
-from mcp.types import INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types import INVALID_REQUEST, PROTOCOL_VERSION_META_KEY, UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -73,7 +74,7 @@ class MessageGate:
 
 
 def _version_refusal(version: str | None, message: Any) -> dict[str, Any] | None:
-    if version is None or version in SUPPORTED_VERSIONS:
+    if version is None or version in SUPPORTED_VERSIONS or _is_modern_envelope(message):
         return None
     return _rpc_error(_request_id(message), UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
                       {"supported": list(SUPPORTED_VERSIONS), "requested": version})
@@ -88,6 +89,12 @@ def _shape_refusal(message: Any) -> dict[str, Any] | None:
         return _rpc_error(_request_id(message), INVALID_REQUEST,
                           'Invalid request: not a JSON-RPC 2.0 message (an object with "jsonrpc": "2.0" and a "method").')
     return None
+
+
+def _is_modern_envelope(message: Any) -> bool:
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
 
 
 _UNPARSED = object()

@@ -143,6 +143,11 @@ async def test_an_unsupported_protocol_version_gets_the_list_of_supported_ones(t
             assert response.status_code == 400 and error["code"] == UNSUPPORTED_PROTOCOL_VERSION, version
             assert {"2025-11-25", "2026-07-28"} <= set(error["data"]["supported"]) and error["data"]["requested"] == version
             assert response.json()["id"] == 1
+        meta = {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}}
+        modern = await raw.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": meta}},
+                                headers={**JSON, **AUTH, "MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "server/discover"})
+    assert modern.status_code == 400 and modern.json()["error"]["code"] == UNSUPPORTED_PROTOCOL_VERSION
+    assert modern.json()["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}, "as server/discover lists them"
 
 
 @pytest.mark.parametrize(("demo", "recipes"), [(False, 0), (True, 8)], ids=["default-empty", "with---demo"])
