@@ -4,20 +4,28 @@ Debian's `postgresql` package puts its binaries in /usr/lib/postgresql/<major>/b
 refuses to run as root, so as root the server runs as the `postgres` user (via runuser) while
 pytest itself stays root. Data and the unix socket live in a temp dir (on /dev/shm when there
 is one: cloning a database is file copying); clients use 127.0.0.1.
+
+No cluster outlives the process that started it: it is stopped when its block ends, however it
+ends (`stopped_on_exit`): an exception, Ctrl-C, SIGTERM or SIGHUP (turned into KeyboardInterrupt,
+so pytest tears its fixtures down and every `finally` runs), or interpreter exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 INSTALL_HINT = "apt-get install -y postgresql"
 SEARCH_GLOB = "/usr/lib/postgresql/*/bin"
@@ -109,25 +117,68 @@ def find_bin_dir() -> Path:
     raise PostgresUnavailable(f"PostgreSQL is not installed (no initdb under {SEARCH_GLOB}); install it with: {INSTALL_HINT}")
 
 
+_pending: dict[int, Callable[[], None]] = {}
+"""What still has to be stopped, by registration number; run at interpreter exit if a block never ended."""
+_TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def stopped_on_exit(stop: Callable[[], None]) -> Iterator[None]:
+    """Run `stop` once when the block ends, however it ends: normally, by an exception, by Ctrl-C or SIGTERM/SIGHUP
+    (raised as KeyboardInterrupt in the main thread), or at interpreter exit if the block never gets to end."""
+    _interrupt_on_termination()
+    key = max(_pending, default=0) + 1
+    _pending[key] = stop
+    try:
+        yield
+    finally:
+        if _pending.pop(key, None) is not None:
+            stop()
+
+
+def _interrupt_on_termination() -> None:
+    """SIGTERM and SIGHUP interrupt like Ctrl-C does (where nobody else handles them), so cleanup code runs."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in _TERMINATING:
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _raise_interrupt)
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
+
+
+@atexit.register
+def _stop_pending() -> None:
+    while _pending:
+        _pending.pop(max(_pending))()
+
+
 @contextmanager
 def postgres_server() -> Iterator[PostgresServer]:
-    """Start a fresh cluster (about a second), yield it, stop it and delete its files."""
+    """Start a fresh cluster (about a second), yield it, stop it and delete its files (see `stopped_on_exit`)."""
     bin_dir = find_bin_dir()
     run_as = _server_account()
     root = Path(tempfile.mkdtemp(prefix="alfred-pg-", dir=_scratch_dir()))
-    try:
+    server = PostgresServer("127.0.0.1", _free_port(), root, bin_dir)
+    with stopped_on_exit(lambda: _stop(server, run_as)):
         root.chmod(0o755)
         if run_as is not None:
             shutil.chown(root, user=run_as)
-        server = PostgresServer("127.0.0.1", _free_port(), root, bin_dir)
         _initdb(server, run_as)
         _start(server, run_as)
-        try:
-            yield server
-        finally:
-            _run(run_as, [str(bin_dir / "pg_ctl"), "-D", str(root / "data"), "-m", "immediate", "-w", "stop"], root / "stop.log")
+        yield server
+
+
+def _stop(server: PostgresServer, run_as: str | None) -> None:
+    """Stop the cluster if it runs (immediate mode: it is throwaway) and delete its files."""
+    data = server.root / "data"
+    try:
+        if (data / "postmaster.pid").exists():
+            _run(run_as, [str(server.bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], server.root / "stop.log")
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(server.root, ignore_errors=True)
 
 
 def _initdb(server: PostgresServer, run_as: str | None) -> None:

