@@ -33,3 +33,10 @@ async def test_tools_list_matches_the_committed_snapshot(tmp_path: Path) -> None
     if os.environ.get("ALFRED_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.write_text(rendered, encoding="utf-8")
     assert SNAPSHOT.read_text(encoding="utf-8") == rendered, "tools/list changed: review it, then regenerate the snapshot"
+
+
+def test_only_the_tool_that_calls_a_model_is_open_world() -> None:
+    """`chat` reaches beyond the kitchen (the configured model's provider, or the client's model); no other tool does."""
+    from alfred_mcp.contracts import load_contracts
+
+    assert {name for name, c in load_contracts().items() if c.annotations["openWorldHint"]} == {"chat"}
