@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
+from types import FrameType
 
 import anyio
 
@@ -275,6 +277,8 @@ def _serve_http(settings: Settings, address: str) -> int:
 
     host, port = parse_address(address)
     tokens = load_tokens(required=settings.http.oauth is None)
+    # uvicorn shuts down gracefully on SIGTERM, then re-raises it: exit 143 after the store is closed too.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
 
     async def serve() -> int:
         jwks_url = await prepare_http(settings.http, host, port)
@@ -285,6 +289,10 @@ def _serve_http(settings: Settings, address: str) -> int:
             await close_app(app)
 
     return anyio.run(serve)
+
+
+def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 async def _seed(settings: Settings, reset: bool) -> int:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,3 +109,30 @@ def test_the_example_config_s_placeholder_fails_in_a_real_process(tmp_path: Path
                           stdin=subprocess.DEVNULL)
     assert done.returncode == EXIT_STARTUP and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert not Path("/absolute/path").exists()
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_ends_serve_over_http(tmp_path: Path, signum: int, code: int) -> None:
+    """uvicorn shuts down gracefully, then the command exits 130 (Ctrl-C) or 143 (SIGTERM)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "ALFRED_TOKENS": "a-token-of-twenty-chars=alice"}
+    command = [sys.executable, "-m", "alfred_mcp", "serve", "--http", f"127.0.0.1:{port}", "--db", str(tmp_path / "k.db")]
+    process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while not _listening(port):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signum)
+        assert process.wait(timeout=10) == code
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0

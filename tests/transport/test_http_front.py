@@ -131,8 +131,14 @@ async def test_a_body_that_is_not_one_json_rpc_message_is_a_short_invalid_reques
             assert words in error["error"]["message"] and len(response.content) < 300, case.id
         huge = await raw.post(url, content=b'{"pad":"' + b"x" * (4 * 1024 * 1024) + b'"}', headers={**JSON, **AUTH})
         broken = await raw.post(url, content=b'{"jsonrpc":"2.0","id":1,', headers={**JSON, **AUTH})
+        deep = [await raw.post(url, content=_nested(depth), headers={**JSON, **AUTH}) for depth in (250, 5000)]
     assert huge.status_code == 413
     assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
+    assert [(r.status_code, r.json()["error"]["code"]) for r in deep] == [(400, -32700)] * 2, "too deep: an error, never silence"
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":' + b"[" * depth + b"]" * depth + b"}}"
 
 
 async def test_an_unsupported_protocol_version_gets_the_list_of_supported_ones(tmp_path: Path) -> None:
