@@ -49,8 +49,8 @@ def _postgres_installed() -> None:
 
 @pytest.mark.parametrize(
     ("runner", "signum"),
-    [("pytest", signal.SIGTERM), ("pytest", signal.SIGINT), ("script", signal.SIGTERM)],
-    ids=["pytest-sigterm", "pytest-ctrl-c", "script-sigterm"],
+    [("pytest", signal.SIGTERM), ("script", signal.SIGTERM), ("script", signal.SIGINT)],
+    ids=["pytest-sigterm", "script-sigterm", "script-ctrl-c"],
 )
 def test_a_signal_stops_the_cluster_and_deletes_its_files(tmp_path: Path, runner: str, signum: int) -> None:
     source = tmp_path / ("test_wait.py" if runner == "pytest" else "wait.py")
