@@ -19,7 +19,7 @@ from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = {"serve": [], "seed": [], "chat": [], "run": ["messages.txt"]}
 SAMPLE = {"--db": "k.db", "--supabase-url": "https://x.supabase.co", "--supabase-key": "anon", "--user": "sam",
-          "--model": "scripted:demo.json"}
+          "--model": "scripted:demo.json", "--tools": "core"}
 
 
 def global_options() -> list[argparse.Action]:
