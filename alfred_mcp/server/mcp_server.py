@@ -16,7 +16,7 @@ from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.contracts import ToolContract, listed, load_contracts
 from alfred_mcp.server import completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware, TokenUsers
 from alfred_mcp.server.dispatch import run_tool_call
@@ -27,8 +27,11 @@ from alfred_mcp.server.toolsets import HostControls
 INSTRUCTIONS = (
     "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
     "meal plans, tasks, preferences and a cooking log. Every row is named by a ref such as recipe_1 "
-    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across turns of a "
-    "session: call turn_begin at the start of each user turn. describe_table gives columns and allowed values."
+    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across the turns of a session. "
+    "Drive a turn stage by stage with turn_start, turn_context and turn_submit; or call the tools yourself, starting "
+    "each user message (the first too) with turn_begin. Every tool takes an optional session (e.g. session_2) to act "
+    "on another of your sessions, and its result carries the session and turn it acted on. describe_table gives "
+    "columns and allowed values."
 )
 
 
@@ -58,6 +61,9 @@ class AlfredServer(MCPServer[AlfredApp]):
         completions.register(self, app)
 
     async def list_tools(self) -> list[MCPTool]:
+        # An allow-list (--tools / ALFRED_TOOLS, e.g. "all") lists exactly what it names; without one the default
+        # list leaves out the extras (contracts.EXTRA_TOOLS), which are still served to a client that calls them.
+        everything, has_model = bool(self.app.settings.tools), self.app.llm is not None
         return [
             MCPTool(
                 name=c.name,
@@ -68,7 +74,7 @@ class AlfredServer(MCPServer[AlfredApp]):
                 annotations=ToolAnnotations.model_validate(c.annotations),
             )
             for c in self.contracts.values()
-            if c.name in self.host.served
+            if c.name in self.host.served and listed(c.name, everything=everything, has_model=has_model)
         ]
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
@@ -89,7 +95,7 @@ class AlfredServer(MCPServer[AlfredApp]):
             return instead
         outcome, result = await run_tool_call(self.app, contract, arguments, context)
         if result is not None:
-            await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"])
+            await notify_changes(self.app, context, name, arguments, result, read_only=contract.hint("readOnlyHint"))
         return outcome
 
 
