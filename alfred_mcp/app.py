@@ -109,7 +109,8 @@ class AlfredApp:
 
         `call` names it in the turn's call log when it is refused (tool calls; not reads of resources or prompts).
         """
-        return unit_of_work(self.sessions, self.journaled, self.user_id, session, CallScope(call, table, log_refusals))
+        scope = CallScope(call, table, log_refusals)
+        return unit_of_work(self.sessions, self.journaled, self.user_id, session, scope, self.settings.turns)
 
     async def close(self) -> None:
         self._opened -= 1

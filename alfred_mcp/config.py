@@ -9,6 +9,7 @@ import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from platformdirs import user_data_dir
 
@@ -18,6 +19,7 @@ DB_ENV = "ALFRED_DB"
 USER_ENV = "ALFRED_USER"
 CHECK_RESULTS_ENV = "ALFRED_CHECK_RESULTS"
 MODEL_ENV = "ALFRED_MODEL"
+NumberT = TypeVar("NumberT", int, float)
 SUPABASE_URL_ENV = "SUPABASE_URL"
 SUPABASE_KEY_ENVS = ("SUPABASE_KEY", "SUPABASE_ANON_KEY")
 SUPABASE_JWT_SECRET_ENV = "SUPABASE_JWT_SECRET"
@@ -34,6 +36,10 @@ OAUTH_AUDIENCE_ENV = "ALFRED_OAUTH_AUDIENCE"
 OAUTH_SCOPES_ENV = "ALFRED_OAUTH_SCOPES"
 DEFAULT_SESSION_IDLE_TIMEOUT = 600.0
 DEFAULT_MAX_SESSIONS = 1000
+TURN_RETENTION_ENV = "ALFRED_TURN_RETENTION"
+CONVERSATION_TURNS_ENV = "ALFRED_CONVERSATION_TURNS"
+COMPRESS_OLDER_TURNS_ENV = "ALFRED_COMPRESS_OLDER_TURNS"
+QUICK_MODE_THRESHOLD_ENV = "ALFRED_QUICK_MODE_THRESHOLD"
 
 
 def default_db_path() -> Path:
@@ -61,11 +67,14 @@ class Settings:
     read_only: bool = False
     """Serve only the tools whose readOnlyHint is true (`--read-only`, ALFRED_READ_ONLY=1)."""
     tools: tuple[str, ...] = ()
-    """An allow-list of tool names and toolsets (`--tools`, ALFRED_TOOLS); empty: every tool."""
+    """An allow-list of tool names and toolsets (`--tools`, ALFRED_TOOLS); empty: every tool is served, and
+    tools/list advertises the default list (contracts.EXTRA_TOOLS left out; `chat` only with a model)."""
     import_allow_networks: tuple[str, ...] = ()
     """Private networks recipes_import may fetch from when serving many users (CIDRs, e.g. 10.0.0.0/8)."""
     http: HttpSettings = field(default_factory=lambda: HttpSettings())
     """How `serve --http` serves: session limits, the public URL, OAuth."""
+    turns: TurnSettings = field(default_factory=lambda: TurnSettings())
+    """How much history the roles see, and when quick mode may answer."""
 
     @classmethod
     def from_env(
@@ -93,6 +102,7 @@ class Settings:
             tools=_names(tools if tools is not None else os.environ.get(TOOLS_ENV, "")),
             import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
             http=http if http is not None else HttpSettings.from_env(),
+            turns=TurnSettings.from_env(),
         )
 
 
@@ -207,6 +217,69 @@ def _http_url(url: str, name: str) -> str:
     if not url.startswith(("http://", "https://")) or len(url.split("://", 1)[1]) == 0:
         raise ConfigError(f"{name} must be an http:// or https:// URL (got {url!r}).", field=name)
     return url
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    """The context windows of seed 001 and the quick-mode gate of seed 000.
+
+    `turn_retention`: turns whose entities and narratives the roles see in full (the entity window);
+    `conversation_turns`: exchanges kept word for word; `compress_older_turns`: older turns are
+    folded into a one-line-per-turn digest (False: they are left out); `quick_mode_threshold`:
+    the confidence Understand must give for a quick lookup to skip planning.
+    """
+
+    turn_retention: int = 2
+    conversation_turns: int = 3
+    compress_older_turns: bool = True
+    quick_mode_threshold: float = 0.8
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.turn_retention <= 50:
+            raise ConfigError(f"{TURN_RETENTION_ENV} must be 0 to 50, got {self.turn_retention}.", field="turn_retention")
+        if not 1 <= self.conversation_turns <= 50:
+            raise ConfigError(f"{CONVERSATION_TURNS_ENV} must be 1 to 50, got {self.conversation_turns}.",
+                              field="conversation_turns")
+        if not 0 <= self.quick_mode_threshold <= 1:
+            raise ConfigError(f"{QUICK_MODE_THRESHOLD_ENV} must be 0 to 1, got {self.quick_mode_threshold}.",
+                              field="quick_mode_threshold")
+
+    @classmethod
+    def from_env(cls) -> TurnSettings:
+        """Defaults, overridden by ALFRED_TURN_RETENTION, ALFRED_CONVERSATION_TURNS, ALFRED_COMPRESS_OLDER_TURNS
+        and ALFRED_QUICK_MODE_THRESHOLD.
+
+        Raises:
+            ConfigError: a value that is not a number (or true/false), or out of range.
+        """
+        default = cls()
+        return cls(
+            turn_retention=_env_number(TURN_RETENTION_ENV, default.turn_retention, int),
+            conversation_turns=_env_number(CONVERSATION_TURNS_ENV, default.conversation_turns, int),
+            compress_older_turns=_env_flag(COMPRESS_OLDER_TURNS_ENV, default.compress_older_turns),
+            quick_mode_threshold=_env_number(QUICK_MODE_THRESHOLD_ENV, default.quick_mode_threshold, float),
+        )
+
+
+def _env_number(name: str, default: NumberT, kind: type[NumberT]) -> NumberT:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {text!r}.", field=name) from None
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    text = os.environ.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name} must be true or false, got {text!r}.", field=name)
 
 
 @dataclass(frozen=True)

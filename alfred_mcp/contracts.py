@@ -14,6 +14,13 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.paths import contract_dir
 
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+"""The MCP spec's value of a hint a tool leaves out; contracts state only the hints that differ."""
+EXTRA_TOOLS = frozenset({"batch_open", "batch_status", "batch_skip", "batch_complete", "turn_status", "show_working_set"})
+"""Served to any client that calls them, but listed only with ALFRED_TOOLS=all: batches are opened and tracked by
+draft_save and the turn machine, and the working set and turns have resources (alfred://session/...)."""
+MODEL_TOOLS = frozenset({"chat"})
+"""Listed when the server has a model (ALFRED_MODEL), or with ALFRED_TOOLS=all (model='client' uses sampling)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,13 @@ class ToolContract:
     output_schema: dict[str, Any]
     input_validator: Draft202012Validator
     output_validator: Draft202012Validator
+
+    def hint(self, name: str) -> bool:
+        """An annotation hint, with the spec's default when the contract leaves it out (destructiveHint means
+        nothing for a read-only tool, so it is False there)."""
+        if name == "destructiveHint" and self.hint("readOnlyHint"):
+            return False
+        return bool(self.annotations.get(name, HINT_DEFAULTS[name]))
 
     def check_arguments(self, arguments: dict[str, Any]) -> None:
         """Raises InputError naming the offending argument and what would be valid."""
@@ -72,6 +86,13 @@ def _load(path: Any) -> ToolContract:
         input_validator=Draft202012Validator(raw["inputSchema"]),
         output_validator=Draft202012Validator(raw["outputSchema"]),
     )
+
+
+def listed(name: str, *, everything: bool, has_model: bool) -> bool:
+    """Whether tools/list advertises `name`: the default list leaves out EXTRA_TOOLS, and `chat` without a model."""
+    if everything:
+        return True
+    return name not in EXTRA_TOOLS and (has_model or name not in MODEL_TOOLS)
 
 
 @cache

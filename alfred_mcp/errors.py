@@ -20,6 +20,7 @@
     │   ├── OutOfOrderError        a turn stage submitted when another one is expected
     │   ├── UndoConflictError      the write to undo was changed since, or there is nothing to undo
     │   ├── DeclinedError          the user declined (or cancelled) a confirmation; nothing was changed
+    │   ├── AllergenError          a write holds an allergen of the user (or would drop an allergy) without consent
     │   └── SessionConflictError   another call (another replica) changed the session first; retry
     ├── StoreError                 the database refused or failed (mapped from the driver)
     │   └── ConstraintViolationError  a NOT NULL / CHECK / UNIQUE / FK rule was broken
@@ -137,6 +138,10 @@ class ModelOutputError(ModelError):
 
 class ConfigError(AlfredError):
     code = "config_error"
+
+
+class AllergenError(StateError):
+    code = "allergen_conflict"
 
 
 class OutOfOrderError(StateError):

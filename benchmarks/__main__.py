@@ -7,7 +7,7 @@ import sys
 
 import anyio
 
-from . import context, drafts, foundation, http, loop, supabase
+from . import context, drafts, economy, foundation, http, loop, supabase
 
 
 async def run_all() -> dict[str, object]:
@@ -22,6 +22,8 @@ async def run_all() -> dict[str, object]:
         "loop_overhead": await loop.loop_overhead(),
         "http_concurrency": await http.http_concurrency(),
         "supabase_vs_postgres": await supabase.supabase_vs_postgres(),
+        "tools_list_bytes": await economy.tools_list_bytes(),
+        "stage_turn_bytes": await economy.stage_turn_bytes(),
     }
 
 

@@ -109,11 +109,11 @@ async def context_growth() -> dict[str, object]:
                 for turn in range(2, TURNS + 1):
                     begun = await client.call_tool("turn_begin", {"message": _message(turn)})
                     assert begun.structured_content["turn"] == turn
-                    await client.call_tool("understanding_submit", {"message": _message(turn), "constraints": _snapshot(turn)})
+                    await client.call_tool("understanding_submit", {"message": _message(turn), "constraint_snapshot": _snapshot(turn)})
                     if turn in (EARLY, LATE):
                         sizes[turn] = await _think_size(app)
                     await _play_turn(client, turn)
-                    await client.call_tool("turn_reply", {"reply": _reply(turn)})
+                    await client.call_tool("turn_reply", {"response": _reply(turn)})
         finally:
             await app.close()
     (early, naive_early), (late, naive_late) = sizes[EARLY], sizes[LATE]

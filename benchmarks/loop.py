@@ -38,7 +38,7 @@ def _read_turn() -> dict[str, list[Any]]:
 
 
 def _quick_turn() -> dict[str, list[Any]]:
-    return {"understand": [{"quick_mode": True, "quick_read": {"table": "recipes", "limit": 10}}]}
+    return {"understand": [{"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"table": "recipes", "limit": 10}}]}
 
 
 def _save_turn() -> dict[str, list[Any]]:

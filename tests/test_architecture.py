@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from alfred_mcp.contracts import ANNOTATION_KEYS, load_contracts
+from alfred_mcp.contracts import ANNOTATION_KEYS, HINT_DEFAULTS, load_contracts
 from alfred_mcp.server.tools import HANDLERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,13 +175,15 @@ def test_session_documents_are_declared_in_one_module() -> None:
 
 
 def test_every_contract_is_complete_and_has_a_handler() -> None:
-    """Each tools/*.json has a title, description, all four hints and a handler."""
+    """Each tools/*.json has a title, description, a handler, and hints that are the four known ones as booleans,
+    stating only the values that differ from the spec's defaults (read-only tools say so; so do safe writes)."""
     contracts = load_contracts()
     assert set(contracts) == set(HANDLERS)
     for contract in contracts.values():
         assert contract.title and len(contract.description) > 20
-        assert set(contract.annotations) == set(ANNOTATION_KEYS)
-        assert all(isinstance(contract.annotations[key], bool) for key in ANNOTATION_KEYS)
+        assert set(contract.annotations) <= set(ANNOTATION_KEYS), contract.name
+        assert all(isinstance(value, bool) for value in contract.annotations.values()), contract.name
+        assert all(contract.annotations[key] != default for key, default in HINT_DEFAULTS.items() if key in contract.annotations)
         assert contract.input_schema["type"] == "object" and contract.output_schema["type"] == "object"
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.config import Settings
+from alfred_mcp.config import Settings, TurnSettings
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.operations.windows import context_config
 
 
 def test_supabase_url_selects_the_supabase_store(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,3 +34,30 @@ def test_postgres_url_stays_text(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = Settings.from_env(db="postgresql://alfred@localhost:5432/kitchen")
     assert settings.db == "postgresql://alfred@localhost:5432/kitchen" and settings.supabase is None
     assert type(AlfredApp.from_settings(settings).store).__name__ == "PostgresStore"
+
+
+def test_context_windows_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 001's configuration table: turn retention, verbatim turns, compression; and the quick-mode gate."""
+    monkeypatch.setenv("ALFRED_TURN_RETENTION", "4")
+    monkeypatch.setenv("ALFRED_CONVERSATION_TURNS", "5")
+    monkeypatch.setenv("ALFRED_COMPRESS_OLDER_TURNS", "false")
+    monkeypatch.setenv("ALFRED_QUICK_MODE_THRESHOLD", "0.95")
+    settings = Settings.from_env()
+    assert settings.turns == TurnSettings(turn_retention=4, conversation_turns=5, compress_older_turns=False, quick_mode_threshold=0.95)
+    config = context_config(settings.turns)
+    assert (config.entity_window, config.narrative_turns, config.conversation.verbatim_turns, config.compress_older) == (4, 4, 5, False)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        pytest.param("ALFRED_TURN_RETENTION", "two", "must be a number", id="not-a-number"),
+        pytest.param("ALFRED_CONVERSATION_TURNS", "0", "must be 1 to 50", id="out-of-range"),
+        pytest.param("ALFRED_COMPRESS_OLDER_TURNS", "maybe", "must be true or false", id="not-a-flag"),
+        pytest.param("ALFRED_QUICK_MODE_THRESHOLD", "2", "must be 0 to 1", id="not-a-confidence"),
+    ],
+)
+def test_a_bad_setting_names_itself(monkeypatch: pytest.MonkeyPatch, name: str, value: str, message: str) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        Settings.from_env()

@@ -39,4 +39,4 @@ def test_only_tools_that_reach_outside_the_kitchen_are_open_world() -> None:
     """`chat` calls a model (the configured provider's, or the client's); `recipes_import` fetches web pages."""
     from alfred_mcp.contracts import load_contracts
 
-    assert {name for name, c in load_contracts().items() if c.annotations["openWorldHint"]} == {"chat", "recipes_import"}
+    assert {name for name, c in load_contracts().items() if c.hint("openWorldHint")} == {"chat", "recipes_import"}

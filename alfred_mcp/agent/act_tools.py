@@ -6,6 +6,7 @@ from typing import Any
 
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
+from alfred_mcp.state.cards import read_card
 
 READ_TOOLS = ("db_read", "describe_table", "draft_read", "batch_status", "show_working_set")
 GENERATE_TOOLS = ("draft_create", "draft_revise", "draft_discard")
@@ -38,9 +39,18 @@ def check_tool_allowed(tool: str, step_type: str) -> None:
         )
 
 
+def check_arguments(tool: str, arguments: dict[str, Any]) -> None:
+    """Raises InputError when the arguments break the tool's published inputSchema (nothing is run)."""
+    load_contracts()[tool].check_arguments(arguments)
+
+
+WRITE_VERBS = {"db_create": "created", "db_update": "updated", "db_delete": "deleted", "draft_save": "saved"}
+"""What a write tool does to the items of a batch it completes."""
+
+
 def is_read_only(tool: str) -> bool:
     contract = load_contracts().get(tool)
-    return bool(contract and contract.annotations.get("readOnlyHint"))
+    return contract is not None and contract.hint("readOnlyHint")
 
 
 def touched_refs(result: dict[str, Any]) -> dict[str, str]:
@@ -55,7 +65,8 @@ def touched_refs(result: dict[str, Any]) -> dict[str, str]:
     for item in result.get("items", ()):
         if isinstance(item, dict) and item.get("status") == "completed" and item.get("saved_as"):
             touched[item["ref"]] = item["saved_as"]
-    for entry in (*result.get("drafts", ()), *result.get("recipes", ())):
+    single = [result["draft"]] if isinstance(result.get("draft"), dict) else []
+    for entry in (*result.get("drafts", ()), *result.get("recipes", ()), *single):
         if isinstance(entry, dict) and isinstance(entry.get("ref"), str):
             touched[entry["ref"]] = entry["ref"]
     return touched
@@ -67,5 +78,32 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
     shown = ", ".join(refs[:12]) + (f" and {len(refs) - 12} more" if len(refs) > 12 else "")
     if "batch" in result and isinstance(result["batch"], dict):
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
+    verb = {"db_read": "read", "db_create": "created", "db_update": "updated", "db_delete": "deleted",
+            "draft_create": "drafted", "draft_revise": "revised", "draft_discard": "discarded"}.get(tool, "result(s)")
     count = result.get("count", len(refs))
-    return f"{tool}: {count} result(s)" + (f": {shown}" if shown else "")
+    return f"{tool}: {count} {verb}" + (f": {shown}" if shown else "")
+
+
+def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> str:
+    """What the call returned, compactly: rows with refs and the useful columns, drafts with labels,
+    a save's items with their saved refs. Every cut says so."""
+    if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
+        columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else None
+        card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
+        if tool in WRITE_VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
+            return "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {WRITE_VERBS[tool]}", *card.splitlines()[1:]])
+        return f"{tool} {card}"
+    if isinstance(result.get("recipes"), list):
+        rows = [{**r, "id": r.get("ref")} for r in result["recipes"] if isinstance(r, dict)]
+        columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
+        return f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
+    drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
+    if drafts is not None:
+        lines = [f"- {d.get('ref')}: {d.get('label')} [{d.get('status')}]" for d in drafts[:10]]
+        more = [f"+{len(drafts) - 10} more"] if len(drafts) > 10 else []
+        return "\n".join([summarize_result(tool, result), *lines, *more])
+    if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
+        lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
+                 + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
+        return "\n".join([summarize_result(tool, result), *lines])
+    return summarize_result(tool, result)

@@ -57,5 +57,5 @@ async def run_turn(machine: TurnMachine, llm: LLM, message: str, *, observe: Obs
 async def _model_failed(machine: TurnMachine, state: TurnState, role: str, error: ModelError) -> TurnState:
     """The model could not answer: the turn ends blocked, and the reply is written by the state."""
     if role == "reply":
-        return await machine.submit(state, "reply", {"response": f"I could not finish this turn: {error.message}"})
+        return await machine.reply_without_model(state, f"the reply model call failed: {error.message}")
     return machine.abandon(state, f"the {role} model call failed: {error.message}")

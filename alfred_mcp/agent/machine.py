@@ -3,8 +3,11 @@
 Every driver (the `chat` tool, the stage tools, the headless CLI) goes through `TurnMachine`:
 it says which role is expected, validates that role's output against its contract, and applies
 it deterministically. The state enforces what the seeds promise: a step cannot complete while
-its batch has pending items, quick mode never writes, a tool error is shown to Act once and
-then blocks the step, and nothing is applied from an invalid output.
+its batch has pending items, quick mode runs only above its confidence threshold and never
+writes, a tool error is shown to Act once and then blocks the step (a call refused before it ran
+does not count), Act can send a broken plan back to Think once, a reply that contradicts the
+state is refused (never amended) and, after the last refusal, replaced by the state's own, and
+nothing is applied from an invalid output.
 """
 
 from __future__ import annotations
@@ -15,15 +18,17 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import format_quick_result, witness_additions
+from alfred_mcp.agent.present import fallback_reply, format_quick_result, reply_facts
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
 from alfred_mcp.operations import drafting, history
+from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
 from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.reply_check import check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
     ActOutput,
@@ -41,6 +46,8 @@ MAX_INVALID_OUTPUTS = 3
 MAX_DECISIONS_PER_STEP = 8
 MAX_TOOL_ERRORS = 2
 """A tool error is shown to Act once to correct; the second in a row blocks the step."""
+MAX_REPLANS = 1
+"""Act's `blocked` with `plan_invalid` sends the turn back to Think this many times; then it ends blocked."""
 
 ToolRunner = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 """Runs a tool as an MCP call would (contract-checked arguments, the same handler, the turn's session).
@@ -72,17 +79,10 @@ class TurnMachine:
                 f"Turn {current.turn} is still at the {current.stage} stage; finish it (or abandon it with turn_abandon) first.",
                 expected=current.stage,
             )
-        if self._turn_has_history():
-            history.close_turn(self.session)
-            self.session.turn += 1
-        history.record_message(self.session, message)
+        history.begin_turn(self.session, message, config_of(self.work))
         state = TurnState(turn=self.session.turn, message=message)
         self._save(state)
         return state
-
-    def _turn_has_history(self) -> bool:
-        turn = self.session.turn
-        return bool(self.session.calls(turn)) or self.session.has(AGENT_TURNS.at(turn))
 
     def abandon(self, state: TurnState, reason: str) -> TurnState:
         """Stop a turn where it stands: blocked, with Reply still to explain it."""
@@ -107,15 +107,22 @@ class TurnMachine:
 
         Raises:
             OutOfOrderError: another role is expected now.
-            RoleOutputError: the output breaks its contract (nothing applied); after
-                MAX_INVALID_OUTPUTS of them the turn ends blocked.
+            RoleOutputError: the output breaks its contract, or a reply contradicts the state
+                (nothing applied); after MAX_INVALID_OUTPUTS of them the turn ends blocked, or,
+                for Reply, with the state's own reply (then nothing is raised).
         """
         expected = self.expected_role(state)
         if role != expected:
             raise OutOfOrderError(
                 f"Turn {state.turn} expects {expected or 'nothing (it is done)'} now, not {role}.", expected=expected, got=role
             )
-        parsed = self._validate(state, role, output)
+        state.notice = None
+        try:
+            parsed = self._validate(role, output)
+            if isinstance(parsed, ReplyOutput):
+                self._check_reply(state, parsed)
+        except (ValidationError, RoleOutputError) as error:
+            return await self._refuse(state, role, error)
         state.model_calls[role] = state.model_calls.get(role, 0) + 1
         apply: dict[str, Callable[[TurnState, Any], Awaitable[TurnState]]] = {
             "understand": self._apply_understand, "think": self._apply_think, "act": self._apply_act, "reply": self._apply_reply,
@@ -124,22 +131,49 @@ class TurnMachine:
         self._save(state)
         return state
 
-    def _validate(self, state: TurnState, role: str, output: Mapping[str, Any] | BaseModel) -> Any:
-        model = ROLE_OUTPUTS[role]
-        try:
-            data = output.model_dump() if isinstance(output, BaseModel) else output
-            parsed = model.model_validate(data)
-            self._check_refs(role, parsed)
-            return parsed
-        except (ValidationError, RoleOutputError) as error:
-            count = state.invalid_outputs.get(role, 0) + 1
-            state.invalid_outputs[role] = count
-            message = _validation_message(role, error)
-            if count >= MAX_INVALID_OUTPUTS:
-                self._save(self._block(state, f"{role} output was invalid {count} times: {message}"))
-            else:
-                self._save(state)
-            raise RoleOutputError(message, role=role, attempt=count, attempts_left=MAX_INVALID_OUTPUTS - count) from None
+    def _validate(self, role: str, output: Mapping[str, Any] | BaseModel) -> Any:
+        data = output.model_dump() if isinstance(output, BaseModel) else output
+        parsed = ROLE_OUTPUTS[role].model_validate(data)
+        self._check_refs(role, parsed)
+        return parsed
+
+    async def _refuse(self, state: TurnState, role: str, error: Exception) -> TurnState:
+        """Count a refused output; the last allowed one ends the turn (blocked, or with the state's own reply)."""
+        count = state.invalid_outputs.get(role, 0) + 1
+        state.invalid_outputs[role] = count
+        state.model_calls[role] = state.model_calls.get(role, 0) + 1
+        message = _validation_message(role, error)
+        if count >= MAX_INVALID_OUTPUTS and role == "reply":
+            state.reply = fallback_reply(self.session, state)
+            state.reply_source = "fallback"
+            state.notice = f"The reply was refused {count} times ({message}); the state's own reply was used."
+            state = await self._finish(state)
+            self._save(state)
+            return state
+        if count >= MAX_INVALID_OUTPUTS:
+            self._save(self._block(state, f"{role} output was invalid {count} times: {message}"))
+        else:
+            self._save(state)
+        raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0))
+
+    async def reply_without_model(self, state: TurnState, reason: str) -> TurnState:
+        """The model could not answer for Reply: the turn ends with the state's own account, and why."""
+        if state.outcome != "blocked":
+            state = self._block(state, reason)
+        state.reply = fallback_reply(self.session, state)
+        state.reply_source = "fallback"
+        state = await self._finish(state)
+        self._save(state)
+        return state
+
+    def _check_reply(self, state: TurnState, reply: ReplyOutput) -> None:
+        """Raises RoleOutputError naming each claim the state does not back and each fact left out."""
+        problems = check_reply(reply.response, reply_facts(self.session, state))
+        if problems:
+            raise RoleOutputError(
+                "The reply was refused: " + "; ".join(problems) + ". Answer again with a reply that fixes exactly this, "
+                "in your own words for the user (no refs unless the user must pick one, no internal reasons)."
+            )
 
     def _check_refs(self, role: str, parsed: Any) -> None:
         """Refs a role names must be refs the session knows (a model never invents them)."""
@@ -162,7 +196,11 @@ class TurnMachine:
             questions = output.clarification_questions or [output.disambiguation_question or ""]
             return self._ask(state, "clarify", " ".join(q for q in questions if q))
         if output.quick_mode and output.quick_read is not None:
-            return await self._run_quick_read(state, output)
+            threshold = self.work.turns.quick_mode_threshold
+            if (output.quick_mode_confidence or 0) >= threshold:
+                return await self._run_quick_read(state, output)
+            state.notice = (f"Quick mode declined: confidence {output.quick_mode_confidence} is below {threshold}; "
+                            "the turn is planned instead.")
         state.stage = "think"
         return state
 
@@ -184,6 +222,7 @@ class TurnMachine:
 
     async def _apply_think(self, state: TurnState, plan: ThinkOutput) -> TurnState:
         state.plan = plan
+        state.current_step = 0
         if plan.decision == "clarify":
             return self._ask(state, "clarify", " ".join(plan.clarification_questions))
         if plan.decision == "propose":
@@ -210,7 +249,8 @@ class TurnMachine:
         """A write step after a generate step covers the drafts it generated: 'save all 3' is a batch of 3."""
         if step.step.step_type != "write":
             return []
-        refs = [ref for earlier in state.steps[: step.index] if earlier.step.step_type == "generate" for ref in earlier.drafts]
+        earlier_steps = [*state.superseded_steps, *state.steps[: step.index]]
+        refs = [ref for earlier in earlier_steps if earlier.step.step_type == "generate" for ref in earlier.drafts]
         pending = {d.ref: d.label for d in drafting.list_drafts(self.session)}
         return [(ref, pending[ref]) for ref in refs if ref in pending]
 
@@ -221,7 +261,7 @@ class TurnMachine:
         assert step is not None
         decision = output.decision
         state.notice = None
-        if sum(1 for _ in step.tool_calls) + len(step.refused) >= MAX_DECISIONS_PER_STEP:
+        if len(step.tool_calls) + len(step.refused) >= MAX_DECISIONS_PER_STEP:
             return self._block(state, f"Step {step.index + 1} made {MAX_DECISIONS_PER_STEP} decisions without completing.")
         if isinstance(decision, ToolCallDecision):
             return await self._act_tool_call(state, step, decision)
@@ -230,11 +270,30 @@ class TurnMachine:
         if isinstance(decision, AskUserDecision):
             return self._ask(state, "ask_user", decision.question)
         assert isinstance(decision, BlockedDecision)
+        if decision.reason_code == "plan_invalid" and state.replans < MAX_REPLANS:
+            return self._replan(state, step, decision.reason)
         return self._block(state, decision.reason)
+
+    def _replan(self, state: TurnState, step: StepState, reason: str) -> TurnState:
+        """Back to Think within the turn, with Act's reason; what the old plan did stays on record."""
+        step.status = "blocked"
+        state.replans += 1
+        state.replan_note = f"Step {step.index + 1} ({step.step.description}) cannot work: {reason}"
+        state.superseded_steps.extend(state.steps)
+        state.steps, state.current_step = [], 0
+        state.stage = "think"
+        state.notice = f"Back to Think to re-plan (once): {reason}"
+        return state
 
     async def _act_tool_call(self, state: TurnState, step: StepState, decision: ToolCallDecision) -> TurnState:
         try:
             act_tools.check_tool_allowed(decision.tool, step.step.step_type)
+            act_tools.check_arguments(decision.tool, decision.arguments)
+        except AlfredError as refusal:
+            step.refused.append(f"{decision.tool} (not run): {refusal.message}")
+            state.notice = f"{decision.tool} was not run: {refusal.message} (nothing ran, so this does not count as a failure)"
+            return state
+        try:
             result = await self.run_tool(decision.tool, decision.arguments)
         except AlfredError as error:
             step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=decision.arguments, ok=False, summary=error.message, error_code=error.code))
@@ -246,22 +305,25 @@ class TurnMachine:
             return state
         step.consecutive_errors = 0
         touched = act_tools.touched_refs(result)
+        card = act_tools.result_card(decision.tool, decision.arguments, result)
         step.tool_calls.append(ToolCallRecord(
-            tool=decision.tool, arguments=decision.arguments, ok=True,
+            tool=decision.tool, arguments=decision.arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None,
         ))
         if decision.tool == "draft_create":
             step.drafts.extend(d["ref"] for d in result.get("drafts", ()))
-        self._mark_batch(step, touched, result)
-        state.notice = step.tool_calls[-1].summary
+        self._mark_batch(step, decision.tool, touched, result)
+        state.notice = card
         return state
 
-    def _mark_batch(self, step: StepState, touched: dict[str, str], result: dict[str, Any]) -> None:
+    def _mark_batch(self, step: StepState, tool: str, touched: dict[str, str], result: dict[str, Any]) -> None:
         """Items of the step's manifest that this call handled are completed (or failed) by the state."""
         if step.batch is None:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
+        if tool in act_tools.WRITE_VERBS and not any(item.status == "completed" for item in manifest.items):
+            manifest.action = act_tools.WRITE_VERBS[tool]
         failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         for item in manifest.items:
             if item.status != "pending":
@@ -276,7 +338,7 @@ class TurnMachine:
         try:
             self._check_step_can_complete(step)
         except BatchIncompleteError as refusal:
-            step.refused.append(refusal.message)
+            step.refused.append(f"step_complete: {refusal.message}")
             state.notice = f"step_complete refused: {refusal.message}"
             return state
         step.status = "completed"
@@ -308,8 +370,11 @@ class TurnMachine:
     # -- reply and the end of the turn ----------------------------------------------------------
 
     async def _apply_reply(self, state: TurnState, output: ReplyOutput) -> TurnState:
-        state.reply_additions = witness_additions(self.session, state, output.response)
-        state.reply = "\n\n".join([output.response, *state.reply_additions])
+        """The reply passed the check: the user reads exactly it, nothing appended."""
+        state.reply = output.response
+        state.reply_source = "model"
+        state.reply_flow = {k: v for k, v in (("tone", output.tone), ("user_expressed", output.user_expressed),
+                                              ("next_step", output.next_step)) if v}
         return await self._finish(state)
 
     def _ask(self, state: TurnState, outcome: str, question: str) -> TurnState:
@@ -336,9 +401,11 @@ class TurnMachine:
 
     def _close(self, state: TurnState) -> None:
         state.ledger = summarize_turn(self.session, state)
-        record_conversation(self.session, state)
+        record_conversation(self.session, state, config_of(self.work))
 
     def _save(self, state: TurnState) -> None:
+        if state.plan is not None:
+            record_plan(self.session, state)  # the narrative of this turn so far shows each step as it stands
         self.session.write(AGENT_TURNS.at(state.turn), state)
         self.session.write(AGENT_CURRENT_TURN, state.turn)
 

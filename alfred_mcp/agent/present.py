@@ -1,4 +1,5 @@
-"""Deterministic wording: quick-lookup answers, and the facts a reply may not leave out."""
+"""Deterministic wording: quick-lookup answers, the facts a reply must honor, and the state's own
+reply when every model reply was refused."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
-from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
+from alfred_mcp.state.reply_check import Item, ReplyFacts
 
 MAX_QUICK_ROWS = 20
+_ACTIONS = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "read")
 
 
 def format_quick_result(result: dict[str, Any]) -> str:
@@ -24,6 +27,8 @@ def format_quick_result(result: dict[str, Any]) -> str:
     for row in rows[:MAX_QUICK_ROWS]:
         details = _details(table.name, row)
         lines.append(f"- {row['id']}: {row_label(table, row)}" + (f" ({details})" if details else ""))
+    if len(rows) > MAX_QUICK_ROWS:
+        lines.append(f"…and {len(rows) - MAX_QUICK_ROWS} more.")
     return "\n".join(lines)
 
 
@@ -48,29 +53,47 @@ def _expiry(row: dict[str, Any]) -> str | None:
     return f"use by {row['expiry_date']}" if row.get("expiry_date") else None
 
 
-def witness_additions(session: Session, state: TurnState, reply: str) -> list[str]:
-    """Facts of the turn the reply did not mention: failures, a block, drafts left unsaved.
+def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
+    """What the turn recorded that a reply must honor: actions done, failures, unsaved drafts, a stop."""
+    done = frozenset(call.action for call in session.calls(state.turn) if call.outcome == "ok" and call.action in _ACTIONS)
+    failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
+    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
+    return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason)
 
-    Reply is a witness, not an authority: whatever it says, these lines make the state's
-    account part of what the user reads.
-    """
-    additions = []
-    for item in _failed_items(session, state):
-        if item.ref not in reply and (item.label or "\0") not in reply:
-            additions.append(f"Not saved: {item.ref} ({item.label or 'draft'}): {item.reason or 'failed'}.")
-    if state.blocked_reason and state.blocked_reason not in reply:
-        additions.append(f"Stopped: {state.blocked_reason}")
-    unsaved = [d for d in drafting.list_drafts(session) if d.turn_created == state.turn]
-    missing = [d for d in unsaved if d.ref not in reply]
-    if missing:
-        listed = ", ".join(f"{d.ref} ({d.label})" for d in missing)
-        additions.append(f"Generated but not saved yet: {listed}.")
-    return additions
+
+def fallback_reply(session: Session, state: TurnState) -> str:
+    """The state's own account of the turn, used when every model reply was refused."""
+    facts = reply_facts(session, state)
+    lines = []
+    for call in session.calls(state.turn):
+        if call.outcome == "ok" and call.action in ("created", "updated", "deleted", "saved") and call.refs:
+            labels = ", ".join(_named(session, ref) for ref in call.refs[:10])
+            lines.append(f"{call.action.capitalize()}: {labels}.")
+    lines += [f"Not saved: {item.show()}: {item.reason}." for item in facts.failed]
+    if facts.unsaved:
+        lines.append("Generated, not saved yet: " + ", ".join(item.show() for item in facts.unsaved) + ".")
+    cards = [call.card for step in _all_steps(state) for call in step.tool_calls if call.ok and call.card and call.tool in _READS]
+    lines += cards[-2:]
+    if facts.stopped:
+        lines.append(f"I couldn't finish this: {facts.stopped}")
+    return "\n".join(lines) or "Done: nothing needed changing."
+
+
+_READS = ("db_read", "recipes_search", "recipes_makeable")
+
+
+def _named(session: Session, ref: str) -> str:
+    entry = session.registry.get(ref)
+    return f"{entry.label} ({ref})" if entry is not None and entry.label else ref
+
+
+def _all_steps(state: TurnState) -> list[StepState]:
+    return [*state.superseded_steps, *state.steps]
 
 
 def _failed_items(session: Session, state: TurnState) -> list[BatchItem]:
     failed: dict[str, BatchItem] = {}
-    for batch in _turn_batches(state):
+    for batch in turn_batches(state):
         manifest = session.read(BATCHES.at(batch))
         for item in manifest.items if manifest is not None else ():
             if item.status == "failed":
@@ -78,8 +101,9 @@ def _failed_items(session: Session, state: TurnState) -> list[BatchItem]:
     return list(failed.values())
 
 
-def _turn_batches(state: TurnState) -> list[str]:
+def turn_batches(state: TurnState) -> list[str]:
     """The manifests this turn worked on: its steps' batches and those its draft_save calls made."""
-    batches = {step.batch for step in state.steps if step.batch}
-    batches.update(call.batch for step in state.steps for call in step.tool_calls if call.batch)
+    steps = _all_steps(state)
+    batches = {step.batch for step in steps if step.batch}
+    batches.update(call.batch for step in steps for call in step.tool_calls if call.batch)
     return sorted(batches)

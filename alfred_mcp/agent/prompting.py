@@ -1,5 +1,10 @@
 """A role's prompt for a turn: the role template filled with the session context (system), plus
-this turn's own facts (user): the plan, the step, its tool results and refusals, drafts in full."""
+this turn's own facts (user): the step's batch, its tool results and refusals, the drafts it covers.
+
+The same prompt serves the bundled loop (one stateless model call per role output: everything is
+in it, tool schemas included) and stage-by-stage clients (`for_client=True`: their model has
+tools/list, so the step's tools are named, not re-described).
+"""
 
 from __future__ import annotations
 
@@ -8,72 +13,112 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from alfred_mcp.agent import act_tools
+from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
+from alfred_mcp.state.compact_schema import compact_schema
 from alfred_mcp.state.context import StepView
 
 if TYPE_CHECKING:
     from alfred_mcp.agent.machine import TurnMachine
 
+SEPARATOR = "\n---\n"
+"""Templates put their fixed rules above this line and the context placeholders below it."""
+
 
 @dataclass(frozen=True)
 class Prompt:
     system: str
+    """Instructions and session context: what a stateless model call needs."""
     user: str
+    """This turn's own facts for the role."""
+    template: str
+    """The template it came from: understand, think, act_read, act_write, ..., reply."""
+
+    @property
+    def instructions(self) -> str:
+        """The template's fixed rules (the same every turn)."""
+        return self.system.split(SEPARATOR, 1)[0].strip()
+
+    def instruction_parts(self) -> list[tuple[str, str]]:
+        """The instructions by template: Act's shared rules apart from its step type's guidance (sent once each)."""
+        if not self.template.startswith("act_"):
+            return [(self.template, self.instructions)]
+        guidance = load_template(self.template).strip()
+        return [("act", self.instructions.replace(guidance, "").strip()), (self.template, guidance)]
+
+    @property
+    def context(self) -> str:
+        """The session context sections, then this turn's own facts."""
+        parts = self.system.split(SEPARATOR, 1)
+        return "\n\n".join(part for part in (parts[1].strip() if len(parts) > 1 else "", self.user) if part)
 
 
-async def role_prompt(machine: TurnMachine, state: TurnState, role: str) -> Prompt:
-    """The system text (instructions + session context) and the turn text for `role`."""
+async def role_prompt(
+    machine: TurnMachine, state: TurnState, role: str, *, for_client: bool = False, full: bool = False
+) -> Prompt:
+    """The system text (instructions + session context) and the turn text for `role`.
+
+    For a client (`for_client`), tools are named rather than described, and the drafts a step covers
+    are listed with their size (its model wrote them) unless `full` asks for their whole content.
+    """
     step = state.step if role == "act" else None
     view = _step_view(state, step) if step is not None else None
     system = await filled_template(machine.work, role, step=view, message=state.message)
-    sections = {"understand": _understand_turn, "think": _think_turn, "act": _act_turn, "reply": _reply_turn}
-    return Prompt(system=system, user=sections[role](machine, state))
+    if role == "understand":
+        user = _understand_turn(state)
+    elif role == "think":
+        user = _think_turn(state)
+    elif role == "act":
+        user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
+    else:
+        user = _reply_turn(machine, state)
+    return Prompt(system=system, user=user, template=template_name(role, view))
 
 
 def _step_view(state: TurnState, step: StepState) -> StepView:
     return StepView(step.step.step_type, step.step.description, step.step.subdomain, step.index + 1, len(state.steps))
 
 
-def _understand_turn(machine: TurnMachine, state: TurnState) -> str:
-    return f"## User message (turn {state.turn})\n{state.message}\n\nAnswer with the understand output as JSON."
+def _understand_turn(state: TurnState) -> str:
+    return f"Answer with the understand output (JSON) for the user's message of turn {state.turn} above."
 
 
-def _think_turn(machine: TurnMachine, state: TurnState) -> str:
-    lines = [f"## User message (turn {state.turn})", state.message]
+def _think_turn(state: TurnState) -> str:
+    lines = []
     understanding = state.understanding
     if understanding is not None:
-        lines += ["", "## Understanding", f"Referenced: {', '.join(understanding.referenced_refs) or 'nothing specific'}"]
+        lines += ["## Understanding (this turn)", f"Referenced: {', '.join(understanding.referenced_refs) or 'nothing specific'}"]
         if understanding.processed_message:
             lines.append(f"Request: {understanding.processed_message}")
+    if state.notice and state.stage == "think" and not state.replan_note:
+        lines.append(f"Note: {state.notice}")
+    if state.replan_note:
+        lines += ["", "## Re-plan (once)", f"Act stopped the plan: {state.replan_note}"]
+        done = [s for s in state.superseded_steps if s.status == "completed"]
+        lines += [f"Already done: {s.step.description}: {s.result_summary or 'done'}" for s in done] or ["Nothing of it was done."]
+        lines.append("Plan again from here; do not repeat what is done.")
     lines += ["", "Answer with the think output (the plan) as JSON."]
-    return "\n".join(lines)
+    return "\n".join(lines).strip()
 
 
-def _act_turn(machine: TurnMachine, state: TurnState) -> str:
+def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole_drafts: bool) -> str:
     step = state.step
     assert step is not None and state.plan is not None
-    lines = [f"## Goal\n{state.plan.goal}", "", "## Plan"]
-    for other in state.steps:
-        marker = "→" if other.index == step.index else ("✓" if other.status == "completed" else " ")
-        lines.append(f"{marker} {other.index + 1}. [{other.step.step_type}/{other.step.subdomain}] {other.step.description}")
-        if other.status == "completed" and other.result_summary:
-            lines.append(f"     result: {other.result_summary}" + (f" (note: {other.note_for_next_step})" if other.note_for_next_step else ""))
-    lines += ["", f"## Current step {step.index + 1}: {step.step.description}", _batch_block(machine, step)]
+    lines = [_batch_block(machine, step)]
     lines += _calls_block(step)
-    if step.step.step_type in ("write", "generate"):
-        lines += _drafts_block(machine, state)
-    lines += ["", "## Tools for this step", _tools_block(step.step.step_type)]
+    lines += _drafts_block(machine, state, step, whole=whole_drafts)
+    lines += ["", "## Tools for this step", _tools_block(step.step.step_type, names_only=for_client)]
     lines += ["", "Answer with one act decision as JSON: a tool_call, step_complete, ask_user or blocked."]
-    return "\n".join(line for line in lines if line is not None)
+    return "\n".join(line for line in lines if line is not None).strip()
 
 
 def _batch_block(machine: TurnMachine, step: StepState) -> str:
     if step.batch is None:
         expected = step.step.expected_count
-        return f"Drafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
+        return f"## Step progress\nDrafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
     manifest = drafting.load_manifest(machine.session, step.batch)
     lines = [f"## Batch {step.batch} ({manifest.policy}): {manifest.summary()}"]
     for item in manifest.items:
@@ -87,33 +132,70 @@ def _calls_block(step: StepState) -> list[str]:
     lines = []
     if step.tool_calls:
         lines += ["", "## This step so far"]
-        for call in step.tool_calls:
-            lines.append(f"- {call.tool} {json.dumps(call.arguments, ensure_ascii=False)[:300]} -> {'ok' if call.ok else 'ERROR'}: {call.summary}")
+        last = len(step.tool_calls) - 1
+        for number, call in enumerate(step.tool_calls):
+            arguments = json.dumps(call.arguments, ensure_ascii=False)
+            lines.append(f"- {call.tool} {arguments[:160] + ('…' if len(arguments) > 160 else '')} -> "
+                         f"{'ok' if call.ok else 'ERROR'}: {call.summary}")
+            if call.ok and call.card and number == last:
+                lines += [f"  {line}" for line in call.card.splitlines()[1:]]
     if step.refused:
-        lines += ["", "## Refused by the state", *(f"- step_complete: {reason}" for reason in step.refused)]
+        lines += ["", "## Refused by the state (nothing ran)", *(f"- {reason}" for reason in step.refused)]
     return lines
 
 
-def _drafts_block(machine: TurnMachine, state: TurnState) -> list[str]:
-    """Pending drafts in full: a write step saves exactly this content, never a summary of it."""
-    drafts = drafting.list_drafts(machine.session)
+def covered_drafts(state: TurnState, step: StepState) -> list[str]:
+    """The drafts a step works on: its batch's drafts, those earlier steps of this turn generated (for a
+    write step), and the drafts the user named this turn."""
+    refs = [entry.ref for entry in step.step.batch if entry.ref.startswith("gen_")]
+    if step.step.step_type == "write":
+        earlier = [*state.superseded_steps, *state.steps[: step.index]]
+        refs += [ref for s in earlier if s.step.step_type == "generate" for ref in s.drafts]
+    if state.understanding is not None:
+        refs += [ref for ref in state.understanding.referenced_refs if ref.startswith("gen_")]
+    return list(dict.fromkeys(refs))
+
+
+def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, whole: bool) -> list[str]:
+    """The covered drafts: whole (a write step saves exactly this content, never a summary of it), or,
+    for a client whose model wrote them, by size with draft_read to get them whole."""
+    pending = {d.ref: d for d in drafting.list_drafts(machine.session)}
+    drafts = [pending[ref] for ref in covered_drafts(state, step) if ref in pending]
     if not drafts:
         return []
-    lines = ["", "## Drafts (pending, full content)"]
+    if not whole:
+        lines = ["", "## Drafts this step covers (pending; whole with draft_read, or turn_context full: true)"]
+        return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
+    lines = ["", "## Drafts this step covers (pending, full content)"]
     for draft in drafts:
         lines.append(f"### {draft.ref}: {draft.label}\n{json.dumps(draft.content, ensure_ascii=False)}")
     return lines
 
 
-def _tools_block(step_type: str) -> str:
+def _size(content: dict[str, Any]) -> str:
+    """'13 ingredients, 5 steps, serves 4' for a recipe; the fields given for anything else."""
+    parts = []
+    if isinstance(content.get("ingredients"), list):
+        parts.append(f"{len(content['ingredients'])} ingredients")
+    if isinstance(content.get("instructions"), list):
+        parts.append(f"{len(content['instructions'])} steps")
+    if content.get("servings"):
+        parts.append(f"serves {content['servings']}")
+    if content.get("parent_recipe"):
+        parts.append(f"variation of {content['parent_recipe']}")
+    return ", ".join(parts) or ", ".join(f"{k}: {v}" for k, v in content.items() if isinstance(v, (str, int, float)))[:160]
+
+
+def _tools_block(step_type: str, *, names_only: bool) -> str:
     contracts = load_contracts()
+    names = act_tools.tools_for_step(step_type)
+    if names_only:
+        return ", ".join(names) + " (arguments as in tools/list; leave out `session`)."
     lines = []
-    for name in act_tools.tools_for_step(step_type):
+    for name in names:
         contract = contracts[name]
-        schema = {k: v for k, v in contract.input_schema.items() if k != "$defs"}
-        lines.append(f"- {name}: {contract.description}\n  arguments schema: {json.dumps(_without_session(schema), ensure_ascii=False)}")
-        if "$defs" in contract.input_schema:
-            lines.append(f"  item shapes: {json.dumps(contract.input_schema['$defs'], ensure_ascii=False)}")
+        schema = compact_schema(_without_session(contract.input_schema))
+        lines.append(f"- {name}: {contract.description}\n  arguments schema: {json.dumps(schema, ensure_ascii=False)}")
     return "\n".join(lines)
 
 
@@ -123,18 +205,18 @@ def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
-    lines = [f"## User message (turn {state.turn})", state.message, "", f"## Outcome: {state.outcome}"]
+    lines = [f"## Outcome: {state.outcome}"]
     if state.blocked_reason:
-        lines.append(f"Stopped: {state.blocked_reason}")
-    for step in state.steps:
-        lines.append(f"- step {step.index + 1} [{step.status}] {step.step.description}" + (f": {step.result_summary}" if step.result_summary else ""))
-        for call in step.tool_calls:
-            lines.append(f"    {call.tool}: {'ok' if call.ok else 'ERROR'}: {call.summary}")
-    batches = sorted({s.batch for s in state.steps if s.batch} | {c.batch for s in state.steps for c in s.tool_calls if c.batch})
+        lines.append(f"Stopped before finishing: {state.blocked_reason}")
+    if state.replan_note:
+        lines.append(f"Re-planned once: {state.replan_note}")
+    batches = sorted({s.batch for s in [*state.superseded_steps, *state.steps] if s.batch}
+                     | {c.batch for s in [*state.superseded_steps, *state.steps] for c in s.tool_calls if c.batch})
     for batch in batches:
         lines.append(f"Batch {batch}: {drafting.load_manifest(machine.session, batch).summary()}")
-    pending = [d for d in drafting.list_drafts(machine.session)]
+    pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
-        lines.append("Generated, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
-    lines += ["", "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. Answer with the reply output as JSON."]
+        lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
+    lines += ["", "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. "
+              "Answer with the reply output as JSON."]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from functools import cache
 
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.operations.role_context import context_inputs
+from alfred_mcp.operations.windows import config_of
 from alfred_mcp.paths import contract_dir
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.context import StepView, build_context, render_prompt
@@ -32,6 +33,11 @@ def load_template(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def template_name(role: str, step: StepView | None = None) -> str:
+    """Which template a role's prompt comes from: the role's name, or act_<step type>."""
+    return role if role != "act" else f"act_{step.step_type if step is not None else 'read'}"
+
+
 def template_for(role: str, step: StepView | None = None) -> str:
     """The role's template; Act's with its step type's guidance in place."""
     if role != "act":
@@ -44,5 +50,6 @@ async def role_prompt(
     work: UnitOfWork, role: str, *, step: StepView | None = None, message: str | None = None, today: date | None = None,
 ) -> str:
     """The role's instructions filled with the session's current context (refs only)."""
-    inputs = await context_inputs(work, today=today or date.today(), with_dashboard=role == "think", user_message=message)
-    return render_prompt(template_for(role, step), build_context(role, inputs, step=step))
+    inputs = await context_inputs(work, today=today or date.today(), with_dashboard=role == "think", user_message=message,
+                                  with_background=role == "understand")
+    return render_prompt(template_for(role, step), build_context(role, inputs, step=step, config=config_of(work)))

@@ -6,6 +6,7 @@ from alfred_mcp.operations import history, understanding
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import PLANS
 from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.context import ContextConfig
 from alfred_mcp.state.narrative import PlannedStep, TurnPlan
 from alfred_mcp.state.role_outputs import UnderstandOutput
 
@@ -26,16 +27,20 @@ def record_plan(session: Session, state: TurnState) -> None:
         PlannedStep(
             description=s.step.description[:300], step_type=s.step.step_type, subdomain=s.step.subdomain,
             outcome=(s.result_summary or s.status)[:300], note=(s.note_for_next_step or None) and s.note_for_next_step[:300],
-            refs=[ref for call in s.tool_calls for ref in call.refs][:50],
+            refs=[ref for call in s.tool_calls for ref in call.refs][:50], status=s.status,
+            card=next((c.card for c in reversed(s.tool_calls) if c.ok and c.card and c.tool in _READS), None),
         )
-        for s in state.steps
+        for s in [*state.superseded_steps, *state.steps]
     ]
     plan = TurnPlan(decision=state.plan.decision, goal=state.plan.goal[:300], steps=steps)
     session.write(PLANS.at(state.turn), plan)
 
 
-def record_conversation(session: Session, state: TurnState) -> None:
-    """The turn's plan and Alfred's reply join the session's narrative and conversation."""
+def record_conversation(session: Session, state: TurnState, config: ContextConfig) -> None:
+    """The turn's plan and Alfred's reply (with its flow fields) join the session's narrative and conversation."""
     record_plan(session, state)
     if state.reply:
-        history.record_assistant_reply(session, state.reply)
+        history.record_assistant_reply(session, state.reply, config, flow=state.reply_flow)
+
+
+_READS = ("db_read", "recipes_search", "recipes_makeable")

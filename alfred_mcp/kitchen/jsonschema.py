@@ -289,17 +289,23 @@ def validate_row(table: Table, row: Mapping[str, Any], mode: Mode) -> None:
 
 
 def _check_keys(compiled: _Compiled, row: Mapping[str, Any]) -> None:
+    """Every unknown or server-set key at once, so one correction fixes them all."""
     table = compiled.table
-    for name in row:
-        if name in compiled.writable_set:
-            continue
-        if name == "user_id" or table.has_column(name):
-            raise InvalidPayloadError(f"{name} is set by the server; leave it out.", field=name)
+    unknown = [name for name in row if name not in compiled.writable_set and name != "user_id" and not table.has_column(name)]
+    server_set = [name for name in row if name not in compiled.writable_set and name not in unknown]
+    if unknown:
         valid = list(compiled.writable)
+        shown = ", ".join(describe_value(name) for name in unknown)
+        also = f" ({', '.join(server_set)} {'is' if len(server_set) == 1 else 'are'} set by the server: leave them out.)" if server_set else ""
         raise UnknownColumnError(
-            f"Table '{table.name}' has no writable column {describe_value(name)}. Writable columns: {', '.join(valid)}.",
-            table=table.name, field=field_value(name), valid=valid,
+            f"Table '{table.name}' has no writable column{'s' if len(unknown) > 1 else ''} {shown}. "
+            f"Writable columns: {', '.join(valid)}.{also}",
+            table=table.name, field=field_value(unknown[0]), valid=valid,
+            columns=[field_value(n) for n in unknown] if len(unknown) > 1 else None,
         )
+    if server_set:
+        raise InvalidPayloadError(f"{', '.join(server_set)} {'is' if len(server_set) == 1 else 'are'} set by the server; leave "
+                                  f"{'it' if len(server_set) == 1 else 'them'} out.", field=server_set[0])
 
 
 def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from alfred_mcp.errors import InvalidFilterError
+from alfred_mcp.errors import InvalidFilterError, UnknownColumnError
 from alfred_mcp.kitchen.schema import Column, Table
 
 Op = Literal["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "ilike", "is_null", "contains"]
@@ -153,8 +153,15 @@ def check_order(table: Table, order_by: tuple[OrderBy, ...]) -> None:
 
 
 def check_columns(table: Table, columns: tuple[str, ...] | None) -> None:
-    for name in columns or ():
-        table.column(name)
+    """Raises UnknownColumnError naming every column the table lacks, at once."""
+    unknown = [name for name in columns or () if not table.has_column(name)]
+    if len(unknown) == 1:
+        table.column(unknown[0])
+    if unknown:
+        raise UnknownColumnError(
+            f"Table '{table.name}' has no columns {', '.join(repr(n) for n in unknown)}. Valid columns: {', '.join(table.visible_columns)}.",
+            table=table.name, field=unknown[0], valid=list(table.visible_columns), columns=unknown,
+        )
 
 
 def where_from_json(filters: list[dict[str, Any]] | None, or_filters: list[dict[str, Any]] | None = None) -> Where:

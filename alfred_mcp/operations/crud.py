@@ -13,8 +13,12 @@ from typing import Any
 from alfred_mcp.errors import InputError, InvalidPayloadError, UnscopedWriteError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
 from alfred_mcp.kitchen.schema import Table, children_of, get_table
+from alfred_mcp.operations import allergies
+from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.array_ops import ListChange, split_list_changes
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.cards import read_card
 from alfred_mcp.state.translate import (
     TranslatedRows,
     apply_labels,
@@ -69,32 +73,65 @@ async def read(work: UnitOfWork, table: Table, query: Query) -> CrudResult:
     # work saves before the result is returned, so a client never sees a ref the store does not know.
     rows = await work.store.select(table, translated, user_id=session.user_id)
     out = await rows_to_refs(work, table, rows[:limit], action="read")
-    _record(session, "db_read", table, "read", out)
+    card = read_card(table.name, out, columns=query.columns, truncated=len(rows) > limit)
+    _record(session, "db_read", table, "read", out, card=card)
     return CrudResult(table.name, out, truncated=len(rows) > limit)
 
 
-async def create(work: UnitOfWork, table: Table, data: Sequence[Mapping[str, Any]]) -> CrudResult:
-    """Insert all rows or none; every FK given as a ref."""
+async def create(
+    work: UnitOfWork, table: Table, data: Sequence[Mapping[str, Any]], *, allergy_override: AllergyOverride | None = None,
+) -> CrudResult:
+    """Insert all rows or none; every FK given as a ref; content holding an allergen is refused (`allergies.py`)."""
     session = work.session
     payloads = [_payload(table, row, session, "create", index=i if len(data) > 1 else None) for i, row in enumerate(data)]
+    note = await allergies.check_rows(work, table, data, allergy_override)
     async with work.atomic():
         rows = await work.store.insert(table, payloads, user_id=session.user_id)
         out = await rows_to_refs(work, table, rows, action="created")
-        _record(session, "db_create", table, "created", out)
+        _record(session, "db_create", table, "created", out, note=note)
     return CrudResult(table.name, out)
 
 
-async def update(work: UnitOfWork, table: Table, where: Where, data: Mapping[str, Any], *, all_rows: bool) -> CrudResult:
-    """Set `data` on the matching rows; no filters needs `all_rows`."""
+async def update(
+    work: UnitOfWork, table: Table, where: Where, data: Mapping[str, Any], *, all_rows: bool,
+    confirm_allergy_removal: bool = False, allergy_override: AllergyOverride | None = None,
+) -> CrudResult:
+    """Set `data` on the matching rows; no filters needs `all_rows`.
+
+    A list column may take {add, remove} instead of a new list (each row keeps its other items);
+    replacing the allergy list with one that drops an allergy needs `confirm_allergy_removal`.
+    """
     session = work.session
     _require_scope(table, where, all_rows, verb="update")
     target = translate_where(table, where, session.registry)
-    values = _payload(table, data, session, "update")
+    plain, changes = split_list_changes(table, data)
+    if "allergies" in plain and not confirm_allergy_removal:
+        await allergies.check_allergy_removal(work, table, plain["allergies"], target)
+    if changes:  # the plain values and the list shapes are checked once, before any row is touched
+        _payload(table, {**plain, **{name: change.apply([]) for name, change in changes.items()}}, session, "update")
+    note = await allergies.check_rows(work, table, [data], allergy_override)
     async with work.atomic():
-        rows = await work.store.update(table, target, values, user_id=session.user_id)
+        if changes:
+            rows = await _update_lists(work, table, target, plain, changes)
+        else:
+            rows = await work.store.update(table, target, _payload(table, data, session, "update"), user_id=session.user_id)
         out = await rows_to_refs(work, table, rows, action="updated")
-        _record(session, "db_update", table, "updated", out)
+        _record(session, "db_update", table, "updated", out, note=note)
     return CrudResult(table.name, out)
+
+
+async def _update_lists(
+    work: UnitOfWork, table: Table, target: Where, plain: Mapping[str, Any], changes: Mapping[str, ListChange]
+) -> list[Row]:
+    """Each matching row gets its own lists changed (add/remove), plus the plain values, validated per row."""
+    current = await work.store.select(table, Query(where=target, columns=("id", *changes)), user_id=work.user_id)
+    updated: list[Row] = []
+    for row in current:
+        values = {**plain, **{name: change.apply(row.get(name)) for name, change in changes.items()}}
+        payload = _payload(table, values, work.session, "update")
+        one = Where(all_of=(Filter("id", "eq", row["id"]),))
+        updated += await work.store.update(table, one, payload, user_id=work.user_id)
+    return updated
 
 
 async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool) -> CrudResult:
@@ -114,9 +151,13 @@ async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool
     return CrudResult(table.name, out, cascaded=cascaded)
 
 
-def _record(session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]]) -> None:
+def _record(
+    session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]], *, note: str | None = None,
+    card: str | None = None,
+) -> None:
     refs = [row["id"] for row in rows if "id" in row]
-    session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows)))
+    session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows),
+                                   note=note, card=card))
 
 
 def _ids_wheres(ids: list[str], column: str = "id") -> list[Where]:

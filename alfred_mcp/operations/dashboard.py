@@ -58,8 +58,12 @@ class Dashboard(TypedDict):
     shopping_to_buy: int
     tasks_open: int
     expiring_soon: list[DatedItem]
+    expiring_soon_total: int
     expired: list[DatedItem]
+    expired_total: int
     next_meals: list[NextMeal]
+    next_meals_total: int
+    """How many meals are planned from today on (next_meals shows the first few): lists say what they leave out."""
 
 
 HORIZON_DAYS = 3
@@ -75,7 +79,7 @@ async def build_dashboard(
     recipes = await store.select(RECIPES, Query(columns=("id", "cuisine")), user_id=user)
     pantry = await store.select(INVENTORY, Query(columns=("id", "name", "location", "expiry_date")), user_id=user)
     soon, expired = _by_expiry(pantry, today=today, horizon_days=horizon_days)
-    upcoming = await _next_meals(store, user, today=today, limit=meals)
+    upcoming, upcoming_total = await _next_meals(store, user, today=today, limit=meals)
     dashboard: Dashboard = {
         "today": today.isoformat(),
         "horizon_days": horizon_days,
@@ -92,8 +96,11 @@ async def build_dashboard(
         "shopping_to_buy": await store.count(SHOPPING_LIST, _eq("is_purchased", False), user_id=user),
         "tasks_open": await store.count(TASKS, _eq("completed", False), user_id=user),
         "expiring_soon": [_dated(session, row, today) for row in soon[:MAX_LISTED]],
+        "expiring_soon_total": len(soon),
         "expired": [_dated(session, row, today) for row in expired[:MAX_LISTED]],
+        "expired_total": len(expired),
         "next_meals": [_meal(session, meal, recipe) for meal, recipe in upcoming],
+        "next_meals_total": upcoming_total,
     }
     return dashboard
 
@@ -114,12 +121,16 @@ def _by_expiry(rows: list[Row], *, today: date, horizon_days: int) -> tuple[list
     return [r for r in dated if now <= r["expiry_date"] <= limit], [r for r in dated if r["expiry_date"] < now]
 
 
-async def _next_meals(store: KitchenStore, user_id: str, *, today: date, limit: int) -> list[tuple[Row, Row | None]]:
+async def _next_meals(
+    store: KitchenStore, user_id: str, *, today: date, limit: int
+) -> tuple[list[tuple[Row, Row | None]], int]:
+    """The next `limit` planned meals with their recipes, and how many are planned from today on."""
     where = Where(all_of=(Filter("date", "gte", today.isoformat()),))
     order = (OrderBy("date"),)
     rows = await store.select(MEAL_PLANS, Query(where=where, order_by=order, columns=("id", "date", "meal_type", "recipe_id")),
                               user_id=user_id)
     rows.sort(key=lambda r: (r["date"], MEAL_TYPES.index(r["meal_type"]) if r["meal_type"] in MEAL_TYPES else len(MEAL_TYPES)))
+    total = len(rows)
     rows = rows[:limit]
     recipe_ids = sorted({r["recipe_id"] for r in rows if r.get("recipe_id")})
     recipes: dict[str, Row] = {}
@@ -127,7 +138,7 @@ async def _next_meals(store: KitchenStore, user_id: str, *, today: date, limit: 
         found = await store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", recipe_ids),)), columns=("id", "name")),
                                    user_id=user_id)
         recipes = {row["id"]: row for row in found}
-    return [(row, recipes.get(row.get("recipe_id") or "")) for row in rows]
+    return [(row, recipes.get(row.get("recipe_id") or "")) for row in rows], total
 
 
 def _link(session: Session, table: Table, row: Row) -> tuple[str, str | None]:

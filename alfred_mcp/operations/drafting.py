@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alfred_mcp.errors import AlfredError, InputError, InvalidRefError, StateError
+from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
+from alfred_mcp.operations import allergies
+from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session, UnitOfWork
@@ -62,6 +65,8 @@ def create_drafts(session: Session, entity_type: str, items: Sequence[Mapping[st
             field="entity_type", value=field_value(entity_type), valid=list(DRAFT_KINDS),
         )
     models = [_parse_item(entity_type, item, index, len(items)) for index, item in enumerate(items)]
+    for index, model in enumerate(models):
+        _check_links_known(session, model, index if len(items) > 1 else None)
     drafts = []
     for item, model in zip(items, models):
         ref = session.registry.assign_gen_ref(entity_type, draft_label(entity_type, model), turn=session.turn)
@@ -81,6 +86,32 @@ def _parse_item(entity_type: str, item: Mapping[str, Any], index: int, count: in
             error.args = (error.message,)
             error.fields["item"] = index
         raise
+
+
+_LINKS = ("parent_recipe", "recipe", "meal_plan")
+"""Draft fields that name another entity by ref (a saved row, or a draft of this session)."""
+
+
+def links_of(model: Any) -> dict[str, str]:
+    """The refs a draft names: field -> ref."""
+    return {name: value for name in _LINKS if isinstance(value := getattr(model, name, None), str)}
+
+
+def _check_links_known(session: Session, model: Any, index: int | None) -> None:
+    """A draft may only name refs this session knows (a saved row, or another draft).
+
+    Raises:
+        UnknownRefError: naming the field and the refs the session has.
+    """
+    for name, ref in links_of(model).items():
+        try:
+            session.registry.entry(ref)
+        except AlfredError as error:
+            where = f"items[{index}].{name}" if index is not None else name
+            error.message = f"{where}: {error.message}"
+            error.args = (error.message,)
+            error.fields["field"] = where
+            raise
 
 
 def load_draft(session: Session, ref: str) -> Draft:
@@ -248,17 +279,23 @@ class _BatchResolver:
 
 
 async def save_drafts(
-    work: UnitOfWork, refs: Sequence[str], *, batch: str | None, policy: BatchPolicy | None
+    work: UnitOfWork, refs: Sequence[str], *, batch: str | None, policy: BatchPolicy | None,
+    allergy_override: AllergyOverride | None = None,
 ) -> tuple[BatchManifest, list[SavedItem]]:
     """Save drafts as rows: each recipe with all its ingredients or nothing of it.
 
-    Partial batches record each failure and go on; all-or-nothing batches write nothing
-    unless every item saves. Either way the manifest records every item's outcome.
+    A draft naming another draft of the call (a variation's parent_recipe, a meal's recipe) is
+    saved after it. Partial batches record each failure and go on; all-or-nothing batches write
+    nothing unless every item saves. Either way the manifest records every item's outcome.
+
+    Raises:
+        AllergenError: a draft holds an allergen of the user that `allergy_override` does not cover (nothing is saved).
     """
     session = work.session
     drafts = _drafts_to_save(session, refs)
+    note = await _check_allergens(work, drafts, allergy_override)
     manifest = _manifest_for(session, drafts, batch, policy)
-    drafts.sort(key=lambda d: SAVE_ORDER.index(d.entity_type))
+    drafts = save_order(drafts)
     async with work.atomic():
         catalog_index, catalog_ids = await _catalog(work.store)
         resolver = _BatchResolver(session, catalog_ids)
@@ -267,8 +304,50 @@ async def save_drafts(
         else:
             items = await _save_each(work, drafts, catalog_index, resolver, manifest)
         save_manifest(session, manifest)
-        _record(session, "draft_save", None, "saved", [i.saved_as for i in items if i.saved_as], note=manifest.summary())
+        summary = manifest.summary() + (f"; {note}" if note else "")
+        _record(session, "draft_save", None, "saved", [i.saved_as for i in items if i.saved_as], note=summary)
     return manifest, items
+
+
+def save_order(drafts: Sequence[Draft]) -> list[Draft]:
+    """Recipes first, then pantry, shopping, meals, tasks; within a kind, a draft after the drafts it names."""
+    in_call = {d.ref: d for d in drafts}
+
+    def depth(draft: Draft, seen: frozenset[str] = frozenset()) -> int:
+        named = [in_call[ref] for ref in links_of(draft.parsed()).values() if ref in in_call and ref not in seen]
+        return 1 + max((depth(d, seen | {draft.ref}) for d in named if d.entity_type == draft.entity_type), default=-1)
+
+    return sorted(drafts, key=lambda d: (SAVE_ORDER.index(d.entity_type), depth(d)))
+
+
+def _waiting_on(session: Session, draft: Draft, in_call: set[str]) -> str | None:
+    """Why `draft` cannot be saved now: it names a draft that is neither saved nor in this call."""
+    for name, ref in links_of(draft.parsed()).items():
+        entry = session.registry.get(ref)
+        if entry is not None and entry.ref.startswith("gen_") and entry.saved_as is None and ref not in in_call:
+            label = f" ({entry.label})" if entry.label else ""
+            return (f"its {name} {ref}{label} is a draft not saved yet. Fixes: save both in one draft_save call "
+                    f"({ref} is saved first); or save {ref} first; or draft_revise {draft.ref} without {name}.")
+    return None
+
+
+async def _check_allergens(work: UnitOfWork, drafts: Sequence[Draft], override: AllergyOverride | None) -> str | None:
+    """Refuse drafts holding an allergen of the user (see operations/allergies.py)."""
+    user_allergies = await allergies.user_allergies(work)
+    if not user_allergies:
+        return None
+    named: list[tuple[str, str]] = []
+    for draft in drafts:
+        model: Any = draft.parsed()
+        where = f"{draft.ref} ({draft.label})"
+        if draft.entity_type == "recipe":
+            named.append((f"{where}: name", model.name))
+            named += [(f"{where}: ingredient", part.name) for part in model.ingredients]
+        elif draft.entity_type == "shop":
+            named.append((f"{where}: item", model.name))
+        elif draft.entity_type == "meal" and isinstance(model.recipe, str) and not model.recipe.startswith("gen_"):
+            named += await allergies.recipe_texts(work, model.recipe, f"{where}: recipe")
+    return allergies.verdict(allergen_hits(named, user_allergies), override)
 
 
 def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:
@@ -320,11 +399,16 @@ async def _save_each(
     """Partial policy: every item that can be saved is; each failure is recorded with its reason."""
     items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
     ready = []
+    in_call = {d.ref for d in drafts}
     for draft in drafts:
+        waiting = _waiting_on(work.session, draft, in_call)
         try:
+            if waiting is not None:
+                raise _ItemFailed(draft.ref, StateError(f"{draft.ref} cannot be saved yet: {waiting}", field="refs"))
             ready.append(_compile_for(draft, catalog, items[draft.ref]))
         except _ItemFailed as failure:
             _fail(manifest, items[draft.ref], failure, resolver)
+            in_call.discard(draft.ref)
     written = await _write_together(work, ready, resolver)
     if written is None:
         written = await _write_one_by_one(work, ready, resolver, items, manifest)
@@ -340,7 +424,11 @@ async def _save_all_or_nothing(
     written: dict[str, _Written] = {}
     try:
         async with work.atomic():
+            in_call = {d.ref for d in drafts}
             for draft in drafts:
+                waiting = _waiting_on(work.session, draft, in_call)
+                if waiting is not None:
+                    raise _ItemFailed(draft.ref, StateError(f"{draft.ref} cannot be saved yet: {waiting}", field="refs"))
                 compiled = _compile_for(draft, catalog, items[draft.ref])
                 written[draft.ref] = await _write(work, compiled, resolver)
     except _ItemFailed as failure:
@@ -393,14 +481,22 @@ async def _write_together(work: UnitOfWork, ready: list[Compiled], resolver: _Ba
 
 
 def _groups(ready: list[Compiled]) -> list[list[Compiled]]:
-    """Consecutive drafts with the same root table (drafts are already in SAVE_ORDER)."""
+    """Consecutive drafts with the same root table (drafts are already in save order), a draft that names
+    another of the group (a variation of a recipe drafted with it) starting a new group after it."""
     groups: list[list[Compiled]] = []
     for compiled in ready:
-        if groups and groups[-1][0].rows[0].table == compiled.rows[0].table:
-            groups[-1].append(compiled)
+        group = groups[-1] if groups else None
+        names_one = group is not None and any(ref in _linked_refs(compiled) for ref in (c.ref for c in group))
+        if group is not None and group[0].rows[0].table == compiled.rows[0].table and not names_one:
+            group.append(compiled)
         else:
             groups.append([compiled])
     return groups
+
+
+def _linked_refs(compiled: Compiled) -> set[str]:
+    row = compiled.rows[0].data
+    return {value for key, value in row.items() if key.endswith("_id") and isinstance(value, str) and value.startswith("gen_")}
 
 
 async def _write_group(work: UnitOfWork, group: list[Compiled], resolver: _BatchResolver) -> dict[str, _Written]:

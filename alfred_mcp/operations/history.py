@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from alfred_mcp.errors import StateError
 from alfred_mcp.session import Session
-from alfred_mcp.session.documents import CONVERSATION, NARRATIVE_INDEX, NARRATIVES, PLANS, UNDERSTANDING
+from alfred_mcp.session.documents import AGENT_TURNS, CONVERSATION, NARRATIVE_INDEX, NARRATIVES, PLANS, UNDERSTANDING
 from alfred_mcp.state.context import DEFAULT_CONFIG, ContextConfig
 from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message
 from alfred_mcp.state.folding import FoldedLines, fold_line
@@ -31,9 +31,11 @@ def record_message(session: Session, message: str, config: ContextConfig = DEFAU
     session.write(CONVERSATION, record_user_message(conversation_of(session), session.turn, message, config=config.conversation))
 
 
-def record_assistant_reply(session: Session, reply: str, config: ContextConfig = DEFAULT_CONFIG) -> ConversationHistory:
-    """Record Alfred's reply of the current turn in the conversation history."""
-    history = record_reply(conversation_of(session), session.turn, reply, config=config.conversation)
+def record_assistant_reply(
+    session: Session, reply: str, config: ContextConfig = DEFAULT_CONFIG, *, flow: dict[str, str] | None = None
+) -> ConversationHistory:
+    """Record Alfred's reply of the current turn (and its tone, what the user expressed, the next step offered)."""
+    history = record_reply(conversation_of(session), session.turn, reply, config=config.conversation, flow=flow)
     session.write(CONVERSATION, history)
     return history
 
@@ -52,6 +54,24 @@ def summarize_current(session: Session, turn: int | None = None) -> TurnExecutio
         snapshot=understanding.snapshot if understanding else None,
         plan=session.read(PLANS.at(turn)),
     )
+
+
+def turn_has_activity(session: Session) -> bool:
+    """True when the current turn already holds a call, a message or an agent turn: a new message starts the next one."""
+    turn = session.turn
+    return bool(session.calls(turn)) or conversation_of(session).exchange(turn) is not None or session.has(AGENT_TURNS.at(turn))
+
+
+def begin_turn(session: Session, message: str | None, config: ContextConfig = DEFAULT_CONFIG) -> TurnExecutionSummary | None:
+    """Start the turn of a new user message: the current turn is closed and the counter moves on, unless
+    nothing happened in it yet (a fresh session's first message stays in turn 1). Returns the closed narrative."""
+    closed = None
+    if turn_has_activity(session):
+        closed = close_turn(session, config)
+        session.turn += 1
+    if message:
+        record_message(session, message, config)
+    return closed
 
 
 def close_turn(session: Session, config: ContextConfig = DEFAULT_CONFIG) -> TurnExecutionSummary | None:

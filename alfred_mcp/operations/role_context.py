@@ -10,11 +10,13 @@ from typing import Any
 
 from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.operations.drafting import pending_draft_views
+from alfred_mcp.operations.entities import active_candidates, background_candidates
 from alfred_mcp.operations.history import conversation_of, recent_narratives, summarize_current
 from alfred_mcp.operations.understanding import curation_of, preferences_row, with_permanent
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.constraints import compile_constraints
 from alfred_mcp.state.context import ContextInputs
+from alfred_mcp.state.entity_resolver import Candidate, Mention, resolve
 from alfred_mcp.store.base import Row
 
 _PROFILE_HIDDEN = ("id", "user_id", "created_at", "updated_at")
@@ -26,18 +28,31 @@ def profile_of(row: Row | None) -> dict[str, Any] | None:
 
 
 async def context_inputs(
-    work: UnitOfWork, *, today: date, with_dashboard: bool = True, user_message: str | None = None
+    work: UnitOfWork, *, today: date, with_dashboard: bool = True, user_message: str | None = None,
+    with_background: bool = False,
 ) -> ContextInputs:
-    """Read the session and the store into the plain values the context builders take."""
+    """Read the session and the store into the plain values the context builders take.
+
+    `with_background` adds the kitchen's background entities and the resolver's reading of the message (Understand).
+    """
     session = work.session
     row = await preferences_row(work.store, work.user_id)
     compiled = compile_constraints(with_permanent(session, row))
     dashboard = await build_dashboard(work, today=today) if with_dashboard else None
     narratives, digest = recent_narratives(session)
     current = summarize_current(session)
+    message = user_message or current.user_message
+    background: list[Candidate] = []
+    mentions: list[Mention] = []
+    if with_background:
+        active = active_candidates(work)
+        background = await background_candidates(work, message, today=today, active=[c.ref for c in active])
+        mentions = resolve(message, [*active, *background]) if message else []
     return ContextInputs(
+        background=background,
+        mentions=[m for m in mentions if m.resolution != "unresolved"],
         turn=session.turn,
-        user_message=user_message or current.user_message,
+        user_message=message,
         entries=session.registry.entries(),
         curation=curation_of(session),
         constraints=compiled,

@@ -13,6 +13,7 @@ from alfred_mcp.errors import UnknownRefError
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import PREFERENCES
 from alfred_mcp.operations.history import record_message
+from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import CONSTRAINTS, CURATION, UNDERSTANDING
 from alfred_mcp.state.call_log import CallRecord
@@ -25,7 +26,7 @@ from alfred_mcp.state.constraints import (
     merge_constraints,
     permanent_from_preferences,
 )
-from alfred_mcp.state.context import DEFAULT_CONFIG, ContextConfig
+from alfred_mcp.state.context import ContextConfig
 from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation
 from alfred_mcp.state.understanding import Understanding
 from alfred_mcp.store.base import KitchenStore, Row
@@ -75,7 +76,7 @@ async def submit_understanding(
     referenced: Sequence[str],
     curation: EntityCuration,
     snapshot: ConstraintSnapshot,
-    config: ContextConfig = DEFAULT_CONFIG,
+    config: ContextConfig | None = None,
 ) -> Submitted:
     """Touch the referenced refs, apply the curation and merge the snapshot; all or nothing.
 
@@ -83,6 +84,7 @@ async def submit_understanding(
         UnknownRefError: a referenced ref this session never assigned (nothing is changed).
     """
     session = work.session
+    config = config or config_of(work)
     registry = session.registry
     refs = list(dict.fromkeys(referenced))
     for ref in refs:

@@ -43,7 +43,7 @@ async def confirm(
     app: AlfredApp, contract: ToolContract, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None
 ) -> CallToolResult | InputRequiredResult | None:
     """None: go ahead. Otherwise what to answer instead: the question (2026-07-28) or the refusal after a no."""
-    if not contract.annotations.get("destructiveHint") or not _can_elicit(context):
+    if not contract.hint("destructiveHint") or not _can_elicit(context):
         return None
     assert context is not None
     async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:

@@ -28,7 +28,7 @@ from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.contracts import ToolContract, listed, load_contracts
 from alfred_mcp.server import completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware
 from alfred_mcp.server.client_log import ClientLog
@@ -43,8 +43,11 @@ logger = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "alfred-mcp holds a kitchen's truth: recipes with ordered ingredients, pantry, shopping list, "
     "meal plans, tasks, preferences and a cooking log. Every row is named by a ref such as recipe_1 "
-    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across turns of a "
-    "session: call turn_begin at the start of each user turn. describe_table gives columns and allowed values."
+    "or inv_4; use refs for ids and foreign keys, never invent them. Refs persist across the turns of a session. "
+    "Drive a turn stage by stage with turn_start, turn_context and turn_submit; or call the tools yourself, starting "
+    "each user message (the first too) with turn_begin. Every tool takes an optional session (e.g. session_2) to act "
+    "on another of your sessions, and its result carries the session and turn it acted on. describe_table gives "
+    "columns and allowed values."
 )
 
 
@@ -80,6 +83,9 @@ class AlfredServer(MCPServer[AlfredApp]):
             await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
+        # An allow-list (--tools / ALFRED_TOOLS, e.g. "all") lists exactly what it names; without one the default
+        # list leaves out the extras (contracts.EXTRA_TOOLS), which are still served to a client that calls them.
+        everything, has_model = bool(self.app.settings.tools), self.app.llm is not None
         return [
             MCPTool(
                 name=c.name,
@@ -90,7 +96,7 @@ class AlfredServer(MCPServer[AlfredApp]):
                 annotations=ToolAnnotations.model_validate(c.annotations),
             )
             for c in self.contracts.values()
-            if c.name in self.host.served
+            if c.name in self.host.served and listed(c.name, everything=everything, has_model=has_model)
         ]
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
@@ -112,7 +118,7 @@ class AlfredServer(MCPServer[AlfredApp]):
             return instead
         outcome, result = await run_tool_call(self.app, contract, arguments, context)
         if result is not None:
-            await notify_changes(self.app, context, name, arguments, result, read_only=contract.annotations["readOnlyHint"],
+            await notify_changes(self.app, context, name, arguments, result, read_only=contract.hint("readOnlyHint"),
                                  subscriptions=self.subscriptions)
         return outcome
 

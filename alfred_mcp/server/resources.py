@@ -76,7 +76,7 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
         async with session_for_resource(app, session, "conversation") as work:
             found = work.session
             talk = history.conversation_of(found)
-            payload = {**_head(found), "recent": [e.model_dump(mode="json") for e in talk.recent],
+            payload = {**_head(found), "recent": [e.model_dump(mode="json", exclude_defaults=True) for e in talk.recent],
                        "earlier": render_folded(talk.earlier), "folded_turns": _folded_range(talk.earlier)}
             return to_json(payload, where="conversation")
 

@@ -16,7 +16,8 @@ from alfred_mcp.errors import ConfigError
 
 TOOLSETS: dict[str, tuple[str, ...]] = {
     "core": ("db_read", "db_create", "db_update", "db_delete", "describe_table", "show_working_set", "session_start",
-             "turn_begin", "turn_reply", "understanding_submit", "constraints_read", "recipes_search", "recipes_makeable"),
+             "turn_begin", "turn_reply", "understanding_submit", "constraints_read", "recipes_search", "recipes_makeable",
+             "entity_resolve"),
     "drafts": ("draft_create", "draft_read", "draft_revise", "draft_discard", "draft_save",
                "batch_open", "batch_status", "batch_skip", "batch_complete"),
     "stages": ("turn_start", "turn_context", "turn_submit", "turn_status", "turn_abandon"),
@@ -40,7 +41,7 @@ class HostControls:
         reasons = {name: "it is not in this server's tool allow-list (--tools)" for name in contracts if name not in allowed}
         if settings.read_only:
             reasons.update({name: "this server is read-only (--read-only)"
-                            for name, c in contracts.items() if not c.annotations.get("readOnlyHint")})
+                            for name, c in contracts.items() if not c.hint("readOnlyHint")})
         return cls(frozenset(name for name in contracts if name not in reasons), reasons)
 
     def refusal(self, name: str) -> str | None:

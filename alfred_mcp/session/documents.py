@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from alfred_mcp.state.agent_turn import TurnState
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.call_log import CallRecord, to_document
+from alfred_mcp.state.client_memo import ClientMemo
 from alfred_mcp.state.constraints import SessionConstraints
 from alfred_mcp.state.conversation import ConversationHistory
 from alfred_mcp.state.curation import CurationState
@@ -103,10 +104,12 @@ AGENT_TURNS = DocumentFamily("agent:turn:", model_codec(TurnState))
 """An agent turn stage by stage, by turn number."""
 UNDO = DocumentFamily("undo:", model_codec(UndoEntry, exclude_defaults=True))
 """The session's last kitchen writes (before/after images) for kitchen_undo, by entry number (bounded)."""
+CLIENT_MEMO = Document("client_memo", model_codec(ClientMemo))
+"""What turn_context already sent the stage client (schemas, instructions, context sections), as digests."""
 
 ALL: tuple[Document[Any] | DocumentFamily[Any], ...] = (
     CURATION, CONSTRAINTS, UNDERSTANDING, CONVERSATION, NARRATIVE_INDEX, NARRATIVES, PLANS, DRAFTS, BATCHES,
-    BATCH_COUNTER, CALLS, AGENT_CURRENT_TURN, AGENT_TURNS, UNDO,
+    BATCH_COUNTER, CALLS, AGENT_CURRENT_TURN, AGENT_TURNS, UNDO, CLIENT_MEMO,
 )
 
 

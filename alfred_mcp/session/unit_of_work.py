@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
+from alfred_mcp.config import TurnSettings
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.session.documents import UNDO
 from alfred_mcp.session.journal import KitchenJournal, journaling
@@ -33,12 +34,14 @@ MAX_FAILURE_NOTE = 300
 class UnitOfWork:
     """What an operation works with: the session, the store, and atomic groups of writes."""
 
-    def __init__(self, store: Store, session: Session, *, call: str = "call") -> None:
+    def __init__(self, store: Store, session: Session, *, call: str = "call", turns: TurnSettings | None = None) -> None:
         self.store = store
         self.session = session
         self.call = call
         self.journal = KitchenJournal()
         """The kitchen rows this unit writes (through a JournalingStore), kept for kitchen_undo."""
+        self.turns = turns or TurnSettings()
+        """The context windows and quick-mode gate this call's turn logic follows (from the settings)."""
         self._transaction: AbstractAsyncContextManager[None] | None = None
 
     @property
@@ -111,7 +114,8 @@ class CallScope:
 
 @asynccontextmanager
 async def unit_of_work(
-    sessions: SessionManager, store: Store, user_id: str, session_name: str | None, scope: CallScope
+    sessions: SessionManager, store: Store, user_id: str, session_name: str | None, scope: CallScope,
+    turns: TurnSettings | None = None,
 ) -> AsyncIterator[UnitOfWork]:
     """Run one call on the user's session (`session_name`, or the current one) as a unit of work.
 
@@ -122,7 +126,7 @@ async def unit_of_work(
     """
     try:
         async with sessions.acting_on(user_id, session_name) as session:
-            work = UnitOfWork(store, session, call=scope.tool)
+            work = UnitOfWork(store, session, call=scope.tool, turns=turns)
             try:
                 with journaling(work.journal):
                     yield work

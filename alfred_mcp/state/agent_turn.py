@@ -26,6 +26,7 @@ class ToolCallRecord(BaseModel):
     arguments: dict[str, Any]
     ok: bool
     summary: str = Field(description="One line: rows and refs touched, or the error.")
+    card: str | None = Field(default=None, description="What the call returned, as a compact card (rows with refs and columns).")
     refs: list[str] = Field(default_factory=list)
     error_code: str | None = None
     batch: str | None = Field(default=None, description="The manifest a draft_save call recorded its items in.")
@@ -40,7 +41,9 @@ class StepState(BaseModel):
     batch: str | None = Field(default=None, description="The manifest opened for the step's batch.")
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     consecutive_errors: int = 0
-    refused: list[str] = Field(default_factory=list, description="step_complete attempts the state refused, with why.")
+    refused: list[str] = Field(
+        default_factory=list, description="Decisions the state refused before anything ran (step_complete, a tool call), with why."
+    )
     drafts: list[str] = Field(default_factory=list, description="gen refs created in this step.")
     result_summary: str | None = None
     note_for_next_step: str | None = None
@@ -64,7 +67,18 @@ class TurnState(BaseModel):
     question: str | None = Field(default=None, description="What the turn asks the user (clarify, ask_user, propose).")
     reply: str | None = None
     notice: str | None = Field(default=None, description="What the state did with the last Act decision: a tool's result line, an error or a refusal.")
-    reply_additions: list[str] = Field(default_factory=list, description="Facts the state added to the reply because it left them out.")
+    reply_additions: list[str] = Field(
+        default_factory=list, description="No longer written: a reply is refused with what it missed, never amended (kept for stored turns)."
+    )
+    reply_source: Literal["model", "fallback"] | None = Field(
+        default=None, description="fallback: every reply attempt was refused, so the state wrote the reply itself."
+    )
+    reply_flow: dict[str, str] = Field(
+        default_factory=dict, description="Reply's conversation-flow fields: tone, user_expressed, next_step."
+    )
+    replans: int = Field(default=0, description="How often Act sent the plan back to Think (plan_invalid) this turn.")
+    replan_note: str | None = Field(default=None, description="Act's reason for the re-plan, shown to Think.")
+    superseded_steps: list[StepState] = Field(default_factory=list, description="Steps of the plan a re-plan replaced.")
     ledger: dict[str, Any] | None = None
     model_calls: dict[str, int] = Field(default_factory=dict)
     invalid_outputs: dict[str, int] = Field(default_factory=dict)

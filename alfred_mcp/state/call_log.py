@@ -29,6 +29,7 @@ class CallRecord(BaseModel):
     outcome: Outcome = "ok"
     error_code: str | None = None
     note: str | None = Field(default=None, description="One line: what happened, or why it failed.")
+    card: str | None = Field(default=None, description="For a read: the rows it returned as a compact card.")
 
 
 def to_document(record: CallRecord) -> dict[str, Any]:

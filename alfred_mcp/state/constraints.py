@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from alfred_mcp.errors import ConfigError
-from alfred_mcp.kitchen.schema import CUISINES, DIFFICULTIES, EQUIPMENT, FLAVOR_TAGS
+from alfred_mcp.kitchen.allergens import allergen_of
+from alfred_mcp.kitchen.schema import MEAL_TYPES
 
 ConstraintType = Literal[
     "ingredient_required",
@@ -27,13 +29,15 @@ ConstraintType = Literal[
     "time_limit",
     "servings",
     "flavor",
+    "days",
+    "meal_type",
 ]
 Subdomain = Literal["recipes", "inventory", "shopping", "meal_plans", "tasks", "preferences", "catalog", "history"]
 ResetReason = Literal["reset_all", "trigger_phrase", "reset_subdomain", "new_subdomain", "stale"]
 ConstraintValue = StrictStr | StrictInt | StrictFloat | list[StrictStr]
 
 NUMERIC_TYPES: frozenset[str] = frozenset({"time_limit", "servings"})
-SINGLE_VALUED_TYPES: frozenset[str] = frozenset({"time_limit", "servings", "difficulty"})
+SINGLE_VALUED_TYPES: frozenset[str] = frozenset({"time_limit", "servings", "difficulty", "days"})
 """A newer value for the same (type, field) replaces the older one instead of accumulating."""
 
 DEFAULT_GOAL = "User request"
@@ -50,11 +54,12 @@ _NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)
 _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
-    "ingredient_required / ingredient_excluded: an ingredient to use or avoid this goal; "
-    f"equipment: one of {', '.join(EQUIPMENT)}; cuisine: one of {', '.join(CUISINES)}; "
-    f"difficulty: {', '.join(DIFFICULTIES)} or a word like 'simple'; time_limit: minutes (a number); "
-    f"servings: people to feed (an integer); flavor: e.g. {', '.join(FLAVOR_TAGS[:-1])}, 'not spicy'."
+    "ingredient_required / ingredient_excluded: for this goal; equipment (air-fryer, oven, ...); cuisine (thai, ...); "
+    "difficulty (easy, medium, hard, 'simple'); time_limit: max minutes; servings: people; flavor (spicy, 'not spicy', ...); "
+    f"days: a count, or names ('monday', 'weekend', '2026-01-14'); meal_type: {', '.join(MEAL_TYPES)}."
 )
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DAY_WORDS: frozenset[str] = frozenset({*_WEEKDAYS, "today", "tomorrow", "weekend", "weekdays", "weeknights"})
 
 
 class _Model(BaseModel):
@@ -76,17 +81,15 @@ class Constraint(_Model):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: ConstraintType = Field(description=f"What kind of constraint. {_TYPE_GUIDE}")
+    type: ConstraintType = Field(description=_TYPE_GUIDE)
     field: str = Field(
-        min_length=1,
-        max_length=64,
-        description="What the constraint is about, in one or two words: 'protein', 'side', 'style', 'max_minutes'.",
+        min_length=1, max_length=64, description="What it is about: 'protein', 'side', 'max_minutes'."
     )
     value: ConstraintValue = Field(
-        description="The wanted value: text (or a list of texts) for most types, a number for time_limit and servings."
+        description="Text or a list; a number for time_limit, servings, a count of days."
     )
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="How sure you are the user meant this, 0 to 1.")
-    source_turn: int | None = Field(default=None, description="The turn it was stated in; set by the server, leave null.")
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="0 to 1.")
+    source_turn: SkipJsonSchema[int | None] = Field(default=None, description="The turn it was stated in (set by the server).")
 
     @field_validator("field")
     @classmethod
@@ -102,7 +105,26 @@ class Constraint(_Model):
         kind = info.data.get("type")
         if kind in NUMERIC_TYPES:
             return _number_value(kind, value)
-        return _text_value(value)
+        if kind == "days" and isinstance(value, (int, float)):
+            return _number_value("days", int(value) if float(value).is_integer() else value)
+        texts = _text_value(value)
+        if kind == "meal_type":
+            _check_words(texts, frozenset(MEAL_TYPES), "meal_type takes breakfast, lunch, dinner, snack or other")
+        if kind == "days":
+            _check_days(texts)
+        return texts
+
+
+def _check_words(texts: str | list[str], allowed: frozenset[str], hint: str) -> None:
+    for text in [texts] if isinstance(texts, str) else texts:
+        if text not in allowed:
+            raise ValueError(f"{hint}, got {text!r}")
+
+
+def _check_days(texts: str | list[str]) -> None:
+    for text in [texts] if isinstance(texts, str) else texts:
+        if text not in DAY_WORDS and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            raise ValueError(f"days takes a number of days, weekday names, today/tomorrow/weekend or YYYY-MM-DD dates, got {text!r}")
 
 
 def _number_value(kind: str, value: ConstraintValue) -> int | float:
@@ -110,8 +132,8 @@ def _number_value(kind: str, value: ConstraintValue) -> int | float:
         raise ValueError(f"{kind} needs a positive number, e.g. 30")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if kind == "servings" and not isinstance(value, int):
-        raise ValueError("servings needs a whole number")
+    if kind in ("servings", "days") and not isinstance(value, int):
+        raise ValueError(f"{kind} needs a whole number")
     return value
 
 
@@ -179,27 +201,27 @@ def _text_list(value: Any) -> list[str]:
 
 
 class ConstraintSnapshot(_Model):
-    """What this turn's message says about the user's constraints (Understand's output)."""
+    """The constraints this turn's message states."""
 
     new_constraints: list[Constraint] = Field(
-        default_factory=list, description="Constraints the user added this turn; ones already known are ignored."
+        default_factory=list, description="Added this turn."
     )
     overrides: list[Constraint] = Field(
         default_factory=list,
-        description="Corrections ('actually, make it spicy'): each replaces the goal's constraints of the same type and field.",
+        description="Corrections ('actually, spicy'): each replaces the goal's constraints of its type and field.",
     )
-    reset_all: bool = Field(default=False, description="True when the user drops the current goal entirely ('never mind').")
+    reset_all: bool = Field(default=False, description="The user drops the current goal ('never mind').")
     reset_subdomain: Subdomain | None = Field(
-        default=None, description="Drop the current goal if it is about this kitchen area ('forget the meal plan')."
+        default=None, description="Drop the goal if it is about this area."
     )
     goal_update: str | None = Field(
-        default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, when the user states or changes it."
+        default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, when stated or changed."
     )
     goal_subdomain: Subdomain | None = Field(
-        default=None, description="The kitchen area of the goal stated this turn; a different area starts a new goal."
+        default=None, description="The goal's area; a new area starts a new goal."
     )
     source_phrases: list[str] = Field(
-        default_factory=list, description="The user's words each constraint came from, for the audit log."
+        default_factory=list, description="The user's words behind them (audit)."
     )
 
 
@@ -350,7 +372,12 @@ def required_allergen(constraint: Constraint, allergies: Iterable[str]) -> str |
 
 
 def matching_allergen(ingredient: str, allergies: Iterable[str]) -> str | None:
-    """The first allergy whose words appear in `ingredient`, case- and plural-insensitive."""
+    """The first allergy `ingredient` falls under: through its taxonomy category ('shellfish' covers
+    'shrimp'), else by its words ('peanut' in 'peanut sauce'), case- and plural-insensitive."""
+    allergies = list(allergies)
+    found = allergen_of(ingredient, allergies)
+    if found is not None:
+        return found
     words = fold_words(ingredient)
     for allergy in sorted(allergies):
         needle = fold_words(allergy)
@@ -463,6 +490,8 @@ class CompiledConstraints(_Model):
     flavor: list[str] = Field(default_factory=list)
     max_minutes: int | float | None = Field(default=None, description="The tightest time limit stated.")
     servings: int | None = Field(default=None, description="The largest number of servings asked for.")
+    meal_types: list[str] = Field(default_factory=list, description="Which meals the goal is about, e.g. dinner.")
+    days: list[str] = Field(default_factory=list, description="Which days, or how many ('3 days').")
 
 
 def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
@@ -493,7 +522,14 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
         flavor=_texts(constraints, "flavor"),
         max_minutes=min(_numbers(constraints, "time_limit"), default=None),
         servings=max((int(n) for n in _numbers(constraints, "servings")), default=None),
+        meal_types=_texts(constraints, "meal_type"),
+        days=_day_texts(constraints),
     )
+
+
+def _day_texts(constraints: Iterable[Constraint]) -> list[str]:
+    latest = [c for c in constraints if c.type == "days"][-1:]
+    return [f"{v} days" if isinstance(c.value, int) else v for c in latest for v in constraint_values(c)]
 
 
 def _sourced(constraints: Iterable[Constraint], kind: str) -> list[tuple[str, str]]:
@@ -552,6 +588,10 @@ def render_constraints(compiled: CompiledConstraints) -> str:
         lines.append(f"- Time limit: {compiled.max_minutes} min")
     if compiled.servings is not None:
         lines.append(f"- Servings: {compiled.servings}")
+    if compiled.meal_types:
+        lines.append(f"- Meals: {', '.join(compiled.meal_types)} only")
+    if compiled.days:
+        lines.append(f"- Days: {', '.join(compiled.days)}")
     if len(lines) == 1:
         lines.append("- None yet.")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from alfred_mcp.errors import ConfigError
 from alfred_mcp.state.constraints import DEFAULT_RESET_CONFIG, CompiledConstraints, ResetConfig, render_constraints
 from alfred_mcp.state.conversation import DEFAULT_CONVERSATION, ConversationConfig, ConversationHistory, render_conversation
 from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState
+from alfred_mcp.state.entity_resolver import Candidate, Mention
 from alfred_mcp.state.folding import FoldedLines, clip, render_folded
 from alfred_mcp.state.narrative import TurnExecutionSummary, compact_refs
 from alfred_mcp.state.working_set import DraftView, EntityLine, Entry, WorkingSet, build_working_set
@@ -47,6 +48,8 @@ class ContextConfig:
     others_shown: int = 30
     budgets: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_BUDGETS))
     reset: ResetConfig = DEFAULT_RESET_CONFIG
+    compress_older: bool = True
+    """Older turns are shown as a folded digest; False leaves them out of the context."""
 
     def __post_init__(self) -> None:
         if set(self.budgets) != set(ROLES) or min(self.budgets.values()) < 1_000:
@@ -88,6 +91,10 @@ class ContextInputs:
     profile: Mapping[str, Any] | None = None
     dashboard: Mapping[str, Any] | None = None
     today: str | None = None
+    background: Sequence[Candidate] = ()
+    """Kitchen rows relevant to the session but not in view (the second tier of seed 000 §5.6)."""
+    mentions: Sequence[Mention] = ()
+    """What the resolver made of the user's message."""
 
 
 @dataclass(frozen=True)
@@ -197,9 +204,10 @@ Builder = Callable[[ContextInputs, WorkingSet, StepView | None, ContextConfig], 
 def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     return [
         Section("task", task_section(inputs), 0),
-        Section("entities", entities_section(working, config, reasons=True, others=True), 1),
+        Section("entities", entities_section(working, config, reasons=True, others=True, background=inputs.background), 1),
+        Section("resolver", resolver_section(inputs.mentions), 1),
         Section("decisions", decisions_section(inputs.curation), 2),
-        Section("conversation", conversation_section(inputs), 3),
+        Section("conversation", conversation_section(inputs, config), 3),
         Section("constraints", constraints_section(inputs.constraints), 4),
         Section("what_happened", what_happened_section(inputs, config, brief=True), 5),
     ]
@@ -212,7 +220,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("constraints", constraints_section(inputs.constraints), 1),
         Section("entities", entities_section(working, config), 2),
         Section("what_happened", what_happened_section(inputs, config), 3),
-        Section("conversation", conversation_section(inputs), 4),
+        Section("conversation", conversation_section(inputs, config), 4),
         Section("task", task_section(inputs), 0),
     ]
 
@@ -225,7 +233,7 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
         Section("constraints", constraints_section(inputs.constraints), 1 if kind == "generate" else 2),
     ]
     if kind in ("analyze", "generate"):
-        sections.append(Section("what_happened", what_happened_section(inputs, config, last_only=True), 4))
+        sections.append(Section("what_happened", what_happened_section(inputs, config, last_only=True, this_turn=False), 4))
         sections.append(Section("profile", profile_section(inputs.profile), 3))
     return sections
 
@@ -235,14 +243,14 @@ def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("flow", flow_section(inputs), 2),
         Section("results", results_section(inputs.current, working), 1),
         Section("entities", entities_section(working, config), 3),
-        Section("conversation", conversation_section(inputs), 4),
+        Section("conversation", conversation_section(inputs, config), 4),
         Section("task", task_section(inputs), 0),
     ]
 
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}
 SECTION_NAMES: tuple[str, ...] = (
-    "task", "step", "flow", "results", "entities", "decisions", "what_happened", "conversation",
+    "task", "step", "flow", "results", "entities", "resolver", "decisions", "what_happened", "conversation",
     "constraints", "profile", "dashboard",
 )
 
@@ -259,7 +267,8 @@ def task_section(inputs: ContextInputs) -> str:
 
 
 def entities_section(
-    working: WorkingSet, config: ContextConfig, *, reasons: bool = False, others: bool = False, drafts_first: bool = False
+    working: WorkingSet, config: ContextConfig, *, reasons: bool = False, others: bool = False, drafts_first: bool = False,
+    background: Sequence[Candidate] = (),
 ) -> str:
     """The working set as Markdown; retention reasons only for Understand (seed 004)."""
     parts = ["## Entities in context"]
@@ -279,6 +288,9 @@ def entities_section(
         parts.append(f"### Cleared\nEntities from before turn {working.cleared_at} were set aside; they stay known if named again.")
     if others and working.others:
         parts.append("### Earlier in this session (out of view)\n" + _others(working.others, config.others_shown))
+    if background:
+        lines = [f"- {c.ref}: {c.label} — {c.reason}" for c in background]
+        parts.append("### Background (from the kitchen, not in view yet)\n" + "\n".join(lines))
     if len(parts) == 1:
         parts.append("None in view yet: read or search to get refs.")
     return "\n".join(parts)
@@ -323,9 +335,16 @@ def _others(entries: Sequence[Entry], shown: int) -> str:
     return "\n".join(out)
 
 
+def resolver_section(mentions: Sequence[Mention]) -> str:
+    """The deterministic resolver's reading of the message: suggestions, not decisions."""
+    if not mentions:
+        return ""
+    return "## Resolver (what the words may refer to)\n" + "\n".join(m.line() for m in mentions)
+
+
 def decisions_section(curation: CurationState) -> str:
     if not curation.decision_log:
-        return "## Previous curation decisions\nNone yet."
+        return "## Previous curation decisions\nNo retain, demote, drop or clear decisions in this session so far."
     lines = [
         f"- Turn {d.turn}: {d.action}" + (f" {d.ref}" if d.ref else "") + (f" — {d.reason}" if d.reason else "")
         for d in curation.decision_log
@@ -333,9 +352,13 @@ def decisions_section(curation: CurationState) -> str:
     return "## Previous curation decisions\n" + "\n".join(lines)
 
 
-def conversation_section(inputs: ContextInputs) -> str:
-    text = render_conversation(inputs.conversation, current_turn=inputs.turn)
-    return "## Conversation\n" + (text or "This is the start of the conversation.")
+def conversation_section(inputs: ContextInputs, config: ContextConfig = DEFAULT_CONFIG) -> str:
+    """Earlier exchanges (the current message is the task's): empty at the start of a conversation."""
+    talk = inputs.conversation if config.compress_older else inputs.conversation.model_copy(update={"earlier": FoldedLines()})
+    if all(exchange.turn >= inputs.turn for exchange in talk.recent) and talk.earlier.is_empty:
+        return ""
+    text = render_conversation(talk, current_turn=inputs.turn)
+    return "## Conversation\n" + text
 
 
 def constraints_section(compiled: CompiledConstraints | None) -> str:
@@ -343,23 +366,22 @@ def constraints_section(compiled: CompiledConstraints | None) -> str:
 
 
 def what_happened_section(
-    inputs: ContextInputs, config: ContextConfig, *, brief: bool = False, last_only: bool = False
+    inputs: ContextInputs, config: ContextConfig, *, brief: bool = False, last_only: bool = False, this_turn: bool = True
 ) -> str:
-    """The last closed turns whole, the folded earlier ones, and this turn so far."""
+    """The last closed turns whole, the folded earlier ones, and this turn so far (Act has it in its step section)."""
     keep = 1 if last_only else config.narrative_turns
     recent = [n for n in inputs.narratives if not n.is_empty][-keep:] if keep else []
     parts = ["## What happened"]
     for number, summary in enumerate(reversed(recent)):
         title = f"### Turn {summary.turn}" + (" (last turn)" if number == 0 else "")
         parts.append(title + "\n" + _narrative(summary, brief=brief))
-    earlier = render_folded(inputs.narrative_digest)
+    earlier = render_folded(inputs.narrative_digest) if config.compress_older else ""
     if earlier and not last_only:
         parts.append("### Earlier (compressed)\n" + earlier)
-    if inputs.current is not None and not inputs.current.is_empty:
-        parts.append("### This turn so far\n" + _narrative(inputs.current, brief=True, with_message=False))
-    if len(parts) == 1:
-        parts.append("Nothing yet: this is the first turn with activity.")
-    return "\n".join(parts)
+    current = inputs.current if this_turn else None
+    if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared or current.goal):
+        parts.append("### This turn so far\n" + _narrative(current, brief=True, with_message=False))
+    return "\n".join(parts) if len(parts) > 1 else ""
 
 
 def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_message: bool = True) -> str:
@@ -372,7 +394,10 @@ def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_messa
     if summary.steps:
         shown = summary.steps[:4] if brief else summary.steps
         lines.append("**Steps:**")
-        lines += [f"  {s.step_num}. {'✓' if s.ok else '✗'} [{s.step_type}] {s.outcome}" for s in shown]
+        for s in shown:
+            lines.append(f"  {s.step_num}. {s.glyph} [{s.step_type}] {s.outcome}")
+            if s.card and not brief:
+                lines.append(_indented(s.card))
         hidden = len(summary.steps) - len(shown) + summary.more_steps
         if hidden:
             lines.append(f"  … {hidden} more step(s)")
@@ -405,9 +430,11 @@ def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
     lines = ["## Current step", head]
     if step.description:
         lines.append(f"**Goal:** {step.description}")
+    if current is not None and current.goal:
+        lines.append(f"**Turn goal:** {current.goal}")
     done = current.steps if current is not None else []
-    lines.append("### Prior steps (this turn)")
-    lines += [f"{s.step_num}. {'✓' if s.ok else '✗'} {s.outcome}" for s in done] or ["None yet."]
+    lines.append("### Plan so far (this turn)")
+    lines += [f"{s.step_num}. {s.glyph} {s.outcome}" for s in done] or ["No step has run yet."]
     return "\n".join(lines)
 
 
@@ -421,6 +448,10 @@ def flow_section(inputs: ContextInputs) -> str:
         said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
         answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
         lines.append(f"**Last exchange:** User: {said} / You: {answered}")
+        flow = last.flow
+        if flow:
+            notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
+            lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
         lines.append("You are mid-conversation: no greeting, no re-introduction; acknowledge and continue.")
     else:
         lines.append("This is the first exchange of the session.")
@@ -433,7 +464,10 @@ def results_section(current: TurnExecutionSummary | None, working: WorkingSet) -
     """What this turn did, as state: Reply reports it and nothing more."""
     lines = ["## What happened this turn"]
     if current is not None and current.steps:
-        lines += [f"- {'✓' if s.ok else '✗'} {s.outcome}" for s in current.steps]
+        for s in current.steps:
+            lines.append(f"- {s.glyph} {s.outcome}")
+            if s.card:
+                lines.append(_indented(s.card))
     for label, refs in (("Created", current.created if current else []), ("Updated", current.updated if current else []),
                         ("Deleted", current.deleted if current else [])):
         if refs:
@@ -445,6 +479,10 @@ def results_section(current: TurnExecutionSummary | None, working: WorkingSet) -
     if len(lines) == 1:
         lines.append("No tool calls were made this turn.")
     return "\n".join(lines)
+
+
+def _indented(card: str) -> str:
+    return "\n".join(f"     {line}" for line in card.splitlines())
 
 
 def profile_section(profile: Mapping[str, Any] | None) -> str:
@@ -475,7 +513,7 @@ def _joined(title: str, pairs: Sequence[tuple[str, Any]]) -> str:
 
 def _value_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
-        return ", ".join(clip(str(item), 60) for item in value[:8])
+        return ", ".join(clip(str(item), 60) for item in value[:8]) + (f", +{len(value) - 8} more" if len(value) > 8 else "")
     return clip(str(value), 80)
 
 
@@ -489,20 +527,32 @@ def dashboard_section(dashboard: Mapping[str, Any] | None) -> str:
     lines.append(f"- Inventory: {counts.get('inventory', 0)} items" + _breakdown(dashboard.get("inventory_by_location")))
     soon = dashboard.get("expiring_soon") or []
     if soon:
-        lines.append(f"- Expiring within {dashboard.get('horizon_days', 3)} days: " + ", ".join(_dated(item) for item in soon[:10]))
+        lines.append(f"- Expiring within {dashboard.get('horizon_days', 3)} days: " + ", ".join(_dated(item) for item in soon[:10])
+                     + _more(dashboard.get("expiring_soon_total", len(soon)), min(len(soon), 10), "read inventory by expiry_date"))
     expired = dashboard.get("expired") or []
     if expired:
-        lines.append("- Past their date: " + ", ".join(_dated(item) for item in expired[:10]))
+        lines.append("- Past their date: " + ", ".join(_dated(item) for item in expired[:5])
+                     + _more(dashboard.get("expired_total", len(expired)), min(len(expired), 5), "read inventory by expiry_date"))
     meals = dashboard.get("next_meals") or []
-    lines.append("- Next meals: " + ("; ".join(_meal(meal) for meal in meals[:7]) if meals else "nothing planned"))
+    total = dashboard.get("next_meals_total", len(meals))
+    shown = "; ".join(_meal(meal) for meal in meals[:7])
+    lines.append(f"- Next meals ({min(len(meals), 7)} of {total} planned from today): {shown}"
+                 + _more(total, min(len(meals), 7), "read meal_plans") if meals else "- Next meals: nothing planned")
     lines.append(f"- Shopping list: {dashboard.get('shopping_to_buy', 0)} to buy | Tasks: {dashboard.get('tasks_open', 0)} open")
     return "\n".join(lines)
+
+
+def _more(total: int, shown: int, how: str) -> str:
+    """The cut marker of a list: ' (+3 more: read meal_plans)', or nothing when all is shown."""
+    return f" (+{total - shown} more: {how})" if total > shown else ""
 
 
 def _breakdown(counts: Mapping[str, int] | None) -> str:
     if not counts:
         return ""
-    return " (" + ", ".join(f"{key}: {value}" for key, value in list(counts.items())[:8]) + ")"
+    shown = list(counts.items())[:8]
+    rest = f", +{len(counts) - 8} more" if len(counts) > 8 else ""
+    return " (" + ", ".join(f"{key}: {value}" for key, value in shown) + rest + ")"
 
 
 def _dated(item: Mapping[str, Any]) -> str:

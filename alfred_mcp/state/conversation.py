@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +45,9 @@ class Exchange(BaseModel):
     turn: int
     user: str | None = None
     assistant: str | None = None
+    flow: dict[str, str] = Field(
+        default_factory=dict, description="Reply's conversation-flow fields for this exchange: tone, user_expressed, next_step."
+    )
 
 
 class ConversationHistory(BaseModel):
@@ -88,9 +92,13 @@ def record_reply(
     *,
     config: ConversationConfig = DEFAULT_CONVERSATION,
     summarize: Summarizer = exchange_line,
+    flow: dict[str, str] | None = None,
 ) -> ConversationHistory:
-    """The history with Alfred's reply of `turn` (replacing one already recorded for it)."""
-    return _put(history, turn, config, summarize, assistant=_cut(reply, config))
+    """The history with Alfred's reply of `turn` (replacing one already recorded for it), and its flow fields."""
+    fields: dict[str, Any] = {"assistant": _cut(reply, config)}
+    if flow:
+        fields["flow"] = {key: _cut(value, config) for key, value in flow.items() if value}
+    return _put(history, turn, config, summarize, **fields)
 
 
 def with_model_summary(
@@ -108,7 +116,7 @@ def _cut(text: str, config: ConversationConfig) -> str:
 
 
 def _put(
-    history: ConversationHistory, turn: int, config: ConversationConfig, summarize: Summarizer, **fields: str
+    history: ConversationHistory, turn: int, config: ConversationConfig, summarize: Summarizer, **fields: Any
 ) -> ConversationHistory:
     recent = list(history.recent)
     if recent and turn < recent[-1].turn:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from alfred_mcp.state.refs import parse_ref
 
-CurationAction = Literal["retain", "demote", "drop", "clear_all", "ignored"]
+CurationAction = Literal["retain", "demote", "drop", "clear_all", "ignored", "note"]
 
 DECISION_LOG_LIMIT = 20
 DEFAULT_WINDOW = 2
@@ -28,27 +28,25 @@ class _Model(BaseModel):
 
 
 class RetentionDecision(_Model):
-    """An older entity that should stay in view, and why."""
+    """An older entity to keep in view, and why."""
 
-    ref: str = Field(max_length=64, description="The entity's ref, e.g. 'gen_recipe_1'.")
-    reason: str = Field(max_length=200, description="Why it still matters, e.g. 'the weekly plan the user is building'.")
+    ref: str = Field(max_length=64, description="A ref, e.g. gen_recipe_1.")
+    reason: str = Field(max_length=200, description="Why it still matters, e.g. 'the weekly plan being built'.")
 
 
 class EntityCuration(_Model):
-    """Understand's decisions about which entities stay in view (they never delete anything)."""
+    """Which entities stay in view (visibility only: nothing is ever deleted)."""
 
     retain_active: list[RetentionDecision] = Field(
-        default_factory=list, description="Older entities to keep in view beyond the last 2 turns, each with a reason."
+        default_factory=list, description="Older refs to keep in view, with why."
     )
-    demote: list[str] = Field(
-        default_factory=list, description="Refs no longer worth keeping in view; they stay known and can come back."
-    )
+    demote: list[str] = Field(default_factory=list, description="Refs to take out of view; they stay known.")
     drop: list[str] = Field(
-        default_factory=list, description="Refs the user wants forgotten ('forget that recipe'); hidden until mentioned again."
+        default_factory=list, description="Refs the user wants forgotten; hidden until named again."
     )
-    clear_all: bool = Field(default=False, description="True for a fresh start: hide every entity not used after this point.")
+    clear_all: bool = Field(default=False, description="Fresh start: hide everything not used from now on.")
     curation_summary: str | None = Field(
-        default=None, max_length=300, description="One sentence on this turn's curation, for the next Understand pass."
+        default=None, max_length=300, description="One sentence for the next Understand pass."
     )
 
 
@@ -153,6 +151,8 @@ def apply_curation(
             draft.retained.pop(ref, None)
             draft.dropped[ref] = turn
             draft.note("drop", ref, curation.curation_summary)
+    if not draft.log and curation.curation_summary:
+        draft.note("note", None, curation.curation_summary)
     log = [*state.decision_log, *draft.log][-DECISION_LOG_LIMIT:]
     return CurationState(retained=draft.retained, dropped=draft.dropped, cleared_at_turn=cleared_at, decision_log=log)
 

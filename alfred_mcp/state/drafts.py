@@ -26,6 +26,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from pydantic.json_schema import WithJsonSchema
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError, StateError
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
@@ -96,7 +97,11 @@ Word = Annotated[str, Field(min_length=1, max_length=MAX_WORD)]
 Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG)]
 Tags = Annotated[list[Tag], Field(max_length=MAX_TAGS)]
 Step = Annotated[str, BeforeValidator(_step_text), Field(min_length=1, max_length=MAX_TEXT)]
-Minutes = Annotated[int, BeforeValidator(_check_minutes), Field(ge=0, le=10_000)]
+Minutes = Annotated[
+    int, BeforeValidator(_check_minutes), Field(ge=0, le=10_000),
+    WithJsonSchema({"type": ["integer", "string"], "minimum": 0, "maximum": 10_000}),
+]
+"""Whole minutes, or text such as '1 hr 15 min' (read as 75): the published type says both."""
 QuantityValue = Annotated[float | str | None, BeforeValidator(_check_quantity)]
 Unit = Annotated[str, Field(min_length=1, max_length=MAX_UNIT)]
 RecipeRef = Annotated[str | None, Field(max_length=MAX_REF), AfterValidator(_ref_of("recipe"))]
@@ -108,49 +113,49 @@ class _DraftModel(BaseModel):
 
 
 class IngredientDraft(_DraftModel):
-    """One ingredient line of a recipe, in the order it should be listed."""
+    """One ingredient line, in recipe order."""
 
     name: Name = Field(
         validation_alias=_aliases("name", "ingredient_name", "ingredient", "item"),
-        description="Ingredient name without preparation words, e.g. 'cod fillet' (put 'skinless, cubed' in notes).",
+        description="e.g. 'cod fillet'; preparation goes in notes.",
     )
     quantity: QuantityValue = Field(
         None,
         validation_alias=_aliases("quantity", "qty", "amount"),
         description=(
-            "Amount: a number (1.5) or text such as '1 1/2', '½' or '2-3'; words such as 'to taste' are kept in notes."
+            "1.5, or text: '1 1/2', '½', '2-3'."
         ),
     )
-    unit: Unit | None = Field(None, description="Unit, e.g. 'tbsp', 'cup', 'g', 'clove', 'fillet'.")
+    unit: Unit | None = Field(None, description="e.g. tbsp, cup, g, clove.")
     notes: str | None = Field(
         None,
         max_length=MAX_INGREDIENT_NOTE,
         validation_alias=_aliases("notes", "note", "preparation"),
-        description="Preparation, state or size, e.g. 'finely chopped', 'room temperature'.",
+        description="e.g. 'finely chopped', 'to taste'.",
     )
     is_optional: bool = Field(
-        False, validation_alias=_aliases("is_optional", "optional"), description="Optional ingredient."
+        False, validation_alias=_aliases("is_optional", "optional"), description="Optional."
     )
-    category: str | None = Field(None, max_length=100, description="Category, e.g. 'fish', 'herbs'.")
+    category: str | None = Field(None, max_length=100, description="e.g. fish, herbs.")
 
 
 class RecipeDraft(_DraftModel):
-    """A complete generated recipe: every ingredient and every step, kept whole until saved."""
+    """A whole recipe: every ingredient and step."""
 
-    name: Name = Field(validation_alias=_aliases("name", "title"), description="Recipe name.")
+    name: Name = Field(validation_alias=_aliases("name", "title"), description="The recipe's name.")
     description: str | None = Field(None, max_length=MAX_TEXT, description="One or two sentences.")
-    cuisine: Word | None = Field(None, description="Cuisine, e.g. 'italian', 'middle-eastern', 'thai'.")
+    cuisine: Word | None = Field(None, description="e.g. italian, thai, middle-eastern.")
     difficulty: Word | None = Field(None, description="easy, medium or hard.")
     prep_time_minutes: Minutes | None = Field(
         None, validation_alias=_aliases("prep_time_minutes", "prep_time", "prep_minutes"),
-        description="Preparation time in minutes (or text such as '1 hr 15 min').",
+        description="Minutes, or text such as '1 hr 15 min'.",
     )
     cook_time_minutes: Minutes | None = Field(
         None, validation_alias=_aliases("cook_time_minutes", "cook_time", "cook_minutes"),
-        description="Cooking time in minutes (or text such as '25 min').",
+        description="Minutes, or text such as '25 min'.",
     )
     servings: int | None = Field(
-        None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="How many it serves."
+        None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="People it serves."
     )
     ingredients: list[IngredientDraft] = Field(
         min_length=1, max_length=MAX_INGREDIENTS, description="Every ingredient, in order."
@@ -158,9 +163,9 @@ class RecipeDraft(_DraftModel):
     instructions: list[Step] = Field(
         min_length=1, max_length=MAX_STEPS,
         validation_alias=_aliases("instructions", "steps", "directions", "method"),
-        description="Every step, in order, one per item.",
+        description="Every step, in order.",
     )
-    tags: Tags = Field(default_factory=list, description="Free-form tags.")
+    tags: Tags = Field(default_factory=list, description="Free-form.")
     occasions: Tags = Field(
         default_factory=list, validation_alias=_aliases("occasions", "occasion"),
         description="weeknight, batch-prep, hosting, weekend, comfort.",
@@ -175,60 +180,54 @@ class RecipeDraft(_DraftModel):
     )
     equipment_tags: Tags = Field(
         default_factory=list, validation_alias=_aliases("equipment_tags", "equipment"),
-        description="Equipment it needs, e.g. air-fryer, oven, one-pan.",
+        description="e.g. air-fryer, oven, one-pan.",
     )
     notes: str | None = Field(
-        None, max_length=MAX_TEXT, validation_alias=_aliases("notes", "note"), description="Tips for the cook."
+        None, max_length=MAX_TEXT, validation_alias=_aliases("notes", "note"), description="Tips."
     )
     source_url: str | None = Field(
-        None, max_length=MAX_TEXT, validation_alias=_aliases("source_url", "url"), description="Where it came from."
+        None, max_length=MAX_TEXT, validation_alias=_aliases("source_url", "url"), description="Its source."
     )
     parent_recipe: RecipeRef = Field(
         None, validation_alias=_aliases("parent_recipe", "parent_recipe_id", "variation_of"),
-        description="The recipe this is a variation of: a ref such as recipe_3 or gen_recipe_2.",
+        description="The recipe this varies: recipe_3, or gen_recipe_2 (saved first when saved together).",
     )
 
 
 class MealPlanDraft(_DraftModel):
-    """One planned meal: a date, which meal, and optionally the recipe."""
+    """One planned meal: a date, which meal, optionally the recipe."""
 
-    date: dt.date = Field(description="Date of the meal, YYYY-MM-DD.")
+    date: dt.date = Field(description="YYYY-MM-DD.")
     meal_type: Word = Field(
-        validation_alias=_aliases("meal_type", "meal"), description="breakfast, lunch, dinner, snack or other."
+        validation_alias=_aliases("meal_type", "meal"), description="breakfast, lunch, dinner, snack, other."
     )
     recipe: RecipeRef = Field(
         None, validation_alias=_aliases("recipe", "recipe_id", "recipe_ref"),
-        description="A recipe ref such as recipe_3 (saved) or gen_recipe_2 (a draft of this session).",
+        description="recipe_3, or gen_recipe_2 (a draft: saved first when saved together).",
     )
-    notes: str | None = Field(None, max_length=MAX_NOTE, description="Anything else.")
+    notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
     servings: int | None = Field(None, ge=1, le=1_000, description="Servings to make.")
 
 
 class TaskDraft(_DraftModel):
-    """A kitchen to-do, optionally tied to a recipe or meal plan entry."""
+    """A kitchen to-do, optionally tied to a recipe or meal."""
 
     title: Name = Field(validation_alias=_aliases("title", "name", "task"), description="What to do.")
-    due_date: dt.date | None = Field(
-        None, validation_alias=_aliases("due_date", "due"), description="When it is due, YYYY-MM-DD."
-    )
-    category: Word | None = Field(None, description="prep, shopping, cleanup or other.")
-    recipe: RecipeRef = Field(None, validation_alias=_aliases("recipe", "recipe_id"), description="Related recipe ref.")
-    meal_plan: MealRef = Field(
-        None, validation_alias=_aliases("meal_plan", "meal_plan_id"), description="Related meal plan ref, e.g. meal_2."
-    )
+    due_date: dt.date | None = Field(None, validation_alias=_aliases("due_date", "due"), description="YYYY-MM-DD.")
+    category: Word | None = Field(None, description="prep, shopping, cleanup, other.")
+    recipe: RecipeRef = Field(None, validation_alias=_aliases("recipe", "recipe_id"), description="A recipe ref.")
+    meal_plan: MealRef = Field(None, validation_alias=_aliases("meal_plan", "meal_plan_id"), description="A meal ref, e.g. meal_2.")
 
 
 class ShoppingItemDraft(_DraftModel):
     """One thing to buy."""
 
-    name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="Item name.")
-    quantity: QuantityValue = Field(
-        None, validation_alias=_aliases("quantity", "qty", "amount"), description="Amount to buy."
-    )
-    unit: Unit | None = Field(None, description="Unit, e.g. 'lb', 'bunch', 'can'.")
-    category: str | None = Field(None, max_length=100, description="Store section, e.g. 'produce', 'seafood'.")
-    notes: str | None = Field(None, max_length=MAX_NOTE, description="Anything else.")
-    source: str | None = Field(None, max_length=MAX_NAME, description="Why it is on the list, e.g. a recipe name.")
+    name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="What to buy.")
+    quantity: QuantityValue = Field(None, validation_alias=_aliases("quantity", "qty", "amount"), description="How much.")
+    unit: Unit | None = Field(None, description="e.g. lb, bunch, can.")
+    category: str | None = Field(None, max_length=100, description="Store section, e.g. produce.")
+    notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
+    source: str | None = Field(None, max_length=MAX_NAME, description="Why, e.g. a recipe name.")
     is_purchased: bool = Field(
         False, validation_alias=_aliases("is_purchased", "checked", "purchased"), description="Already bought."
     )
@@ -237,22 +236,18 @@ class ShoppingItemDraft(_DraftModel):
 class InventoryItemDraft(_DraftModel):
     """One item in the kitchen: pantry, fridge or freezer."""
 
-    name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="Item name.")
-    quantity: QuantityValue = Field(
-        validation_alias=_aliases("quantity", "qty", "amount"), description="Amount on hand, e.g. 2 or '1 1/2'."
-    )
-    unit: Unit = Field(description="Unit, e.g. 'piece', 'lb', 'g', 'carton'.")
-    location: Word | None = Field(None, description="pantry, fridge, freezer, counter or cabinet.")
+    name: Name = Field(validation_alias=_aliases("name", "ingredient_name", "item"), description="What it is.")
+    quantity: QuantityValue = Field(validation_alias=_aliases("quantity", "qty", "amount"), description="On hand: 2 or '1 1/2'.")
+    unit: Unit = Field(description="e.g. piece, lb, g, carton.")
+    location: Word | None = Field(None, description="pantry, fridge, freezer, counter, cabinet.")
     expiry_date: dt.date | None = Field(
-        None,
-        validation_alias=_aliases("expiry_date", "expiration_date", "expires"),
-        description="Use-by date, YYYY-MM-DD.",
+        None, validation_alias=_aliases("expiry_date", "expiration_date", "expires"), description="Use by, YYYY-MM-DD."
     )
     purchase_date: dt.date | None = Field(
-        None, validation_alias=_aliases("purchase_date", "purchased_on"), description="When it was bought, YYYY-MM-DD."
+        None, validation_alias=_aliases("purchase_date", "purchased_on"), description="Bought on, YYYY-MM-DD."
     )
-    category: str | None = Field(None, max_length=100, description="Category, e.g. 'dairy'.")
-    notes: str | None = Field(None, max_length=MAX_NOTE, description="Anything else.")
+    category: str | None = Field(None, max_length=100, description="e.g. dairy.")
+    notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
 
     @field_validator("quantity")
     @classmethod

@@ -22,6 +22,7 @@ from alfred_mcp.state.folding import clip
 from alfred_mcp.state.refs import parse_ref
 
 StepType = Literal["read", "write", "analyze", "generate"]
+StepStatus = Literal["done", "running", "pending", "failed", "blocked"]
 Phase = Literal["exploring", "narrowing", "confirming", "executing"]
 Decision = Literal["plan_direct", "propose", "clarify"]
 
@@ -30,6 +31,8 @@ MAX_STEP_REFS = 20
 MAX_MESSAGE = 300
 MAX_OUTCOME = 200
 MAX_ERRORS = 5
+MAX_CARD = 1_500
+_PLAN_STATUS: dict[str | None, StepStatus] = {"completed": "done", "running": "running", "pending": "pending", "blocked": "blocked"}
 
 _ACTION_STEPS: dict[str, StepType] = {
     "read": "read", "created": "write", "updated": "write", "deleted": "write", "saved": "write",
@@ -56,6 +59,8 @@ class PlannedStep(_Model):
     outcome: str | None = Field(default=None, max_length=MAX_OUTCOME, description="What the step found or did.")
     note: str | None = Field(default=None, max_length=300, description="Act's note for the next step (refs only).")
     refs: list[str] = Field(default_factory=list)
+    status: str | None = Field(default=None, description="pending, running, completed or blocked, as the loop ran it.")
+    card: str | None = Field(default=None, max_length=MAX_CARD, description="The rows the step's last read returned, as a card.")
 
 
 class TurnPlan(_Model):
@@ -77,6 +82,13 @@ class StepExecutionSummary(_Model):
     refs: list[str] = Field(default_factory=list, description=f"Refs touched (at most {MAX_STEP_REFS}).")
     note: str | None = None
     ok: bool = True
+    status: StepStatus = "done"
+    card: str | None = Field(default=None, description="What a read returned: rows with refs and columns, cuts marked.")
+
+    @property
+    def glyph(self) -> str:
+        """✓ done, ✗ failed or blocked, → running, · pending: never a check mark on what has not happened."""
+        return {"done": "✓", "running": "→", "pending": "·"}.get(self.status, "✗")
 
 
 class ToolCount(_Model):
@@ -207,6 +219,7 @@ def _plan_steps(plan: TurnPlan) -> list[StepExecutionSummary]:
         StepExecutionSummary(
             step_num=number, step_type=step.step_type, subdomain=step.subdomain, description=step.description,
             outcome=step.outcome or "done", refs=step.refs[:MAX_STEP_REFS], note=step.note,
+            status=_PLAN_STATUS.get(step.status, "done"), ok=step.status != "blocked", card=step.card,
         )
         for number, step in enumerate(plan.steps, start=1)
     ]
@@ -224,6 +237,7 @@ def _ledger_steps(calls: Iterable[CallRecord]) -> list[StepExecutionSummary]:
                 step_num=len(steps) + 1, step_type=kind, subdomain=table.subdomain if table else None,
                 description=f"{call.tool} {call.table}" if call.table else call.tool,
                 outcome=call_outcome(call), refs=call.refs[:MAX_STEP_REFS], ok=call.outcome == "ok",
+                status="done" if call.outcome == "ok" else "failed", card=call.card,
             )
         )
     return steps

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.state.compact_schema import compact_schema, without_limits
 from alfred_mcp.state.constraints import ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration
 
@@ -37,30 +38,37 @@ class QuickRead(_Contract):
     """A single-table read answered without planning: the system runs it and formats the rows."""
 
     table: TableName = Field(description="The one table to read.")
-    filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="{field, op, value} filters, refs for ids.")
-    order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="[{field, direction}]")
+    filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="As db_read's: {field, op, value}, refs for ids.")
+    order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="As db_read's: [{field, direction}].")
     limit: int = Field(default=20, ge=1, le=100)
 
 
 class UnderstandOutput(_Contract):
-    """What the user's message means for state: refs in play, curation, constraints, mode."""
+    """What the message means for state: refs in play, curation, constraints; ask, look up, or plan."""
 
-    referenced_refs: list[str] = Field(default_factory=list, max_length=50, description="Refs the user refers to, from the entity context only.")
-    curation: EntityCuration = Field(default_factory=EntityCuration, description="Which entities stay in view; visibility only.")
+    referenced_refs: list[str] = Field(
+        default_factory=list, max_length=50, description="Refs the user means ('that one' -> recipe_3), from the context only."
+    )
+    curation: EntityCuration = Field(default_factory=EntityCuration, description="Which entities stay in view.")
     constraint_snapshot: ConstraintSnapshot = Field(default_factory=ConstraintSnapshot, description="Constraints stated this turn.")
-    needs_disambiguation: bool = Field(default=False, description="True when a reference could mean several entities.")
-    disambiguation_question: str | None = Field(default=None, max_length=500)
+    needs_disambiguation: bool = Field(default=False, description="A phrase could mean several entities: ask which.")
+    disambiguation_question: str | None = Field(default=None, max_length=500, description="The question to ask.")
     disambiguation_options: list[str] = Field(default_factory=list, max_length=10, description="Candidate refs.")
-    needs_clarification: bool = Field(default=False, description="True when the request cannot be acted on without an answer.")
-    clarification_questions: list[str] = Field(default_factory=list, max_length=5)
-    quick_mode: bool = Field(default=False, description="True only for a single-table read-only lookup.")
-    quick_read: QuickRead | None = Field(default=None, description="The read to run in quick mode.")
+    needs_clarification: bool = Field(default=False, description="The request cannot be acted on without an answer.")
+    clarification_questions: list[str] = Field(default_factory=list, max_length=5, description="The questions to ask.")
+    quick_mode: bool = Field(
+        default=False, description="A one-table lookup the system answers itself, without planning; never a write."
+    )
+    quick_mode_confidence: float | None = Field(
+        default=None, ge=0, le=1, description="How sure quick mode fits, 0 to 1; below the server's threshold the turn is planned."
+    )
+    quick_read: QuickRead | None = Field(default=None, description="The read quick mode runs.")
     processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
 
     @model_validator(mode="after")
     def _quick_mode_needs_a_read(self) -> UnderstandOutput:
-        if self.quick_mode and self.quick_read is None:
-            raise ValueError("quick_mode needs quick_read: the one table to read and its filters")
+        if self.quick_mode and (self.quick_read is None or self.quick_mode_confidence is None):
+            raise ValueError("quick_mode needs quick_read (the one table to read and its filters) and quick_mode_confidence")
         if self.needs_disambiguation and not self.disambiguation_question:
             raise ValueError("needs_disambiguation needs disambiguation_question")
         if self.needs_clarification and not self.clarification_questions:
@@ -122,8 +130,10 @@ class AskUserDecision(_Contract):
 
 class BlockedDecision(_Contract):
     action: Literal["blocked"]
-    reason: str = Field(max_length=1000)
-    reason_code: Literal["insufficient_info", "plan_invalid", "tool_failure"] = "tool_failure"
+    reason: str = Field(max_length=1000, description="Why, for the state's record (the user never reads it verbatim).")
+    reason_code: Literal["insufficient_info", "plan_invalid", "tool_failure"] = Field(
+        default="tool_failure", description="plan_invalid: the plan cannot work; Think re-plans once with your reason."
+    )
 
 
 class ActOutput(_Contract):
@@ -143,9 +153,15 @@ class ActOutput(_Contract):
 
 
 class ReplyOutput(_Contract):
-    """What the user reads. A witness: it reports saved, generated and failed exactly as the state says."""
+    """What the user reads, and where the conversation goes. A witness: saved, generated, failed as the state says."""
 
-    response: str = Field(max_length=8000)
+    response: str = Field(
+        max_length=8000,
+        description="The text the user reads. A claim the state does not back, or a failure, unsaved draft or stop left out, is refused.",
+    )
+    tone: str | None = Field(default=None, max_length=60, description="The tone taken, e.g. 'collaborative'; the next reply keeps it.")
+    user_expressed: str | None = Field(default=None, max_length=200, description="What the user expressed this turn, in a few words.")
+    next_step: str | None = Field(default=None, max_length=200, description="The one natural next step offered, e.g. 'save them?'.")
 
 
 ROLE_OUTPUTS: dict[str, type[BaseModel]] = {
@@ -158,10 +174,11 @@ ROLE_OUTPUTS: dict[str, type[BaseModel]] = {
 
 @cache
 def _schema(role: str) -> str:
-    return json.dumps(ROLE_OUTPUTS[role].model_json_schema())
+    return json.dumps(without_limits(compact_schema(ROLE_OUTPUTS[role].model_json_schema())))
 
 
 def output_schema(role: str) -> dict[str, Any]:
-    """The JSON Schema a role's output must satisfy (built once; a fresh copy per call)."""
+    """The JSON Schema a role's output must satisfy, compact (size limits are checked on submission and named
+    when broken), built once; a fresh copy per call."""
     schema: dict[str, Any] = json.loads(_schema(role))
     return schema

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = {
     "_note": "turn 1 is a quick read; turn 2 plans a read step",
     "understand": [
-        {"quick_mode": True, "quick_read": {"table": "tasks", "limit": 3}},
+        {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"table": "tasks", "limit": 3}},
         {"referenced_refs": ["task_1"]},
     ],
     "think": [{"goal": "Check the fridge", "decision": "plan_direct",

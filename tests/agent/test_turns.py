@@ -123,8 +123,9 @@ async def test_chat_scenario_1_three_cod_recipes_saved_whole(client: Client, app
     assert working["gen_recipe_1"]["saved_as"].startswith("recipe_")
     assert [e["label"] for e in result["summary"]["artifacts_saved"]] == [r["name"] for r in THREE_COD]
     assert_prompts_carry_no_uuid(llm)
-    write_prompt = next(r for r in llm.requests if r.role == "act" and "Current step 2" in r.messages[0].content)
+    write_prompt = next(r for r in llm.requests if r.role == "act" and "Step 2 of 2" in r.prompt_text())
     assert "Honey Garlic Cod" in write_prompt.messages[0].content and "kalamata olives" in write_prompt.messages[0].content
+    assert "## Drafts this step covers" in write_prompt.messages[0].content
 
 
 async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Client, app: AlfredApp) -> None:
@@ -137,9 +138,13 @@ async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Cli
     poisoned = [THREE_COD[0], {**THREE_COD[1], "ingredients": THREE_COD[1]["ingredients"] + [{"name": "poison"}]}, THREE_COD[2]]
     acts = [tool("draft_create", entity_type="recipe", items=poisoned), complete("3 drafts"),
             tool("draft_save", refs=["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]), complete("saved")]
-    script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": acts, "reply": [{"response": "All 3 recipes are saved!"}]})
+    corrected = "Honey Garlic Cod and Cajun Cod Bites are saved; Lemon Butter Cod could not be saved (one ingredient was refused)."
+    llm = script(app, {"understand": [UNDERSTAND_COD], "think": [THINK_COD], "act": acts,
+                       "reply": [{"response": "All 3 recipes are saved!"}, {"response": corrected}]})
     result = await call(client, "chat", message="Make 3 cod recipes and save them")
-    assert "Not saved: gen_recipe_2 (Lemon Butter Cod)" in result["reply"]
+    assert result["reply"] == corrected, "the reply is refused and corrected, never amended"
+    retry = [r for r in llm.requests if r.role == "reply"][1].messages[0].content
+    assert "it leaves out gen_recipe_2 (Lemon Butter Cod), which failed" in retry
     assert not await rows(app, "recipes", Filter("name", "eq", "Lemon Butter Cod"))
     assert len(await rows(app, "recipes", Filter("name", "eq", "Honey Garlic Cod"))) == 1
     status = await call(client, "turn_status")
@@ -163,12 +168,15 @@ async def test_invalid_outputs_past_the_limit_end_the_turn_blocked_and_apply_not
     before = len(await rows(app, "recipes"))
     script(app, {"understand": [UNDERSTAND_COD], "think": [invalid] * 3, "reply": [{"response": "I could not plan that."}]})
     result = await call(client, "chat", message="Make 3 cod recipes")
-    assert result["outcome"] == "blocked" and "think output was invalid 3 times" in result["reply"]
+    assert result["outcome"] == "blocked" and result["reply"] == "I could not plan that."
+    state = (await call(client, "turn_status"))["state"]
+    assert "think output was invalid 3 times" in state["blocked_reason"]
     assert len(await rows(app, "recipes")) == before
 
 
 async def test_quick_read_takes_one_model_call_and_reads_only(client: Client, app: AlfredApp) -> None:
-    quick = {"quick_mode": True, "quick_read": {"table": "inventory", "filters": [{"field": "location", "op": "eq", "value": "freezer"}]}}
+    quick = {"quick_mode": True, "quick_mode_confidence": 0.95,
+             "quick_read": {"table": "inventory", "filters": [{"field": "location", "op": "eq", "value": "freezer"}]}}
     script(app, {"understand": [quick]})
     result = await call(client, "chat", message="what's in my freezer?")
     assert result["model_calls"] == {"understand": 1} and result["outcome"] == "quick"
@@ -178,7 +186,7 @@ async def test_quick_read_takes_one_model_call_and_reads_only(client: Client, ap
 
 async def test_scenario_2_list_then_delete_two_next_turn(client: Client, app: AlfredApp) -> None:
     """Refs from one turn drive a batch delete in the next; the manifest tracks both items."""
-    quick = {"quick_mode": True, "quick_read": {"table": "recipes", "order_by": [{"field": "name"}], "limit": 5}}
+    quick = {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"table": "recipes", "order_by": [{"field": "name"}], "limit": 5}}
     script(app, {"understand": [quick]})
     listed = await call(client, "chat", message="what recipes do I have?")
     first_turn = (await call(client, "turn_status"))["state"]
@@ -228,7 +236,7 @@ async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Clie
     early = await call_error(client, "turn_submit", role="think", output=THINK_COD)
     assert early["code"] == "out_of_order" and "understand" in early["message"]
     context = await call(client, "turn_context")
-    assert context["role"] == "understand" and context["output_schema"]["title"] == "UnderstandOutput"
+    assert context["role"] == "understand" and "referenced_refs" in context["output_schema"]["properties"]
     assert find_uuid(context["instructions"] + context["context"]) is None
     await call(client, "turn_submit", role="understand", output=UNDERSTAND_COD)
     bad = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "maybe"})
@@ -237,7 +245,7 @@ async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Clie
     for decision in COD_ACTS:
         assert state["expected_role"] == "act"
         state = await call(client, "turn_submit", role="act", output=decision)
-        if decision["decision"]["action"] == "step_complete" and state["notice"]:
+        if decision["decision"]["action"] == "step_complete" and state.get("notice"):
             assert "refused" in state["notice"]
     assert state["expected_role"] == "reply"
     reply_context = await call(client, "turn_context")
@@ -253,7 +261,8 @@ async def test_tool_error_is_shown_once_then_blocks_the_step(client: Client, app
     bad = tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": "recipe_99"}])
     llm = script(app, {"understand": [{}], "think": [plan], "act": [bad, bad], "reply": [{"response": "I could not delete it."}]})
     result = await call(client, "chat", message="delete recipe 99")
-    assert result["outcome"] == "blocked" and "failed twice" in result["reply"]
+    assert result["outcome"] == "blocked" and result["reply"] == "I could not delete it."
+    assert "failed twice" in (await call(client, "turn_status"))["state"]["blocked_reason"]
     second_act = [r for r in llm.requests if r.role == "act"][1]
     assert "Unknown ref 'recipe_99'" in second_act.messages[0].content
 
@@ -284,7 +293,7 @@ async def test_chat_can_use_the_clients_own_model_through_sampling(app: AlfredAp
 
     async def sampling_callback(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
         seen.append(params.system_prompt or "")
-        answer = {"quick_mode": True, "quick_read": {"table": "tasks", "limit": 5}}
+        answer = {"quick_mode": True, "quick_mode_confidence": 1, "quick_read": {"table": "tasks", "limit": 5}}
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text=json.dumps(answer)), model="client-model")
 
     async with Client(build_server(app), mode="legacy", sampling_callback=sampling_callback) as legacy:

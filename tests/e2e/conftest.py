@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 
@@ -17,14 +18,23 @@ from alfred_mcp.server.mcp_server import AlfredServer, build_server
 TODAY = date(2026, 1, 12)
 
 
+@asynccontextmanager
+async def seeded_app(folder: Path, today: date) -> AsyncIterator[AlfredApp]:
+    """An opened app on a fresh SQLite file, seeded with the demo kitchen as of `today`, checking its results."""
+    app = AlfredApp.from_settings(Settings(db=str(folder / "kitchen.db"), seed_demo=False, check_results=True))
+    await app.open()
+    try:
+        await seed(app.store, app.user_id, today=today)
+        yield app
+    finally:
+        await app.close()
+
+
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
     """An opened app on a fresh SQLite file, seeded with the demo kitchen as of TODAY."""
-    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False, check_results=True))
-    await app.open()
-    await seed(app.store, app.user_id, today=TODAY)
-    yield app
-    await app.close()
+    async with seeded_app(tmp_path, TODAY) as opened:
+        yield opened
 
 
 @pytest.fixture

@@ -17,8 +17,10 @@ from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import AlfredServer
 from alfred_mcp.server.resources import working_set_view
-from alfred_mcp.state.constraints import CompiledConstraints, ConstraintSnapshot
+from alfred_mcp.state.compact_schema import compact_schema, without_limits, writable_shape
+from alfred_mcp.state.constraints import ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration
+from alfred_mcp.state.drafts import DRAFT_KINDS
 
 from .conftest import TODAY
 from .helpers import call, call_error
@@ -58,7 +60,7 @@ async def test_resources_and_templates_are_listed(client: Client) -> None:
 
 async def test_every_resource_reads_refs_only(client: Client) -> None:
     recipes = await call(client, "db_read", table="recipes", limit=3)
-    await call(client, "understanding_submit", message="show me cod", referenced=[recipes["rows"][0]["id"]],
+    await call(client, "understanding_submit", message="show me cod", referenced_refs=[recipes["rows"][0]["id"]],
                curation={"retain_active": [{"ref": recipes["rows"][1]["id"], "reason": "the user liked it"}]})
     for name in ("current", "session_1"):
         for kind in SESSION_KINDS:
@@ -141,7 +143,7 @@ async def test_ref_completion_offers_labels_most_recent_first(client: Client) ->
     recipes = await call(client, "db_read", table="recipes", order_by=[{"field": "name"}], limit=4)
     await call(client, "turn_begin")
     last = recipes["rows"][3]
-    await call(client, "understanding_submit", referenced=[last["id"]])
+    await call(client, "understanding_submit", referenced_refs=[last["id"]])
     offered = (await client.complete(REF_TEMPLATE, {"name": "ref", "value": "rec"})).completion
     assert offered.values[0] == f"{last['id']} — {last['name']}"
     known = await call(client, "show_working_set", entity_type="recipe")
@@ -170,7 +172,7 @@ async def test_resource_updates_reach_a_listening_client(server: AlfredServer) -
     ]
     async with Client(server) as client, client.listen(resource_subscriptions=watched) as subscription:
         await call(client, "understanding_submit", message="keep it simple",
-                   constraints={"new_constraints": [{"type": "difficulty", "field": "style", "value": "simple"}]})
+                   constraint_snapshot={"new_constraints": [{"type": "difficulty", "field": "style", "value": "simple"}]})
         await call(client, "db_create", table="tasks", data={"title": "Thaw the cod"})
         seen: set[str] = set()
         with anyio.fail_after(5):
@@ -200,8 +202,8 @@ async def test_turn_begin_closes_turns_into_bounded_narratives(client: Client) -
 
 
 async def test_understanding_with_an_unknown_ref_changes_nothing(client: Client) -> None:
-    error = await call_error(client, "understanding_submit", referenced=["recipe_42"],
-                             constraints={"new_constraints": [{"type": "cuisine", "field": "cuisine", "value": "thai"}]},
+    error = await call_error(client, "understanding_submit", referenced_refs=["recipe_42"],
+                             constraint_snapshot={"new_constraints": [{"type": "cuisine", "field": "cuisine", "value": "thai"}]},
                              curation={"clear_all": True})
     assert (error["code"], error["value"], error["field"]) == ("unknown_ref", "recipe_42", "referenced")
     constraints = await call(client, "constraints_read")
@@ -212,30 +214,35 @@ async def test_understanding_with_an_unknown_ref_changes_nothing(client: Client)
 
 async def test_an_invalid_constraint_names_its_field(client: Client) -> None:
     error = await call_error(client, "understanding_submit",
-                             constraints={"new_constraints": [{"type": "time_limit", "field": "max", "value": "soon"}]})
-    assert error["code"] == "invalid_payload" and error["field"] == "constraints.new_constraints[0].value"
+                             constraint_snapshot={"new_constraints": [{"type": "time_limit", "field": "max", "value": "soon"}]})
+    assert error["code"] == "invalid_payload" and error["field"] == "constraint_snapshot.new_constraints[0].value"
     assert "time_limit needs a positive number" in error["message"]
 
 
 async def test_allergies_cannot_be_overridden(client: Client) -> None:
     result = await call(client, "understanding_submit", message="make it with peanuts",
-                        constraints={"overrides": [{"type": "ingredient_required", "field": "sauce", "value": "peanut sauce"}]})
+                        constraint_snapshot={"overrides": [{"type": "ingredient_required", "field": "sauce", "value": "peanut sauce"}]})
     assert [(r["allergen"], r["constraint"]["value"]) for r in result["rejected"]] == [("peanuts", "peanut sauce")]
     assert [item["value"] for item in result["constraints"]["must_exclude"]] == ["blue cheese", "olives", "peanuts"]
     read = await call(client, "constraints_read")
     assert read["permanent"]["allergies"] == ["peanuts"] and "- Never use: blue cheese (dislike)" in read["markdown"]
 
 
-def _matches_model(defs: dict[str, Any], model: Any) -> bool:
-    schema = model.model_json_schema(ref_template="#/$defs/{model}")
-    nested = schema.pop("$defs", {})
-    return defs[model.__name__] == schema and all(defs[name] == body for name, body in nested.items())
+def _published(models: Any, shape: Any) -> dict[str, Any]:
+    """The $defs a contract publishes for `models`: each model and its nested models, shaped by `shape`."""
+    defs: dict[str, Any] = {}
+    for model in models:
+        schema = model.model_json_schema(ref_template="#/$defs/{model}")
+        defs.update(schema.pop("$defs", {}))
+        defs[model.__name__] = schema
+    return {name: shape(body) for name, body in defs.items()}
 
 
 def test_contract_defs_match_the_models() -> None:
-    """The contracts publish exactly the pydantic models the server validates and answers with."""
+    """The contracts publish exactly the pydantic models the server validates: understanding's input
+    (compact, limits left to the server) and the draft shapes (compact, open, optional fields left out)."""
     contracts = load_contracts()
-    inputs = contracts["understanding_submit"].input_schema["$defs"]
-    assert _matches_model(inputs, EntityCuration) and _matches_model(inputs, ConstraintSnapshot)
-    for name in ("understanding_submit", "constraints_read"):
-        assert _matches_model(contracts[name].output_schema["$defs"], CompiledConstraints)
+    understanding = _published([EntityCuration, ConstraintSnapshot], lambda body: without_limits(compact_schema(body)))
+    assert contracts["understanding_submit"].input_schema["$defs"] == understanding
+    shapes = _published([DRAFT_KINDS["recipe"], DRAFT_KINDS["meal"]], writable_shape)
+    assert contracts["draft_create"].input_schema["$defs"] == shapes, "recipes and meals are published; the rest are table-shaped"

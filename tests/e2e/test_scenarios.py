@@ -58,16 +58,16 @@ async def test_forget_those_and_make_chicken_instead_clears_the_working_set(clie
     drafts = await call(client, "draft_create", entity_type="recipe",
                         items=[recipe_draft("Lemon Cod", "cod fillets"), recipe_draft("Herb Salmon", "salmon fillets")])
     fish = [draft["ref"] for draft in drafts["drafts"]]
-    first = await call(client, "understanding_submit", message="Create 2 fish recipes", constraints={
+    first = await call(client, "understanding_submit", message="Create 2 fish recipes", constraint_snapshot={
         "new_constraints": [constraint("ingredient_required", "protein", "fish")],
         "goal_update": "2 fish recipes", "goal_subdomain": "recipes"})
     assert [d["ref"] for d in first["active"]["pending_drafts"]] == fish == ["gen_recipe_1", "gen_recipe_2"]
-    await call(client, "turn_reply", reply="Here are two fish recipes, not saved yet: Lemon Cod and Herb Salmon.")
+    await call(client, "turn_reply", response="Here are two fish recipes, not saved yet: Lemon Cod and Herb Salmon.")
 
     turn = await call(client, "turn_begin", message="Actually, forget those and make chicken instead")
     second = await call(client, "understanding_submit", message="Actually, forget those and make chicken instead",
                         curation={"clear_all": True, "curation_summary": "User switched from fish to chicken"},
-                        constraints={"new_constraints": [constraint("ingredient_required", "protein", "chicken")],
+                        constraint_snapshot={"new_constraints": [constraint("ingredient_required", "protein", "chicken")],
                                      "goal_update": "chicken recipes"})
     active = second["active"]
     assert (active["recent"], active["retained"], active["pending_drafts"]) == ([], [], [])
@@ -75,14 +75,14 @@ async def test_forget_those_and_make_chicken_instead_clears_the_working_set(clie
     assert second["reset_reason"] == "trigger_phrase"
     assert second["goal"]["description"] == "chicken recipes"
     assert [c["value"] for c in second["goal"]["constraints"]] == ["chicken"]
-    assert second["decisions"] == [{"turn": 3, "action": "clear_all", "ref": None, "reason": "User switched from fish to chicken"}]
+    assert second["decisions"] == [{"turn": 2, "action": "clear_all", "ref": None, "reason": "User switched from fish to chicken"}]
 
     registry = await call(client, "show_working_set")
     assert [(r["ref"], r["action"]) for r in registry["refs"]] == [("gen_recipe_1", "generated"), ("gen_recipe_2", "generated")]
     still = await call(client, "draft_read", refs=fish)
     assert [d["label"] for d in still["drafts"]] == ["Lemon Cod", "Herb Salmon"]
     entities = section(await prompt(client, "think"), "Entities in context")
-    assert "gen_recipe" not in entities and "Entities from before turn 3 were set aside" in entities
+    assert "gen_recipe" not in entities and "Entities from before turn 2 were set aside" in entities
 
 
 async def test_fish_then_cod_then_simple_accumulates_constraints(client: Client) -> None:
@@ -95,15 +95,15 @@ async def test_fish_then_cod_then_simple_accumulates_constraints(client: Client)
     ]
     for message, snapshot in turns:
         await call(client, "turn_begin", message=message)
-        await call(client, "understanding_submit", message=message, constraints=snapshot)
-        await call(client, "turn_reply", reply="Noted.")
+        await call(client, "understanding_submit", message=message, constraint_snapshot=snapshot)
+        await call(client, "turn_reply", response="Noted.")
     read = await call(client, "constraints_read")
     goal = read["goal"]
-    assert goal["description"] == "fish recipes" and goal["started_turn"] == 2
+    assert goal["description"] == "fish recipes" and goal["started_turn"] == 1
     assert [(c["type"], c["field"], c["value"], c["source_turn"]) for c in goal["constraints"]] == [
-        ("ingredient_required", "category", "fish", 2),
-        ("ingredient_required", "protein", "cod", 3),
-        ("difficulty", "style", "simple", 4),
+        ("ingredient_required", "category", "fish", 1),
+        ("ingredient_required", "protein", "cod", 2),
+        ("difficulty", "style", "simple", 3),
     ]
     compiled = read["constraints"]
     assert [i["value"] for i in compiled["must_include"]] == ["cod", "fish"] and compiled["difficulty"] == ["simple"]
@@ -118,60 +118,61 @@ async def test_ten_turns_keep_three_verbatim_and_a_bounded_summary(client: Clien
     """Seed 000 scenario 4: the conversation keeps the last 3 exchanges word for word, the rest folded."""
     for n in range(1, 11):
         await call(client, "turn_begin", message=f"Question {n}: what about dinner number {n}?")
-        await call(client, "turn_reply", reply=f"Answer {n}: try the recipe I suggested for night {n}.")
+        await call(client, "turn_reply", response=f"Answer {n}: try the recipe I suggested for night {n}.")
     history = await resource(client, "alfred://session/current/conversation")
-    assert [e["turn"] for e in history["recent"]] == [9, 10, 11]
-    assert history["recent"][-1] == {"turn": 11, "user": "Question 10: what about dinner number 10?",
+    assert [e["turn"] for e in history["recent"]] == [8, 9, 10]
+    assert history["recent"][-1] == {"turn": 10, "user": "Question 10: what about dinner number 10?",
                                      "assistant": "Answer 10: try the recipe I suggested for night 10."}
     earlier = history["earlier"].splitlines()
-    assert [line.split(":")[0] for line in earlier] == [f"T{n}" for n in range(2, 9)]
-    assert len(history["earlier"]) <= DEFAULT_CONVERSATION.summary_chars and history["folded_turns"] == [2, 8]
+    assert [line.split(":")[0] for line in earlier] == [f"T{n}" for n in range(1, 8)]
+    assert len(history["earlier"]) <= DEFAULT_CONVERSATION.summary_chars and history["folded_turns"] == [1, 7]
     conversation = section(await prompt(client, "think"), "Conversation")
     assert "User: Question 10: what about dinner number 10?" in conversation
-    assert "User: Question 7:" not in conversation and 'T8: User: "Question 7:' in conversation
+    assert "User: Question 7:" not in conversation and 'T7: User: "Question 7:' in conversation
 
 
 async def test_seed_003_success_transcript(client: Client) -> None:
     """Plan meals over four turns: propose, read once, narrow without re-reading, then save."""
-    # Turn 2: "help me plan meals" -> Think proposes; nothing is read.
+    # Turn 1: "help me plan meals" -> Think proposes; nothing is read.
     await call(client, "turn_begin", message="help me plan meals")
     await call(client, "understanding_submit", message="help me plan meals",
-               constraints={"goal_update": "plan dinners", "goal_subdomain": "meal_plans"})
-    await call(client, "turn_reply", reply="Happy to! How many days, and which meals?")
+               constraint_snapshot={"goal_update": "plan dinners", "goal_subdomain": "meal_plans"})
+    await call(client, "turn_reply", response="Happy to! How many days, and which meals?")
 
-    # Turn 3: "3 days, dinners only" -> read recipes and the pantry, present options.
+    # Turn 2: "3 days, dinners only" -> read recipes and the pantry, present options.
     await call(client, "turn_begin", message="3 days, dinners only")
     await call(client, "understanding_submit", message="3 days, dinners only",
-               constraints={"new_constraints": [constraint("servings", "days", 3)]})
+               constraint_snapshot={"new_constraints": [constraint("days", "days", 3), constraint("meal_type", "meal", "dinner")]})
     recipes = await call(client, "db_read", table="recipes", columns=["id", "name"], order_by=[{"field": "name"}])
     await call(client, "db_read", table="inventory", columns=["id", "name"], limit=10)
-    await call(client, "turn_reply", reply="Based on your pantry, here are 11 recipes you could cook this week.")
+    await call(client, "turn_reply", response="Based on your pantry, here are 11 recipes you could cook this week.")
     by_name = {row["name"]: row["id"] for row in recipes["rows"]}
     cod = sorted(ref for name, ref in by_name.items() if "Cod" in name)
 
-    # Turn 4: "no cod this week" -> Understand demotes the cod recipes; Think sees what was read, and does not re-read.
+    # Turn 3: "no cod this week" -> Understand demotes the cod recipes; Think sees what was read, and does not re-read.
     await call(client, "turn_begin", message="no cod this week")
     await call(client, "understanding_submit", message="no cod this week", curation={"demote": cod, "curation_summary": "no cod this week"},
-               constraints={"new_constraints": [constraint("ingredient_excluded", "protein", "cod")]})
+               constraint_snapshot={"new_constraints": [constraint("ingredient_excluded", "protein", "cod")]})
     think = await prompt(client, "think")
     happened = section(think, "What happened")
-    assert "### Turn 3 (last turn)" in happened and '**User asked:** "3 days, dinners only"' in happened
-    assert f"Read {len(recipes['rows'])} recipes → recipe_" in happened and "### Turn 2" in happened
+    assert "### Turn 2 (last turn)" in happened and '**User asked:** "3 days, dinners only"' in happened
+    assert f"Read {len(recipes['rows'])} recipes → recipe_" in happened and "### Turn 1" in happened
     entities = section(think, "Entities in context")
     recent = entities.split("### Excluded")[0]
     assert all(f"{by_name[name]}: {name} [read]" in recent for name in ("Chicken Fajitas", "Spaghetti Carbonara"))
     assert all(f"- {ref}:" not in recent for ref in cod)
     assert all(f"- {ref}: " in entities.split("### Excluded")[1] for ref in cod)
     assert "- Never use: " in think and "cod (goal:protein)" in section(think, "Constraints")
+    assert "- Meals: dinner only" in think and "- Days: 3 days" in think
     reply = await prompt(client, "reply")
     flow = section(reply, "Conversation flow")
     assert '**Last exchange:** User: "3 days, dinners only" / You: "Based on your pantry' in flow and "mid-conversation" in flow
-    await call(client, "turn_reply", reply="Got it, no cod. That leaves 9 options: Chicken Fajitas, Spaghetti Carbonara, ...")
+    await call(client, "turn_reply", response="Got it, no cod. That leaves 9 options: Chicken Fajitas, Spaghetti Carbonara, ...")
 
-    # Turn 5: "let's go with the chicken and pasta ones" -> write the plan; Reply reports exactly what was saved.
+    # Turn 4: "let's go with the chicken and pasta ones" -> write the plan; Reply reports exactly what was saved.
     await call(client, "turn_begin", message="let's go with the chicken and pasta ones")
     chosen = [by_name["Chicken Fajitas"], by_name["Spaghetti Carbonara"]]
-    await call(client, "understanding_submit", message="let's go with the chicken and pasta ones", referenced=chosen)
+    await call(client, "understanding_submit", message="let's go with the chicken and pasta ones", referenced_refs=chosen)
     created = await call(client, "db_create", table="meal_plans", data=[
         {"date": "2026-01-13", "meal_type": "dinner", "recipe_id": chosen[0]},
         {"date": "2026-01-14", "meal_type": "dinner", "recipe_id": chosen[1]},
@@ -182,8 +183,8 @@ async def test_seed_003_success_transcript(client: Client) -> None:
     assert f"Created 2 meal plan entries → {meals[0]}, {meals[1]}" in results and f"**Created:** {meals[0]}, {meals[1]}" in results
     assert "**Phase:** executing" in section(reply, "Conversation flow")
     narratives = await resource(client, "alfred://session/current/narratives")
-    assert [n["turn"] for n in narratives["recent"]] == [3, 4]
-    assert narratives["earlier"].startswith('T2: user: "help me plan meals" — goal: plan dinners')
+    assert [n["turn"] for n in narratives["recent"]] == [2, 3]
+    assert narratives["earlier"].startswith('T1: user: "help me plan meals" — goal: plan dinners')
     assert narratives["recent"][1]["demoted_refs"] == cod
     planned = await call(client, "db_read", table="meal_plans", filters=[eq("id", meals[0])])
     assert planned["rows"][0]["recipe_id_label"] == "Chicken Fajitas"

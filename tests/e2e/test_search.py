@@ -18,12 +18,16 @@ def names(result: dict[str, Any]) -> list[str]:
     return [recipe["name"] for recipe in result["recipes"]]
 
 
-async def create_recipe(client: Client, name: str, *ingredients: str, **fields: Any) -> str:
-    """db_create a recipe and its ingredients, the way a client would; returns the recipe's ref."""
-    recipe = await call(client, "db_create", table="recipes", data={"name": name, "instructions": ["Cook it."], **fields})
+async def create_recipe(client: Client, name: str, *ingredients: str, consent: dict[str, Any] | None = None, **fields: Any) -> str:
+    """db_create a recipe and its ingredients, the way a client would; returns the recipe's ref.
+
+    `consent` is an allergy_override: without it, a write holding an allergen of the user is refused.
+    """
+    extra = {"allergy_override": consent} if consent else {}
+    recipe = await call(client, "db_create", table="recipes", data={"name": name, "instructions": ["Cook it."], **fields}, **extra)
     ref = recipe["rows"][0]["id"]
     rows = [{"recipe_id": ref, "name": item, "position": n} for n, item in enumerate(ingredients, start=1)]
-    await call(client, "db_create", table="recipe_ingredients", data=rows)
+    await call(client, "db_create", table="recipe_ingredients", data=rows, **extra)
     return ref
 
 
@@ -64,8 +68,9 @@ async def test_filters_combine(client: Client) -> None:
 
 
 async def test_allergens_are_excluded_with_the_reason(client: Client) -> None:
-    """The demo user is allergic to peanuts: a satay is found only when constraints are off."""
-    ref = await create_recipe(client, "Chicken Satay", "chicken thighs", "peanut butter", "soy sauce")
+    """The demo user is allergic to peanuts: a satay (saved with explicit consent) is found only when constraints are off."""
+    consent = {"allergens": ["peanuts"], "reason": "for a guest"}
+    ref = await create_recipe(client, "Chicken Satay", "chicken thighs", "peanut butter", "soy sauce", consent=consent)
     honored = await call(client, "recipes_search", category="poultry")
     assert "Chicken Satay" not in names(honored)
     assert {"ref": ref, "name": "Chicken Satay", "reasons": ["contains peanut butter (peanuts: allergy)"]} in honored["excluded"]
@@ -83,7 +88,7 @@ async def test_the_session_goal_narrows_the_search(client: Client) -> None:
     """After 'use cod' and 'keep it simple', fish search keeps the easy cod recipes only."""
     snapshot = {"new_constraints": [{"type": "ingredient_required", "field": "protein", "value": "cod"},
                                     {"type": "difficulty", "field": "style", "value": "simple"}]}
-    await call(client, "understanding_submit", message="use cod, keep it simple", constraints=snapshot)
+    await call(client, "understanding_submit", message="use cod, keep it simple", constraint_snapshot=snapshot)
     found = await call(client, "recipes_search", category="fish")
     assert set(names(found)) == {"Lemon Garlic Baked Cod", "Air-Fryer Lemon Garlic Cod"}
     assert [e["reasons"] for e in found["excluded"]] == [["has no cod (goal:protein)"]]

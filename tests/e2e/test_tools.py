@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import load_contracts
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
+from alfred_mcp.contracts import listed as is_listed
 from alfred_mcp.kitchen.query import Where
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
 
 from .helpers import among, call, call_error, eq
 
@@ -22,18 +26,32 @@ async def count_rows(app: AlfredApp, table: str) -> int:
     return await app.store.count(TABLES[table], Where(), user_id=app.user_id)
 
 
-async def test_tools_list_is_exactly_the_published_contracts(client: Client) -> None:
-    """What tools/list advertises equals tools/*.json, field by field."""
+async def test_tools_list_is_exactly_the_published_contracts(client: Client, app: AlfredApp) -> None:
+    """What tools/list advertises equals tools/*.json, field by field: every contract of the default list."""
     listed = {tool.name: tool.model_dump(by_alias=True, exclude_none=True) for tool in (await client.list_tools()).tools}
     contracts = load_contracts()
-    assert set(listed) == set(contracts)
+    default = {name for name in contracts if is_listed(name, everything=False, has_model=app.llm is not None)}
+    assert set(listed) == default and EXTRA_TOOLS.isdisjoint(listed) and "chat" not in listed
     for name, contract in contracts.items():
+        if name not in listed:
+            continue
         tool = listed[name]
         assert tool["title"] == contract.title
         assert tool["description"] == contract.description
         assert tool["annotations"] == contract.annotations
         assert tool["inputSchema"] == contract.input_schema
         assert tool["outputSchema"] == contract.output_schema
+
+
+async def test_every_tool_is_listed_with_all_tools_and_served_either_way(tmp_path: Path) -> None:
+    """ALFRED_TOOLS=all lists every contract (chat too); the default list leaves the extras out, yet serves them by name."""
+    for everything in (True, False):
+        tools = ("all",) if everything else ()
+        app = AlfredApp.from_settings(Settings(db=str(tmp_path / f"k{everything}.db"), seed_demo=False, tools=tools))
+        async with Client(build_server(app)) as client:
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            working = await call(client, "show_working_set")
+        assert (names == set(load_contracts())) is everything and working["count"] == 0
 
 
 async def test_read_returns_refs_and_fk_labels_never_uuids(client: Client) -> None:

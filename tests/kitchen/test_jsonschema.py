@@ -225,3 +225,11 @@ def test_raw_ids_are_found_wherever_they_are(text: str, found: str | None) -> No
     from alfred_mcp.kitchen.raw_ids import find_raw_id
 
     assert find_raw_id(text) == found
+
+
+def test_every_unknown_column_is_named_at_once() -> None:
+    """Three bad columns, one refusal naming all three: one correction fixes the call."""
+    with pytest.raises(UnknownColumnError) as raised:
+        validate_row(MEAL_PLANS, {"date": "2026-01-20", "colour": "red", "size": 2, "taste": "ok", "meal_type": "dinner"}, "create")
+    assert raised.value.fields["columns"] == ["colour", "size", "taste"]
+    assert "no writable columns 'colour', 'size', 'taste'" in raised.value.message

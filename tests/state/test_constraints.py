@@ -563,3 +563,43 @@ def test_order_of_unrelated_constraints_does_not_change_the_compiled_view(
     ]
     assert views[0] == views[1]
     assert render_constraints(views[0]) == render_constraints(views[1])
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "compiled"),
+    [
+        pytest.param("days", 3, {"days": ["3 days"]}, id="a-count-of-days"),
+        pytest.param("days", ["Monday", "2026-01-14"], {"days": ["2026-01-14", "monday"]}, id="named-days"),
+        pytest.param("meal_type", "Dinner", {"meal_types": ["dinner"]}, id="dinners-only"),
+    ],
+)
+def test_days_and_meal_types_are_constraints_of_their_own(kind: str, value: Any, compiled: dict[str, Any]) -> None:
+    merged = merge_constraints(SessionConstraints(), snap(c(kind, "plan", value)), turn=1).constraints
+    view = compile_constraints(merged).model_dump()
+    assert {key: view[key] for key in compiled} == compiled
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "message"),
+    [
+        pytest.param("meal_type", "brunch", "meal_type takes breakfast, lunch, dinner, snack or other", id="unknown-meal"),
+        pytest.param("days", "someday", "days takes a number of days", id="unknown-day"),
+        pytest.param("days", 2.5, "days needs a whole number", id="half-a-day"),
+    ],
+)
+def test_a_bad_day_or_meal_is_refused_naming_what_is_valid(kind: str, value: Any, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        c(kind, "plan", value)
+
+
+def test_a_later_count_of_days_replaces_the_earlier_one() -> None:
+    first = merge_constraints(SessionConstraints(), snap(c("days", "plan", 3)), turn=1).constraints
+    second = merge_constraints(first, snap(c("days", "plan", ["monday", "wednesday"])), turn=2).constraints
+    assert compile_constraints(second).days == ["monday", "wednesday"]
+
+
+def test_an_allergy_covers_its_category_when_a_goal_requires_a_member() -> None:
+    """'Shellfish' is refused for a shrimp requirement through the taxonomy, not only by its own words."""
+    session = SessionConstraints(permanent=PermanentConstraints(allergies=["shellfish"]))
+    result = merge_constraints(session, snap(c("ingredient_required", "protein", "tiger prawns")), turn=1)
+    assert [(r.allergen, r.constraint.value) for r in result.rejected] == [("shellfish", "tiger prawns")]

@@ -31,6 +31,7 @@ from alfred_mcp.state.context import (
 )
 from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message
 from alfred_mcp.state.curation import CurationState, EntityCuration, RetentionDecision, apply_curation
+from alfred_mcp.state.entity_resolver import Candidate, resolve
 from alfred_mcp.state.narrative import summarize_turn
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.state.working_set import DraftView, build_working_set
@@ -225,3 +226,44 @@ def test_prompt_templates_use_only_known_placeholders(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     names = set(re.findall(r"\{([a-z_]+)\}", text))
     assert names <= {*SECTION_NAMES, "context", "step_guidance"}, names
+
+
+def test_every_cut_of_the_dashboard_is_marked() -> None:
+    """A list shown partly says how many more there are and how to see them."""
+    meals = [{"ref": f"meal_{n}", "label": f"day {n} [dinner]", "recipe": None} for n in range(1, 8)]
+    expired = [{"ref": f"inv_{n}", "label": f"item {n}", "expiry_date": "2026-01-01"} for n in range(1, 6)]
+    dashboard = {"counts": {"recipes": 2}, "next_meals": meals, "next_meals_total": 12, "expired": expired, "expired_total": 9}
+    text = build_context("think", inputs(dashboard=dashboard)).section("dashboard")
+    assert "- Next meals (7 of 12 planned from today): " in text and "(+5 more: read meal_plans)" in text
+    assert "(+4 more: read inventory by expiry_date)" in text
+
+
+def test_a_curation_with_only_a_summary_is_remembered() -> None:
+    """'Previous curation decisions' never says none after Understand curated something."""
+    state = curated(EntityCuration(curation_summary="kept the weekly plan in mind"))
+    text = build_context("understand", inputs(curation=state)).section("decisions")
+    assert "- Turn 5: note — kept the weekly plan in mind" in text
+
+
+def test_the_reply_continues_from_the_last_replys_flow() -> None:
+    talk = record_reply(record_user_message(ConversationHistory(), 4, "no cod"), 4, "Got it.",
+                        flow={"tone": "collaborative", "next_step": "pick three?"})
+    text = build_context("reply", inputs(conversation=record_user_message(talk, 5, "the chicken ones"))).section("flow")
+    assert "**Last time you took:** tone collaborative; offered: pick three?" in text
+
+
+def test_older_turns_can_be_left_out_instead_of_folded() -> None:
+    talk = ConversationHistory()
+    for turn in range(1, 7):
+        talk = record_reply(record_user_message(talk, turn, f"message {turn}"), turn, f"answer {turn}")
+    folded = build_context("think", inputs(conversation=talk, turn=7)).section("conversation")
+    dropped = build_context("think", inputs(conversation=talk, turn=7), config=ContextConfig(compress_older=False)).section("conversation")
+    assert "### Earlier" in folded and "### Earlier" not in dropped and "message 6" in dropped
+
+
+def test_understand_sees_the_background_tier_and_the_resolver() -> None:
+    background = [Candidate("recipe_9", "recipe", "Thai Green Curry", "background", "name has: curry")]
+    mentions = resolve("that curry", background)
+    text = build_context("understand", inputs(background=background, mentions=mentions)).text()
+    assert "### Background (from the kitchen, not in view yet)\n- recipe_9: Thai Green Curry — name has: curry" in text
+    assert '## Resolver (what the words may refer to)\n- "curry" → recipe_9 Thai Green Curry (medium, fuzzy)' in text

@@ -174,3 +174,15 @@ def test_a_model_summary_replaces_the_folded_lines() -> None:
     replaced = replace_with_summary(folded, "User is planning fish dinners.", through_turn=4, cap=400)
     assert replaced.summary == "User is planning fish dinners." and replaced.lines == ["T5: turn 5 things"]
     assert render_folded(replaced) == "User is planning fish dinners.\nT5: turn 5 things"
+
+
+@pytest.mark.parametrize(
+    ("status", "glyph"),
+    [pytest.param("completed", "✓", id="done"), pytest.param("running", "→", id="running"),
+     pytest.param("pending", "·", id="pending"), pytest.param("blocked", "✗", id="blocked")],
+)
+def test_a_step_shows_the_glyph_of_its_status_never_a_check_for_what_has_not_happened(status: str, glyph: str) -> None:
+    plan = TurnPlan(decision="plan_direct", goal="Save", steps=[
+        PlannedStep(description="Save the drafts", step_type="write", outcome=status, status=status)])
+    (step,) = summarize_turn(3, [], plan=plan).steps
+    assert step.glyph == glyph and step.ok is (status != "blocked")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from alfred_mcp.agent.llm.base import LLM
@@ -9,7 +10,7 @@ from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import ConfigError, OutOfOrderError
+from alfred_mcp.errors import ConfigError, OutOfOrderError, RoleOutputError
 from alfred_mcp.operations import drafting
 from alfred_mcp.server.call_context import current_request_context
 from alfred_mcp.server.sampling import SamplingLLM, push_sampler
@@ -17,16 +18,25 @@ from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_o
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.session import UnitOfWork
-from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.session.documents import CLIENT_MEMO
+from alfred_mcp.state.agent_turn import StepState, TurnState
+from alfred_mcp.state.client_memo import ClientMemo, elide_sections
 from alfred_mcp.state.role_outputs import output_schema
 
 
 def status_view(machine: TurnMachine, state: TurnState) -> dict[str, Any]:
+    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply, the last notice."""
     step = state.step if state.stage == "act" else None
-    return {
+    view = {
         "stage": state.stage, "expected_role": machine.expected_role(state), "outcome": state.outcome,
-        "step": step.model_dump(mode="json") if step else None, "reply": state.reply, "notice": state.notice,
+        "step": step_view(state, step) if step else None, "reply": state.reply, "notice": state.notice,
     }
+    return {key: value for key, value in view.items() if value is not None or key == "expected_role"}
+
+
+def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
+    return {"index": step.index, "number": step.index + 1, "of": len(state.steps), "step_type": step.step.step_type,
+            "description": step.step.description}
 
 
 async def chat(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -62,21 +72,55 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    """The role's instructions, context and output schema, each sent once per session while unchanged."""
     async with work_on(app, "turn_context", args) as work:
         machine = _machine(app, work)
         state = _current(machine)
         role = args.get("role") or machine.expected_role(state)
         if role is None:
             raise OutOfOrderError(f"Turn {state.turn} is done; start a new one with turn_start.")
-        prompt = await role_prompt(machine, state, role)
-        return {"role": role, "instructions": prompt.system, "context": prompt.user, "output_schema": output_schema(role), **_context(work.session)}
+        full = bool(args.get("full"))
+        prompt = await role_prompt(machine, state, role, for_client=True, full=full)
+        memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
+        parts = prompt.instruction_parts()
+        instructions = "\n\n".join(_once(memo, f"instructions:{key}", text, state.turn, full) for key, text in parts)
+        schema = output_schema(role)
+        schema_sent = None if full else memo.seen(f"schema:{role}", json.dumps(schema, sort_keys=True))
+        memo.remember(f"schema:{role}", json.dumps(schema, sort_keys=True), state.turn)
+        context = elide_sections(prompt.context, memo, state.turn, full=full)
+        work.session.write(CLIENT_MEMO, memo)
+        result: dict[str, Any] = {"role": role, "instructions": instructions, "context": context, **_context(work.session)}
+        if schema_sent is None:
+            result["output_schema"] = schema
+        else:
+            result["output_schema_sent_turn"] = schema_sent
+        return result
+
+
+def _once(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> str:
+    """`text`, or a marker when the client was sent it unchanged before (unless `full`)."""
+    sent = None if full else memo.seen(key, text)
+    memo.remember(key, text, turn if sent is None else sent)
+    if sent is None:
+        return text
+    return f"(the {key.split(':')[-1]} instructions: unchanged since turn {sent}; full: true sends them again)"
 
 
 async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    """Apply one role output. A refused output is an error result, but its count is kept (the
+    turn's attempts are bounded), so the refusal is raised after the unit of work commits."""
+    refused: RoleOutputError | None = None
     async with work_on(app, "turn_submit", args) as work:
         machine = _machine(app, work)
-        state = await machine.submit(_current(machine), args["role"], args["output"])
-        return {**status_view(machine, state), "summary": state.ledger, **_context(work.session)}
+        try:
+            state = await machine.submit(_current(machine), args["role"], args["output"])
+        except RoleOutputError as error:
+            refused = error
+        else:
+            ledger = _ledger_view(state.ledger)
+            return {**status_view(machine, state), **({"summary": ledger} if ledger else {}), **_context(work.session)}
+    assert refused is not None
+    raise refused
 
 
 async def turn_status(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -95,6 +139,13 @@ async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
         machine = _machine(app, work)
         state = await machine.end(_current(machine), args.get("reason") or "abandoned by the client")
         return {**status_view(machine, state), **_context(work.session)}
+
+
+def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ledger without what the client already knows (its own calls) or what is empty (turn_status has it all)."""
+    if ledger is None:
+        return None
+    return {key: value for key, value in ledger.items() if key not in ("tools_called", "model_calls") and value not in ([], None)}
 
 
 def _machine(app: AlfredApp, work: UnitOfWork) -> TurnMachine:

@@ -1,11 +1,14 @@
-"""Context tools: submit a turn's understanding, read the constraints, record a reply."""
+"""Context tools: submit a turn's understanding, read the constraints, resolve words to refs, record a reply."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting, history, understanding
+from alfred_mcp.operations.entities import resolve_text
+from alfred_mcp.operations.windows import config_of
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, parse_model, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.state.constraints import ConstraintSnapshot, SessionConstraints, compile_constraints, render_constraints
@@ -20,11 +23,11 @@ def _goal(constraints: SessionConstraints) -> dict[str, Any] | None:
 
 async def understanding_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
     curation = parse_model(EntityCuration, args.get("curation"), "curation")
-    snapshot = parse_model(ConstraintSnapshot, args.get("constraints"), "constraints")
+    snapshot = parse_model(ConstraintSnapshot, args.get("constraint_snapshot"), "constraint_snapshot")
     async with work_on(app, "understanding_submit", args) as work:
         session = work.session
         submitted = await understanding.submit_understanding(
-            work, message=args.get("message"), referenced=args.get("referenced", []), curation=curation, snapshot=snapshot,
+            work, message=args.get("message"), referenced=args.get("referenced_refs", []), curation=curation, snapshot=snapshot,
         )
         merged = submitted.merge.constraints
         working = build_working_set(session.registry.entries(), submitted.curation, drafting.pending_draft_views(session),
@@ -55,7 +58,8 @@ async def constraints_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def turn_reply(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_reply", args) as work:
-        recorded = history.record_assistant_reply(work.session, args["reply"])
+        flow = {key: args[key] for key in ("tone", "user_expressed", "next_step") if args.get(key)}
+        recorded = history.record_assistant_reply(work.session, args["response"], config_of(work), flow=flow)
         return {
             "verbatim_turns": [exchange.turn for exchange in recorded.recent],
             "folded": not recorded.earlier.is_empty,
@@ -63,8 +67,15 @@ async def turn_reply(app: AlfredApp, args: ToolArgs) -> ToolResult:
         }
 
 
+async def entity_resolve(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    async with work_on(app, "entity_resolve", args) as work:
+        mentions = await resolve_text(work, args["text"], today=date.today(), entity_type=args.get("entity_type"))
+        return {"mentions": [mention.to_dict() for mention in mentions], **_context(work.session)}
+
+
 HANDLERS: dict[str, Handler] = {
     "understanding_submit": understanding_submit,
+    "entity_resolve": entity_resolve,
     "constraints_read": constraints_read,
     "turn_reply": turn_reply,
 }

@@ -9,6 +9,7 @@ from alfred_mcp.kitchen.describe import describe_tables
 from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import crud
+from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session
@@ -34,15 +35,18 @@ async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
 async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
+    override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
-        return _rows_result(work.session, await crud.create(work, table, data))
+        return _rows_result(work.session, await crud.create(work, table, data, allergy_override=override))
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
     where = where_from_json(args.get("filters"), args.get("or_filters"))
+    override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_update", args) as work:
-        result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")))
+        result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
+                                   confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
         return _rows_result(work.session, result)
 
 

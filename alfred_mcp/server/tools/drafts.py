@@ -6,6 +6,7 @@ from typing import Any
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting
+from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.state.batch import BatchManifest
@@ -63,9 +64,11 @@ async def draft_discard(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    override = parse_override(args.get("allergy_override"))
     async with work_on(app, "draft_save", args) as work:
         session = work.session
-        manifest, items = await drafting.save_drafts(work, args["refs"], batch=args.get("batch"), policy=args.get("policy"))
+        manifest, items = await drafting.save_drafts(work, args["refs"], batch=args.get("batch"), policy=args.get("policy"),
+                                                     allergy_override=override)
         return {
             "batch": manifest_view(manifest),
             "items": [vars(item) for item in items],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.schema import TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import history
+from alfred_mcp.operations.windows import config_of
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 
@@ -34,10 +35,7 @@ async def turn_begin(app: AlfredApp, args: ToolArgs) -> ToolResult:
     """Close the current turn (its narrative is stored), start the next, record the user's message."""
     async with work_on(app, "turn_begin", args) as work:
         session = work.session
-        closed = history.close_turn(session)
-        session.turn += 1
-        if args.get("message"):
-            history.record_message(session, args["message"])
+        closed = history.begin_turn(session, args.get("message"), config_of(work))
         return {**_context(session), "closed_turn": closed.turn if closed else None}
 
 

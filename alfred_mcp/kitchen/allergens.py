@@ -1,0 +1,61 @@
+"""Which allergy an ingredient name falls under, through the ingredient taxonomy.
+
+An allergy that names a taxonomy category ('shellfish', 'peanuts', 'tree nuts', 'dairy') covers
+every name the category holds (shrimp, prawns, crab, lobster ...; peanut butter, satay ...),
+with the category's excludes honored ('oyster mushroom' is not shellfish, 'peanut-free' is not
+peanuts). Any other allergy ('strawberries') matches names holding its words. Pure and
+deterministic; the taxonomy is the packaged one unless another is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
+
+
+@dataclass(frozen=True)
+class AllergenHit:
+    """One piece of content that an allergy forbids: where it is, what it says, which allergy."""
+
+    allergen: str
+    ingredient: str
+    where: str
+
+    def describe(self) -> str:
+        return f"{self.where} '{self.ingredient}' contains {self.allergen}"
+
+
+def allergen_of(name: str, allergies: Iterable[str], taxonomy: Taxonomy | None = None) -> str | None:
+    """The first allergy (in sorted order) that `name` falls under, or None."""
+    taxonomy = taxonomy or default_taxonomy()
+    words = ingredient_words(name)
+    if not words:
+        return None
+    for allergy in sorted({a.strip() for a in allergies if a and a.strip()}):
+        category = taxonomy.resolve_category(allergy)
+        if category is not None:
+            if taxonomy.matches(name, category):
+                return allergy
+            continue
+        needle = ingredient_words(allergy)
+        if needle and any(words[i : i + len(needle)] == needle for i in range(len(words) - len(needle) + 1)):
+            return allergy
+    return None
+
+
+def allergen_hits(
+    named: Iterable[tuple[str, str]], allergies: Iterable[str], taxonomy: Taxonomy | None = None
+) -> list[AllergenHit]:
+    """Every (where, text) pair that falls under an allergy, in the order given."""
+    allergy_list = [a for a in allergies if a and a.strip()]
+    if not allergy_list:
+        return []
+    hits = []
+    for where, text in named:
+        if isinstance(text, str) and text.strip():
+            allergen = allergen_of(text, allergy_list, taxonomy)
+            if allergen is not None:
+                hits.append(AllergenHit(allergen, text, where))
+    return hits

@@ -1,0 +1,211 @@
+"""The deterministic entity resolver of seed 000 §5.6: a user's words -> refs, with a confidence.
+
+Candidates come in two tiers: active (the session's working set: recent, retained, pending drafts)
+and background (rows of the kitchen that are relevant but not in view: recent, related, named by
+the user's words). The resolver splits the text into mentions (runs of content words; explicit
+refs; ordinals such as "the second one") and matches each against the candidates' labels, by
+whole words with plurals folded, or by ingredient category ("the fish one" finds "Lemon Cod").
+
+One active match resolves with high confidence; no active but one background match, medium;
+several matches are candidates to ask about (low); none, unresolved. Same inputs, same answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
+from alfred_mcp.state.refs import parse_ref
+
+Tier = Literal["active", "background"]
+Confidence = Literal["high", "medium", "low"]
+Resolution = Literal["exact", "fuzzy", "ambiguous", "unresolved"]
+
+MAX_CANDIDATES = 8
+_REF = re.compile(r"\b(?:gen_)?[a-z]+_[1-9][0-9]*\b")
+STOP_WORDS = frozenset(
+    "a an the this that these those it its them they one ones some any all both each every other another "
+    "and or with without for of to in on at by from into my our your me us we i you he she his her "
+    "please pls just only also then now again really maybe let lets let's go do make made use save saved "
+    "delete remove add plan planned pick choose want like love take get show find see keep cook cooking "
+    "recipe dish meal item thing stuff option idea variation version what which how about instead "
+    "is are was were be been do does did have has had can could would should will shall not no yes "
+    "ok okay sure thanks thank good great nice day days week tonight today tomorrow".split()
+)
+_TYPE_WORDS = {"recipe": "recipe", "dish": "recipe", "meal": "meal", "plan": "meal", "task": "task", "todo": "task",
+               "item": None}
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+             "fifth": 5, "5th": 5, "last": -1, "latter": -1, "former": 1}
+_SEPARATORS = frozenset({"and", "or", "but", "plus", "then", "also", "not", "no"})
+_CUES = frozenset({"the", "that", "this", "those", "these", "my", "your", "our"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An entity the user may be talking about."""
+
+    ref: str
+    entity_type: str
+    label: str
+    tier: Tier
+    reason: str = ""
+    turn: int = 0
+    """The turn it was last referred to (active) or 0 (background)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ref": self.ref, "label": self.label, "tier": self.tier, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """What one phrase of the text refers to."""
+
+    text: str
+    resolution: Resolution
+    confidence: Confidence
+    ref: str | None = None
+    candidates: tuple[Candidate, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "ref": self.ref, "confidence": self.confidence, "resolution": self.resolution,
+                "candidates": [c.to_dict() for c in self.candidates]}
+
+    def line(self) -> str:
+        """One line for a role's context."""
+        if self.ref is not None:
+            found = next((c for c in self.candidates if c.ref == self.ref), None)
+            label = f" {found.label}" if found else ""
+            return f'- "{self.text}" → {self.ref}{label} ({self.confidence}, {self.resolution})'
+        if self.candidates:
+            listed = "; ".join(f"{c.ref} {c.label} ({c.tier})" for c in self.candidates)
+            return f'- "{self.text}" → {len(self.candidates)} candidates: {listed} (low: pick by the conversation or ask)'
+        return f'- "{self.text}" → nothing in the session or the kitchen matches'
+
+
+def resolve(
+    text: str, candidates: Sequence[Candidate], *, entity_type: str | None = None, taxonomy: Taxonomy | None = None,
+) -> list[Mention]:
+    """The mentions of `text`: explicit refs, ordinals and word runs that match candidates.
+
+    A text that mentions nothing resolvable gets one unresolved mention of itself.
+    """
+    taxonomy = taxonomy or default_taxonomy()
+    pool = [c for c in candidates if entity_type is None or c.entity_type == entity_type]
+    tokens = _tokens(text)
+    hint = entity_type or next((_TYPE_WORDS[t] for t in tokens if _TYPE_WORDS.get(t)), None)
+    typed = [c for c in pool if hint is None or c.entity_type == hint] or pool
+    mentions = _explicit_refs(text, pool) + _ordinals(tokens, typed)
+    for run, cued in _runs(tokens):
+        mention = _match_run(run, typed, taxonomy, named_only=not cued)
+        if mention is not None:
+            mentions.append(mention)
+    if not mentions:
+        mentions.append(Mention(text=text.strip()[:80], resolution="unresolved", confidence="low"))
+    return mentions
+
+
+def _tokens(text: str) -> list[str]:
+    cleaned = _REF.sub(" ", text.lower())
+    return list(ingredient_words(cleaned))
+
+
+def _runs(tokens: Sequence[str]) -> list[tuple[tuple[str, ...], bool]]:
+    """Maximal runs of content words that refer to something: a determiner shortly before ("the
+    salmon one", "that curry", "the chicken and pasta ones") or "one(s)" right after. Words that
+    only describe what is wanted ("I want fish recipes") are not references, unless they spell a
+    name ("Chicken Fajitas"): each run comes with whether a cue marks it."""
+    runs: list[tuple[tuple[str, ...], bool]] = []
+    current: list[str] = []
+    start = 0
+    for index, token in enumerate([*tokens, "."]):
+        if token in STOP_WORDS or token in _SEPARATORS or token in _ORDINALS or token.isdigit() or token == ".":
+            if current:
+                runs.append((tuple(current), _refers(tokens, start, index)))
+            current = []
+        else:
+            if not current:
+                start = index
+            current.append(token)
+    return runs
+
+
+def _refers(tokens: Sequence[str], start: int, end: int) -> bool:
+    before = [t for t in tokens[max(start - 4, 0):start] if t not in _SEPARATORS]
+    return any(t in _CUES for t in before[-3:]) or (end < len(tokens) and tokens[end] in ("one", "ones"))
+
+
+def _explicit_refs(text: str, pool: Sequence[Candidate]) -> list[Mention]:
+    by_ref = {c.ref: c for c in pool}
+    found = []
+    for ref in dict.fromkeys(_REF.findall(text.lower())):
+        if parse_ref(ref) is None:
+            continue
+        candidate = by_ref.get(ref)
+        found.append(Mention(text=ref, resolution="exact", confidence="high" if candidate else "low", ref=ref,
+                             candidates=(candidate,) if candidate else ()))
+    return found
+
+
+def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate]) -> list[Mention]:
+    """'the second one': the n-th entity of the latest group the session touched, in ref order."""
+    wanted = [t for t in tokens if t in _ORDINALS]
+    active = [c for c in pool if c.tier == "active"]
+    if not wanted or not active:
+        return []
+    latest = max(c.turn for c in active)
+    group = sorted((c for c in active if c.turn == latest), key=lambda c: _ref_key(c.ref))
+    mentions = []
+    for word in wanted:
+        index = _ORDINALS[word]
+        position = index - 1 if index > 0 else len(group) + index
+        if 0 <= position < len(group):
+            chosen = group[position]
+            mentions.append(Mention(text=f"the {word}", resolution="fuzzy", confidence="medium", ref=chosen.ref, candidates=(chosen,)))
+    return mentions
+
+
+def _match_run(run: tuple[str, ...], pool: Sequence[Candidate], taxonomy: Taxonomy, *, named_only: bool = False) -> Mention | None:
+    """The run's best matches; `named_only`: only a run of 2+ words that a label holds whole counts."""
+    scored = [(score, c) for c in pool if (score := _score(run, c.label, taxonomy)) > 0]
+    if not scored:
+        return None
+    best = max(score for score, _ in scored)
+    if named_only and (len(run) < 2 or best < len(run)):
+        return None
+    matches = [c for score, c in scored if score == best]
+    text = " ".join(run)
+    active = [c for c in matches if c.tier == "active"]
+    background = [c for c in matches if c.tier == "background"]
+    exact = best == len(run) and any(_content(c.label) == set(run) for c in matches)
+    if len(active) == 1:
+        return Mention(text, "exact" if exact else "fuzzy", "high", active[0].ref, (active[0],))
+    if not active and len(background) == 1:
+        return Mention(text, "fuzzy", "medium", background[0].ref, (background[0],))
+    ordered = sorted(active or background, key=lambda c: (-c.turn, _ref_key(c.ref)))
+    return Mention(text, "ambiguous", "low", None, tuple(ordered[:MAX_CANDIDATES]))
+
+
+def _score(run: tuple[str, ...], label: str, taxonomy: Taxonomy) -> int:
+    """How many words of the run the label holds (a category word counts when the label falls under it)."""
+    words = ingredient_words(label)
+    score = 0
+    for token in run:
+        if token in words:
+            score += 1
+            continue
+        category = taxonomy.resolve_category(token)
+        if category is not None and taxonomy.matches(label, category):
+            score += 1
+    return score
+
+
+def _content(label: str) -> set[str]:
+    return {w for w in ingredient_words(label) if w not in STOP_WORDS}
+
+
+def _ref_key(ref: str) -> tuple[str, bool, int]:
+    parsed = parse_ref(ref)
+    return (parsed.entity_type, parsed.generated, parsed.number) if parsed else (ref, False, 0)

@@ -1,0 +1,163 @@
+"""What the turn machine enforces for a client driving it stage by stage: replies refused (never
+amended) then replaced by the state's own, refusals before anything ran not counted as failures, one
+re-plan, quick mode gated by confidence, and turn_context sending what the client lacks once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.conftest import seeded_app
+from e2e.helpers import call, call_error
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.server.mcp_server import build_server
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+    async with seeded_app(tmp_path, date.today()) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def client(app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app)) as connected:
+        yield connected
+
+
+def tool(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"action": "tool_call", "tool": name, "arguments": arguments}
+
+
+def done(summary: str = "done") -> dict[str, Any]:
+    return {"action": "step_complete", "result_summary": summary}
+
+
+def plan(*steps: tuple[str, str]) -> dict[str, Any]:
+    return {"goal": "test", "decision": "plan_direct",
+            "steps": [{"description": text, "step_type": kind, "subdomain": "recipes"} for kind, text in steps]}
+
+
+async def to_act(client: Client, message: str, *steps: tuple[str, str]) -> None:
+    await call(client, "turn_start", message=message)
+    await call(client, "turn_submit", role="understand", output={})
+    await call(client, "turn_submit", role="think", output=plan(*steps))
+
+
+async def submit(client: Client, role: str, output: dict[str, Any]) -> dict[str, Any]:
+    return await call(client, "turn_submit", role=role, output=output)
+
+
+async def status(client: Client) -> dict[str, Any]:
+    state: dict[str, Any] = (await call(client, "turn_status"))["state"]
+    return state
+
+
+async def test_a_false_reply_is_refused_then_corrected_and_never_amended(client: Client) -> None:
+    await to_act(client, "make a cod recipe", ("generate", "Draft one cod recipe"))
+    recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
+    await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=[recipe])})
+    await submit(client, "act", {"decision": done()})
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": "I saved Quick Cod for you!"})
+    assert refused["code"] == "role_output_invalid" and refused["attempts_left"] == 2
+    assert "it says 'saved', but no row was saved this turn" in refused["message"]
+    assert "gen_recipe_1 (Quick Cod) are not saved yet" in refused["message"]
+    assert (await status(client))["invalid_outputs"] == {"reply": 1}, "the refusal counts although the call failed"
+    honest = "Here is Quick Cod, not saved yet. Want me to save it?"
+    finished = await submit(client, "reply", {"response": honest, "tone": "helpful", "next_step": "save it?"})
+    assert finished["stage"] == "done" and finished["reply"] == honest
+    talk = json.loads((await client.read_resource("alfred://session/current/conversation")).contents[0].text)
+    assert talk["recent"][-1]["flow"] == {"tone": "helpful", "next_step": "save it?"}
+
+
+async def test_after_the_last_refused_reply_the_state_replies_itself(client: Client) -> None:
+    await to_act(client, "delete recipe 99", ("write", "Delete recipe_99"))
+    bad = {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": "recipe_99"}])}
+    await submit(client, "act", bad)
+    stopped = await submit(client, "act", bad)
+    assert stopped["expected_role"] == "reply" and stopped["outcome"] == "blocked"
+    for _ in range(2):
+        await call_error(client, "turn_submit", role="reply", output={"response": "All done!"})
+    last = await submit(client, "reply", {"response": "All done!"})
+    assert last["stage"] == "done" and "state's own reply was used" in last["notice"]
+    assert last["reply"].startswith("I couldn't finish this: Step 1 (Delete recipe_99) failed twice")
+    assert (await status(client))["reply_source"] == "fallback"
+
+
+async def test_a_call_refused_before_it_ran_does_not_count_toward_the_two_failures(client: Client) -> None:
+    await to_act(client, "show my recipes", ("read", "Read the recipes"))
+    not_allowed = await submit(client, "act", {"decision": tool("db_delete", table="recipes", all=True)})
+    assert "db_delete was not run" in not_allowed["notice"] and "does not count" in not_allowed["notice"]
+    bad_arguments = await submit(client, "act", {"decision": tool("db_read", table="recipes", limit=0)})
+    assert "db_read was not run" in bad_arguments["notice"]
+    failed = await submit(client, "act", {"decision": tool("db_read", table="recipes", columns=["colour", "size", "name"])})
+    assert "one more failure blocks the step" in failed["notice"] and "'colour', 'size'" in failed["notice"]
+    read = await submit(client, "act", {"decision": tool("db_read", table="recipes", columns=["name", "cuisine"], limit=3)})
+    assert read["stage"] == "act" and read["notice"].startswith("db_read recipes: 3 recipes (more exist")
+    assert "cuisine=" in read["notice"], "Act sees the rows it read, as a card"
+    assert len((await status(client))["steps"][0]["refused"]) == 2
+
+
+async def test_plan_invalid_goes_back_to_think_once_with_acts_reason(client: Client) -> None:
+    await to_act(client, "save the scampi", ("write", "Save gen_recipe_7"))
+    blocked = {"decision": {"action": "blocked", "reason_code": "plan_invalid", "reason": "there is no gen_recipe_7"}}
+    replan = await submit(client, "act", blocked)
+    assert replan["expected_role"] == "think" and "re-plan" in replan["notice"]
+    context = await call(client, "turn_context")
+    assert "## Re-plan (once)\nAct stopped the plan: Step 1 (Save gen_recipe_7) cannot work: there is no gen_recipe_7" in context["context"]
+    await submit(client, "think", plan(("write", "Try again")))
+    again = await submit(client, "act", blocked)
+    assert again["expected_role"] == "reply" and again["outcome"] == "blocked"
+    state = await status(client)
+    assert state["replans"] == 1 and [s["status"] for s in state["superseded_steps"]] == ["blocked"]
+
+
+@pytest.mark.parametrize(("confidence", "planned"), [pytest.param(0.5, True, id="below"), pytest.param(0.9, False, id="above")])
+async def test_quick_mode_answers_only_above_its_confidence_threshold(client: Client, app: AlfredApp, confidence: float, planned: bool) -> None:
+    before = len(await app.store.select(TABLES["recipes"], Query(), user_id=app.user_id))
+    await call(client, "turn_start", message="what recipes do I have?")
+    quick = {"quick_mode": True, "quick_mode_confidence": confidence, "quick_read": {"table": "recipes", "limit": 5}}
+    result = await submit(client, "understand", quick)
+    assert (result["expected_role"] == "think") is planned
+    assert (result["outcome"] == "quick") is not planned
+    if planned:
+        assert "Quick mode declined: confidence 0.5 is below 0.8" in result["notice"]
+    assert len(await app.store.select(TABLES["recipes"], Query(), user_id=app.user_id)) == before
+
+
+async def test_turn_context_sends_schemas_and_instructions_once_per_session(client: Client) -> None:
+    await call(client, "turn_start", message="hello")
+    first = await call(client, "turn_context")
+    assert "referenced_refs" in first["output_schema"]["properties"] and first["instructions"].startswith("# Understand")
+    again = await call(client, "turn_context")
+    assert "output_schema" not in again and again["output_schema_sent_turn"] == first["turn"]
+    assert again["instructions"].startswith("(the understand instructions: unchanged since turn")
+    assert "(unchanged since turn" in again["context"]
+    full = await call(client, "turn_context", full=True)
+    assert full["output_schema"] == first["output_schema"] and full["instructions"] == first["instructions"]
+
+
+async def test_draft_revise_shows_the_revised_draft(client: Client) -> None:
+    await to_act(client, "make a cod recipe spicier", ("generate", "Draft and revise"))
+    recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
+    await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=[recipe])})
+    revised = await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1", patch={"name": "Spicy Cod"})})
+    assert revised["notice"] == "draft_revise: 1 revised: gen_recipe_1\n- gen_recipe_1: Spicy Cod [pending]"
+
+
+async def test_the_first_turn_begin_of_a_session_stays_turn_one(client: Client) -> None:
+    """turn_begin may be called for every message, the first included: a fresh session's first message is turn 1."""
+    first = await call(client, "turn_begin", message="hi")
+    assert (first["turn"], first["closed_turn"]) == (1, None)
+    second = await call(client, "turn_begin", message="and now?")
+    assert (second["turn"], second["closed_turn"]) == (2, 1)

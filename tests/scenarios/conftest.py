@@ -1,0 +1,29 @@
+"""A seeded kitchen served to the real `mcp` Client, for conversations driven stage by stage."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from e2e.conftest import seeded_app
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
+
+from .driver import StageClient
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+    """Seeded as of today: the date the role contexts are built with."""
+    async with seeded_app(tmp_path, date.today()) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def stage(app: AlfredApp) -> AsyncIterator[StageClient]:
+    async with Client(build_server(app)) as client:
+        yield StageClient(client)

@@ -1,0 +1,130 @@
+"""A client whose own model drives alfred-mcp stage by stage: turn_start, turn_context, turn_submit.
+
+The model is scripted (its role outputs are fixtures); everything else is the real server over the
+real `mcp` Client. The driver asks for a context only when the expected role or the Act step
+changes, as a client that keeps its conversation would, and counts every call of a turn and the
+bytes of every result the model reads (the text block: a summary line and the result as JSON).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp import Client
+
+from alfred_mcp.server.dispatch import ERROR_META
+from alfred_mcp.server.leak_guard import find_uuid
+
+Output = Mapping[str, Any] | Callable[["Seen"], Mapping[str, Any]]
+"""A role output, or a function of what the client has been shown so far (for refs assigned on the way)."""
+
+
+class Seen:
+    """Everything the client's model has read in this session: it can only name refs it was shown."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def ref(self, label: str, prefix: str = "recipe") -> str:
+        """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas'."""
+        pattern = re.compile(rf"\b((?:gen_)?{prefix}_\d+)\b[:\s]+{re.escape(label)}")
+        for text in reversed(self.texts):
+            found = pattern.findall(text)
+            if found:
+                return str(found[-1])
+        raise AssertionError(f"the client was never shown a {prefix} ref for {label!r}")
+
+
+@dataclass
+class Call:
+    tool: str
+    bytes: int
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None = None
+
+
+@dataclass
+class TurnLog:
+    """One user turn as the client saw it."""
+
+    message: str
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def bytes(self) -> int:
+        return sum(call.bytes for call in self.calls)
+
+    @property
+    def count(self) -> int:
+        return len(self.calls)
+
+    @property
+    def final(self) -> dict[str, Any]:
+        return next(c.result for c in reversed(self.calls) if c.result is not None and c.tool != "turn_context")
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        return [call.error for call in self.calls if call.error is not None]
+
+    def contexts(self) -> list[dict[str, Any]]:
+        return [c.result for c in self.calls if c.tool == "turn_context" and c.result is not None]
+
+
+def _strings(value: Any) -> list[str]:
+    """Every text in a result, as the model reads it (escapes undone)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+class StageClient:
+    """Drives turns through the stage tools with scripted role outputs; logs calls and bytes."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.turns: list[TurnLog] = []
+        self.seen = Seen()
+
+    async def call(self, log: TurnLog, tool: str, **arguments: Any) -> Call:
+        result = await self.client.call_tool(tool, arguments)
+        text = "".join(block.text for block in result.content if block.type == "text")
+        assert find_uuid(text) is None, f"{tool} showed a raw id"
+        if result.is_error:
+            call = Call(tool, len(text.encode()), None, dict((result.meta or {})[ERROR_META]))
+        else:
+            call = Call(tool, len(text.encode()), result.structured_content)
+        log.calls.append(call)
+        self.seen.texts.extend(_strings(call.result if call.result is not None else text))
+        return call
+
+    async def turn(self, message: str, outputs: Mapping[str, Sequence[Output]]) -> TurnLog:
+        """Run one user turn to its end with `outputs` (per role, in order; a refused one is followed by the next)."""
+        log = TurnLog(message)
+        self.turns.append(log)
+        queues = {role: list(items) for role, items in outputs.items()}
+        status = (await self.call(log, "turn_start", message=message)).result
+        assert status is not None
+        shown: tuple[str, int | None] | None = None
+        while status.get("expected_role"):
+            role = status["expected_role"]
+            step = status.get("step") or {}
+            where = (role, step.get("index"))
+            if where != shown:
+                context = await self.call(log, "turn_context")
+                assert context.result is not None, context.error
+                shown = where
+            assert queues.get(role), f"the script has no {role} output left for {message!r} (status: {status})"
+            output = queues[role].pop(0)
+            submitted = await self.call(log, "turn_submit", role=role, output=dict(output(self.seen) if callable(output) else output))
+            if submitted.result is not None:
+                status = submitted.result
+        leftover = {role: len(items) for role, items in queues.items() if items}
+        assert not leftover, f"unused outputs for {message!r}: {leftover}"
+        return log

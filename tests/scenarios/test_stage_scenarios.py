@@ -1,0 +1,138 @@
+"""Seed 000's scenarios and issue 14's three conversations, driven stage by stage by a scripted client
+model through turn_start / turn_context / turn_submit over the real client and a real SQLite kitchen.
+
+Each test asserts the database end state, the calls of every turn, and that no turn returned more
+than TURN_BYTES_BUDGET bytes to the model.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import TABLES
+
+from .driver import StageClient, TurnLog
+from .scripts import (
+    ALLERGY,
+    AMBIGUOUS,
+    CATEGORY_SEARCH,
+    CREATE_AND_SAVE,
+    DINNERS,
+    FISH,
+    SCENARIOS,
+    THREE_FISH,
+    TURN_BYTES_BUDGET,
+    Scenario,
+    drive,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def rows(app: AlfredApp, table: str, *filters: Filter) -> list[dict[str, Any]]:
+    return await app.store.select(TABLES[table], Query(where=Where(all_of=filters), limit=500), user_id=app.user_id)
+
+
+async def by_name(app: AlfredApp, table: str, name: str) -> list[dict[str, Any]]:
+    return await rows(app, table, Filter("name", "eq", name))
+
+
+async def ingredients_of(app: AlfredApp, recipe: dict[str, Any]) -> list[str]:
+    found = await rows(app, "recipe_ingredients", Filter("recipe_id", "eq", recipe["id"]))
+    return [row["name"] for row in sorted(found, key=lambda row: row["position"])]
+
+
+async def run(stage: StageClient, scenario: Scenario) -> list[TurnLog]:
+    """Drive the scenario; every turn takes its scripted number of calls and stays within the byte budget."""
+    logs = await drive(stage, scenario)
+    for turn, log in zip(scenario.turns, logs):
+        assert log.count == turn.calls, f"{turn.message!r}: {log.count} calls, expected {turn.calls}"
+        assert log.bytes <= TURN_BYTES_BUDGET, f"{turn.message!r}: {log.bytes} bytes returned to the model"
+        assert log.final["stage"] == "done" and log.final["expected_role"] is None
+    return logs
+
+
+def test_the_scenarios_cover_seed_000_and_the_three_conversations() -> None:
+    assert {s.name for s in SCENARIOS} == {
+        "seed000_create_3_fish_and_save", "seed000_fish_category_search", "seed000_what_can_i_make",
+        "issue14_three_days_of_dinners", "issue14_fish_cod_rice_variations", "issue14_shellfish_allergy_and_black_pepper",
+    }
+
+
+async def test_create_three_fish_recipes_and_save_them_whole(stage: StageClient, app: AlfredApp) -> None:
+    """Seed 000 §3.1-3.2: one turn generates 3 recipes and saves each with every ingredient, in order."""
+    (log,) = await run(stage, CREATE_AND_SAVE)
+    for draft in THREE_FISH:
+        (saved,) = await by_name(app, "recipes", draft["name"])
+        assert await ingredients_of(app, saved) == [part["name"] for part in draft["ingredients"]]
+    assert log.final["summary"]["steps_completed"] == 2 and len(log.final["summary"]["artifacts_saved"]) == 3
+
+
+async def test_fish_search_shows_the_rows_in_the_act_notice(stage: StageClient, app: AlfredApp) -> None:
+    """Seed 000 §3.4: 'fish' is a category; the notice Act reads is a card of the rows, not refs alone."""
+    before = len(await rows(app, "recipes"))
+    (log,) = await run(stage, CATEGORY_SEARCH)
+    notice = next(c.result["notice"] for c in log.calls if c.result and "recipes_search" in (c.result.get("notice") or ""))
+    assert "Miso-Glazed Salmon with Bok Choy" in notice and "Lemon Garlic Baked Cod" in notice and "matched=" in notice
+    assert len(await rows(app, "recipes")) == before
+
+
+async def test_what_can_i_make_is_clarified_before_anything_runs(stage: StageClient, app: AlfredApp) -> None:
+    """Seed 000 §3.5: an ambiguous request is answered with a question; the answer then plans one read."""
+    before = {table: len(await rows(app, table)) for table in ("recipes", "meal_plans", "shopping_list")}
+    first, second = await run(stage, AMBIGUOUS)
+    assert first.final["outcome"] == "clarify" and "how many people" in first.final["reply"]
+    assert second.final["outcome"] == "completed"
+    assert {table: len(await rows(app, table)) for table in before} == before
+
+
+async def test_three_days_of_dinners_without_cod(stage: StageClient, app: AlfredApp) -> None:
+    """'Plan 3 days of dinners, dinners only, no cod this week, go with the chicken and pasta ones':
+    three dinners saved on three days with the chosen recipes, none with cod."""
+    logs = await run(stage, DINNERS)
+    planned = [row for row in await rows(app, "meal_plans") if row["date"] in ("2026-02-02", "2026-02-03", "2026-02-04")]
+    recipes = {row["id"]: row["name"] for row in await rows(app, "recipes")}
+    assert sorted((row["date"], row["meal_type"], recipes[row["recipe_id"]]) for row in planned) == [
+        ("2026-02-02", "dinner", "Chicken Fajitas"), ("2026-02-03", "dinner", "Greek Lemon Chicken and Potatoes"),
+        ("2026-02-04", "dinner", "Spaghetti Carbonara")]
+    think = logs[1].contexts()[1]["context"]
+    assert "- Meals: dinner only" in think and "cod (goal:protein)" in think and "- Days: 3 days" in think
+    understand = logs[2].contexts()[0]["context"]
+    assert '"chicken" →' in understand and '"pasta" →' in understand, "the resolver reads the user's words"
+
+
+async def test_fish_for_the_air_fryer_saves_variations_after_their_parent_then_deletes_the_second(
+    stage: StageClient, app: AlfredApp,
+) -> None:
+    """'Fish for the air fryer, cod and rice, 3 variations, save all 3, delete the second': the variations
+    name their parent, are saved after it in one call, and 'the second' is deleted with its ingredients."""
+    logs = await run(stage, FISH)
+    (base,) = await by_name(app, "recipes", "Air-Fryer Cod with Rice")
+    (miso,) = await by_name(app, "recipes", "Miso Cod with Rice")
+    assert miso["parent_recipe_id"] == base["id"] and miso["cook_time_minutes"] == 15
+    assert await by_name(app, "recipes", "Cajun Cod with Rice") == []
+    assert "cajun seasoning" not in [row["name"] for row in await rows(app, "recipe_ingredients")]
+    assert await ingredients_of(app, miso) == ["cod fillet", "jasmine rice", "olive oil", "lemon", "garlic", "white miso"]
+    deleted = next(c.result["notice"] for c in logs[4].calls if c.result and "db_delete" in (c.result.get("notice") or ""))
+    assert deleted.startswith("db_delete recipes: 1 deleted") and "Cajun Cod with Rice" in deleted
+    reply = logs[4].contexts()[-1]["context"]
+    assert ": 1 of 1 deleted" in reply and "1 of 1 saved" not in reply
+
+
+async def test_allergies_hold_on_every_write(stage: StageClient, app: AlfredApp) -> None:
+    """'I'm allergic to shellfish, add black pepper to my list': the allergy is added (peanuts kept, a
+    replacing list refused), black pepper is on the list, and a shrimp recipe is never saved."""
+    first, _, scampi = await run(stage, ALLERGY)
+    (preferences,) = await rows(app, "preferences")
+    assert sorted(preferences["allergies"]) == ["peanuts", "shellfish"]
+    refused = first.calls[6].result
+    assert refused is not None and "would drop the allergy peanuts" in refused["notice"]
+    assert [row["name"] for row in await by_name(app, "shopping_list", "black pepper")] == ["black pepper"]
+    assert await by_name(app, "recipes", "Garlic Shrimp Scampi") == []
+    save = next(c.result for c in scampi.calls if c.result and "draft_save failed" in (c.result.get("notice") or ""))
+    assert "'shrimp' contains shellfish" in save["notice"]
+    assert scampi.final["outcome"] == "propose" and "chicken scampi" in scampi.final["reply"]
