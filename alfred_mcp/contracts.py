@@ -35,6 +35,14 @@ class ToolContract:
     output_schema: dict[str, Any]
     input_validator: Draft202012Validator
     output_validator: Draft202012Validator
+    meta: dict[str, Any] | None = None
+    """The contract's `_meta` (e.g. `ui`: the MCP Apps view it renders in); `server/apps.py` decides who sees it."""
+
+    @property
+    def app_only(self) -> bool:
+        """Meant for MCP Apps views only (`_meta.ui.visibility` without "model"): never offered to a model."""
+        ui = (self.meta or {}).get("ui") or {}
+        return "model" not in ui.get("visibility", ("model", "app"))
 
     def hint(self, name: str) -> bool:
         """An annotation hint, with the spec's default when the contract leaves it out (destructiveHint means
@@ -85,6 +93,7 @@ def _load(path: Any) -> ToolContract:
         output_schema=raw["outputSchema"],
         input_validator=Draft202012Validator(raw["inputSchema"]),
         output_validator=Draft202012Validator(raw["outputSchema"]),
+        meta=raw.get("_meta"),
     )
 
 

@@ -28,6 +28,7 @@ from alfred_mcp.server.call_context import serving
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
+from alfred_mcp.server.tools.view_texts import TEXTS
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ async def run_tool_call(
             contract.check_result(result)
         body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
         assert_no_uuid(body, where=f"{name} result")
+        text = TEXTS[name](result) if name in TEXTS else f"{summary_line(name, result)}\n{body}"
     except AlfredError as error:
         return _error_result(error), None
     except (UuidLeakError, ValidationError):
@@ -53,7 +55,6 @@ async def run_tool_call(
     except Exception:
         logger.exception("tool %s failed", name)
         return _internal_error(name), None
-    text = f"{summary_line(name, result)}\n{body}"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result), result
 
 

@@ -3,6 +3,7 @@
 - `--read-only` / ALFRED_READ_ONLY=1: only tools whose readOnlyHint is true are listed and callable.
 - `--tools a,b` / ALFRED_TOOLS: tool names and named toolsets (TOOLSETS); an unknown name fails at
   startup, naming it. With both, a tool must pass both. The agent's tool runner obeys the same controls.
+- `--no-ui` / ALFRED_UI=0: tools only an MCP Apps view calls (shopping_list_check) are not served.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ TOOLSETS: dict[str, tuple[str, ...]] = {
     "stages": ("turn_start", "turn_context", "turn_submit", "turn_status", "turn_abandon"),
     "agent": ("chat",),
     "kitchen": ("recipes_import", "recipes_export", "recipes_scale", "shopping_list_from", "meal_cooked", "kitchen_undo"),
+    "views": ("recipe_show", "meal_plan_show", "shopping_list_show", "shopping_list_check"),
 }
 """Named toolsets for `--tools` (each tool is in exactly one; 'all' names every tool)."""
 
@@ -42,6 +44,8 @@ class HostControls:
         if settings.read_only:
             reasons.update({name: "this server is read-only (--read-only)"
                             for name, c in contracts.items() if not c.hint("readOnlyHint")})
+        if not settings.ui:
+            reasons.update({name: "it serves MCP Apps views, which are off (--no-ui)" for name, c in contracts.items() if c.app_only})
         return cls(frozenset(name for name in contracts if name not in reasons), reasons)
 
     def refusal(self, name: str) -> str | None:

@@ -27,10 +27,11 @@ async def count_rows(app: AlfredApp, table: str) -> int:
 
 
 async def test_tools_list_is_exactly_the_published_contracts(client: Client, app: AlfredApp) -> None:
-    """What tools/list advertises equals tools/*.json, field by field: every contract of the default list."""
+    """What tools/list advertises equals tools/*.json, field by field: every contract of the default list (for a
+    client without MCP Apps: no view-only tool and no `_meta`; tests/e2e/test_views.py covers the other)."""
     listed = {tool.name: tool.model_dump(by_alias=True, exclude_none=True) for tool in (await client.list_tools()).tools}
     contracts = load_contracts()
-    default = {name for name in contracts if is_listed(name, everything=False, has_model=app.llm is not None)}
+    default = {name for name, c in contracts.items() if is_listed(name, everything=False, has_model=app.llm is not None) and not c.app_only}
     assert set(listed) == default and EXTRA_TOOLS.isdisjoint(listed) and "chat" not in listed
     for name, contract in contracts.items():
         if name not in listed:
@@ -41,6 +42,7 @@ async def test_tools_list_is_exactly_the_published_contracts(client: Client, app
         assert tool["annotations"] == contract.annotations
         assert tool["inputSchema"] == contract.input_schema
         assert tool["outputSchema"] == contract.output_schema
+        assert "_meta" not in tool
 
 
 async def test_every_tool_is_listed_with_all_tools_and_served_either_way(tmp_path: Path) -> None:

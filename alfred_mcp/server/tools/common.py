@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from datetime import date
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import InvalidPayloadError
+from alfred_mcp.errors import InputError, InvalidPayloadError
 from alfred_mcp.session import Session, UnitOfWork
 
 ToolArgs = dict[str, Any]
@@ -40,3 +41,11 @@ def parse_model(model: type[ModelT], data: Any, field: str) -> ModelT:
         path = field + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"])
         reason = first["msg"].removeprefix("Value error, ")
         raise InvalidPayloadError(f"{path}: {reason}.", field=path) from None
+
+
+def iso_date(text: str, field: str) -> date:
+    """`text` (YYYY-MM-DD) as a date, or InputError naming `field`."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{field}: {text!r} is not a date; give YYYY-MM-DD.", field=field, value=text) from None

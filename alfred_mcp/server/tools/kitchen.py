@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date
-
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError
 from alfred_mcp.operations import cooking, shopping, undo
-from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
+from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 
 
@@ -20,7 +18,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             uses, meals = [(recipe, 1.0) for recipe in loaded], 0
         else:
             span = args["meal_plans"]
-            uses, meals = await shopping.recipes_of_meals(work, _date(span["from"], "meal_plans.from"), _date(span["to"], "meal_plans.to"))
+            uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         outcome = await shopping.add_to_list(work, uses)
         return {
             "lines": outcome.lines, "covered": outcome.covered, "recipes": list(dict.fromkeys(r.ref for r, _ in uses)),
@@ -47,13 +45,6 @@ async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
             "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,
             "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
         }
-
-
-def _date(text: str, field: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InputError(f"{field}: {text!r} is not a date; give YYYY-MM-DD.", field=field, value=text) from None
 
 
 HANDLERS: dict[str, Handler] = {

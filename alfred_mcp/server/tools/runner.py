@@ -11,13 +11,13 @@ from alfred_mcp.agent.machine import ToolRunner
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
-from alfred_mcp.server.tools import context, crud, drafts, kitchen, recipes, search, sessions
+from alfred_mcp.server.tools import context, crud, drafts, kitchen, recipes, search, sessions, views
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult
 from alfred_mcp.server.toolsets import HostControls
 
 KITCHEN_HANDLERS: dict[str, Handler] = {
     **context.HANDLERS, **crud.HANDLERS, **drafts.HANDLERS, **search.HANDLERS, **sessions.HANDLERS,
-    **recipes.HANDLERS, **kitchen.HANDLERS,
+    **recipes.HANDLERS, **kitchen.HANDLERS, **views.HANDLERS,
 }
 
 

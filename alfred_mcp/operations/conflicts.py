@@ -1,0 +1,74 @@
+"""Where a recipe meets the user's standing constraints: allergens first, then dislikes, diet and equipment.
+
+The standing constraints are the preferences row (allergies, dislikes, dietary restrictions, the
+kitchen's equipment), read fresh; a turn's goal (this week's cuisine, a time limit) is left out, so a
+recipe card or a week's plan marks the same things whatever the conversation is about. Allergies
+match through the ingredient taxonomy as writes check them (`kitchen/allergens.py`: 'peanuts' holds
+'peanut butter').
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+from alfred_mcp.kitchen.allergens import allergen_of
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy
+from alfred_mcp.operations.search import Candidate, check_constraints
+from alfred_mcp.operations.understanding import preferences_row
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.constraints import CompiledConstraints, SessionConstraints, compile_constraints, permanent_from_preferences
+from alfred_mcp.store.base import Row
+
+
+class RecipeAllergen(TypedDict):
+    """An allergy of the user and the recipe's ingredients that fall under it."""
+
+    allergen: str
+    ingredients: list[str]
+
+
+@dataclass(frozen=True)
+class Conflicts:
+    """What a person should know before cooking a recipe."""
+
+    allergens: list[RecipeAllergen] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    """Dislikes, dietary restrictions and missing equipment, one reason each."""
+    notes: list[str] = field(default_factory=list)
+    """Optional ingredients to leave out (a dislike among them)."""
+
+    def conflicts(self) -> list[str]:
+        """Every conflict as one line, allergies first (the notes on optional ingredients are not conflicts)."""
+        allergy = [f"contains {', '.join(hit['ingredients'])} (allergy: {hit['allergen']})" for hit in self.allergens]
+        return allergy + self.reasons
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The user's standing constraints, ready to check recipes against."""
+
+    allergies: tuple[str, ...]
+    rest: CompiledConstraints
+    taxonomy: Taxonomy
+
+
+async def standing_constraints(work: UnitOfWork) -> Standing:
+    """The preferences row's constraints (no turn goal), compiled once for many recipes."""
+    permanent = permanent_from_preferences(await preferences_row(work.store, work.user_id) or {})
+    rest = compile_constraints(SessionConstraints(permanent=permanent.model_copy(update={"allergies": []})))
+    return Standing(tuple(permanent.allergies), rest, default_taxonomy())
+
+
+def recipe_conflicts(standing: Standing, recipe: Row, ingredients: Sequence[Row]) -> Conflicts:
+    """The recipe's allergens (optional ingredients included) and its other conflicts."""
+    by_allergy: dict[str, list[str]] = {}
+    for part in ingredients:
+        allergy = allergen_of(str(part["name"]), standing.allergies, standing.taxonomy)
+        if allergy is not None:
+            by_allergy.setdefault(allergy, []).append(str(part["name"]))
+    allergens = [RecipeAllergen(allergen=allergy, ingredients=names) for allergy, names in sorted(by_allergy.items())]
+    candidate = Candidate(dict(recipe), list(ingredients))
+    check_constraints(candidate, standing.rest, standing.taxonomy)
+    return Conflicts(allergens, candidate.reasons, candidate.notes)

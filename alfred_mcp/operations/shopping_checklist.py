@@ -1,0 +1,82 @@
+"""shopping_list_show and shopping_list_check: the list as a checklist by store section, and ticking lines off.
+
+A line says what to buy (quantity and unit as a cook writes them), where it came from (the recipes
+shopping_list_from named, or the user's own note) and whether it is bought. Ticking sets
+`is_purchased`; unticking clears it. Nothing else about the line changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import SHOPPING_LIST
+from alfred_mcp.kitchen.sections import section_order, store_section
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
+from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.store.base import Row
+
+MAX_LINES = 500
+
+
+async def checklist(work: UnitOfWork) -> dict[str, Any]:
+    """Every line of the list grouped by store section (in the order a shopper walks), with the open and bought counts."""
+    rows = await work.store.select(SHOPPING_LIST, Query(limit=MAX_LINES), user_id=work.user_id)
+    lines = await _lines(work, rows, action="read")
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for line in sorted(lines, key=lambda line: (line["name"].lower(), line["ref"])):
+        sections.setdefault(line["section"], []).append(line)
+    work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_show", table="shopping_list", action="read",
+                                        refs=[line["ref"] for line in lines], count=len(lines)))
+    bought = sum(1 for line in lines if line["bought"])
+    return {
+        "sections": [{"section": name, "lines": sections[name]} for name in sorted(sections, key=section_order)],
+        "open": len(lines) - bought, "bought": bought, "truncated": len(rows) >= MAX_LINES,
+    }
+
+
+async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> dict[str, Any]:
+    """Tick (or untick) the lines `refs`; the lines as they are now, and the list's open and bought counts.
+
+    Raises:
+        InvalidRefError, UnknownRefError, DeletedRefError: an item that is not a known shopping line.
+        InputError: a line deleted since it was shown (naming `items`); nothing is changed.
+    """
+    session = work.session
+    ids = list(dict.fromkeys(session.registry.resolve(ref, expected_type=SHOPPING_LIST.entity_type, field="items")
+                             for ref in refs))
+    async with work.atomic():
+        rows = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "in", ids),)), {"is_purchased": bought},
+                                       user_id=work.user_id)
+        if len(rows) != len(ids):
+            gone = sorted({ref for ref in refs if session.registry.resolve(ref) not in {row["id"] for row in rows}})
+            raise InputError(f"items: {', '.join(gone)} no longer on the shopping list (deleted elsewhere); nothing was changed.",
+                             field="items", value=gone)
+        lines = await _lines(work, rows, action="updated")
+        session.record_call(CallRecord(turn=session.turn, tool="shopping_list_check", table="shopping_list", action="updated",
+                                       refs=[line["ref"] for line in lines], count=len(lines)))
+    status = await work.store.select(SHOPPING_LIST, Query(columns=("is_purchased",), limit=MAX_LINES), user_id=work.user_id)
+    done = sum(1 for row in status if row.get("is_purchased"))
+    return {"lines": lines, "open": len(status) - done, "bought": done}
+
+
+async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
+    taxonomy = default_taxonomy()
+    views = await rows_to_refs(work, SHOPPING_LIST, rows, action=action)
+    return [_line(view, store_section(view["name"], view.get("category"), taxonomy)) for view in views]
+
+
+def _line(view: dict[str, Any], section: str) -> dict[str, Any]:
+    quantity = None if view.get("quantity") is None else float(view["quantity"])
+    amount = amount_text(quantity, view.get("unit"))
+    line: dict[str, Any] = {"ref": view["id"], "name": view["name"], "quantity": quantity, "unit": view.get("unit"),
+                            "text": f"{amount} {view['name']}".strip(), "section": section,
+                            "source": view.get("source"), "bought": bool(view.get("is_purchased"))}
+    if view.get("notes"):
+        line["notes"] = view["notes"]
+    return line

@@ -1,0 +1,104 @@
+"""The text result of each tool that has a view: what a client without MCP Apps shows, complete on its own.
+
+A person (or a model reading only text) gets the recipe card, the week or the checklist as plain
+lines with every ref, so nothing the view shows is lost without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from alfred_mcp.server.tools.common import ToolResult
+
+TextRenderer = Callable[[ToolResult], str]
+
+
+def recipe_text(card: ToolResult) -> str:
+    facts = [f"serves {card['servings']}" if card.get("servings") else None,
+             _minutes("prep", card.get("prep_time_minutes")), _minutes("cook", card.get("cook_time_minutes")),
+             card.get("cuisine"), card.get("difficulty")]
+    lines = [f"{card['name']} ({card['recipe']})" + "".join(f" · {fact}" for fact in facts if fact)]
+    if card.get("description"):
+        lines.append(card["description"])
+    lines += [f"Allergy warning: {', '.join(hit['ingredients'])} ({hit['allergen']})." for hit in card["allergens"]]
+    lines += [f"Conflict: {reason}." for reason in card["conflicts"]]
+    lines.append("Ingredients:")
+    lines += [f"- {_ingredient(line)}" for line in card["ingredients"]] or ["- (none recorded)"]
+    lines.append("Steps:")
+    lines += [f"{n}. {step}" for n, step in enumerate(card["steps"], 1)] or ["(none recorded)"]
+    if card.get("source_url"):
+        lines.append(f"Source: {card['source_url']}")
+    return "\n".join(lines)
+
+
+def meal_plan_text(plan: ToolResult) -> str:
+    meals = plan["meals"]
+    lines = [f"Meal plan {plan['from']} to {plan['to']}: {len(meals)} meal(s)."]
+    for day in plan["days"]:
+        todays = [meal for meal in meals if meal["date"] == day]
+        lines.append(f"{_day(day)} ({day})" + ("" if todays else ": nothing planned"))
+        lines += [f"  {_meal(meal)}" for meal in todays]
+    return "\n".join(lines)
+
+
+def shopping_list_text(checklist: ToolResult) -> str:
+    lines = [f"Shopping list: {checklist['open']} to buy, {checklist['bought']} bought."]
+    for section in checklist["sections"]:
+        lines.append(section["section"].capitalize())
+        lines += [f"  {_shopping_line(line)}" for line in section["lines"]]
+    if checklist.get("truncated"):
+        lines.append("(more lines not shown)")
+    return "\n".join(lines)
+
+
+def shopping_check_text(result: ToolResult) -> str:
+    changed = "; ".join(_shopping_line(line) for line in result["lines"])
+    return f"{changed}\nShopping list: {result['open']} to buy, {result['bought']} bought."
+
+
+def _minutes(label: str, minutes: Any) -> str | None:
+    return f"{label} {minutes} min" if minutes else None
+
+
+def _ingredient(line: dict[str, Any]) -> str:
+    text = str(line["text"]) + (f", {line['notes']}" if line.get("notes") else "")
+    if line.get("optional"):
+        text += " (optional)"
+    if line.get("allergen"):
+        text += f" [allergen: {line['allergen']}]"
+    return text
+
+
+def _meal(meal: dict[str, Any]) -> str:
+    dish = f"{meal['name']} ({meal['recipe']})" if meal.get("recipe") else "no recipe"
+    text = f"{meal['meal_type']}: {dish}, {meal['ref']}"
+    if meal.get("servings"):
+        text += f", {meal['servings']} serving(s)"
+    if meal.get("notes"):
+        text += f" - {meal['notes']}"
+    text += "".join(f" [conflict: {reason}]" for reason in meal["conflicts"])
+    return text
+
+
+def _shopping_line(line: dict[str, Any]) -> str:
+    text = f"[{'x' if line['bought'] else ' '}] {line['text']} ({line['ref']})"
+    if line.get("source"):
+        text += f" for {line['source']}"
+    if line.get("notes"):
+        text += f" - {line['notes']}"
+    return text
+
+
+def _day(iso: str) -> str:
+    day = date.fromisoformat(iso)
+    return f"{day:%a %b} {day.day}"
+
+
+TEXTS: dict[str, TextRenderer] = {
+    "recipe_show": recipe_text,
+    "meal_plan_show": meal_plan_text,
+    "shopping_list_show": shopping_list_text,
+    "shopping_list_check": shopping_check_text,
+}
