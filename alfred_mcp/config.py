@@ -27,6 +27,7 @@ SUPABASE_SERVICE_KEY_ENV = "SUPABASE_SERVICE_KEY"
 READ_ONLY_ENV = "ALFRED_READ_ONLY"
 TOOLS_ENV = "ALFRED_TOOLS"
 IMPORT_NETWORKS_ENV = "ALFRED_IMPORT_ALLOW_NETWORKS"
+UI_ENV = "ALFRED_UI"
 SESSION_IDLE_TIMEOUT_ENV = "ALFRED_HTTP_SESSION_IDLE_TIMEOUT"
 MAX_SESSIONS_ENV = "ALFRED_HTTP_MAX_SESSIONS"
 PUBLIC_URL_ENV = "ALFRED_PUBLIC_URL"
@@ -75,12 +76,14 @@ class Settings:
     """How `serve --http` serves: session limits, the public URL, OAuth."""
     turns: TurnSettings = field(default_factory=lambda: TurnSettings())
     """How much history the roles see, and when quick mode may answer."""
+    ui: bool = True
+    """Offer MCP Apps views to clients that declare the extension (`--no-ui`, ALFRED_UI=0: never)."""
 
     @classmethod
     def from_env(
         cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None,
         supabase_url: str | None = None, supabase_key: str | None = None, read_only: bool = False, tools: str | None = None,
-        demo: bool = False, http: HttpSettings | None = None,
+        demo: bool = False, http: HttpSettings | None = None, ui: bool = True,
     ) -> Settings:
         """Flags first, then env, then defaults.
 
@@ -103,6 +106,7 @@ class Settings:
             import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
             http=http if http is not None else HttpSettings.from_env(),
             turns=TurnSettings.from_env(),
+            ui=ui and os.environ.get(UI_ENV, "1").strip().lower() not in ("0", "false", "no", "off"),
         )
 
 

@@ -24,12 +24,13 @@ from mcp.types import (
     ToolAnnotations,
     UnsubscribeRequestParams,
 )
+from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract, listed, load_contracts
-from alfred_mcp.server import completions, host_controls, prompts, resources
+from alfred_mcp.server import apps, completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware
 from alfred_mcp.server.client_log import ClientLog
 from alfred_mcp.server.dispatch import run_tool_call
@@ -62,7 +63,10 @@ class AlfredServer(MCPServer[AlfredApp]):
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
         self.host = HostControls.from_settings(app.settings, self.contracts)
-        super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan)
+        super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan,
+                         extensions=[apps.build_apps()] if app.settings.ui else None)
+        if app.settings.ui:
+            self.middleware.append(apps.AppsClientMiddleware())
         if many_users:
             app.serves_many = True
             self.middleware.append(ActingUserMiddleware(app))
@@ -84,7 +88,8 @@ class AlfredServer(MCPServer[AlfredApp]):
 
     async def list_tools(self) -> list[MCPTool]:
         # An allow-list (--tools / ALFRED_TOOLS, e.g. "all") lists exactly what it names; without one the default
-        # list leaves out the extras (contracts.EXTRA_TOOLS), which are still served to a client that calls them.
+        # list leaves out the extras (contracts.EXTRA_TOOLS), which are still served to a client that calls them,
+        # and a view-only tool unless the client renders views. `_meta.ui` only for such a client (server/apps.py).
         everything, has_model = bool(self.app.settings.tools), self.app.llm is not None
         return [
             MCPTool(
@@ -94,10 +99,17 @@ class AlfredServer(MCPServer[AlfredApp]):
                 input_schema=c.input_schema,
                 output_schema=c.output_schema,
                 annotations=ToolAnnotations.model_validate(c.annotations),
+                _meta=apps.listed_meta(c),
             )
             for c in self.contracts.values()
             if c.name in self.host.served and listed(c.name, everything=everything, has_model=has_model)
+            and (everything or apps.offered(c))
         ]
+
+    async def list_resources(self) -> list[MCPResource]:
+        """Every resource; the `ui://` views only for a client that declared MCP Apps."""
+        found = await super().list_resources()
+        return found if apps.client_declared_apps() else [r for r in found if not apps.is_view_uri(r.uri)]
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         contract = self.contracts.get(name)

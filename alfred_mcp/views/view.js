@@ -1,0 +1,64 @@
+// What every alfred view shares, on top of bridge.js: building elements; calling a tool through the host, on
+// the session of the shown result (an isError result becomes a thrown Error with the server's message); the
+// status and error lines; telling the model what the person did; connect, then render each tool result.
+// Exposes window.alfredView.
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key in node && typeof value !== "string") node[key] = value;
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) node.append(child);
+    return node;
+  }
+
+  function resultText(result) {
+    const text = (result.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+    return text.replace(/^Error:\s*/, "") || "The server refused the call.";
+  }
+
+  let session = null;       // the session the shown result came from: refs are per session, so calls name it
+
+  async function call(name, args) {
+    const result = await mcpApp.callTool(name, Object.assign({}, args, session ? { session } : {}));
+    if (result.isError) throw new Error(resultText(result));
+    return result.structuredContent || {};
+  }
+
+  function status(text) { $("status").textContent = text || ""; }
+  function fail(error) { status(""); $("error").textContent = (error && error.message) || String(error); }
+  function clearError() { $("error").textContent = ""; }
+
+  function tellModel(text) {
+    if (!mcpApp.hostCapabilities || !mcpApp.hostCapabilities.updateModelContext) return;
+    mcpApp.updateModelContext({ content: [{ type: "text", text }] }).catch(() => {});
+  }
+
+  function dayLabel(iso, options) {
+    const [y, m, d] = iso.split("-").map(Number);
+    const locale = (mcpApp.hostContext && mcpApp.hostContext.locale) || "en-US";
+    return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(locale, Object.assign({ timeZone: "UTC" }, options));
+  }
+
+  // Connect to the host; render each tool result (or show its error). `name` is the view's appInfo name.
+  function start(name, render) {
+    mcpApp.on("ui/notifications/tool-input", () => status("Loading…"));
+    mcpApp.on("ui/notifications/tool-result", (result) => {
+      status("");
+      if (result.isError) fail(new Error(resultText(result)));
+      else if (result.structuredContent) { session = result.structuredContent.session || null; clearError(); render(result.structuredContent); }
+    });
+    mcpApp.on("ui/notifications/tool-cancelled", () => status("Cancelled."));
+    mcpApp.connect({ name, version: "1.0.0" }, { availableDisplayModes: ["inline"] })
+      .catch((error) => fail(new Error("Not connected to a host: " + error.message)));
+  }
+
+  window.alfredView = { $, el, call, status, fail, clearError, tellModel, dayLabel, start };
+})();
