@@ -1,0 +1,82 @@
+"""The week's plan in a real browser: days as columns, meal types as rows, conflicts marked, and the button
+that puts the shown range on the shopping list through shopping_list_from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from playwright.async_api import expect
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.schema import SHOPPING_LIST
+from alfred_mcp.server.mcp_server import build_server
+
+from .conftest import DARK, add_peanut_noodles, apps_client, save_screenshot
+
+pytestmark = pytest.mark.anyio
+WEEK = {"from": "2026-01-12", "to": "2026-01-18"}
+DINNERS = ["Miso-Glazed Salmon with Bok Choy", "Greek Lemon Chicken and Potatoes", "Chicken Fajitas", "Mushroom Risotto",
+           "takeout night", "Spaghetti Carbonara", "Lemon Garlic Baked Cod"]
+
+
+async def _shopping_lines(app: AlfredApp) -> list[dict[str, Any]]:
+    return await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id)
+
+
+async def test_the_plan_shows_days_as_columns_meal_types_as_rows_and_marks_the_conflict(app: AlfredApp, mount: Any) -> None:
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK)
+        view = shown.view
+        await expect(view.locator("#range")).to_have_text("Mon, Jan 12 – Sun, Jan 18 · 11 meals")
+        await expect(view.locator("thead th .date")).to_have_text([f"Jan {day}" for day in range(12, 19)])
+        await expect(view.locator("tbody th")).to_have_text(["Breakfast", "Lunch", "Dinner"])
+        await expect(view.locator("tbody tr").nth(2).locator("td")).to_have_text([re.compile(re.escape(dish)) for dish in DINNERS])
+        lunch = view.locator("tbody tr").nth(1).locator("td")
+        await expect(lunch).to_have_text(["", "", re.compile("leftover Greek chicken"), re.compile("Red Lentil Soup"),
+                                          re.compile("Peanut Noodles.*⚠ conflict"), "", ""])
+        await expect(lunch.nth(4)).to_have_class("conflict")
+        await expect(view.locator("td.conflict")).to_have_count(1)
+        await expect(view.locator("#conflict-list li")).to_have_text(
+            ["⚠ Fri, Jan 16 lunch: Peanut Noodles — contains peanut butter, roasted peanuts (allergy: peanuts)"])
+        save_screenshot(await shown.screenshot(), "meal-plan-light")
+        await shown.page.evaluate("vars => testHost.setContext({theme: 'dark', styles: {variables: vars}})", DARK)
+        color = await view.locator("h1").evaluate("h => getComputedStyle(h).color")
+        assert color == "rgb(245, 244, 239)"
+        save_screenshot(await shown.screenshot(), "meal-plan-dark")
+        shown.assert_clean()
+
+
+async def test_the_button_puts_the_shown_range_on_the_shopping_list(app: AlfredApp, mount: Any) -> None:
+    before = await _shopping_lines(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK)
+        button = shown.view.get_by_role("button", name="Add to shopping list")
+        await button.focus()
+        await shown.page.keyboard.press("Enter")
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines to the shopping list"))
+    session = shown.result["structuredContent"]["session"]
+    assert ("tools/call", {"name": "shopping_list_from", "arguments": {"meal_plans": WEEK, "session": session}}) in shown.forwarded
+    after = await _shopping_lines(app)
+    added = [row["name"] for row in after if row["id"] not in {old["id"] for old in before}]
+    assert added and len(after) > len(before)
+    status = await shown.view.get_by_role("status").text_content()
+    assert status is not None and status.startswith(f"Added {len(added)} lines")
+    shown.assert_clean()
+
+
+async def test_a_refused_shopping_list_from_is_shown_and_changes_nothing(app: AlfredApp, mount: Any) -> None:
+    """Under --read-only the view's button meets the server's refusal, and the view shows it."""
+    app.settings = replace(app.settings, read_only=True)
+    before = await _shopping_lines(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK)
+        await shown.view.get_by_role("button", name="Add to shopping list").click()
+        await expect(shown.view.get_by_role("alert")).to_have_text(
+            "shopping_list_from is not available: this server is read-only (--read-only).")
+    assert await _shopping_lines(app) == before
+    shown.assert_clean()

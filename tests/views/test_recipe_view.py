@@ -1,0 +1,73 @@
+"""The recipe card in a real browser: what a person sees, and the servings control calling recipes_scale."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from playwright.async_api import expect
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
+from tests.e2e.helpers import call, eq
+
+from .conftest import DARK, add_peanut_noodles, apps_client, save_screenshot
+
+pytestmark = pytest.mark.anyio
+LINES = ["200 g rice noodles", "3 tbsp peanut butter", "2 tbsp soy sauce", "1 lime, juiced", "1/4 cup roasted peanuts, chopped"]
+
+
+async def _noodles(client: Any) -> str:
+    return str((await call(client, "db_read", table="recipes", filters=[eq("name", "Peanut Noodles")]))["rows"][0]["id"])
+
+
+async def test_the_card_shows_ingredients_steps_and_allergens_and_scales_through_recipes_scale(app: AlfredApp, mount: Any) -> None:
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        ref = await _noodles(client)
+        shown = await mount(client, "recipe_show", {"recipe": ref})
+        view = shown.view
+        await expect(view.locator("h1")).to_have_text("Peanut Noodles")
+        await expect(view.locator("#facts")).to_have_text(f"Prep 10 min · Cook 10 min · Thai · Easy · {ref}")
+        await expect(view.locator("#ingredients li")).to_contain_text(LINES)
+        await expect(view.locator("#steps li")).to_have_text(
+            ["Cook the noodles.", "Whisk the peanut butter, soy sauce and lime juice.", "Toss the noodles in the sauce and top with the peanuts."])
+        await expect(view.locator("#allergens")).to_have_text(
+            "⚠ Allergy: peanut butter, roasted peanuts — you are allergic to peanuts.")
+        await expect(view.locator("#ingredients li.allergen")).to_contain_text(["peanut butter", "roasted peanuts"])
+        await expect(view.locator("#servings")).to_have_text("2")
+        save_screenshot(await shown.screenshot(), "recipe-light")
+
+        await view.get_by_role("button", name="More servings").focus()
+        await shown.page.keyboard.press("Enter")
+        await expect(view.locator("#servings")).to_have_text("3")
+        await expect(view.locator("#ingredients li").first).to_contain_text("300 g rice noodles")
+        await expect(view.locator("#scaled")).to_have_text("Amounts for 3, scaled from 2.")
+        await expect(view.locator("#ingredients li.allergen")).to_have_count(2)
+        session = shown.result["structuredContent"]["session"]
+        assert ("tools/call", {"name": "recipes_scale", "arguments": {"recipe": ref, "servings": 3, "session": session}}) in shown.forwarded
+        assert any(ref in str(request["params"]) for request in await shown.host_requests()
+                   if request["method"] == "ui/update-model-context")
+
+        await shown.page.evaluate("vars => testHost.setContext({theme: 'dark', styles: {variables: vars}})", DARK)
+        background = await view.locator("body").evaluate("body => getComputedStyle(body).backgroundColor")
+        assert background == "rgb(31, 30, 29)"
+        save_screenshot(await shown.screenshot(), "recipe-dark")
+        log = await shown.host_log()
+        assert log[:2] == ["in ui/initialize", "out response"] and "in ui/notifications/size-changed" in log
+        shown.assert_clean()
+
+
+async def test_a_refused_scale_is_shown_and_the_card_stays_as_it_was(app: AlfredApp, mount: Any) -> None:
+    """recipes_scale outside the host's allow-list (--tools views,db_read) is refused; the view says so."""
+    app.settings = replace(app.settings, tools=("views", "db_read"))
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "recipe_show", {"recipe": await _noodles(client)})
+        await shown.view.get_by_role("button", name="More servings").click()
+        await expect(shown.view.get_by_role("alert")).to_have_text(
+            "recipes_scale is not available: it is not in this server's tool allow-list (--tools).")
+        await expect(shown.view.locator("#servings")).to_have_text("2")
+        await expect(shown.view.locator("#ingredients li").first).to_contain_text("200 g rice noodles")
+        shown.assert_clean()

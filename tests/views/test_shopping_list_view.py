@@ -1,0 +1,76 @@
+"""The shopping list in a real browser: a checklist by store section; ticking a line marks it bought in the
+database through shopping_list_check, unticking restores it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from playwright.async_api import expect
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import SHOPPING_LIST
+from alfred_mcp.server.mcp_server import build_server
+from tests.e2e.helpers import call
+
+from .conftest import DARK, apps_client, save_screenshot
+
+pytestmark = pytest.mark.anyio
+
+
+async def _bought(app: AlfredApp, name: str) -> bool:
+    where = Where(all_of=(Filter("name", "eq", name),))
+    (row,) = await app.store.select(SHOPPING_LIST, Query(where=where), user_id=app.user_id)
+    return bool(row["is_purchased"])
+
+
+async def test_ticking_a_line_marks_it_bought_and_unticking_restores_it(app: AlfredApp, mount: Any) -> None:
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "shopping_list_show", {})
+        view = shown.view
+        await expect(view.locator("#counts")).to_have_text("9 to buy · 3 bought")
+        await expect(view.locator("section h2")).to_have_text(["Produce", "Bakery", "Meat", "Dairy", "Condiments", "Beverages"])
+        await expect(view.locator("section").first.locator(".item")).to_have_text(["1 bag arugula", "2 heads baby bok choy", "3 shallots"])
+        await expect(view.locator("section").first.locator(".from")).to_have_text(
+            ["for a side salad", "for Miso-Glazed Salmon with Bok Choy", "for Mushroom Risotto"])
+        await expect(view.get_by_role("checkbox", name=re.compile("flour tortillas"))).to_be_checked()
+
+        shallots = view.get_by_role("checkbox", name=re.compile("3 shallots"))
+        await shallots.focus()
+        await shown.page.keyboard.press("Space")
+        await expect(view.locator("#counts")).to_have_text("8 to buy · 4 bought")
+        await expect(view.locator("li.bought", has_text="3 shallots")).to_have_count(1)
+        assert await _bought(app, "shallots")
+        assert await shallots.evaluate("box => document.activeElement === box")
+        listed = await call(client, "shopping_list_show")
+        (ref,) = [line["ref"] for s in listed["sections"] for line in s["lines"] if line["name"] == "shallots" and line["bought"]]
+        save_screenshot(await shown.screenshot(), "shopping-list-light")
+
+        await shallots.click()
+        await expect(view.locator("#counts")).to_have_text("9 to buy · 3 bought")
+        await expect(shallots).not_to_be_checked()
+        assert not await _bought(app, "shallots")
+        await shown.page.evaluate("vars => testHost.setContext({theme: 'dark', styles: {variables: vars}})", DARK)
+        save_screenshot(await shown.screenshot(), "shopping-list-dark")
+    ticks = [params["arguments"] for method, params in shown.forwarded if params.get("name") == "shopping_list_check"]
+    session = shown.result["structuredContent"]["session"]
+    assert ticks == [{"items": [ref], "bought": True, "session": session}, {"items": [ref], "bought": False, "session": session}]
+    shown.assert_clean()
+
+
+async def test_a_refused_tick_is_shown_and_the_line_stays_open(app: AlfredApp, mount: Any) -> None:
+    """Under --read-only shopping_list_check is refused; the box springs back and the view says why."""
+    app.settings = replace(app.settings, read_only=True)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "shopping_list_show", {})
+        shallots = shown.view.get_by_role("checkbox", name=re.compile("3 shallots"))
+        await shallots.click()
+        await expect(shown.view.get_by_role("alert")).to_have_text(
+            "shopping_list_check is not available: this server is read-only (--read-only).")
+        await expect(shallots).not_to_be_checked()
+        await expect(shown.view.locator("#counts")).to_have_text("9 to buy · 3 bought")
+    assert not await _bought(app, "shallots")
+    shown.assert_clean()
