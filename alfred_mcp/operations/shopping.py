@@ -15,6 +15,8 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.measures import amount_text, convert, convertible, sensible
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.operations import allergies
+from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 
@@ -59,8 +61,15 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     return uses, len(meals)
 
 
-async def add_to_list(work: UnitOfWork, uses: list[tuple[RecipeRows, float]]) -> ShoppingOutcome:
-    """Add what the recipes need and the pantry lacks; top up open lines of the same ingredient."""
+async def add_to_list(
+    work: UnitOfWork, uses: list[tuple[RecipeRows, float]], allergy_override: AllergyOverride | None = None,
+) -> ShoppingOutcome:
+    """Add what the recipes need and the pantry lacks; top up open lines of the same ingredient.
+
+    Raises:
+        AllergenError: a line would hold one of the user's allergens and `allergy_override` does not
+            cover it (nothing is written).
+    """
     needs = needs_of((recipe.ref, row, factor) for recipe, factor in uses for row in recipe.ingredients)
     names = {recipe.ref: recipe.name for recipe, _ in uses}
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
@@ -83,6 +92,8 @@ async def add_to_list(work: UnitOfWork, uses: list[tuple[RecipeRows, float]]) ->
             updates.append((need, existing, _topped_up(existing, need, missing, source), note))
         else:
             inserts.append((need, _new_line(need, missing, source), note))
+    written = [row for _, row, _ in inserts] + [{**existing, **values} for _, existing, values, _ in updates]
+    override_note = await allergies.check_rows(work, SHOPPING_LIST, written, allergy_override)
     async with work.atomic():
         if inserts:
             rows = await work.store.insert(SHOPPING_LIST, [row for _, row, _ in inserts], user_id=work.user_id)
@@ -93,7 +104,7 @@ async def add_to_list(work: UnitOfWork, uses: list[tuple[RecipeRows, float]]) ->
             await _report(work, outcome, [(need, row, note)], "updated")
     refs = [line["ref"] for line in outcome.lines]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
-                                        action="created", refs=refs, count=len(refs)))
+                                        action="created", refs=refs, count=len(refs), note=override_note))
     return outcome
 
 

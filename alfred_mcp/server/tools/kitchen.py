@@ -5,6 +5,7 @@ from __future__ import annotations
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError
 from alfred_mcp.operations import cooking, shopping, undo
+from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 
@@ -19,7 +20,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         else:
             span = args["meal_plans"]
             uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
-        outcome = await shopping.add_to_list(work, uses)
+        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")))
         return {
             "lines": outcome.lines, "covered": outcome.covered, "recipes": list(dict.fromkeys(r.ref for r, _ in uses)),
             "meals": meals, **_context(work.session),
