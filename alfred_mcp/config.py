@@ -1,4 +1,5 @@
-"""Settings: where the database is, who the local user is, who gets the demo kitchen, how HTTP is served.
+"""Settings: where the database is, who the local user is, who gets the demo kitchen, how HTTP is served,
+and how the agent uses its model.
 
 No I/O beyond reading env; a bad value is a ConfigError naming the flag or variable.
 """
@@ -6,7 +7,9 @@ No I/O beyond reading env; a bad value is a ConfigError naming the flag or varia
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -41,6 +44,17 @@ TURN_RETENTION_ENV = "ALFRED_TURN_RETENTION"
 CONVERSATION_TURNS_ENV = "ALFRED_CONVERSATION_TURNS"
 COMPRESS_OLDER_TURNS_ENV = "ALFRED_COMPRESS_OLDER_TURNS"
 QUICK_MODE_THRESHOLD_ENV = "ALFRED_QUICK_MODE_THRESHOLD"
+JSON_MODE_ENV = "ALFRED_MODEL_JSON_MODE"
+TIMEOUT_ENV = "ALFRED_MODEL_TIMEOUT"
+STREAM_ENV = "ALFRED_MODEL_STREAM"
+MAX_TOKENS_ENV = "ALFRED_MODEL_MAX_TOKENS"
+TURN_CALLS_ENV = "ALFRED_TURN_MAX_CALLS"
+TURN_SECONDS_ENV = "ALFRED_TURN_MAX_SECONDS"
+JSON_MODES = ("auto", "json_schema", "json_object", "prompt")
+"""auto: json_schema, and on a server's refusal json_object (with the schema), then prompt."""
+MODEL_ROLES = ("understand", "think", "act", "reply")
+DEFAULT_MAX_TOKENS: Mapping[str, int] = {"understand": 1024, "think": 1536, "act": 3072, "reply": 1024}
+"""Output tokens per role, sized to its output: Act may carry whole recipes, Reply is a few paragraphs."""
 
 
 def default_db_path() -> Path:
@@ -78,6 +92,8 @@ class Settings:
     """How much history the roles see, and when quick mode may answer."""
     ui: bool = True
     """Offer MCP Apps views to clients that declare the extension (`--no-ui`, ALFRED_UI=0: never)."""
+    model_overrides: Mapping[str, str] = field(default_factory=dict)
+    """Model options given as flags, keyed by their environment variable; they win over the environment."""
 
     @classmethod
     def from_env(
@@ -315,3 +331,88 @@ class SupabaseSettings:
                 field="supabase",
             )
         return cls(url=url, key=key, jwt_secret=secret, service_key=os.environ.get(SUPABASE_SERVICE_KEY_ENV))
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """How the agent talks to its model, and what one turn may spend on it."""
+
+    json_mode: str = "auto"
+    timeout: float = 120.0
+    """Seconds for one model call, the whole answer included; a call past it is cancelled."""
+    stream: bool = True
+    """Ask OpenAI-compatible servers to stream, so a cancelled or cut-off answer stops the server's work."""
+    max_tokens: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    turn_calls: int = 30
+    """Model calls one turn may make, retries of invalid outputs included."""
+    turn_seconds: float = 600.0
+    """Wall-clock seconds one turn may spend before it ends with what it has."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, overrides: Mapping[str, str] | None = None) -> ModelOptions:
+        """Options from `overrides` (flags, keyed by environment variable), then the environment, then defaults.
+
+        Raises:
+            ConfigError: a value that is not valid, naming the variable and what it accepts.
+        """
+        source = {**(os.environ if env is None else env), **(overrides or {})}
+        json_mode = source.get(JSON_MODE_ENV) or "auto"
+        if json_mode not in JSON_MODES:
+            raise ConfigError(
+                f"{JSON_MODE_ENV}={json_mode!r} is not a JSON mode: use one of {', '.join(JSON_MODES)}",
+                field=JSON_MODE_ENV, value=json_mode, valid=list(JSON_MODES),
+            )
+        return cls(
+            json_mode=json_mode,
+            timeout=_positive(source, TIMEOUT_ENV, 120.0),
+            stream=_on_off(source, STREAM_ENV, True),
+            max_tokens=_max_tokens(source.get(MAX_TOKENS_ENV)),
+            turn_calls=int(_positive(source, TURN_CALLS_ENV, 30, whole=True)),
+            turn_seconds=_positive(source, TURN_SECONDS_ENV, 600.0),
+        )
+
+
+def _positive(source: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
+    raw = source.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)) or (whole and not value.is_integer()):
+        kind = "a positive whole number" if whole else "a positive number of seconds"
+        raise ConfigError(f"{name}={raw!r} must be {kind}", field=name, value=raw)
+    return value
+
+
+def _on_off(source: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = source.get(name, "").strip().lower()
+    if raw == "":
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} must be 1 or 0", field=name, value=raw)
+
+
+def _max_tokens(raw: str | None) -> dict[str, int]:
+    """`2048` (every role) or `act=4096,reply=512` (those roles; the others keep their defaults)."""
+    budgets = dict(DEFAULT_MAX_TOKENS)
+    if not raw:
+        return budgets
+    for part in raw.split(","):
+        role, _, number = part.strip().rpartition("=")
+        if role and role not in MODEL_ROLES:
+            raise ConfigError(
+                f"{MAX_TOKENS_ENV}: {role!r} is not a role; use {', '.join(MODEL_ROLES)}", field=MAX_TOKENS_ENV, value=raw
+            )
+        if not number.isdigit() or int(number) < 16:
+            raise ConfigError(
+                f"{MAX_TOKENS_ENV}={raw!r}: write a number of tokens (16 or more), or role=N pairs such as act=4096,reply=512",
+                field=MAX_TOKENS_ENV, value=raw,
+            )
+        for name in [role] if role else MODEL_ROLES:
+            budgets[name] = int(number)
+    return budgets

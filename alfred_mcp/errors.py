@@ -125,7 +125,11 @@ class ConstraintViolationError(StoreError):
 
 
 class ModelError(AlfredError):
+    """`message` says in one sentence which model failed and how; `fields["hint"]`, when set, what to try."""
+
     code = "model_error"
+    remote = ""
+    """The server's own words (an error body), for the log at -v and for telling refusals apart; never shown."""
 
 
 class ModelUnavailableError(ModelError):

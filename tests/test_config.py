@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from alfred_mcp.app import AlfredApp
@@ -61,3 +63,44 @@ def test_a_bad_setting_names_itself(monkeypatch: pytest.MonkeyPatch, name: str, 
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=message):
         Settings.from_env()
+
+
+def test_model_options_default_to_auto_json_streaming_and_sized_budgets() -> None:
+    from alfred_mcp.config import DEFAULT_MAX_TOKENS, ModelOptions
+
+    options = ModelOptions.from_env(env={})
+    assert (options.json_mode, options.timeout, options.stream, options.turn_calls, options.turn_seconds) == ("auto", 120.0, True, 30, 600.0)
+    assert options.max_tokens == DEFAULT_MAX_TOKENS and max(DEFAULT_MAX_TOKENS.values()) < 4096
+
+
+def test_model_option_flags_win_over_the_environment() -> None:
+    from alfred_mcp.config import ModelOptions
+
+    env = {"ALFRED_MODEL_JSON_MODE": "prompt", "ALFRED_MODEL_TIMEOUT": "9", "ALFRED_TURN_MAX_CALLS": "12", "ALFRED_MODEL_STREAM": "0",
+           "ALFRED_MODEL_MAX_TOKENS": "act=4096,reply=512", "ALFRED_TURN_MAX_SECONDS": "90"}
+    options = ModelOptions.from_env(env=env, overrides={"ALFRED_MODEL_JSON_MODE": "json_object", "ALFRED_TURN_MAX_CALLS": "8"})
+    assert (options.json_mode, options.timeout, options.turn_calls, options.turn_seconds, options.stream) == ("json_object", 9.0, 8, 90.0, False)
+    assert (options.max_tokens["act"], options.max_tokens["reply"], options.max_tokens["think"]) == (4096, 512, 1536)
+    assert set(ModelOptions.from_env(env={"ALFRED_MODEL_MAX_TOKENS": "2048"}).max_tokens.values()) == {2048}
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        pytest.param("ALFRED_MODEL_JSON_MODE", "json", "is not a JSON mode: use one of auto, json_schema, json_object, prompt", id="json-mode"),
+        pytest.param("ALFRED_MODEL_TIMEOUT", "-1", "must be a positive number of seconds", id="negative-timeout"),
+        pytest.param("ALFRED_MODEL_TIMEOUT", "nan", "must be a positive number of seconds", id="nan-timeout"),
+        pytest.param("ALFRED_TURN_MAX_CALLS", "2.5", "must be a positive whole number", id="fractional-calls"),
+        pytest.param("ALFRED_TURN_MAX_SECONDS", "inf", "must be a positive number of seconds", id="infinite-seconds"),
+        pytest.param("ALFRED_MODEL_STREAM", "maybe", "must be 1 or 0", id="stream"),
+        pytest.param("ALFRED_MODEL_MAX_TOKENS", "plan=100", "'plan' is not a role", id="unknown-role"),
+        pytest.param("ALFRED_MODEL_MAX_TOKENS", "act=many", "write a number of tokens", id="not-a-number"),
+        pytest.param("ALFRED_MODEL_MAX_TOKENS", "8", "write a number of tokens (16 or more)", id="too-small"),
+    ],
+)
+def test_a_bad_model_option_names_the_variable_and_what_it_takes(name: str, value: str, expected: str) -> None:
+    from alfred_mcp.config import ModelOptions
+
+    with pytest.raises(ConfigError, match=re.escape(expected)) as caught:
+        ModelOptions.from_env(env={name: value})
+    assert caught.value.message.startswith(name) and caught.value.fields["field"] == name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -35,15 +36,16 @@ class AnthropicLLM:
         headers = {"x-api-key": api_key, "anthropic-version": API_VERSION, "content-type": "application/json"}
         url = f"{base_url.rstrip('/')}/v1/messages"
         self.endpoint = ModelEndpoint(
-            PROVIDER, url, headers, secret=api_key, timeout=timeout, retry=retry or RetryPolicy(), client=http_client, sleep=sleep
+            PROVIDER, url, headers, secret=api_key, timeout=timeout, retry=retry or RetryPolicy(), client=http_client, sleep=sleep,
+            where=f"{PROVIDER} at {base_url.rstrip('/')}",
         )
 
     def __repr__(self) -> str:
         return f"AnthropicLLM(model={self.model!r}, url={self.endpoint.url!r})"
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        payload = await self.endpoint.post(request_body(self.model, request))
-        return parse_message(payload, request, default_model=self.model)
+        delivered = await self.endpoint.post(request_body(self.model, request))
+        return replace(parse_message(delivered.value, request, default_model=self.model), requests=delivered.requests)
 
 
 def request_body(model: str, request: ModelRequest) -> dict[str, Any]:

@@ -69,6 +69,8 @@ class ModelResponse:
     raw_text: str
     model: str
     usage: Usage = field(default_factory=Usage)
+    requests: int = 1
+    """HTTP requests this answer took: retries and JSON-mode fallbacks included (errors carry `fields["requests"]`)."""
 
 
 @runtime_checkable
@@ -81,6 +83,8 @@ class LLM(Protocol):
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Ask the model once (retrying transient failures internally) and return its JSON answer.
+
+        Cancelling the call (an anyio cancel scope) abandons the request and closes its connection.
 
         Raises:
             ModelUnavailableError: no answer (timeout, connection failure, retries exhausted).

@@ -3,11 +3,11 @@
     anthropic:claude-sonnet-4-5                          key: ALFRED_MODEL_API_KEY or ANTHROPIC_API_KEY
     openai:gpt-4.1-mini                                  key: ALFRED_MODEL_API_KEY or OPENAI_API_KEY
     openai-compatible:llama3@http://127.0.0.1:8080/v1    key: ALFRED_MODEL_API_KEY, optional
-    scripted:path/to/script.json                         replays recorded role outputs
+    scripted:path/to/script.json                         replays recorded role outputs (scripted:demo: the packaged demo)
 
-`ALFRED_MODEL_BASE_URL` overrides the provider's URL; `ALFRED_MODEL_JSON_MODE` picks the OpenAI JSON
-mode (json_schema, json_object, prompt); `ALFRED_MODEL_TIMEOUT` is seconds per call. An
-openai-compatible server never gets OPENAI_API_KEY by default: a local server has no business with it.
+`ALFRED_MODEL_BASE_URL` overrides the provider's URL; the rest of the model options (JSON mode, timeout,
+streaming, token budgets) are `config.ModelOptions`. An openai-compatible server never gets OPENAI_API_KEY
+by default: a local server has no business with it.
 """
 
 from __future__ import annotations
@@ -20,17 +20,17 @@ from pathlib import Path
 from alfred_mcp.agent.llm.anthropic import DEFAULT_BASE_URL as ANTHROPIC_BASE_URL
 from alfred_mcp.agent.llm.anthropic import AnthropicLLM
 from alfred_mcp.agent.llm.base import LLM
-from alfred_mcp.agent.llm.openai_compat import JSON_MODES, OPENAI_BASE_URL, JsonMode, OpenAICompatibleLLM
+from alfred_mcp.agent.llm.openai_compat import OPENAI_BASE_URL, OpenAICompatibleLLM
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
+from alfred_mcp.config import JSON_MODE_ENV, TIMEOUT_ENV, ModelOptions
 from alfred_mcp.errors import ConfigError
 
 MODEL_ENV = "ALFRED_MODEL"
 BASE_URL_ENV = "ALFRED_MODEL_BASE_URL"
 API_KEY_ENV = "ALFRED_MODEL_API_KEY"
-JSON_MODE_ENV = "ALFRED_MODEL_JSON_MODE"
-TIMEOUT_ENV = "ALFRED_MODEL_TIMEOUT"
-DEFAULT_TIMEOUT = 120.0
 FORMS = ("anthropic:<model>", "openai:<model>", "openai-compatible:<model>@<base url>", "scripted:<file.json>")
+DEMO_SCRIPT = Path(__file__).with_name("demo.json")
+"""`scripted:demo`: the packaged script that answers the README's two-message demo run."""
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,7 @@ class ModelSettings:
     model: str
     base_url: str | None
     api_key: str | None
-    json_mode: str | None
-    timeout: float
+    options: ModelOptions
     env: Mapping[str, str]
 
     def key(self, fallback_env: str | None) -> str | None:
@@ -57,6 +56,7 @@ def llm_from_settings(
     *,
     json_mode: str | None = None,
     timeout: float | None = None,
+    options: ModelOptions | None = None,
     env: Mapping[str, str] | None = None,
 ) -> LLM:
     """The provider named by `model` (else ALFRED_MODEL), configured from the arguments, then the environment.
@@ -74,15 +74,15 @@ def llm_from_settings(
         raise ConfigError(
             f"{MODEL_ENV}={spec!r} is not a model: use one of {', '.join(FORMS)}", field=MODEL_ENV, value=spec, valid=list(FORMS)
         )
-    settings = ModelSettings(
-        provider, name, base_url or env.get(BASE_URL_ENV) or None, api_key, json_mode or env.get(JSON_MODE_ENV), _timeout(timeout, env), env
-    )
-    return build(settings)
+    if options is None:
+        flags = {JSON_MODE_ENV: json_mode, TIMEOUT_ENV: None if timeout is None else str(timeout)}
+        options = ModelOptions.from_env(env, {key: value for key, value in flags.items() if value is not None})
+    return build(ModelSettings(provider, name, base_url or env.get(BASE_URL_ENV) or None, api_key, options, env))
 
 
 def _anthropic(settings: ModelSettings) -> LLM:
     key = _required_key(settings, "ANTHROPIC_API_KEY")
-    return AnthropicLLM(settings.model, key, base_url=settings.base_url or ANTHROPIC_BASE_URL, timeout=settings.timeout)
+    return AnthropicLLM(settings.model, key, base_url=settings.base_url or ANTHROPIC_BASE_URL, timeout=settings.options.timeout)
 
 
 def _openai(settings: ModelSettings) -> LLM:
@@ -91,10 +91,11 @@ def _openai(settings: ModelSettings) -> LLM:
         settings.model,
         base_url=settings.base_url or OPENAI_BASE_URL,
         api_key=key,
-        json_mode=_json_mode(settings),
+        json_mode=settings.options.json_mode,
         token_limit_field="max_completion_tokens",
         provider="openai",
-        timeout=settings.timeout,
+        timeout=settings.options.timeout,
+        stream=settings.options.stream,
     )
 
 
@@ -109,13 +110,15 @@ def _compatible(settings: ModelSettings) -> LLM:
         )
     if not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"Base URL {base_url!r} must start with http:// or https://", field=BASE_URL_ENV, value=base_url)
+    options = settings.options
     return OpenAICompatibleLLM(
-        model, base_url=base_url, api_key=settings.key(None), json_mode=_json_mode(settings), timeout=settings.timeout
+        model, base_url=base_url, api_key=settings.key(None), json_mode=options.json_mode, timeout=options.timeout, stream=options.stream
     )
 
 
 def _scripted(settings: ModelSettings) -> LLM:
-    return ScriptedLLM.from_file(Path(settings.model).expanduser())
+    path = Path(settings.model).expanduser()
+    return ScriptedLLM.from_file(DEMO_SCRIPT if settings.model in ("demo", "demo.json") and not path.exists() else path)
 
 
 BUILDERS: dict[str, Callable[[ModelSettings], LLM]] = {
@@ -133,28 +136,3 @@ def _required_key(settings: ModelSettings, fallback_env: str) -> str:
             f"{settings.provider}:{settings.model} needs an API key: set {API_KEY_ENV} or {fallback_env}", field=API_KEY_ENV
         )
     return key
-
-
-def _json_mode(settings: ModelSettings) -> JsonMode:
-    mode = settings.json_mode or "json_schema"
-    if mode not in JSON_MODES:
-        raise ConfigError(
-            f"{JSON_MODE_ENV}={mode!r} is not a JSON mode: use one of {', '.join(JSON_MODES)}",
-            field=JSON_MODE_ENV,
-            value=mode,
-            valid=list(JSON_MODES),
-        )
-    return mode  # type: ignore[return-value]
-
-
-def _timeout(timeout: float | None, env: Mapping[str, str]) -> float:
-    raw = timeout if timeout is not None else env.get(TIMEOUT_ENV)
-    if raw is None or raw == "":
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = 0.0
-    if not seconds > 0:  # also rejects nan
-        raise ConfigError(f"{TIMEOUT_ENV}={raw!r} must be a positive number of seconds", field=TIMEOUT_ENV, value=str(raw))
-    return seconds

@@ -125,15 +125,15 @@ async def test_overloaded_on_every_try_is_unavailable() -> None:
         with pytest.raises(ModelUnavailableError) as caught:
             await _llm(server).complete(_request())
     assert len(server.received) == 3
-    assert "HTTP 529: Overloaded (gave up after 3 attempts)" in caught.value.message
-    assert caught.value.fields == {"provider": "anthropic", "status": 529, "attempts": 3}
+    assert caught.value.message == f"anthropic at {server.url} kept failing (HTTP 529: Overloaded) after 3 tries"
+    assert caught.value.fields == {"provider": "anthropic", "status": 529, "attempts": 3, "requests": 3, "hint": "try again in a moment"}
 
 
 @pytest.mark.anyio
 async def test_slow_answer_times_out_as_unavailable() -> None:
     """No answer within the timeout: ModelUnavailableError at once, without a retry."""
     with ReplayServer(Reply.recording("anthropic_tool_use", delay=0.3)) as server:
-        with pytest.raises(ModelUnavailableError, match=r"did not answer within 0\.05s"):
+        with pytest.raises(ModelUnavailableError, match=r"did not answer within 0\.05 s"):
             await AnthropicLLM("claude-sonnet-4-5", KEY, base_url=server.url, timeout=0.05, retry=FAST).complete(_request())
     assert len(server.received) == 1
 

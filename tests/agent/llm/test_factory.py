@@ -38,12 +38,12 @@ def test_flags_win_over_env() -> None:
 
 
 def test_openai_uses_the_official_api_and_token_field() -> None:
-    """openai:<model> defaults to api.openai.com, OPENAI_API_KEY, json_schema and max_completion_tokens."""
+    """openai:<model> defaults to api.openai.com, OPENAI_API_KEY, the auto JSON mode and max_completion_tokens."""
     env = {"ALFRED_MODEL": "openai:gpt-4.1-mini", "OPENAI_API_KEY": OPENAI_KEY, "ALFRED_MODEL_TIMEOUT": "30"}
     llm = llm_from_settings(env=env)
     assert isinstance(llm, OpenAICompatibleLLM)
     assert (llm.model, llm.endpoint.url, llm.endpoint.provider) == ("gpt-4.1-mini", "https://api.openai.com/v1/chat/completions", "openai")
-    assert (llm.json_mode, llm.token_limit_field, llm.endpoint.timeout) == ("json_schema", "max_completion_tokens", 30.0)
+    assert (llm.json_mode, llm.wire_mode, llm.token_limit_field, llm.endpoint.timeout) == ("auto", "json_schema", "max_completion_tokens", 30.0)
     assert OPENAI_KEY not in repr(llm)
 
 
@@ -57,7 +57,7 @@ async def test_openai_compatible_spec_reaches_a_local_server_without_a_key() -> 
         response = await llm.complete(request)
     (received,) = server.received
     assert received.path == "/v1/chat/completions" and "authorization" not in received.headers
-    assert received.body["model"] == "llama3" and received.body["response_format"] == {"type": "json_object"}
+    assert received.body["model"] == "llama3" and received.body["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
     assert response.data["decision"] == "plan_direct"
 
 
@@ -91,7 +91,7 @@ async def test_scripted_spec_loads_the_file(tmp_path: Path) -> None:
         pytest.param("openai:gpt-4.1-mini", {"ANTHROPIC_API_KEY": "x"}, "set ALFRED_MODEL_API_KEY or OPENAI_API_KEY", id="openai-no-key"),
         pytest.param("openai-compatible:llama3", {}, "needs a model and a base URL", id="compatible-no-url"),
         pytest.param("openai-compatible:llama3@127.0.0.1:8080", {}, "must start with http:// or https://", id="compatible-bad-url"),
-        pytest.param("openai-compatible:llama3@http://h/v1", {"ALFRED_MODEL_JSON_MODE": "json"}, "'json' is not a JSON mode: use one of json_schema, json_object, prompt", id="bad-json-mode"),
+        pytest.param("openai-compatible:llama3@http://h/v1", {"ALFRED_MODEL_JSON_MODE": "json"}, "'json' is not a JSON mode: use one of auto, json_schema, json_object, prompt", id="bad-json-mode"),
         pytest.param("openai-compatible:llama3@http://h/v1", {"ALFRED_MODEL_TIMEOUT": "soon"}, "'soon' must be a positive number", id="bad-timeout"),
         pytest.param("openai-compatible:llama3@http://h/v1", {"ALFRED_MODEL_TIMEOUT": "0"}, "'0' must be a positive number", id="zero-timeout"),
         pytest.param("scripted:/nonexistent/turn.json", {}, "Cannot read the model script /nonexistent/turn.json", id="scripted-missing"),

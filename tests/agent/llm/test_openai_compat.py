@@ -27,6 +27,7 @@ def _request(**options: Any) -> ModelRequest:
 def _llm(server: ReplayServer, **options: Any) -> OpenAICompatibleLLM:
     options.setdefault("retry", FAST)
     options.setdefault("api_key", KEY)
+    options.setdefault("stream", False)  # the replay server answers plain JSON; streaming is tested on the fake servers
     return OpenAICompatibleLLM("gpt-4.1-mini", base_url=f"{server.url}/v1", timeout=5.0, **options)
 
 
@@ -69,12 +70,12 @@ async def test_local_server_gets_no_authorization_header_without_a_key() -> None
 @pytest.mark.parametrize(
     ("json_mode", "response_format"),
     [
-        pytest.param("json_object", {"type": "json_object"}, id="json_object"),
+        pytest.param("json_object", {"type": "json_object", "schema": SCHEMA}, id="json_object"),
         pytest.param("prompt", None, id="prompt"),
     ],
 )
 async def test_fallback_modes_put_the_schema_in_the_system_message(json_mode: str, response_format: Any) -> None:
-    """json_object and prompt modes send the schema as instructions after the role's system prompt."""
+    """json_object and prompt modes send the schema as instructions after the role's system prompt (json_object: as a grammar too)."""
     with ReplayServer(Reply.recording("llamacpp_fenced_json")) as server:
         await _llm(server, json_mode=json_mode).complete(_request())
     body = server.received[0].body
@@ -182,5 +183,5 @@ async def test_malformed_answer_is_an_output_error(recording: str, expected: str
 
 def test_unknown_json_mode_is_refused() -> None:
     """A typo in json_mode fails at construction, naming the valid modes."""
-    with pytest.raises(ValueError, match="json_schema, json_object, prompt"):
+    with pytest.raises(ValueError, match="auto, json_schema, json_object, prompt"):
         OpenAICompatibleLLM("llama3", base_url="http://127.0.0.1:1", json_mode="json")  # type: ignore[arg-type]

@@ -47,19 +47,19 @@ def _closed_port() -> int:
 async def test_unreachable_server_is_unavailable_after_every_attempt() -> None:
     """Connection refused is retried, then reported as ModelUnavailableError with the URL."""
     url = f"http://127.0.0.1:{_closed_port()}/v1/messages"
-    with pytest.raises(ModelUnavailableError, match=r"could not reach test-api at .*/v1/messages \(ConnectError\)") as caught:
+    with pytest.raises(ModelUnavailableError, match=r"test-api at .*/v1/messages could not be reached \(ConnectError, 2 tries\)") as caught:
         await _endpoint(url, attempts=2).post({"model": "m"})
-    assert caught.value.fields["attempts"] == 2
+    assert caught.value.fields["attempts"] == 2 and "server is running" in caught.value.fields["hint"]
 
 
 @pytest.mark.anyio
 async def test_success_status_with_a_non_json_body_is_a_model_error() -> None:
-    """A 200 whose body is not a JSON object (a proxy's HTML page) is reported with an excerpt."""
+    """A 200 whose body is not a JSON object (a proxy's HTML page) says so; the page itself stays out of the message."""
     page = Reply(200, "<html>Bad gateway</html>", {"content-type": "text/html"})
     with ReplayServer(page) as server:
-        with pytest.raises(ModelError, match="not a JSON object: '<html>Bad gateway</html>'") as caught:
+        with pytest.raises(ModelError, match=r"answered HTTP 200 with a body that is not a JSON object \(text/html\)") as caught:
             await _endpoint(f"{server.url}/x").post({})
-    assert caught.value.fields["status"] == 200
+    assert caught.value.fields["status"] == 200 and caught.value.remote == "<html>Bad gateway</html>"
 
 
 @pytest.mark.anyio
@@ -70,7 +70,8 @@ async def test_echoed_key_is_scrubbed_from_error_messages() -> None:
         with pytest.raises(ModelError) as caught:
             await _endpoint(f"{server.url}/x").post({})
     assert KEY not in json.dumps(caught.value.to_dict())
-    assert "key [api key] is not allowed here. Check the API key (ALFRED_MODEL_API_KEY)." in caught.value.message
+    assert "refused the request (HTTP 403: key [api key] is not allowed here)" in caught.value.message
+    assert KEY not in caught.value.remote and caught.value.fields["hint"] == "check the API key (ALFRED_MODEL_API_KEY)"
     assert caught.value.fields["error_type"] == "permission_error"
 
 
@@ -86,5 +87,6 @@ async def test_http_date_retry_after_falls_back_to_backoff() -> None:
     with ReplayServer(busy, Reply(200, {"ok": True})) as server:
         retry = RetryPolicy(attempts=2, base_delay=0.25)
         endpoint = ModelEndpoint("test-api", server.url, {}, secret=None, timeout=2.0, retry=retry, client=None, sleep=sleep)
-        assert await endpoint.post({}) == {"ok": True}
+        delivered = await endpoint.post({})
+    assert (delivered.value, delivered.requests) == ({"ok": True}, 2)
     assert delays == [0.25]
