@@ -26,7 +26,7 @@ from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
-from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
+from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.reply_check import check_reply
 from alfred_mcp.state.role_outputs import (
@@ -71,8 +71,8 @@ class TurnMachine:
     def load(self, turn: int) -> TurnState | None:
         return self.session.read(AGENT_TURNS.at(turn))
 
-    async def begin(self, message: str) -> TurnState:
-        """Open the next turn for `message` (the session's turn counter moves on)."""
+    async def begin(self, message: str, *, owner: TurnOwner | None = None) -> TurnState:
+        """Open the next turn for `message` (the session's turn counter moves on); `owner`: the loop running it."""
         current = self.current()
         if current is not None and current.stage != "done":
             raise OutOfOrderError(
@@ -80,7 +80,7 @@ class TurnMachine:
                 expected=current.stage,
             )
         history.begin_turn(self.session, message, config_of(self.work))
-        state = TurnState(turn=self.session.turn, message=message)
+        state = TurnState(turn=self.session.turn, message=message, owner=owner)
         self._save(state)
         return state
 
@@ -156,11 +156,12 @@ class TurnMachine:
             self._save(state)
         raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0))
 
-    async def reply_without_model(self, state: TurnState, reason: str) -> TurnState:
-        """The model could not answer for Reply: the turn ends with the state's own account, and why."""
+    async def reply_without_model(self, state: TurnState, reason: str, *, stopped: str | None = None) -> TurnState:
+        """The model cannot carry the turn further: it ends blocked (an earlier cause kept) with the state's own
+        account; `stopped`, when given, is the sentence that says what failed and what to try."""
         if state.outcome != "blocked":
             state = self._block(state, reason)
-        state.reply = fallback_reply(self.session, state)
+        state.reply = fallback_reply(self.session, state, stopped=stopped)
         state.reply_source = "fallback"
         state = await self._finish(state)
         self._save(state)
@@ -401,7 +402,11 @@ class TurnMachine:
 
     def _close(self, state: TurnState) -> None:
         state.ledger = summarize_turn(self.session, state)
-        record_conversation(self.session, state, config_of(self.work))
+        if state.reply_source == "fallback":  # nobody answered the user: later prompts do not show this exchange
+            record_plan(self.session, state)
+            history.forget_exchange(self.session)
+        else:
+            record_conversation(self.session, state, config_of(self.work))
 
     def _save(self, state: TurnState) -> None:
         if state.plan is not None:

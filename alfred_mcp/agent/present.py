@@ -61,8 +61,9 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason)
 
 
-def fallback_reply(session: Session, state: TurnState) -> str:
-    """The state's own account of the turn, used when every model reply was refused."""
+def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = None) -> str:
+    """The state's own account of the turn, used when no model reply could be had; `stopped` replaces the
+    closing line about the stop (the loop's sentence: what failed and what to try)."""
     facts = reply_facts(session, state)
     lines = []
     for call in session.calls(state.turn):
@@ -74,8 +75,8 @@ def fallback_reply(session: Session, state: TurnState) -> str:
         lines.append("Generated, not saved yet: " + ", ".join(item.show() for item in facts.unsaved) + ".")
     cards = [call.card for step in _all_steps(state) for call in step.tool_calls if call.ok and call.card and call.tool in _READS]
     lines += cards[-2:]
-    if facts.stopped:
-        lines.append(f"I couldn't finish this: {facts.stopped}")
+    if stopped or facts.stopped:
+        lines.append(stopped or f"I couldn't finish this: {facts.stopped}")
     return "\n".join(lines) or "Done: nothing needed changing."
 
 

@@ -22,8 +22,10 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
         "tools_called": _tool_counts(calls),
         "entities_created": [], "entities_updated": [], "entities_deleted": [],
         "artifacts_generated": [], "artifacts_saved": [],
-        "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool} for c in calls if c.outcome == "error"],
+        "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool} for c in calls if c.outcome == "error"]
+        + [dict(error) for error in state.errors if "role" in error],
         "model_calls": dict(state.model_calls),
+        "model_requests": state.model_requests,
     }
     for call in calls:
         if call.outcome != "ok":

@@ -10,7 +10,7 @@ from alfred_mcp.errors import StateError
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import AGENT_TURNS, CONVERSATION, NARRATIVE_INDEX, NARRATIVES, PLANS, UNDERSTANDING
 from alfred_mcp.state.context import DEFAULT_CONFIG, ContextConfig
-from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message
+from alfred_mcp.state.conversation import ConversationHistory, record_reply, record_user_message, without_turn
 from alfred_mcp.state.folding import FoldedLines, fold_line
 from alfred_mcp.state.narrative import TurnExecutionSummary, narrative_line, summarize_turn
 from alfred_mcp.state.understanding import NarrativeIndex, Understanding
@@ -38,6 +38,11 @@ def record_assistant_reply(
     history = record_reply(conversation_of(session), session.turn, reply, config=config.conversation, flow=flow)
     session.write(CONVERSATION, history)
     return history
+
+
+def forget_exchange(session: Session) -> None:
+    """Leave the current turn out of the conversation: its message was never answered (the model failed)."""
+    session.write(CONVERSATION, without_turn(conversation_of(session), session.turn))
 
 
 def summarize_current(session: Session, turn: int | None = None) -> TurnExecutionSummary:

@@ -49,6 +49,21 @@ class StepState(BaseModel):
     note_for_next_step: str | None = None
 
 
+class TurnOwner(BaseModel):
+    """Who runs a turn with the bundled loop, so a turn left by a run that died can be told from a live one.
+
+    Stage-driven turns have no owner: their client may come back at any time.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    driver: Literal["headless", "chat_tool"]
+    pid: int
+    host: str = Field(description="A digest of the host name (compared, never shown).")
+    started: float = Field(description="Unix time the turn began.")
+    deadline: float = Field(description="Unix time by which the loop ends the turn itself (its wall-clock budget).")
+
+
 class TurnState(BaseModel):
     """Everything one turn decided and did, stage by stage."""
 
@@ -80,9 +95,11 @@ class TurnState(BaseModel):
     replan_note: str | None = Field(default=None, description="Act's reason for the re-plan, shown to Think.")
     superseded_steps: list[StepState] = Field(default_factory=list, description="Steps of the plan a re-plan replaced.")
     ledger: dict[str, Any] | None = None
-    model_calls: dict[str, int] = Field(default_factory=dict)
+    model_calls: dict[str, int] = Field(default_factory=dict, description="Model calls per role, unusable answers included.")
     invalid_outputs: dict[str, int] = Field(default_factory=dict)
-    errors: list[dict[str, Any]] = Field(default_factory=list)
+    errors: list[dict[str, Any]] = Field(default_factory=list, description="Tool errors (with step) and model failures (with role).")
+    model_requests: int = Field(default=0, description="HTTP requests to the model: retries and JSON-mode fallbacks included.")
+    owner: TurnOwner | None = Field(default=None, description="The loop running the turn; None when a client drives it stage by stage.")
 
     @property
     def step(self) -> StepState | None:

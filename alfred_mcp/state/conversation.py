@@ -101,6 +101,11 @@ def record_reply(
     return _put(history, turn, config, summarize, **fields)
 
 
+def without_turn(history: ConversationHistory, turn: int) -> ConversationHistory:
+    """The history without `turn`'s exchange (a turn nobody answered is not part of the dialogue)."""
+    return history.model_copy(update={"recent": [e for e in history.recent if e.turn != turn]})
+
+
 def with_model_summary(
     history: ConversationHistory, summary: str, *, config: ConversationConfig = DEFAULT_CONVERSATION
 ) -> ConversationHistory:

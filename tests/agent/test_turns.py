@@ -42,12 +42,6 @@ async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
     await app.close()
 
 
-@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
-async def client(request: pytest.FixtureRequest, app: AlfredApp) -> AsyncIterator[Client]:
-    async with Client(build_server(app), mode=request.param) as connected:
-        yield connected
-
-
 def script(app: AlfredApp, outputs: dict[str, list[Any]]) -> ScriptedLLM:
     llm = ScriptedLLM(outputs)
     app.llm = llm

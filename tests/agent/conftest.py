@@ -1,0 +1,28 @@
+"""Fixtures of the agent tests: an app on a fresh demo kitchen, and the real MCP client in both protocol eras."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.server.mcp_server import build_server
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+    """An open app on a new SQLite file with the demo kitchen (a module may override it)."""
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), check_results=True))
+    await app.open()
+    yield app
+    await app.close()
+
+
+@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
+async def client(request: pytest.FixtureRequest, app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app), mode=request.param) as connected:
+        yield connected
