@@ -22,7 +22,8 @@ import anyio
 
 from alfred_mcp.agent.llm.base import LLM
 from alfred_mcp.agent.llm.factory import llm_from_settings
-from alfred_mcp.config import Settings
+from alfred_mcp.config import ModelOptions, Settings
+from alfred_mcp.errors import ConfigError
 from alfred_mcp.operations.seeding import seed_if_empty
 from alfred_mcp.session import CallScope, SessionManager, UnitOfWork, unit_of_work
 from alfred_mcp.session.journal import JournalingStore
@@ -43,6 +44,10 @@ class AlfredApp:
     settings: Settings = field(default_factory=Settings)
     llm: LLM | None = None
     """The model `chat` and the headless CLI run turns with (None: clients drive turns themselves)."""
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    """JSON mode, timeout, token and turn budgets of the agent's model calls."""
+    model_error: ConfigError | None = None
+    """Why the configured model is unusable: only what needs a model (chat, run, the chat tool) fails with it."""
     serves_many: bool = False
     """HTTP: every call must come with an authenticated user; there is no local user to fall back to."""
     sessions: SessionManager = field(init=False)
@@ -59,9 +64,16 @@ class AlfredApp:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AlfredApp:
-        llm = llm_from_settings(settings.model) if settings.model else None
         store = supabase_store(settings.supabase) if settings.supabase else open_store(settings.db)
-        return cls(store=store, settings=settings, llm=llm)
+        app = cls(store=store, settings=settings)
+        if settings.model:
+            try:
+                app.model_options = ModelOptions.from_env(overrides=settings.model_overrides)
+                app.llm = llm_from_settings(settings.model, options=app.model_options)
+            except ConfigError as error:
+                logger.info("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
+                app.model_error = error
+        return app
 
     async def open(self) -> None:
         """Open the store, make sure the user exists, seed the demo kitchen on first run.

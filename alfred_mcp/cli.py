@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from types import FrameType
@@ -25,10 +26,15 @@ from alfred_mcp.config import (
     DB_ENV,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
+    JSON_MODE_ENV,
+    JSON_MODES,
     MAX_SESSIONS_ENV,
     OAUTH_ISSUER_ENV,
     PUBLIC_URL_ENV,
     SESSION_IDLE_TIMEOUT_ENV,
+    TIMEOUT_ENV,
+    TURN_CALLS_ENV,
+    TURN_SECONDS_ENV,
     HttpSettings,
     Settings,
     default_db_path,
@@ -69,16 +75,34 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_parser(commands, common)
     seed = commands.add_parser("seed", parents=[common], help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
     seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
-    commands.add_parser(
+    chat = commands.add_parser(
         "chat", parents=[common], help="talk to the kitchen assistant in the terminal (needs --model)",
-        epilog="Example: alfred-mcp --model anthropic:claude-sonnet-4-5 chat",
+        epilog="Example: alfred-mcp --model anthropic:claude-sonnet-4-5 chat   (Ctrl-D leaves; Ctrl-C stops the turn, exit 130)",
     )
     run = commands.add_parser(
-        "run", parents=[common], help="run a file of user messages (one per line) and print a JSON transcript",
-        epilog="Example: alfred-mcp --model scripted:demo.json run messages.txt",
+        "run", parents=[common], help="run a file of user messages (one per line), printing each turn as a JSON line when it ends",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Example: alfred-mcp --model scripted:demo run messages.txt   (the packaged demo model; - reads stdin)\n"
+               "Exit codes: 0 every turn ended, 1 a turn ended blocked, 130/143 interrupted (what finished is written).",
     )
-    run.add_argument("script", help="a text file with one user message per line")
+    run.add_argument("script", help="a text file with one user message per line, or - for stdin")
+    for command in (chat, run):
+        _model_option_flags(command)
     return parser
+
+
+def _model_option_flags(command: argparse.ArgumentParser) -> None:
+    """Model options of chat and run; each wins over its environment variable."""
+    options = command.add_argument_group("model options")
+    options.add_argument("--json-mode", choices=JSON_MODES, help=f"how to ask for JSON (env {JSON_MODE_ENV}; default auto)")
+    options.add_argument("--timeout", metavar="SECONDS", help=f"seconds for one model call (env {TIMEOUT_ENV}; default 120)")
+    options.add_argument("--max-calls", metavar="N", help=f"model calls one turn may make (env {TURN_CALLS_ENV}; default 30)")
+    options.add_argument("--max-seconds", metavar="SECONDS", help=f"seconds one turn may take (env {TURN_SECONDS_ENV}; default 600)")
+
+
+def _model_overrides(args: argparse.Namespace) -> dict[str, str]:
+    flags = {JSON_MODE_ENV: args.json_mode, TIMEOUT_ENV: args.timeout, TURN_CALLS_ENV: args.max_calls, TURN_SECONDS_ENV: args.max_seconds}
+    return {name: str(value) for name, value in flags.items() if value is not None}
 
 
 def _global_options(parser: argparse.ArgumentParser, *, after_command: bool) -> None:
@@ -232,6 +256,7 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command in ("chat", "run"):
         from alfred_mcp.headless import chat_in_terminal, run_script
 
+        settings = replace(settings, model_overrides=_model_overrides(args))
         if args.command == "chat":
             return anyio.run(chat_in_terminal, settings)
         return anyio.run(run_script, settings, args.script)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
 from alfred_mcp.agent.llm.base import LLM
-from alfred_mcp.agent.loop import run_turn
+from alfred_mcp.agent.loop import Observer, TurnEvent, TurnLimits, describe_event, run_turn
 from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.agent.ownership import end_if_abandoned, new_owner
 from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ConfigError, OutOfOrderError, RoleOutputError
 from alfred_mcp.operations import drafting
+from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.server.call_context import current_request_context
 from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
@@ -40,13 +43,37 @@ def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
 
 
 async def chat(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    """Run a whole turn; progress per stage and model call; a client's cancellation ends the turn as interrupted."""
     llm = _model_for(app, args.get("model", "configured"))
-    async with work_on(app, "chat", args) as work:
-        state = await run_turn(_machine(app, work), llm, args["message"])
-        return {
-            "reply": state.reply or "", "outcome": state.outcome, "summary": state.ledger or {},
-            "model_calls": state.model_calls, **_context(work.session),
-        }
+    limits = TurnLimits.from_options(app.model_options)
+    interrupt = Interrupt()
+
+    async def turn() -> ToolResult:
+        async with work_on(app, "chat", args) as work:
+            machine = _machine(app, work)
+            await end_if_abandoned(machine)
+            state = await run_turn(
+                machine, llm, args["message"], limits=limits, observe=_reporter(), interrupt=interrupt,
+                owner=new_owner("chat_tool", limits.seconds),
+            )
+            return {
+                "reply": state.reply or "", "outcome": state.outcome, "summary": state.ledger or {},
+                "model_calls": state.model_calls, **_context(work.session),
+            }
+
+    return await finish_despite_cancellation(turn, interrupt, "interrupted: the client cancelled the request")
+
+
+def _reporter() -> Observer:
+    """Progress notifications (when the client sent a progress token): one per model call, wait and failure."""
+    sent = 0
+
+    async def observe(event: TurnEvent) -> None:
+        nonlocal sent
+        sent += 1
+        await report_progress(sent, None, f"turn {event.state.turn}: {describe_event(event)}")
+
+    return observe
 
 
 def _model_for(app: AlfredApp, which: str) -> LLM:
@@ -55,6 +82,8 @@ def _model_for(app: AlfredApp, which: str) -> LLM:
         if context is None:
             raise ConfigError("model='client' needs an MCP client that supports sampling.", field="model")
         return SamplingLLM(push_sampler(context))
+    if app.model_error is not None:
+        raise app.model_error
     if app.llm is None:
         raise ConfigError(
             "No model is configured on the server (set ALFRED_MODEL, e.g. anthropic:claude-sonnet-4-5). "

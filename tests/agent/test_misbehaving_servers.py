@@ -1,0 +1,66 @@
+"""`run` and the `chat` tool against each misbehaving server (fake_openai.MISBEHAVIOURS): bounded, told, never wedged.
+
+`run` is a real subprocess reading its JSON lines; the `chat` tool goes through the real MCP client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from e2e.helpers import call
+from mcp import Client
+
+from alfred_mcp.agent.llm.openai_compat import OpenAICompatibleLLM
+from alfred_mcp.agent.llm.transport import RetryPolicy
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
+
+from .llm.fake_openai import MISBEHAVIOURS, FakeModelServer
+
+REPO = Path(__file__).resolve().parents[2]
+MESSAGES = ("what are my tasks?", "what is in the fridge?")
+OPTIONS = {"ALFRED_MODEL_TIMEOUT": "0.5", "ALFRED_MODEL_MAX_TOKENS": "64"}
+
+
+def _check(turns: list[dict[str, object]], name: str) -> None:
+    expected = MISBEHAVIOURS[name]
+    assert tuple(t["outcome"] for t in turns) == expected.outcomes
+    for turn in turns:
+        calls = turn["model_calls"]
+        assert isinstance(calls, dict) and 1 <= sum(calls.values()) <= expected.max_calls_per_turn <= 15
+        reply = str(turn["reply"])
+        if turn["outcome"] == "blocked":
+            assert reply.startswith("I could not finish this turn: ") and "Stopped:" not in reply and 'File "' not in reply
+    assert find_uuid(json.dumps(turns)) is None
+
+
+@pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
+def test_run_against_a_misbehaving_server(tmp_path: Path, name: str) -> None:
+    messages = tmp_path / "messages.txt"
+    messages.write_text("\n".join(MESSAGES))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path), **OPTIONS}
+    with FakeModelServer(MISBEHAVIOURS[name].make()) as server:
+        command = [sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "k.db"), "--model", f"openai-compatible:fake@{server.base_url}",
+                   "run", str(messages)]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60, check=False)
+    turns = [json.loads(line) for line in done.stdout.splitlines()]
+    _check(turns, name)
+    assert done.returncode == (1 if "blocked" in MISBEHAVIOURS[name].outcomes else 0), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", sorted(MISBEHAVIOURS))
+async def test_the_chat_tool_against_a_misbehaving_server(app: AlfredApp, name: str) -> None:
+    app.model_options = app.model_options.from_env(env=OPTIONS)
+    with FakeModelServer(MISBEHAVIOURS[name].make()) as server:
+        app.llm = OpenAICompatibleLLM("fake", base_url=server.base_url, timeout=0.5, retry=RetryPolicy(attempts=3, base_delay=0.01))
+        async with Client(build_server(app)) as client:
+            results = [await call(client, "chat", message=message) for message in MESSAGES]
+    _check([{**r, "model_calls": r["model_calls"]} for r in results], name)
