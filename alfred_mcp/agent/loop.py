@@ -201,10 +201,10 @@ class _Run:
         return state
 
     def _count(self, state: TurnState, role: str, code: str, message: str, *, counted: bool = False) -> None:
-        """A model call that produced no accepted output (the machine counts those it saw: accepted or refused)."""
+        """A model call that produced no accepted output (the machine counts and records those it refused)."""
         if not counted:
             state.model_calls[role] = state.model_calls.get(role, 0) + 1
-        state.errors.append({"role": role, "code": code, "message": message})
+            state.errors.append({"role": role, "code": code, "message": message})
 
     async def _give_up(self, state: TurnState, stop: Stop) -> TurnState:
         cause = state.blocked_reason or stop.reason

@@ -143,6 +143,7 @@ class TurnMachine:
         state.invalid_outputs[role] = count
         state.model_calls[role] = state.model_calls.get(role, 0) + 1
         message = _validation_message(role, error)
+        state.errors.append({"role": role, "code": RoleOutputError.code, "message": message})
         if count >= MAX_INVALID_OUTPUTS and role == "reply":
             state.reply = fallback_reply(self.session, state)
             state.reply_source = "fallback"

@@ -149,7 +149,7 @@ def _messages(tmp_path: Path, *lines: str) -> str:
     return str(path)
 
 
-QUICK = {"quick_mode": True, "quick_read": {"table": "tasks", "limit": 3}}
+QUICK = {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"table": "tasks", "limit": 3}}
 
 
 def test_the_packaged_demo_model_runs_out_of_the_box(tmp_path: Path) -> None:
@@ -271,4 +271,4 @@ def test_ctrl_c_during_a_chat_turn_interrupts_it_and_exits_130(tmp_path: Path) -
         chat.process.send_signal(signal.SIGINT)
         code, out, _ = chat.finish(timeout=10)
         assert server.requests and all(r.ended is not None for r in server.requests)
-    assert code == 130 and out[-1] == "alfred: I could not finish this turn: interrupted (Ctrl-C)."
+    assert code == 130 and out[-1] == "alfred: I couldn't finish this: interrupted (Ctrl-C)."

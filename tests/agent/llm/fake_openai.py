@@ -379,7 +379,7 @@ def _chunk(request: Request, delta: dict[str, Any], finish_reason: str | None) -
 
 
 ROLE_SCRIPT: dict[str, list[dict[str, Any]]] = {
-    "understand": [{"quick_mode": True, "quick_read": {"table": "tasks", "limit": 3}}, {}],
+    "understand": [{"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"table": "tasks", "limit": 3}}, {}],
     "think": [{"goal": "Check the fridge", "decision": "plan_direct",
                "steps": [{"description": "Read the fridge", "step_type": "read", "subdomain": "inventory"}]}],
     "act": [{"decision": {"action": "tool_call", "tool": "db_read", "arguments": {"table": "inventory"}}},
@@ -396,14 +396,16 @@ class Misbehaviour:
     make: Callable[[], Behaviour]
     outcomes: tuple[str, str]
     max_calls_per_turn: int
+    timeout: float = 5.0
+    """Seconds per model call in the test: short only where waiting is the behaviour."""
 
 
 MISBEHAVIOURS: dict[str, Misbehaviour] = {
     "refuses-json-schema": Misbehaviour(lambda: llama_cpp_python(by_role(ROLE_SCRIPT)), ("quick", "completed"), 5),
     "answers-empty-objects": Misbehaviour(lambda: always(Answer("{}")), ("blocked", "blocked"), 7),
     "answers-prose": Misbehaviour(lambda: always(Answer("Lyon is a French city with a long history of cooking.")), ("blocked", "blocked"), 6),
-    "never-answers": Misbehaviour(lambda: always(Silent()), ("blocked", "blocked"), 1),
+    "never-answers": Misbehaviour(lambda: always(Silent()), ("blocked", "blocked"), 1, timeout=0.5),
     "dies-mid-turn": Misbehaviour(lambda: dies_after(1, by_role(ROLE_SCRIPT)), ("quick", "blocked"), 1),
     "streams-a-runaway-answer": Misbehaviour(lambda: always(Runaway(tokens_per_second=4000)), ("blocked", "blocked"), 6),
 }
-"""Two turns each; a blocked turn says why in one sentence. Run with a short timeout and small token budgets."""
+"""Two turns each; a blocked turn says why in one sentence. Run with small token budgets."""
