@@ -129,6 +129,10 @@ class AlfredApp:
         if self._opened == 0:
             await self.store.close()
 
+    def acting_user(self) -> str | None:
+        """The user the current call acts for, or None where there is none (never raises)."""
+        return _acting.get() or self._user_id
+
     @property
     def user_id(self) -> str:
         """The user the current call acts for: the request's authenticated user, else the local one."""

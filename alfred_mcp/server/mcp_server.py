@@ -39,6 +39,7 @@ from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.toolsets import HostControls
+from alfred_mcp.server.user_bus import UserScopedBus
 
 logger = logging.getLogger(__name__)
 INSTRUCTIONS = (
@@ -64,7 +65,8 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
         self.host = HostControls.from_settings(app.settings, self.contracts)
         super().__init__("alfred-mcp", version=__version__, instructions=INSTRUCTIONS, lifespan=_lifespan,
-                         extensions=[apps.build_apps()] if app.settings.ui else None)
+                         extensions=[apps.build_apps()] if app.settings.ui else None,
+                         subscriptions=UserScopedBus(app.acting_user))
         if app.settings.ui:
             self.middleware.append(apps.AppsClientMiddleware())
         if many_users:

@@ -10,6 +10,7 @@ import anyio
 import httpx2
 import pytest
 from mcp import MCPError
+from mcp.shared.subscriptions import ResourceUpdated
 
 from alfred_mcp.server.dispatch import ERROR_META
 
@@ -70,6 +71,26 @@ async def test_user_b_cannot_read_change_or_reference_user_a_rows(pg_url: str) -
     assert [row["name"] for row in kept["rows"]] == ["Alice's secret stew"]
     assert "secret stew" in alice_sees and f"Unknown ref '{ref}'" in refused.value.error.message
     assert "secret stew" not in bob_dashboard
+
+
+async def test_a_listening_user_hears_only_of_changes_to_their_own_kitchen(pg_url: str) -> None:
+    """2026-07-28 listen streams are per user: Bob's write is not announced to Alice, though the URIs read the same."""
+    working, dashboard = "alfred://session/current/working-set", "alfred://kitchen/dashboard"
+    async with (
+        http_server(pg_url, TOKENS) as url, http_client(url, ALICE) as alice, http_client(url, BOB) as bob,
+        alice.listen(resource_subscriptions=[working, dashboard]) as heard,
+    ):
+        await call(bob, "db_create", table="tasks", data={"title": "Bob's errand"})  # Bob's dashboard, then working set
+        await call(alice, "db_read", table="tasks", limit=1)  # Alice's working set
+        await call(alice, "db_create", table="tasks", data={"title": "Alice's errand"})  # Alice's dashboard, working set
+        seen: list[str] = []
+        with anyio.fail_after(10):
+            async for event in heard:
+                assert isinstance(event, ResourceUpdated)
+                seen.append(event.uri)
+                if event.uri == dashboard:
+                    break
+    assert seen == [working, dashboard], "the first event Alice hears is her own read, not Bob's write"
 
 
 async def test_two_replicas_serve_alternate_calls_of_one_session(pg_url: str) -> None:
