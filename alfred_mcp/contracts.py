@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -11,6 +12,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.jsonschema import describe_value
+from alfred_mcp.kitchen.raw_ids import find_raw_id
+from alfred_mcp.kitchen.text import Admitted, admit
 from alfred_mcp.paths import contract_dir
 
 ANNOTATION_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -51,11 +55,23 @@ class ToolContract:
             return False
         return bool(self.annotations.get(name, HINT_DEFAULTS[name]))
 
+    def admit_arguments(self, arguments: dict[str, Any]) -> Admitted:
+        """The arguments as the handler may use them: checked at the door (`kitchen/text.py`: control
+        characters, non-finite numbers and bare raw ids refused, raw ids in text redacted), then
+        against the inputSchema.
+
+        Raises:
+            InputError: naming the offending argument and what would be valid.
+        """
+        admitted = admit(arguments)
+        self.check_arguments(admitted.value)
+        return admitted
+
     def check_arguments(self, arguments: dict[str, Any]) -> None:
         """Raises InputError naming the offending argument and what would be valid."""
         error = best_match(self.input_validator.iter_errors(arguments))
         if error is not None:
-            raise InputError(describe_validation_error(self.name, error), field=_path(error) or None)
+            raise InputError(describe_validation_error(self.name, error), field=_field(error))
 
     def check_result(self, result: dict[str, Any]) -> None:
         """Raises ValidationError when the server's own result breaks its published contract."""
@@ -63,21 +79,71 @@ class ToolContract:
 
 
 def _path(error: ValidationError) -> str:
-    return ".".join(str(part) for part in error.absolute_path)
+    """('items', 0, 'name') -> 'items[0].name', the form every error's `field` uses."""
+    text = ""
+    for part in error.absolute_path:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def _field(error: ValidationError) -> str:
+    """The argument to name: the path of the bad value, or the unexpected or missing key itself."""
+    path = _path(error)
+    keys: list[str] = []
+    schema: Any = error.schema
+    wanted: Any = error.validator_value
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        keys = [str(key) for key in error.instance if key not in schema.get("properties", {})]
+    elif error.validator == "required" and isinstance(error.instance, dict):
+        keys = [str(name) for name in wanted if name not in error.instance]
+    if keys and find_raw_id(keys[0]) is None:
+        return f"{path}.{keys[0]}" if path else keys[0]
+    return path or "arguments"
+
+
+_TYPE_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "array": "a list", "object": "an object", "null": "null"}
 
 
 def describe_validation_error(tool: str, error: ValidationError) -> str:
-    """A one-line message naming the argument and the rule it broke."""
+    """A one-line message naming the argument and the rule it broke; the value is shown shortened, never a raw id."""
     where = _path(error) or "arguments"
-    if error.validator == "enum":
-        allowed: Any = error.validator_value
-        choices = ", ".join(str(choice) for choice in allowed)
-        return f"{tool}: {where} must be one of: {choices}; got {error.instance!r}."
-    if error.validator == "additionalProperties":
-        return f"{tool}: {error.message}."
-    if error.validator == "required":
-        return f"{tool}: {error.message} (in {where})."
-    return f"{tool}: {where}: {error.message}"
+    rule: Any = error.validator  # jsonschema types these loosely
+    limit: Any = error.validator_value
+    value: Any = error.instance
+    schema: Any = error.schema
+    shown = describe_value(value)
+    if rule == "enum":
+        return f"{tool}: {where} must be one of: {', '.join(str(choice) for choice in limit)}; got {shown}."
+    if rule == "additionalProperties":
+        extra = sorted(str(key) for key in value if key not in schema.get("properties", {}))
+        names = ", ".join(describe_value(key) for key in extra)
+        return f"{tool}: {where} has no argument {names}; valid: {', '.join(schema.get('properties', {}))}."
+    if rule == "required":
+        missing = [name for name in limit if name not in value]
+        return f"{tool}: {', '.join(missing)} is required (in {where})."
+    if rule == "type":
+        expected = limit if isinstance(limit, list) else [limit]
+        return f"{tool}: {where} must be {' or '.join(_TYPE_WORDS.get(str(t), str(t)) for t in expected)}, got {shown}."
+    if rule == "pattern":
+        return f"{tool}: {where} must look like {_example(limit)}, got {shown}."
+    if rule in ("maxLength", "minLength"):
+        bound = "at most" if rule == "maxLength" else "at least"
+        return f"{tool}: {where} must be {bound} {limit} characters long; it has {len(value)}."
+    if rule in ("maxItems", "minItems", "maxProperties", "minProperties"):
+        bound = "at most" if rule.startswith("max") else "at least"
+        noun = "items" if rule.endswith("Items") else "fields"
+        return f"{tool}: {where} must have {bound} {limit} {noun}; it has {len(value)}."
+    if rule in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        bound = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}[rule]
+        return f"{tool}: {where} must be {bound} {limit}, got {shown}."
+    return f"{tool}: {where} breaks the rule {rule} ({describe_value(limit)}), got {shown}."
+
+
+def _example(pattern: str) -> str:
+    """A readable example of what a ref pattern such as '^gen_(recipe|meal)_[1-9][0-9]{0,8}$' accepts."""
+    head = re.sub(r"\(([^|)]*)[^)]*\)", r"\1", pattern.strip("^$").split("[1-9]", 1)[0])
+    return f"'{head}1'" if head.endswith("_") and "[" not in head else f"the pattern {pattern}"
 
 
 def _load(path: Any) -> ToolContract:

@@ -19,13 +19,15 @@ from typing import Any
 from jsonschema.exceptions import ValidationError
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
+from pydantic import ValidationError as PydanticValidationError
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError
+from alfred_mcp.kitchen.text import redaction_note
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
-from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid
+from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
 from alfred_mcp.server.tools.view_texts import TEXTS
@@ -38,10 +40,12 @@ async def run_tool_call(
 ) -> tuple[CallToolResult, ToolResult | None]:
     """The call's result for the client, and its structured result when it succeeded (None on error)."""
     name = contract.name
+    completed = False
     try:
-        contract.check_arguments(arguments)
+        admitted = contract.admit_arguments(arguments)
         with serving(context), reporting_to(_progress_reporter(context)):
-            result = await HANDLERS[name](app, arguments)
+            result = await HANDLERS[name](app, admitted.value)
+        completed = True
         if app.settings.check_results:
             contract.check_result(result)
         body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
@@ -51,11 +55,15 @@ async def run_tool_call(
         return _error_result(error), None
     except (UuidLeakError, ValidationError):
         logger.exception("tool %s produced a result that breaks its contract", name)
-        return _internal_error(name), None
-    except Exception:
+        return internal_error(name, completed=completed), None
+    except Exception as error:
         logger.exception("tool %s failed", name)
-        return _internal_error(name), None
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result), result
+        return internal_error(name, completed=completed, cause=error), None
+    meta = None
+    if admitted.redacted:
+        text = f"{redaction_note(admitted.redacted)}\n{text}"
+        meta = {REDACTED_META: list(dict.fromkeys(admitted.redacted))}
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result, _meta=meta), result
 
 
 def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:
@@ -85,6 +93,8 @@ def summary_line(name: str, result: ToolResult) -> str:
 
 ERROR_META = "alfred/error"
 """The `_meta` key of an error result's fields."""
+REDACTED_META = "alfred/redacted"
+"""The `_meta` key listing the arguments whose UUID-shaped text was stored redacted (`kitchen/text.py`)."""
 
 
 def error_result(fields: dict[str, Any]) -> CallToolResult:
@@ -100,10 +110,40 @@ def _error_result(error: AlfredError) -> CallToolResult:
         assert_no_uuid(fields, where="error")
     except UuidLeakError:
         logger.error("an error message carried a raw id; replaced: %s", type(error).__name__)
-        fields = {"code": error.code, "message": "The request was refused; nothing was changed."}
+        field = error.fields.get("field")
+        safe_field = field if isinstance(field, str) and find_uuid(field) is None else None
+        where = f"{safe_field}: " if safe_field else ""
+        fields = {"code": error.code, "message": f"{where}the value was refused ({error.code}); it is not shown because it holds a raw id.",
+                  "field": safe_field or "arguments"}
     logger.info("refused (%s): %s", fields["code"], fields["message"])
     return error_result(fields)
 
 
-def _internal_error(name: str) -> CallToolResult:
-    return error_result({"code": "internal_error", "message": f"Internal error in {name}; nothing was changed. The server log has details."})
+def internal_error(name: str, *, completed: bool = False, cause: BaseException | None = None) -> CallToolResult:
+    """An internal error naming the tool and, when a model check failed, the field and its limit.
+
+    It never claims that nothing changed: `completed` says the call's work was committed and only
+    its result failed; otherwise the call's own unit of work was rolled back.
+    """
+    detail = _limit_detail(cause)
+    fields: dict[str, Any] = {"code": "internal_error", "tool": name}
+    if completed:
+        what = f"Internal error in {name} after it completed: its changes were kept, but its result could not be sent"
+    else:
+        what = f"Internal error in {name}: the call stopped and its own writes were rolled back"
+    if detail is not None:
+        fields["field"], fields["limit"] = detail
+        what += f" ({detail[0]}: {detail[1]})"
+    fields["message"] = f"{what}. The server log has details."
+    if find_uuid(fields) is not None:
+        fields = {"code": "internal_error", "tool": name, "message": f"Internal error in {name}. The server log has details."}
+    return error_result(fields)
+
+
+def _limit_detail(cause: BaseException | None) -> tuple[str, str] | None:
+    """(field, broken rule) of a pydantic validation failure inside the call, when that is what failed."""
+    if not isinstance(cause, PydanticValidationError):
+        return None
+    first = cause.errors(include_url=False, include_input=False)[0]
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in first["loc"]).lstrip(".")
+    return f"{cause.title}.{where}" if where else cause.title, first["msg"]

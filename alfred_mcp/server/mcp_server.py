@@ -12,7 +12,7 @@ import anyio
 from mcp import MCPError
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -37,6 +37,7 @@ from alfred_mcp.server.dispatch import run_tool_call
 from alfred_mcp.server.notifications import notify_changes
 from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
+from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.server.user_bus import UserScopedBus
@@ -112,6 +113,13 @@ class AlfredServer(MCPServer[AlfredApp]):
         """Every resource; the `ui://` views only for a client that declared MCP Apps."""
         found = await super().list_resources()
         return found if apps.client_declared_apps() else [r for r in found if not apps.is_view_uri(r.uri)]
+
+    async def read_resource(self, uri: Any, context: Context[AlfredApp, Any] | None = None) -> Any:
+        """The SDK's read, with its errors made safe: no raw id the client sent is echoed back (`session_args`)."""
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceError as error:
+            raise resource_failure(error, str(uri)) from None
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         contract = self.contracts.get(name)

@@ -13,7 +13,7 @@ from pydantic import Field
 from alfred_mcp.agent.role_templates import role_prompt
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError, ConfigError
-from alfred_mcp.server.session_args import checked_text, invalid_params, session_arg
+from alfred_mcp.server.session_args import admitted_args, checked_text, invalid_params, session_arg
 from alfred_mcp.state.context import STEP_KINDS, StepView
 
 SessionArg = Annotated[str, Field(description="'current' (default) or a session name such as session_2.")]
@@ -64,6 +64,8 @@ def _number(text: str, field: str) -> int | None:
 
 
 async def _prompt(app: AlfredApp, role: str, session: str, *, step: StepView | None = None, message: str = "") -> str:
+    args = admitted_args(session=session, message=message)
+    session, message = args["session"], args["message"]
     try:
         async with app.work(f"prompt:{role}", session=session_arg(session), log_refusals=False) as work:
             text = await role_prompt(work, role, step=step, message=message or None)
@@ -95,8 +97,10 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
         session: SessionArg = "current",
     ) -> str:
         """Execute one plan step with the tools; the context is this turn's step, entities and constraints."""
+        args = admitted_args(step_type=step_type, description=description, subdomain=subdomain,
+                             step_number=step_number, total_steps=total_steps)
         try:
-            step = step_view(step_type, description, subdomain, step_number, total_steps)
+            step = step_view(**args)
         except AlfredError as error:
             raise invalid_params(error) from None
         return await _prompt(app, "act", session, step=step)

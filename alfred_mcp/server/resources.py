@@ -21,7 +21,7 @@ from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.kitchen.taxonomy import taxonomy_path
 from alfred_mcp.operations import drafting, history, understanding
 from alfred_mcp.operations.dashboard import build_dashboard
-from alfred_mcp.server.session_args import bare_ref, session_for_resource, to_json
+from alfred_mcp.server.session_args import bare_ref, resource_arg, session_for_resource, to_json
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS, DRAFTS
 from alfred_mcp.state.constraints import compile_constraints, render_constraints
@@ -94,7 +94,7 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     async def one_ref(session: str, ref: str) -> str:
         async with session_for_resource(app, session, "one_ref") as work:
             found = work.session
-            return to_json({**_head(found), **await ref_view(work, bare_ref(ref))}, where="ref")
+            return to_json({**_head(found), **await ref_view(work, bare_ref(resource_arg("ref", ref)))}, where="ref")
 
     @server.resource("alfred://session/{session}/turns/{turn}", name="turn", title="A turn, stage by stage", mime_type=JSON,
                      description="Every stage's output of an agent turn (`current`, `last` or a number): understanding, plan, "
@@ -102,14 +102,14 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     async def turn(session: str, turn: str) -> str:
         async with session_for_resource(app, session, "turn") as work:
             found = work.session
-            return to_json({**_head(found), **turn_view(found, turn)}, where="turn")
+            return to_json({**_head(found), **turn_view(found, resource_arg("turn", turn))}, where="turn")
 
     @server.resource("alfred://session/{session}/batches/{batch}", name="batch", title="A batch manifest", mime_type=JSON,
                      description="A batch's items (pending, completed, failed with reason, skipped) and progress; `latest` for the newest.")
     async def batch(session: str, batch: str) -> str:
         async with session_for_resource(app, session, "batch") as work:
             found = work.session
-            manifest = _manifest(found, batch)
+            manifest = _manifest(found, resource_arg("batch", batch))
             return to_json({**_head(found), **manifest.to_dict(), "progress": manifest.progress(), "summary": manifest.summary()},
                            where="batch")
 
@@ -122,8 +122,8 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     @server.resource("alfred://kitchen/schema/{table}", name="schema", title="Table schema", mime_type=MARKDOWN,
                      description="One kitchen table: columns, types, allowed values, foreign keys as refs.")
     def schema(table: str) -> str:
-        if table not in TABLES:
-            raise ResourceNotFoundError(f"Unknown table '{table}'. Tables: {', '.join(TABLES)}.")
+        if resource_arg("table", table) not in TABLES:
+            raise ResourceNotFoundError(f"table: Unknown table '{table}'. Tables: {', '.join(TABLES)}.")
         return table_markdown(TABLES[table])
 
     @server.resource("alfred://taxonomy", name="taxonomy", title="Ingredient taxonomy", mime_type=JSON,
@@ -157,7 +157,7 @@ def turn_view(session: Session, which: str) -> dict[str, Any]:
         number = int(which) if which.isdigit() else None
     stored = session.read(AGENT_TURNS.at(number)) if number is not None else None
     if stored is None:
-        raise ResourceNotFoundError(f"No agent turn {which!r} in {session.name}; agent turns: {numbers or 'none yet'}.")
+        raise ResourceNotFoundError(f"turn: no agent turn {which!r} in {session.name}; agent turns: {numbers or 'none yet'}.")
     return {"state": stored.model_dump(mode="json")}
 
 
@@ -165,7 +165,7 @@ def _manifest(session: Session, batch: str) -> Any:
     try:
         return drafting.load_manifest(session, None if batch == "latest" else batch)
     except AlfredError as error:
-        raise ResourceNotFoundError(error.message) from None
+        raise ResourceNotFoundError(f"batch: {error.message}") from None
 
 
 def working_set_view(session: Session) -> dict[str, Any]:
@@ -184,7 +184,7 @@ async def ref_view(work: UnitOfWork, ref: str) -> dict[str, Any]:
     try:
         entry = session.registry.entry(ref)
     except AlfredError as error:
-        raise ResourceNotFoundError(error.message) from None
+        raise ResourceNotFoundError(f"ref: {error.message}") from None
     view: dict[str, Any] = {
         "ref": entry.ref, "entity_type": entry.entity_type, "table": table_for_entity_type(entry.entity_type).name,
         "label": entry.label, "action": entry.action, "turn_created": entry.turn_created,

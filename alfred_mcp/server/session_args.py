@@ -1,19 +1,23 @@
-"""Which session a resource, prompt or completion names, and errors a client can act on."""
+"""Which session a resource, prompt or completion names, their arguments checked at the door, and
+errors a client can act on: each names the argument, and none repeats a raw id the client sent."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import MCPError
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp.types import INVALID_PARAMS
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, Prompt
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import AlfredError
-from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid
+from alfred_mcp.errors import AlfredError, UnknownSessionError
+from alfred_mcp.kitchen.jsonschema import describe_value
+from alfred_mcp.kitchen.raw_ids import redact_raw_ids
+from alfred_mcp.kitchen.text import admit
+from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
 from alfred_mcp.session import UnitOfWork
 
 CURRENT = "current"
@@ -31,14 +35,73 @@ def bare_ref(value: str) -> str:
     return value.split(LABEL_SEPARATOR, 1)[0].strip()
 
 
+def admitted_args(**args: str) -> dict[str, str]:
+    """Prompt arguments checked at the door like tool arguments (`kitchen/text.py`): a control
+    character or a bare raw id is refused naming the argument; a raw id inside text is redacted.
+
+    Raises:
+        MCPError: INVALID_PARAMS, naming the argument.
+    """
+    try:
+        return {name: admit(value, name).value for name, value in args.items()}
+    except AlfredError as error:
+        raise invalid_params(error) from None
+
+
+def check_prompt_call(prompts: Sequence[Prompt], name: str, arguments: Mapping[str, Any] | None) -> None:
+    """Refuse an unknown prompt, an unknown or missing argument, or a value that is not a string, naming it.
+
+    Raises:
+        MCPError: INVALID_PARAMS, naming the prompt or the argument.
+    """
+    found = next((prompt for prompt in prompts if prompt.name == name), None)
+    if found is None:
+        raise MCPError(code=INVALID_PARAMS, message=f"name: unknown prompt {describe_value(name)}; prompts: "
+                                                     f"{', '.join(prompt.name for prompt in prompts)}.")
+    declared = {argument.name: argument for argument in found.arguments or ()}
+    for key, value in (arguments or {}).items():
+        if key not in declared:
+            raise MCPError(code=INVALID_PARAMS, message=f"{describe_value(key)}: the {name} prompt has no such argument; "
+                                                         f"its arguments: {', '.join(declared) or 'none'}.")
+        if not isinstance(value, str):
+            raise MCPError(code=INVALID_PARAMS, message=f"{key}: prompt arguments are strings, got {describe_value(value)}.")
+    missing = [key for key, argument in declared.items() if argument.required and key not in (arguments or {})]
+    if missing:
+        raise MCPError(code=INVALID_PARAMS, message=f"{missing[0]}: the {name} prompt needs this argument.")
+
+
+def resource_arg(name: str, value: str) -> str:
+    """A resource URI's parameter checked at the door; refused (not found, naming it) otherwise.
+
+    Raises:
+        ResourceNotFoundError: a control character or a raw id in the parameter.
+    """
+    if find_uuid(value) is not None:
+        raise ResourceNotFoundError(f"{name}: a raw id (UUID) is not a {name}; resources are named by refs and session names.")
+    try:
+        return str(admit(value, name).value)
+    except AlfredError as error:
+        raise ResourceNotFoundError(_safe(error.message)) from None
+
+
+def resource_failure(error: ResourceError, uri: str) -> MCPError:
+    """A resource error as the client sees it: the SDK's codes, the URI in `data` with any raw id redacted."""
+    code = INVALID_PARAMS if isinstance(error, ResourceNotFoundError) else INTERNAL_ERROR
+    message = _safe(str(error)) if code == INVALID_PARAMS else "The resource could not be read; the server log has details."
+    return MCPError(code=code, message=message, data={"uri": redact_raw_ids(uri)})
+
+
 @asynccontextmanager
 async def session_for_resource(app: AlfredApp, name: str | None, resource: str) -> AsyncIterator[UnitOfWork]:
     """A unit of work on the named session; an unknown name is a not-found error naming the choices."""
+    if name is not None:
+        name = resource_arg("session", name)
     try:
         async with app.work(f"resource:{resource}", session=session_arg(name), log_refusals=False) as work:
             yield work
     except AlfredError as error:
-        raise ResourceNotFoundError(_safe(error.message)) from None
+        where = "session: " if isinstance(error, UnknownSessionError) else ""
+        raise ResourceNotFoundError(where + _safe(error.message)) from None
 
 
 def to_json(payload: Any, *, where: str) -> str:
@@ -65,8 +128,5 @@ def invalid_params(error: AlfredError) -> MCPError:
 
 
 def _safe(message: str) -> str:
-    try:
-        assert_no_uuid(message, where="error")
-    except UuidLeakError:
-        return "The request was refused."
-    return message
+    """`message` with any raw id it repeats redacted (errors name the argument, never echo an id)."""
+    return redact_raw_ids(message)

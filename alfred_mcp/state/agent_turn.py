@@ -7,10 +7,11 @@ at a time; both read and write this model only through `agent/machine.py`
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.state.role_outputs import ThinkOutput, ThinkStep, UnderstandOutput
 
 Stage = Literal["understand", "think", "act", "reply", "done"]
@@ -70,7 +71,8 @@ class TurnState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     turn: int
-    message: str
+    message: Annotated[str, BeforeValidator(sanitize)] = Field(
+        description="The user's message, whole (a raw id in it is redacted, whichever driver began the turn).")
     stage: Stage = "understand"
     outcome: Outcome = "in_progress"
     understanding: UnderstandOutput | None = None

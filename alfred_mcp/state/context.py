@@ -357,7 +357,7 @@ def conversation_section(inputs: ContextInputs, config: ContextConfig = DEFAULT_
     talk = inputs.conversation if config.compress_older else inputs.conversation.model_copy(update={"earlier": FoldedLines()})
     if all(exchange.turn >= inputs.turn for exchange in talk.recent) and talk.earlier.is_empty:
         return ""
-    text = render_conversation(talk, current_turn=inputs.turn)
+    text = render_conversation(talk, current_turn=inputs.turn, config=config.conversation)
     return "## Conversation\n" + text
 
 

@@ -1,7 +1,8 @@
 """Conversation history: the last few exchanges verbatim, older ones folded under a cap (seed 001).
 
 An exchange is one turn's user message and Alfred's reply. The last `verbatim_turns` stay whole
-(each message cut only past `message_chars`); an exchange leaving that window is folded into one
+(stored whole, however long an input schema let them be; a prompt shows each cut past
+`message_chars`); an exchange leaving that window is folded into one
 line by a `Summarizer` (deterministic `exchange_line` by default), so the history has a fixed
 ceiling however long the session runs. When a model is configured, `with_model_summary` lets its
 summary replace the folded lines.
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from alfred_mcp.errors import ConfigError, StateError
+from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.state.folding import FoldedLines, clip, fold_line, render_folded, replace_with_summary
 
 
@@ -37,14 +39,18 @@ class ConversationConfig:
 DEFAULT_CONVERSATION = ConversationConfig()
 
 
+Said = Annotated[str | None, BeforeValidator(sanitize)]
+"""Text of the dialogue: whole, with any raw id redacted (whoever recorded it, whenever it was stored)."""
+
+
 class Exchange(BaseModel):
     """One turn of dialogue: what the user said and what Alfred answered (either may be missing)."""
 
     model_config = ConfigDict(extra="forbid")
 
     turn: int
-    user: str | None = None
-    assistant: str | None = None
+    user: Said = None
+    assistant: Said = None
     flow: dict[str, str] = Field(
         default_factory=dict, description="Reply's conversation-flow fields for this exchange: tone, user_expressed, next_step."
     )
@@ -82,7 +88,7 @@ def record_user_message(
     summarize: Summarizer = exchange_line,
 ) -> ConversationHistory:
     """The history with the user's message of `turn` (replacing one already recorded for it)."""
-    return _put(history, turn, config, summarize, user=_cut(message, config))
+    return _put(history, turn, config, summarize, user=message.strip())
 
 
 def record_reply(
@@ -95,9 +101,9 @@ def record_reply(
     flow: dict[str, str] | None = None,
 ) -> ConversationHistory:
     """The history with Alfred's reply of `turn` (replacing one already recorded for it), and its flow fields."""
-    fields: dict[str, Any] = {"assistant": _cut(reply, config)}
+    fields: dict[str, Any] = {"assistant": reply.strip()}
     if flow:
-        fields["flow"] = {key: _cut(value, config) for key, value in flow.items() if value}
+        fields["flow"] = {key: _cut(value, config.message_chars) for key, value in flow.items() if value}
     return _put(history, turn, config, summarize, **fields)
 
 
@@ -115,14 +121,14 @@ def with_model_summary(
     return history.model_copy(update={"earlier": earlier})
 
 
-def _cut(text: str, config: ConversationConfig) -> str:
-    text = text.strip()
-    return text if len(text) <= config.message_chars else text[: config.message_chars - 1].rstrip() + "…"
+def _cut(text: str, message_chars: int) -> str:
+    return text if len(text) <= message_chars else text[: message_chars - 1].rstrip() + "…"
 
 
 def _put(
     history: ConversationHistory, turn: int, config: ConversationConfig, summarize: Summarizer, **fields: Any
 ) -> ConversationHistory:
+    fields = {key: sanitize(value) for key, value in fields.items()}  # model_copy below does not validate
     recent = list(history.recent)
     if recent and turn < recent[-1].turn:
         raise StateError(f"Turn {turn} is before the last recorded turn {recent[-1].turn}.", value=turn)
@@ -137,14 +143,17 @@ def _put(
     return ConversationHistory(recent=recent, earlier=earlier)
 
 
-def render_conversation(history: ConversationHistory, *, current_turn: int | None = None) -> str:
-    """Markdown: the recent exchanges (the current turn marked), then the folded earlier turns."""
+def render_conversation(
+    history: ConversationHistory, *, current_turn: int | None = None, config: ConversationConfig = DEFAULT_CONVERSATION
+) -> str:
+    """Markdown: the recent exchanges (each message cut past `message_chars`, the current turn marked),
+    then the folded earlier turns."""
     lines: list[str] = []
     for exchange in history.recent:
         if exchange.user:
-            lines.append(f"User: {exchange.user}")
+            lines.append(f"User: {_cut(exchange.user, config.message_chars)}")
         if exchange.assistant:
-            lines.append(f"Alfred: {exchange.assistant}")
+            lines.append(f"Alfred: {_cut(exchange.assistant, config.message_chars)}")
         elif exchange.turn == current_turn:
             lines.append("→ (current turn, being processed)")
         lines.append("")

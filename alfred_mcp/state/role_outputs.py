@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.state.compact_schema import compact_schema, without_limits
 from alfred_mcp.state.constraints import ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration
@@ -32,6 +33,13 @@ MAX_BATCH = 50
 
 class _Contract(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sanitized(cls, data: Any) -> Any:
+        """No raw id or control character is kept, whoever wrote the output (a client's model went
+        through the tools' door already; the server's own model did not) and when it is read back."""
+        return sanitize(data)
 
 
 class QuickRead(_Contract):

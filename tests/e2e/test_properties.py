@@ -94,6 +94,8 @@ def test_random_call_sequences_never_show_a_uuid(seeded_template: Path, calls: l
 
 
 _NAMES = st.text(alphabet=st.characters(categories=["L", "N", "Zs"]), min_size=1, max_size=40).filter(str.strip)
+_TEXT = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs"]), max_size=80)
+"""Any text a person can type (control characters are refused at the door: tests/adversarial)."""
 _RECIPES = st.fixed_dictionaries(
     {
         "name": _NAMES,
@@ -102,13 +104,13 @@ _RECIPES = st.fixed_dictionaries(
                 {"name": _NAMES},
                 optional={"quantity": st.one_of(st.integers(0, 1000), st.floats(0, 1000, allow_nan=False)),
                           "unit": st.sampled_from(["g", "tbsp", "cup", "clove", "piece"]),
-                          "notes": st.text(max_size=40), "is_optional": st.booleans()},
+                          "notes": _TEXT.map(lambda text: text[:40]), "is_optional": st.booleans()},
             ),
             min_size=1, max_size=12,
         ),
         "instructions": st.lists(_NAMES, min_size=1, max_size=6),
     },
-    optional={"servings": st.integers(1, 12), "prep_time_minutes": st.integers(0, 600), "description": st.text(max_size=80)},
+    optional={"servings": st.integers(1, 12), "prep_time_minutes": st.integers(0, 600), "description": _TEXT},
 )
 
 

@@ -51,10 +51,12 @@ def test_reply_joins_the_message_of_its_turn() -> None:
     assert history.recent == [Exchange(turn=4, user="use cod", assistant="Cod it is.")]
 
 
-def test_a_long_message_is_cut_to_the_configured_size() -> None:
+def test_a_long_message_is_kept_whole_and_shown_cut_to_the_configured_size() -> None:
+    """Whatever an input schema accepts is stored whole; a prompt shows each message cut past message_chars."""
     config = ConversationConfig(message_chars=100)
     history = record_user_message(ConversationHistory(), 1, "x" * 500, config=config)
-    assert history.recent[0].user == "x" * 99 + "…"
+    assert history.recent[0].user == "x" * 500
+    assert "User: " + "x" * 99 + "…" in render_conversation(history, config=config).splitlines()
 
 
 def test_an_earlier_turn_cannot_be_recorded_after_a_later_one() -> None:

@@ -35,7 +35,6 @@ def tool_runner(app: AlfredApp, session_name: str) -> ToolRunner:
         contract = load_contracts()[tool]
         takes_session = "session" in contract.input_schema.get("properties", {})
         args = {**arguments, "session": session_name} if takes_session else dict(arguments)
-        contract.check_arguments(args)
-        return await handler(app, args)
+        return await handler(app, contract.admit_arguments(args).value)
 
     return run
