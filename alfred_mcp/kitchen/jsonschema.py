@@ -331,18 +331,19 @@ def _carries_raw_id(value: Any) -> bool:
 def _check_dates(compiled: _Compiled, row: Mapping[str, Any]) -> None:
     for name in compiled.dates:
         value = row.get(name)
-        if isinstance(value, str) and not _parses(date.fromisoformat, value):
+        if isinstance(value, str) and not parses(date.fromisoformat, value):
             raise InvalidPayloadError(f"{name}: {value!r} is not a real date.", field=name, value=value)
     for name in compiled.timestamps:
         value = row.get(name)
-        if isinstance(value, str) and not _parses(datetime.fromisoformat, value.removesuffix("Z")):
+        if isinstance(value, str) and not parses(datetime.fromisoformat, value.removesuffix("Z")):
             raise InvalidPayloadError(
                 f"{name} must be an ISO-8601 timestamp such as 2026-01-20T18:30:00Z, got {describe_value(value)}.",
                 field=name, value=field_value(value),
             )
 
 
-def _parses(parse: Callable[[str], object], value: str) -> bool:
+def parses(parse: Callable[[str], object], value: str) -> bool:
+    """True when `parse(value)` does not raise ValueError (a real date, a real timestamp)."""
     try:
         parse(value)
     except ValueError:

@@ -7,11 +7,15 @@ This module is pure; it lives beside the schema so `state/` can use it without `
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, Literal, get_args
 
 from alfred_mcp.errors import InvalidFilterError, UnknownColumnError
-from alfred_mcp.kitchen.schema import Column, Table
+from alfred_mcp.kitchen.jsonschema import DATE_PATTERN, MAX_TIMESTAMP, describe_value, field_value, parses
+from alfred_mcp.kitchen.schema import MAX_TEXT, Column, Table
 
 Op = Literal["eq", "neq", "gt", "gte", "lt", "lte", "in", "not_in", "ilike", "is_null", "contains"]
 OPS: tuple[str, ...] = get_args(Op)
@@ -122,26 +126,74 @@ def _check_value_fits_op(column: Column, clause: Filter) -> None:
             raise InvalidFilterError(
                 f"'contains' on '{column.name}' takes a string or a list of strings.", field=column.name
             )
+        if len(items) > MAX_IN_VALUES:
+            raise InvalidFilterError(f"'contains' takes at most {MAX_IN_VALUES} values.", field=column.name)
+        for item in items:
+            _check_scalar(column, clause.op, item)
         return
     if clause.op == "ilike" and not isinstance(value, str):
         raise InvalidFilterError(f"'ilike' on '{column.name}' takes a string pattern such as '%cod%'.", field=column.name)
     _check_scalar(column, clause.op, value)
 
 
-_PY_TYPES: dict[str, tuple[type, ...]] = {
-    "text": (str,), "uuid": (str,), "date": (str,), "timestamp": (str,),
-    "int": (int,), "numeric": (int, float), "bool": (bool,),
-}
-
-
 def _check_scalar(column: Column, op: str, value: Any) -> None:
-    expected = _PY_TYPES.get(column.type, (str,))
-    ok = isinstance(value, expected) and not (column.type in ("int", "numeric") and isinstance(value, bool))
-    if not ok:
+    """The value must be what a write of `column` would accept: its type, a real date, one of its enum values."""
+    check = _SCALAR_CHECKS.get(column.type, _check_text)
+    problem = check(column, value) if op != "ilike" else _check_pattern(column, value)
+    if problem is None and column.enum is not None and op != "ilike" and value not in column.enum:
+        problem = f"one of {', '.join(str(v) for v in column.enum)}"
+    if problem is not None:
+        hint = f" (to match empty values use is_null on '{column.name}')" if value is None else ""
         raise InvalidFilterError(
-            f"'{op}' on '{column.name}' needs a {column.type} value, got {type(value).__name__} {value!r}.",
-            field=column.name, value=value,
+            f"'{op}' on '{column.name}' needs {problem}, got {describe_value(value)}{hint}.",
+            field=column.name, value=field_value(value),
         )
+
+
+def _check_text(column: Column, value: Any) -> str | None:
+    if not isinstance(value, str):
+        return "a string"
+    return None if len(value) <= MAX_TEXT else f"a string of at most {MAX_TEXT} characters"
+
+
+def _check_pattern(column: Column, value: Any) -> str | None:
+    return _check_text(column, value)
+
+
+def _check_int(column: Column, value: Any) -> str | None:
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
+    return None if whole else "a whole number"
+
+
+def _check_number(column: Column, value: Any) -> str | None:
+    return None if isinstance(value, (int, float)) and not isinstance(value, bool) else "a number"
+
+
+def _check_bool(column: Column, value: Any) -> str | None:
+    return None if isinstance(value, bool) else "true or false"
+
+
+def _check_date(column: Column, value: Any) -> str | None:
+    if isinstance(value, str) and _DATE.search(value) and parses(date.fromisoformat, value):
+        return None
+    return "a real date as YYYY-MM-DD"
+
+
+def _check_timestamp(column: Column, value: Any) -> str | None:
+    if isinstance(value, str) and len(value) <= MAX_TIMESTAMP and parses(datetime.fromisoformat, value.removesuffix("Z")):
+        return None
+    return "an ISO-8601 timestamp such as 2026-01-20T18:30:00Z"
+
+
+def _check_ref_text(column: Column, value: Any) -> str | None:
+    return None if isinstance(value, str) else "a ref such as recipe_1"
+
+
+_DATE = re.compile(DATE_PATTERN)
+_SCALAR_CHECKS: dict[str, Callable[[Column, Any], str | None]] = {
+    "text": _check_text, "int": _check_int, "numeric": _check_number, "bool": _check_bool,
+    "date": _check_date, "timestamp": _check_timestamp, "uuid": _check_ref_text, "text[]": _check_text,
+}
 
 
 def check_order(table: Table, order_by: tuple[OrderBy, ...]) -> None:

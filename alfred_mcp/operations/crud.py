@@ -111,6 +111,8 @@ async def update(
         _payload(table, {**plain, **{name: change.apply([]) for name, change in changes.items()}}, session, "update")
     note = await allergies.check_rows(work, table, [data], allergy_override)
     async with work.atomic():
+        if not all_rows:
+            await _refuse_match_all(work, table, where, target, verb="update")
         if changes:
             rows = await _update_lists(work, table, target, plain, changes)
         else:
@@ -142,6 +144,8 @@ async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool
     async with work.atomic():
         doomed = await work.store.select(table, Query(where=target, columns=("id",)), user_id=session.user_id)
         ids = [row["id"] for row in doomed]
+        if not all_rows:
+            await _refuse_match_all(work, table, where, target, verb="delete", matched=len(ids))
         cascaded = await _delete_cascade_refs(work, table, ids) if ids else ()
         rows = [row for chunk in _ids_wheres(ids) for row in await work.store.delete(table, chunk, user_id=session.user_id)]
         out = await rows_to_refs(work, table, rows, action="deleted")
@@ -171,6 +175,32 @@ def _require_scope(table: Table, where: Where, all_rows: bool, *, verb: str) -> 
             f"Refusing to {verb} every row of '{table.name}' without filters. "
             f"Add filters (e.g. id eq a {table.entity_type} ref) or pass all: true.",
             field="filters", table=table.name,
+        )
+
+
+async def _refuse_match_all(
+    work: UnitOfWork, table: Table, where: Where, target: Where, *, verb: str, matched: int | None = None
+) -> None:
+    """A write whose filters match every row of the user's table needs `all: true`, like one without filters.
+
+    Filters that name rows by ref (`id eq` / `id in`) are explicit and pass. Counted inside the
+    write's transaction, so what is counted is what would be written.
+
+    Raises:
+        UnscopedWriteError: saying how many rows matched and how to confirm.
+    """
+    if any(clause.field == "id" and clause.op in ("eq", "in") for clause in where.all_of):
+        return
+    total = await work.store.count(table, Where(), user_id=work.user_id)
+    if total == 0:
+        return
+    if matched is None:
+        matched = await work.store.count(table, target, user_id=work.user_id)
+    if matched >= total:
+        raise UnscopedWriteError(
+            f"Refusing to {verb}: the filters match every row of '{table.name}' ({matched} of {total}). "
+            f"To {verb} them all, pass all: true; otherwise narrow the filters (e.g. id eq {table.entity_type}_1).",
+            field="filters", table=table.name, matched=matched, total=total,
         )
 
 
