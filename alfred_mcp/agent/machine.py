@@ -12,6 +12,7 @@ nothing is applied from an invalid output.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -21,13 +22,14 @@ from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.present import fallback_reply, format_quick_result, reply_facts
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
-from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError
+from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
 from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.curation import check_curation_refs
 from alfred_mcp.state.reply_check import check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
@@ -40,6 +42,8 @@ from alfred_mcp.state.role_outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
+
+logger = logging.getLogger(__name__)
 
 MAX_INVALID_OUTPUTS = 3
 """Attempts per role output: an invalid one is retried with its errors, then the turn is blocked."""
@@ -89,12 +93,38 @@ class TurnMachine:
         return self._block(state, reason)
 
     async def end(self, state: TurnState, reason: str) -> TurnState:
-        """End a turn now (blocked, the reason as its reply), so the next one can begin."""
+        """End a turn now (blocked, the reason as its reply), so the next one can begin.
+
+        It cannot fail on a turn in progress: if the turn's ledger or narrative cannot be built
+        from what it recorded, the turn still ends (without them) and the failure is logged.
+        """
         state = self._block(state, reason)
         state.reply = f"Stopped: {reason}"
-        state = await self._finish(state)
-        self._save(state)
+        state.stage = "done"
+        try:
+            self._close(state)
+            if state.plan is not None:
+                record_plan(self.session, state)
+        except (ValidationError, AlfredError):
+            logger.exception("turn %s ended without its ledger: its record could not be summarized", state.turn)
+        self._store(state)
         return state
+
+    async def abandon_current(self, reason: str) -> TurnState:
+        """End the current turn, even one whose stored record can no longer be read back (it is replaced).
+
+        Raises:
+            OutOfOrderError: no turn was started in this session.
+        """
+        try:
+            state = self.current()
+        except ValidationError:
+            logger.exception("the current turn's record could not be read; it is replaced by a stopped turn")
+            turn = self.session.read(AGENT_CURRENT_TURN)
+            state = TurnState(turn=turn if turn is not None else self.session.turn, message="")
+        if state is None:
+            raise OutOfOrderError("No turn has been started in this session; call turn_start with the user's message.")
+        return await self.end(state, reason)
 
     def expected_role(self, state: TurnState) -> str | None:
         """The role whose output the turn waits for, or None when it is done."""
@@ -155,7 +185,8 @@ class TurnMachine:
             self._save(self._block(state, f"{role} output was invalid {count} times: {message}"))
         else:
             self._save(state)
-        raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0))
+        raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0),
+                              field=_invalid_field(error))
 
     async def reply_without_model(self, state: TurnState, reason: str, *, stopped: str | None = None) -> TurnState:
         """The model cannot carry the turn further: it ends blocked (an earlier cause kept) with the state's own
@@ -182,12 +213,17 @@ class TurnMachine:
         if isinstance(parsed, UnderstandOutput):
             for ref in parsed.referenced_refs:
                 if ref not in self.session.registry:
-                    raise RoleOutputError(f"referenced_refs: '{ref}' is not a ref of this session; use refs from the entity context.")
+                    raise RoleOutputError(f"referenced_refs: '{ref}' is not a ref of this session; use refs from the entity context.",
+                                          field="output.referenced_refs")
+            try:
+                check_curation_refs(parsed.curation, self.session.registry)
+            except UnknownRefError as error:
+                raise RoleOutputError(error.message, field=f"output.{error.fields['field']}") from None
         if isinstance(parsed, ThinkOutput):
             for step in parsed.steps:
                 for entry in step.batch:
                     if entry.ref not in self.session.registry:
-                        raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.")
+                        raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.", field="output.steps")
 
     # -- understand ---------------------------------------------------------------------------
 
@@ -412,8 +448,21 @@ class TurnMachine:
     def _save(self, state: TurnState) -> None:
         if state.plan is not None:
             record_plan(self.session, state)  # the narrative of this turn so far shows each step as it stands
+        self._store(state)
+
+    def _store(self, state: TurnState) -> None:
         self.session.write(AGENT_TURNS.at(state.turn), state)
         self.session.write(AGENT_CURRENT_TURN, state.turn)
+
+
+def _invalid_field(error: Exception) -> str:
+    """The output field an invalid output got wrong first, e.g. 'output.steps[0].description'."""
+    if isinstance(error, ValidationError) and error.errors():
+        loc = error.errors()[0]["loc"]
+        return "output" + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    if isinstance(error, RoleOutputError) and isinstance(error.fields.get("field"), str):
+        return str(error.fields["field"])
+    return "output"
 
 
 def _validation_message(role: str, error: Exception) -> str:

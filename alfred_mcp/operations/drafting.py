@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alfred_mcp.errors import AlfredError, InputError, InvalidRefError, StateError
+from alfred_mcp.errors import AlfredError, DeletedRefError, InputError, InvalidRefError, PendingDraftError, StateError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
-from alfred_mcp.kitchen.query import Query, Where
+from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
@@ -32,6 +32,7 @@ from alfred_mcp.state.drafts import (
     Draft,
     discard_draft,
     draft_label,
+    draft_refs,
     ensure_pending,
     mark_draft_saved,
     new_draft,
@@ -66,7 +67,7 @@ def create_drafts(session: Session, entity_type: str, items: Sequence[Mapping[st
         )
     models = [_parse_item(entity_type, item, index, len(items)) for index, item in enumerate(items)]
     for index, model in enumerate(models):
-        _check_links_known(session, model, index if len(items) > 1 else None)
+        _check_refs(session, model, prefix=f"items[{index}]." if len(items) > 1 else "")
     drafts = []
     for item, model in zip(items, models):
         ref = session.registry.assign_gen_ref(entity_type, draft_label(entity_type, model), turn=session.turn)
@@ -88,34 +89,57 @@ def _parse_item(entity_type: str, item: Mapping[str, Any], index: int, count: in
         raise
 
 
-_LINKS = ("parent_recipe", "recipe", "meal_plan")
-"""Draft fields that name another entity by ref (a saved row, or a draft of this session)."""
-
-
 def links_of(model: Any) -> dict[str, str]:
     """The refs a draft names: field -> ref."""
-    return {name: value for name in _LINKS if isinstance(value := getattr(model, name, None), str)}
+    return {name: ref for name, _, ref in draft_refs(model)}
 
 
-def _check_links_known(session: Session, model: Any, index: int | None) -> None:
-    """A draft may only name refs this session knows (a saved row, or another draft).
+def _check_refs(session: Session, model: Any, *, prefix: str = "") -> None:
+    """Every ref a draft names must be a live row of this session, or a draft that is not discarded.
 
     Raises:
-        UnknownRefError: naming the field and the refs the session has.
+        InvalidRefError, UnknownRefError, DeletedRefError: naming the field, e.g. 'items[2].recipe'.
     """
-    for name, ref in links_of(model).items():
+    for name, entity_type, ref in draft_refs(model):
         try:
-            session.registry.entry(ref)
-        except AlfredError as error:
-            where = f"items[{index}].{name}" if index is not None else name
-            error.message = f"{where}: {error.message}"
-            error.args = (error.message,)
-            error.fields["field"] = where
-            raise
+            session.registry.resolve(ref, expected_type=entity_type, field=prefix + name)
+        except PendingDraftError:
+            continue  # a pending draft of this session: saved first (SAVE_ORDER) when saved together
 
 
-def load_draft(session: Session, ref: str) -> Draft:
-    """The draft named `ref`.
+async def check_rows_exist(work: UnitOfWork, drafts: Sequence[Draft], *, prefix: str = "items") -> None:
+    """The saved rows the drafts point at still exist (another session may have deleted them).
+
+    Raises:
+        DeletedRefError: naming the field and the ref.
+    """
+    wanted: dict[str, dict[str, tuple[str, str]]] = {}
+    for index, draft in enumerate(drafts):
+        for name, entity_type, ref in draft_refs(draft.parsed()):
+            row_id = _saved_row(work.session, ref)
+            if row_id is not None:
+                where = f"{prefix}[{index}].{name}" if len(drafts) > 1 else name
+                wanted.setdefault(table_for_entity_type(entity_type).name, {})[row_id] = (where, ref)
+    for table_name, by_id in wanted.items():
+        query = Query(where=Where(all_of=(Filter("id", "in", list(by_id)),)), columns=("id",))
+        found = {row["id"] for row in await work.store.select(TABLES[table_name], query, user_id=work.user_id)}
+        for row_id, (where, ref) in by_id.items():
+            if row_id not in found:
+                raise DeletedRefError(
+                    f"{where}: {ref} no longer exists in the kitchen (it was deleted elsewhere); read {table_name} for current refs.",
+                    field=where, value=ref,
+                )
+
+
+def _saved_row(session: Session, ref: str) -> str | None:
+    entry = session.registry.get(ref)
+    if entry is not None and entry.saved_as is not None:
+        entry = session.registry.get(entry.saved_as)
+    return entry.row_id if entry is not None and entry.deleted_turn is None else None
+
+
+def load_draft(session: Session, ref: str, field: str = "ref") -> Draft:
+    """The draft named `ref` (given as the argument `field`).
 
     Raises:
         InvalidRefError: `ref` is not a gen ref.
@@ -127,10 +151,26 @@ def load_draft(session: Session, ref: str) -> Draft:
     parsed = parse_ref(ref)
     if parsed is None or not parsed.generated:
         raise InvalidRefError(
-            f"{describe_value(ref)} is not a draft ref; drafts are named like gen_recipe_1.", field="ref", value=field_value(ref)
+            f"{field}: {describe_value(ref)} is not a draft ref; drafts are named like gen_recipe_1.",
+            field=field, value=field_value(ref),
         )
-    session.registry.entry(ref)  # raises UnknownRefError listing the known drafts
-    raise StateError(f"{ref} has no stored content.", field="ref", value=ref)
+    if ref not in session.registry:
+        session.registry.resolve(ref, field=field)  # raises UnknownRefError listing the known drafts
+    raise StateError(f"{field}: {ref} has no stored content.", field=field, value=ref)
+
+
+def load_drafts(session: Session, refs: Sequence[str], *, pending: bool = False) -> list[Draft]:
+    """The drafts named in the argument `refs` (each named `refs[i]` in errors); with `pending`, all still pending.
+
+    Raises:
+        InvalidRefError, UnknownRefError: a ref that is not a draft of this session.
+        StateError: with `pending`, a draft already saved or discarded.
+    """
+    drafts = [load_draft(session, ref, f"refs[{index}]") for index, ref in enumerate(refs)]
+    if pending:
+        for index, draft in enumerate(drafts):
+            ensure_pending(draft, f"refs[{index}]")
+    return drafts
 
 
 def list_drafts(session: Session, *, include_done: bool = False) -> list[Draft]:
@@ -146,6 +186,7 @@ def revise(session: Session, ref: str, *, patch: Mapping[str, Any] | None, conte
         raise InputError("Give either 'patch' (fields to change) or 'content' (the whole draft), not both.", field="patch")
     draft = load_draft(session, ref)
     revised = revise_draft(draft, patch, turn=session.turn) if patch is not None else replace_draft(draft, content or {}, turn=session.turn)
+    _check_refs(session, revised.parsed(), prefix="patch." if patch is not None else "content.")
     session.write(DRAFTS.at(ref), revised)
     session.registry.set_label(ref, revised.label)
     session.registry.touch(ref, turn=session.turn)
@@ -155,9 +196,7 @@ def revise(session: Session, ref: str, *, patch: Mapping[str, Any] | None, conte
 
 def discard(session: Session, refs: Sequence[str]) -> list[Draft]:
     """Drop pending drafts; their refs then say they were discarded."""
-    drafts = [load_draft(session, ref) for ref in refs]
-    for draft in drafts:
-        ensure_pending(draft)
+    drafts = load_drafts(session, refs, pending=True)
     done = []
     for draft in drafts:
         discarded = discard_draft(draft, turn=session.turn)
@@ -173,9 +212,7 @@ def discard(session: Session, refs: Sequence[str]) -> list[Draft]:
 
 def open_batch(session: Session, refs: Sequence[str], policy: BatchPolicy | None) -> BatchManifest:
     """A manifest of pending drafts to save; `batch_complete` is refused while any is pending."""
-    drafts = [load_draft(session, ref) for ref in refs]
-    for draft in drafts:
-        ensure_pending(draft)
+    drafts = load_drafts(session, refs, pending=True)
     manifest = BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
     save_manifest(session, manifest)
     return manifest
@@ -355,10 +392,7 @@ def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:
         raise InputError("Name the drafts to save, e.g. refs: [gen_recipe_1].", field="refs")
     if len(refs) > MAX_DRAFTS_PER_CALL:
         raise InputError(f"Save at most {MAX_DRAFTS_PER_CALL} drafts per call.", field="refs")
-    drafts = [load_draft(session, ref) for ref in refs]
-    for draft in drafts:
-        ensure_pending(draft)
-    return drafts
+    return load_drafts(session, refs, pending=True)
 
 
 def _manifest_for(session: Session, drafts: list[Draft], batch: str | None, policy: BatchPolicy | None) -> BatchManifest:
@@ -400,7 +434,7 @@ async def _save_each(
     items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
     ready = []
     in_call = {d.ref for d in drafts}
-    for draft in drafts:
+    for done, draft in enumerate(drafts, start=1):
         waiting = _waiting_on(work.session, draft, in_call)
         try:
             if waiting is not None:
@@ -409,6 +443,7 @@ async def _save_each(
         except _ItemFailed as failure:
             _fail(manifest, items[draft.ref], failure, resolver)
             in_call.discard(draft.ref)
+        await _report_checked(done, draft, items[draft.ref], len(drafts))
     written = await _write_together(work, ready, resolver)
     if written is None:
         written = await _write_one_by_one(work, ready, resolver, items, manifest)
@@ -425,11 +460,12 @@ async def _save_all_or_nothing(
     try:
         async with work.atomic():
             in_call = {d.ref for d in drafts}
-            for draft in drafts:
+            for done, draft in enumerate(drafts, start=1):
                 waiting = _waiting_on(work.session, draft, in_call)
                 if waiting is not None:
                     raise _ItemFailed(draft.ref, StateError(f"{draft.ref} cannot be saved yet: {waiting}", field="refs"))
                 compiled = _compile_for(draft, catalog, items[draft.ref])
+                await _report_checked(done, draft, items[draft.ref], len(drafts))
                 written[draft.ref] = await _write(work, compiled, resolver)
     except _ItemFailed as failure:
         manifest.mark_failed(failure.ref, failure.error.message)
@@ -559,7 +595,7 @@ async def _register_all(
     session = work.session
     saved = [d for d in drafts if d.ref in written]
     refs = await _refs_by_table(work, [(written[d.ref].table, written[d.ref].row) for d in saved])
-    for done, draft in enumerate(drafts, start=1):
+    for draft in drafts:
         item = items[draft.ref]
         if draft.ref in written:
             saved_ref = refs[written[draft.ref].row["id"]]
@@ -568,7 +604,24 @@ async def _register_all(
             manifest.mark_completed(draft.ref, saved_ref)
             item.status, item.saved_as = "completed", saved_ref
             item.children = {name: len(rows) for name, rows in written[draft.ref].children.items()}
-        await report_progress(done, len(drafts), f"{draft.ref}: {item.saved_as or 'failed'}")
+    outcomes = [(items[d.ref].ref, items[d.ref].saved_as) for d in drafts]
+    work.after_commit(lambda: _report_saved(outcomes))
+
+
+# Progress of a save counts 2 per draft: checked (compiled and validated, before any commit), then
+# saved. "saved" is only ever announced after the call's commit (UnitOfWork.after_commit), so a
+# client never hears of a ref that a crash could still take away.
+
+
+async def _report_checked(done: int, draft: Draft, item: SavedItem, total: int) -> None:
+    verdict = "failed" if item.reason else "ok"
+    await report_progress(done, 2 * total, f"checked {done}/{total} {draft.ref}: {verdict}")
+
+
+async def _report_saved(outcomes: list[tuple[str, str | None]]) -> None:
+    total = len(outcomes)
+    for done, (ref, saved_as) in enumerate(outcomes, start=1):
+        await report_progress(total + done, 2 * total, f"saved {done}/{total} {ref}: {saved_as or 'failed'}")
 
 
 async def _refs_by_table(work: UnitOfWork, rows: list[tuple[str, Row]]) -> dict[str, str]:

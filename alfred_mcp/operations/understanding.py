@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from alfred_mcp.errors import UnknownRefError
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import PREFERENCES
 from alfred_mcp.operations.history import record_message
@@ -27,7 +26,7 @@ from alfred_mcp.state.constraints import (
     permanent_from_preferences,
 )
 from alfred_mcp.state.context import ContextConfig
-from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation
+from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation, check_curation_refs
 from alfred_mcp.state.understanding import Understanding
 from alfred_mcp.store.base import KitchenStore, Row
 
@@ -81,20 +80,18 @@ async def submit_understanding(
     """Touch the referenced refs, apply the curation and merge the snapshot; all or nothing.
 
     Raises:
-        UnknownRefError: a referenced ref this session never assigned (nothing is changed).
+        UnknownRefError: a referenced or curated ref this session never assigned (nothing is changed).
     """
     session = work.session
     config = config or config_of(work)
     registry = session.registry
     refs = list(dict.fromkeys(referenced))
-    for ref in refs:
-        try:
-            registry.entry(ref)
-        except UnknownRefError as error:
-            error.fields["field"] = "referenced"
-            raise
+    for index, ref in enumerate(referenced):
+        if ref not in registry:
+            registry.resolve(ref, field=f"referenced[{index}]")  # raises: not a ref, or unknown, naming the field
     turn = session.turn
     known = frozenset(entry.ref for entry in registry.entries())
+    check_curation_refs(curation, known)
     curated = apply_curation(curation_of(session), curation, turn=turn, known_refs=known)
     merge = merge_constraints(
         await current_constraints(work), snapshot, turn=turn, config=config.reset,

@@ -13,7 +13,7 @@ stored one), and a refused call is still written to the turn's call log in a uni
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
@@ -43,6 +43,15 @@ class UnitOfWork:
         self.turns = turns or TurnSettings()
         """The context windows and quick-mode gate this call's turn logic follows (from the settings)."""
         self._transaction: AbstractAsyncContextManager[None] | None = None
+        self._after_commit: list[Callable[[], Awaitable[None]]] = []
+
+    def after_commit(self, callback: Callable[[], Awaitable[None]]) -> None:
+        """Run `callback` once this call's writes and session are committed; never if they roll back.
+
+        For what must not be said before it is true (a batch save announcing saved refs). Callbacks
+        run in order; one that fails is logged, since the call itself has succeeded.
+        """
+        self._after_commit.append(callback)
 
     @property
     def user_id(self) -> str:
@@ -81,6 +90,12 @@ class UnitOfWork:
         if self.session.has_changes:
             await self.session.save(self.store)  # alone it is one atomic store call: no transaction needed
         await self._end(None)
+        callbacks, self._after_commit = self._after_commit, []
+        for callback in callbacks:
+            try:
+                await callback()
+            except Exception:
+                logger.exception("an after-commit callback failed; the call was committed")
 
     def _keep_for_undo(self) -> None:
         """The journal as the session's newest undo entry; entries beyond the last few are dropped."""

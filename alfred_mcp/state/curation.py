@@ -8,12 +8,14 @@ Understand pass reads. Turns are passed in; nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alfred_mcp.errors import UnknownRefError
+from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.state.refs import parse_ref
 
 CurationAction = Literal["retain", "demote", "drop", "clear_all", "ignored", "note"]
@@ -128,8 +130,8 @@ def apply_curation(
 ) -> CurationState:
     """Apply one turn's curation: clear_all, then retain, demote, drop (the stricter decision wins).
 
-    Refs outside `known_refs` are skipped and logged as 'ignored'; nothing raises. The log keeps
-    the last `DECISION_LOG_LIMIT` entries.
+    Refs outside `known_refs` are skipped and logged as 'ignored'; nothing raises (callers refuse
+    them first with `check_curation_refs`). The log keeps the last `DECISION_LOG_LIMIT` entries.
     """
     draft = _Draft(turn=turn, retained=dict(state.retained), dropped=dict(state.dropped))
     cleared_at = state.cleared_at_turn
@@ -155,6 +157,23 @@ def apply_curation(
         draft.note("note", None, curation.curation_summary)
     log = [*state.decision_log, *draft.log][-DECISION_LOG_LIMIT:]
     return CurationState(retained=draft.retained, dropped=draft.dropped, cleared_at_turn=cleared_at, decision_log=log)
+
+
+def check_curation_refs(curation: EntityCuration, known_refs: Container[str], *, field: str = "curation") -> None:
+    """Every ref a curation names must be one the session knows (a deleted one still counts).
+
+    Raises:
+        UnknownRefError: naming the field, e.g. 'curation.drop[0]'.
+    """
+    named = [(f"{field}.retain_active[{i}].ref", d.ref) for i, d in enumerate(curation.retain_active)]
+    named += [(f"{field}.demote[{i}]", ref) for i, ref in enumerate(curation.demote)]
+    named += [(f"{field}.drop[{i}]", ref) for i, ref in enumerate(curation.drop)]
+    for where, ref in named:
+        if ref not in known_refs:
+            raise UnknownRefError(
+                f"{where}: {describe_value(ref)} is not a ref this session knows; curate only refs from the entity context.",
+                field=where, value=field_value(ref),
+            )
 
 
 def _unique_decisions(decisions: Iterable[RetentionDecision]) -> list[RetentionDecision]:

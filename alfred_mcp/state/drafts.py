@@ -79,6 +79,10 @@ def _step_text(value: object) -> object:
     return value
 
 
+_REF_CHECKS: dict[Callable[[str | None], str | None], str] = {}
+"""Each ref field's validator -> the entity type it takes (how `draft_refs` finds a draft's refs)."""
+
+
 def _ref_of(entity_type: str) -> Callable[[str | None], str | None]:
     def check(value: str | None) -> str | None:
         parsed = parse_ref(value)
@@ -89,6 +93,7 @@ def _ref_of(entity_type: str) -> Callable[[str | None], str | None]:
             )
         return value
 
+    _REF_CHECKS[check] = entity_type
     return check
 
 
@@ -281,6 +286,18 @@ def parse_draft(entity_type: str, content: Mapping[str, Any]) -> BaseModel:
         return model.model_validate(dict(content))
     except ValidationError as error:
         raise _payload_error(entity_type, model, error) from None
+
+
+def draft_refs(draft: BaseModel) -> list[tuple[str, str, str]]:
+    """(field, entity type, ref) of every ref a validated draft names: the rows or drafts it points at."""
+    found = []
+    for name, info in type(draft).model_fields.items():
+        value = getattr(draft, name)
+        for rule in info.metadata:
+            entity_type = _REF_CHECKS.get(getattr(rule, "func", None))  # type: ignore[arg-type]
+            if entity_type is not None and isinstance(value, str):
+                found.append((name, entity_type, value))
+    return found
 
 
 def draft_label(entity_type: str, draft: BaseModel) -> str:
@@ -498,19 +515,19 @@ def discard_draft(draft: Draft, *, turn: int) -> Draft:
     return replace(draft, status="discarded", turn_updated=turn)
 
 
-def ensure_pending(draft: Draft) -> None:
-    """Check that the draft can still be revised, saved or discarded.
+def ensure_pending(draft: Draft, field: str = "ref") -> None:
+    """Check that the draft can still be revised, saved or discarded; `field` names where it was given.
 
     Raises:
         StateError: the draft was already saved (naming its saved ref) or discarded.
     """
     if draft.status == "saved":
         raise StateError(
-            f"{draft.ref} was already saved as {draft.saved_as}; change {draft.saved_as} instead.",
-            value=draft.ref, saved_as=draft.saved_as,
+            f"{field}: {draft.ref} was already saved as {draft.saved_as}; change {draft.saved_as} instead.",
+            field=field, value=draft.ref, saved_as=draft.saved_as,
         )
     if draft.status == "discarded":
-        raise StateError(f"{draft.ref} was discarded; generate a new draft instead.", value=draft.ref)
+        raise StateError(f"{field}: {draft.ref} was discarded; generate a new draft instead.", field=field, value=draft.ref)
 
 
 def _with_content(draft: Draft, content: Mapping[str, Any], turn: int) -> Draft:

@@ -10,9 +10,9 @@ and refs, curation, conversation phase, what the user expressed, and the audit c
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from alfred_mcp.kitchen.schema import TABLE_BY_ENTITY_TYPE, TABLES
 from alfred_mcp.state.call_log import CallRecord
@@ -50,14 +50,19 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _clipped(width: int) -> Any:
+    """A text field of a record derived from longer text: clipped to `width`, never refused (limits agree)."""
+    return BeforeValidator(lambda value: clip(value, width) if isinstance(value, str) else value)
+
+
 class PlannedStep(_Model):
     """One step of Think's plan as the agent loop ran it (optional input to the narrative)."""
 
-    description: str = Field(max_length=300)
+    description: Annotated[str, _clipped(300)]
     step_type: StepType
     subdomain: str | None = None
-    outcome: str | None = Field(default=None, max_length=MAX_OUTCOME, description="What the step found or did.")
-    note: str | None = Field(default=None, max_length=300, description="Act's note for the next step (refs only).")
+    outcome: Annotated[str | None, _clipped(MAX_OUTCOME)] = Field(default=None, description="What the step found or did.")
+    note: Annotated[str | None, _clipped(300)] = Field(default=None, description="Act's note for the next step (refs only).")
     refs: list[str] = Field(default_factory=list)
     status: str | None = Field(default=None, description="pending, running, completed or blocked, as the loop ran it.")
     card: str | None = Field(default=None, max_length=MAX_CARD, description="The rows the step's last read returned, as a card.")
@@ -67,7 +72,7 @@ class TurnPlan(_Model):
     """Think's decision for a turn, as the agent loop records it (document `plan:<turn>`)."""
 
     decision: Decision | None = None
-    goal: str | None = Field(default=None, max_length=300)
+    goal: Annotated[str | None, _clipped(300)] = None
     steps: list[PlannedStep] = Field(default_factory=list)
 
 

@@ -219,8 +219,9 @@ class SessionIdRegistry:
         if entry.row_id is not None:
             return entry.row_id
         if entry.saved_as is None:
+            where = f"{field}: " if field else ""
             raise PendingDraftError(
-                f"{_named(entry)} is a draft that has not been saved; save it with draft_save and use the new ref.",
+                f"{where}{_named(entry)} is a draft that has not been saved; save it with draft_save and use the new ref.",
                 field=field, value=entry.ref,
             )
         saved = self.entry(entry.saved_as)
@@ -237,7 +238,8 @@ class SessionIdRegistry:
         ]
         known = _compact(prefix, numbers) if numbers else f"no {prefix} refs yet"
         hint = "only drafts generated in this session have gen refs" if parsed.generated else f"read {table.name} to get refs"
-        return UnknownRefError(f"Unknown ref '{parsed}': this session knows {known}; {hint}.", field=field, value=str(parsed))
+        where = f"{field}: " if field else ""
+        return UnknownRefError(f"{where}Unknown ref '{parsed}': this session knows {known}; {hint}.", field=field, value=str(parsed))
 
     def ref_for_row(self, row_id: str) -> str | None:
         """The ref of a row (deleted ones included), or None if the session has not seen it."""
@@ -325,8 +327,9 @@ def _parse_expected(ref: object, expected_type: str | None, field: str | None) -
 def _deleted(entry: RefEntry, field: str | None, *, via: str | None = None) -> DeletedRefError:
     subject = f"{via} was saved as {_named(entry)}, which" if via else _named(entry)
     verb = "discarded" if entry.row_id is None and entry.saved_as is None else "deleted"
+    where = f"{field}: " if field else ""
     return DeletedRefError(
-        f"{subject} was {verb} in turn {entry.deleted_turn}.",
+        f"{where}{subject} was {verb} in turn {entry.deleted_turn}.",
         field=field, value=via or entry.ref, label=entry.label, deleted_turn=entry.deleted_turn,
     )
 

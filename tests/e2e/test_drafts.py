@@ -132,18 +132,32 @@ async def test_batch_cannot_complete_while_items_are_pending(client: Client) -> 
 
 
 async def test_all_or_nothing_meal_batch_saves_nothing_when_one_fails(client: Client, app: AlfredApp) -> None:
+    """A recipe deleted between drafting and saving fails its meal, and so the whole meal batch."""
     gone = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
-    await call(client, "db_delete", table="recipes", filters=[eq("id", gone)])
     before = (await call(client, "db_read", table="meal_plans", limit=500))["count"]
     items = [{"date": "2026-02-01", "meal_type": "dinner"}, {"date": "2026-02-02", "meal_type": "dinner", "recipe": gone}]
     refs = [d["ref"] for d in (await call(client, "draft_create", entity_type="meal", items=items))["drafts"]]
+    await call(client, "db_delete", table="recipes", filters=[eq("id", gone)])
     saved = await call(client, "draft_save", refs=refs)
     assert saved["batch"]["policy"] == "all_or_nothing" and saved["batch"]["outcome"] == "failed"
     assert saved["saved"] == 0 and "deleted" in saved["items"][1]["reason"]
     assert (await call(client, "db_read", table="meal_plans", limit=500))["count"] == before
 
 
-async def test_save_reports_progress_per_item(client: Client) -> None:
+async def test_a_draft_naming_a_deleted_or_unknown_row_is_refused_where_it_is_given(client: Client) -> None:
+    """draft_create refuses a meal whose recipe is deleted or unknown, naming the item's field, and keeps nothing."""
+    gone = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+    await call(client, "db_delete", table="recipes", filters=[eq("id", gone)])
+    for recipe, code in ((gone, "deleted_ref"), ("recipe_999", "unknown_ref"), ("gen_recipe_9", "unknown_ref")):
+        items = [{"date": "2026-02-01", "meal_type": "dinner"}, {"date": "2026-02-02", "meal_type": "dinner", "recipe": recipe}]
+        error = await call_error(client, "draft_create", entity_type="meal", items=items)
+        assert (error["code"], error["field"]) == (code, "items[1].recipe")
+        assert error["message"].startswith("items[1].recipe: ")
+    assert (await call(client, "draft_read"))["count"] == 0
+
+
+async def test_save_reports_each_item_checked_then_saved_after_the_commit(client: Client) -> None:
+    """Progress counts two per draft: checked (before any commit), then saved (only once committed)."""
     refs = [d["ref"] for d in (await call(client, "draft_create", entity_type="recipe", items=THREE_COD))["drafts"]]
     seen: list[tuple[float, float | None, str | None]] = []
 
@@ -152,8 +166,11 @@ async def test_save_reports_progress_per_item(client: Client) -> None:
 
     result = await client.call_tool("draft_save", {"refs": refs}, progress_callback=progress)
     assert not result.is_error
-    assert [(done, total) for done, total, _ in seen] == [(1, 3), (2, 3), (3, 3)]
-    assert all(message and message.startswith("gen_recipe_") for _, _, message in seen)
+    assert [(done, total) for done, total, _ in seen] == [(n, 6) for n in range(1, 7)]
+    messages = [message or "" for _, _, message in seen]
+    assert [m.split(" ")[0] for m in messages] == ["checked"] * 3 + ["saved"] * 3
+    saved = {item["ref"]: item["saved_as"] for item in result.structured_content["items"]}
+    assert messages[3:] == [f"saved {n}/3 {ref}: {saved[ref]}" for n, ref in enumerate(refs, start=1)]
 
 
 @pytest.mark.parametrize(

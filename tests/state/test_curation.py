@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from alfred_mcp.errors import UnknownRefError
 from alfred_mcp.state.curation import (
     DECISION_LOG_LIMIT,
     ActiveSet,
@@ -17,6 +18,7 @@ from alfred_mcp.state.curation import (
     RetentionDecision,
     active_entities,
     apply_curation,
+    check_curation_refs,
 )
 from alfred_mcp.state.registry import RefEntry
 
@@ -174,6 +176,21 @@ def test_unknown_refs_are_ignored_and_logged() -> None:
         ("ignored", "inv_7"),
         ("ignored", "not a ref"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("curation", "field"),
+    [
+        pytest.param(EntityCuration(retain_active=[retain("recipe_1", "plan"), retain("recipe_9", "?")]),
+                     "curation.retain_active[1].ref", id="retain"),
+        pytest.param(EntityCuration(demote=["inv_7"]), "curation.demote[0]", id="demote"),
+        pytest.param(EntityCuration(drop=["recipe_1", "not a ref"]), "curation.drop[1]", id="drop"),
+    ],
+)
+def test_checking_a_curation_refuses_its_first_unknown_ref_naming_the_field(curation: EntityCuration, field: str) -> None:
+    with pytest.raises(UnknownRefError) as raised:
+        check_curation_refs(curation, {"recipe_1"})
+    assert raised.value.fields["field"] == field and raised.value.message.startswith(f"{field}: ")
 
 
 def test_decisions_are_logged_in_order_with_reasons() -> None:

@@ -148,7 +148,7 @@ def test_deleted_ref_is_rejected_with_its_label_and_turn() -> None:
     registry.mark_deleted(refs[0], turn=4)
     with pytest.raises(DeletedRefError) as raised:
         registry.resolve(refs[0], expected_type="recipe", field="id")
-    assert raised.value.message == "recipe_1 (Thai Curry) was deleted in turn 4."
+    assert raised.value.message == "id: recipe_1 (Thai Curry) was deleted in turn 4."
     assert raised.value.fields == {"field": "id", "value": "recipe_1", "label": "Thai Curry", "deleted_turn": 4}
 
 
@@ -175,7 +175,7 @@ def test_unknown_ref_error_lists_known_refs_compactly() -> None:
     with pytest.raises(UnknownRefError) as raised:
         registry.resolve("recipe_9", expected_type="recipe", field="id")
     assert raised.value.message == (
-        "Unknown ref 'recipe_9': this session knows recipe_1..recipe_4, recipe_6..recipe_7; read recipes to get refs."
+        "id: Unknown ref 'recipe_9': this session knows recipe_1..recipe_4, recipe_6..recipe_7; read recipes to get refs."
     )
     assert raised.value.fields == {"field": "id", "value": "recipe_9"}
 

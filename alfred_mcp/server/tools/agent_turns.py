@@ -166,7 +166,7 @@ async def turn_status(app: AlfredApp, args: ToolArgs) -> ToolResult:
 async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_abandon", args) as work:
         machine = _machine(app, work)
-        state = await machine.end(_current(machine), args.get("reason") or "abandoned by the client")
+        state = await machine.abandon_current(args.get("reason") or "abandoned by the client")
         return {**status_view(machine, state), **_context(work.session)}
 
 

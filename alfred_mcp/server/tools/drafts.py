@@ -34,6 +34,7 @@ async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_create", args) as work:
         session = work.session
         drafts = drafting.create_drafts(session, args["entity_type"], args["items"])
+        await drafting.check_rows_exist(work, drafts)
         return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **_context(session)}
 
 
@@ -41,7 +42,7 @@ async def draft_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_read", args) as work:
         session = work.session
         if args.get("refs"):
-            drafts = [drafting.load_draft(session, ref) for ref in args["refs"]]
+            drafts = drafting.load_drafts(session, args["refs"])
             for draft in drafts:
                 session.registry.touch(draft.ref, turn=session.turn)
         else:
@@ -53,6 +54,7 @@ async def draft_revise(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_revise", args) as work:
         session = work.session
         draft = drafting.revise(session, args["ref"], patch=args.get("patch"), content=args.get("content"))
+        await drafting.check_rows_exist(work, [draft])
         return {"draft": draft_view(draft), **_context(session)}
 
 
