@@ -1,0 +1,151 @@
+"""The bad-input corpus (`corpus.py`) against the real server on SQLite and PostgreSQL.
+
+For each tool, resource and prompt: every case gets a clear error naming its field (or the
+documented acceptance), never an internal error, never a raw id in what comes back, and leaves
+every kitchen table as it was (an accepted write holds no raw-id text). Afterwards, and after a
+restart, every session resource and every role prompt still renders.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.server.mcp_server import AlfredServer, build_server
+
+from .conftest import Kitchen
+from .corpus import WRITES, Case, ResourceRead, ToolCall, all_targets, cases_for
+from .harness import (
+    KitchenSnapshot,
+    Outcome,
+    call,
+    call_in_process,
+    has_non_finite,
+    prompt,
+    raw_ids_in_text,
+    reach_stage,
+    read,
+    render_everything,
+    scripted_model,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def run(client: Client, server: AlfredServer, request: Any) -> Outcome:
+    if isinstance(request, ToolCall):
+        if request.stage is not None:
+            await reach_stage(client, request.stage)
+        if has_non_finite(request.args):
+            return await call_in_process(server, request.tool, request.args)
+        return await call(client, request.tool, request.args)
+    if isinstance(request, ResourceRead):
+        return await read(client, request.uri)
+    return await prompt(client, request.name, request.args)
+
+
+def _segments(path: str) -> list[str]:
+    return [part for part in re.split(r"[.\[\]]+", path) if part and not part.isdigit()]
+
+
+def names_field(actual: str | None, expected: str | None) -> bool:
+    """The error's field is the expected path, or the column/argument that path ends in (or it ends in the path)."""
+    if expected is None:
+        return bool(actual)
+    if not actual:
+        return False
+    a, e = _segments(actual), _segments(expected)
+    return actual == expected or a[-len(e):] == e or e[-len(a):] == a
+
+
+def judge(case: Case, outcome: Outcome, unchanged: bool, raw_text: list[str]) -> list[str]:
+    """Why `outcome` breaks the case's expectation (empty: it holds)."""
+    problems = []
+    if outcome.internal:
+        problems.append(f"internal error: {outcome.text[:160]}")
+    if outcome.leaked():
+        problems.append("a raw id came back")
+    is_tool = isinstance(case.request, ToolCall)
+    writes = is_tool and case.target in WRITES
+    if outcome.ok:
+        if case.expect == "refused":
+            problems.append(f"accepted: {outcome.text[:160]}")
+        if case.expect == "redacted" and is_tool and not any(names_field(path, case.field) for path in outcome.redacted):
+            problems.append(f"accepted without saying {case.field} was redacted (redacted: {outcome.redacted})")
+        if not (writes and case.expect != "refused") and not unchanged:
+            problems.append("the kitchen changed")
+    else:
+        if case.expect == "accepted":
+            problems.append(f"refused: {outcome.text[:200]}")
+        field = outcome.fields.get("field") if is_tool else _named_argument(outcome.text, case.field)
+        if case.expect != "accepted" and not names_field(field, case.field if case.expect == "refused" else None):
+            problems.append(f"does not name {case.field!r} (field {field!r}): {outcome.text[:200]}")
+        if case.code and is_tool and outcome.fields.get("code") != case.code:
+            problems.append(f"code {outcome.fields.get('code')!r}, expected {case.code!r}: {outcome.text[:160]}")
+        if is_tool and field and _segments(str(field)) and _segments(str(field))[-1] not in outcome.text:
+            problems.append(f"the message does not mention {field!r}: {outcome.text[:160]}")
+        if not unchanged:
+            problems.append("refused, yet the kitchen changed")
+    if raw_text:
+        problems.append(f"raw-id text stored: {raw_text[:2]}")
+    return problems
+
+
+def _named_argument(message: str, expected: str | None) -> str | None:
+    """Resources and prompts answer JSON-RPC errors: the argument is named in the message."""
+    if expected is not None and expected in message:
+        return expected
+    head = message.split(":", 1)[0]
+    return head if head and " " not in head.strip("'") else None
+
+
+async def run_corpus(app: AlfredApp, kitchen: Kitchen, cases: list[Case]) -> list[str]:
+    failures = []
+    server = build_server(app)
+    snapshot = KitchenSnapshot(kitchen.db)
+    try:
+        async with Client(server) as client:
+            before = snapshot.take()
+            for case in cases:
+                outcome = await run(client, server, kitchen.state.resolve(case.request))
+                after = snapshot.take()
+                unchanged = after == before
+                stored = [] if unchanged else raw_ids_in_text(after)
+                failures += [f"{case.label}: {problem}" for problem in judge(case, outcome, unchanged, stored)]
+                before = after
+            failures += [f"after the corpus: {problem}" for problem in await render_everything(client)]
+    finally:
+        snapshot.close()
+    return failures
+
+
+@pytest.mark.parametrize("target", all_targets())
+async def test_bad_input_is_refused_naming_its_field_and_changes_nothing(kitchen_app: AlfredApp, kitchen: Kitchen, target: str) -> None:
+    kitchen_app.llm = scripted_model()
+    failures = await run_corpus(kitchen_app, kitchen, cases_for(target))
+    if target.startswith(("resource:", "prompt:")):  # reads store nothing: the rendering after a restart is the tools' concern
+        assert not failures, f"{len(failures)} of {len(cases_for(target))} cases failed:\n" + "\n".join(failures)
+        return
+    restarted = AlfredApp.from_settings(Settings(db=kitchen.db, seed_demo=False))
+    await restarted.open()
+    try:
+        async with Client(build_server(restarted)) as client:
+            failures += [f"after a restart: {problem}" for problem in await render_everything(client)]
+    finally:
+        await restarted.close()
+    assert not failures, f"{len(failures)} of {len(cases_for(target))} cases failed:\n" + "\n".join(failures)
+
+
+async def test_the_corpus_covers_every_tool_resource_and_prompt(kitchen_app: AlfredApp) -> None:
+    async with Client(build_server(kitchen_app)) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        templates = {t.name for t in (await client.list_resource_templates()).resource_templates}
+        resources = {r.name for r in (await client.list_resources()).resources}
+        prompts = {p.name for p in (await client.list_prompts()).prompts}
+    offered = tools | {f"resource:{name}" for name in templates | resources} | {f"prompt:{name}" for name in prompts}
+    assert set(all_targets()) == offered
