@@ -39,6 +39,7 @@ NOT_TEXT = {"ref", "refs", "referenced", "referenced_refs", "demote", "drop", "d
 """Strings that name something (a ref, a table, a column): not free text a person types."""
 QUERIES = {"filters", "or_filters", "order_by", "category", "ingredient", "equipment", "cuisine"}
 """Arguments that ask, not tell: at their limit they must be accepted, but nothing of them is stored to show."""
+ACT_DECISIONS = {"tool_call": "ToolCallDecision", "step_complete": "StepCompleteDecision"}
 DRAFT_MODELS = {"recipe": "RecipeDraft", "meal": "MealPlanDraft", "task": "TaskDraft", "shop": "ShoppingItemDraft",
                 "inv": "InventoryItemDraft"}
 TEXT = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs", "Zl", "Zp"], exclude_characters="0123456789abcdefABCDEF\u00a0"),
@@ -52,8 +53,14 @@ def _schema_for(base: ToolCall) -> dict[str, Any]:
     props = schema["properties"]
     if base.tool == "turn_submit":
         props["output"] = output_schema(base.args["role"])
+        action = base.args["output"].get("action")
+        if action is not None:  # a bare Act decision: the schema of that decision
+            props["output"] = {**props["output"], "$ref": f"#/$defs/{ACT_DECISIONS[action]}"}
     if base.tool == "draft_create":
         props["items"]["items"] = {"$ref": f"#/$defs/{DRAFT_MODELS[base.args['entity_type']]}"}
+    if base.tool == "draft_revise":  # its ref is a recipe draft: the patch is checked as a recipe draft
+        schema["$defs"] = load_contracts()["draft_create"].input_schema["$defs"]
+        props["patch"] = {"$ref": "#/$defs/RecipeDraft"}
     if base.tool in ("db_create", "db_update"):
         props["data"] = row_schema(TABLES[base.args["table"]], "create" if base.tool == "db_create" else "update")
     if base.tool == "recipes_search":
@@ -71,6 +78,8 @@ class Filler:
         self.filled: list[str] = []
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if "$defs" in schema:
+            self.root = {**self.root, "$defs": {**self.root.get("$defs", {}), **schema["$defs"]}}
         while "$ref" in schema:
             node: Any = self.root if schema["$ref"].startswith("#/") else {}
             for part in schema["$ref"][2:].split("/"):
