@@ -132,7 +132,7 @@ def describe_validation_error(tool: str, error: ValidationError) -> str:
         return f"{tool}: {where} must be {bound} {limit} characters long; it has {len(value)}."
     if rule in ("maxItems", "minItems", "maxProperties", "minProperties"):
         bound = "at most" if rule.startswith("max") else "at least"
-        noun = "items" if rule.endswith("Items") else "fields"
+        noun = ("item" if rule.endswith("Items") else "field") + ("" if limit == 1 else "s")
         return f"{tool}: {where} must have {bound} {limit} {noun}; it has {len(value)}."
     if rule in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         bound = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}[rule]

@@ -88,7 +88,7 @@ async def submit_understanding(
     refs = list(dict.fromkeys(referenced))
     for index, ref in enumerate(referenced):
         if ref not in registry:
-            registry.resolve(ref, field=f"referenced[{index}]")  # raises: not a ref, or unknown, naming the field
+            registry.resolve(ref, field=f"referenced_refs[{index}]")  # raises: not a ref, or unknown, naming the field
     turn = session.turn
     known = frozenset(entry.ref for entry in registry.entries())
     check_curation_refs(curation, known)

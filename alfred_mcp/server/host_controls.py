@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
-from alfred_mcp.errors import DeclinedError
+from alfred_mcp.errors import AlfredError, DeclinedError
 from alfred_mcp.operations.removals import Removal, preview_removal
 from alfred_mcp.server.dispatch import error_result
 
@@ -46,8 +46,11 @@ async def confirm(
     if not contract.hint("destructiveHint") or not _can_elicit(context):
         return None
     assert context is not None
-    async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:
-        removal = await preview_removal(work, contract.name, arguments)
+    try:
+        async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:
+            removal = await preview_removal(work, contract.name, arguments)
+    except AlfredError:
+        return None  # arguments the call itself refuses: the call answers with the refusal, naming the field
     if removal is None or not removal.needs_confirmation:
         return None
     params = {"answer": (Resolve(_Ask(removal.question())), True)}

@@ -30,14 +30,15 @@ from mcp.types import Tool as MCPTool
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract, listed, load_contracts
+from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.server import apps, completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware
 from alfred_mcp.server.client_log import ClientLog
 from alfred_mcp.server.dispatch import run_tool_call
 from alfred_mcp.server.notifications import notify_changes
+from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
-from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.server.user_bus import UserScopedBus
@@ -133,8 +134,9 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise ToolError(refusal)
         contract = self.contracts.get(name)
         if contract is None:
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {name}. Tools: {', '.join(self.contracts)}.",
-                           data={"name": name})
+            shown = redact_raw_ids(name)  # a client's text is echoed, never a raw id in it
+            raise MCPError(code=INVALID_PARAMS, message=f"Unknown tool: {shown}. Tools: {', '.join(self.contracts)}.",
+                           data={"name": shown})
         instead = await host_controls.confirm(self.app, contract, arguments, context)
         if instead is not None:
             return instead

@@ -13,6 +13,7 @@ from pydantic import Field
 from alfred_mcp.agent.role_templates import role_prompt
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError, ConfigError
+from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.server.session_args import admitted_args, checked_text, invalid_params, session_arg
 from alfred_mcp.state.context import STEP_KINDS, StepView
 
@@ -28,15 +29,16 @@ def check_prompt_call(prompts: Sequence[Prompt], name: str, arguments: Mapping[s
     """
     prompt = next((p for p in prompts if p.name == name), None)
     if prompt is None:
-        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {name}. Prompts: {', '.join(p.name for p in prompts)}.",
-                       data={"name": name})
+        shown = redact_raw_ids(name)  # a client's text is echoed, never a raw id in it
+        raise MCPError(code=INVALID_PARAMS, message=f"Unknown prompt: {shown}. Prompts: {', '.join(p.name for p in prompts)}.",
+                       data={"name": shown})
     declared = prompt.arguments or []
     given = dict(arguments or {})
     missing = [a.name for a in declared if a.required and a.name not in given]
     if missing:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} needs the argument(s): {', '.join(missing)}.",
                        data={"name": name, "missing": missing})
-    unknown = sorted(set(given) - {a.name for a in declared})
+    unknown = sorted(redact_raw_ids(key) for key in set(given) - {a.name for a in declared})
     if unknown:
         raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} has no argument(s) {', '.join(unknown)}; "
                        f"it takes: {', '.join(a.name for a in declared) or 'none'}.", data={"name": name, "unknown": unknown})

@@ -4,17 +4,16 @@ errors a client can act on: each names the argument, and none repeats a raw id t
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import MCPError
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, Prompt
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError, UnknownSessionError
-from alfred_mcp.kitchen.jsonschema import describe_value
 from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.kitchen.text import admit
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
@@ -46,28 +45,6 @@ def admitted_args(**args: str) -> dict[str, str]:
         return {name: admit(value, name).value for name, value in args.items()}
     except AlfredError as error:
         raise invalid_params(error) from None
-
-
-def check_prompt_call(prompts: Sequence[Prompt], name: str, arguments: Mapping[str, Any] | None) -> None:
-    """Refuse an unknown prompt, an unknown or missing argument, or a value that is not a string, naming it.
-
-    Raises:
-        MCPError: INVALID_PARAMS, naming the prompt or the argument.
-    """
-    found = next((prompt for prompt in prompts if prompt.name == name), None)
-    if found is None:
-        raise MCPError(code=INVALID_PARAMS, message=f"name: unknown prompt {describe_value(name)}; prompts: "
-                                                     f"{', '.join(prompt.name for prompt in prompts)}.")
-    declared = {argument.name: argument for argument in found.arguments or ()}
-    for key, value in (arguments or {}).items():
-        if key not in declared:
-            raise MCPError(code=INVALID_PARAMS, message=f"{describe_value(key)}: the {name} prompt has no such argument; "
-                                                         f"its arguments: {', '.join(declared) or 'none'}.")
-        if not isinstance(value, str):
-            raise MCPError(code=INVALID_PARAMS, message=f"{key}: prompt arguments are strings, got {describe_value(value)}.")
-    missing = [key for key, argument in declared.items() if argument.required and key not in (arguments or {})]
-    if missing:
-        raise MCPError(code=INVALID_PARAMS, message=f"{missing[0]}: the {name} prompt needs this argument.")
 
 
 def resource_arg(name: str, value: str) -> str:

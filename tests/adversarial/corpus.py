@@ -21,6 +21,7 @@ accepted write, which must hold no raw-id text.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -100,6 +101,9 @@ ACT_TOOL = {"action": "tool_call", "tool": "db_read",
             "arguments": {"table": "recipes", "filters": [{"field": "name", "op": "ilike", "value": "%cod%"}], "limit": 3}}
 ACT_DONE = {"action": "step_complete", "result_summary": "found the cod recipes", "note_for_next_step": "offer the first one"}
 REPLY = {"response": "Here are the cod recipes I found."}
+IMPORTED = json.dumps({"@type": "Recipe", "name": "Pasted Lentil Soup", "recipeIngredient": ["1 cup lentils", "2 cups water"],
+                       "recipeInstructions": ["Simmer for 20 minutes."]})
+"""A recipe as a client pastes it into recipes_import: JSON-LD text."""
 ROLE_STAGES = {"understand": "understand", "think": "think", "act": "act", "reply": "reply"}
 
 BASES: dict[str, list[ToolCall]] = {
@@ -134,17 +138,31 @@ BASES: dict[str, list[ToolCall]] = {
     "turn_abandon": [ToolCall("turn_abandon", {"reason": "the user left", "session": "session_1"}, stage="understand")],
     "turn_begin": [ToolCall("turn_begin", {"message": "next question", "session": "session_1"})],
     "turn_context": [ToolCall("turn_context", {"role": "understand", "session": "session_1"}, stage="understand")],
-    "turn_reply": [ToolCall("turn_reply", {"reply": "Here you go.", "session": "session_1"})],
+    "turn_reply": [ToolCall("turn_reply", {"response": "Here you go.", "tone": "warm", "user_expressed": "wants cod",
+                                           "next_step": "pick one", "session": "session_1"})],
     "turn_start": [ToolCall("turn_start", {"message": "plan a cod dinner", "session": "session_1"}, stage="none")],
     "turn_status": [ToolCall("turn_status", {"turn": 1, "session": "session_1"})],
     "turn_submit": [ToolCall("turn_submit", {"role": role, "output": output, "session": "session_1"}, stage=ROLE_STAGES[role])
                     for role, output in (("understand", UNDERSTAND), ("think", THINK), ("act", ACT_TOOL), ("act", ACT_DONE),
                                          ("reply", REPLY))],
+    "entity_resolve": [ToolCall("entity_resolve", {"text": "the lemon cod one", "entity_type": "recipe", "session": "session_1"})],
+    "kitchen_undo": [ToolCall("kitchen_undo", {"session": "session_1"})],
+    "meal_cooked": [ToolCall("meal_cooked", {"meal": "meal_1", "servings": 2, "session": "session_1"})],
+    "meal_plan_show": [ToolCall("meal_plan_show", {"from": "2026-01-12", "to": "2026-01-18", "session": "session_1"})],
+    "recipe_show": [ToolCall("recipe_show", {"recipe": "recipe_1", "session": "session_1"})],
+    "recipes_export": [ToolCall("recipes_export", {"recipe": "recipe_1", "format": "markdown", "session": "session_1"})],
+    "recipes_import": [ToolCall("recipes_import", {"source": IMPORTED, "session": "session_1"})],
+    "recipes_scale": [ToolCall("recipes_scale", {"recipe": "recipe_1", "servings": 4, "session": "session_1"})],
+    "shopping_list_check": [ToolCall("shopping_list_check", {"items": ["shop_1"], "bought": True, "session": "session_1"})],
+    "shopping_list_from": [ToolCall("shopping_list_from", {"recipes": ["recipe_1"], "session": "session_1"}),
+                           ToolCall("shopping_list_from", {"meal_plans": {"from": "2026-01-12", "to": "2026-01-14"}, "session": "session_1"})],
+    "shopping_list_show": [ToolCall("shopping_list_show", {"session": "session_1"})],
     "understanding_submit": [ToolCall("understanding_submit", {
-        "message": "something with the curry", "referenced": ["recipe_1"],
-        "curation": UNDERSTAND["curation"], "constraints": UNDERSTAND["constraint_snapshot"], "session": "session_1"})],
+        "message": "something with the curry", "referenced_refs": ["recipe_1"],
+        "curation": UNDERSTAND["curation"], "constraint_snapshot": UNDERSTAND["constraint_snapshot"], "session": "session_1"})],
 }
-WRITES = frozenset({"db_create", "db_update", "db_delete", "draft_save", "chat", "turn_submit"})
+WRITES = frozenset({"db_create", "db_update", "db_delete", "draft_save", "chat", "turn_submit", "kitchen_undo", "meal_cooked",
+                    "shopping_list_check", "shopping_list_from"})
 """Tools whose accepted calls may change the kitchen (never with raw-id text)."""
 
 
@@ -254,8 +272,14 @@ def _schema_at(schema: dict[str, Any], path: Path) -> dict[str, Any] | None:
         else:
             node = node.get("properties", {}).get(part)
         if node is not None and "$ref" in node:
-            return None
+            node = _local_def(schema, node["$ref"])
     return node
+
+
+def _local_def(schema: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    """A '#/$defs/Name' reference resolved in the contract's own $defs (None for anything else)."""
+    prefix = "#/$defs/"
+    return schema.get("$defs", {}).get(ref[len(prefix):]) if ref.startswith(prefix) else None
 
 
 def _schema_rules(args: dict[str, Any], schema: dict[str, Any]) -> Iterator[tuple[Path, tuple[str, Any]]]:
@@ -458,8 +482,9 @@ def _batch_cases(tool: str, extra: dict[str, Any]) -> list[Case]:
 
 def _understanding_cases() -> list[Case]:
     base = BASES["understanding_submit"][0].args
-    cases = [Case("understanding_submit", "understanding_submit referenced unknown-ref",
-                  ToolCall("understanding_submit", {**base, "referenced": ["recipe_999"]}), "refused", "referenced", "unknown_ref")]
+    cases = [Case("understanding_submit", "understanding_submit referenced_refs unknown-ref",
+                  ToolCall("understanding_submit", {**base, "referenced_refs": ["recipe_1", "recipe_999"]}), "refused", "referenced_refs[1]",
+                  "unknown_ref")]
     for key in ("demote", "drop"):
         curation = {**base["curation"], key: ["recipe_1", "recipe_999"]}
         cases.append(Case("understanding_submit", f"understanding_submit curation.{key} unknown-ref",
@@ -484,6 +509,21 @@ def _turn_submit_cases() -> list[Case]:
     return cases
 
 
+def _date_range_cases(tool: str, base: dict[str, Any], where: tuple[str, ...]) -> list[Case]:
+    """Impossible and malformed dates in a date argument (a 'format: date' the schema alone does not check)."""
+    cases = []
+    for kind, value in (("impossible-day", "2026-02-30"), ("impossible-month", "2026-13-45"), ("not-a-date", "soon")):
+        args = replace_at(base, where, value)
+        cases.append(Case(tool, f"{tool} {format_path(where)} {kind}", ToolCall(tool, args), "refused", format_path(where)))
+    return cases
+
+
+def _recipe_ref_cases(tool: str, extra: dict[str, Any]) -> list[Case]:
+    return [Case(tool, f"{tool} recipe {label}", ToolCall(tool, {"recipe": ref, **extra}), "refused", "recipe", code)
+            for label, ref, code in (("unknown-ref", "recipe_999", "unknown_ref"), ("deleted-ref", DELETED["recipe"], "deleted_ref"),
+                                     ("discarded-draft", "gen_recipe_2", "deleted_ref"))]
+
+
 _DOMAIN = {
     "db_read": lambda: _filter_cases("db_read", list(TABLES.values()), {}),
     "db_update": lambda: _filter_cases("db_update", USER_TABLES, {"data": {"name": "x"}})[::4] + _match_all_cases("db_update")
@@ -501,6 +541,19 @@ _DOMAIN = {
     "batch_skip": lambda: _batch_cases("batch_skip", {"refs": ["gen_recipe_1"], "reason": "x"}),
     "understanding_submit": _understanding_cases,
     "turn_submit": _turn_submit_cases,
+    "meal_plan_show": lambda: _date_range_cases("meal_plan_show", BASES["meal_plan_show"][0].args, ("from",))
+    + _date_range_cases("meal_plan_show", BASES["meal_plan_show"][0].args, ("to",)),
+    "shopping_list_from": lambda: _date_range_cases("shopping_list_from", BASES["shopping_list_from"][1].args, ("meal_plans", "from"))
+    + [Case("shopping_list_from", "shopping_list_from recipes unknown-ref",
+            ToolCall("shopping_list_from", {"recipes": ["recipe_1", "recipe_999"]}), "refused", "recipes[1]", "unknown_ref")],
+    "recipe_show": lambda: _recipe_ref_cases("recipe_show", {}),
+    "recipes_export": lambda: _recipe_ref_cases("recipes_export", {}),
+    "recipes_scale": lambda: _recipe_ref_cases("recipes_scale", {"servings": 2}),
+    "meal_cooked": lambda: [Case("meal_cooked", "meal_cooked meal unknown-ref", ToolCall("meal_cooked", {"meal": "meal_999"}), "refused",
+                                 "meal", "unknown_ref")] + _recipe_ref_cases("meal_cooked", {}),
+    "shopping_list_check": lambda: [Case("shopping_list_check", "shopping_list_check items unknown-ref",
+                                         ToolCall("shopping_list_check", {"items": ["shop_1", "shop_999"], "bought": True}), "refused",
+                                         "items[1]", "unknown_ref")],
 }
 
 

@@ -16,10 +16,11 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
+from alfred_mcp.contracts import load_contracts
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
 
 from .conftest import Kitchen
-from .corpus import WRITES, Case, ResourceRead, ToolCall, all_targets, cases_for
+from .corpus import BASES, WRITES, Case, ResourceRead, ToolCall, all_targets, cases_for
 from .harness import (
     KitchenSnapshot,
     Outcome,
@@ -141,11 +142,19 @@ async def test_bad_input_is_refused_naming_its_field_and_changes_nothing(kitchen
     assert not failures, f"{len(failures)} of {len(cases_for(target))} cases failed:\n" + "\n".join(failures)
 
 
+@pytest.mark.sqlite_only
 async def test_the_corpus_covers_every_tool_resource_and_prompt(kitchen_app: AlfredApp) -> None:
+    """Every published contract (listed by default or on request), resource and prompt has its cases."""
     async with Client(build_server(kitchen_app)) as client:
-        tools = {tool.name for tool in (await client.list_tools()).tools}
         templates = {t.name for t in (await client.list_resource_templates()).resource_templates}
         resources = {r.name for r in (await client.list_resources()).resources}
         prompts = {p.name for p in (await client.list_prompts()).prompts}
-    offered = tools | {f"resource:{name}" for name in templates | resources} | {f"prompt:{name}" for name in prompts}
+    offered = set(load_contracts()) | {f"resource:{name}" for name in templates | resources} | {f"prompt:{name}" for name in prompts}
     assert set(all_targets()) == offered
+
+
+@pytest.mark.parametrize("tool", sorted(BASES))
+def test_each_base_call_fits_its_contract(tool: str) -> None:
+    """The corpus mutates valid calls: a base that drifted from its contract would test nothing."""
+    for base in BASES[tool]:
+        load_contracts()[tool].check_arguments(base.args)

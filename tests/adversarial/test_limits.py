@@ -26,7 +26,10 @@ from alfred_mcp.contracts import load_contracts
 from alfred_mcp.kitchen.jsonschema import row_schema
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.state.role_outputs import output_schema
+from alfred_mcp.state.constraints import ConstraintSnapshot
+from alfred_mcp.state.curation import EntityCuration
+from alfred_mcp.state.drafts import DRAFT_KINDS
+from alfred_mcp.state.role_outputs import ROLE_OUTPUTS
 
 from .conftest import Kitchen
 from .corpus import BASES, ToolCall
@@ -35,38 +38,39 @@ from .harness import PROMPTS, SESSION_RESOURCES, call, prompt, reach_stage, read
 pytestmark = [pytest.mark.anyio, pytest.mark.sqlite_only]
 
 NOT_TEXT = {"ref", "refs", "referenced", "referenced_refs", "demote", "drop", "disambiguation_options", "tool", "table",
-            "field", "entity_type", "session", "batch", "role", "columns", "parent_recipe", "recipe", "meal_plan", "type"}
-"""Strings that name something (a ref, a table, a column): not free text a person types."""
-QUERIES = {"filters", "or_filters", "order_by", "category", "ingredient", "equipment", "cuisine"}
+            "field", "entity_type", "session", "batch", "role", "columns", "parent_recipe", "recipe", "meal_plan", "type", "source"}
+"""Strings that name something (a ref, a table, a column), or a document to parse (an import's source): not free text."""
+QUERIES = {"filters", "or_filters", "order_by", "category", "ingredient", "equipment", "cuisine", "text"}
 """Arguments that ask, not tell: at their limit they must be accepted, but nothing of them is stored to show."""
 ACT_DECISIONS = {"tool_call": "ToolCallDecision", "step_complete": "StepCompleteDecision"}
-DRAFT_MODELS = {"recipe": "RecipeDraft", "meal": "MealPlanDraft", "task": "TaskDraft", "shop": "ShoppingItemDraft",
-                "inv": "InventoryItemDraft"}
 TEXT = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs", "Zl", "Zp"], exclude_characters="0123456789abcdefABCDEF\u00a0"),
                min_size=1)
 """Text a person types; hex digits left out, so no value at its limit is a 32-hex run (those are redacted: test_corpus)."""
 
 
 def _schema_for(base: ToolCall) -> dict[str, Any]:
-    """The tool's inputSchema, with the schemas a free object is checked against put in place."""
+    """The tool's inputSchema, with the model each free object is checked against put in place (the
+    published contracts are compact: nested size limits are checked on submission, from these models)."""
     schema = json.loads(json.dumps(load_contracts()[base.tool].input_schema))
     props = schema["properties"]
     if base.tool == "turn_submit":
-        props["output"] = output_schema(base.args["role"])
+        props["output"] = ROLE_OUTPUTS[base.args["role"]].model_json_schema()
         action = base.args["output"].get("action")
         if action is not None:  # a bare Act decision: the schema of that decision
             props["output"] = {**props["output"], "$ref": f"#/$defs/{ACT_DECISIONS[action]}"}
     if base.tool == "draft_create":
-        props["items"]["items"] = {"$ref": f"#/$defs/{DRAFT_MODELS[base.args['entity_type']]}"}
+        props["items"]["items"] = DRAFT_KINDS[base.args["entity_type"]].model_json_schema()
     if base.tool == "draft_revise":  # its ref is a recipe draft: the patch is checked as a recipe draft
-        schema["$defs"] = load_contracts()["draft_create"].input_schema["$defs"]
-        props["patch"] = {"$ref": "#/$defs/RecipeDraft"}
+        props["patch"] = DRAFT_KINDS["recipe"].model_json_schema()
+    if base.tool == "understanding_submit":
+        props["curation"] = EntityCuration.model_json_schema()
+        props["constraint_snapshot"] = ConstraintSnapshot.model_json_schema()
     if base.tool in ("db_create", "db_update"):
         props["data"] = row_schema(TABLES[base.args["table"]], "create" if base.tool == "db_create" else "update")
     if base.tool == "recipes_search":
         props["category"].pop("maxLength")  # a name from the taxonomy (an unknown one is refused, naming the known ones)
-    if base.tool == "db_read":
-        props["filters"]["items"]["properties"]["value"] = {"type": "string", "maxLength": 2000}
+    if base.tool == "db_read":  # a text filter value at its limit (the value's schema is a union of kinds)
+        schema["$defs"]["Filter"]["properties"]["value"] = {"type": "string", "maxLength": 2000}
     return schema
 
 
@@ -131,7 +135,9 @@ class Filler:
 
 
 def limit_cases() -> list[ToolCall]:
-    return [base for tool in sorted(BASES) for base in BASES[tool] if tool not in ("session_start",)]
+    """Every base call (a new session has no arguments); db_read without its enum filter, which takes no free text."""
+    cases = [base for tool in sorted(BASES) for base in BASES[tool] if tool not in ("session_start",)]
+    return [ToolCall(b.tool, {k: v for k, v in b.args.items() if k != "or_filters"}, b.stage) if b.tool == "db_read" else b for b in cases]
 
 
 async def _rendered(client: Client, base: ToolCall) -> list[str]:

@@ -205,7 +205,7 @@ async def test_understanding_with_an_unknown_ref_changes_nothing(client: Client)
     error = await call_error(client, "understanding_submit", referenced_refs=["recipe_42"],
                              constraint_snapshot={"new_constraints": [{"type": "cuisine", "field": "cuisine", "value": "thai"}]},
                              curation={"clear_all": True})
-    assert (error["code"], error["value"], error["field"]) == ("unknown_ref", "recipe_42", "referenced[0]")
+    assert (error["code"], error["value"], error["field"]) == ("unknown_ref", "recipe_42", "referenced_refs[0]")
     constraints = await call(client, "constraints_read")
     assert constraints["goal"] is None
     decisions = await read_json(client, "alfred://session/current/decisions")

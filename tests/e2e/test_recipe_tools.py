@@ -15,6 +15,8 @@ from mcp import Client
 from recipe_site import PLAIN_TEXT, recipe_site
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.dispatch import REDACTED_META
+from alfred_mcp.server.leak_guard import find_uuid
 
 from .helpers import call, call_error
 
@@ -158,9 +160,10 @@ async def test_ids_of_the_source_site_are_redacted_not_leaked(client: Client, si
     uuid = "123e4567-e89b-12d3-a456-426614174000"
     recipe = {"@type": "Recipe", "@id": f"https://x.test/{uuid}", "name": f"Soup {uuid}", "url": f"https://x.test/r/{uuid}",
               "recipeIngredient": f"1 cup lentils\n2 cups water ({uuid})", "recipeInstructions": [f"Simmer {uuid}."]}
-    result = await call(client, "recipes_import", source=json.dumps(recipe))
-    content = result["drafts"][0]["content"]
+    imported = await client.call_tool("recipes_import", {"source": json.dumps(recipe)})
+    content = imported.structured_content["drafts"][0]["content"]
     assert content["name"] == "Soup [id]" and content["source_url"] == "https://x.test/r/[id]" and len(content["ingredients"]) == 2
-    assert any(w.startswith("ids:") for w in result["warnings"])
+    assert (imported.meta or {}).get(REDACTED_META) == ["source"]  # pasted text: redacted at the door, and the result says so
+    assert find_uuid(imported.model_dump()) is None
     error = await call_error(client, "recipes_import", source=f"{site}/{uuid}")
     assert "[id]" in error["message"] and "404" in error["message"]

@@ -196,9 +196,9 @@ async def test_ticking_and_unticking_lines_changes_the_database_and_nothing_else
 
 @pytest.mark.parametrize(("arguments", "field", "says"), [
     ({"items": ["shop_99"], "bought": True}, "items", "Unknown ref"),
-    ({"items": ["recipe_1"], "bought": True}, "items[0]", "does not match"),
-    ({"items": [], "bought": True}, "items", "should be non-empty"),
-    ({"items": ["shop_1"]}, None, "'bought' is a required property"),
+    ({"items": ["recipe_1"], "bought": True}, "items[0]", "must look like"),
+    ({"items": [], "bought": True}, "items", "must have at least 1 item"),
+    ({"items": ["shop_1"]}, "bought", "bought is required"),
 ], ids=["unknown ref", "another table's ref", "no item", "no bought"])
 async def test_a_bad_tick_names_the_field_and_changes_nothing(app: AlfredApp, server: AlfredServer, arguments: dict[str, Any],
                                                             field: str | None, says: str) -> None:
