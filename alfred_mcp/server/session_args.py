@@ -64,8 +64,7 @@ def resource_arg(name: str, value: str) -> str:
 def resource_failure(error: ResourceError, uri: str) -> MCPError:
     """A resource error as the client sees it: the SDK's codes, the URI in `data` with any raw id redacted."""
     code = INVALID_PARAMS if isinstance(error, ResourceNotFoundError) else INTERNAL_ERROR
-    message = _safe(str(error)) if code == INVALID_PARAMS else "The resource could not be read; the server log has details."
-    return MCPError(code=code, message=message, data={"uri": redact_raw_ids(uri)})
+    return MCPError(code=code, message=_safe(str(error)), data={"uri": redact_raw_ids(uri)})
 
 
 @asynccontextmanager
