@@ -1,4 +1,4 @@
-"""Issue 2 benchmarks: read overhead over MCP, translation cost, registry and save scaling."""
+"""Read overhead over MCP, translation cost, registry lookups and session saves as the session grows."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.state.translate import translate_rows
 from alfred_mcp.store.sqlite import SQLiteStore
 
-from .timing import median_seconds, paired_medians, report
+from .timing import median_seconds, paired, report
 
 READ_ROWS = 50
 
@@ -48,17 +48,18 @@ def _bare_server(db_path: Path) -> MCPServer:
 
 
 async def read_overhead(repeat: int = 200) -> dict[str, object]:
+    """db_read of 50 rows through the in-memory MCP client vs a bare SDK tool returning the same rows."""
     with tempfile.TemporaryDirectory() as folder:
         app = await _app_with_recipes(Path(folder), READ_ROWS)
         try:
             async with Client(build_server(app)) as ours, Client(_bare_server(Path(folder) / "bench.db")) as bare:
                 args = {"table": "recipes", "limit": READ_ROWS, "order_by": [{"field": "name"}]}
-                ours_s, bare_s = await paired_medians(
+                result = await paired(
                     lambda: ours.call_tool("db_read", args), lambda: bare.call_tool("read_recipes", {"limit": READ_ROWS}), repeat=repeat
                 )
         finally:
             await app.close()
-    return report(ours_s / bare_s, 1.5, ours_ms=round(ours_s * 1e3, 3), bare_ms=round(bare_s * 1e3, 3), rows=READ_ROWS)
+    return report(result.ratio, 1.3, **result.fields("ours_ms", "bare_ms"), rows=READ_ROWS)
 
 
 async def translate_10k(rows_count: int = 10_000) -> dict[str, object]:

@@ -1,80 +1,154 @@
-"""http_concurrency: 8 concurrent HTTP sessions x 200 tool calls on PostgreSQL (loopback, bounded).
+"""HTTP on PostgreSQL, one variable at a time: clients at one replica, then replicas at fixed clients.
 
-Each session belongs to its own user (its own bearer token) on one `alfred-mcp serve --http`
-process: it adds a few shopping-list rows, then reads and renames them. Reported: throughput,
-p99 latency, errors (must be 0), refs seen outside their own session (must be 0), and `ratio`:
-the p50 latency of those calls against the same calls made one by one over stdio on SQLite.
-`single_session_ratio` is the same comparison for one HTTP session alone (no queueing behind
-the other seven on the server's one event loop), which separates transport + database cost
-from concurrency.
+Every client is its own user (its own bearer token) with its own session on `alfred-mcp serve
+--http` processes over one throwaway PostgreSQL (loopback). A client makes `CALLS` tool calls: it
+adds a few shopping-list rows, then alternates reads and renames, each timed.
+
+- http_clients: 1, 2, 4, 8 clients on one replica.
+- http_replicas: 8 clients on 1 and 2 replicas (clients spread round robin).
+
+Each configuration reports calls/s, p50 and p99 latency, the server processes' CPU per call and
+the cores they used (CPU seconds / wall seconds), the cores PostgreSQL used, errors (must be 0)
+and rows seen outside their own session (must be 0). CPU is read from /proc, so it is measured
+on Linux only. Skipped with a reason without PostgreSQL.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from statistics import median, quantiles
 from typing import Any
 
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-SESSIONS = 8
-CALLS = 200
+CALLS = 150
 ROWS_PER_SESSION = 5
 TIME_LIMIT = 600.0
+CLIENT_COUNTS = (1, 2, 4, 8)
+REPLICA_COUNTS = (1, 2)
+FIXED_CLIENTS = 8
 
 
-async def http_concurrency(sessions: int = SESSIONS, calls: int = CALLS) -> dict[str, object]:
-    """The benchmark; {"skipped": reason} when PostgreSQL is unavailable."""
+async def http_clients() -> dict[str, object]:
+    """Clients at one replica."""
+    return await _sweep("clients", [(clients, 1) for clients in CLIENT_COUNTS])
+
+
+async def http_replicas() -> dict[str, object]:
+    """Replicas at a fixed number of clients."""
+    return await _sweep("replicas", [(FIXED_CLIENTS, replicas) for replicas in REPLICA_COUNTS])
+
+
+async def _sweep(variable: str, configurations: list[tuple[int, int]]) -> dict[str, object]:
     try:
         import psycopg  # noqa: F401
         from pg_harness import PostgresUnavailable, create_database, postgres_server
     except ImportError as error:
         return {"skipped": f"psycopg is not installed: {error}"}
-    from http_harness import http_client, http_server
-
-    tokens = {f"bench-token-{i:02d}-0123456789": f"bench{i}" for i in range(sessions + 1)}
-    concurrent, solo = list(tokens)[:sessions], list(tokens)[sessions]
+    results: dict[str, object] = {}
     try:
         with postgres_server() as server, anyio.fail_after(TIME_LIMIT):
-            dsn = create_database(server, "bench_http")
-            async with http_server(dsn, tokens) as url:
-                results: list[dict[str, Any]] = []
-                started = time.perf_counter()
-                async with anyio.create_task_group() as group:
-                    for number, token in enumerate(concurrent):
-                        group.start_soon(_run_http_session, http_client(url, token), f"s{number}", calls, results)
-                elapsed = time.perf_counter() - started
-                async with http_client(url, solo) as alone:
-                    single = await _workload(alone, "solo", calls)
+            for number, (clients, replicas) in enumerate(configurations):
+                dsn = create_database(server, f"bench_{variable}_{number}")
+                key = str(clients if variable == "clients" else replicas)
+                results[key] = await _run(dsn, clients, replicas, _postmaster(server.root))
     except PostgresUnavailable as error:
         return {"skipped": str(error)}
-    latencies = [t for result in results for t in result["latencies"]]
-    stdio_p50 = await _stdio_p50(calls)
+    return {"reported": variable, **({"fixed_clients": FIXED_CLIENTS} if variable == "replicas" else {"replicas": 1}),
+            "calls_per_client": CALLS, "cores": os.cpu_count(), "by_" + variable: results}
+
+
+async def _run(dsn: str, clients: int, replicas: int, postmaster: int | None) -> dict[str, object]:
+    from http_harness import http_client
+
+    tokens = {f"bench-token-{i:02d}-0123456789": f"bench{i}" for i in range(clients)}
+    async with _replicas(dsn, tokens, replicas) as (urls, pids):
+        for warm, token in enumerate(tokens):  # every user exists and has a session before the clock starts
+            async with http_client(urls[warm % len(urls)], token) as client:
+                await client.call_tool("db_read", {"table": "shopping_list", "limit": 1})
+        outcomes: list[dict[str, Any]] = []
+        server_cpu, pg_cpu = _cpu_seconds(pids), _cpu_seconds(_children(postmaster))
+        started = time.perf_counter()
+        async with anyio.create_task_group() as group:
+            for number, token in enumerate(tokens):
+                group.start_soon(_session, http_client(urls[number % len(urls)], token), f"s{number}", outcomes)
+        elapsed = time.perf_counter() - started
+        server_cpu = _cpu_seconds(pids) - server_cpu
+        pg_cpu = _cpu_seconds(_children(postmaster)) - pg_cpu
+    latencies = [t for outcome in outcomes for t in outcome["latencies"]]
     return {
         "calls_per_s": round(len(latencies) / elapsed, 1),
         "p50_ms": round(median(latencies) * 1000, 2),
         "p99_ms": round(quantiles(latencies, n=100)[98] * 1000, 2),
-        "stdio_sqlite_p50_ms": round(stdio_p50 * 1000, 2),
-        "ratio": round(median(latencies) / stdio_p50, 2),
-        "single_session_p50_ms": round(median(single["latencies"]) * 1000, 2),
-        "single_session_ratio": round(median(single["latencies"]) / stdio_p50, 2),
-        "errors": sum(result["errors"] for result in [*results, single]),
-        "cross_session_refs": sum(result["foreign"] for result in [*results, single]),
-        "sessions": sessions,
+        "server_cpu_ms_per_call": round(server_cpu / len(latencies) * 1000, 3),
+        "server_cores": round(server_cpu / elapsed, 2),
+        "postgres_cores": round(pg_cpu / elapsed, 2),
+        "errors": sum(outcome["errors"] for outcome in outcomes),
+        "cross_session_refs": sum(outcome["foreign"] for outcome in outcomes),
         "calls": len(latencies),
     }
 
 
-async def _run_http_session(client: Client, tag: str, calls: int, results: list[dict[str, Any]]) -> None:
+@asynccontextmanager
+async def _replicas(dsn: str, tokens: Mapping[str, str], count: int) -> AsyncIterator[tuple[list[str], list[int]]]:
+    """`count` server processes on `dsn`; their /mcp URLs and pids."""
+    from http_harness import free_port
+
+    ports = [free_port() for _ in range(count)]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
+    env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
+    processes = []
+    with tempfile.TemporaryFile() as log:
+        try:
+            for port in ports:
+                command = [sys.executable, "-m", "alfred_mcp", "--db", dsn, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
+                processes.append(await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log))
+            for port, process in zip(ports, processes):
+                await _wait_for_port(port, process)
+            yield [f"http://127.0.0.1:{port}/mcp" for port in ports], [process.pid for process in processes]
+        except BaseException:
+            log.seek(0)
+            sys.stderr.write(log.read().decode(errors="replace")[-4000:])
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                for process in processes:
+                    process.terminate()
+                for process in processes:
+                    with anyio.move_on_after(10):
+                        await process.wait()
+                    if process.returncode is None:
+                        process.kill()
+                        await process.wait()
+
+
+async def _wait_for_port(port: int, process: Any) -> None:
+    with anyio.fail_after(30):
+        while True:
+            if process.returncode is not None:
+                raise RuntimeError(f"the server exited with {process.returncode}")
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.05)
+                continue
+            await stream.aclose()
+            return
+
+
+async def _session(client: Client, tag: str, outcomes: list[dict[str, Any]]) -> None:
     async with client:
-        results.append(await _workload(client, tag, calls))
+        outcomes.append(await _workload(client, tag, CALLS))
 
 
 async def _workload(client: Client, tag: str, calls: int) -> dict[str, Any]:
@@ -104,14 +178,40 @@ async def _workload(client: Client, tag: str, calls: int) -> dict[str, Any]:
     return {"latencies": latencies, "errors": errors, "foreign": foreign}
 
 
-async def _stdio_p50(calls: int) -> float:
-    """The same workload, one session, over stdio on a SQLite file: its p50 latency."""
-    with tempfile.TemporaryDirectory() as folder:
-        env = {"ALFRED_DB": str(Path(folder) / "bench.db"), "PATH": os.environ.get("PATH", "")}
-        params = StdioServerParameters(command=sys.executable, args=["-m", "alfred_mcp", "--no-seed"], env=env)
-        with anyio.fail_after(TIME_LIMIT):
-            async with Client(params) as client:
-                result = await _workload(client, "s0", calls)
-    if result["errors"]:
-        raise RuntimeError(f"the stdio baseline had {result['errors']} error(s)")
-    return median(result["latencies"])
+# -- CPU from /proc -------------------------------------------------------------------------------
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of the processes (0 for a process that is gone)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / _TICKS
+
+
+def _postmaster(root: Path) -> int | None:
+    try:
+        return int((root / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _children(parent: int | None) -> list[int]:
+    """The postmaster and its backends."""
+    if parent is None:
+        return []
+    found = [parent]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    found.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
