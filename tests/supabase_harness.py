@@ -102,6 +102,7 @@ def postgrest_server(dsn: str, secret: str) -> Iterator[int]:
         "PGRST_DB_ANON_ROLE": "anon", "PGRST_JWT_SECRET": secret, "PGRST_SERVER_HOST": "127.0.0.1",
         "PGRST_SERVER_PORT": str(port), "PGRST_ADMIN_SERVER_PORT": str(admin), "PGRST_DB_POOL": "4",
         "PGRST_LOG_LEVEL": "warn", "PGRST_DB_CHANNEL_ENABLED": "false",
+        "PGRST_DB_MAX_ROWS": "1000",  # as a Supabase project caps every response by default
     }
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen([str(binary)], env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -63,6 +63,8 @@ class Query:
     columns: tuple[str, ...] | None = None
     order_by: tuple[OrderBy, ...] = ()
     limit: int | None = None
+    after: str | None = None
+    """Keyset pagination: the id of the row this page continues after, in this order (None: from the start)."""
 
 
 def check_where(table: Table, where: Where) -> None:

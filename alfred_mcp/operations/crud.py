@@ -15,6 +15,7 @@ from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_
 from alfred_mcp.kitchen.schema import Table, children_of, get_table
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
+from alfred_mcp.operations.paging import decode_cursor, encode_cursor
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.array_ops import ListChange, split_list_changes
 from alfred_mcp.state.call_log import CallRecord
@@ -40,6 +41,8 @@ class CrudResult:
     rows: list[dict[str, Any]]
     truncated: bool = False
     cascaded: tuple[tuple[str, int], ...] = ()
+    next_cursor: str | None = None
+    """Set when more rows match: pass it as `cursor` to read the next page."""
 
 
 def writable_table(name: str) -> Table:
@@ -57,25 +60,35 @@ def writable_table(name: str) -> Table:
     return table
 
 
-async def read(work: UnitOfWork, table: Table, query: Query) -> CrudResult:
-    """Rows matching `query`, each with a ref; FK columns as refs with their labels."""
+async def read(work: UnitOfWork, table: Table, query: Query, *, cursor: str | None = None) -> CrudResult:
+    """Rows matching `query`, each with a ref; FK columns as refs with their labels.
+
+    `cursor` (a previous page's `next_cursor`) continues that read after its last row.
+    """
     session = work.session
     check_columns(table, query.columns)
     check_order(table, query.order_by)
     limit = query.limit or DEFAULT_LIMIT
+    after = None
+    if cursor is not None:
+        anchor = decode_cursor(cursor, table, query)
+        after = session.registry.resolve(anchor, expected_type=table.entity_type, field="cursor")
     translated = Query(
         where=translate_where(table, query.where, session.registry),
         columns=query.columns,
         order_by=query.order_by,
         limit=limit + 1,
+        after=after,
     )
     # No transaction for the read itself: it writes nothing but new refs, which the unit of
     # work saves before the result is returned, so a client never sees a ref the store does not know.
     rows = await work.store.select(table, translated, user_id=session.user_id)
     out = await rows_to_refs(work, table, rows[:limit], action="read")
-    card = read_card(table.name, out, columns=query.columns, truncated=len(rows) > limit)
+    truncated = len(rows) > limit
+    card = read_card(table.name, out, columns=query.columns, truncated=truncated)
     _record(session, "db_read", table, "read", out, card=card)
-    return CrudResult(table.name, out, truncated=len(rows) > limit)
+    next_cursor = encode_cursor(table, query, out[-1]["id"]) if truncated else None
+    return CrudResult(table.name, out, truncated=truncated, next_cursor=next_cursor)
 
 
 async def create(

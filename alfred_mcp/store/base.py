@@ -133,6 +133,10 @@ class KitchenStore(StoreConnection, Protocol):
     async def reset_kitchen(self, user_id: str) -> None:
         """Delete every kitchen row the user owns (the shared catalog stays)."""
 
+    async def kitchen_stamp(self, user_id: str) -> int:
+        """An opaque value that changes with every committed write to the user's kitchen rows and never
+        comes back (0: never written). Equal stamps mean the user's rows are as they were."""
+
     async def ensure_user(self, handle: str) -> str:
         """The user id for `handle` ('local' by default), creating the user on first use."""
 

@@ -64,6 +64,43 @@ def create_index_sql(table: Table, *, if_not_exists: bool = False) -> list[str]:
     ]
 
 
+def scale_indexes(table: Table, *, tiebreak: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, columns) of the indexes added for scale (schema 1.1): every default filter and order per user.
+
+    `(user_id, <default order>)` serves a default-ordered page and keyset pagination over it (with the
+    dialect's `tiebreak` column appended where it is a real column); `(user_id, name)` serves `name`
+    filters. Tables whose order starts with an indexed foreign key (a recipe's ingredients) or that
+    hold one row per user need neither.
+    """
+    if not table.user_owned or table.one_per_user:
+        return []
+    found: list[tuple[str, tuple[str, ...]]] = []
+    if table.default_order[0] not in {c.name for c in table.fk_columns}:
+        columns = ("user_id", *table.default_order)
+        found.append((_index_name(table, columns), columns + ((tiebreak,) if tiebreak else ())))
+    if table.has_column("name") and table.default_order != ("name",):
+        columns = ("user_id", "name")
+        found.append((_index_name(table, columns), columns))
+    return found
+
+
+def scale_index_sql(table: Table, *, tiebreak: str | None = None) -> list[str]:
+    """`CREATE INDEX IF NOT EXISTS` for `scale_indexes`."""
+    return [
+        f"CREATE INDEX IF NOT EXISTS {q(name)} ON {q(table.name)} ({', '.join(q(c) for c in columns)})"
+        for name, columns in scale_indexes(table, tiebreak=tiebreak)
+    ]
+
+
+def _index_name(table: Table, columns: tuple[str, ...]) -> str:
+    return f"{table.name}_{'_'.join(columns)}_idx"
+
+
+KITCHEN_STAMPS = "alfred_kitchen_stamps"
+"""One row per user: an opaque stamp that changes with every write to the user's kitchen rows and never
+repeats, so a memo built from the kitchen (recipe search) knows when it is stale, on any replica."""
+
+
 def check_rules(column: Column) -> list[CheckRule]:
     """Every rule the column carries; each backend enforces those its types do not already."""
     name = column.name

@@ -32,7 +32,7 @@ POSTGRES_TYPES = {
     "uuid": "uuid", "text": "text", "date": "date", "timestamp": "timestamptz",
     "int": "int4", "numeric": "numeric", "bool": "bool", "text[]": "_text",
 }
-POSTGRES_AS_SQLITE = {"uuid": "TEXT", "text": "TEXT", "timestamptz": "TEXT", "int4": "INTEGER", "bool": "INTEGER", "json": "TEXT"}
+POSTGRES_AS_SQLITE = {"uuid": "TEXT", "text": "TEXT", "timestamptz": "TEXT", "int4": "INTEGER", "int8": "INTEGER", "bool": "INTEGER", "json": "TEXT"}
 ON_DELETE = {"cascade": "CASCADE", "set_null": "SET NULL"}
 PG_ON_DELETE = {"c": "CASCADE", "n": "SET NULL", "a": "NO ACTION", "r": "RESTRICT", "d": "SET DEFAULT"}
 PG_ONLY_TABLES = {"alfred_schema_migrations"}
@@ -235,7 +235,10 @@ def test_unique_constraints_and_defaults_follow_the_schema(
 def test_internal_tables_agree_between_the_backends(sqlite_shapes: dict[str, Shape], postgres_shapes: dict[str, Shape]) -> None:
     """users and the session tables: same columns, nullability, type classes, FKs and uniques."""
     internal = set(sqlite_shapes) - set(TABLES)
-    assert internal == {"users", "alfred_sessions", "alfred_session_refs", "alfred_session_counters", "alfred_session_docs", "alfred_meta"}
+    assert internal == {
+        "users", "alfred_sessions", "alfred_session_refs", "alfred_session_counters", "alfred_session_docs", "alfred_meta",
+        "alfred_kitchen_stamps",
+    }
     for name in internal:
         sqlite_shape, postgres_shape = sqlite_shapes[name], postgres_shapes[name]
         converted = {column: (POSTGRES_AS_SQLITE[udt], nullable) for column, (udt, nullable) in postgres_shape.columns.items()}

@@ -28,8 +28,9 @@ async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
         limit=args.get("limit"),
     )
     async with work_on(app, "db_read", args) as work:
-        result = await crud.read(work, table, query)
-        return {**_rows_result(work.session, result), "truncated": result.truncated}
+        result = await crud.read(work, table, query, cursor=args.get("cursor"))
+        page = {"truncated": result.truncated, **({"next_cursor": result.next_cursor} if result.next_cursor else {})}
+        return {**_rows_result(work.session, result), **page}
 
 
 async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:

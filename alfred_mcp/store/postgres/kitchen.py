@@ -9,9 +9,10 @@ from alfred_mcp.errors import ConstraintViolationError, StoreError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.ddl import tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
 from alfred_mcp.store.payloads import selected_columns
 from alfred_mcp.store.postgres.codec import (
     insert_columns,
@@ -22,6 +23,7 @@ from alfred_mcp.store.postgres.codec import (
     uuid_key,
 )
 from alfred_mcp.store.postgres.connection import PooledConnection, PostgresConnection
+from alfred_mcp.store.postgres.schema import INSERT_ORDER_COLUMN
 
 
 class PostgresKitchenStore(PostgresConnection):
@@ -29,13 +31,24 @@ class PostgresKitchenStore(PostgresConnection):
 
     async def select(self, table: Table, query: Query, *, user_id: str) -> list[Row]:
         names = selected_columns(table, query.columns)
+        order = query.order_by or default_order(table)
         where_sql, params = _where_sql(table, query.where, user_id)
-        order_sql = compile_order(table, query.order_by or default_order(table), "postgres")
+        order_sql = compile_order(table, order, "postgres")
         limit_sql, limit_params = compile_limit(query.limit, "postgres")
-        sql = _join(f"SELECT {_column_list(names)} FROM {q(table.name)}", where_sql, order_sql, limit_sql)
+        head = f"SELECT {_column_list(names)} FROM {q(table.name)}"
+        terms = key_terms(table, order, INSERT_ORDER_COLUMN) if query.after is not None else []
+        anchor_sql, anchor_params = _anchor_sql(table, terms, query.after, user_id) if terms else ("", [])
 
         async def work(connection: PooledConnection) -> list[tuple[Any, ...]]:
-            return await (await connection.execute(sql, [*params, *limit_params])).fetchall()
+            if not terms:
+                sql = _join(head, where_sql, order_sql, limit_sql)
+                return await (await connection.execute(sql, [*params, *limit_params])).fetchall()
+            anchor = await (await connection.execute(anchor_sql, anchor_params)).fetchone()
+            if anchor is None:
+                raise cursor_anchor_gone(table)
+            keyset, keyset_params = keyset_sql(terms, anchor, "%s")
+            sql = _join(head, f"{where_sql} AND {keyset}" if where_sql else f"WHERE {keyset}", order_sql, limit_sql)
+            return await (await connection.execute(sql, [*params, *keyset_params, *limit_params])).fetchall()
 
         return _rows_out(names, await self._read(work, _acting_for(table, user_id), table))
 
@@ -119,6 +132,15 @@ class PostgresKitchenStore(PostgresConnection):
 
         await self._write(work, scope, None)
 
+    async def kitchen_stamp(self, user_id: str) -> int:
+        sql = f'SELECT "stamp" FROM {q(KITCHEN_STAMPS)} WHERE "user_id" = %s'
+
+        async def work(connection: PooledConnection) -> int:
+            row = await (await connection.execute(sql, (uuid_key(user_id),))).fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._read(work, None, None)
+
     async def ensure_user(self, handle: str) -> str:
         async def work(connection: PooledConnection) -> str:
             sql = 'INSERT INTO "users" ("handle") VALUES (%s) ON CONFLICT ("handle") DO NOTHING RETURNING "id"'
@@ -165,6 +187,11 @@ async def _check_references(connection: PooledConnection, table: Table, rows: Se
             raise ConstraintViolationError(
                 f"{column.name} does not point at an existing {target.noun}.", field=column.name, table=table.name
             )
+
+
+def _anchor_sql(table: Table, terms: list[KeyTerm], row_id: str | None, user_id: str) -> tuple[str, list[Any]]:
+    scope, scope_params = (' AND "user_id" = %s', [uuid_key(user_id)]) if table.user_owned else ("", [])
+    return f'SELECT {anchor_columns(terms)} FROM {q(table.name)} WHERE "id" = %s{scope}', [uuid_key(row_id), *scope_params]
 
 
 def _join(*parts: str) -> str:

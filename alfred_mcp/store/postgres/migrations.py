@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from alfred_mcp.store.postgres.rpc import rpc_sql
-from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql
+from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ def migrations() -> tuple[Migration, ...]:
         Migration(0, "bare_postgres_shim", HEADER + SHIM_SQL),
         Migration(1, "kitchen", kitchen_sql()),
         Migration(2, "supabase_rpc", HEADER + rpc_sql()),
+        Migration(3, "scale", scale_sql()),
     )
 
 

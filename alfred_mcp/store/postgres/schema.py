@@ -11,6 +11,10 @@ Three migrations:
   DDL in `sqlite/schema.py`), indexes, and row-level security: every user-owned row is visible and
   writable only when `user_id = auth.uid()`, for the `authenticated` role.
 - 0002 `supabase_rpc`: the SQL functions the Supabase backend writes through (`rpc.py`).
+- 0003 `scale`: an index for every default filter and order per user (`ddl.scale_indexes`, the
+  tiebreak column included), and the kitchen stamps: statement-level triggers on every user-owned
+  table give the writing user's row in `alfred_kitchen_stamps` a new value from a sequence (never
+  rolled back, so a stamp is never reused), whichever path wrote: this server, PostgREST, anyone.
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -22,7 +26,15 @@ from functools import cache
 from typing import Any
 
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
-from alfred_mcp.store.ddl import SCHEMA_VERSION, check_rules, create_index_sql, range_sql, tables_in_fk_order
+from alfred_mcp.store.ddl import (
+    KITCHEN_STAMPS,
+    SCHEMA_VERSION,
+    check_rules,
+    create_index_sql,
+    range_sql,
+    scale_index_sql,
+    tables_in_fk_order,
+)
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.sql_literals import literal_sql as sql_literal
 
@@ -147,6 +159,54 @@ def kitchen_sql() -> str:
     statements += security_sql()
     statements.append(f"INSERT INTO \"alfred_meta\" (\"key\", \"value\") VALUES ('schema_version', '{SCHEMA_VERSION}')")
     return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
+
+
+STAMP_SEQUENCE = "alfred_kitchen_stamp_seq"
+STAMP_FUNCTION = "alfred_stamp_kitchen"
+
+
+def scale_sql() -> str:
+    """Migration 0003: the scale indexes and the kitchen stamps (table, sequence, triggers, security)."""
+    kitchen = tables_in_fk_order()
+    statements = [sql for table in kitchen for sql in scale_index_sql(table, tiebreak=INSERT_ORDER_COLUMN)]
+    statements += [
+        f"CREATE SEQUENCE {q(STAMP_SEQUENCE)}",
+        f"""CREATE TABLE {q(KITCHEN_STAMPS)} (
+    "user_id" uuid PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE,
+    "stamp" bigint NOT NULL
+)""",
+        f"""CREATE FUNCTION {q(STAMP_FUNCTION)}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+BEGIN
+  INSERT INTO {q(KITCHEN_STAMPS)} ("user_id", "stamp")
+    SELECT owners."user_id", nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
+    ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp";
+  RETURN NULL;
+END $$""",
+        f"REVOKE ALL ON FUNCTION {q(STAMP_FUNCTION)}() FROM PUBLIC",
+    ]
+    for table in kitchen:
+        if table.user_owned:
+            statements += _stamp_triggers(table.name)
+    statements += _enable_rls(KITCHEN_STAMPS)
+    mine = f'{q("user_id")} = {_OWNER}'
+    statements.append(f"CREATE POLICY {q(KITCHEN_STAMPS + '_owner')} ON {q(KITCHEN_STAMPS)} FOR SELECT TO {USER_ROLE} USING ({mine})")
+    statements.append(f"GRANT SELECT ON {q(KITCHEN_STAMPS)} TO {USER_ROLE}")
+    statements.append(f"GRANT {_CRUD} ON {q(KITCHEN_STAMPS)} TO service_role")
+    statements.append("NOTIFY pgrst, 'reload schema'")
+    return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
+
+
+def _stamp_triggers(name: str) -> list[str]:
+    """AFTER INSERT / UPDATE / DELETE, once per statement, over the rows it changed (a transition table)."""
+    found = []
+    for event, rows in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+        trigger = q(f"{name}_stamp_{event.lower()}")
+        found.append(
+            f"CREATE TRIGGER {trigger} AFTER {event} ON {q(name)} REFERENCING {rows} TABLE AS changed "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION {q(STAMP_FUNCTION)}()"
+        )
+    return found
 
 
 def create_table_sql(table: Table) -> str:

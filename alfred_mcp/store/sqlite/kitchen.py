@@ -11,15 +11,21 @@ from alfred_mcp.errors import ConstraintViolationError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.ddl import tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
 from alfred_mcp.store.payloads import selected_columns
 from alfred_mcp.store.sqlite.codec import insert_values, now_text, rows_out, update_assignments
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
 from alfred_mcp.store.sqlite.errors import with_table_errors
 
 _IN_CHUNK = 500
+_STAMP = (
+    f'INSERT INTO "{KITCHEN_STAMPS}" ("user_id", "stamp") VALUES (?, abs(random())) '
+    'ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp"'
+)
+_READ_STAMP = f'SELECT "stamp" FROM "{KITCHEN_STAMPS}" WHERE "user_id" = ?'
 
 
 class SQLiteKitchenStore(SQLiteConnection):
@@ -27,12 +33,27 @@ class SQLiteKitchenStore(SQLiteConnection):
 
     async def select(self, table: Table, query: Query, *, user_id: str) -> list[Row]:
         names = selected_columns(table, query.columns)
+        order = query.order_by or default_order(table)
         where_sql, params = _where_sql(table, query.where, user_id)
-        order_sql = compile_order(table, query.order_by or default_order(table))
+        order_sql = compile_order(table, order)
         limit_sql, limit_params = compile_limit(query.limit)
-        sql = _join(f"SELECT {_column_list(names)} FROM {q(table.name)}", where_sql, order_sql, limit_sql)
-        rows = await self._read(lambda c: c.execute(sql, [*params, *limit_params]).fetchall())
-        return rows_out(table, names, rows)
+        head = f"SELECT {_column_list(names)} FROM {q(table.name)}"
+        if query.after is None:
+            sql = _join(head, where_sql, order_sql, limit_sql)
+            rows = await self._read(lambda c: c.execute(sql, [*params, *limit_params]).fetchall())
+            return rows_out(table, names, rows)
+        terms = key_terms(table, order, "rowid")
+        anchor_sql, anchor_params = _anchor_sql(table, terms, query.after, user_id)
+
+        def page(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            anchor = connection.execute(anchor_sql, anchor_params).fetchone()
+            if anchor is None:
+                raise cursor_anchor_gone(table)
+            keyset, keyset_params = keyset_sql(terms, anchor, "?")
+            sql = _join(head, f"{where_sql} AND {keyset}" if where_sql else f"WHERE {keyset}", order_sql, limit_sql)
+            return connection.execute(sql, [*params, *keyset_params, *limit_params]).fetchall()
+
+        return rows_out(table, names, await self._read(page))
 
     async def count(self, table: Table, where: Where, *, user_id: str) -> int:
         where_sql, params = _where_sql(table, where, user_id)
@@ -57,6 +78,7 @@ class SQLiteKitchenStore(SQLiteConnection):
         def work(connection: sqlite3.Connection) -> None:
             _check_references(connection, table, rows, user_id)
             connection.executemany(sql, values)
+            _stamp(connection, table, user_id)
 
         await self._write(lambda c: with_table_errors(c, table, user_id, work))
         # Every column was given explicitly (ids, stamps and defaults filled above), so the
@@ -75,7 +97,9 @@ class SQLiteKitchenStore(SQLiteConnection):
 
         def work(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
             _check_references(connection, table, [values], user_id)
-            return connection.execute(sql, [value for _, value in assignments] + params).fetchall()
+            updated = connection.execute(sql, [value for _, value in assignments] + params).fetchall()
+            _stamp(connection, table, user_id)
+            return updated
 
         updated = await self._write(lambda c: with_table_errors(c, table, user_id, work))
         return rows_out(table, names, updated)
@@ -86,7 +110,9 @@ class SQLiteKitchenStore(SQLiteConnection):
         sql = _join(f"DELETE FROM {q(table.name)}", where_sql, f"RETURNING {_column_list(names)}")
 
         def work(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
-            return connection.execute(sql, params).fetchall()
+            deleted = connection.execute(sql, params).fetchall()
+            _stamp(connection, table, user_id)
+            return deleted
 
         deleted = await self._write(lambda c: with_table_errors(c, table, user_id, work))
         return rows_out(table, names, deleted)
@@ -97,8 +123,13 @@ class SQLiteKitchenStore(SQLiteConnection):
         def work(connection: sqlite3.Connection) -> None:
             for table in owned:
                 connection.execute(f'DELETE FROM {q(table.name)} WHERE "user_id" = ?', (user_id,))
+            connection.execute(_STAMP, (user_id,))
 
         await self._write(work)
+
+    async def kitchen_stamp(self, user_id: str) -> int:
+        row = await self._read_now(lambda c: c.execute(_READ_STAMP, (user_id,)).fetchone())
+        return 0 if row is None else int(row[0])
 
     async def ensure_user(self, handle: str) -> str:
         def work(connection: sqlite3.Connection) -> str:
@@ -109,6 +140,12 @@ class SQLiteKitchenStore(SQLiteConnection):
             return str(connection.execute('SELECT "id" FROM "users" WHERE "handle" = ?', (handle,)).fetchone()[0])
 
         return await self._write(work)
+
+
+def _stamp(connection: sqlite3.Connection, table: Table, user_id: str) -> None:
+    """A new kitchen stamp for the user whose rows changed (the shared catalog has none)."""
+    if table.user_owned:
+        connection.execute(_STAMP, (user_id,))
 
 
 def _check_references(connection: sqlite3.Connection, table: Table, rows: Sequence[Row], user_id: str) -> None:
@@ -136,6 +173,11 @@ def _existing_ids(connection: sqlite3.Connection, table: Table, ids: list[Any], 
         sql = f'SELECT "id" FROM {q(table.name)} WHERE "id" IN ({_marks(len(chunk))}){scope}'
         found.update(row[0] for row in connection.execute(sql, [*chunk, *scope_params]))
     return found
+
+
+def _anchor_sql(table: Table, terms: list[KeyTerm], row_id: str, user_id: str) -> tuple[str, list[Any]]:
+    scope, scope_params = (' AND "user_id" = ?', [user_id]) if table.user_owned else ("", [])
+    return f'SELECT {anchor_columns(terms)} FROM {q(table.name)} WHERE "id" = ?{scope}', [row_id, *scope_params]
 
 
 def _marks(count: int) -> str:

@@ -7,7 +7,15 @@ literals come from the schema, not from input, and are quoted all the same.
 from __future__ import annotations
 
 from alfred_mcp.kitchen.schema import Column, Table
-from alfred_mcp.store.ddl import CheckRule, check_rules, create_index_sql, range_sql, tables_in_fk_order
+from alfred_mcp.store.ddl import (
+    KITCHEN_STAMPS,
+    CheckRule,
+    check_rules,
+    create_index_sql,
+    range_sql,
+    scale_index_sql,
+    tables_in_fk_order,
+)
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.sql_literals import literal_sql
 
@@ -65,6 +73,10 @@ INTERNAL_TABLES_SQL: tuple[str, ...] = (
     "key" TEXT PRIMARY KEY NOT NULL,
     "value" TEXT NOT NULL
 )""",
+    f"""CREATE TABLE IF NOT EXISTS "{KITCHEN_STAMPS}" (
+    "user_id" TEXT PRIMARY KEY NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
+    "stamp" INTEGER NOT NULL
+)""",
 )
 
 INTERNAL_INDEXES_SQL: tuple[str, ...] = (
@@ -81,6 +93,7 @@ def schema_sql() -> list[str]:
     statements += [create_table_sql(table) for table in kitchen]
     statements += [sql for table in kitchen for sql in create_index_sql(table, if_not_exists=True)]
     statements += [*INTERNAL_TABLES_SQL[1:], *INTERNAL_INDEXES_SQL]
+    statements += [sql for table in kitchen for sql in scale_index_sql(table)]
     return statements
 
 

@@ -11,20 +11,24 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from alfred_mcp.kitchen.query import Query, Where
+from alfred_mcp.kitchen.query import Filter, Query, Where, check_order
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.ddl import tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, default_order
+from alfred_mcp.store.keyset import KeyTerm, cursor_anchor_gone, key_terms, keyset_tree
 from alfred_mcp.store.payloads import selected_columns
 from alfred_mcp.store.postgres.codec import insert_columns, insert_values, update_assignments, utc_now, uuid_key
 from alfred_mcp.store.postgres.rpc import pending_function
 from alfred_mcp.store.supabase.connection import EXACT_COUNT, SupabaseConnection
-from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, order_terms, to_json
+from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, quote, to_json
 
 if TYPE_CHECKING:
     from postgrest import AsyncRPCFilterRequestBuilder, AsyncSelectRequestBuilder
 
+MAX_ROWS = 1000
+"""Rows asked for per request: Supabase's default `max_rows` (a project's API settings cap every response at
+it, silently). Reads of more rows are paged in keyset order; a project must not set `max_rows` below this."""
 USER_NAMESPACE = uuid.UUID("6f1c1b8e-5a8e-4c47-9d0e-3b7a2f0c9a11")
 """A user's id is uuid5(USER_NAMESPACE, handle): every replica agrees without a lookup."""
 
@@ -33,16 +37,46 @@ class SupabaseKitchenStore(SupabaseConnection):
     """The KitchenStore protocol on a Supabase project."""
 
     async def select(self, table: Table, query: Query, *, user_id: str) -> list[Row]:
+        """Pages of at most MAX_ROWS rows (a project's `max_rows` caps every response), joined in keyset order."""
         names = selected_columns(table, query.columns)
-        builder = self._filtered(table, self._source(table, user_id).select(",".join(names)), query.where, user_id)
-        for name, descending in order_terms(table, query.order_by or default_order(table)):
-            builder = builder.order(name, desc=descending, nullsfirst=descending)
-        builder = builder.order(ORDER_TIEBREAK)
+        order = query.order_by or default_order(table)
+        check_order(table, order)
         compile_limit(query.limit)
-        if query.limit is not None:
-            builder = builder.limit(query.limit)
-        rows = await self._execute(builder, self._reader(table, user_id), table)
+        if query.limit == 0:
+            return []
+        terms = key_terms(table, order, ORDER_TIEBREAK)
+        wanted = list(dict.fromkeys([*names, *(term.name for term in terms)]))
+        anchor = await self._anchor(table, terms, query.after, user_id) if query.after is not None else None
+        rows: list[dict[str, Any]] = []
+        while query.limit is None or len(rows) < query.limit:
+            size = MAX_ROWS if query.limit is None else min(MAX_ROWS, query.limit - len(rows))
+            page = await self._page(table, query.where, wanted, terms, anchor, size, user_id)
+            rows += page
+            if len(page) < size:
+                break
+            anchor = [page[-1][term.name] for term in terms]
         return [decode_row(table, names, row) for row in rows]
+
+    async def _page(
+        self, table: Table, where: Where, columns: list[str], terms: list[KeyTerm], anchor: list[Any] | None, size: int,
+        user_id: str,
+    ) -> list[dict[str, Any]]:
+        keyset = keyset_tree(terms, anchor, quote) if anchor is not None else None
+        if anchor is not None and keyset is None:
+            return []
+        builder = self._filtered(table, self._source(table, user_id).select(",".join(columns)), where, user_id, keyset)
+        for term in terms:
+            builder = builder.order(term.name, desc=term.descending, nullsfirst=term.descending)
+        return list(await self._execute(builder.limit(size), self._reader(table, user_id), table))
+
+    async def _anchor(self, table: Table, terms: list[KeyTerm], row_id: str, user_id: str) -> list[Any]:
+        """The key values of the row a page continues after."""
+        builder = self._filtered(table, self._source(table, user_id).select(",".join(t.name for t in terms)),
+                                 Where(all_of=(Filter("id", "eq", row_id),)), user_id)
+        found = await self._execute(builder.limit(1), self._reader(table, user_id), table)
+        if not found:
+            raise cursor_anchor_gone(table)
+        return [found[0][term.name] for term in terms]
 
     async def count(self, table: Table, where: Where, *, user_id: str) -> int:
         pending = self._pending_ops(table, self._reader(table, user_id))
@@ -100,6 +134,12 @@ class SupabaseKitchenStore(SupabaseConnection):
                 if table.user_owned:
                     await self.delete(table, Where(), user_id=user_id)
 
+    async def kitchen_stamp(self, user_id: str) -> int:
+        actor = self._require_user(user_id)
+        builder = self._postgrest().table(KITCHEN_STAMPS).select("stamp").eq("user_id", actor)
+        rows = await self._execute(builder, actor, None)
+        return int(rows[0]["stamp"]) if rows else 0
+
     async def ensure_user(self, handle: str) -> str:
         user_id = str(uuid.uuid5(USER_NAMESPACE, handle))
         builder = self._postgrest().table("users").upsert(
@@ -123,10 +163,10 @@ class SupabaseKitchenStore(SupabaseConnection):
         touched = {op["table"] for op in unit.ops if "table" in op}
         return list(unit.ops) if touched & _upstream(table.name) else None
 
-    def _filtered(self, table: Table, builder: Any, where: Where, user_id: str) -> Any:
+    def _filtered(self, table: Table, builder: Any, where: Where, user_id: str, extra: str | None = None) -> Any:
         if table.user_owned:
             builder = builder.eq("user_id", self._require_user(user_id))
-        tree = logic_tree(table, where)
+        tree = logic_tree(table, where, extra)
         return builder.or_(tree[1:-1]) if tree else builder
 
     async def _matching_ids(self, table: Table, where: Where, user_id: str) -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, timezone
 from typing import Any
 
-from alfred_mcp.kitchen.query import Filter, OrderBy, Where, check_order
+from alfred_mcp.kitchen.query import Filter, Where
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
 from alfred_mcp.store.postgres.codec import postgres_where
@@ -37,8 +37,8 @@ def quote(value: Any) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def logic_tree(table: Table, where: Where) -> str | None:
-    """`where` as the value of an `or=` parameter (`(and(...))`), or None when it is empty.
+def logic_tree(table: Table, where: Where, extra: str | None = None) -> str | None:
+    """`where` (and the `extra` term, a keyset's) as the value of an `or=` parameter (`(and(...))`), or None when empty.
 
     Raises:
         UnknownColumnError, InvalidFilterError: as `postgres.codec.postgres_where`.
@@ -47,6 +47,8 @@ def logic_tree(table: Table, where: Where) -> str | None:
     terms = [_term(table.column(clause.field), clause) for clause in checked.all_of]
     if checked.any_of:
         terms.append("or(" + ",".join(_term(table.column(clause.field), clause) for clause in checked.any_of) + ")")
+    if extra is not None:
+        terms.append(extra)
     return "(and(" + ",".join(terms) + "))" if terms else None
 
 
@@ -88,16 +90,6 @@ def like_to_regex(pattern: str) -> str:
 def array_literal(items: Sequence[str]) -> str:
     """A PostgreSQL text[] literal with every element quoted."""
     return "{" + ",".join('"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"' for item in items) + "}"
-
-
-def order_terms(table: Table, order_by: tuple[OrderBy, ...]) -> list[tuple[str, bool]]:
-    """(column, descending) pairs; NULLs last ascending, first descending, ties in insertion order.
-
-    Raises:
-        UnknownColumnError, InvalidFilterError: a column is unknown or cannot be ordered.
-    """
-    check_order(table, order_by)
-    return [(table.column(order.field).name, order.descending) for order in order_by]
 
 
 # -- values in and out --------------------------------------------------------------------------
