@@ -12,8 +12,8 @@ user when `--demo` is given. A new HTTP user otherwise starts with an empty kitc
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import AbstractAsyncContextManager, contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
@@ -27,10 +27,18 @@ from alfred_mcp.errors import ConfigError
 from alfred_mcp.operations.seeding import seed_if_empty
 from alfred_mcp.session import CallScope, SessionManager, UnitOfWork, unit_of_work
 from alfred_mcp.session.journal import JournalingStore
+from alfred_mcp.session.unit_of_work import flush_deferred, write_behind
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
 
 logger = logging.getLogger(__name__)
+
+def _kept_turns(settings: Settings) -> int | None:
+    """Turns of per-turn records a session keeps: the ledger window, never fewer than the roles see (None: all)."""
+    if not settings.ledger_turns:
+        return None
+    return max(settings.ledger_turns, settings.turns.turn_retention + 1)
+
 
 _acting: ContextVar[str | None] = ContextVar("alfred_acting_user", default=None)
 """The authenticated user of the current request (None: the local user, on stdio)."""
@@ -59,7 +67,7 @@ class AlfredApp:
     _users_lock: anyio.Lock = field(default_factory=anyio.Lock, init=False)
 
     def __post_init__(self) -> None:
-        self.sessions = SessionManager(self.store)
+        self.sessions = SessionManager(self.store, retention=_kept_turns(self.settings))
         self.journaled = JournalingStore(self.store)
 
     @classmethod
@@ -124,9 +132,21 @@ class AlfredApp:
         scope = CallScope(call, table, log_refusals)
         return unit_of_work(self.sessions, self.journaled, self.user_id, session, scope, self.settings.turns)
 
+    @asynccontextmanager
+    async def writing_behind(self) -> AsyncIterator[None]:
+        """While the block runs, reads' deferred session changes are saved within a second (a server's life)."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(write_behind, self.sessions, self.store)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
     async def close(self) -> None:
+        """Save what reads left for write-behind; the store closes with the last close()."""
         self._opened -= 1
         if self._opened == 0:
+            await flush_deferred(self.sessions, self.store)
             await self.store.close()
 
     def acting_user(self) -> str | None:

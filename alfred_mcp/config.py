@@ -23,6 +23,8 @@ USER_ENV = "ALFRED_USER"
 CHECK_RESULTS_ENV = "ALFRED_CHECK_RESULTS"
 MODEL_ENV = "ALFRED_MODEL"
 NumberT = TypeVar("NumberT", int, float)
+LEDGER_TURNS_ENV = "ALFRED_LEDGER_TURNS"
+DEFAULT_LEDGER_TURNS = 20
 SUPABASE_URL_ENV = "SUPABASE_URL"
 SUPABASE_KEY_ENVS = ("SUPABASE_KEY", "SUPABASE_ANON_KEY")
 SUPABASE_JWT_SECRET_ENV = "SUPABASE_JWT_SECRET"
@@ -94,6 +96,9 @@ class Settings:
     """Offer MCP Apps views to clients that declare the extension (`--no-ui`, ALFRED_UI=0: never)."""
     model_overrides: Mapping[str, str] = field(default_factory=dict)
     """Model options given as flags, keyed by their environment variable; they win over the environment."""
+    ledger_turns: int = DEFAULT_LEDGER_TURNS
+    """Turns of per-turn session records a session keeps (call log, plans, agent turns, narratives already
+    folded into the digest): ALFRED_LEDGER_TURNS; 0 keeps them all."""
 
     @classmethod
     def from_env(
@@ -123,6 +128,7 @@ class Settings:
             http=http if http is not None else HttpSettings.from_env(),
             turns=TurnSettings.from_env(),
             ui=ui and os.environ.get(UI_ENV, "1").strip().lower() not in ("0", "false", "no", "off"),
+            ledger_turns=_ledger_turns(),
         )
 
 
@@ -289,6 +295,18 @@ def _env_number(name: str, default: NumberT, kind: type[NumberT]) -> NumberT:
         return kind(text)
     except ValueError:
         raise ConfigError(f"{name} must be a number, got {text!r}.", field=name) from None
+
+
+def _ledger_turns() -> int:
+    """ALFRED_LEDGER_TURNS: turns of per-turn session records kept, a whole number >= 0 (0 keeps them all).
+
+    Raises:
+        ConfigError: not a whole number, or negative.
+    """
+    turns = _env_number(LEDGER_TURNS_ENV, DEFAULT_LEDGER_TURNS, int)
+    if turns < 0:
+        raise ConfigError(f"{LEDGER_TURNS_ENV} must be 0 (keep all) or more, got {turns}.", field=LEDGER_TURNS_ENV)
+    return turns
 
 
 def _env_flag(name: str, default: bool) -> bool:

@@ -234,6 +234,8 @@ def _payload(table: Table, row: Mapping[str, Any], session: Session, mode: str, 
 async def rows_to_refs(work: UnitOfWork, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
     """Stored rows as a model sees them: refs registered, FK labels fetched in one query per table."""
     session = work.session
+    links = [column.name for column in table.fk_columns]
+    session.registry.prefetch_rows([row[name] for row in rows for name in ("id", *links) if row.get(name) is not None])
     translated = translate_rows(table, rows, session.registry, turn=session.turn, action=action)  # type: ignore[arg-type]
     fetched = await _fetch_labels(work, translated)
     return apply_labels(translated, table, session.registry, fetched)
@@ -262,6 +264,7 @@ async def _delete_cascade_refs(work: UnitOfWork, table: Table, ids: list[str]) -
             row for where in _ids_wheres(ids, column.name)
             for row in await work.store.select(child, Query(where=where, columns=("id",)), user_id=session.user_id)
         ]
+        session.registry.prefetch_rows(row["id"] for row in rows)
         for row in rows:
             ref = session.registry.ref_for_row(row["id"])
             if ref is not None:

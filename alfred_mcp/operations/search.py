@@ -1,31 +1,30 @@
 """Recipe search and "what can I make": deterministic matching over the store's current rows.
 
-Every call reads recipes, their ingredients and the pantry from the store (never a cache), so a
-recipe saved a minute ago is found. Categories expand through the ingredient taxonomy ("fish"
-finds cod and salmon), and the session's compiled constraints can be honored: allergens,
-dislikes and excluded ingredients, dietary restrictions, required ingredients, equipment,
-cuisine, difficulty and time. Results come back as refs, registered in the session.
+Every call sees the kitchen as it is now: recipes, ingredients and pantry come from the user's
+`RecipeIndex` (`recipe_index.py`), memoized only while the kitchen stamp says nothing changed,
+so a recipe saved a minute ago is found and a search of 10,000 recipes costs what one of 100
+does once the index is built. Categories expand through the ingredient taxonomy ("fish" finds
+cod and salmon), and the session's compiled constraints can be honored: allergens, dislikes and
+excluded ingredients, dietary restrictions, required ingredients, equipment, cuisine, difficulty
+and time. Every match is decided per distinct ingredient name, once per index. Results come
+back as refs, registered in the session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import DIFFICULTIES, INVENTORY, RECIPE_INGREDIENTS, RECIPES
+from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.operations import crud
+from alfred_mcp.operations.recipe_index import RecipeIndex, recipe_index
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import CompiledConstraints, CompiledItem
-from alfred_mcp.store.base import KitchenStore, Row
+from alfred_mcp.store.base import Row
 
-RECIPE_COLUMNS = (
-    "id", "name", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "servings", "equipment_tags",
-    "flavor_tags",
-)
 MAX_EXPANDED_SHOWN = 40
 STYLE_TAGS = frozenset({"one pot", "one pan", "no cook", "sheet pan"})
 """Equipment tags that describe a method, not something a kitchen must own."""
@@ -133,6 +132,26 @@ class MakeableOutcome:
     pantry_items: int
 
 
+class Verdicts:
+    """Matching answers per ingredient name, kept in a `RecipeIndex` (or computed each time without one)."""
+
+    def __init__(self, taxonomy: Taxonomy, index: RecipeIndex | None = None) -> None:
+        self.taxonomy = taxonomy
+        self._index = index
+
+    def _ask(self, key: tuple[Hashable, ...], compute: Callable[[], bool]) -> bool:
+        return compute() if self._index is None else self._index.verdict((id(self.taxonomy), *key), compute)
+
+    def category(self, name: str, category: str) -> bool:
+        return self._ask(("category", name, category), lambda: self.taxonomy.matches(name, category))
+
+    def words(self, name: str, term: str) -> bool:
+        return self._ask(("words", name, term), lambda: holds_words(name, term))
+
+    def term(self, name: str, term: str, *, strict: bool) -> bool:
+        return self._ask(("term", name, term, strict), lambda: term_matches(name, term, self.taxonomy, strict=strict))
+
+
 # -- search -----------------------------------------------------------------------------------
 
 
@@ -147,50 +166,52 @@ async def search_recipes(
     """
     taxonomy = taxonomy or default_taxonomy()
     category = taxonomy.category(query.category).name if query.category else None
-    candidates = await load_candidates(work.store, work.user_id, cuisine=query.cuisine, equipment=query.equipment)
-    found = [c for c in candidates if matches_query(c, query, category, taxonomy)]
-    if compiled is not None:
-        for candidate in found:
-            check_constraints(candidate, compiled, taxonomy)
-    kept = sorted((c for c in found if not c.reasons), key=lambda c: (c.row["name"].lower(), c.row["name"]))
-    excluded = [c for c in found if c.reasons]
-    shown = kept[: query.limit]
-    refs = await _register(work, [c.row for c in shown + excluded[: query.limit]])
+    index = await recipe_index(work)
+    key = ("search", query, category, _constraints_key(compiled), id(taxonomy))
+    shown, excluded, truncated = index.outcome(key, lambda: _search(index, query, category, compiled, Verdicts(taxonomy, index)))
+    refs = await _register(work, [c.row for c in shown + excluded])
     results = [_recipe_result(c, refs[c.row["id"]]) for c in shown]
-    dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded[: query.limit]]
+    dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded]
     _record(work.session, "recipes_search", [r["ref"] for r in results], note=_query_note(query, category))
     expanded = taxonomy.expand(category) if category else ()
-    return SearchOutcome(results, dropped, len(kept) > query.limit, category, expanded)
+    return SearchOutcome(results, dropped, truncated, category, expanded)
 
 
-async def load_candidates(
-    store: KitchenStore, user_id: str, *, cuisine: str | None = None, equipment: str | None = None
-) -> list[Candidate]:
-    """Every recipe of the user (cuisine and equipment filtered in the store) with its ingredients in order."""
-    filters = []
-    if cuisine:
-        filters.append(Filter("cuisine", "eq", cuisine))
-    if equipment:
-        filters.append(Filter("equipment_tags", "contains", equipment))
-    recipes = await store.select(RECIPES, Query(where=Where(all_of=tuple(filters)), columns=RECIPE_COLUMNS), user_id=user_id)
-    columns = ("id", "recipe_id", "ingredient_id", "position", "name", "is_optional")
-    parts = await store.select(RECIPE_INGREDIENTS, Query(columns=columns), user_id=user_id)
-    by_recipe: dict[str, list[Row]] = {}
-    for part in sorted(parts, key=lambda p: p["position"]):
-        by_recipe.setdefault(part["recipe_id"], []).append(part)
-    return [Candidate(row, by_recipe.get(row["id"], [])) for row in recipes]
+def _search(
+    index: RecipeIndex, query: RecipeQuery, category: str | None, compiled: CompiledConstraints | None, verdicts: Verdicts,
+) -> tuple[list[Candidate], list[Candidate], bool]:
+    """(shown, excluded, truncated): the first `limit` kept by name, the first `limit` excluded in store order."""
+    found = []
+    for row, parts in index.recipes:
+        if query.cuisine and row.get("cuisine") != query.cuisine:
+            continue
+        if query.equipment and query.equipment not in (row.get("equipment_tags") or ()):
+            continue
+        candidate = Candidate(row, parts)
+        if _matches_query(candidate, query, category, verdicts):
+            found.append(candidate)
+    if compiled is not None:
+        for candidate in found:
+            _check_constraints(candidate, compiled, verdicts)
+    kept = sorted((c for c in found if not c.reasons), key=lambda c: (c.row["name"].lower(), c.row["name"]))
+    excluded = [c for c in found if c.reasons]
+    return kept[: query.limit], excluded[: query.limit], len(kept) > query.limit
 
 
 def matches_query(candidate: Candidate, query: RecipeQuery, category: str | None, taxonomy: Taxonomy) -> bool:
     """True when the recipe fits every field of the query; the ingredients that matched are noted."""
+    return _matches_query(candidate, query, category, Verdicts(taxonomy))
+
+
+def _matches_query(candidate: Candidate, query: RecipeQuery, category: str | None, verdicts: Verdicts) -> bool:
     names = [part["name"] for part in candidate.ingredients]
     if category is not None:
-        hits = [name for name in names if taxonomy.matches(name, category)]
+        hits = [name for name in names if verdicts.category(name, category)]
         if not hits:
             return False
         candidate.matched += hits
     if query.ingredient:
-        hits = [name for name in names if holds_words(name, query.ingredient)]
+        hits = [name for name in names if verdicts.words(name, query.ingredient)]
         if not hits:
             return False
         candidate.matched += [name for name in hits if name not in candidate.matched]
@@ -232,30 +253,34 @@ def heads_with(name: str, term: str) -> bool:
 
 def check_constraints(candidate: Candidate, compiled: CompiledConstraints, taxonomy: Taxonomy) -> None:
     """Record on the candidate every reason the compiled constraints exclude it, and notes to omit optional items."""
+    _check_constraints(candidate, compiled, Verdicts(taxonomy))
+
+
+def _check_constraints(candidate: Candidate, compiled: CompiledConstraints, verdicts: Verdicts) -> None:
     required = [p["name"] for p in candidate.ingredients if not p.get("is_optional")]
     optional = [p["name"] for p in candidate.ingredients if p.get("is_optional")]
     for item in compiled.must_exclude:
-        _exclusion(candidate, item, required, optional, taxonomy)
+        _exclusion(candidate, item, required, optional, verdicts)
     for restriction in compiled.dietary:
         for category in DIETARY_EXCLUDES.get(_plain(restriction), ()):
-            hits = [name for name in required if taxonomy.matches(name, category)]
+            hits = [name for name in required if verdicts.category(name, category)]
             if hits:
                 candidate.reasons.append(f"not {restriction}: {', '.join(hits)}")
     for item in compiled.must_include:
-        if not any(term_matches(name, item.value, taxonomy) for name in required + optional):
+        if not any(verdicts.term(name, item.value, strict=False) for name in required + optional):
             candidate.reasons.append(f"has no {item.value} ({', '.join(item.why)})")
     candidate.reasons += _recipe_field_reasons(candidate, compiled)
 
 
-def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], optional: list[str], taxonomy: Taxonomy) -> None:
+def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], optional: list[str], verdicts: Verdicts) -> None:
     """Allergies match broadly (any ingredient holding the words); dislikes and goal exclusions by head word."""
     why = ", ".join(item.why)
     strict = "allergy" not in item.why
-    hits = [name for name in required if term_matches(name, item.value, taxonomy, strict=strict)]
+    hits = [name for name in required if verdicts.term(name, item.value, strict=strict)]
     if hits:
         candidate.reasons.append(f"contains {', '.join(hits)} ({item.value}: {why})")
     for name in optional:
-        if term_matches(name, item.value, taxonomy, strict=strict):
+        if verdicts.term(name, item.value, strict=strict):
             candidate.notes.append(f"leave out the optional {name} ({item.value}: {why})")
 
 
@@ -342,16 +367,10 @@ async def makeable_recipes(
 ) -> MakeableOutcome:
     """Recipes ranked by pantry coverage, the excluded ones, and the pantry item count."""
     taxonomy = taxonomy or default_taxonomy()
-    pantry_where = Where(all_of=(Filter("quantity", "gt", 0),))
-    store, user_id = work.store, work.user_id
-    pantry = await store.select(INVENTORY, Query(where=pantry_where, columns=("id", "name", "ingredient_id")), user_id=user_id)
-    candidates = await load_candidates(store, user_id)
-    if compiled is not None:
-        for candidate in candidates:
-            check_constraints(candidate, compiled, taxonomy)
-    scored = [(c, pantry_coverage(c.ingredients, pantry)) for c in candidates if not c.reasons]
-    ranked = [pair for pair in rank_by_coverage(scored) if pair[1].share >= min_coverage][:limit]
-    excluded = [c for c in candidates if c.reasons][:limit]
+    index = await recipe_index(work, pantry=True)
+    pantry = index.pantry or []
+    key = ("makeable", _constraints_key(compiled), min_coverage, limit, id(taxonomy))
+    ranked, excluded = index.outcome(key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)))
     refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
     results = [
         MakeableHit(**_recipe_result(c, refs[c.row["id"]]), coverage=round(cov.share, 3), have=cov.have, need=cov.need,
@@ -361,6 +380,44 @@ async def makeable_recipes(
     dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded]
     _record(work.session, "recipes_makeable", [r["ref"] for r in results], note=f"{len(pantry)} pantry items")
     return MakeableOutcome(results, dropped, len(pantry))
+
+
+def _makeable(
+    index: RecipeIndex, pantry: Sequence[Row], compiled: CompiledConstraints | None, min_coverage: float, limit: int,
+    verdicts: Verdicts,
+) -> tuple[list[tuple[Candidate, Coverage]], list[Candidate]]:
+    candidates = [Candidate(row, parts) for row, parts in index.recipes]
+    if compiled is not None:
+        for candidate in candidates:
+            _check_constraints(candidate, compiled, verdicts)
+    stocked = _Stocked(pantry, index)
+    scored = [(c, stocked.coverage(c.ingredients)) for c in candidates if not c.reasons]
+    ranked = [pair for pair in rank_by_coverage(scored) if pair[1].share >= min_coverage][:limit]
+    return ranked, [c for c in candidates if c.reasons][:limit]
+
+
+class _Stocked:
+    """The pantry as coverage asks it: by catalog id, or by the words of each ingredient name (memoized)."""
+
+    def __init__(self, pantry: Sequence[Row], index: RecipeIndex) -> None:
+        self._catalog_ids = {item["ingredient_id"] for item in pantry if item.get("ingredient_id")}
+        self._words = [ingredient_words(item["name"]) for item in pantry]
+        self._index = index
+
+    def coverage(self, ingredients: Sequence[Row]) -> Coverage:
+        required = [part for part in ingredients if not part.get("is_optional")]
+        missing = tuple(part["name"] for part in required if not self._holds(part))
+        return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
+
+    def _holds(self, part: Row) -> bool:
+        if part.get("ingredient_id") and part["ingredient_id"] in self._catalog_ids:
+            return True
+        name = part["name"]
+        return self._index.verdict(("stocked", name), lambda: _in_pantry(part, set(), self._words))
+
+
+def _constraints_key(compiled: CompiledConstraints | None) -> str | None:
+    return None if compiled is None else compiled.model_dump_json()
 
 
 # -- shared -----------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ values, ...) travel in `_meta["alfred/error"]` for clients and tests that want t
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -20,6 +19,7 @@ from jsonschema.exceptions import ValidationError
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError as PydanticValidationError
+from pydantic_core import to_json
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
@@ -48,7 +48,7 @@ async def run_tool_call(
         completed = True
         if app.settings.check_results:
             contract.check_result(result)
-        body = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        body = to_json(result).decode()  # built once: the text block carries it, the leak guard reads it
         assert_no_uuid(body, where=f"{name} result")
         text = TEXTS[name](result) if name in TEXTS else f"{summary_line(name, result)}\n{body}"
     except AlfredError as error:

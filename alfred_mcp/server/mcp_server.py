@@ -163,7 +163,8 @@ async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
     app = server.app  # type: ignore[attr-defined]
     await app.open()
     try:
-        yield app
+        async with app.writing_behind():
+            yield app
     finally:
         with anyio.CancelScope(shield=True):  # closes the store even when Ctrl-C cancelled the server
             await app.close()

@@ -113,6 +113,18 @@ ALL: tuple[Document[Any] | DocumentFamily[Any], ...] = (
 )
 
 
+PER_TURN: tuple[DocumentFamily[Any], ...] = (CALLS, PLANS, AGENT_TURNS, NARRATIVES)
+"""Families with documents per turn: kept for the retention window of turns (narratives kept whole stay too)."""
+DEFERRABLE: tuple[DocumentFamily[Any], ...] = (CALLS,)
+"""Families a read may leave unsaved for a moment (write-behind): the call log, never refs or state."""
+
+
+def turn_of(family: DocumentFamily[Any], key: str) -> int | None:
+    """The turn a per-turn document belongs to ('ledger:12:00003' -> 12), None when the key has none."""
+    head = family.suffix_of(key).split(":", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
 def call_key(turn: int, seq: int) -> Document[CallRecord]:
     """Call `seq` (from 1) of `turn` in the call log; keys sort in call order."""
     return CALLS.at(f"{turn}:{seq:05d}")

@@ -9,9 +9,11 @@ on one session. Saving is the unit of work's job (`unit_of_work.py`).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
+from typing import Any
 
 import anyio
 
@@ -24,16 +26,23 @@ _SESSION_NAME = re.compile(r"^session_([1-9][0-9]{0,8})$")
 _HELD: ContextVar[frozenset[str]] = ContextVar("alfred_sessions_held", default=frozenset())
 """Sessions whose lock this task already holds: a turn run by `chat` calls tools on its own session."""
 _MAX_CURRENT_MOVES = 3
+RESIDENT_REFS = 2_000
+"""Refs a session loads when it is opened: all of them up to this many, else the most recently assigned
+this many, the others loaded when a call names them (so start-up does not grow with the session)."""
 
 
 class SessionManager:
     """Finds, creates and caches sessions for the users of one store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, retention: int | None = None) -> None:
+        """`retention`: turns of per-turn documents a session keeps (None: all)."""
         self._store = store
+        self._retention = retention
         self._cache: dict[str, Session] = {}
         self._current: dict[str, Session] = {}
         self._open_lock = anyio.Lock()
+        self._orphans: dict[str, dict[str, Any]] = {}
+        """Call-log entries of dropped copies (write-behind not yet saved), replayed into the next copy loaded."""
 
     async def resolve(self, user_id: str, name: str | None = None) -> Session:
         """The session called `name`, or the user's current one (created on first use).
@@ -60,10 +69,29 @@ class SessionManager:
             return session, previous.name if previous else None
 
     def forget(self, session: Session) -> None:
-        """Drop the cached copy so the next call reloads it from the store (after a failure)."""
+        """Drop the cached copy so the next call reloads it from the store (after a failure).
+
+        What the copy held for write-behind (completed calls' log entries) is kept and replayed into
+        the next copy, so a failed call never takes earlier calls' log entries with it.
+        """
+        self._keep_orphans(session)
         self._cache.pop(session.record.session_id, None)
         if self._current.get(session.user_id) is session:
             del self._current[session.user_id]
+
+    def holds(self, session: Session) -> bool:
+        """True while `session` is the cached copy (a dropped copy must not be saved any more)."""
+        return self._cache.get(session.record.session_id) is session
+
+    def deferred(self, older_than: float) -> list[Session]:
+        """Cached sessions holding write-behind changes left at least `older_than` seconds ago."""
+        now = time.monotonic()
+        return [s for s in self._cache.values() if s.deferred_since is not None and now - s.deferred_since >= older_than]
+
+    def _keep_orphans(self, session: Session) -> None:
+        calls = session.deferred_calls()
+        if calls:
+            self._orphans.setdefault(session.record.session_id, {}).update(calls)
 
     @asynccontextmanager
     async def acting_on(self, user_id: str, name: str | None = None) -> AsyncIterator[Session]:
@@ -123,7 +151,7 @@ class SessionManager:
         return record
 
     async def _load(self, record: SessionRecord) -> Session:
-        session = Session(record=record, registry=SessionIdRegistry([], {}), turn=record.turn)
+        session = Session(record=record, registry=SessionIdRegistry([], {}), turn=record.turn, retention=self._retention)
         await self._reload(session)
         self._cache[record.session_id] = session
         return session
@@ -134,8 +162,12 @@ class SessionManager:
         stored = await self._store.session_version(session.record.session_id)
         if stored is None:
             raise UnknownSessionError(f"Session '{session.name}' no longer exists.", field="session", value=session.name)
-        entries, counters = await self._store.load_session_state(session.record.session_id)
-        registry = SessionIdRegistry(entries, counters)
+        source = self._store.ref_source(session.record.session_id)
+        recent = RESIDENT_REFS if source is not None else None
+        entries, counters = await self._store.load_session_state(session.record.session_id, recent=recent)
+        registry = SessionIdRegistry(entries, counters, source=source)
         registry.clear_dirty()
         documents = await self._store.load_documents(session.record.session_id)
+        self._keep_orphans(session)
         session.replace_state(registry, stored.turn, documents, stored.number)
+        session.replay_calls(self._orphans.pop(session.record.session_id, {}))

@@ -3,16 +3,39 @@
 A session is a conversation, not a connection: its registry (refs), its turn counter and its
 documents (declared in `documents.py`). Everything that changes is remembered as changed, so a
 save writes only that. Only the unit of work (`unit_of_work.py`) saves a session.
+
+Documents are indexed by family (the key up to its last ':'), so reading a turn's call log or
+the drafts costs what that family holds, not what the session holds. Per-turn documents older
+than the retention window are dropped when the turn moves on (`retention`), so a long session
+costs what a short one does.
+
+A read's changes may wait (write-behind): when a call wrote no row and changed only what can be
+lost without losing the session's truth (its call-log entry, the last turn a ref was seen), the
+unit of work leaves them unsaved (`deferrable`); the next save carries them, and the session
+manager flushes them soon after. A new or revived ref is never deferred: a client must not hold
+a ref the store does not know.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import anyio
 
-from alfred_mcp.session.documents import Document, DocumentFamily, call_key, calls_prefix
+from alfred_mcp.session.documents import (
+    CALLS,
+    DEFERRABLE,
+    NARRATIVE_INDEX,
+    NARRATIVES,
+    PER_TURN,
+    Document,
+    DocumentFamily,
+    call_key,
+    calls_prefix,
+    turn_of,
+)
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.store.base import SessionRecord, SessionStore
@@ -33,11 +56,19 @@ class Session:
     """The stored version this copy was loaded at or last saved as; a save expects it unchanged."""
     lock: anyio.Lock = field(default_factory=anyio.Lock, repr=False)
     saved_turn: int = field(default=0, repr=False)
+    retention: int | None = None
+    """Turns of per-turn documents kept (the call log, plans, agent turns, folded narratives); None keeps all."""
+    deferred_since: float | None = field(default=None, repr=False)
+    """When unsaved changes were left for write-behind (monotonic seconds); None when there are none."""
     _changed: dict[str, Any] = field(default_factory=dict, repr=False)
-    _call_seq: dict[int, int] = field(default_factory=dict, repr=False)
+    _groups: dict[str, dict[str, None]] = field(default_factory=dict, repr=False)
+    _deferred_keys: set[str] = field(default_factory=set, repr=False)
+    _fresh: set[str] = field(default_factory=set, repr=False)
+    """Keys changed since the last save or deferral (what the running call changed)."""
 
     def __post_init__(self) -> None:
         self.saved_turn = self.turn
+        self._index(self.stored_documents)
 
     # -- documents ----------------------------------------------------------------------------
 
@@ -49,33 +80,52 @@ class Session:
     def write(self, document: Document[T], value: T | None) -> None:
         """Set the document (None deletes it); saved with the session."""
         stored = None if value is None else document.codec.dump(value)
+        self._put(document.key, stored)
+
+    def _put(self, key: str, stored: Any) -> None:
+        name = _group(key)
         if stored is None:
-            self.stored_documents.pop(document.key, None)
+            self.stored_documents.pop(key, None)
+            group = self._groups.get(name, {})
+            group.pop(key, None)
+            if not group:
+                self._groups.pop(name, None)
         else:
-            self.stored_documents[document.key] = stored
-        self._changed[document.key] = stored
+            self.stored_documents[key] = stored
+            self._groups.setdefault(name, {})[key] = None
+        self._changed[key] = stored
+        self._fresh.add(key)
+
+    def _index(self, documents: dict[str, Any]) -> None:
+        self._groups = {}
+        for key in documents:
+            self._groups.setdefault(_group(key), {})[key] = None
+
+    def _family_keys(self, prefix: str) -> list[str]:
+        """Keys starting with `prefix`, found through the groups (a few dozen), not the documents."""
+        return [
+            key for name, keys in self._groups.items() if name.startswith(prefix) or prefix.startswith(name)
+            for key in keys if key.startswith(prefix)
+        ]
 
     def has(self, document: Document[Any]) -> bool:
         return document.key in self.stored_documents
 
     def read_family(self, family: DocumentFamily[T]) -> dict[str, T]:
         """Every document of `family`, by suffix (in the order they were loaded or added)."""
-        return {family.suffix_of(key): family.codec.load(value) for key, value in self.stored_documents.items()
-                if key.startswith(family.prefix)}
+        return {family.suffix_of(key): family.codec.load(self.stored_documents[key]) for key in self._family_keys(family.prefix)}
 
     def family_suffixes(self, family: DocumentFamily[Any]) -> list[str]:
         """The suffixes present in `family` (nothing is parsed)."""
-        return [family.suffix_of(key) for key in self.stored_documents if key.startswith(family.prefix)]
+        return [family.suffix_of(key) for key in self._family_keys(family.prefix)]
 
     # -- the call log ---------------------------------------------------------------------------
 
     def record_call(self, record: CallRecord) -> None:
         """Add a tool call to its turn's log (saved with the session)."""
-        seq = self._call_seq.get(record.turn)
-        if seq is None:
-            seq = len(self.family_suffixes(calls_prefix(record.turn)))
-        self._call_seq[record.turn] = seq + 1
-        self.write(call_key(record.turn, seq + 1), record)
+        turn_calls = self._groups.get(calls_prefix(record.turn).prefix, {})
+        last = max(turn_calls, default=None)
+        self.write(call_key(record.turn, 1 + (int(last.rsplit(":", 1)[1]) if last else 0)), record)
 
     def calls(self, turn: int) -> list[CallRecord]:
         """The tool calls recorded in `turn`, in order."""
@@ -95,17 +145,50 @@ class Session:
     @property
     def has_changes(self) -> bool:
         """True when a save would write something."""
-        return bool(self._changed) or self.turn != self.saved_turn or bool(self.registry.dirty_entries())
+        return bool(self._changed) or self.turn != self.saved_turn or self.registry.has_dirty()
+
+    @property
+    def deferrable(self) -> bool:
+        """True when every unsaved change may wait (write-behind): no new or revived ref, no moved turn,
+        no document but the call log. Refs a client saw are then already in the store."""
+        return (
+            self.turn == self.saved_turn
+            and not self.registry.has_durable_changes()
+            and all(key.startswith(_DEFERRABLE_PREFIXES) for key in self._fresh)
+        )
+
+    def defer(self) -> None:
+        """Leave the unsaved changes for write-behind (the next save, or the manager's flush)."""
+        self._deferred_keys |= self._fresh
+        self._fresh = set()
+        if self.deferred_since is None:
+            self.deferred_since = time.monotonic()
+
+    def deferred_calls(self) -> dict[str, Any]:
+        """Call-log entries left for write-behind by calls that completed (key -> stored JSON): what a dropped
+        copy of the session would lose. Changes of a call still running are not among them."""
+        keys = sorted((key for key in self._deferred_keys if key.startswith(CALLS.prefix)), key=_call_order)
+        return {key: self._changed[key] for key in keys if self._changed.get(key) is not None}
+
+    def replay_calls(self, stored: dict[str, Any]) -> None:
+        """Append call-log entries a dropped copy left unsaved (from `deferred_calls`), in their order."""
+        for raw in stored.values():
+            self.record_call(CALLS.codec.load(raw))
+        if stored:
+            self.defer()
 
     async def save(self, store: SessionStore) -> None:
         """Write what changed since the last save (refs, counters, turn, documents), if anything did.
 
         Call it only from the unit of work, inside the call's transaction: the save bumps the
-        stored version only if nobody else saved since this copy was loaded.
+        stored version only if nobody else saved since this copy was loaded. Moving to a new turn
+        first drops the per-turn documents that fell out of the retention window.
 
         Raises:
             SessionConflictError: another call saved the session first; nothing was written.
         """
+        if self.turn != self.saved_turn and self.retention is not None:
+            self._drop_turns_before(self.turn - self.retention)
         if not self.has_changes:
             return
         await store.save_session_state(
@@ -120,6 +203,19 @@ class Session:
         self.registry.clear_dirty()
         self.saved_turn = self.turn
         self.version += 1
+        self.deferred_since = None
+        self._deferred_keys = set()
+        self._fresh = set()
+
+    def _drop_turns_before(self, first_kept: int) -> None:
+        """Delete per-turn documents of turns before `first_kept` (narratives still kept whole stay)."""
+        index = self.read(NARRATIVE_INDEX)
+        whole = set(index.whole) if index is not None else set()
+        for family in PER_TURN:
+            for key in self._family_keys(family.prefix):
+                turn = turn_of(family, key)
+                if turn is not None and turn < first_kept and not (family is NARRATIVES and turn in whole):
+                    self._put(key, None)
 
     def replace_state(self, registry: SessionIdRegistry, turn: int, documents: dict[str, Any], version: int) -> None:
         """Take the stored state as this copy's (a reload)."""
@@ -128,4 +224,20 @@ class Session:
         self.stored_documents = documents
         self.version = version
         self._changed = {}
-        self._call_seq = {}
+        self.deferred_since = None
+        self._deferred_keys = set()
+        self._fresh = set()
+        self._index(documents)
+
+
+_DEFERRABLE_PREFIXES = tuple(family.prefix for family in DEFERRABLE)
+
+
+def _group(key: str) -> str:
+    """A document's family group: its key up to and including the last ':' ('' when it has none)."""
+    return key[: key.rfind(":") + 1]
+
+
+def _call_order(key: str) -> tuple[int, int]:
+    turn, seq = CALLS.suffix_of(key).split(":")
+    return int(turn), int(seq)

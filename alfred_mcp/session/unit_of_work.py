@@ -17,8 +17,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
+import anyio
+
 from alfred_mcp.config import TurnSettings
-from alfred_mcp.errors import AlfredError
+from alfred_mcp.errors import AlfredError, SessionConflictError, StoreError
 from alfred_mcp.session.documents import UNDO
 from alfred_mcp.session.journal import KitchenJournal, journaling
 from alfred_mcp.session.manager import SessionManager
@@ -84,11 +86,19 @@ class UnitOfWork:
             raise
 
     async def _commit(self) -> None:
-        """Save the session (inside the call's transaction when writes opened one) and commit."""
+        """Save the session (inside the call's transaction when writes opened one) and commit.
+
+        A call that wrote no row and changed only what may wait (`Session.deferrable`: its call-log
+        entry, refs seen again) saves nothing now: write-behind carries it (see `flush_deferred`).
+        """
         if self.journal.wrote:
             self._keep_for_undo()
-        if self.session.has_changes:
-            await self.session.save(self.store)  # alone it is one atomic store call: no transaction needed
+        session = self.session
+        if session.has_changes:
+            if self._transaction is None and session.deferrable:
+                session.defer()
+            else:
+                await session.save(self.store)  # alone it is one atomic store call: no transaction needed
         await self._end(None)
         callbacks, self._after_commit = self._after_commit, []
         for callback in callbacks:
@@ -167,6 +177,42 @@ async def _log_refusal(
             await UnitOfWork(store, session)._commit()
     except AlfredError:
         logger.debug("could not record the refused %s call in the call log", scope.tool)
+
+
+WRITE_BEHIND_SECONDS = 1.0
+"""How long a read's deferred changes wait at most (while the server runs) before they are saved."""
+
+
+async def flush_deferred(sessions: SessionManager, store: Store, *, older_than: float = 0.0) -> int:
+    """Save the sessions whose write-behind changes waited `older_than` seconds or more; how many were saved.
+
+    A session another process saved meanwhile is dropped (its deferred call-log entries are kept
+    and replayed into the next copy); a store failure leaves the changes for the next flush.
+    """
+    saved = 0
+    for session in sessions.deferred(older_than):
+        async with session.lock:
+            if session.deferred_since is None or not sessions.holds(session):
+                continue  # a call saved it meanwhile, or the copy was dropped (its entries are replayed elsewhere)
+            try:
+                await session.save(store)
+                saved += 1
+            except SessionConflictError:
+                sessions.forget(session)
+            except StoreError:
+                logger.warning("could not save %s's deferred changes; retrying later", session.name, exc_info=True)
+    return saved
+
+
+async def write_behind(sessions: SessionManager, store: Store, *, every: float = WRITE_BEHIND_SECONDS) -> None:
+    """Flush deferred session changes every `every` seconds, until cancelled (then once more)."""
+    try:
+        while True:
+            await anyio.sleep(every)
+            await flush_deferred(sessions, store, older_than=every)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await flush_deferred(sessions, store)
 
 
 @asynccontextmanager

@@ -33,5 +33,10 @@ class CallRecord(BaseModel):
 
 
 def to_document(record: CallRecord) -> dict[str, Any]:
-    """A record as stored: refs capped so one call stays small."""
-    return record.model_copy(update={"refs": record.refs[:MAX_REFS_PER_CALL]}).model_dump(exclude_none=True)
+    """A record as stored: refs capped so one call stays small, unset optional fields left out.
+
+    Built field by field (the model is flat): every read records one, so it is on the read's path.
+    """
+    stored = {name: value for name, value in record.__dict__.items() if value is not None}
+    stored["refs"] = record.refs[:MAX_REFS_PER_CALL]
+    return stored

@@ -5,13 +5,18 @@ is never reused in the session: counters only grow, and a deleted ref stays know
 label, so errors can say what happened to it. `gen_<type>_<n>` refs name generated drafts;
 saving one links it to the saved row's ref. All lookups are dict lookups, both ways; turns are
 passed in and nothing here does I/O.
+
+A large session's registry is loaded lazily: it starts with its most recent entries (and every
+counter, so new refs never collide) and asks its `RefSource` for the others when a lookup misses
+(by ref, by row id, or all of them when every entry is needed). The source is given by the store;
+the registry only calls it, so start-up costs what the recent entries cost, not the session.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from alfred_mcp.errors import (
     DeletedRefError,
@@ -58,18 +63,100 @@ class RefEntry:
 _ENTRY_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(RefEntry))
 
 
+class RefSource(Protocol):
+    """Where a lazily loaded registry finds the entries it has not loaded: the session's stored refs.
+
+    Calls are synchronous and answer from committed data; entries this process added and has not
+    saved yet are in memory already, so they are never asked for.
+    """
+
+    def by_refs(self, refs: Sequence[str]) -> list[RefEntry]:
+        """The stored entries of these refs (absent ones left out)."""
+
+    def by_rows(self, row_ids: Sequence[str]) -> list[RefEntry]:
+        """The stored entries naming these row ids (absent ones left out)."""
+
+    def everything(self) -> list[RefEntry]:
+        """Every stored entry, in ref order (assignment order)."""
+
+
 class SessionIdRegistry:
     """ref <-> row id for one session, with labels, actions, turns, deletions and drafts."""
 
-    def __init__(self, entries: Iterable[RefEntry] = (), counters: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self, entries: Iterable[RefEntry] = (), counters: Mapping[str, int] | None = None, *, source: RefSource | None = None,
+    ) -> None:
+        """`entries` and `counters` as stored; with a `source`, `entries` may be a recent part of them."""
+        self._source = source
+        self._missing_refs: set[str] = set()
+        self._missing_rows: set[str] = set()
+        """Refs and row ids the source was asked for and does not hold (no ref yet)."""
         self._entries: dict[str, RefEntry] = {}
         self._by_row: dict[str, str] = {}
         self._live: dict[str, str] = {}
         """ref -> row id of saved, not deleted rows: the one dict the hot path of resolve() touches."""
         self._counters: dict[str, int] = dict(counters or {})
         self._dirty: dict[str, None] = {}
+        self._durable = False
+        """Set by a change that must be saved before a client sees it: a new, revived, deleted or linked ref."""
         for entry in entries:
             self._load(replace(entry))
+        if source is not None and len(self._entries) >= sum(self._counters.values()):
+            self._source = None  # every entry is loaded already
+
+    @property
+    def complete(self) -> bool:
+        """True when every entry of the session is in memory."""
+        return self._source is None
+
+    # -- lazy loading -----------------------------------------------------------------------
+
+    def prefetch_rows(self, row_ids: Iterable[str]) -> None:
+        """Load, in one ask, the entries of these rows that are neither in memory nor known to be absent."""
+        if self._source is None:
+            return
+        wanted = [r for r in dict.fromkeys(row_ids) if r not in self._by_row and r not in self._missing_rows]
+        if wanted:
+            self._merge(self._source.by_rows(wanted))
+            self._missing_rows.update(r for r in wanted if r not in self._by_row)
+
+    def prefetch_refs(self, refs: Iterable[str]) -> None:
+        """Load, in one ask, the entries of these refs that are neither in memory nor known to be absent."""
+        if self._source is None:
+            return
+        wanted = [r for r in dict.fromkeys(refs) if isinstance(r, str) and r not in self._entries and r not in self._missing_refs]
+        if wanted:
+            self._merge(self._source.by_refs(wanted))
+            self._missing_refs.update(r for r in wanted if r not in self._entries)
+
+    def load_all(self) -> None:
+        """Load every entry (kept in assignment order, entries added since loading last)."""
+        if self._source is None:
+            return
+        stored = self._source.everything()
+        self._source = None
+        self._merge(stored)
+        order = [entry.ref for entry in stored]
+        self._entries = {**{ref: self._entries[ref] for ref in order}, **self._entries}
+
+    def _merge(self, stored: Iterable[RefEntry]) -> None:
+        for entry in stored:
+            if entry.ref not in self._entries:
+                self._load(replace(entry))
+
+    def _known_entry(self, ref: str) -> RefEntry | None:
+        found = self._entries.get(ref)
+        if found is None and self._source is not None and isinstance(ref, str):
+            self.prefetch_refs((ref,))
+            found = self._entries.get(ref)
+        return found
+
+    def _known_row(self, row_id: str) -> str | None:
+        found = self._by_row.get(row_id)
+        if found is None and self._source is not None:
+            self.prefetch_rows((row_id,))
+            found = self._by_row.get(row_id)
+        return found
 
     def _load(self, entry: RefEntry) -> None:
         parsed = parse_ref(entry.ref)
@@ -92,13 +179,14 @@ class SessionIdRegistry:
 
         A row seen again exists again, so a ref marked deleted is revived.
         """
-        ref = self._by_row.get(row_id)
+        ref = self._known_row(row_id)
         if ref is None:
             return self._add(entity_type, row_id, label, turn=turn, action=action)
         entry = self._entries[ref]
         _check_same_type(entry, entity_type)
         label = entry.label if label is None else label
         if (entry.label, entry.action, entry.turn_last_ref, entry.deleted_turn) != (label, action, turn, None):
+            self._durable = self._durable or entry.deleted_turn is not None or action != "read"
             entry.label, entry.action, entry.turn_last_ref, entry.deleted_turn = label, action, turn, None
             self._live[ref] = row_id
             self._dirty[ref] = None
@@ -106,7 +194,7 @@ class SessionIdRegistry:
 
     def register_link(self, entity_type: str, row_id: str, *, turn: int) -> tuple[str, bool]:
         """The ref of a row named by a foreign key: (existing ref, False) or (new 'linked' ref, True)."""
-        ref = self._by_row.get(row_id)
+        ref = self._known_row(row_id)
         if ref is not None:
             _check_same_type(self._entries[ref], entity_type)
             return ref, False
@@ -128,6 +216,7 @@ class SessionIdRegistry:
             self._by_row[row_id] = ref
             self._live[ref] = row_id
         self._dirty[ref] = None
+        self._durable = True
         return ref
 
     # -- changing entries -------------------------------------------------------------------
@@ -160,6 +249,7 @@ class SessionIdRegistry:
         entry.action = action
         entry.turn_last_ref = turn
         self._dirty[ref] = None
+        self._durable = True
         return entry
 
     def link_saved(self, gen_ref: str, saved_ref: str, *, turn: int) -> None:
@@ -185,6 +275,7 @@ class SessionIdRegistry:
             saved.label = draft.label
         self._dirty[gen_ref] = None
         self._dirty[saved_ref] = None
+        self._durable = True
 
     def unlink_saved(self, gen_ref: str, *, turn: int) -> None:
         """A saved draft whose row an undo removed: pending again, its gen ref no longer names a row."""
@@ -212,6 +303,8 @@ class SessionIdRegistry:
     def _resolve_slowly(self, ref: object, expected_type: str | None, field: str | None) -> str:
         parsed = _parse_expected(ref, expected_type, field)
         entry = self.get(str(parsed))
+        if entry is not None and entry.row_id is not None and entry.deleted_turn is None:
+            return self.resolve(entry.ref, expected_type=expected_type, field=field)  # loaded just now
         if entry is None:
             raise self._unknown(parsed, field)
         if entry.deleted_turn is not None:
@@ -230,6 +323,7 @@ class SessionIdRegistry:
         return self.resolve(entry.saved_as, expected_type=expected_type, field=field)
 
     def _unknown(self, parsed: Ref, field: str | None) -> UnknownRefError:
+        self.load_all()  # the message lists the refs the session knows
         table = table_for_entity_type(parsed.entity_type)
         prefix = f"gen_{parsed.entity_type}" if parsed.generated else parsed.entity_type
         numbers = [
@@ -243,7 +337,7 @@ class SessionIdRegistry:
 
     def ref_for_row(self, row_id: str) -> str | None:
         """The ref of a row (deleted ones included), or None if the session has not seen it."""
-        return self._by_row.get(row_id)
+        return self._known_row(row_id)
 
     def entry(self, ref: str) -> RefEntry:
         """The entry of `ref` (a live object: change it only through the registry).
@@ -251,7 +345,7 @@ class SessionIdRegistry:
         Raises:
             UnknownRefError: the session never assigned `ref`.
         """
-        found = self._entries.get(ref)
+        found = self._known_entry(ref)
         if found is not None:
             return found
         parsed = parse_ref(ref)
@@ -260,10 +354,11 @@ class SessionIdRegistry:
         raise self._unknown(parsed, None)
 
     def get(self, ref: str) -> RefEntry | None:
-        return self._entries.get(ref)
+        return self._known_entry(ref)
 
     def entries(self) -> list[RefEntry]:
-        """Every entry, in assignment order."""
+        """Every entry, in assignment order (a lazily loaded registry loads them all first)."""
+        self.load_all()
         return list(self._entries.values())
 
     def counters(self) -> dict[str, int]:
@@ -274,14 +369,25 @@ class SessionIdRegistry:
         """Entries added or changed since loading or the last clear_dirty(), in first-change order."""
         return [self._entries[ref] for ref in self._dirty]
 
+    def has_dirty(self) -> bool:
+        """True when an entry changed since loading or the last clear_dirty()."""
+        return bool(self._dirty)
+
+    def has_durable_changes(self) -> bool:
+        """True when an unsaved change must reach the store before the call returns (see `_durable`);
+        a read that only saw known rows again (label, last turn seen) has none."""
+        return self._durable
+
     def clear_dirty(self) -> None:
         self._dirty.clear()
+        self._durable = False
 
     def __len__(self) -> int:
-        return len(self._entries)
+        """How many refs the session has assigned (each counter is the last number of its kind)."""
+        return len(self._entries) if self._source is None else sum(self._counters.values())
 
     def __contains__(self, ref: object) -> bool:
-        return ref in self._entries
+        return isinstance(ref, str) and self._known_entry(ref) is not None
 
 
 def _counter_key(parsed: Ref) -> str:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from alfred_mcp.errors import SessionConflictError, StoreError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import Table
-from alfred_mcp.state.registry import RefEntry
+from alfred_mcp.state.registry import RefEntry, RefSource
 
 Row = dict[str, Any]
 FIRST_TURN = 1
@@ -79,6 +79,9 @@ class StoreConnection(Protocol):
         Raises:
             StoreError: the commit failed (then nothing of the block was saved).
         """
+
+    def in_transaction(self) -> bool:
+        """True inside this task's `transaction()` block (its reads may see writes not committed yet)."""
 
 
 class KitchenStore(StoreConnection, Protocol):
@@ -157,8 +160,14 @@ class SessionStore(StoreConnection, Protocol):
     async def get_session(self, user_id: str, number: int) -> SessionRecord | None:
         """The user's session `session_<number>` (None: the user has no such session)."""
 
-    async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
-        """The session's registry entries (in ref order) and its per-type counters."""
+    async def load_session_state(self, session_id: str, *, recent: int | None = None) -> tuple[list[RefEntry], dict[str, int]]:
+        """The session's registry entries (in ref order) and its per-type counters.
+
+        With `recent`, only the `recent` entries assigned last (still in ref order); the counters are always whole.
+        """
+
+    def ref_source(self, session_id: str) -> RefSource | None:
+        """Where a lazily loaded registry of the session finds the entries it lacks (None: load it whole)."""
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
         """The session's saved version, whether it is its user's current one, its turn (None: no such session)."""

@@ -15,6 +15,17 @@ def select_refs_sql(mark: str) -> str:
     return f'SELECT {_ENTRY_LIST} FROM "alfred_session_refs" WHERE "session_id" = {mark} ORDER BY "seq"'
 
 
+def select_recent_refs_sql(mark: str) -> str:
+    """The session's last-assigned entries, ENTRY_COLUMNS newest first. Parameters: the session id, how many."""
+    return f'SELECT {_ENTRY_LIST} FROM "alfred_session_refs" WHERE "session_id" = {mark} ORDER BY "seq" DESC LIMIT {mark}'
+
+
+def select_refs_in_sql(mark: str, column: str, count: int) -> str:
+    """The session's entries whose `column` ('ref' or 'row_id') is one of `count` values. Parameters: session id, values."""
+    marks = ", ".join([mark] * count)
+    return f'SELECT {_ENTRY_LIST} FROM "alfred_session_refs" WHERE "session_id" = {mark} AND {q(column)} IN ({marks})'
+
+
 def upsert_ref_sql(mark: str) -> str:
     """Insert or update one registry entry. Parameters: session id, *ENTRY_COLUMNS, seq."""
     marks = ", ".join([mark] * (len(ENTRY_COLUMNS) + 2))

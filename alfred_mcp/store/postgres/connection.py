@@ -150,6 +150,9 @@ class PostgresConnection:
             finally:
                 self._tx.reset(token)
 
+    def in_transaction(self) -> bool:
+        return self._tx.get() is not None
+
     @asynccontextmanager
     async def _savepoint(self, block: _Transaction) -> AsyncIterator[None]:
         name = block.next_savepoint()

@@ -17,10 +17,12 @@ from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bum
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import utc_now, uuid_key
 from alfred_mcp.store.postgres.connection import PooledConnection, PostgresConnection, Work
+from alfred_mcp.store.postgres.refs import PostgresRefSource, RefReader
 from alfred_mcp.store.session_sql import (
     SESSION_SELECT,
     delete_document_sql,
     select_documents_sql,
+    select_recent_refs_sql,
     select_refs_sql,
     upsert_document_sql,
     upsert_ref_sql,
@@ -35,6 +37,8 @@ _UPSERT_COUNTER = (
 
 class PostgresSessionStore(PostgresConnection):
     """The SessionStore protocol on a PostgreSQL database."""
+
+    _refs: RefReader | None = None
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         sql = f'{SESSION_SELECT} WHERE "user_id" = %s AND "is_current"'
@@ -64,19 +68,33 @@ class PostgresSessionStore(PostgresConnection):
 
         return await self._write(work, None, None)
 
-    async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
+    async def load_session_state(self, session_id: str, *, recent: int | None = None) -> tuple[list[RefEntry], dict[str, int]]:
         key = (uuid_key(session_id),)
-        refs_sql = select_refs_sql("%s")
         counters_sql = 'SELECT "key", "last_number" FROM "alfred_session_counters" WHERE "session_id" = %s'
 
         async def work(connection: PooledConnection) -> tuple[list[Any], list[Any]]:
             # Refs before counters: a save landing in between can only raise the counters.
-            refs = await (await connection.execute(refs_sql, key)).fetchall()
+            if recent is not None:
+                newest = await (await connection.execute(select_recent_refs_sql("%s"), (*key, recent + 1))).fetchall()
+                if len(newest) > recent:
+                    return newest[:recent][::-1], await (await connection.execute(counters_sql, key)).fetchall()
+            refs = await (await connection.execute(select_refs_sql("%s"), key)).fetchall()
             return refs, await (await connection.execute(counters_sql, key)).fetchall()
 
         refs, counters = await self._read(work, None, None)
         entries = [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in refs]
         return entries, {str(name): int(number) for name, number in counters}
+
+    def ref_source(self, session_id: str) -> PostgresRefSource:
+        if self._refs is None:
+            self._refs = RefReader(self.dsn, self._timeout)
+        return PostgresRefSource(self._refs, session_id)
+
+    async def close(self) -> None:
+        refs, self._refs = self._refs, None
+        if refs is not None:
+            refs.close()
+        await super().close()
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
         key = (uuid_key(session_id),)

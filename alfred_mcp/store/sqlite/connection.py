@@ -84,6 +84,9 @@ class SQLiteConnection:
         finally:
             self._depth.reset(token)
 
+    def in_transaction(self) -> bool:
+        return self._depth.get() > 0
+
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         if self._depth.get():
             return await self._in_thread(work)

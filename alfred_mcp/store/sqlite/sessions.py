@@ -15,12 +15,14 @@ from alfred_mcp.store.session_sql import (
     SESSION_SELECT,
     delete_document_sql,
     select_documents_sql,
+    select_recent_refs_sql,
     select_refs_sql,
     upsert_document_sql,
     upsert_ref_sql,
 )
 from alfred_mcp.store.sqlite.codec import now_text
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
+from alfred_mcp.store.sqlite.refs import RefReader, SQLiteRefSource
 
 _UPSERT_REF = upsert_ref_sql("?")
 _UPSERT_COUNTER = (
@@ -31,6 +33,8 @@ _UPSERT_COUNTER = (
 
 class SQLiteSessionStore(SQLiteConnection):
     """The SessionStore protocol on a SQLite file."""
+
+    _refs: RefReader | None = None
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         sql = f'{SESSION_SELECT} WHERE "user_id" = ? AND "is_current" = 1'
@@ -55,16 +59,30 @@ class SQLiteSessionStore(SQLiteConnection):
 
         return await self._write(work)
 
-    async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
-        refs_sql = select_refs_sql("?")
+    async def load_session_state(self, session_id: str, *, recent: int | None = None) -> tuple[list[RefEntry], dict[str, int]]:
         counters_sql = 'SELECT "key", "last_number" FROM "alfred_session_counters" WHERE "session_id" = ?'
 
         def work(connection: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
-            return connection.execute(refs_sql, (session_id,)).fetchall(), connection.execute(counters_sql, (session_id,)).fetchall()
+            counters = connection.execute(counters_sql, (session_id,)).fetchall()
+            if recent is not None and sum(int(number) for _, number in counters) > recent:
+                newest = connection.execute(select_recent_refs_sql("?"), (session_id, recent)).fetchall()
+                return newest[::-1], counters
+            return connection.execute(select_refs_sql("?"), (session_id,)).fetchall(), counters
 
         refs, counters = await self._read(work)
         entries = [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in refs]
         return entries, {str(key): int(number) for key, number in counters}
+
+    def ref_source(self, session_id: str) -> SQLiteRefSource:
+        if self._refs is None:
+            self._refs = RefReader(self.path)
+        return SQLiteRefSource(self._refs, session_id)
+
+    async def close(self) -> None:
+        refs, self._refs = self._refs, None
+        if refs is not None:
+            refs.close()
+        await super().close()
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
         sql = 'SELECT "version", "is_current", "turn" FROM "alfred_sessions" WHERE "id" = ?'

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from postgrest.types import CountMethod
     from supabase import AsyncClient
 
+MAX_ROWS = 1000
+"""Rows asked for per request: Supabase's default `max_rows` (a project's API settings cap every response at
+it, silently). Reads of more rows are paged in keyset order; a project must not set `max_rows` below this."""
 SERVICE = "service"
 """The actor of catalog writes (the service key)."""
 EXACT_COUNT = cast("CountMethod", "exact")
@@ -109,6 +112,9 @@ class SupabaseConnection:
                 "Apply migrations/ with the project's direct database URL first.",
                 value=found, valid=[str(SCHEMA_VERSION)],
             )
+
+    def in_transaction(self) -> bool:
+        return self._unit.get() is not None
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:

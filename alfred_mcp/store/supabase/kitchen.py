@@ -20,15 +20,12 @@ from alfred_mcp.store.keyset import KeyTerm, cursor_anchor_gone, key_terms, keys
 from alfred_mcp.store.payloads import selected_columns
 from alfred_mcp.store.postgres.codec import insert_columns, insert_values, update_assignments, utc_now, uuid_key
 from alfred_mcp.store.postgres.rpc import pending_function
-from alfred_mcp.store.supabase.connection import EXACT_COUNT, SupabaseConnection
+from alfred_mcp.store.supabase.connection import EXACT_COUNT, MAX_ROWS, SupabaseConnection
 from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, quote, to_json
 
 if TYPE_CHECKING:
     from postgrest import AsyncRPCFilterRequestBuilder, AsyncSelectRequestBuilder
 
-MAX_ROWS = 1000
-"""Rows asked for per request: Supabase's default `max_rows` (a project's API settings cap every response at
-it, silently). Reads of more rows are paged in keyset order; a project must not set `max_rows` below this."""
 USER_NAMESPACE = uuid.UUID("6f1c1b8e-5a8e-4c47-9d0e-3b7a2f0c9a11")
 """A user's id is uuid5(USER_NAMESPACE, handle): every replica agrees without a lookup."""
 

@@ -13,14 +13,17 @@ from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import SessionRecord, SessionVersion
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import uuid_key
-from alfred_mcp.store.supabase.connection import SupabaseConnection
+from alfred_mcp.store.supabase.connection import MAX_ROWS, SupabaseConnection
 from alfred_mcp.store.supabase.query import document_text
+from alfred_mcp.store.supabase.refs import RefReader, SupabaseRefSource
 
 _SESSION_COLUMNS = "id,user_id,number,turn"
 
 
 class SupabaseSessionStore(SupabaseConnection):
     """The SessionStore protocol on a Supabase project."""
+
+    _refs: RefReader | None = None
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         builder = self._sessions(user_id).eq("is_current", True)
@@ -37,15 +40,31 @@ class SupabaseSessionStore(SupabaseConnection):
         self._session_users[record.session_id] = uuid_key(user_id)
         return record
 
-    async def load_session_state(self, session_id: str) -> tuple[list[RefEntry], dict[str, int]]:
+    async def load_session_state(self, session_id: str, *, recent: int | None = None) -> tuple[list[RefEntry], dict[str, int]]:
         actor, key = self._session_actor(session_id)
-        refs = self._postgrest().table("alfred_session_refs").select(",".join(ENTRY_COLUMNS)).eq("session_id", key).order("seq")
+        columns = ",".join(ENTRY_COLUMNS)
         counters = self._postgrest().table("alfred_session_counters").select("key,last_number").eq("session_id", key)
-        # Refs before counters: a save landing in between can only raise the counters.
-        ref_rows = await self._execute(refs, actor, None)
         counter_rows = await self._execute(counters, actor, None)
+        total = sum(int(row["last_number"]) for row in counter_rows)
+        if recent is not None and total > recent:
+            newest = self._postgrest().table("alfred_session_refs").select(columns).eq("session_id", key)
+            ref_rows = (await self._execute(newest.order("seq", desc=True).limit(recent), actor, None))[::-1]
+        else:
+            ref_rows = await self._all_rows("alfred_session_refs", f"{columns},seq", "seq", key, actor)
         entries = [RefEntry.from_dict({name: row[name] for name in ENTRY_COLUMNS}) for row in ref_rows]
         return entries, {str(row["key"]): int(row["last_number"]) for row in counter_rows}
+
+    def ref_source(self, session_id: str) -> SupabaseRefSource:
+        actor, key = self._session_actor(session_id)
+        if self._refs is None:
+            self._refs = RefReader(self.url, self._key, self._timeout)
+        return SupabaseRefSource(self._refs, key, lambda: self._token(actor))
+
+    async def close(self) -> None:
+        refs, self._refs = self._refs, None
+        if refs is not None:
+            refs.close()
+        await super().close()
 
     async def session_version(self, session_id: str) -> SessionVersion | None:
         actor, key = self._session_actor(session_id)
@@ -74,8 +93,20 @@ class SupabaseSessionStore(SupabaseConnection):
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         actor, key = self._session_actor(session_id)
         # `value` is json (not jsonb) in the database, so PostgREST returns each document as written.
-        builder = self._postgrest().table("alfred_session_docs").select("key,value").eq("session_id", key).order("key")
-        return {str(row["key"]): row["value"] for row in await self._execute(builder, actor, None)}
+        rows = await self._all_rows("alfred_session_docs", "key,value", "key", key, actor)
+        return {str(row["key"]): row["value"] for row in rows}
+
+    async def _all_rows(self, table: str, columns: str, order: str, session_key: str, actor: str) -> list[dict[str, Any]]:
+        """Every row of a session table, paged by `order` (unique per session) so `max_rows` cannot cut it short."""
+        found: list[dict[str, Any]] = []
+        while True:
+            builder = self._postgrest().table(table).select(columns).eq("session_id", session_key)
+            if found:
+                builder = builder.gt(order, found[-1][order])
+            page = await self._execute(builder.order(order).limit(MAX_ROWS), actor, None)
+            found += page
+            if len(page) < MAX_ROWS:
+                return found
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
         if not changed:
