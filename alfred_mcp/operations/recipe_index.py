@@ -35,6 +35,8 @@ USERS_KEPT = 8
 """Users whose index a store keeps (least recently used dropped first)."""
 OUTCOMES_KEPT = 64
 """Finished query outcomes an index keeps."""
+NAMES_KEPT = 200_000
+"""Name verdicts a user's indexes keep (then they start over)."""
 
 
 @dataclass
@@ -44,15 +46,19 @@ class RecipeIndex:
     stamp: int | None
     recipes: list[tuple[Row, list[Row]]]
     pantry: list[Row] | None = None
-    verdicts: dict[Hashable, Any] = field(default_factory=dict)
-    """Answers per ingredient name (and term): 'does "cod fillets" match fish?'."""
+    names: dict[Hashable, Any] = field(default_factory=dict)
+    """Answers about ingredient names alone ('does "cod fillets" match fish?'): they hold for every stamp,
+    so a rebuilt index takes them over (up to NAMES_KEPT)."""
+    stocked: dict[Hashable, Any] = field(default_factory=dict)
+    """Answers that depend on this stamp's pantry ('is "spinach" stocked?')."""
     outcomes: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
-    def verdict(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """`compute()` once per `key` for the life of this index."""
-        if key in self.verdicts:
-            return self.verdicts[key]  # type: ignore[no-any-return]
-        found = self.verdicts[key] = compute()
+    def verdict(self, key: Hashable, compute: Callable[[], T], *, pantry: bool = False) -> T:
+        """`compute()` once per `key`: for the life of the user's indexes, or of this one when it asks about the pantry."""
+        memo = self.stocked if pantry else self.names
+        if key in memo:
+            return memo[key]  # type: ignore[no-any-return]
+        found = memo[key] = compute()
         return found
 
     def outcome(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -78,7 +84,10 @@ async def recipe_index(work: UnitOfWork, *, pantry: bool = False) -> RecipeIndex
     users = _MEMO.setdefault(store, OrderedDict())
     index = users.get(user_id)
     if index is None or index.stamp != stamp:
+        previous = index
         index = users[user_id] = await _load(store, user_id, stamp, pantry=pantry)
+        if previous is not None and len(previous.names) < NAMES_KEPT:
+            index.names = previous.names
     elif pantry and index.pantry is None:
         index.pantry = await _pantry(store, user_id)
     users.move_to_end(user_id)

@@ -413,7 +413,7 @@ class _Stocked:
         if part.get("ingredient_id") and part["ingredient_id"] in self._catalog_ids:
             return True
         name = part["name"]
-        return self._index.verdict(("stocked", name), lambda: _in_pantry(part, set(), self._words))
+        return self._index.verdict(name, lambda: _in_pantry(part, set(), self._words), pantry=True)
 
 
 def _constraints_key(compiled: CompiledConstraints | None) -> str | None:

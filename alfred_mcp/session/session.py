@@ -65,6 +65,8 @@ class Session:
     _deferred_keys: set[str] = field(default_factory=set, repr=False)
     _fresh: set[str] = field(default_factory=set, repr=False)
     """Keys changed since the last save or deferral (what the running call changed)."""
+    _kept_from: int | None = field(default=None, repr=False)
+    """Per-turn documents of turns before this one are gone (None: not looked at since loading)."""
 
     def __post_init__(self) -> None:
         self.saved_turn = self.turn
@@ -208,14 +210,32 @@ class Session:
         self._fresh = set()
 
     def _drop_turns_before(self, first_kept: int) -> None:
-        """Delete per-turn documents of turns before `first_kept` (narratives still kept whole stay)."""
+        """Delete per-turn documents of turns before `first_kept` (narratives still kept whole stay).
+
+        The first time after loading every per-turn key is looked at; later only the turns the
+        window moved past, so moving on a turn costs the same at turn 1,000 as at turn 20.
+        """
+        if self._kept_from is not None and first_kept <= self._kept_from:
+            return
         index = self.read(NARRATIVE_INDEX)
         whole = set(index.whole) if index is not None else set()
-        for family in PER_TURN:
-            for key in self._family_keys(family.prefix):
-                turn = turn_of(family, key)
-                if turn is not None and turn < first_kept and not (family is NARRATIVES and turn in whole):
-                    self._put(key, None)
+        if self._kept_from is None:
+            doomed = [(family, key) for family in PER_TURN for key in self._family_keys(family.prefix)
+                      if (turn := turn_of(family, key)) is not None and turn < first_kept]
+        else:
+            doomed = [(family, key) for turn in range(self._kept_from, first_kept) for family in PER_TURN
+                      for key in self._turn_keys(family, turn)]
+        for family, key in doomed:
+            if not (family is NARRATIVES and turn_of(family, key) in whole):
+                self._put(key, None)
+        self._kept_from = first_kept
+
+    def _turn_keys(self, family: DocumentFamily[Any], turn: int) -> list[str]:
+        """The keys of `family` for one turn: a group of its own (the call log) or one key."""
+        if family is CALLS:
+            return list(self._groups.get(calls_prefix(turn).prefix, {}))
+        key = family.at(turn).key
+        return [key] if key in self.stored_documents else []
 
     def replace_state(self, registry: SessionIdRegistry, turn: int, documents: dict[str, Any], version: int) -> None:
         """Take the stored state as this copy's (a reload)."""
@@ -227,6 +247,7 @@ class Session:
         self.deferred_since = None
         self._deferred_keys = set()
         self._fresh = set()
+        self._kept_from = None
         self._index(documents)
 
 
