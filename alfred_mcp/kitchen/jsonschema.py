@@ -290,6 +290,8 @@ def validate_row(table: Table, row: Mapping[str, Any], mode: Mode) -> None:
 
 def _check_keys(compiled: _Compiled, row: Mapping[str, Any]) -> None:
     """Every unknown or server-set key at once, so one correction fixes them all."""
+    if compiled.writable_set.issuperset(row):
+        return
     table = compiled.table
     unknown = [name for name in row if name not in compiled.writable_set and name != "user_id" and not table.has_column(name)]
     server_set = [name for name in row if name not in compiled.writable_set and name not in unknown]
@@ -309,6 +311,8 @@ def _check_keys(compiled: _Compiled, row: Mapping[str, Any]) -> None:
 
 
 def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:
+    if find_raw_id("\n".join(_texts(row.values()))) is None:
+        return  # one scan of the row's text; the column is looked for only when there is one
     for name, value in row.items():
         if _carries_raw_id(value):
             column = table.column(name)
@@ -316,6 +320,19 @@ def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:
             raise InvalidPayloadError(
                 f"{name} contains a raw id; use refs such as {example}, not raw ids.", field=name
             )
+
+
+def _texts(values: Any) -> list[str]:
+    """Every string in `values` (nested lists and mappings too, keys included)."""
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found += _texts(value)
+        elif isinstance(value, Mapping):
+            found += _texts((*value.keys(), *value.values()))
+    return found
 
 
 def _carries_raw_id(value: Any) -> bool:

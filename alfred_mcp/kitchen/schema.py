@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 from typing import Any, Literal
 
 from alfred_mcp.errors import UnknownColumnError, UnknownTableError
@@ -92,16 +93,16 @@ class Table:
     def has_column(self, name: str) -> bool:
         return name in self._by_name and name != "user_id"
 
-    @property
+    @cached_property
     def visible_columns(self) -> tuple[str, ...]:
         """Columns a caller may read or filter on (user_id is the server's business)."""
         return tuple(c.name for c in self.columns if c.name != "user_id")
 
-    @property
+    @cached_property
     def writable_columns(self) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if c.writable)
 
-    @property
+    @cached_property
     def fk_columns(self) -> tuple[Column, ...]:
         return tuple(c for c in self.columns if c.fk is not None)
 

@@ -213,7 +213,7 @@ def discard(session: Session, refs: Sequence[str]) -> list[Draft]:
 def open_batch(session: Session, refs: Sequence[str], policy: BatchPolicy | None) -> BatchManifest:
     """A manifest of pending drafts to save; `batch_complete` is refused while any is pending."""
     drafts = load_drafts(session, refs, pending=True)
-    manifest = BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+    manifest = BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, _label(session, d)) for d in drafts], policy)
     save_manifest(session, manifest)
     return manifest
 
@@ -397,7 +397,7 @@ def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:
 
 def _manifest_for(session: Session, drafts: list[Draft], batch: str | None, policy: BatchPolicy | None) -> BatchManifest:
     if batch is None:
-        return BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, d.label) for d in drafts], policy)
+        return BatchManifest.new(next_batch_ref(session), _subdomain(drafts), [(d.ref, _label(session, d)) for d in drafts], policy)
     manifest = load_manifest(session, batch)
     for draft in drafts:
         item = manifest.item(draft.ref)
@@ -431,7 +431,7 @@ async def _save_each(
     work: UnitOfWork, drafts: list[Draft], catalog: CatalogIndex, resolver: _BatchResolver, manifest: BatchManifest
 ) -> list[SavedItem]:
     """Partial policy: every item that can be saved is; each failure is recorded with its reason."""
-    items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
+    items = {d.ref: SavedItem(d.ref, _label(work.session, d), "failed") for d in drafts}
     ready = []
     in_call = {d.ref for d in drafts}
     for done, draft in enumerate(drafts, start=1):
@@ -455,7 +455,7 @@ async def _save_all_or_nothing(
     work: UnitOfWork, drafts: list[Draft], catalog: CatalogIndex, resolver: _BatchResolver, manifest: BatchManifest
 ) -> list[SavedItem]:
     """All-or-nothing policy: one savepoint for every item; the first failure undoes them all."""
-    items = {d.ref: SavedItem(d.ref, d.label, "failed") for d in drafts}
+    items = {d.ref: SavedItem(d.ref, _label(work.session, d), "failed") for d in drafts}
     written: dict[str, _Written] = {}
     try:
         async with work.atomic():
@@ -643,4 +643,10 @@ def _record(session: Session, tool: str, entity_type: str | None, action: str, r
 
 def pending_draft_views(session: Session) -> list[DraftView]:
     """The session's drafts still waiting to be saved, as the working set shows them."""
-    return [DraftView(d.ref, d.entity_type, d.label) for d in session.read_family(DRAFTS).values() if d.status == "pending"]
+    return [DraftView(d.ref, d.entity_type, _label(session, d)) for d in session.read_family(DRAFTS).values() if d.status == "pending"]
+
+
+def _label(session: Session, draft: Draft) -> str:
+    """A draft's label as its gen ref carries it (kept current by create and revise), else from its content."""
+    entry = session.registry.get(draft.ref)
+    return entry.label if entry is not None and entry.label is not None else draft.label

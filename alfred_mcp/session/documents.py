@@ -40,6 +40,8 @@ class Codec(Generic[T]):
 
     load: Callable[[Json], T]
     dump: Callable[[T], Json]
+    immutable: bool = False
+    """Values are never changed in place (frozen): a session may hand out the value it decoded or wrote last."""
 
 
 def model_codec(model: type[M], *, exclude_defaults: bool = False) -> Codec[M]:
@@ -90,7 +92,7 @@ NARRATIVES = DocumentFamily("narrative:", model_codec(TurnExecutionSummary, excl
 """A closed turn's narrative, by turn number."""
 PLANS = DocumentFamily("plan:", model_codec(TurnPlan, exclude_defaults=True))
 """Think's plan of a turn and its steps' outcomes, by turn number."""
-DRAFTS = DocumentFamily("draft:", Codec(Draft.from_dict, Draft.to_dict))
+DRAFTS = DocumentFamily("draft:", Codec(Draft.from_dict, Draft.to_dict, immutable=True))
 """Generated content held whole until saved or discarded, by gen ref."""
 BATCHES = DocumentFamily("batch:", Codec(BatchManifest.from_dict, BatchManifest.to_dict))
 """Batch manifests, by batch ref."""

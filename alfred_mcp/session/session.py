@@ -30,6 +30,7 @@ from alfred_mcp.session.documents import (
     NARRATIVE_INDEX,
     NARRATIVES,
     PER_TURN,
+    Codec,
     Document,
     DocumentFamily,
     call_key,
@@ -65,6 +66,8 @@ class Session:
     _deferred_keys: set[str] = field(default_factory=set, repr=False)
     _fresh: set[str] = field(default_factory=set, repr=False)
     """Keys changed since the last save or deferral (what the running call changed)."""
+    _decoded: dict[str, tuple[Any, Any]] = field(default_factory=dict, repr=False)
+    """key -> (stored JSON, value) for immutable documents: a draft is parsed once, not at every read."""
     _kept_from: int | None = field(default=None, repr=False)
     """Per-turn documents of turns before this one are gone (None: not looked at since loading)."""
 
@@ -77,12 +80,24 @@ class Session:
     def read(self, document: Document[T]) -> T | None:
         """The document's value, or None when the session has none."""
         stored = self.stored_documents.get(document.key)
-        return None if stored is None else document.codec.load(stored)
+        return None if stored is None else self._decode(document.key, document.codec, stored)
+
+    def _decode(self, key: str, codec: Codec[T], stored: Any) -> T:
+        if not codec.immutable:
+            return codec.load(stored)
+        cached = self._decoded.get(key)
+        if cached is not None and cached[0] is stored:
+            return cached[1]  # type: ignore[no-any-return]
+        value = codec.load(stored)
+        self._decoded[key] = (stored, value)
+        return value
 
     def write(self, document: Document[T], value: T | None) -> None:
         """Set the document (None deletes it); saved with the session."""
         stored = None if value is None else document.codec.dump(value)
         self._put(document.key, stored)
+        if document.codec.immutable and value is not None:
+            self._decoded[document.key] = (stored, value)
 
     def _put(self, key: str, stored: Any) -> None:
         name = _group(key)
@@ -115,7 +130,8 @@ class Session:
 
     def read_family(self, family: DocumentFamily[T]) -> dict[str, T]:
         """Every document of `family`, by suffix (in the order they were loaded or added)."""
-        return {family.suffix_of(key): family.codec.load(self.stored_documents[key]) for key in self._family_keys(family.prefix)}
+        return {family.suffix_of(key): self._decode(key, family.codec, self.stored_documents[key])
+                for key in self._family_keys(family.prefix)}
 
     def family_suffixes(self, family: DocumentFamily[Any]) -> list[str]:
         """The suffixes present in `family` (nothing is parsed)."""
@@ -248,6 +264,7 @@ class Session:
         self._deferred_keys = set()
         self._fresh = set()
         self._kept_from = None
+        self._decoded = {}
         self._index(documents)
 
 

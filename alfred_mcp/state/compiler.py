@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -215,6 +215,7 @@ class CatalogIndex:
             for alias in aliases:
                 self._add(alias, match)
         self._longest = max(map(len, self._phrases), default=0)
+        self._matched: dict[str, CatalogMatch | None] = {}
 
     def _add(self, text: str, match: CatalogMatch) -> None:
         words = folded_words(text)
@@ -225,7 +226,13 @@ class CatalogIndex:
         return len(self._phrases)
 
     def match(self, name: str) -> CatalogMatch | None:
-        """The catalog ingredient `name` refers to, or None."""
+        """The catalog ingredient `name` refers to, or None (remembered per name: batches repeat names)."""
+        if name in self._matched:
+            return self._matched[name]
+        found = self._matched[name] = self._best(name)
+        return found
+
+    def _best(self, name: str) -> CatalogMatch | None:
         words = folded_words(name)
         best: tuple[tuple[int, int, int], CatalogMatch] | None = None
         for start in range(len(words)):
@@ -526,7 +533,11 @@ def _check_row(row: CompiledRow, parent_ref: str) -> None:
     """Validate the compiled rows as creates; children are checked with their parent's ref filled in."""
     validate_row(get_table(row.table), row.data, "create")
     for child in row.children:
-        parent_column = next(c.name for c in get_table(child.table).fk_columns if c.fk and c.fk.table == row.table)
-        validate_row(get_table(child.table), {**child.data, parent_column: parent_ref}, "create")
+        validate_row(get_table(child.table), {**child.data, _parent_column(child.table, row.table): parent_ref}, "create")
+
+
+@cache
+def _parent_column(child: str, parent: str) -> str:
+    return next(c.name for c in get_table(child).fk_columns if c.fk and c.fk.table == parent)
 
 

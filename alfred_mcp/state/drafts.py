@@ -456,8 +456,8 @@ def new_draft(ref: str, content: Mapping[str, Any], *, turn: int) -> Draft:
         raise InvalidRefError(
             f"{describe_value(ref)} is not a draft ref; drafts are named {kinds}.", field="ref", value=field_value(ref)
         )
-    validated = parse_draft(parsed.entity_type, content).model_dump(mode="json")
-    return Draft(ref, parsed.entity_type, validated, turn_created=turn, turn_updated=turn)
+    model = parse_draft(parsed.entity_type, content)
+    return _primed(Draft(ref, parsed.entity_type, model.model_dump(mode="json"), turn_created=turn, turn_updated=turn), model)
 
 
 def revise_draft(draft: Draft, patch: Mapping[str, Any], *, turn: int) -> Draft:
@@ -531,5 +531,11 @@ def ensure_pending(draft: Draft, field: str = "ref") -> None:
 
 
 def _with_content(draft: Draft, content: Mapping[str, Any], turn: int) -> Draft:
-    validated = parse_draft(draft.entity_type, content).model_dump(mode="json")
-    return replace(draft, content=validated, turn_updated=turn)
+    model = parse_draft(draft.entity_type, content)
+    return _primed(replace(draft, content=model.model_dump(mode="json"), turn_updated=turn), model)
+
+
+def _primed(draft: Draft, model: BaseModel) -> Draft:
+    """The draft with its parsed model already at hand: its content is that model's dump, which parses back to it."""
+    draft.__dict__["_parsed"] = model
+    return draft

@@ -25,8 +25,21 @@ def selected_columns(table: Table, columns: tuple[str, ...] | None) -> tuple[str
     return tuple(dict.fromkeys(("id", *columns)))
 
 
+_SETTABLE: dict[str, frozenset[str]] = {}
+
+
+def _settable(table: Table) -> frozenset[str]:
+    """The columns a caller may set (by table name: hashing a Table hashes every column)."""
+    found = _SETTABLE.get(table.name)
+    if found is None:
+        found = _SETTABLE[table.name] = frozenset(name for name in table.visible_columns if name not in STORE_OWNED)
+    return found
+
+
 def check_payload_keys(table: Table, row: Mapping[str, Any]) -> None:
     """Raises UnknownColumnError, or InvalidPayloadError for a column the store sets itself."""
+    if _settable(table).issuperset(row):
+        return
     for key in row:
         table.column(key)
         if key in STORE_OWNED:

@@ -169,7 +169,7 @@ async def test_insert_returns_rows_as_stored_with_python_types(store: SQLiteStor
     assert row["tags"] == ["quick", "spicy"] and row["instructions"] == []
     assert row["is_system"] is False and row["servings"] == 2 and row["cuisine"] is None
     assert "user_id" not in row
-    assert raw(store, 'SELECT tags, is_system FROM recipes') == [('["quick", "spicy"]', 0)]
+    assert raw(store, 'SELECT tags, is_system FROM recipes') == [('["quick","spicy"]', 0)]
 
 
 async def test_insert_fills_every_schema_default(store: SQLiteStore, user: str) -> None:
@@ -463,6 +463,33 @@ async def test_nested_transaction_rolls_back_to_its_savepoint(store: SQLiteStore
             async with store.transaction():
                 await add(store, RECIPES, user, name="Also kept")
     assert sorted(names(await store.select(RECIPES, Query(), user_id=user))) == ["Also kept", "Kept"]
+
+
+@pytest.mark.sqlite_only
+async def test_blocks_open_and_close_with_the_store_calls_they_make(store: SQLiteStore, user: str) -> None:
+    """BEGIN/SAVEPOINT ride with a block's first store call and RELEASE with the next: a block without
+    store calls runs no statement, and siblings sharing a savepoint name still nest and undo correctly."""
+    statements: list[str] = []
+    store._connection.set_trace_callback(statements.append)  # type: ignore[union-attr]
+    async with store.transaction():
+        async with store.transaction():
+            pass
+    assert statements == []
+    with anyio.fail_after(5):
+        async with store.transaction():
+            async with store.transaction():
+                await add(store, RECIPES, user, name="First")
+            with pytest.raises(Boom):
+                async with store.transaction():
+                    await add(store, RECIPES, user, name="Undone")
+                    async with store.transaction():
+                        await add(store, RECIPES, user, name="Nested, undone too")
+                    raise Boom
+            async with store.transaction():
+                pass
+            await add(store, RECIPES, user, name="Last")
+    assert sorted(names(await store.select(RECIPES, Query(), user_id=user))) == ["First", "Last"]
+    assert sum(1 for s in statements if s.startswith("BEGIN")) == 1 and statements.count("COMMIT") == 1
 
 
 @pytest.mark.parametrize("in_transaction", [pytest.param(False, id="alone"), pytest.param(True, id="inside-transaction")])

@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import json
-import uuid
+import os
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
+
+from pydantic_core import to_json
 
 from alfred_mcp.errors import InvalidPayloadError
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
 from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys
+
+
+def TO_JSON(value: Any) -> str:  # noqa: N802 - a constant-like codec function
+    """JSON text of a value as stored (UTF-8, compact): the Rust encoder pydantic ships, ~3x json.dumps."""
+    return to_json(value).decode()
+
+
+def new_id() -> str:
+    """A random (version 4) UUID as text, made without building a UUID object (a batch makes hundreds)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def now_text() -> str:
@@ -31,7 +47,41 @@ def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: 
         check_restored_keys(table, row)
         return [_to_sqlite(column, row.get(column.name, user_id if column.name == "user_id" else None)) for column in table.columns]
     check_payload_keys(table, row)
-    return [_to_sqlite(column, _initial_value(column, row, user_id, now)) for column in table.columns]
+    values: list[Any] = []
+    for name, source, column in _insert_plan(table):
+        if source == "id":
+            values.append(new_id())
+        elif source == "user":
+            values.append(user_id)
+        elif source == "now":
+            values.append(now)
+        else:
+            value = row[name] if name in row else (now if source == "now_default" else column.default)
+            values.append(value if value is None or source == "plain" else _to_sqlite(column, value))
+    return values
+
+
+_PLANS: dict[str, tuple[tuple[str, str, Column], ...]] = {}
+
+
+def _insert_plan(table: Table) -> tuple[tuple[str, str, Column], ...]:
+    """(column, where its value comes from, column) per column, worked out once per table."""
+    plan = _PLANS.get(table.name)
+    if plan is None:
+        plan = _PLANS[table.name] = tuple((column.name, _source(column), column) for column in table.columns)
+    return plan
+
+
+def _source(column: Column) -> str:
+    if column.name == "id":
+        return "id"
+    if column.name == "user_id":
+        return "user"
+    if column.name in ("created_at", "updated_at"):
+        return "now"
+    if column.type == "timestamp" and column.default == "now":
+        return "now_default"
+    return "convert" if column.type in ("bool", "text[]") else "plain"
 
 
 def update_assignments(table: Table, values: Row) -> list[tuple[str, Any]]:
@@ -56,20 +106,6 @@ def rows_out(table: Table, names: Sequence[str], rows: Sequence[Sequence[Any]]) 
     return out
 
 
-def _initial_value(column: Column, row: Row, user_id: str, now: str) -> Any:
-    if column.name == "id":
-        return str(uuid.uuid4())
-    if column.name == "user_id":
-        return user_id
-    if column.name in ("created_at", "updated_at"):
-        return now
-    if column.name in row:
-        return row[column.name]
-    if column.type == "timestamp" and column.default == "now":
-        return now
-    return column.default
-
-
 def _to_sqlite(column: Column, value: Any) -> Any:
     if value is None:
         return None
@@ -78,7 +114,7 @@ def _to_sqlite(column: Column, value: Any) -> Any:
     if column.type == "text[]":
         if not isinstance(value, (list, tuple)):
             raise InvalidPayloadError(f"'{column.name}' takes a list of strings.", field=column.name)
-        return json.dumps(list(value), ensure_ascii=False)
+        return TO_JSON(list(value))
     return value
 
 

@@ -4,6 +4,11 @@ Every call takes one lock, except calls made inside the caller's own `transactio
 which already holds it (a context variable marks the block, so its child tasks are covered
 too). A write outside a transaction is its own BEGIN IMMEDIATE ... COMMIT; inside one it runs
 in a savepoint, so a failed multi-row insert leaves nothing behind either way.
+
+A transaction's bookkeeping statements ride along with its work: BEGIN and SAVEPOINT wait until
+the block's first store call and run in the same worker-thread hop, a savepoint's RELEASE waits
+for the next one, and COMMIT takes whatever still waits. A block that made no store call costs
+nothing. (Each hop to the worker thread costs more than the statement it carries.)
 """
 
 from __future__ import annotations
@@ -47,6 +52,10 @@ class SQLiteConnection:
         self._lock = anyio.Lock()
         self._thread_lock = threading.Lock()
         self._depth: ContextVar[int] = ContextVar(f"sqlite_store_depth_{id(self)}", default=0)
+        self._pending: ContextVar[list[Callable[[sqlite3.Connection], None]] | None] = ContextVar(
+            f"sqlite_store_pending_{id(self)}", default=None
+        )
+        """Statements of the open transaction waiting to run before its next store call."""
 
     async def open(self) -> None:
         async with self._lock:
@@ -67,19 +76,36 @@ class SQLiteConnection:
             async with self._block(depth, _Block(f"SAVEPOINT {name}", f"RELEASE {name}", (f"ROLLBACK TO {name}", f"RELEASE {name}"))):
                 yield
             return
-        async with self._lock, self._block(0, _Block("BEGIN IMMEDIATE", "COMMIT", ("ROLLBACK",))):
-            yield
+        async with self._lock:
+            token = self._pending.set([])
+            try:
+                async with self._block(0, _Block("BEGIN IMMEDIATE", "COMMIT", ("ROLLBACK",))):
+                    yield
+            finally:
+                self._pending.reset(token)
 
     @asynccontextmanager
     async def _block(self, depth: int, block: _Block) -> AsyncIterator[None]:
+        """Open `block` with the next store call, close it (commit now, release with the next call), or undo it."""
+        pending = self._pending.get()
+        assert pending is not None, "a block runs inside a transaction"
         token = self._depth.set(depth + 1)
+        pending.append(block.start)
         try:
-            await self._in_thread(block.start)
             yield
-            await self._in_thread(block.finish)
+            if not block.is_open:
+                _drop_from(pending, block.start)  # no store call ran inside: nothing to finish
+            elif depth == 0:
+                await self._in_thread(block.finish)
+            else:
+                pending.append(block.finish)
         except BaseException:
-            with anyio.CancelScope(shield=True):
-                await self._in_thread(block.undo)
+            if block.is_open:
+                pending.clear()  # what waits was queued inside this block: the undo discards it all
+                with anyio.CancelScope(shield=True):
+                    await self._in_thread(block.undo)
+            else:
+                _drop_from(pending, block.start)
             raise
         finally:
             self._depth.reset(token)
@@ -122,6 +148,10 @@ class SQLiteConnection:
         connection = self._connection
         if connection is None:
             raise StoreError("The store is not open; call open() first.")
+        pending = self._pending.get()
+        if pending:
+            waiting, pending[:] = list(pending), []
+            work = _after(waiting, work)
         return await anyio.to_thread.run_sync(self._guarded, connection, work)
 
     def _guarded(self, connection: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -160,6 +190,23 @@ class _Block:
         if self.is_open:
             self.is_open = False
             _run_if_in_transaction(connection, self.rollback)
+
+
+def _after(waiting: list[Callable[[sqlite3.Connection], None]], work: Callable[[sqlite3.Connection], T]) -> Callable[[sqlite3.Connection], T]:
+    """`work` preceded by the statements that waited for it, in one worker-thread hop."""
+
+    def run(connection: sqlite3.Connection) -> T:
+        for statement in waiting:
+            statement(connection)
+        return work(connection)
+
+    return run
+
+
+def _drop_from(pending: list[Callable[[sqlite3.Connection], None]], start: Callable[[sqlite3.Connection], None]) -> None:
+    """Forget a block that never ran: its opening statement and whatever was queued after it."""
+    if start in pending:
+        del pending[pending.index(start):]
 
 
 def _connect(path: Path) -> sqlite3.Connection:

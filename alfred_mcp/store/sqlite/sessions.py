@@ -20,7 +20,7 @@ from alfred_mcp.store.session_sql import (
     upsert_document_sql,
     upsert_ref_sql,
 )
-from alfred_mcp.store.sqlite.codec import now_text
+from alfred_mcp.store.sqlite.codec import TO_JSON, now_text
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
 from alfred_mcp.store.sqlite.refs import RefReader, SQLiteRefSource
 
@@ -129,7 +129,7 @@ class SQLiteSessionStore(SQLiteConnection):
 
 
 def _document_rows(session_id: str, changed: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
-    upserts = [(session_id, key, json.dumps(value, ensure_ascii=False)) for key, value in changed.items() if value is not None]
+    upserts = [(session_id, key, TO_JSON(value)) for key, value in changed.items() if value is not None]
     deletes = [(session_id, key) for key, value in changed.items() if value is None]
     return upserts, deletes
 
