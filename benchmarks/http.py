@@ -8,8 +8,9 @@ adds a few shopping-list rows, then alternates reads and renames, each timed.
 - http_replicas: 8 clients on 1 and 2 replicas (clients spread round robin).
 
 Each configuration reports calls/s, p50 and p99 latency, the server processes' CPU per call and
-the cores they used (CPU seconds / wall seconds), the cores PostgreSQL used, errors (must be 0)
-and rows seen outside their own session (must be 0). CPU is read from /proc, so it is measured
+the cores they used (CPU seconds / wall seconds), the cores PostgreSQL and the clients (this
+process) used, errors (must be 0) and rows seen outside their own session (must be 0). On 2
+shared cores the clients' own CPU bounds what any number of replicas can serve. CPU is read from /proc, so it is measured
 on Linux only. Skipped with a reason without PostgreSQL.
 """
 
@@ -78,11 +79,13 @@ async def _run(dsn: str, clients: int, replicas: int, postmaster: int | None) ->
                 await client.call_tool("db_read", {"table": "shopping_list", "limit": 1})
         outcomes: list[dict[str, Any]] = []
         server_cpu, pg_cpu = _cpu_seconds(pids), _cpu_seconds(_children(postmaster))
+        client_cpu = time.process_time()
         started = time.perf_counter()
         async with anyio.create_task_group() as group:
             for number, token in enumerate(tokens):
                 group.start_soon(_session, http_client(urls[number % len(urls)], token), f"s{number}", outcomes)
         elapsed = time.perf_counter() - started
+        client_cpu = time.process_time() - client_cpu
         server_cpu = _cpu_seconds(pids) - server_cpu
         pg_cpu = _cpu_seconds(_children(postmaster)) - pg_cpu
     latencies = [t for outcome in outcomes for t in outcome["latencies"]]
@@ -93,6 +96,7 @@ async def _run(dsn: str, clients: int, replicas: int, postmaster: int | None) ->
         "server_cpu_ms_per_call": round(server_cpu / len(latencies) * 1000, 3),
         "server_cores": round(server_cpu / elapsed, 2),
         "postgres_cores": round(pg_cpu / elapsed, 2),
+        "client_cores": round(client_cpu / elapsed, 2),
         "errors": sum(outcome["errors"] for outcome in outcomes),
         "cross_session_refs": sum(outcome["foreign"] for outcome in outcomes),
         "calls": len(latencies),

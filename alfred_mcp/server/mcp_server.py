@@ -3,6 +3,7 @@ completions, and hands each tool call to `dispatch.py`. No domain logic."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -62,6 +63,9 @@ class AlfredServer(MCPServer[AlfredApp]):
         """`many_users`: each request acts for its authenticated user (HTTP, `server/http.py`); else for the local user."""
         self.app = app
         self.contracts: dict[str, ToolContract] = load_contracts()
+        self._header_schemas = {
+            name: c.input_schema for name, c in self.contracts.items() if "x-mcp-header" in json.dumps(c.input_schema)
+        }
         missing = set(self.contracts) ^ set(HANDLERS)
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
@@ -123,8 +127,9 @@ class AlfredServer(MCPServer[AlfredApp]):
             raise resource_failure(error, str(uri)) from None
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        contract = self.contracts.get(name)
-        return None if contract is None else contract.input_schema
+        """The schema the SDK checks `Mcp-Param-*` headers against; None when the tool declares none
+        (no `x-mcp-header`), which spares the walk of the whole schema the SDK makes on every call."""
+        return self._header_schemas.get(name)
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None = None

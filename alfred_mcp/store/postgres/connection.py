@@ -48,6 +48,18 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
+@dataclass(frozen=True)
+class OwnerOrLogin:
+    """Session tables may be read and written as the login role or as the session's owner (row-level
+    security lets the owner see its own sessions): a connection already acting for either needs no switch."""
+
+    user_id: str
+
+
+Actor = str | OwnerOrLogin | None
+"""Whom a call acts for: a user (row-level security), OwnerOrLogin, or the login role (None)."""
+
+
 class PooledConnection(AsyncConnection[Any]):
     """A pooled connection that remembers whose rows it currently acts for (None = login role)."""
 
@@ -168,26 +180,28 @@ class PostgresConnection:
         async with block.lock:
             await _finish(block.connection, f"RELEASE SAVEPOINT {name}", (f"ROLLBACK TO SAVEPOINT {name}",))
 
-    async def _read(self, work: Work[T], acting_for: str | None, table: Table | None) -> T:
+    async def _read(self, work: Work[T], acting_for: Actor, table: Table | None) -> T:
         """`work` on the transaction's connection, or on a pooled one in autocommit."""
         return await self._run(work, acting_for, table, write=False)
 
-    async def _write(self, work: Work[T], acting_for: str | None, table: Table | None) -> T:
+    async def _write(self, work: Work[T], acting_for: Actor, table: Table | None, *, savepoint: bool = True) -> T:
         """`work` all or nothing: in a savepoint inside the caller's transaction, else in its own.
 
         Even a single statement gets BEGIN ... COMMIT: a cancelled call closes its connection,
         and only a transaction the server has not been told to commit is sure to roll back
         (an autocommit UPDATE waiting on a lock would still apply once the lock is freed).
         """
-        return await self._run(work, acting_for, table, write=True)
+        return await self._run(work, acting_for, table, write=True, savepoint=savepoint)
 
-    async def _run(self, work: Work[T], acting_for: str | None, table: Table | None, *, write: bool) -> T:
+    async def _run(self, work: Work[T], acting_for: Actor, table: Table | None, *, write: bool, savepoint: bool = True) -> T:
         block = self._tx.get()
         if block is not None:
             async with block.lock:
                 # In PostgreSQL a failed statement aborts the whole transaction: a savepoint keeps
-                # the caller's transaction usable after a write it catches the error of.
-                return await _attempt(block.connection, work, acting_for, table, _IN_TRANSACTION if write else None)
+                # the caller's transaction usable after a write it catches the error of. A write
+                # whose failure always fails the transaction (a session save) needs none.
+                steps = _IN_TRANSACTION if write and savepoint else None
+                return await _attempt(block.connection, work, acting_for, table, steps)
         async with self._connection() as connection:
             return await _attempt(connection, work, acting_for, table, _OWN_TRANSACTION if write else None)
 
@@ -229,7 +243,7 @@ _IN_TRANSACTION: Steps = (
 
 
 async def _attempt(
-    connection: PooledConnection, work: Work[T], acting_for: str | None, table: Table | None, steps: Steps | None
+    connection: PooledConnection, work: Work[T], acting_for: Actor, table: Table | None, steps: Steps | None
 ) -> T:
     """Act for the right user, run `work` between `steps` (begin, commit, undo), map driver errors."""
     try:
@@ -248,8 +262,13 @@ async def _attempt(
         raise
 
 
-async def _act_for(connection: PooledConnection, user_id: str | None) -> None:
-    """Switch the session to role `authenticated` for `user_id`, or back to the login role (None)."""
+async def _act_for(connection: PooledConnection, actor: Actor) -> None:
+    """Switch the session to role `authenticated` for a user, or back to the login role (None)."""
+    if isinstance(actor, OwnerOrLogin):
+        if connection.acting_for is None or connection.acting_for == actor.user_id:
+            return
+        actor = actor.user_id
+    user_id = actor
     if connection.acting_for == user_id:
         return
     connection.acting_for = UNKNOWN

@@ -16,7 +16,7 @@ from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bump_version_sql, session_save_refused
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import utc_now, uuid_key
-from alfred_mcp.store.postgres.connection import PooledConnection, PostgresConnection, Work
+from alfred_mcp.store.postgres.connection import OwnerOrLogin, PooledConnection, PostgresConnection, Work
 from alfred_mcp.store.postgres.refs import PostgresRefSource, RefReader
 from alfred_mcp.store.session_sql import (
     SESSION_SELECT,
@@ -39,14 +39,22 @@ class PostgresSessionStore(PostgresConnection):
     """The SessionStore protocol on a PostgreSQL database."""
 
     _refs: RefReader | None = None
+    _owners_map: dict[str, str] | None = None
+
+    @property
+    def _owners(self) -> dict[str, str]:
+        """session id -> owner's user id, for the sessions this store has found or created."""
+        if self._owners_map is None:
+            self._owners_map = {}
+        return self._owners_map
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         sql = f'{SESSION_SELECT} WHERE "user_id" = %s AND "is_current"'
-        return await self._read(_fetch_session(sql, (uuid_key(user_id),)), None, None)
+        return self._remember(await self._read(_fetch_session(sql, (uuid_key(user_id),)), self._owner_of(user_id), None))
 
     async def get_session(self, user_id: str, number: int) -> SessionRecord | None:
         sql = f'{SESSION_SELECT} WHERE "user_id" = %s AND "number" = %s'
-        return await self._read(_fetch_session(sql, (uuid_key(user_id), number)), None, None)
+        return self._remember(await self._read(_fetch_session(sql, (uuid_key(user_id), number)), self._owner_of(user_id), None))
 
     async def create_session(self, user_id: str) -> SessionRecord:
         scope = uuid_key(user_id)
@@ -66,7 +74,9 @@ class PostgresSessionStore(PostgresConnection):
             (session_id,) = await inserted.fetchone() or ("",)
             return SessionRecord(str(session_id), user_id, int(number), FIRST_TURN)
 
-        return await self._write(work, None, None)
+        record = await self._write(work, None, None)
+        self._remember(record)
+        return record
 
     async def load_session_state(self, session_id: str, *, recent: int | None = None) -> tuple[list[RefEntry], dict[str, int]]:
         key = (uuid_key(session_id),)
@@ -81,9 +91,22 @@ class PostgresSessionStore(PostgresConnection):
             refs = await (await connection.execute(select_refs_sql("%s"), key)).fetchall()
             return refs, await (await connection.execute(counters_sql, key)).fetchall()
 
-        refs, counters = await self._read(work, None, None)
+        refs, counters = await self._read(work, self._actor(session_id), None)
         entries = [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in refs]
         return entries, {str(name): int(number) for name, number in counters}
+
+    def _owner_of(self, user_id: str) -> OwnerOrLogin:
+        return OwnerOrLogin(uuid_key(user_id))
+
+    def _actor(self, session_id: str) -> OwnerOrLogin | None:
+        """The session's owner or the login role, whichever the connection acts for (the login role if unknown)."""
+        owner = self._owners.get(uuid_key(session_id))
+        return None if owner is None else OwnerOrLogin(owner)
+
+    def _remember(self, record: SessionRecord | None) -> SessionRecord | None:
+        if record is not None:
+            self._owners[uuid_key(record.session_id)] = uuid_key(record.user_id)
+        return record
 
     def ref_source(self, session_id: str) -> PostgresRefSource:
         if self._refs is None:
@@ -103,7 +126,7 @@ class PostgresSessionStore(PostgresConnection):
         async def work(connection: PooledConnection) -> tuple[Any, ...] | None:
             return await (await connection.execute(sql, key)).fetchone()
 
-        row = await self._read(work, None, None)
+        row = await self._read(work, self._actor(session_id), None)
         return None if row is None else SessionVersion(int(row[0]), bool(row[1]), int(row[2]))
 
     async def save_session_state(
@@ -140,7 +163,9 @@ class PostgresSessionStore(PostgresConnection):
             if counter_rows:
                 await cursor.executemany(_UPSERT_COUNTER, counter_rows)
 
-        await self._write(work, None, None)  # state, documents and refs in one transaction
+        # State, documents and refs in one transaction; inside the caller's, no savepoint of its own:
+        # a failed save fails the whole call, which rolls back everything it wrote.
+        await self._write(work, self._actor(session_id), None, savepoint=False)
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         key = (uuid_key(session_id),)
@@ -149,11 +174,11 @@ class PostgresSessionStore(PostgresConnection):
         async def work(connection: PooledConnection) -> list[tuple[Any, ...]]:
             return await (await connection.execute(sql, key)).fetchall()
 
-        return {str(name): value for name, value in await self._read(work, None, None)}
+        return {str(name): value for name, value in await self._read(work, self._actor(session_id), None)}
 
     async def save_documents(self, session_id: str, changed: Mapping[str, Any]) -> None:
         if changed:
-            await self._write(_documents_work(uuid_key(session_id), changed), None, None)
+            await self._write(_documents_work(uuid_key(session_id), changed), self._actor(session_id), None)
 
 
 def _documents_work(key: Any, changed: Mapping[str, Any]) -> Work[None]:
