@@ -492,6 +492,32 @@ async def test_blocks_open_and_close_with_the_store_calls_they_make(store: SQLit
     assert sum(1 for s in statements if s.startswith("BEGIN")) == 1 and statements.count("COMMIT") == 1
 
 
+@pytest.mark.sqlite_only
+async def test_a_read_past_its_budget_on_the_event_loop_moves_to_the_worker_thread(
+    store: SQLiteStore, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small reads run on the loop's thread; one that outruns READ_BUDGET is interrupted and run again
+    on the worker thread, with the same rows (and a short one never leaves the loop)."""
+    from alfred_mcp.store.sqlite import connection
+
+    await store.insert(SHOPPING_LIST, [{"name": f"item {i:04d}"} for i in range(600)], user_id=user)
+    moved: list[int] = []
+    original = SQLiteStore._read
+
+    async def counted(self: SQLiteStore, work: Any) -> Any:
+        moved.append(1)
+        return await original(self, work)
+
+    monkeypatch.setattr(SQLiteStore, "_read", counted)
+    query = Query(where=Where(all_of=(Filter("name", "ilike", "%9%"),)), columns=("name",))
+    expected = [f"item {i:04d}" for i in range(600) if "9" in f"{i:04d}"]
+    monkeypatch.setattr(connection, "READ_BUDGET", 60.0)
+    assert names(await store.select(SHOPPING_LIST, query, user_id=user)) == expected and moved == []
+    monkeypatch.setattr(connection, "READ_BUDGET", -1.0)
+    assert names(await store.select(SHOPPING_LIST, query, user_id=user)) == expected and moved == [1]
+    assert await store.count(SHOPPING_LIST, Where(), user_id=user) == 600
+
+
 @pytest.mark.parametrize("in_transaction", [pytest.param(False, id="alone"), pytest.param(True, id="inside-transaction")])
 async def test_a_batch_with_one_bad_row_inserts_none(store: SQLiteStore, user: str, in_transaction: bool) -> None:
     """insert is all or none, also when the caller catches the error inside its own transaction."""

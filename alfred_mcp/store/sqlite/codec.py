@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from pydantic_core import to_json
+from pydantic_core import from_json, to_json
 
 from alfred_mcp.errors import InvalidPayloadError
 from alfred_mcp.kitchen.schema import Column, Table
@@ -93,17 +92,38 @@ def update_assignments(table: Table, values: Row) -> list[tuple[str, Any]]:
 
 
 def rows_out(table: Table, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[Row]:
-    """Stored tuples as the store's rows: bools and lists decoded."""
-    decoders = [(i, _decoder(table.column(name))) for i, name in enumerate(names)]
-    active = [(i, decode) for i, decode in decoders if decode is not None]
+    """Stored tuples as the store's rows: bools and lists decoded.
+
+    Every text[] value of the page is parsed in one call (one JSON array of them), not one by one.
+    """
+    arrays, bools = _decoding_plan(table, tuple(names))
+    texts = [values[i] or "null" for values in rows for i in arrays]
+    decoded = iter(from_json("[" + ",".join(texts) + "]") if texts else ())
     out = []
     for values in rows:
         row = dict(zip(names, values))
-        for i, decode in active:
+        for i in arrays:
+            row[names[i]] = next(decoded)
+        for i in bools:
             if values[i] is not None:
-                row[names[i]] = decode(values[i])
+                row[names[i]] = bool(values[i])
         out.append(row)
     return out
+
+
+_DECODING: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _decoding_plan(table: Table, names: tuple[str, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(positions of text[] columns, positions of bool columns) among `names`, worked out once."""
+    key = (table.name, names)
+    plan = _DECODING.get(key)
+    if plan is None:
+        types = [table.column(name).type for name in names]
+        plan = _DECODING[key] = (
+            tuple(i for i, kind in enumerate(types) if kind == "text[]"), tuple(i for i, kind in enumerate(types) if kind == "bool")
+        )
+    return plan
 
 
 def _to_sqlite(column: Column, value: Any) -> Any:
@@ -116,16 +136,3 @@ def _to_sqlite(column: Column, value: Any) -> Any:
             raise InvalidPayloadError(f"'{column.name}' takes a list of strings.", field=column.name)
         return TO_JSON(list(value))
     return value
-
-
-def _decoder(column: Column) -> Callable[[Any], Any] | None:
-    if column.type == "bool":
-        return bool
-    if column.type == "text[]":
-        return _decode_array
-    return None
-
-
-def _decode_array(text: str) -> list[str]:
-    # Most tag columns are empty; skipping the JSON parser for them halves the cost of a read.
-    return [] if text == "[]" else json.loads(text)

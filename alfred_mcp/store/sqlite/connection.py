@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -31,6 +32,10 @@ from alfred_mcp.store.sqlite.schema import schema_sql
 
 T = TypeVar("T")
 
+READ_BUDGET = 0.002
+"""Seconds a read may hold the event loop's thread before it moves to the worker thread."""
+_PROGRESS_STEPS = 2_000
+"""SQLite virtual-machine steps between two checks of the budget."""
 MIN_SQLITE_VERSION = (3, 35, 0)
 """RETURNING arrived in SQLite 3.35."""
 _PRAGMAS = (
@@ -135,6 +140,30 @@ class SQLiteConnection:
                     raise to_store_error(error) from error
                 finally:
                     self._thread_lock.release()
+        return await self._read(work)
+
+    async def _read_bounded(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A read tried on the event loop's thread when the connection is idle, within READ_BUDGET seconds.
+
+        Most reads (a page of rows, a count by an index) take less than the hop to a worker thread
+        costs. One that runs past the budget is interrupted (SQLite's progress handler) and run
+        again on the worker thread, so the loop is never held longer than the budget.
+        """
+        connection = self._connection
+        idle = connection is not None and (self._depth.get() or not self._lock.locked())
+        if connection is not None and idle and self._thread_lock.acquire(blocking=False):
+            deadline = time.perf_counter() + READ_BUDGET
+            connection.set_progress_handler(lambda: time.perf_counter() > deadline, _PROGRESS_STEPS)
+            try:
+                return work(connection)
+            except sqlite3.OperationalError as error:
+                if time.perf_counter() <= deadline:
+                    raise to_store_error(error) from error
+            except (sqlite3.Error, sqlite3.Warning) as error:
+                raise to_store_error(error) from error
+            finally:
+                connection.set_progress_handler(None, 0)
+                self._thread_lock.release()
         return await self._read(work)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:

@@ -40,7 +40,7 @@ class SQLiteKitchenStore(SQLiteConnection):
         head = f"SELECT {_column_list(names)} FROM {q(table.name)}"
         if query.after is None:
             sql = _join(head, where_sql, order_sql, limit_sql)
-            rows = await self._read(lambda c: c.execute(sql, [*params, *limit_params]).fetchall())
+            rows = await self._read_bounded(lambda c: c.execute(sql, [*params, *limit_params]).fetchall())
             return rows_out(table, names, rows)
         terms = key_terms(table, order, "rowid")
         anchor_sql, anchor_params = _anchor_sql(table, terms, query.after, user_id)
@@ -53,12 +53,12 @@ class SQLiteKitchenStore(SQLiteConnection):
             sql = _join(head, f"{where_sql} AND {keyset}" if where_sql else f"WHERE {keyset}", order_sql, limit_sql)
             return connection.execute(sql, [*params, *keyset_params, *limit_params]).fetchall()
 
-        return rows_out(table, names, await self._read(page))
+        return rows_out(table, names, await self._read_bounded(page))
 
     async def count(self, table: Table, where: Where, *, user_id: str) -> int:
         where_sql, params = _where_sql(table, where, user_id)
         sql = _join(f"SELECT count(*) FROM {q(table.name)}", where_sql)
-        row = await self._read(lambda c: c.execute(sql, params).fetchone())
+        row = await self._read_bounded(lambda c: c.execute(sql, params).fetchone())
         return int(row[0])
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
