@@ -17,12 +17,10 @@ on Linux only. Skipped with a reason without PostgreSQL.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from statistics import median, quantiles
 from typing import Any
@@ -106,48 +104,12 @@ async def _run(dsn: str, clients: int, replicas: int, postmaster: int | None) ->
 @asynccontextmanager
 async def _replicas(dsn: str, tokens: Mapping[str, str], count: int) -> AsyncIterator[tuple[list[str], list[int]]]:
     """`count` server processes on `dsn`; their /mcp URLs and pids."""
-    from http_harness import free_port
+    from http_harness import http_server
 
-    ports = [free_port() for _ in range(count)]
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
-    env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
-    processes = []
-    with tempfile.TemporaryFile() as log:
-        try:
-            for port in ports:
-                command = [sys.executable, "-m", "alfred_mcp", "--db", dsn, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
-                processes.append(await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log))
-            for port, process in zip(ports, processes):
-                await _wait_for_port(port, process)
-            yield [f"http://127.0.0.1:{port}/mcp" for port in ports], [process.pid for process in processes]
-        except BaseException:
-            log.seek(0)
-            sys.stderr.write(log.read().decode(errors="replace")[-4000:])
-            raise
-        finally:
-            with anyio.CancelScope(shield=True):
-                for process in processes:
-                    process.terminate()
-                for process in processes:
-                    with anyio.move_on_after(10):
-                        await process.wait()
-                    if process.returncode is None:
-                        process.kill()
-                        await process.wait()
-
-
-async def _wait_for_port(port: int, process: Any) -> None:
-    with anyio.fail_after(30):
-        while True:
-            if process.returncode is not None:
-                raise RuntimeError(f"the server exited with {process.returncode}")
-            try:
-                stream = await anyio.connect_tcp("127.0.0.1", port)
-            except OSError:
-                await anyio.sleep(0.05)
-                continue
-            await stream.aclose()
-            return
+    pids: list[int] = []
+    async with AsyncExitStack() as stack:
+        urls = [await stack.enter_async_context(http_server(dsn, tokens, pids=pids)) for _ in range(count)]
+        yield urls, pids
 
 
 async def _session(client: Client, tag: str, outcomes: list[dict[str, Any]]) -> None:

@@ -25,8 +25,13 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def http_server(db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None) -> AsyncIterator[str]:
-    """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL."""
+async def http_server(
+    db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None, *, pids: list[int] | None = None
+) -> AsyncIterator[str]:
+    """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL.
+
+    `pids`, when given, gets the server process's id (benchmarks read its CPU time).
+    """
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
     env.update(extra_env or {})
@@ -36,6 +41,8 @@ async def http_server(db: str, tokens: Mapping[str, str], extra_env: Mapping[str
         process = await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
             await _wait_for_port(port, process)
+            if pids is not None:
+                pids.append(process.pid)
             yield f"http://127.0.0.1:{port}/mcp"
         except BaseException:
             log.seek(0)

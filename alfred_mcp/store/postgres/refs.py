@@ -7,7 +7,6 @@ last committed refs as the login role, which owns the session tables. Each ask i
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,53 +16,35 @@ from alfred_mcp.errors import StoreError
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import uuid_key
+from alfred_mcp.store.ref_sources import ByColumn, OnDemand
 from alfred_mcp.store.session_sql import select_refs_sql
 
 _ENTRY_LIST = ", ".join(f'"{name}"' for name in ENTRY_COLUMNS)
 
 
-class RefReader:
-    """The synchronous connection every session of one store shares, opened on first use."""
-
-    def __init__(self, dsn: str, timeout: float) -> None:
-        self._dsn = dsn
-        self._timeout = timeout
-        self._connection: psycopg.Connection[Any] | None = None
-        self._lock = threading.Lock()
-
-    def rows(self, sql: str, params: Sequence[Any]) -> list[RefEntry]:
-        with self._lock:
-            try:
-                if self._connection is None or self._connection.closed:
-                    self._connection = psycopg.connect(self._dsn, autocommit=True, connect_timeout=int(self._timeout))
-                found = self._connection.execute(sql, params).fetchall()
-            except psycopg.Error as error:
-                raise StoreError(f"Could not read the session's refs: {str(error).splitlines()[0]}") from error
-        return [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in found]
-
-    def close(self) -> None:
-        with self._lock:
-            connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.close()
+def ref_reader(dsn: str, timeout: float) -> OnDemand[psycopg.Connection[Any]]:
+    """The synchronous connection every session of one store shares."""
+    return OnDemand(lambda: psycopg.connect(dsn, autocommit=True, connect_timeout=int(timeout)), psycopg.Connection.close)
 
 
-class PostgresRefSource:
+class PostgresRefSource(ByColumn):
     """One session's stored refs, asked for by ref, by row id, or all at once."""
 
-    def __init__(self, reader: RefReader, session_id: str) -> None:
+    def __init__(self, reader: OnDemand[psycopg.Connection[Any]], session_id: str) -> None:
         self._reader = reader
         self._key = uuid_key(session_id)
 
-    def by_refs(self, refs: Sequence[str]) -> list[RefEntry]:
-        return self._any("ref", refs)
-
-    def by_rows(self, row_ids: Sequence[str]) -> list[RefEntry]:
-        return self._any("row_id", row_ids)
-
     def everything(self) -> list[RefEntry]:
-        return self._reader.rows(select_refs_sql("%s"), (self._key,))
+        return self._rows(select_refs_sql("%s"), (self._key,))
 
-    def _any(self, column: str, values: Sequence[str]) -> list[RefEntry]:
+    def _in(self, column: str, values: Sequence[str]) -> list[RefEntry]:
         sql = f'SELECT {_ENTRY_LIST} FROM "alfred_session_refs" WHERE "session_id" = %s AND "{column}" = ANY(%s)'
-        return self._reader.rows(sql, (self._key, list(values)))
+        return self._rows(sql, (self._key, list(values)))
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[RefEntry]:
+        try:
+            found = self._reader.use(lambda connection: connection.execute(sql, params).fetchall())
+        except psycopg.Error as error:
+            self._reader.close()  # a broken connection is replaced on the next ask
+            raise StoreError(f"Could not read the session's refs: {str(error).splitlines()[0]}") from error
+        return [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in found]

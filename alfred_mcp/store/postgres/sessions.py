@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import psycopg
 from psycopg.types.json import Json
 
 from alfred_mcp.errors import ConstraintViolationError
@@ -17,7 +18,8 @@ from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bum
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import utc_now, uuid_key
 from alfred_mcp.store.postgres.connection import OwnerOrLogin, PooledConnection, PostgresConnection, Work
-from alfred_mcp.store.postgres.refs import PostgresRefSource, RefReader
+from alfred_mcp.store.postgres.refs import PostgresRefSource, ref_reader
+from alfred_mcp.store.ref_sources import OnDemand
 from alfred_mcp.store.session_sql import (
     SESSION_SELECT,
     delete_document_sql,
@@ -38,7 +40,7 @@ _UPSERT_COUNTER = (
 class PostgresSessionStore(PostgresConnection):
     """The SessionStore protocol on a PostgreSQL database."""
 
-    _refs: RefReader | None = None
+    _refs: OnDemand[psycopg.Connection[Any]] | None = None
     _owners_map: dict[str, str] | None = None
 
     @property
@@ -110,7 +112,7 @@ class PostgresSessionStore(PostgresConnection):
 
     def ref_source(self, session_id: str) -> PostgresRefSource:
         if self._refs is None:
-            self._refs = RefReader(self.dsn, self._timeout)
+            self._refs = ref_reader(self.dsn, self._timeout)
         return PostgresRefSource(self._refs, session_id)
 
     async def close(self) -> None:

@@ -8,64 +8,50 @@ registry asks from the event loop's thread; each ask is one indexed query.
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
+from alfred_mcp.store.ref_sources import ByColumn, OnDemand
 from alfred_mcp.store.session_sql import select_refs_in_sql, select_refs_sql
 from alfred_mcp.store.sqlite.errors import to_store_error
 
 _CHUNK = 500
 
 
-class RefReader:
-    """The read connection every session of one store shares, opened on first use."""
+def ref_reader(path: Path) -> OnDemand[sqlite3.Connection]:
+    """The read connection every session of one store shares."""
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._connection: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+    def connect() -> sqlite3.Connection:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        connection.execute("PRAGMA busy_timeout = 5000")
+        return connection
 
-    def rows(self, sql: str, params: Sequence[Any]) -> list[RefEntry]:
-        with self._lock:
-            try:
-                if self._connection is None:
-                    self._connection = sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, check_same_thread=False)
-                    self._connection.execute("PRAGMA busy_timeout = 5000")
-                found = self._connection.execute(sql, params).fetchall()
-            except (sqlite3.Error, sqlite3.Warning) as error:
-                raise to_store_error(error) from error
-        return [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in found]
-
-    def close(self) -> None:
-        with self._lock:
-            connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.close()
+    return OnDemand(connect, sqlite3.Connection.close)
 
 
-class SQLiteRefSource:
+class SQLiteRefSource(ByColumn):
     """One session's stored refs, asked for by ref, by row id, or all at once."""
 
-    def __init__(self, reader: RefReader, session_id: str) -> None:
+    def __init__(self, reader: OnDemand[sqlite3.Connection], session_id: str) -> None:
         self._reader = reader
         self._session_id = session_id
 
-    def by_refs(self, refs: Sequence[str]) -> list[RefEntry]:
-        return self._in("ref", refs)
-
-    def by_rows(self, row_ids: Sequence[str]) -> list[RefEntry]:
-        return self._in("row_id", row_ids)
-
     def everything(self) -> list[RefEntry]:
-        return self._reader.rows(select_refs_sql("?"), (self._session_id,))
+        return self._rows(select_refs_sql("?"), (self._session_id,))
 
     def _in(self, column: str, values: Sequence[str]) -> list[RefEntry]:
         found: list[RefEntry] = []
         for start in range(0, len(values), _CHUNK):
             chunk = list(values[start:start + _CHUNK])
-            found += self._reader.rows(select_refs_in_sql("?", column, len(chunk)), [self._session_id, *chunk])
+            found += self._rows(select_refs_in_sql("?", column, len(chunk)), [self._session_id, *chunk])
         return found
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[RefEntry]:
+        try:
+            found = self._reader.use(lambda connection: connection.execute(sql, params).fetchall())
+        except (sqlite3.Error, sqlite3.Warning) as error:
+            raise to_store_error(error) from error
+        return [RefEntry.from_dict(dict(zip(ENTRY_COLUMNS, row))) for row in found]

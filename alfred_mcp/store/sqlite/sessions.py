@@ -11,6 +11,7 @@ from typing import Any
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import FIRST_TURN, SessionRecord, SessionVersion, bump_version_sql, session_save_refused
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
+from alfred_mcp.store.ref_sources import OnDemand
 from alfred_mcp.store.session_sql import (
     SESSION_SELECT,
     delete_document_sql,
@@ -22,7 +23,7 @@ from alfred_mcp.store.session_sql import (
 )
 from alfred_mcp.store.sqlite.codec import TO_JSON, now_text
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
-from alfred_mcp.store.sqlite.refs import RefReader, SQLiteRefSource
+from alfred_mcp.store.sqlite.refs import SQLiteRefSource, ref_reader
 
 _UPSERT_REF = upsert_ref_sql("?")
 _UPSERT_COUNTER = (
@@ -34,7 +35,7 @@ _UPSERT_COUNTER = (
 class SQLiteSessionStore(SQLiteConnection):
     """The SessionStore protocol on a SQLite file."""
 
-    _refs: RefReader | None = None
+    _refs: OnDemand[sqlite3.Connection] | None = None
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         sql = f'{SESSION_SELECT} WHERE "user_id" = ? AND "is_current" = 1'
@@ -75,7 +76,7 @@ class SQLiteSessionStore(SQLiteConnection):
 
     def ref_source(self, session_id: str) -> SQLiteRefSource:
         if self._refs is None:
-            self._refs = RefReader(self.path)
+            self._refs = ref_reader(self.path)
         return SQLiteRefSource(self._refs, session_id)
 
     async def close(self) -> None:

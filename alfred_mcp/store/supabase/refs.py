@@ -7,7 +7,6 @@ session owner's. `everything` pages by `seq` so a project's `max_rows` cannot cu
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,66 +15,35 @@ import httpx
 from alfred_mcp.errors import StoreError
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
+from alfred_mcp.store.ref_sources import ByColumn, OnDemand
+from alfred_mcp.store.supabase.connection import MAX_ROWS
 from alfred_mcp.store.supabase.query import quote
 
-_PAGE = 1000
 _CHUNK = 200
 
 
-class RefReader:
-    """The synchronous HTTP client every session of one store shares, made on first use."""
+def ref_reader(timeout: float) -> OnDemand[httpx.Client]:
+    """The synchronous HTTP client every session of one store shares."""
+    return OnDemand(lambda: httpx.Client(timeout=timeout), httpx.Client.close)
 
-    def __init__(self, url: str, key: str, timeout: float) -> None:
+
+class SupabaseRefSource(ByColumn):
+    """One session's stored refs, read as its user through /rest/v1/alfred_session_refs."""
+
+    def __init__(self, reader: OnDemand[httpx.Client], url: str, key: str, session_id: str, token: Callable[[], str]) -> None:
+        self._reader = reader
         self._url = f"{url.rstrip('/')}/rest/v1/alfred_session_refs"
         self._key = key
-        self._timeout = timeout
-        self._client: httpx.Client | None = None
-        self._lock = threading.Lock()
-
-    def rows(self, params: dict[str, str], token: str) -> list[dict[str, Any]]:
-        headers = {"apikey": self._key, "Authorization": f"Bearer {token}"}
-        with self._lock:
-            if self._client is None:
-                self._client = httpx.Client(timeout=self._timeout)
-            try:
-                response = self._client.get(self._url, params=params, headers=headers)
-            except httpx.HTTPError as error:
-                raise StoreError(f"Could not read the session's refs: {error}") from error
-        if response.status_code != 200:
-            raise StoreError(f"Could not read the session's refs (HTTP {response.status_code}).")
-        found: list[dict[str, Any]] = response.json()
-        return found
-
-    def close(self) -> None:
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
-
-
-class SupabaseRefSource:
-    """One session's stored refs, read as its user."""
-
-    def __init__(self, reader: RefReader, session_id: str, token: Callable[[], str]) -> None:
-        self._reader = reader
         self._session_id = session_id
         self._token = token
-
-    def by_refs(self, refs: Sequence[str]) -> list[RefEntry]:
-        return self._in("ref", refs)
-
-    def by_rows(self, row_ids: Sequence[str]) -> list[RefEntry]:
-        return self._in("row_id", row_ids)
 
     def everything(self) -> list[RefEntry]:
         found: list[RefEntry] = []
         last = 0
         while True:
-            page = self._reader.rows(
-                {**self._base(), "seq": f"gt.{last}", "order": "seq", "limit": str(_PAGE)}, self._token()
-            )
+            page = self._get({"seq": f"gt.{last}", "order": "seq", "limit": str(MAX_ROWS)})
             found += [_entry(row) for row in page]
-            if len(page) < _PAGE:
+            if len(page) < MAX_ROWS:
                 return found
             last = int(page[-1]["seq"])
 
@@ -83,11 +51,20 @@ class SupabaseRefSource:
         found: list[RefEntry] = []
         for start in range(0, len(values), _CHUNK):
             chunk = ",".join(quote(value) for value in values[start:start + _CHUNK])
-            found += [_entry(row) for row in self._reader.rows({**self._base(), column: f"in.({chunk})"}, self._token())]
+            found += [_entry(row) for row in self._get({column: f"in.({chunk})"})]
         return found
 
-    def _base(self) -> dict[str, str]:
-        return {"select": ",".join([*ENTRY_COLUMNS, "seq"]), "session_id": f"eq.{self._session_id}"}
+    def _get(self, params: dict[str, str]) -> list[dict[str, Any]]:
+        query = {"select": ",".join([*ENTRY_COLUMNS, "seq"]), "session_id": f"eq.{self._session_id}", **params}
+        headers = {"apikey": self._key, "Authorization": f"Bearer {self._token()}"}
+        try:
+            response = self._reader.use(lambda client: client.get(self._url, params=query, headers=headers))
+        except httpx.HTTPError as error:
+            raise StoreError(f"Could not read the session's refs: {error}") from error
+        if response.status_code != 200:
+            raise StoreError(f"Could not read the session's refs (HTTP {response.status_code}).")
+        rows: list[dict[str, Any]] = response.json()
+        return rows
 
 
 def _entry(row: dict[str, Any]) -> RefEntry:

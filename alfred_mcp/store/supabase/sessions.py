@@ -8,14 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import httpx
+
 from alfred_mcp.errors import StoreError
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import SessionRecord, SessionVersion
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.postgres.codec import uuid_key
+from alfred_mcp.store.ref_sources import OnDemand
 from alfred_mcp.store.supabase.connection import MAX_ROWS, SupabaseConnection
 from alfred_mcp.store.supabase.query import document_text
-from alfred_mcp.store.supabase.refs import RefReader, SupabaseRefSource
+from alfred_mcp.store.supabase.refs import SupabaseRefSource, ref_reader
 
 _SESSION_COLUMNS = "id,user_id,number,turn"
 
@@ -23,7 +26,7 @@ _SESSION_COLUMNS = "id,user_id,number,turn"
 class SupabaseSessionStore(SupabaseConnection):
     """The SessionStore protocol on a Supabase project."""
 
-    _refs: RefReader | None = None
+    _refs: OnDemand[httpx.Client] | None = None
 
     async def current_session(self, user_id: str) -> SessionRecord | None:
         builder = self._sessions(user_id).eq("is_current", True)
@@ -57,8 +60,8 @@ class SupabaseSessionStore(SupabaseConnection):
     def ref_source(self, session_id: str) -> SupabaseRefSource:
         actor, key = self._session_actor(session_id)
         if self._refs is None:
-            self._refs = RefReader(self.url, self._key, self._timeout)
-        return SupabaseRefSource(self._refs, key, lambda: self._token(actor))
+            self._refs = ref_reader(self._timeout)
+        return SupabaseRefSource(self._refs, self.url, self._key, key, lambda: self._token(actor))
 
     async def close(self) -> None:
         refs, self._refs = self._refs, None
