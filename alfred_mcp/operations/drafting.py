@@ -298,20 +298,22 @@ class _BatchResolver:
 
     def __init__(self, session: Session, catalog: dict[str, str]) -> None:
         self._registry = session.registry
-        self._local = dict(catalog)
+        self._local = {ref: ("ing", row_id) for ref, row_id in catalog.items()}
+        """ref -> (its entity type, row id): parsed once, when the ref becomes local."""
 
     def add(self, ref: str, row_id: str) -> None:
-        self._local[ref] = row_id
+        parsed = parse_ref(ref)
+        if parsed is not None:
+            self._local[ref] = (parsed.entity_type, row_id)
 
     def forget(self, ref: str) -> None:
         """A draft whose write was rolled back no longer names a row."""
         self._local.pop(ref, None)
 
     def resolve(self, ref: str, *, expected_type: str | None = None, field: str | None = None) -> str:
-        local = self._local.get(ref)
-        parsed = parse_ref(ref)
-        if local is not None and parsed is not None and parsed.entity_type == (expected_type or parsed.entity_type):
-            return local
+        local = self._local.get(ref) if isinstance(ref, str) else None
+        if local is not None and (expected_type is None or local[0] == expected_type):
+            return local[1]
         return self._registry.resolve(ref, expected_type=expected_type, field=field)
 
 

@@ -166,6 +166,15 @@ class SQLiteConnection:
                 self._thread_lock.release()
         return await self._read(work)
 
+    async def _write_at_commit(self, work: Callable[[sqlite3.Connection], None]) -> None:
+        """A write whose failure fails the whole transaction: inside one it waits and runs in the COMMIT's
+        hop (its error then undoes the transaction); outside one it is a write of its own."""
+        pending = self._pending.get()
+        if self._depth.get() and pending is not None:
+            pending.append(work)
+            return
+        await self._write(work)
+
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """`work` all or nothing: in a savepoint inside the caller's transaction, else in its own."""
         if self._depth.get():

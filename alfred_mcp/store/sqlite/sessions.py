@@ -117,7 +117,8 @@ class SQLiteSessionStore(SQLiteConnection):
             connection.executemany(_UPSERT_REF, [[*row, last + i] for i, row in enumerate(ref_rows, start=1)])
             connection.executemany(_UPSERT_COUNTER, counter_rows)
 
-        await self._write(work)
+        # Inside the call's transaction the save rides with its COMMIT (a conflict then rolls it all back).
+        await self._write_at_commit(work)
 
     async def load_documents(self, session_id: str) -> dict[str, Any]:
         rows = await self._read(lambda c: c.execute(select_documents_sql("?"), (session_id,)).fetchall())
