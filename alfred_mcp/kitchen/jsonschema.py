@@ -8,7 +8,7 @@ before the schema runs, so no error message ever repeats a raw id.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
@@ -217,17 +217,33 @@ def _generic_check(schema: Mapping[str, Any], types: list[str]) -> Check:
     return lambda v: any(check(v) for check in type_checks) and all(rule(v) for rule in rules)
 
 
-def _fast_check(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], bool]:
-    columns = {name: _value_check(column) for name, column in schema["properties"].items()}
-    required = tuple(schema.get("required", ()))
-    least = schema.get("minProperties", 0)
+@dataclass(frozen=True)
+class _FastCheck:
+    """The schema as plain checks: per column, the required ones, the least number of columns."""
 
-    def check(row: Mapping[str, Any]) -> bool:
-        if len(row) < least or any(name not in row for name in required):
+    columns: dict[str, Check]
+    required: tuple[str, ...]
+    least: int
+
+    def __call__(self, row: Mapping[str, Any]) -> bool:
+        if len(row) < self.least or any(name not in row for name in self.required):
             return False
+        columns = self.columns
         return all(name in columns and columns[name](value) for name, value in row.items())
 
-    return check
+    def all(self, rows: Sequence[Mapping[str, Any]]) -> bool:
+        """The same check for many rows, column by column."""
+        if any(len(row) < self.least or any(name not in row for name in self.required) for row in rows):
+            return False
+        names = {name for row in rows for name in row}
+        if not names <= self.columns.keys():
+            return False
+        return all(all(map(self.columns[name], [row[name] for row in rows if name in row])) for name in names)
+
+
+def _fast_check(schema: Mapping[str, Any]) -> _FastCheck:
+    columns = {name: _value_check(column) for name, column in schema["properties"].items()}
+    return _FastCheck(columns, tuple(schema.get("required", ())), schema.get("minProperties", 0))
 
 
 @dataclass(frozen=True)
@@ -235,7 +251,7 @@ class _Compiled:
     table: Table
     schema: dict[str, Any]
     validator: Draft202012Validator
-    fast: Callable[[Mapping[str, Any]], bool]
+    fast: _FastCheck
     writable: tuple[str, ...]
     writable_set: frozenset[str]
     dates: tuple[str, ...]
@@ -268,8 +284,32 @@ def row_schema(table: Table, mode: Mode) -> dict[str, Any]:
 # -- validation -------------------------------------------------------------------------------
 
 
-def validate_row(table: Table, row: Mapping[str, Any], mode: Mode) -> None:
+def validate_rows(table: Table, rows: Sequence[Mapping[str, Any]], mode: Mode, *, raw_ids: bool = True) -> None:
+    """`validate_row` for many rows of one table (a recipe's ingredients): the same checks, made column
+    by column; when any fails, the rows are checked one by one so the error names the first bad one.
+
+    `raw_ids=False`: the caller has scanned the text the rows were made from for raw ids already.
+
+    Raises:
+        UnknownColumnError, InvalidPayloadError: as `validate_row`.
+    """
+    compiled = _compiled(table, mode)
+    clean = (
+        all(isinstance(row, Mapping) and compiled.writable_set.issuperset(row) for row in rows)
+        and (not raw_ids or find_raw_id("\n".join(_texts(value for row in rows for value in row.values()))) is None)
+        and compiled.fast.all(rows)
+    )
+    for row in rows:
+        if clean:
+            _check_dates(compiled, row)
+        else:
+            validate_row(table, row, mode)
+
+
+def validate_row(table: Table, row: Mapping[str, Any], mode: Mode, *, raw_ids: bool = True) -> None:
     """Check a row (create) or the values to set (update) against the table's schema.
+
+    `raw_ids=False`: the caller has scanned the text the row was made from for raw ids already.
 
     Raises:
         UnknownColumnError: a key is not a column of the table.
@@ -280,7 +320,8 @@ def validate_row(table: Table, row: Mapping[str, Any], mode: Mode) -> None:
         raise InvalidPayloadError("Each row must be an object of column values.", field="data")
     compiled = _compiled(table, mode)
     _check_keys(compiled, row)
-    _check_no_raw_ids(table, row)
+    if raw_ids:
+        _check_no_raw_ids(table, row)
     if not compiled.fast(row):
         error = next(compiled.validator.iter_errors(row), None)
         if error is not None:

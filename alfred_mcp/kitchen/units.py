@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import timedelta
+from functools import lru_cache
 from typing import NamedTuple
 
 import isodate
@@ -66,6 +67,7 @@ _NUMBER = re.compile(rf"^({_NUM})")
 _WORD = re.compile(r"^([a-z]+)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def normalize_unit(text: str | None) -> str | None:
     """The canonical unit for `text` ('Tbsp.' -> 'tbsp'); unknown units come back trimmed and lowercased."""
     if text is None:
@@ -107,6 +109,7 @@ class Quantity(NamedTuple):
     """Why the text is not captured exactly by (value, unit): a range, extra words, no number."""
 
 
+@lru_cache(maxsize=4096)
 def parse_quantity(value: float | int | str | None) -> Quantity:
     """Read 2, 1.5, '1/2', '1 1/2', '1-1/2', '½', 'a', '2 lb' and ranges such as '2-3' (lower bound).
 

@@ -21,9 +21,11 @@ from functools import cache, cached_property
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
+from pydantic_core import to_json
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError
-from alfred_mcp.kitchen.jsonschema import describe_value, validate_row
+from alfred_mcp.kitchen.jsonschema import describe_value, validate_row, validate_rows
+from alfred_mcp.kitchen.raw_ids import find_raw_id
 from alfred_mcp.kitchen.schema import (
     CUISINES,
     DIFFICULTIES,
@@ -325,7 +327,9 @@ def compile_draft(draft: Draft, catalog: CatalogIndex | None = None) -> Compiled
     ensure_pending(draft)
     compilation = _Compilation(draft.ref, catalog)
     row = _COMPILERS[draft.entity_type](compilation, draft.parsed())
-    _check_row(row, draft.ref)
+    # Compiled rows are made of the draft's text (and catalog refs): one scan of it for raw ids
+    # stands for one per row; when it finds one, the rows are scanned so the error names the column.
+    _check_row(row, draft.ref, raw_ids=find_raw_id(to_json(draft.content).decode()) is not None)
     return Compiled(draft.ref, (row,), tuple(compilation.warnings))
 
 
@@ -529,11 +533,14 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "...")
 
 
-def _check_row(row: CompiledRow, parent_ref: str) -> None:
+def _check_row(row: CompiledRow, parent_ref: str, *, raw_ids: bool = True) -> None:
     """Validate the compiled rows as creates; children are checked with their parent's ref filled in."""
-    validate_row(get_table(row.table), row.data, "create")
+    validate_row(get_table(row.table), row.data, "create", raw_ids=raw_ids)
+    by_table: dict[str, list[dict[str, Any]]] = {}
     for child in row.children:
-        validate_row(get_table(child.table), {**child.data, _parent_column(child.table, row.table): parent_ref}, "create")
+        by_table.setdefault(child.table, []).append({**child.data, _parent_column(child.table, row.table): parent_ref})
+    for name, rows in by_table.items():
+        validate_rows(get_table(name), rows, "create", raw_ids=raw_ids)
 
 
 @cache

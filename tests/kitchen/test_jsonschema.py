@@ -211,6 +211,39 @@ def test_fast_check_accepts_exactly_what_jsonschema_accepts(case: tuple[str, str
     assert compiled.fast(row) == compiled.validator.is_valid(row)
 
 
+@st.composite
+def _batches(draw: st.DrawFn) -> tuple[str, str, list[dict]]:
+    table = draw(st.sampled_from([t for t in TABLES.values() if t.user_owned]))
+    mode = draw(st.sampled_from(["create", "update"]))
+    names = [c.name for c in table.writable_columns]
+    rows = draw(st.lists(st.lists(st.sampled_from(names), unique=True, max_size=len(names)), min_size=1, max_size=4))
+    raw = draw(st.sampled_from(["", "see 3f1b2c4d-1111-2222-3333-444455556666"]))
+    batch = [{key: draw(_VALUES) for key in keys} for keys in rows]
+    if raw and names[0] in batch[-1] and isinstance(batch[-1][names[0]], str):
+        batch[-1][names[0]] += raw
+    return table.name, mode, batch
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_batches())
+def test_validating_rows_together_refuses_what_one_by_one_refuses_with_the_same_error(case: tuple[str, str, list]) -> None:
+    """validate_rows accepts a batch iff every row passes validate_row, and names the first bad row's problem."""
+    name, mode, rows = case
+    first: Exception | None = None
+    for row in rows:
+        try:
+            validate_row(TABLES[name], row, mode)  # type: ignore[arg-type]
+        except (InvalidPayloadError, UnknownColumnError) as error:
+            first = error
+            break
+    if first is None:
+        row_validation.validate_rows(TABLES[name], rows, mode)  # type: ignore[arg-type]
+    else:
+        with pytest.raises(type(first)) as refused:
+            row_validation.validate_rows(TABLES[name], rows, mode)  # type: ignore[arg-type]
+        assert refused.value.message == first.message  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     ("text", "found"),
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from alfred_mcp.errors import ConstraintViolationError
@@ -83,8 +84,8 @@ class SQLiteKitchenStore(SQLiteConnection):
         await self._write(lambda c: with_table_errors(c, table, user_id, work))
         # Every column was given explicitly (ids, stamps and defaults filled above), so the
         # stored rows are exactly these values: no RETURNING round trip per row.
-        visible = [i for i, column in enumerate(table.columns) if column.name in names]
-        return rows_out(table, names, [tuple(row[i] for i in visible) for row in values])
+        pick = itemgetter(*(i for i, column in enumerate(table.columns) if column.name in names))
+        return rows_out(table, names, [pick(row) for row in values])
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         assignments = update_assignments(table, values)
