@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -46,41 +47,54 @@ def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: 
         check_restored_keys(table, row)
         return [_to_sqlite(column, row.get(column.name, user_id if column.name == "user_id" else None)) for column in table.columns]
     check_payload_keys(table, row)
-    values: list[Any] = []
-    for name, source, column in _insert_plan(table):
-        if source == "id":
-            values.append(new_id())
-        elif source == "user":
-            values.append(user_id)
-        elif source == "now":
-            values.append(now)
-        else:
-            value = row[name] if name in row else (now if source == "now_default" else column.default)
-            values.append(value if value is None or source == "plain" else _to_sqlite(column, value))
+    plan = _insert_plan(table)
+    values = [row.get(name, default) for name, default in plan.defaults]
+    values[plan.id] = new_id()
+    for i in plan.owner:
+        values[i] = user_id
+    for i in plan.stamps:
+        values[i] = now
+    for i in plan.now_defaults:
+        if values[i] is _NOW:
+            values[i] = now
+    for i, column in plan.converted:
+        if values[i] is not None:
+            values[i] = _to_sqlite(column, values[i])
     return values
 
 
-_PLANS: dict[str, tuple[tuple[str, str, Column], ...]] = {}
+_NOW = object()
+"""The default of a timestamp column that defaults to the insert's time."""
 
 
-def _insert_plan(table: Table) -> tuple[tuple[str, str, Column], ...]:
-    """(column, where its value comes from, column) per column, worked out once per table."""
+@dataclass(frozen=True)
+class _InsertPlan:
+    """Where each column's value comes from, by position, worked out once per table."""
+
+    defaults: tuple[tuple[str, Any], ...]
+    id: int
+    owner: tuple[int, ...]
+    stamps: tuple[int, ...]
+    now_defaults: tuple[int, ...]
+    converted: tuple[tuple[int, Column], ...]
+
+
+_PLANS: dict[str, _InsertPlan] = {}
+
+
+def _insert_plan(table: Table) -> _InsertPlan:
     plan = _PLANS.get(table.name)
     if plan is None:
-        plan = _PLANS[table.name] = tuple((column.name, _source(column), column) for column in table.columns)
+        columns = list(enumerate(table.columns))
+        plan = _PLANS[table.name] = _InsertPlan(
+            defaults=tuple((c.name, _NOW if c.type == "timestamp" and c.default == "now" else c.default) for _, c in columns),
+            id=next(i for i, c in columns if c.name == "id"),
+            owner=tuple(i for i, c in columns if c.name == "user_id"),
+            stamps=tuple(i for i, c in columns if c.name in ("created_at", "updated_at")),
+            now_defaults=tuple(i for i, c in columns if c.type == "timestamp" and c.default == "now"),
+            converted=tuple((i, c) for i, c in columns if c.type in ("bool", "text[]")),
+        )
     return plan
-
-
-def _source(column: Column) -> str:
-    if column.name == "id":
-        return "id"
-    if column.name == "user_id":
-        return "user"
-    if column.name in ("created_at", "updated_at"):
-        return "now"
-    if column.type == "timestamp" and column.default == "now":
-        return "now_default"
-    return "convert" if column.type in ("bool", "text[]") else "plain"
 
 
 def update_assignments(table: Table, values: Row) -> list[tuple[str, Any]]:
