@@ -27,13 +27,30 @@ class AllergenHit:
         return f"{self.where} '{self.ingredient}' contains {self.allergen}"
 
 
+_KNOWN: dict[tuple[str, tuple[str, ...]], str | None] = {}
+"""Answers already worked out with the packaged taxonomy (a batch of drafts asks about the same names again and again)."""
+_KNOWN_MAX = 50_000
+
+
 def allergen_of(name: str, allergies: Iterable[str], taxonomy: Taxonomy | None = None) -> str | None:
     """The first allergy (in sorted order) that `name` falls under, or None."""
-    taxonomy = taxonomy or default_taxonomy()
+    wanted = tuple(sorted({a.strip() for a in allergies if a and a.strip()}))
+    if taxonomy is not None and taxonomy is not default_taxonomy():
+        return _allergen_of(name, wanted, taxonomy)
+    key = (name, wanted)
+    if key in _KNOWN:
+        return _KNOWN[key]
+    if len(_KNOWN) >= _KNOWN_MAX:
+        _KNOWN.clear()
+    found = _KNOWN[key] = _allergen_of(name, wanted, default_taxonomy())
+    return found
+
+
+def _allergen_of(name: str, allergies: tuple[str, ...], taxonomy: Taxonomy) -> str | None:
     words = ingredient_words(name)
     if not words:
         return None
-    for allergy in sorted({a.strip() for a in allergies if a and a.strip()}):
+    for allergy in allergies:
         category = taxonomy.resolve_category(allergy)
         if category is not None:
             if taxonomy.matches(name, category):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
@@ -25,6 +25,7 @@ from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import CompiledConstraints, CompiledItem
 from alfred_mcp.store.base import Row
 
+T = TypeVar("T")
 MAX_EXPANDED_SHOWN = 40
 STYLE_TAGS = frozenset({"one pot", "one pan", "no cook", "sheet pan"})
 """Equipment tags that describe a method, not something a kitchen must own."""
@@ -137,10 +138,10 @@ class Verdicts:
 
     def __init__(self, taxonomy: Taxonomy, index: RecipeIndex | None = None) -> None:
         self.taxonomy = taxonomy
-        self._index = index
+        self._index = index if taxonomy is default_taxonomy() else None  # kept answers hold for the packaged one
 
     def _ask(self, key: tuple[Hashable, ...], compute: Callable[[], bool]) -> bool:
-        return compute() if self._index is None else self._index.verdict((id(self.taxonomy), *key), compute)
+        return compute() if self._index is None else self._index.verdict(key, compute)
 
     def category(self, name: str, category: str) -> bool:
         return self._ask(("category", name, category), lambda: self.taxonomy.matches(name, category))
@@ -167,8 +168,8 @@ async def search_recipes(
     taxonomy = taxonomy or default_taxonomy()
     category = taxonomy.category(query.category).name if query.category else None
     index = await recipe_index(work)
-    key = ("search", query, category, _constraints_key(compiled), id(taxonomy))
-    shown, excluded, truncated = index.outcome(key, lambda: _search(index, query, category, compiled, Verdicts(taxonomy, index)))
+    key = ("search", query, category, _constraints_key(compiled))
+    shown, excluded, truncated = _kept(index, taxonomy, key, lambda: _search(index, query, category, compiled, Verdicts(taxonomy, index)))
     refs = await _register(work, [c.row for c in shown + excluded])
     results = [_recipe_result(c, refs[c.row["id"]]) for c in shown]
     dropped = [ExcludedRecipe(ref=refs[c.row["id"]], name=c.row["name"], reasons=c.reasons) for c in excluded]
@@ -369,8 +370,8 @@ async def makeable_recipes(
     taxonomy = taxonomy or default_taxonomy()
     index = await recipe_index(work, pantry=True)
     pantry = index.pantry or []
-    key = ("makeable", _constraints_key(compiled), min_coverage, limit, id(taxonomy))
-    ranked, excluded = index.outcome(key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)))
+    key = ("makeable", _constraints_key(compiled), min_coverage, limit)
+    ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)))
     refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
     results = [
         MakeableHit(**_recipe_result(c, refs[c.row["id"]]), coverage=round(cov.share, 3), have=cov.have, need=cov.need,
@@ -414,6 +415,11 @@ class _Stocked:
             return True
         name = part["name"]
         return self._index.verdict(name, lambda: _in_pantry(part, set(), self._words), pantry=True)
+
+
+def _kept(index: RecipeIndex, taxonomy: Taxonomy, key: Hashable, compute: Callable[[], T]) -> T:
+    """A query's outcome from the index's memo (worked out once per key), for the packaged taxonomy only."""
+    return index.outcome(key, compute) if taxonomy is default_taxonomy() else compute()
 
 
 def _constraints_key(compiled: CompiledConstraints | None) -> str | None:
