@@ -524,7 +524,8 @@ def _groups(ready: list[Compiled]) -> list[list[Compiled]]:
     groups: list[list[Compiled]] = []
     for compiled in ready:
         group = groups[-1] if groups else None
-        names_one = group is not None and any(ref in _linked_refs(compiled) for ref in (c.ref for c in group))
+        linked = _linked_refs(compiled)
+        names_one = group is not None and any(c.ref in linked for c in group)
         if group is not None and group[0].rows[0].table == compiled.rows[0].table and not names_one:
             group.append(compiled)
         else:
