@@ -106,6 +106,8 @@ async def context_growth() -> dict[str, object]:
         await seed(app.store, app.user_id, today=TODAY)
         try:
             async with Client(build_server(app)) as client:
+                first = await client.call_tool("turn_begin", {"message": _message(1)})  # a fresh session's first message stays turn 1
+                assert first.structured_content["turn"] == 1
                 for turn in range(2, TURNS + 1):
                     begun = await client.call_tool("turn_begin", {"message": _message(turn)})
                     assert begun.structured_content["turn"] == turn
