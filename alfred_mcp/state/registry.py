@@ -337,7 +337,8 @@ class SessionIdRegistry:
 
     def ref_for_row(self, row_id: str) -> str | None:
         """The ref of a row (deleted ones included), or None if the session has not seen it."""
-        return self._known_row(row_id)
+        found = self._by_row.get(row_id)
+        return found if found is not None or self._source is None else self._known_row(row_id)
 
     def entry(self, ref: str) -> RefEntry:
         """The entry of `ref` (a live object: change it only through the registry).
@@ -354,7 +355,8 @@ class SessionIdRegistry:
         raise self._unknown(parsed, None)
 
     def get(self, ref: str) -> RefEntry | None:
-        return self._known_entry(ref)
+        found = self._entries.get(ref)
+        return found if found is not None or self._source is None else self._known_entry(ref)
 
     def entries(self) -> list[RefEntry]:
         """Every entry, in assignment order (a lazily loaded registry loads them all first)."""
