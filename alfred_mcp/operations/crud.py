@@ -234,8 +234,9 @@ def _payload(table: Table, row: Mapping[str, Any], session: Session, mode: str, 
 async def rows_to_refs(work: UnitOfWork, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
     """Stored rows as a model sees them: refs registered, FK labels fetched in one query per table."""
     session = work.session
-    links = [column.name for column in table.fk_columns]
-    session.registry.prefetch_rows([row[name] for row in rows for name in ("id", *links) if row.get(name) is not None])
+    if not session.registry.complete:
+        names = ("id", *(column.name for column in table.fk_columns))
+        session.registry.prefetch_rows([row[name] for row in rows for name in names if row.get(name) is not None])
     translated = translate_rows(table, rows, session.registry, turn=session.turn, action=action)  # type: ignore[arg-type]
     fetched = await _fetch_labels(work, translated)
     return apply_labels(translated, table, session.registry, fetched)

@@ -179,7 +179,9 @@ class SessionIdRegistry:
 
         A row seen again exists again, so a ref marked deleted is revived.
         """
-        ref = self._known_row(row_id)
+        ref = self._by_row.get(row_id)
+        if ref is None and self._source is not None:
+            ref = self._known_row(row_id)
         if ref is None:
             return self._add(entity_type, row_id, label, turn=turn, action=action)
         entry = self._entries[ref]
@@ -194,7 +196,9 @@ class SessionIdRegistry:
 
     def register_link(self, entity_type: str, row_id: str, *, turn: int) -> tuple[str, bool]:
         """The ref of a row named by a foreign key: (existing ref, False) or (new 'linked' ref, True)."""
-        ref = self._known_row(row_id)
+        ref = self._by_row.get(row_id)
+        if ref is None and self._source is not None:
+            ref = self._known_row(row_id)
         if ref is not None:
             _check_same_type(self._entries[ref], entity_type)
             return ref, False
