@@ -79,7 +79,7 @@ class AlfredApp:
                 app.model_options = ModelOptions.from_env(overrides=settings.model_overrides)
                 app.llm = llm_from_settings(settings.model, options=app.model_options)
             except ConfigError as error:
-                logger.info("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
+                logger.warning("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
                 app.model_error = error
         return app
 
