@@ -376,6 +376,7 @@ async def _check_allergens(work: UnitOfWork, drafts: Sequence[Draft], override: 
     if not user_allergies:
         return None
     named: list[tuple[str, str]] = []
+    in_call = {draft.ref for draft in drafts}
     for draft in drafts:
         model: Any = draft.parsed()
         where = f"{draft.ref} ({draft.label})"
@@ -384,9 +385,20 @@ async def _check_allergens(work: UnitOfWork, drafts: Sequence[Draft], override: 
             named += [(f"{where}: ingredient", part.name) for part in model.ingredients]
         elif draft.entity_type == "shop":
             named.append((f"{where}: item", model.name))
-        elif draft.entity_type == "meal" and isinstance(model.recipe, str) and not model.recipe.startswith("gen_"):
-            named += await allergies.recipe_texts(work, model.recipe, f"{where}: recipe")
+        elif draft.entity_type == "meal" and isinstance(model.recipe, str):
+            recipe = _saved_recipe(work.session, model.recipe, in_call)
+            if recipe is not None:
+                named += await allergies.recipe_texts(work, recipe, f"{where}: recipe")
     return allergies.verdict(allergen_hits(named, user_allergies), override)
+
+
+def _saved_recipe(session: Session, ref: str, in_call: set[str]) -> str | None:
+    """The saved recipe a meal draft names, to check for allergens: `ref` itself, or the recipe a draft
+    (`gen_recipe_N`) was saved as. None for a draft of this call (checked as a draft) or one not saved yet."""
+    if not ref.startswith("gen_"):
+        return ref
+    entry = session.registry.get(ref)
+    return entry.saved_as if entry is not None and ref not in in_call else None
 
 
 def _drafts_to_save(session: Session, refs: Sequence[str]) -> list[Draft]:

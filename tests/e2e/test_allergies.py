@@ -87,6 +87,25 @@ async def test_a_meal_plan_of_a_recipe_holding_an_allergen_is_refused(client: Cl
     assert error["code"] == "allergen_conflict" and f"({ref} Chicken Satay)" in error["message"]
 
 
+@pytest.mark.parametrize("named_by", ["draft ref", "saved ref"])
+async def test_a_meal_draft_of_a_saved_recipe_holding_an_allergen_is_refused(client: Client, app: AlfredApp, named_by: str) -> None:
+    """A recipe saved with consent does not carry that consent to a later meal: named by its saved ref or by the
+    draft ref it was saved from, the meal is checked through the recipe and refused; with its own override it saves."""
+    satay = {"name": "Chicken Satay", "ingredients": [{"name": "peanut sauce", "quantity": 1}], "instructions": ["Grill."]}
+    await call(client, "draft_create", entity_type="recipe", items=[satay])
+    consent = {"allergens": ["peanuts"], "reason": "for a guest"}
+    saved = (await call(client, "draft_save", refs=["gen_recipe_1"], allergy_override=consent))["items"][0]["saved_as"]
+    recipe = "gen_recipe_1" if named_by == "draft ref" else saved
+    meal = (await call(client, "draft_create", entity_type="meal",
+                       items=[{"date": "2026-02-01", "meal_type": "dinner", "recipe": recipe}]))["drafts"][0]["ref"]
+    before = await count(app, "meal_plans")
+    error = await call_error(client, "draft_save", refs=[meal])
+    assert error["code"] == "allergen_conflict" and f"({saved} Chicken Satay" in error["message"]
+    assert await count(app, "meal_plans") == before
+    assert (await call(client, "draft_save", refs=[meal], allergy_override=consent))["saved"] == 1
+    assert await count(app, "meal_plans") == before + 1
+
+
 async def test_an_explicit_override_is_accepted_and_recorded(client: Client) -> None:
     consent = {"allergens": ["peanuts"], "reason": "the user is cooking for a guest"}
     created = await call(client, "db_create", table="shopping_list", data={"name": "peanut butter"}, allergy_override=consent)
