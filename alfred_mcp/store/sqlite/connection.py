@@ -43,6 +43,7 @@ _PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA synchronous = NORMAL",
     "PRAGMA busy_timeout = 5000",
+    "PRAGMA temp_store = MEMORY",
 )
 
 
