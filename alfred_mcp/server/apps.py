@@ -21,8 +21,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
+from mcp.server.apps import EXTENSION_ID, Apps, ResourceCsp, client_supports_apps
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.types import ServerCapabilities
 
 from alfred_mcp.contracts import ToolContract
 
@@ -98,6 +99,15 @@ def offered(contract: ToolContract) -> bool:
     """False for a view-only tool when the client renders no views: it is not listed (still served, like the
     extras of `contracts.EXTRA_TOOLS`), unless an allow-list names it."""
     return client_declared_apps() or not contract.app_only
+
+
+def capabilities_for_client(capabilities: ServerCapabilities, ctx: ServerRequestContext[Any, Any]) -> ServerCapabilities:
+    """The server's capabilities as advertised to this client: the MCP Apps entry only if the client declared it."""
+    extensions = capabilities.extensions or {}
+    if EXTENSION_ID not in extensions or client_supports_apps(ctx):
+        return capabilities
+    others = {name: settings for name, settings in extensions.items() if name != EXTENSION_ID}
+    return capabilities.model_copy(update={"extensions": others or None})
 
 
 def is_view_uri(uri: object) -> bool:

@@ -12,14 +12,17 @@ from typing import Any
 import anyio
 from mcp import MCPError
 from mcp.server import MCPServer
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     CallToolResult,
+    DiscoverResult,
     GetPromptResult,
     InputRequiredResult,
+    RequestParams,
     SetLevelRequestParams,
     SubscribeRequestParams,
     ToolAnnotations,
@@ -27,6 +30,7 @@ from mcp.types import (
 )
 from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
@@ -85,9 +89,17 @@ class AlfredServer(MCPServer[AlfredApp]):
         handlers("logging/setLevel", SetLevelRequestParams, self.client_log.set_level)
         handlers("resources/subscribe", SubscribeRequestParams, self.subscriptions.on_subscribe)
         handlers("resources/unsubscribe", UnsubscribeRequestParams, self.subscriptions.on_unsubscribe)
+        handlers("server/discover", RequestParams, self._discover)
         resources.register(self, app)
         prompts.register(self, app)
         completions.register(self, app)
+
+    async def _discover(self, ctx: ServerRequestContext[Any, Any], params: RequestParams) -> DiscoverResult:
+        """The SDK's `server/discover` answer, with the MCP Apps extension advertised only to a client that declared it."""
+        server = self._lowlevel_server
+        capabilities = server.get_capabilities(protocol_version=ctx.protocol_version)
+        return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+                              capabilities=apps.capabilities_for_client(capabilities, ctx), instructions=server.instructions)
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio with `server/stdio.py`: every bad line is answered, Ctrl-C and SIGTERM end it at once."""

@@ -95,10 +95,17 @@ async def test_an_allow_list_that_names_the_view_only_tool_lists_it_to_any_clien
     assert set(tools) == set(VIEW_TOOLS + APP_ONLY) and views == [] and all(meta is None for meta in tools.values())
 
 
-async def test_the_server_advertises_the_extension_in_its_capabilities(server: AlfredServer) -> None:
-    """The server's half of the negotiation (2026-07-28 server/discover); what it offers still waits for the client's."""
-    async with _apps(server) as client:
-        assert EXTENSION_ID in (client.server_capabilities.extensions or {})
+@pytest.mark.parametrize("declared", ["mcp apps", "nothing", "another mime type"])
+async def test_the_extension_is_advertised_only_to_a_client_that_declares_it(server: AlfredServer, declared: str) -> None:
+    """2026-07-28 server/discover answers each client with its own capabilities: the MCP Apps entry for a client
+    that declared the extension with the view MIME type, none for any other (the rest of the capabilities alike)."""
+    client = {"mcp apps": _apps(server), "nothing": Client(server),
+              "another mime type": _apps(server, mime="text/html")}[declared]
+    async with client as connected:
+        capabilities, version = connected.server_capabilities, connected.protocol_version
+    assert version == "2026-07-28"
+    assert (EXTENSION_ID in (capabilities.extensions or {})) is (declared == "mcp apps")
+    assert capabilities.tools is not None and capabilities.resources is not None and capabilities.prompts is not None
 
 
 @pytest.mark.parametrize("view", VIEWS, ids=[view.file for view in VIEWS])
