@@ -40,3 +40,12 @@ def test_only_tools_that_reach_outside_the_kitchen_are_open_world() -> None:
     from alfred_mcp.contracts import load_contracts
 
     assert {name for name, c in load_contracts().items() if c.hint("openWorldHint")} == {"chat", "recipes_import"}
+
+
+def test_the_default_tools_list_fits_its_budget_compact_and_spaced() -> None:
+    """Issue 14's budget for what a client's model reads on connecting: 40,000 bytes as sent (compact JSON) and
+    pretty-printed with ', ' and ': ' (how it was first measured). The snapshot is the default list, whole."""
+    tools = json.loads(SNAPSHOT.read_text(encoding="utf-8"))["tools"]
+    compact = len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+    spaced = len(json.dumps({"tools": tools}).encode())
+    assert max(compact, spaced) <= 40_000, f"tools/list is {compact:,} bytes compact, {spaced:,} spaced"

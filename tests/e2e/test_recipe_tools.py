@@ -100,16 +100,21 @@ async def test_redirects_are_followed(client: Client, site: str) -> None:
 
 
 async def test_every_demo_recipe_exports_and_imports_back_the_same(client: Client, app: AlfredApp) -> None:
-    """schema.org export -> recipes_import gives the same name, servings, times, ingredients, steps and tags."""
+    """schema.org export -> recipes_import gives the same name, description, cuisine, servings, times,
+    ingredients, steps, tags and source URL."""
+    first = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+    await call(client, "db_update", table="recipes", filters=[{"field": "id", "op": "eq", "value": first}],
+               data={"source_url": "https://cooking.example/recipes/first"})
     recipes = (await call(client, "db_read", table="recipes", limit=50))["rows"]
-    assert len(recipes) >= 8
+    assert len(recipes) >= 8 and any(recipe["source_url"] for recipe in recipes) and any(recipe["cuisine"] for recipe in recipes)
     for recipe in recipes:
         exported = (await call(client, "recipes_export", recipe=recipe["id"]))["content"]
         assert exported["@type"] == "Recipe" and exported["recipeInstructions"][0]["@type"] == "HowToStep"
         draft = (await call(client, "recipes_import", source=json.dumps(exported)))["drafts"][0]["content"]
         rows = (await call(client, "db_read", table="recipe_ingredients", filters=[{"field": "recipe_id", "op": "eq", "value": recipe["id"]}],
                            order_by=[{"field": "position"}], limit=100))["rows"]
-        for key in ("name", "description", "servings", "prep_time_minutes", "cook_time_minutes", "instructions", "tags"):
+        for key in ("name", "description", "cuisine", "servings", "prep_time_minutes", "cook_time_minutes", "instructions", "tags",
+                    "source_url"):
             assert draft[key] == (recipe[key] or ([] if key == "tags" else None)), (recipe["name"], key)
         got = [(i["name"], i["quantity"], i["unit"], i["notes"], i["is_optional"]) for i in draft["ingredients"]]
         want = [(r["name"], r["quantity"], r["unit"], r["notes"], r["is_optional"]) for r in rows]
