@@ -1,10 +1,11 @@
 """Confirmation of destructive calls (which tools are served at all: `toolsets.py`).
 
 When the client declares elicitation, a destructive call that would remove more than one row, or
-any recipe, first asks the user (`Resolve` + `Elicit`, which the SDK carries on both
-  protocol eras: a mid-call request on 2025-11-25, an input-required round on 2026-07-28). Decline or
-  cancel changes nothing and says so. A client without elicitation is not asked (as before); the host
-  can still serve it read-only or without db_delete, and kitchen_undo brings removed rows back.
+any recipe, first asks the user: a call the client makes itself, or one its model submits as Act's
+tool call through turn_submit. The SDK carries the question on both protocol eras (`Resolve` +
+`Elicit`: a mid-call request on 2025-11-25, an input-required round on 2026-07-28). Decline or
+cancel changes nothing and says so. A client without elicitation is not asked (as before); the host
+can still serve it read-only or without db_delete, and kitchen_undo brings removed rows back.
 """
 
 from __future__ import annotations
@@ -43,12 +44,14 @@ async def confirm(
     app: AlfredApp, contract: ToolContract, arguments: dict[str, Any], context: Context[AlfredApp, Any] | None
 ) -> CallToolResult | InputRequiredResult | None:
     """None: go ahead. Otherwise what to answer instead: the question (2026-07-28) or the refusal after a no."""
-    if not contract.hint("destructiveHint") or not _can_elicit(context):
+    call = _removing_call(contract, arguments)
+    if call is None or not _can_elicit(context):
         return None
     assert context is not None
+    tool, tool_arguments = call
     try:
         async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:
-            removal = await preview_removal(work, contract.name, arguments)
+            removal = await preview_removal(work, tool, tool_arguments)
     except AlfredError:
         return None  # arguments the call itself refuses: the call answers with the refusal, naming the field
     if removal is None or not removal.needs_confirmation:
@@ -58,6 +61,21 @@ async def confirm(
     if isinstance(outcome, InputRequiredResult):
         return outcome
     return None if _accepted(outcome["answer"]) else _declined(removal, outcome["answer"])
+
+
+def _removing_call(contract: ToolContract, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The call that may remove rows: a destructive tool's own, or the tool call of an Act output given to
+    turn_submit (a client's model driving the stages deletes through it; the user is asked all the same)."""
+    if contract.name != "turn_submit":
+        return (contract.name, arguments) if contract.hint("destructiveHint") else None
+    if arguments.get("role") != "act":
+        return None
+    output = arguments.get("output")
+    decision = output.get("decision", output) if isinstance(output, dict) else None
+    if not isinstance(decision, dict) or decision.get("action") != "tool_call" or not isinstance(decision.get("tool"), str):
+        return None
+    tool_arguments = decision.get("arguments")
+    return decision["tool"], tool_arguments if isinstance(tool_arguments, dict) else {}
 
 
 def _can_elicit(context: Context[AlfredApp, Any] | None) -> bool:

@@ -123,3 +123,42 @@ async def test_without_elicitation_a_delete_runs_as_before(client: Client) -> No
     rows = (await call(client, "db_read", table="recipes", limit=2))["rows"]
     result = await call(client, "db_delete", table="recipes", filters=[{"field": "id", "op": "in", "value": [r["id"] for r in rows]}])
     assert result["count"] == 2
+
+
+@pytest.mark.parametrize(("action", "deleted"), [("accept", True), ("decline", False)])
+async def test_a_delete_submitted_as_acts_tool_call_asks_first(app: AlfredApp, mode: str, action: str, deleted: bool) -> None:
+    """A client's model driving the stages deletes through turn_submit: the user is asked as for a direct call;
+    a no leaves the row, the turn where it was (Act's output not taken) and says so."""
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation(action, asked)) as client:
+        ref = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+        before = len(await app.store.select(RECIPES, Query(), user_id=app.user_id))
+        await call(client, "turn_start", message=f"delete {ref}")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={
+            "goal": "Delete a recipe", "decision": "plan_direct",
+            "steps": [{"description": f"Delete {ref}", "step_type": "write", "subdomain": "recipes"}]})
+        decision = {"action": "tool_call", "tool": "db_delete", "arguments": {"table": "recipes", "filters": [eq("id", ref)]}}
+        if deleted:
+            state = await call(client, "turn_submit", role="act", output=decision)
+            assert state["expected_role"] == "act"
+        else:
+            error = await call_error(client, "turn_submit", role="act", output={"decision": decision})
+            assert error["code"] == "declined" and "Nothing was removed" in error["message"]
+            assert (await call(client, "turn_context"))["role"] == "act"
+    after = len(await app.store.select(RECIPES, Query(), user_id=app.user_id))
+    assert after == before - (1 if deleted else 0)
+    assert len(asked) == 1 and ref in asked[0] and "with its ingredients" in asked[0]
+
+
+async def test_a_read_submitted_as_acts_tool_call_asks_nothing(app: AlfredApp, mode: str) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
+        await call(client, "turn_start", message="what recipes do I have")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={
+            "goal": "List recipes", "decision": "plan_direct",
+            "steps": [{"description": "Read recipes", "step_type": "read", "subdomain": "recipes"}]})
+        state = await call(client, "turn_submit", role="act", output={"action": "tool_call", "tool": "db_read",
+                                                                       "arguments": {"table": "recipes", "limit": 3}})
+    assert state["expected_role"] == "act" and asked == []
