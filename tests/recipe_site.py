@@ -2,7 +2,8 @@
 
 Pages as real sites publish them: a WordPress/Yoast page whose JSON-LD is an `@graph` (WebPage,
 Person, Recipe with HowToSection/HowToStep), a JSON-LD list, a microdata page, plain text, a page
-that is no recipe, one larger than the import limit, a PNG, a redirect, and a slow page.
+that is no recipe, one larger than the import limit, a PNG, redirects (one, a chain of N `/hops/N`, and
+`/to?location=URL` to any address), and a slow page (the Yoast page after SLOW_SECONDS).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 YOAST_RECIPE = {
     "@type": "Recipe", "@id": "https://example.test/lemon-cod/#recipe", "name": "Lemon Garlic Cod &amp; Herbs",
@@ -75,6 +77,7 @@ Instructions
 """
 NO_RECIPE_PAGE = "<html><head><title>About us</title></head><body><p>We love food.</p></body></html>"
 BIG_LIMIT = 5_000_000
+SLOW_SECONDS = 3
 
 PAGES: dict[str, tuple[str, bytes]] = {
     "/lemon-cod": ("text/html; charset=utf-8", YOAST_PAGE.encode()),
@@ -88,29 +91,43 @@ PAGES: dict[str, tuple[str, bytes]] = {
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        parts = urlsplit(self.path)
         if self.path == "/moved":
-            self.send_response(302)
-            self.send_header("Location", "/lemon-cod")
-            self.end_headers()
+            self._redirect("/lemon-cod")
+            return
+        if parts.path.startswith("/hops/") and parts.path[len("/hops/"):].isdigit():
+            left = int(parts.path[len("/hops/"):])  # redirects still to come before the recipe
+            self._redirect(f"/hops/{left - 1}" if left > 1 else "/lemon-cod")
+            return
+        if parts.path == "/to":
+            self._redirect(parse_qs(parts.query)["location"][0])
             return
         if self.path == "/huge":
             self._send("text/html", b"<html>" + b"x" * (BIG_LIMIT + 10), declare_length=False)
             return
         if self.path == "/slow":
-            time.sleep(3)
+            time.sleep(SLOW_SECONDS)
+            self._send(*PAGES["/lemon-cod"])
+            return
         page = PAGES.get(self.path)
         if page is None:
             self.send_error(404)
             return
         self._send(*page)
 
-    def _send(self, content_type: str, body: bytes, *, declare_length: bool = True) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        if declare_length:
-            self.send_header("Content-Length", str(len(body)))
+    def _redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
         self.end_headers()
-        try:
+
+    def _send(self, content_type: str, body: bytes, *, declare_length: bool = True) -> None:
+        try:  # the client may have given up already (a page over the size or time limit)
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            if declare_length:
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
             self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             pass

@@ -111,16 +111,20 @@ class TurnMachine:
         return state
 
     async def abandon_current(self, reason: str) -> TurnState:
-        """End the current turn, even one whose stored record can no longer be read back (it is replaced).
+        """End the current turn, even one whose stored record, or the pointer to it, can no longer be read back
+        (the record is replaced; a broken pointer falls back to the session's turn).
 
         Raises:
             OutOfOrderError: no turn was started in this session.
         """
         try:
             state = self.current()
-        except ValidationError:
+        except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError; a broken pointer raises either
             logger.exception("the current turn's record could not be read; it is replaced by a stopped turn")
-            turn = self.session.read(AGENT_CURRENT_TURN)
+            try:
+                turn = self.session.read(AGENT_CURRENT_TURN)
+            except (ValueError, TypeError):
+                turn = None
             state = TurnState(turn=turn if turn is not None else self.session.turn, message="")
         if state is None:
             raise OutOfOrderError("No turn has been started in this session; call turn_start with the user's message.")

@@ -68,6 +68,7 @@ async def fetch_page(url: str, policy: FetchPolicy) -> Page:
 
 
 async def _follow(client: httpx2.AsyncClient, url: str, policy: FetchPolicy) -> Page:
+    source = url
     for _ in range(policy.max_redirects + 1):
         target, host = await _pinned(url, policy)
         request = client.build_request(
@@ -82,7 +83,7 @@ async def _follow(client: httpx2.AsyncClient, url: str, policy: FetchPolicy) -> 
             return await _read(response, url, policy)
         finally:
             await response.aclose()
-    raise _error(f"{url} redirected more than {policy.max_redirects} times.")
+    raise _error(f"{source} redirected more than {policy.max_redirects} times.")  # not `url`: the next hop, never fetched
 
 
 async def _read(response: httpx2.Response, url: str, policy: FetchPolicy) -> Page:

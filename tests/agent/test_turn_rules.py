@@ -19,6 +19,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS, Codec, Document
 
 pytestmark = pytest.mark.anyio
 
@@ -161,3 +162,43 @@ async def test_the_first_turn_begin_of_a_session_stays_turn_one(client: Client) 
     assert (first["turn"], first["closed_turn"]) == (1, None)
     second = await call(client, "turn_begin", message="and now?")
     assert (second["turn"], second["closed_turn"]) == (2, 1)
+
+
+AS_STORED = Codec[Any](lambda value: value, lambda value: value)
+"""Writes a document's JSON as given: what another version, a bug or a hand edit could have left."""
+
+
+@pytest.mark.parametrize(
+    ("document", "stored"),
+    [pytest.param("record", "not a turn", id="record-not-an-object"),
+     pytest.param("record", {"turn": "three", "stage": "sideways"}, id="record-of-another-shape"),
+     pytest.param("pointer", "three", id="pointer-not-a-number"),
+     pytest.param("pointer", {"turn": 3}, id="pointer-an-object")],
+)
+async def test_turn_abandon_ends_a_turn_whose_stored_record_cannot_be_read(
+    client: Client, app: AlfredApp, document: str, stored: Any
+) -> None:
+    """A turn in progress whose record (or the session's pointer to it) no longer parses blocks turn_start and
+    turn_status; turn_abandon still ends it (a stopped record replaces it) and the next turn starts and runs."""
+    started = await call(client, "turn_start", message="what can I cook tonight?")
+    turn = started["turn"]
+    async with app.work("corrupt") as work:
+        assert work.session.read(AGENT_CURRENT_TURN) == turn
+        key = AGENT_TURNS.at(turn).key if document == "record" else AGENT_CURRENT_TURN.key
+        work.session.write(Document(key, AS_STORED), stored)
+        session_id = work.session.record.session_id
+    assert (await app.store.load_documents(session_id))[key] == stored  # it is what a restart would load too
+    for tool, arguments in (("turn_start", {"message": "hello again"}), ("turn_status", {})):
+        stuck = await call_error(client, tool, **arguments)
+        assert stuck["code"] == "internal_error", stuck
+
+    abandoned = await call(client, "turn_abandon", reason="its record could not be read")
+    assert (abandoned["turn"], abandoned["stage"], abandoned["outcome"]) == (turn, "done", "blocked")
+    assert abandoned["expected_role"] is None and abandoned["reply"] == "Stopped: its record could not be read"
+    state = (await call(client, "turn_status"))["state"]
+    assert (state["turn"], state["stage"], state["blocked_reason"]) == (turn, "done", "its record could not be read")
+
+    after = await call(client, "turn_start", message="hello again")
+    assert (after["turn"], after["stage"], after["expected_role"]) == (turn + 1, "understand", "understand")
+    assert (await submit(client, "understand", {}))["expected_role"] == "think"
+    assert (await call(client, "turn_status", turn=turn))["state"]["reply"] == "Stopped: its record could not be read"

@@ -6,17 +6,28 @@ export -> import is checked for every recipe of the demo kitchen, not for one ex
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from mcp import Client
-from recipe_site import PLAIN_TEXT, recipe_site
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from recipe_site import PLAIN_TEXT, SLOW_SECONDS, recipe_site
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.operations.fetching import FetchPolicy
 from alfred_mcp.server.dispatch import REDACTED_META
 from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools import recipes as recipe_tools
 
 from .helpers import call, call_error
 
@@ -172,3 +183,76 @@ async def test_ids_of_the_source_site_are_redacted_not_leaked(client: Client, si
     assert find_uuid(imported.model_dump()) is None
     error = await call_error(client, "recipes_import", source=f"{site}/{uuid}")
     assert "[id]" in error["message"] and "404" in error["message"]
+
+
+def test_the_fetch_limits_are_the_ones_the_readme_states() -> None:
+    """README: a 20 s limit (5 s to connect), at most 5 MB, at most 5 redirects (the tests below lower only the time)."""
+    policy = FetchPolicy()
+    assert (policy.timeout, policy.connect_timeout, policy.max_bytes, policy.max_redirects) == (20.0, 5.0, 5_000_000, 5)
+    assert not policy.block_private and policy.allowed_networks == ()
+
+
+async def test_a_page_slower_than_the_time_limit_is_refused_naming_source(
+    client: Client, site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The site answers after SLOW_SECONDS; with the limit at 0.5 s the import gives up then, names `source`, drafts nothing."""
+    served = recipe_tools.fetch_policy
+    monkeypatch.setattr(recipe_tools, "fetch_policy", lambda app: dataclasses.replace(served(app), timeout=0.5))
+    started = time.monotonic()
+    error = await call_error(client, "recipes_import", source=f"{site}/slow")
+    elapsed = time.monotonic() - started
+    assert error["code"] == "import_failed" and error["field"] == "source"
+    assert error["message"] == f"source: {site}/slow did not answer within 0.5 seconds."
+    assert elapsed < SLOW_SECONDS - 1, f"the import waited {elapsed:.1f} s for a page it should have given up on"
+    assert await _drafts(client) == 0
+
+
+async def test_five_redirects_are_followed_and_a_sixth_is_refused_naming_source(client: Client, site: str) -> None:
+    followed = await call(client, "recipes_import", source=f"{site}/hops/5")
+    assert followed["count"] == 1 and followed["source"]["url"] == f"{site}/lemon-cod"
+    error = await call_error(client, "recipes_import", source=f"{site}/hops/6")
+    assert error["code"] == "import_failed" and error["field"] == "source"
+    assert error["message"] == f"source: {site}/hops/6 redirected more than 5 times."
+    assert await _drafts(client) == 1  # the draft of the five-redirect import only
+
+
+@pytest.fixture
+async def many_users_client(tmp_path: Path) -> AsyncIterator[Client]:
+    """A server serving many users (as over HTTP) whose host allows only 127.0.0.1/32, the recipe site's address.
+
+    The client's requests carry an authenticated token for "alice", as the HTTP transport's auth middleware
+    sets it, so the server's own ActingUserMiddleware picks the user.
+    """
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "k.db"), seed_demo=False, check_results=True,
+                                           import_allow_networks=("127.0.0.1/32",)))
+    server = build_server(app, many_users=True)
+    await app.open()
+    token = auth_context_var.set(AuthenticatedUser(AccessToken(token="t", client_id="alice", scopes=[], subject="alice")))
+    try:
+        async with Client(server) as client:
+            yield client
+    finally:
+        auth_context_var.reset(token)
+        await app.close()
+
+
+@pytest.mark.parametrize(
+    ("target", "address"),
+    [("http://127.0.0.2:{port}/lemon-cod", "127.0.0.2"), ("http://[::1]:{port}/lemon-cod", "::1"),
+     ("http://169.254.0.1/lemon-cod", "169.254.0.1"), ("http://10.0.0.1/lemon-cod", "10.0.0.1")],
+    ids=["loopback-outside-the-allow-list", "loopback-ipv6", "link-local", "private"],
+)
+async def test_serving_many_users_a_redirect_to_a_non_public_address_is_refused(
+    many_users_client: Client, site: str, target: str, address: str
+) -> None:
+    """The first address is allowed (the same page imports directly); the address a redirect names is checked
+    again before any connection, and refused: the server is not a way into its own network. (Harmless targets:
+    if the check ever regressed, the request must not go to a real service such as a cloud metadata endpoint.)"""
+    client = many_users_client
+    assert (await call(client, "recipes_import", source=f"{site}/lemon-cod"))["count"] == 1
+    location = target.format(port=site.rsplit(":", 1)[1])
+    error = await call_error(client, "recipes_import", source=f"{site}/to?location={quote(location, safe='')}")
+    assert error["code"] == "import_failed" and error["field"] == "source"
+    assert f"is a private or loopback address ({address})" in error["message"]
+    assert "ALFRED_IMPORT_ALLOW_NETWORKS" in error["message"]
+    assert await _drafts(client) == 1
