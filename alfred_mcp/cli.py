@@ -50,7 +50,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 EXAMPLES = """\
 Example: alfred-mcp --db ./kitchen.db                 (serve MCP over stdio, the demo kitchen on first run)
 Example: alfred-mcp serve --http 127.0.0.1:8765 --db postgresql://alfred@localhost/kitchen
-Example: alfred-mcp --model scripted:demo.json run messages.txt
+Example: alfred-mcp --model scripted:demo run messages.txt          (the packaged scripted model, no key)
 Exit codes: 0 done, 1 error while running, 2 could not start, 130 Ctrl-C, 143 SIGTERM."""
 
 
