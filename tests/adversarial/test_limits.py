@@ -30,6 +30,7 @@ from alfred_mcp.state.constraints import ConstraintSnapshot
 from alfred_mcp.state.curation import EntityCuration
 from alfred_mcp.state.drafts import DRAFT_KINDS
 from alfred_mcp.state.role_outputs import ROLE_OUTPUTS
+from tests.e2e.helpers import strings_in
 
 from .conftest import Kitchen
 from .corpus import BASES, ToolCall
@@ -153,7 +154,7 @@ async def _rendered(client: Client, base: ToolCall) -> list[str]:
         parts.append(await call(client, "db_read", {"table": base.args["table"], "limit": 50, "order_by": [{"field": "id"}]}))
     broken = [p.text[:200] for p in parts if not p.ok and "no agent turn" not in p.text and "batches" not in p.text]
     assert not broken, f"after {base.tool}: {broken}"
-    return [text for part in parts for text in _strings(part.structured if part.structured is not None else _decoded(part.text))]
+    return [text for part in parts for text in strings_in(part.structured if part.structured is not None else _decoded(part.text))]
 
 
 def _decoded(text: str) -> Any:
@@ -161,17 +162,6 @@ def _decoded(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
-
-
-def _strings(value: Any) -> list[str]:
-    """Every string inside a decoded JSON value (what a client reads, unescaped)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
 
 
 async def _run(kitchen: Kitchen, base: ToolCall, arguments: dict[str, Any], filled: list[str]) -> None:
@@ -184,7 +174,7 @@ async def _run(kitchen: Kitchen, base: ToolCall, arguments: dict[str, Any], fill
                 await reach_stage(client, base.stage)
             outcome = await call(client, base.tool, kitchen.state.resolve(ToolCall(base.tool, arguments)).args)
             assert outcome.ok, f"{base.tool} refused values its schema accepts: {outcome.text[:300]}"
-            shown = _strings(outcome.structured) + await _rendered(client, base)
+            shown = strings_in(outcome.structured) + await _rendered(client, base)
             if base.tool.startswith("turn_") or base.tool == "chat":
                 ended = await call(client, "turn_abandon", {"reason": "limits checked"})
                 assert ended.ok or "No turn" in ended.text or "done" in ended.text, f"turn_abandon after {base.tool}: {ended.text[:300]}"

@@ -41,3 +41,14 @@ def eq(field: str, value: Any) -> dict[str, Any]:
 
 def among(field: str, values: list[Any]) -> dict[str, Any]:
     return {"field": field, "op": "in", "value": values}
+
+
+def strings_in(value: Any) -> list[str]:
+    """Every string inside a decoded JSON value, as a client's model reads it (escapes undone)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in strings_in(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in strings_in(item)]
+    return []

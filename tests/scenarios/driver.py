@@ -17,6 +17,7 @@ from mcp import Client
 
 from alfred_mcp.server.dispatch import ERROR_META
 from alfred_mcp.server.leak_guard import find_uuid
+from tests.e2e.helpers import strings_in
 
 Output = Mapping[str, Any] | Callable[["Seen"], Mapping[str, Any]]
 """A role output, or a function of what the client has been shown so far (for refs assigned on the way)."""
@@ -73,17 +74,6 @@ class TurnLog:
         return [c.result for c in self.calls if c.tool == "turn_context" and c.result is not None]
 
 
-def _strings(value: Any) -> list[str]:
-    """Every text in a result, as the model reads it (escapes undone)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list):
-        return [text for item in value for text in _strings(item)]
-    return []
-
-
 class StageClient:
     """Drives turns through the stage tools with scripted role outputs; logs calls and bytes."""
 
@@ -101,7 +91,7 @@ class StageClient:
         else:
             call = Call(tool, len(text.encode()), result.structured_content)
         log.calls.append(call)
-        self.seen.texts.extend(_strings(call.result if call.result is not None else text))
+        self.seen.texts.extend(strings_in(call.result if call.result is not None else text))
         return call
 
     async def turn(self, message: str, outputs: Mapping[str, Sequence[Output]]) -> TurnLog:
