@@ -168,6 +168,21 @@ async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool
     return CrudResult(table.name, out, cascaded=cascaded)
 
 
+async def deletion_scope(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool) -> Where:
+    """The store filters a delete of `where` acts on, refused as `delete` refuses them (what a confirmation
+    previews: a question is never asked about a delete that would then be refused).
+
+    Raises:
+        UnscopedWriteError: no filters, or filters matching every row, without `all_rows`.
+        AlfredError: as `translate_where` for a bad ref or filter value.
+    """
+    _require_scope(table, where, all_rows, verb="delete")
+    target = translate_where(table, where, work.session.registry)
+    if not all_rows:
+        await _refuse_match_all(work, table, where, target, verb="delete")
+    return target
+
+
 def _record(
     session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]], *, note: str | None = None,
     card: str | None = None,

@@ -14,9 +14,8 @@ from typing import Any
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.kitchen.query import Query, where_from_json
 from alfred_mcp.kitchen.schema import Table, get_table, row_label
-from alfred_mcp.operations import undo
+from alfred_mcp.operations import crud, undo
 from alfred_mcp.session import UnitOfWork
-from alfred_mcp.state.translate import translate_where
 
 MAX_NAMED = 5
 
@@ -60,9 +59,7 @@ async def preview_removal(work: UnitOfWork, tool: str, args: Mapping[str, Any]) 
 async def _delete_preview(work: UnitOfWork, args: Mapping[str, Any]) -> Removal | None:
     table = get_table(str(args.get("table")))
     where = where_from_json(args.get("filters"), args.get("or_filters"))
-    if where.is_empty and not args.get("all"):
-        return None
-    target = translate_where(table, where, work.session.registry)
+    target = await crud.deletion_scope(work, table, where, all_rows=bool(args.get("all")))
     count = await work.store.count(table, target, user_id=work.user_id)
     if not count:
         return None

@@ -18,7 +18,7 @@ from mcp.types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel, Field
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import ToolContract
+from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import AlfredError, DeclinedError
 from alfred_mcp.operations.removals import Removal, preview_removal
 from alfred_mcp.server.dispatch import error_result
@@ -49,11 +49,17 @@ async def confirm(
         return None
     assert context is not None
     tool, tool_arguments = call
+    removing = load_contracts().get(tool)
+    if removing is None:
+        return None  # not a tool: the call (or Act's run of it) refuses it, naming it
     try:
-        async with app.work(contract.name, session=arguments.get("session"), log_refusals=False) as work:
-            removal = await preview_removal(work, tool, tool_arguments)
+        # Only arguments the tool admits are previewed; anything else is refused by the call itself, naming the field.
+        session = contract.admit_arguments(arguments).value.get("session")
+        admitted = removing.admit_arguments(tool_arguments).value
+        async with app.work(contract.name, session=session, log_refusals=False) as work:
+            removal = await preview_removal(work, tool, admitted)
     except AlfredError:
-        return None  # arguments the call itself refuses: the call answers with the refusal, naming the field
+        return None
     if removal is None or not removal.needs_confirmation:
         return None
     params = {"answer": (Resolve(_Ask(removal.question())), True)}

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
@@ -105,12 +105,12 @@ def _named_argument(message: str, expected: str | None) -> str | None:
     return head if head and " " not in head.strip("'") else None
 
 
-async def run_corpus(app: AlfredApp, kitchen: Kitchen, cases: list[Case]) -> list[str]:
+async def run_corpus(app: AlfredApp, kitchen: Kitchen, cases: list[Case], *, elicitation: Any = None) -> list[str]:
     failures = []
     server = build_server(app)
     snapshot = KitchenSnapshot(kitchen.db)
     try:
-        async with Client(server) as client:
+        async with Client(server, elicitation_callback=elicitation) as client:
             before = snapshot.take()
             for case in cases:
                 outcome = await run(client, server, kitchen.state.resolve(case.request))
@@ -158,3 +158,51 @@ def test_each_base_call_fits_its_contract(tool: str) -> None:
     """The corpus mutates valid calls: a base that drifted from its contract would test nothing."""
     for base in BASES[tool]:
         load_contracts()[tool].check_arguments(base.args)
+
+
+def _answering(action: str, asked: list[str]) -> Any:
+    """A client's elicitation answer: `action` to every question (a yes confirms), each question kept."""
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action=action, content={"confirm": True} if action == "accept" else None)  # type: ignore[arg-type]
+
+    return answer
+
+
+REMOVALS = ("db_delete", "kitchen_undo")
+
+
+@pytest.mark.parametrize("target", REMOVALS)
+async def test_a_client_that_confirms_removals_gets_the_same_answers(kitchen_app: AlfredApp, kitchen: Kitchen, target: str) -> None:
+    """The question before a removal looks only at arguments the tool admits: with a client that declares
+    elicitation (and says yes), every case of the removing tools is judged as without it."""
+    kitchen_app.llm = scripted_model()
+    asked: list[str] = []
+    cases = cases_for(target)
+    failures = await run_corpus(kitchen_app, kitchen, cases, elicitation=_answering("accept", asked))
+    assert not failures, f"{len(failures)} of {len(cases)} cases failed:\n" + "\n".join(failures)
+    assert len(asked) <= sum(case.expect == "accepted" for case in cases)
+
+
+@pytest.mark.sqlite_only
+async def test_a_removal_submitted_as_acts_tool_call_with_bad_arguments_asks_nothing_and_changes_nothing(
+    kitchen_app: AlfredApp, kitchen: Kitchen
+) -> None:
+    """Every refused case of the removing tools, given as Act's tool call through turn_submit by a client that
+    declares elicitation: the question is never asked, no call ends in an internal error, no row changes."""
+    kitchen_app.llm = scripted_model()
+    asked: list[str] = []
+    snapshot = KitchenSnapshot(kitchen.db)
+    refused = [case for target in REMOVALS for case in cases_for(target) if case.expect == "refused"]
+    try:
+        async with Client(build_server(kitchen_app), elicitation_callback=_answering("decline", asked)) as client:
+            before = snapshot.take()
+            for case in refused:
+                request = kitchen.state.resolve(case.request)
+                decision = {"action": "tool_call", "tool": request.tool, "arguments": request.args}
+                outcome = await call(client, "turn_submit", {"role": "act", "output": decision})
+                assert outcome.fields.get("code") != "internal_error", (case.label, outcome.text)
+            assert snapshot.take() == before
+    finally:
+        snapshot.close()
+    assert refused and asked == []
