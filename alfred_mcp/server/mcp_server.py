@@ -30,7 +30,6 @@ from mcp.types import (
 )
 from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
@@ -96,10 +95,8 @@ class AlfredServer(MCPServer[AlfredApp]):
 
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: RequestParams) -> DiscoverResult:
         """The SDK's `server/discover` answer, with the MCP Apps extension advertised only to a client that declared it."""
-        server = self._lowlevel_server
-        capabilities = server.get_capabilities(protocol_version=ctx.protocol_version)
-        return DiscoverResult(supported_versions=list(MODERN_PROTOCOL_VERSIONS),
-                              capabilities=apps.capabilities_for_client(capabilities, ctx), instructions=server.instructions)
+        found = await self._lowlevel_server._handle_discover(ctx, params)  # the SDK's own answer, whatever it holds
+        return found.model_copy(update={"capabilities": apps.capabilities_for_client(found.capabilities, ctx)})
 
     async def run_stdio_async(self) -> None:
         """Serve over stdio with `server/stdio.py`: every bad line is answered, Ctrl-C and SIGTERM end it at once."""
