@@ -7,8 +7,9 @@ before the schema runs, so no error message ever repeats a raw id.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
@@ -143,24 +144,27 @@ def _json_equal(a: Any, b: Any) -> bool:
 
 
 def _value_check(schema: Mapping[str, Any]) -> Check:
-    """One predicate for a column's value schema, specialised for the shapes the kitchen uses."""
+    """One predicate for a column's value schema, null included."""
+    check, nullable = _non_null_check(schema)
+    return (lambda v: v is None or check(v)) if nullable else check
+
+
+def _non_null_check(schema: Mapping[str, Any]) -> tuple[Check, bool]:
+    """(a predicate for the column's non-null values, whether null is allowed), specialised for the
+    shapes the kitchen uses: one call per value, as a batch save checks thousands of them."""
     types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
     nullable = "null" in types
     kinds = [t for t in types if t != "null"]
     keys = set(schema) - {"type", "description"}
     if kinds == ["string"] and keys <= {"maxLength", "enum", "pattern"}:
-        return _or_null(nullable, _string_check(schema))
+        return _string_check(schema), nullable
     if kinds in (["integer"], ["number"]) and keys <= {"minimum", "maximum", "enum"}:
-        return _or_null(nullable, _number_check(kinds[0], schema))
+        return _number_check(kinds[0], schema), nullable
     if kinds == ["boolean"] and not keys:
-        return _or_null(nullable, lambda v: v is True or v is False)
+        return (lambda v: v is True or v is False), nullable
     if kinds == ["array"] and keys <= {"maxItems", "items"}:
-        return _or_null(nullable, _array_check(schema))
-    return _generic_check(schema, types)
-
-
-def _or_null(nullable: bool, check: Check) -> Check:
-    return (lambda v: v is None or check(v)) if nullable else check
+        return _array_check(schema), nullable
+    return _generic_check(schema, types), False
 
 
 def _string_check(schema: Mapping[str, Any]) -> Check:
@@ -184,19 +188,15 @@ def _number_check(kind: str, schema: Mapping[str, Any]) -> Check:
         return lambda v: is_kind(v) and (low is None or v >= low) and (high is None or v <= high) and any(
             _json_equal(v, a) for a in allowed
         )
-    # Without nested calls (a batch save checks thousands of numbers), bounds compared as JSON Schema does.
-    in_range: Check
-    if low is not None and high is not None:
-        in_range = lambda v: low <= v <= high  # noqa: E731
-    elif low is not None:
-        in_range = lambda v: v >= low  # noqa: E731
-    elif high is not None:
-        in_range = lambda v: v <= high  # noqa: E731
-    else:
-        return is_kind
+    # Bounds as JSON Schema compares them; a missing one is infinite. (NaN fails here and is left to
+    # jsonschema, which explains or accepts it: the fast check may refuse more, never accept more.)
+    least = -math.inf if low is None else low
+    most = math.inf if high is None else high
     if kind == "number":
-        return lambda v: isinstance(v, (int, float)) and v.__class__ is not bool and in_range(v)
-    return lambda v: is_kind(v) and in_range(v)
+        return lambda v: isinstance(v, (int, float)) and v.__class__ is not bool and least <= v <= most
+    return lambda v: (
+        (isinstance(v, int) and v.__class__ is not bool) or (isinstance(v, float) and v.is_integer())
+    ) and least <= v <= most
 
 
 def _array_check(schema: Mapping[str, Any]) -> Check:
@@ -234,31 +234,54 @@ def _generic_check(schema: Mapping[str, Any], types: list[str]) -> Check:
 
 @dataclass(frozen=True)
 class _FastCheck:
-    """The schema as plain checks: per column, the required ones, the least number of columns."""
+    """The schema as plain checks: per column a check of its non-null values, the columns that may be
+    null, the required ones, the least number of columns."""
 
     columns: dict[str, Check]
-    required: tuple[str, ...]
+    nullable: frozenset[str]
+    required: frozenset[str]
     least: int
 
     def __call__(self, row: Mapping[str, Any]) -> bool:
-        if len(row) < self.least or any(name not in row for name in self.required):
+        if len(row) < self.least or not row.keys() >= self.required:
             return False
-        columns = self.columns
-        return all(name in columns and columns[name](value) for name, value in row.items())
+        return self._values(row.items())
 
-    def all(self, rows: Sequence[Mapping[str, Any]]) -> bool:
-        """The same check for many rows, column by column."""
-        if any(len(row) < self.least or any(name not in row for name in self.required) for row in rows):
+    def _values(self, items: Iterable[tuple[str, Any]]) -> bool:
+        columns, nullable = self.columns, self.nullable
+        return all(
+            name in columns and (columns[name](value) if value is not None else name in nullable) for name, value in items
+        )
+
+    def all(self, rows: Sequence[Mapping[str, Any]], given: Mapping[str, Any]) -> bool:
+        """The same check for many rows, each with the `given` columns too (none of which a row may
+        hold itself): column by column, with set operations and `map` rather than calls per row."""
+        if not self._values(given.items()):
             return False
-        names = {name for row in rows for name in row}
-        if not names <= self.columns.keys():
+        required, least = self.required.difference(given), self.least - len(given)
+        if not all(row.keys() >= required and len(row) >= least and row.keys().isdisjoint(given) for row in rows):
             return False
-        return all(all(map(self.columns[name], [row[name] for row in rows if name in row])) for name in names)
+        names = set().union(*rows)
+        columns, nullable = self.columns, self.nullable
+        if not names <= columns.keys():
+            return False
+        for name in names:
+            values = [row[name] for row in rows] if name in required else [row[name] for row in rows if name in row]
+            if name in nullable:
+                values = [value for value in values if value is not None]
+            elif None in values:
+                return False
+            if not all(map(columns[name], values)):
+                return False
+        return True
 
 
 def _fast_check(schema: Mapping[str, Any]) -> _FastCheck:
-    columns = {name: _value_check(column) for name, column in schema["properties"].items()}
-    return _FastCheck(columns, tuple(schema.get("required", ())), schema.get("minProperties", 0))
+    checks = {name: _non_null_check(column) for name, column in schema["properties"].items()}
+    return _FastCheck(
+        {name: check for name, (check, _) in checks.items()}, frozenset(name for name, (_, null) in checks.items() if null),
+        frozenset(schema.get("required", ())), schema.get("minProperties", 0),
+    )
 
 
 @dataclass(frozen=True)
@@ -299,26 +322,32 @@ def row_schema(table: Table, mode: Mode) -> dict[str, Any]:
 # -- validation -------------------------------------------------------------------------------
 
 
-def validate_rows(table: Table, rows: Sequence[Mapping[str, Any]], mode: Mode, *, raw_ids: bool = True) -> None:
+def validate_rows(
+    table: Table, rows: Sequence[Mapping[str, Any]], mode: Mode, *, raw_ids: bool = True, given: Mapping[str, Any] | None = None
+) -> None:
     """`validate_row` for many rows of one table (a recipe's ingredients): the same checks, made column
     by column; when any fails, the rows are checked one by one so the error names the first bad one.
 
     `raw_ids=False`: the caller has scanned the text the rows were made from for raw ids already.
+    `given`: columns each row gets from the caller (its parent's ref), checked once as part of every row.
 
     Raises:
         UnknownColumnError, InvalidPayloadError: as `validate_row`.
     """
     compiled = _compiled(table, mode)
+    given = given or {}
     clean = (
-        all(isinstance(row, Mapping) and compiled.writable_set.issuperset(row) for row in rows)
-        and (not raw_ids or find_raw_id("\n".join(_texts(value for row in rows for value in row.values()))) is None)
-        and compiled.fast.all(rows)
+        all(isinstance(row, Mapping) for row in rows)
+        and compiled.writable_set.issuperset(set().union(*rows, given))
+        and (not raw_ids or find_raw_id("\n".join(_texts(v for row in (*rows, given) for v in row.values()))) is None)
+        and compiled.fast.all(rows, given)
     )
-    for row in rows:
-        if clean:
+    if not clean:
+        for row in rows:
+            validate_row(table, {**row, **given} if given and isinstance(row, Mapping) else row, mode, raw_ids=raw_ids)
+    if compiled.dates or compiled.timestamps:
+        for row in rows:
             _check_dates(compiled, row)
-        else:
-            validate_row(table, row, mode)
 
 
 def validate_row(table: Table, row: Mapping[str, Any], mode: Mode, *, raw_ids: bool = True) -> None:

@@ -244,6 +244,30 @@ def test_validating_rows_together_refuses_what_one_by_one_refuses_with_the_same_
         assert refused.value.message == first.message  # type: ignore[attr-defined]
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_batches(), st.data())
+def test_rows_validated_with_given_columns_are_judged_as_the_merged_rows(case: tuple[str, str, list], data: st.DataObject) -> None:
+    """validate_rows(rows, given=g) accepts iff every {**row, **g} passes validate_row, with the first bad row's message
+    (a compiled recipe's ingredients are checked with their parent's ref given once, not copied into each)."""
+    name, mode, rows = case
+    table = TABLES[name]
+    column = data.draw(st.sampled_from([c.name for c in table.writable_columns]))
+    given = {column: data.draw(_VALUES)}
+    first: Exception | None = None
+    for row in rows:
+        try:
+            validate_row(table, {**row, **given}, mode)  # type: ignore[arg-type]
+        except (InvalidPayloadError, UnknownColumnError) as error:
+            first = error
+            break
+    if first is None:
+        row_validation.validate_rows(table, rows, mode, given=given)  # type: ignore[arg-type]
+    else:
+        with pytest.raises(type(first)) as refused:
+            row_validation.validate_rows(table, rows, mode, given=given)  # type: ignore[arg-type]
+        assert refused.value.message == first.message  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     ("text", "found"),
     [
