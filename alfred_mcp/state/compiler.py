@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -54,9 +54,11 @@ from alfred_mcp.state.refs import parse_ref
 _SHOWN = 80
 
 
-@dataclass(frozen=True)
-class CompiledRow:
-    """One row to create, and the rows that belong to it (created after it, pointing at it)."""
+class CompiledRow(NamedTuple):
+    """One row to create, and the rows that belong to it (created after it, pointing at it).
+
+    A named tuple, not a dataclass: a batch save makes hundreds, and a frozen dataclass costs more to build.
+    """
 
     table: str
     data: dict[str, Any]
@@ -360,25 +362,30 @@ def _compile_recipe(c: _Compilation, draft: BaseModel) -> CompiledRow:
 
 
 def _compile_ingredient(c: _Compilation, index: int, ingredient: IngredientDraft) -> CompiledRow:
-    where = f"ingredients[{index}] ({ingredient.name!r})"
-    quantity, unit, kept = _amount(c, where, ingredient.quantity, ingredient.unit)
-    match = c.match(ingredient.name)
+    # The hot path of a batch save (hundreds of lines): the row is built with only the columns that
+    # have a value, and the place a warning names is spelled out only when there is a warning.
+    name = ingredient.name
+    quantity, unit, kept = _amount(c, lambda: f"ingredients[{index}] ({name!r})", ingredient.quantity, ingredient.unit)
+    match = c.match(name)
     category = ingredient.category
     if match is not None and match.category:
         if category and category.lower() != match.category.lower():
-            c.warn(f"{where} category {category!r} replaced by the catalog's {match.category!r}.")
+            c.warn(f"ingredients[{index}] ({name!r}) category {category!r} replaced by the catalog's {match.category!r}.")
         category = match.category
-    data = {
-        "position": index + 1,
-        "name": ingredient.name,
-        "quantity": quantity,
-        "unit": unit,
-        "notes": _joined([kept, ingredient.notes]),
-        "is_optional": ingredient.is_optional,
-        "category": category,
-        "ingredient_id": match.ref if match else None,
-    }
-    return CompiledRow("recipe_ingredients", _present(data))
+    data: dict[str, Any] = {"position": index + 1, "name": name}
+    if quantity is not None:
+        data["quantity"] = quantity
+    if unit is not None:
+        data["unit"] = unit
+    notes = _joined([kept, ingredient.notes]) if kept else ingredient.notes
+    if notes:
+        data["notes"] = notes
+    data["is_optional"] = ingredient.is_optional
+    if category is not None:
+        data["category"] = category
+    if match is not None:
+        data["ingredient_id"] = match.ref
+    return CompiledRow("recipe_ingredients", data)
 
 
 def _compile_meal(c: _Compilation, draft: BaseModel) -> CompiledRow:
@@ -408,7 +415,7 @@ def _compile_task(c: _Compilation, draft: BaseModel) -> CompiledRow:
 
 def _compile_shopping(c: _Compilation, draft: BaseModel) -> CompiledRow:
     assert isinstance(draft, ShoppingItemDraft)
-    quantity, unit, kept = _amount(c, "", draft.quantity, draft.unit)
+    quantity, unit, kept = _amount(c, None, draft.quantity, draft.unit)
     match = c.match(draft.name)
     data = {
         "name": draft.name,
@@ -426,7 +433,7 @@ def _compile_shopping(c: _Compilation, draft: BaseModel) -> CompiledRow:
 def _compile_inventory(c: _Compilation, draft: BaseModel) -> CompiledRow:
     assert isinstance(draft, InventoryItemDraft)
     spill = _Spill("notes", labelled=True)
-    quantity, unit, kept = _amount(c, "", draft.quantity, draft.unit)
+    quantity, unit, kept = _amount(c, None, draft.quantity, draft.unit)
     match = c.match(draft.name)
     data = {
         "name": draft.name,
@@ -478,24 +485,42 @@ def _tags_of(c: _Compilation, vocabulary: Vocabulary, values: list[str], spill: 
 
 
 def _amount(
-    c: _Compilation, where: str, quantity: float | str | None, unit: str | None
+    c: _Compilation, where: Callable[[], str] | None, quantity: float | str | None, unit: str | None
 ) -> tuple[float | None, str | None, str | None]:
-    """(quantity, unit, text kept in notes) from a draft's quantity and unit."""
-    where = f"{where} " if where else ""
+    """(quantity, unit, text kept in notes) from a draft's quantity and unit; `where` names the line in warnings."""
+    amount = _read_amount(quantity, unit)
+    if amount.issue is not None:
+        saved = f"saved {amount.value:g}" if amount.value is not None else "saved no quantity"
+        c.warn(f"{_place(where)}quantity {amount.issue}; {saved}, kept {amount.kept!r} in notes.")
+    if amount.unknown_unit:
+        c.warn(f"{_place(where)}unit {unit!r} is not a known unit; kept as {amount.unit!r}.")
+    return amount.value, amount.unit, amount.kept
+
+
+class _Amount(NamedTuple):
+    value: float | None
+    unit: str | None
+    kept: str | None
+    """The quantity as written, kept in notes when (value, unit) does not capture it."""
+    issue: str | None
+    unknown_unit: bool
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _read_amount(quantity: float | str | None, unit: str | None) -> _Amount:
+    """How a quantity and unit are saved (pure; a batch repeats the same few pairs)."""
     parsed = parse_quantity(quantity)
     normalized = normalize_unit(unit)
     issue = parsed.issue
     if issue is None and parsed.unit and normalized and parsed.unit != normalized:
         issue = f"{quantity!r} names the unit {parsed.unit!r} but unit is {unit!r}"
     final_unit = normalized or parsed.unit
-    kept = None
-    if issue is not None:
-        kept = str(quantity)
-        saved = f"saved {parsed.value:g}" if parsed.value is not None else "saved no quantity"
-        c.warn(f"{where}quantity {issue}; {saved}, kept {kept!r} in notes.")
-    if final_unit is not None and not is_known_unit(final_unit):
-        c.warn(f"{where}unit {unit!r} is not a known unit; kept as {final_unit!r}.")
-    return parsed.value, final_unit, kept
+    kept = str(quantity) if issue is not None else None
+    return _Amount(parsed.value, final_unit, kept, issue, final_unit is not None and not is_known_unit(final_unit))
+
+
+def _place(where: Callable[[], str] | None) -> str:
+    return f"{where()} " if where is not None else ""
 
 
 def _equipment(values: list[str]) -> list[str]:
@@ -534,13 +559,13 @@ def _shown(text: str) -> str:
 
 
 def _check_row(row: CompiledRow, parent_ref: str, *, raw_ids: bool = True) -> None:
-    """Validate the compiled rows as creates; children are checked with their parent's ref filled in."""
+    """Validate the compiled rows as creates; children are checked as they will be written, pointing at their parent."""
     validate_row(get_table(row.table), row.data, "create", raw_ids=raw_ids)
     by_table: dict[str, list[dict[str, Any]]] = {}
     for child in row.children:
-        by_table.setdefault(child.table, []).append({**child.data, _parent_column(child.table, row.table): parent_ref})
+        by_table.setdefault(child.table, []).append(child.data)
     for name, rows in by_table.items():
-        validate_rows(get_table(name), rows, "create", raw_ids=raw_ids)
+        validate_rows(get_table(name), rows, "create", raw_ids=raw_ids, given={_parent_column(name, row.table): parent_ref})
 
 
 @cache
