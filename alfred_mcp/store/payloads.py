@@ -28,7 +28,7 @@ def selected_columns(table: Table, columns: tuple[str, ...] | None) -> tuple[str
 _SETTABLE: dict[str, frozenset[str]] = {}
 
 
-def _settable(table: Table) -> frozenset[str]:
+def settable_columns(table: Table) -> frozenset[str]:
     """The columns a caller may set (by table name: hashing a Table hashes every column)."""
     found = _SETTABLE.get(table.name)
     if found is None:
@@ -38,7 +38,7 @@ def _settable(table: Table) -> frozenset[str]:
 
 def check_payload_keys(table: Table, row: Mapping[str, Any]) -> None:
     """Raises UnknownColumnError, or InvalidPayloadError for a column the store sets itself."""
-    if _settable(table).issuperset(row):
+    if settable_columns(table).issuperset(row):
         return
     for key in row:
         table.column(key)

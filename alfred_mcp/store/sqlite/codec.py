@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 from pydantic_core import from_json, to_json
@@ -13,7 +15,7 @@ from pydantic_core import from_json, to_json
 from alfred_mcp.errors import InvalidPayloadError
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
-from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys
+from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys, settable_columns
 
 
 def TO_JSON(value: Any) -> str:  # noqa: N802 - a constant-like codec function
@@ -63,6 +65,42 @@ def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: 
     return values
 
 
+def encode_inserts(table: Table, rows: Sequence[Row], *, user_id: str, now: str) -> tuple[list[tuple[Any, ...]], list[Row]]:
+    """New rows of `table`, as `insert_values` makes them, for a whole batch: (their values for SQLite, the rows as
+    the store returns them). The returned rows are the same values in Python form (bools, lists), never decoded again.
+
+    Raises:
+        UnknownColumnError, InvalidPayloadError: as `insert_values`.
+    """
+    if not settable_columns(table).issuperset(set().union(*rows)):
+        for row in rows:
+            check_payload_keys(table, row)
+    plan = _insert_plan(table)
+    template, columns = plan.template, plan.columns
+    values_of = itemgetter(*columns)
+    stamped = {name: now for name in plan.stamp_names}
+    stored, out = [], []
+    for row in rows:
+        merged = template | row
+        merged["id"] = new_id()
+        merged.update(stamped)
+        for name in plan.now_default_names:
+            if merged[name] is _NOW:
+                merged[name] = now
+        if plan.owner_names:
+            merged.update(dict.fromkeys(plan.owner_names, user_id))
+        values = list(values_of(merged))
+        for i, column in plan.converted:
+            value = values[i]
+            if value is not None:
+                values[i] = _to_sqlite(column, value)
+                merged[column.name] = bool(value) if column.type == "bool" else list(value)
+        merged.pop("user_id", None)
+        stored.append(tuple(values))
+        out.append(merged)
+    return stored, out
+
+
 _NOW = object()
 """The default of a timestamp column that defaults to the insert's time."""
 
@@ -77,6 +115,27 @@ class _InsertPlan:
     stamps: tuple[int, ...]
     now_defaults: tuple[int, ...]
     converted: tuple[tuple[int, Column], ...]
+
+    @cached_property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.defaults)
+
+    @cached_property
+    def template(self) -> dict[str, Any]:
+        """Every column with its default, in column order (a batch starts each row from a copy)."""
+        return dict(self.defaults)
+
+    @cached_property
+    def owner_names(self) -> tuple[str, ...]:
+        return tuple(self.columns[i] for i in self.owner)
+
+    @cached_property
+    def stamp_names(self) -> tuple[str, ...]:
+        return tuple(self.columns[i] for i in self.stamps)
+
+    @cached_property
+    def now_default_names(self) -> tuple[str, ...]:
+        return tuple(self.columns[i] for i in self.now_defaults if i not in self.stamps)
 
 
 _PLANS: dict[str, _InsertPlan] = {}

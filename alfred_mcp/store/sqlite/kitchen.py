@@ -17,7 +17,7 @@ from alfred_mcp.store.filters import compile_limit, compile_order, compile_where
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
 from alfred_mcp.store.payloads import selected_columns
-from alfred_mcp.store.sqlite.codec import insert_values, now_text, rows_out, update_assignments
+from alfred_mcp.store.sqlite.codec import encode_inserts, insert_values, now_text, rows_out, update_assignments
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
 from alfred_mcp.store.sqlite.errors import with_table_errors
 
@@ -72,8 +72,13 @@ class SQLiteKitchenStore(SQLiteConnection):
         if not rows:
             return []
         now = now_text()
-        values = [insert_values(table, row, user_id=user_id, now=now, restoring=restoring) for row in rows]
-        names = table.visible_columns
+        if restoring:
+            values: Sequence[Sequence[Any]] = [insert_values(table, row, user_id=user_id, now=now, restoring=True) for row in rows]
+            names = table.visible_columns
+            pick = itemgetter(*(i for i, column in enumerate(table.columns) if column.name in names))
+            written = rows_out(table, names, [pick(row) for row in values])
+        else:
+            values, written = encode_inserts(table, rows, user_id=user_id, now=now)
         sql = f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) VALUES ({_marks(len(table.columns))})"
 
         def work(connection: sqlite3.Connection) -> None:
@@ -84,8 +89,7 @@ class SQLiteKitchenStore(SQLiteConnection):
         await self._write(lambda c: with_table_errors(c, table, user_id, work))
         # Every column was given explicitly (ids, stamps and defaults filled above), so the
         # stored rows are exactly these values: no RETURNING round trip per row.
-        pick = itemgetter(*(i for i, column in enumerate(table.columns) if column.name in names))
-        return rows_out(table, names, [pick(row) for row in values])
+        return written
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         assignments = update_assignments(table, values)
