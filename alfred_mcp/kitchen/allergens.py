@@ -34,7 +34,15 @@ _KNOWN_MAX = 50_000
 
 def allergen_of(name: str, allergies: Iterable[str], taxonomy: Taxonomy | None = None) -> str | None:
     """The first allergy (in sorted order) that `name` falls under, or None."""
-    wanted = tuple(sorted({a.strip() for a in allergies if a and a.strip()}))
+    return _first_allergen(name, _normalized(allergies), taxonomy)
+
+
+def _normalized(allergies: Iterable[str]) -> tuple[str, ...]:
+    """Allergies as they are matched: trimmed, without blanks or repeats, sorted."""
+    return tuple(sorted({a.strip() for a in allergies if a and a.strip()}))
+
+
+def _first_allergen(name: str, wanted: tuple[str, ...], taxonomy: Taxonomy | None) -> str | None:
     if taxonomy is not None and taxonomy is not default_taxonomy():
         return _allergen_of(name, wanted, taxonomy)
     key = (name, wanted)
@@ -66,13 +74,13 @@ def allergen_hits(
     named: Iterable[tuple[str, str]], allergies: Iterable[str], taxonomy: Taxonomy | None = None
 ) -> list[AllergenHit]:
     """Every (where, text) pair that falls under an allergy, in the order given."""
-    allergy_list = [a for a in allergies if a and a.strip()]
-    if not allergy_list:
+    wanted = _normalized(allergies)
+    if not wanted:
         return []
     hits = []
     for where, text in named:
         if isinstance(text, str) and text.strip():
-            allergen = allergen_of(text, allergy_list, taxonomy)
+            allergen = _first_allergen(text, wanted, taxonomy)
             if allergen is not None:
                 hits.append(AllergenHit(allergen, text, where))
     return hits

@@ -382,7 +382,8 @@ async def _check_allergens(work: UnitOfWork, drafts: Sequence[Draft], override: 
         where = f"{draft.ref} ({draft.label})"
         if draft.entity_type == "recipe":
             named.append((f"{where}: name", model.name))
-            named += [(f"{where}: ingredient", part.name) for part in model.ingredients]
+            ingredient = f"{where}: ingredient"
+            named += [(ingredient, part.name) for part in model.ingredients]
         elif draft.entity_type == "shop":
             named.append((f"{where}: item", model.name))
         elif draft.entity_type == "meal" and isinstance(model.recipe, str):
@@ -592,12 +593,15 @@ async def _write(work: UnitOfWork, compiled: Compiled, resolver: _BatchResolver)
 async def _insert_children(
     work: UnitOfWork, name: str, rows: list[CompiledRow], resolver: _BatchResolver, *, parent: Table, parent_refs: list[str]
 ) -> list[Row]:
-    """Children point at their parent through its draft's gen ref, which the resolver now maps."""
+    """Children point at their parent, whose draft's gen ref the resolver now maps to its row."""
     table = TABLES[name]
     (link,) = [c.name for c in table.fk_columns if c.fk is not None and c.fk.table == parent.name and c.fk.on_delete == "cascade"]
-    payloads = [
-        translate_payload(table, {**row.data, link: ref}, resolver, mode="create", validated=True) for row, ref in zip(rows, parent_refs)
-    ]
+    parent_ids = {ref: resolver.resolve(ref, expected_type=parent.entity_type, field=link) for ref in dict.fromkeys(parent_refs)}
+    payloads = []
+    for row, ref in zip(rows, parent_refs):
+        payload = translate_payload(table, row.data, resolver, mode="create", validated=True)
+        payload[link] = parent_ids[ref]
+        payloads.append(payload)
     return await work.store.insert(table, payloads, user_id=work.user_id) if payloads else []
 
 

@@ -291,13 +291,22 @@ def parse_draft(entity_type: str, content: Mapping[str, Any]) -> BaseModel:
 def draft_refs(draft: BaseModel) -> list[tuple[str, str, str]]:
     """(field, entity type, ref) of every ref a validated draft names: the rows or drafts it points at."""
     found = []
-    for name, info in type(draft).model_fields.items():
+    for name, entity_type in _ref_fields(type(draft)):
         value = getattr(draft, name)
-        for rule in info.metadata:
-            entity_type = _REF_CHECKS.get(getattr(rule, "func", None))  # type: ignore[arg-type]
-            if entity_type is not None and isinstance(value, str):
-                found.append((name, entity_type, value))
+        if isinstance(value, str):
+            found.append((name, entity_type, value))
     return found
+
+
+@cache
+def _ref_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """(field, entity type) of the fields of a draft model that hold a ref (worked out once per model)."""
+    return tuple(
+        (name, entity_type)
+        for name, info in model.model_fields.items()
+        for rule in info.metadata
+        if (entity_type := _REF_CHECKS.get(getattr(rule, "func", None))) is not None  # type: ignore[arg-type]
+    )
 
 
 def draft_label(entity_type: str, draft: BaseModel) -> str:
@@ -403,7 +412,7 @@ class Draft:
     saved_as: str | None = None
     """The ref of the row it was saved as, e.g. 'recipe_12'."""
 
-    @property
+    @cached_property
     def label(self) -> str:
         return draft_label(self.entity_type, self.parsed())
 

@@ -116,9 +116,10 @@ def translate_payload(
         value = out.get(fk.column)
         if value is not None:
             out[fk.column] = registry.resolve(value, expected_type=fk.target.entity_type, field=fk.column)
-    for name in plan.int_columns.intersection(out):
-        if isinstance(out[name], float):
-            out[name] = int(out[name])
+    for name in plan.int_columns:
+        value = out.get(name)
+        if isinstance(value, float):
+            out[name] = int(value)
     return out
 
 
