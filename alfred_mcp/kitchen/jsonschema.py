@@ -164,7 +164,8 @@ def _non_null_check(schema: Mapping[str, Any]) -> tuple[Check, bool]:
         return (lambda v: v is True or v is False), nullable
     if kinds == ["array"] and keys <= {"maxItems", "items"}:
         return _array_check(schema), nullable
-    return _generic_check(schema, types), False
+    generic = _generic_check(schema, types)
+    return generic, generic(None)  # whether null passes is the generic rules' own answer (an enum may leave it out)
 
 
 def _string_check(schema: Mapping[str, Any]) -> Check:
@@ -346,7 +347,7 @@ def validate_rows(
         for row in rows:
             validate_row(table, {**row, **given} if given and isinstance(row, Mapping) else row, mode, raw_ids=raw_ids)
     if compiled.dates or compiled.timestamps:
-        for row in rows:
+        for row in (*rows, given):
             _check_dates(compiled, row)
 
 
