@@ -26,7 +26,7 @@ from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import BATCH_COUNTER, BATCHES, DRAFTS
 from alfred_mcp.state.batch import BatchManifest, BatchPolicy
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.compiler import CatalogIndex, Compiled, CompiledRow, compile_draft
+from alfred_mcp.state.compiler import CatalogIndex, Compiled, compile_draft
 from alfred_mcp.state.drafts import (
     DRAFT_KINDS,
     Draft,
@@ -43,7 +43,7 @@ from alfred_mcp.state.drafts import (
 from alfred_mcp.state.refs import parse_ref
 from alfred_mcp.state.translate import translate_payload
 from alfred_mcp.state.working_set import DraftView
-from alfred_mcp.store.base import KitchenStore, Row
+from alfred_mcp.store.base import Children, KitchenStore, Row
 
 SAVE_ORDER = ("recipe", "inv", "shop", "meal", "task")
 """Recipes first: meal plans and tasks may point at a recipe drafted in the same batch."""
@@ -514,16 +514,20 @@ def _fail(manifest: BatchManifest, item: SavedItem, failure: _ItemFailed, resolv
 
 
 async def _write_together(work: UnitOfWork, ready: list[Compiled], resolver: _BatchResolver) -> dict[str, _Written] | None:
-    """The fast path: every root of a table in one insert, every child table in one more.
+    """The fast path: every root of a table with all their children in one write, a group at a time.
 
     Returns None (and writes nothing) if anything is refused; the caller then saves one by one
     to find out which item failed and why.
     """
     written: dict[str, _Written] = {}
+    groups = _groups(ready)
     try:
-        async with work.atomic():
-            for group in _groups(ready):
-                written.update(await _write_group(work, group, resolver))
+        if len(groups) == 1:
+            written = await _write_group(work, groups[0], resolver)  # one write: all or nothing by itself
+        else:
+            async with work.atomic():
+                for group in groups:
+                    written.update(await _write_group(work, group, resolver))
     except (AlfredError, _ItemFailed):
         for compiled in ready:
             resolver.forget(compiled.ref)
@@ -552,21 +556,32 @@ def _linked_refs(compiled: Compiled) -> set[str]:
 
 
 async def _write_group(work: UnitOfWork, group: list[Compiled], resolver: _BatchResolver) -> dict[str, _Written]:
+    """The group's root rows and all their children (a recipe's ingredients) in one store write."""
     table = TABLES[group[0].rows[0].table]
     payloads = [translate_payload(table, c.rows[0].data, resolver, mode="create", validated=True) for c in group]
-    roots = await work.store.insert(table, payloads, user_id=work.user_id)
+    children = [_children_of(group, name, resolver, parent=table) for name in sorted({child.table for c in group for child in c.rows[0].children})]
+    roots, stored = await work.store.insert_with_children(table, payloads, children, user_id=work.user_id)
     written = {}
     for compiled, row in zip(group, roots):
         resolver.add(compiled.ref, row["id"])
         written[compiled.ref] = _Written(table.name, row, {})
-    child_tables = sorted({child.table for c in group for child in c.rows[0].children})
-    for name in child_tables:
-        owners = [(c.ref, [child for child in c.rows[0].children if child.table == name]) for c in group]
-        rows = await _insert_children(work, name, [row for _, rows in owners for row in rows], resolver, parent=table,
-                                      parent_refs=[ref for ref, rows in owners for _ in rows])
-        for ref, own in owners:
-            written[ref].children[name], rows = rows[: len(own)], rows[len(own):]
+    for spec, rows in zip(children, stored):
+        for parent, row in zip(spec.parents, rows):
+            written[group[parent].ref].children.setdefault(spec.table.name, []).append(row)
     return written
+
+
+def _children_of(group: list[Compiled], name: str, resolver: _BatchResolver, *, parent: Table) -> Children:
+    """The group's child rows of table `name`, each pointing at its own draft's root (the store fills the link)."""
+    table = TABLES[name]
+    (link,) = [c.name for c in table.fk_columns if c.fk is not None and c.fk.table == parent.name and c.fk.on_delete == "cascade"]
+    rows, parents = [], []
+    for index, compiled in enumerate(group):
+        for child in compiled.rows[0].children:
+            if child.table == name:
+                rows.append(translate_payload(table, child.data, resolver, mode="create", validated=True))
+                parents.append(index)
+    return Children(table, link, rows, parents)
 
 
 async def _write_one_by_one(
@@ -588,21 +603,6 @@ async def _write(work: UnitOfWork, compiled: Compiled, resolver: _BatchResolver)
         return (await _write_group(work, [compiled], resolver))[compiled.ref]
     except AlfredError as error:
         raise _ItemFailed(compiled.ref, error) from None
-
-
-async def _insert_children(
-    work: UnitOfWork, name: str, rows: list[CompiledRow], resolver: _BatchResolver, *, parent: Table, parent_refs: list[str]
-) -> list[Row]:
-    """Children point at their parent, whose draft's gen ref the resolver now maps to its row."""
-    table = TABLES[name]
-    (link,) = [c.name for c in table.fk_columns if c.fk is not None and c.fk.table == parent.name and c.fk.on_delete == "cascade"]
-    parent_ids = {ref: resolver.resolve(ref, expected_type=parent.entity_type, field=link) for ref in dict.fromkeys(parent_refs)}
-    payloads = []
-    for row, ref in zip(rows, parent_refs):
-        payload = translate_payload(table, row.data, resolver, mode="create", validated=True)
-        payload[link] = parent_ids[ref]
-        payloads.append(payload)
-    return await work.store.insert(table, payloads, user_id=work.user_id) if payloads else []
 
 
 async def _register_all(

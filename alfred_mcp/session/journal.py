@@ -17,7 +17,7 @@ from typing import Any
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
 from alfred_mcp.kitchen.schema import Table, children_of
 from alfred_mcp.state.undo import MAX_ROWS, UndoStep, Unlinked
-from alfred_mcp.store.base import Row, Store
+from alfred_mcp.store.base import Children, Row, Store
 
 _current: ContextVar[KitchenJournal | None] = ContextVar("alfred_kitchen_journal", default=None)
 
@@ -82,6 +82,13 @@ def not_journaled() -> Iterator[None]:
         journal.paused = False
 
 
+def _record_insert(table: Table, written: list[Row]) -> None:
+    journal = _active(table)
+    if journal is not None and written:
+        # The rows are the store's own answer: no need to validate them again (a batch writes hundreds).
+        journal.record(UndoStep.model_construct(kind="insert", table=table.name, before=[], after=written, cascaded={}, unlinked=[]))
+
+
 def _active(table: Table) -> KitchenJournal | None:
     journal = _current.get()
     return journal if journal is not None and not journal.paused and table.user_owned else None
@@ -98,11 +105,17 @@ class JournalingStore:
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
         written = await self.inner.insert(table, rows, user_id=user_id)
-        journal = _active(table)
-        if journal is not None and written:
-            # The rows are the store's own answer: no need to validate them again (a batch writes hundreds).
-            journal.record(UndoStep.model_construct(kind="insert", table=table.name, before=[], after=written, cascaded={}, unlinked=[]))
+        _record_insert(table, written)
         return written
+
+    async def insert_with_children(
+        self, table: Table, rows: Sequence[Row], children: Sequence[Children], *, user_id: str
+    ) -> tuple[list[Row], list[list[Row]]]:
+        parents, stored = await self.inner.insert_with_children(table, rows, children, user_id=user_id)
+        _record_insert(table, parents)
+        for group, written in zip(children, stored):
+            _record_insert(group.table, written)
+        return parents, stored
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         journal = _active(table)

@@ -35,6 +35,20 @@ FIRST_TURN = 1
 
 
 @dataclass(frozen=True)
+class Children:
+    """Rows of a child table written with their parents (`KitchenStore.insert_with_children`).
+
+    Row `i` points at the parent row `parents[i]` (its index among the parents) through `column`,
+    which the store fills with that parent's new id: the rows leave it out.
+    """
+
+    table: Table
+    column: str
+    rows: Sequence[Row]
+    parents: Sequence[int]
+
+
+@dataclass(frozen=True)
 class SessionRecord:
     """A conversation session of one user; `number` is what clients see (`session_3`)."""
 
@@ -100,6 +114,16 @@ class KitchenStore(StoreConnection, Protocol):
         Raises:
             UnknownColumnError, InvalidPayloadError: a key is not a column, or one the store sets itself.
             ConstraintViolationError: a NOT NULL, CHECK, UNIQUE or FK rule was broken.
+        """
+
+    async def insert_with_children(
+        self, table: Table, rows: Sequence[Row], children: Sequence[Children], *, user_id: str
+    ) -> tuple[list[Row], list[list[Row]]]:
+        """Insert parent rows and the child rows pointing at them, all or none, as one write (a recipe with its
+        ingredients). Returns the parents as stored and, per `children` group, its rows as stored.
+
+        Raises:
+            as `insert`, for whichever table's rows broke a rule.
         """
 
     async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
@@ -228,3 +252,16 @@ def session_save_refused(number: int | None) -> StoreError | SessionConflictErro
         f"{name} was changed by another call while this one ran; nothing of this call was saved. Retry the call.",
         field="session", value=name,
     )
+
+
+async def insert_with_children_in_steps(
+    store: KitchenStore, table: Table, rows: Sequence[Row], children: Sequence[Children], *, user_id: str
+) -> tuple[list[Row], list[list[Row]]]:
+    """`insert_with_children` as separate inserts inside one transaction, for a backend with no single write for it."""
+    async with store.transaction():
+        parents = await store.insert(table, rows, user_id=user_id)
+        stored = []
+        for group in children:
+            linked = [{**row, group.column: parents[i]["id"]} for row, i in zip(group.rows, group.parents)]
+            stored.append(await store.insert(group.table, linked, user_id=user_id))
+    return parents, stored

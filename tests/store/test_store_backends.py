@@ -14,10 +14,10 @@ from typing import Any
 import anyio
 import pytest
 
-from alfred_mcp.errors import InvalidFilterError
+from alfred_mcp.errors import ConstraintViolationError, InvalidFilterError
 from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
-from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, RECIPES, SHOPPING_LIST, Table
-from alfred_mcp.store.base import Row, Store
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST, TASKS, Table
+from alfred_mcp.store.base import Children, Row, Store
 
 pytestmark = pytest.mark.anyio
 
@@ -136,3 +136,54 @@ async def test_concurrent_sessions_of_one_user_get_distinct_numbers(store: Store
     assert sorted(created) == list(range(1, 11))
     current = await store.current_session(user)
     assert current is not None and current.number in created
+
+
+# -- parents and children in one write ----------------------------------------------------------
+
+
+def _ingredients(*counts: int) -> Children:
+    """`counts[i]` ingredient rows for parent i."""
+    rows, parents = [], []
+    for parent, count in enumerate(counts):
+        rows += [{"position": k + 1, "name": f"part {parent}.{k}", "quantity": k + 0.5} for k in range(count)]
+        parents += [parent] * count
+    return Children(RECIPE_INGREDIENTS, "recipe_id", rows, parents)
+
+
+async def test_parents_and_children_are_stored_together_each_child_pointing_at_its_own_parent(store: Store, user: str) -> None:
+    children = _ingredients(2, 0, 3)
+    parents, (parts,) = await store.insert_with_children(RECIPES, [{"name": n} for n in ("A", "B", "C")], [children], user_id=user)
+    assert names(parents) == ["A", "B", "C"] and len({row["id"] for row in parents}) == 3
+    assert [row["recipe_id"] for row in parts] == [parents[i]["id"] for i in children.parents]
+    stored = await store.select(RECIPE_INGREDIENTS, Query(order_by=(OrderBy("name"),)), user_id=user)
+    assert stored == sorted(parts, key=lambda row: row["name"])
+    assert names(await store.select(RECIPES, Query(), user_id=user)) == ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("in_transaction", [pytest.param(False, id="alone"), pytest.param(True, id="inside-transaction")])
+async def test_a_bad_child_leaves_neither_parents_nor_children(store: Store, user: str, in_transaction: bool) -> None:
+    """All or none, told in terms of the child's table; a caller that catches it inside its transaction goes on cleanly."""
+    children = _ingredients(1, 2)
+    bad = Children(children.table, children.column, [*children.rows[:-1], {"position": 2, "name": "bad", "quantity": -1}], children.parents)
+    with anyio.fail_after(10):
+        if in_transaction:
+            async with store.transaction():
+                with pytest.raises(ConstraintViolationError) as refused:
+                    await store.insert_with_children(RECIPES, [{"name": "A"}, {"name": "B"}], [bad], user_id=user)
+                await add(store, RECIPES, user, name="After")
+        else:
+            with pytest.raises(ConstraintViolationError) as refused:
+                await store.insert_with_children(RECIPES, [{"name": "A"}, {"name": "B"}], [bad], user_id=user)
+    assert refused.value.fields.get("table") == "recipe_ingredients"
+    assert names(await store.select(RECIPES, Query(), user_id=user)) == (["After"] if in_transaction else [])
+    assert await store.select(RECIPE_INGREDIENTS, Query(), user_id=user) == []
+
+
+async def test_a_child_pointing_at_another_users_row_is_refused_and_nothing_is_written(store: Store, user: str) -> None:
+    bob = await store.ensure_user("bob")
+    bobs_recipe = await add(store, RECIPES, bob, name="Bob's")
+    tasks = Children(TASKS, "meal_plan_id", [{"title": "prep", "recipe_id": bobs_recipe["id"]}], [0])
+    with pytest.raises(ConstraintViolationError):
+        await store.insert_with_children(MEAL_PLANS, [{"date": "2026-01-12", "meal_type": "dinner"}], [tasks], user_id=user)
+    assert await store.select(MEAL_PLANS, Query(), user_id=user) == []
+    assert await store.select(TASKS, Query(), user_id=user) == []

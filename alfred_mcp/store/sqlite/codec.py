@@ -65,9 +65,13 @@ def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: 
     return values
 
 
-def encode_inserts(table: Table, rows: Sequence[Row], *, user_id: str, now: str) -> tuple[list[tuple[Any, ...]], list[Row]]:
+def encode_inserts(
+    table: Table, rows: Sequence[Row], *, user_id: str, now: str, link: tuple[str, Sequence[str]] | None = None
+) -> tuple[list[tuple[Any, ...]], list[Row]]:
     """New rows of `table`, as `insert_values` makes them, for a whole batch: (their values for SQLite, the rows as
     the store returns them). The returned rows are the same values in Python form (bools, lists), never decoded again.
+
+    `link` (column, one value per row): a reference the store fills in, a child's parent id.
 
     Raises:
         UnknownColumnError, InvalidPayloadError: as `insert_values`.
@@ -79,10 +83,13 @@ def encode_inserts(table: Table, rows: Sequence[Row], *, user_id: str, now: str)
     template, columns = plan.template, plan.columns
     values_of = itemgetter(*columns)
     stamped = {name: now for name in plan.stamp_names}
+    link_column, link_values = link if link is not None else (None, ())
     stored, out = [], []
-    for row in rows:
+    for i, row in enumerate(rows):
         merged = template | row
         merged["id"] = new_id()
+        if link_column is not None:
+            merged[link_column] = link_values[i]
         merged.update(stamped)
         for name in plan.now_default_names:
             if merged[name] is _NOW:

@@ -11,7 +11,7 @@ from typing import Any
 from alfred_mcp.errors import ConstraintViolationError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
-from alfred_mcp.store.base import Row
+from alfred_mcp.store.base import Children, Row
 from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
@@ -79,17 +79,34 @@ class SQLiteKitchenStore(SQLiteConnection):
             written = rows_out(table, names, [pick(row) for row in values])
         else:
             values, written = encode_inserts(table, rows, user_id=user_id, now=now)
-        sql = f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) VALUES ({_marks(len(table.columns))})"
-
-        def work(connection: sqlite3.Connection) -> None:
-            _check_references(connection, table, rows, user_id)
-            connection.executemany(sql, values)
-            _stamp(connection, table, user_id)
-
-        await self._write(lambda c: with_table_errors(c, table, user_id, work))
+        await self._write(lambda c: _insert_checked(c, table, rows, values, user_id))
         # Every column was given explicitly (ids, stamps and defaults filled above), so the
         # stored rows are exactly these values: no RETURNING round trip per row.
         return written
+
+    async def insert_with_children(
+        self, table: Table, rows: Sequence[Row], children: Sequence[Children], *, user_id: str
+    ) -> tuple[list[Row], list[list[Row]]]:
+        # One write (one worker-thread hop, one savepoint inside a transaction) for parents and children.
+        now = now_text()
+        values, parents = encode_inserts(table, rows, user_id=user_id, now=now) if rows else ([], [])
+        groups = []
+        for group in children:
+            link = (group.column, [parents[i]["id"] for i in group.parents])
+            group_values, written = encode_inserts(group.table, group.rows, user_id=user_id, now=now, link=link) if group.rows else ([], [])
+            groups.append((group, group_values, written))
+
+        def work(connection: sqlite3.Connection) -> None:
+            if values:
+                _insert_checked(connection, table, rows, values, user_id)
+            for group, group_values, _ in groups:
+                if group_values:
+                    # The rows as given leave out the link: it names parents this write made, not rows to check.
+                    _insert_checked(connection, group.table, group.rows, group_values, user_id)
+
+        if values or any(group_values for _, group_values, _ in groups):
+            await self._write(work)
+        return parents, [written for _, _, written in groups]
 
     async def update(self, table: Table, where: Where, values: Row, *, user_id: str) -> list[Row]:
         assignments = update_assignments(table, values)
@@ -145,6 +162,18 @@ class SQLiteKitchenStore(SQLiteConnection):
             return str(connection.execute('SELECT "id" FROM "users" WHERE "handle" = ?', (handle,)).fetchone()[0])
 
         return await self._write(work)
+
+
+def _insert_checked(connection: sqlite3.Connection, table: Table, rows: Sequence[Row], values: Sequence[Sequence[Any]], user_id: str) -> None:
+    """Insert the encoded `values` of `rows` after checking the rows' references; errors told in terms of `table`."""
+    sql = f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in table.columns)}) VALUES ({_marks(len(table.columns))})"
+
+    def work(connection: sqlite3.Connection) -> None:
+        _check_references(connection, table, rows, user_id)
+        connection.executemany(sql, values)
+        _stamp(connection, table, user_id)
+
+    with_table_errors(connection, table, user_id, work)
 
 
 def _stamp(connection: sqlite3.Connection, table: Table, user_id: str) -> None:

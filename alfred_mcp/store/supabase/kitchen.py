@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from alfred_mcp.kitchen.query import Filter, Query, Where, check_order
 from alfred_mcp.kitchen.schema import TABLES, Table
-from alfred_mcp.store.base import Row
+from alfred_mcp.store.base import Children, Row, insert_with_children_in_steps
 from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, default_order
 from alfred_mcp.store.keyset import KeyTerm, cursor_anchor_gone, key_terms, keyset_tree
@@ -88,6 +88,11 @@ class SupabaseKitchenStore(SupabaseConnection):
 
     async def insert(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
         return await self._insert(table, rows, user_id, restoring=False)
+
+    async def insert_with_children(
+        self, table: Table, rows: Sequence[Row], children: Sequence[Children], *, user_id: str
+    ) -> tuple[list[Row], list[list[Row]]]:
+        return await insert_with_children_in_steps(self, table, rows, children, user_id=user_id)
 
     async def restore(self, table: Table, rows: Sequence[Row], *, user_id: str) -> list[Row]:
         return await self._insert(table, rows, user_id, restoring=True)
