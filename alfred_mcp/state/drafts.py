@@ -30,7 +30,7 @@ from pydantic.json_schema import WithJsonSchema
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError, StateError
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
-from alfred_mcp.kitchen.schema import MAX_NAME, MAX_TEXT, row_label, table_for_entity_type
+from alfred_mcp.kitchen.schema import MAX_NAME, MAX_TEXT, get_table, row_label, table_for_entity_type
 from alfred_mcp.kitchen.units import parse_minutes, parse_quantity
 from alfred_mcp.state.refs import parse_ref
 
@@ -311,7 +311,14 @@ def _ref_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
 
 def draft_label(entity_type: str, draft: BaseModel) -> str:
     """How a draft is named to people: its name or title, or 'Sun Jan 12 [dinner]' for a meal."""
-    return row_label(table_for_entity_type(entity_type), draft.model_dump(mode="json"))
+    table = table_for_entity_type(entity_type)
+    return row_label(table, draft.model_dump(mode="json", include=set(_label_fields(type(draft), table.name))))
+
+
+@cache
+def _label_fields(model: type[BaseModel], table: str) -> frozenset[str]:
+    """The fields a label is made of (the table's label columns): a recipe's name, not its 15 ingredients."""
+    return frozenset(get_table(table).label_columns).intersection(model.model_fields)
 
 
 def _draft_model(entity_type: str) -> type[BaseModel]:
