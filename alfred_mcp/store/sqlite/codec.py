@@ -97,10 +97,10 @@ def encode_inserts(
         if plan.owner_names:
             merged.update(dict.fromkeys(plan.owner_names, user_id))
         values = list(values_of(merged))
-        for i, column in plan.converted:
-            value = values[i]
+        for position, column in plan.converted:
+            value = values[position]
             if value is not None:
-                values[i] = _to_sqlite(column, value)
+                values[position] = _to_sqlite(column, value)
                 merged[column.name] = bool(value) if column.type == "bool" else list(value)
         merged.pop("user_id", None)
         stored.append(tuple(values))
