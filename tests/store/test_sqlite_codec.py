@@ -80,3 +80,15 @@ def test_a_batch_with_one_bad_row_is_refused_as_that_row_is(row: dict[str, Any],
     with pytest.raises(error) as batched:
         encode_inserts(table, [{"name": "fine"}, row], user_id=USER, now=NOW)
     assert str(batched.value) == str(one_by_one.value)
+
+
+def test_ids_made_in_bulk_are_distinct_version_4_uuids_in_canonical_text() -> None:
+    import uuid
+
+    from alfred_mcp.store.sqlite.codec import new_ids
+
+    ids = new_ids(2_000)
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122

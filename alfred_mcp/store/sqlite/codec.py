@@ -32,6 +32,19 @@ def new_id() -> str:
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
+def new_ids(count: int) -> list[str]:
+    """`count` ids as `new_id` makes them, from one read of the random source."""
+    text = os.urandom(16 * count).hex()
+    return [
+        f"{text[o:o + 8]}-{text[o + 8:o + 12]}-4{text[o + 13:o + 16]}-{_VARIANT[text[o + 16]]}{text[o + 17:o + 20]}-{text[o + 20:o + 32]}"
+        for o in range(0, 32 * count, 32)
+    ]
+
+
+_VARIANT = {digit: format((int(digit, 16) & 0x3) | 0x8, "x") for digit in "0123456789abcdef"}
+"""The first hex digit of a version 4 UUID's fourth group: its top two bits are 10."""
+
+
 def now_text() -> str:
     """The current UTC time as the store writes timestamps."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -67,7 +80,7 @@ def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: 
 
 def encode_inserts(
     table: Table, rows: Sequence[Row], *, user_id: str, now: str, link: tuple[str, Sequence[str]] | None = None
-) -> tuple[list[tuple[Any, ...]], list[Row]]:
+) -> tuple[list[list[Any]], list[Row]]:
     """New rows of `table`, as `insert_values` makes them, for a whole batch: (their values for SQLite, the rows as
     the store returns them). The returned rows are the same values in Python form (bools, lists), never decoded again.
 
@@ -80,30 +93,30 @@ def encode_inserts(
         for row in rows:
             check_payload_keys(table, row)
     plan = _insert_plan(table)
-    template, columns = plan.template, plan.columns
-    values_of = itemgetter(*columns)
-    stamped = {name: now for name in plan.stamp_names}
+    values_of = itemgetter(*plan.columns)
+    constants = dict.fromkeys(plan.stamp_names, now) | dict.fromkeys(plan.owner_names, user_id)
     link_column, link_values = link if link is not None else (None, ())
-    stored, out = [], []
-    for i, row in enumerate(rows):
+    template, now_defaults, converted, owned = plan.template, plan.now_default_names, plan.converted, bool(plan.owner_names)
+    stored: list[list[Any]] = []
+    out: list[Row] = []
+    for i, (row, row_id) in enumerate(zip(rows, new_ids(len(rows)))):
         merged = template | row
-        merged["id"] = new_id()
+        merged.update(constants)
+        merged["id"] = row_id
         if link_column is not None:
             merged[link_column] = link_values[i]
-        merged.update(stamped)
-        for name in plan.now_default_names:
+        for name in now_defaults:
             if merged[name] is _NOW:
                 merged[name] = now
-        if plan.owner_names:
-            merged.update(dict.fromkeys(plan.owner_names, user_id))
         values = list(values_of(merged))
-        for position, column in plan.converted:
+        for position, column in converted:
             value = values[position]
             if value is not None:
                 values[position] = _to_sqlite(column, value)
                 merged[column.name] = bool(value) if column.type == "bool" else list(value)
-        merged.pop("user_id", None)
-        stored.append(tuple(values))
+        if owned:
+            del merged["user_id"]
+        stored.append(values)
         out.append(merged)
     return stored, out
 
