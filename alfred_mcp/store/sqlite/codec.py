@@ -6,7 +6,6 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import cached_property
 from operator import itemgetter
 from typing import Any
 
@@ -23,17 +22,8 @@ def TO_JSON(value: Any) -> str:  # noqa: N802 - a constant-like codec function
     return to_json(value).decode()
 
 
-def new_id() -> str:
-    """A random (version 4) UUID as text, made without building a UUID object (a batch makes hundreds)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    text = raw.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
 def new_ids(count: int) -> list[str]:
-    """`count` ids as `new_id` makes them, from one read of the random source."""
+    """`count` random (version 4) UUIDs as text, from one read of the random source (a batch makes hundreds)."""
     text = os.urandom(16 * count).hex()
     return [
         f"{text[o:o + 8]}-{text[o + 8:o + 12]}-4{text[o + 13:o + 16]}-{_VARIANT[text[o + 16]]}{text[o + 17:o + 20]}-{text[o + 20:o + 32]}"
@@ -50,53 +40,37 @@ def now_text() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def insert_values(table: Table, row: Row, *, user_id: str, now: str, restoring: bool = False) -> list[Any]:
-    """One row's values for every column of `table`: id, owner, stamps and schema defaults filled.
-
-    `restoring` keeps the row's own id and stamps (an undo putting a deleted row back).
+def restore_values(table: Table, row: Row, *, user_id: str) -> list[Any]:
+    """The values, for every column of `table`, of a row put back as it was (its own id and stamps: an undo).
 
     Raises:
-        UnknownColumnError, InvalidPayloadError: as `check_payload_keys`, or a text[] value that is not a list.
+        UnknownColumnError, InvalidPayloadError: a key that is no column, no id, or a text[] value that is not a list.
     """
-    if restoring:
-        check_restored_keys(table, row)
-        return [_to_sqlite(column, row.get(column.name, user_id if column.name == "user_id" else None)) for column in table.columns]
-    check_payload_keys(table, row)
-    plan = _insert_plan(table)
-    values = [row.get(name, default) for name, default in plan.defaults]
-    values[plan.id] = new_id()
-    for i in plan.owner:
-        values[i] = user_id
-    for i in plan.stamps:
-        values[i] = now
-    for i in plan.now_defaults:
-        if values[i] is _NOW:
-            values[i] = now
-    for i, column in plan.converted:
-        if values[i] is not None:
-            values[i] = _to_sqlite(column, values[i])
-    return values
+    check_restored_keys(table, row)
+    return [_to_sqlite(column, row.get(column.name, user_id if column.name == "user_id" else None)) for column in table.columns]
 
 
 def encode_inserts(
     table: Table, rows: Sequence[Row], *, user_id: str, now: str, link: tuple[str, Sequence[str]] | None = None
 ) -> tuple[list[list[Any]], list[Row]]:
-    """New rows of `table`, as `insert_values` makes them, for a whole batch: (their values for SQLite, the rows as
-    the store returns them). The returned rows are the same values in Python form (bools, lists), never decoded again.
+    """New rows of `table`: (their values for every column, for SQLite; the rows as the store returns them).
 
-    `link` (column, one value per row): a reference the store fills in, a child's parent id.
+    Ids, the owner, the stamps and schema defaults are filled in. The returned rows hold the same values
+    in Python form (bools, lists), never decoded again. `link` (column, one value per row): a reference
+    the store fills in, a child's parent id.
 
     Raises:
-        UnknownColumnError, InvalidPayloadError: as `insert_values`.
+        UnknownColumnError, InvalidPayloadError: a key that is no column or one the store sets (`check_payload_keys`),
+            or a text[] value that is not a list.
     """
     if not settable_columns(table).issuperset(set().union(*rows)):
         for row in rows:
             check_payload_keys(table, row)
     plan = _insert_plan(table)
     values_of = itemgetter(*plan.columns)
-    constants = dict.fromkeys(plan.stamp_names, now) | dict.fromkeys(plan.owner_names, user_id)
+    constants = dict.fromkeys(plan.stamps, now) | dict.fromkeys(plan.owners, user_id)
     link_column, link_values = link if link is not None else (None, ())
-    template, now_defaults, converted, owned = plan.template, plan.now_default_names, plan.converted, bool(plan.owner_names)
+    template, now_defaults, converted, owned = plan.template, plan.now_defaults, plan.converted, bool(plan.owners)
     stored: list[list[Any]] = []
     out: list[Row] = []
     for i, (row, row_id) in enumerate(zip(rows, new_ids(len(rows)))):
@@ -127,35 +101,20 @@ _NOW = object()
 
 @dataclass(frozen=True)
 class _InsertPlan:
-    """Where each column's value comes from, by position, worked out once per table."""
+    """Where each column's value comes from, worked out once per table."""
 
-    defaults: tuple[tuple[str, Any], ...]
-    id: int
-    owner: tuple[int, ...]
-    stamps: tuple[int, ...]
-    now_defaults: tuple[int, ...]
+    template: dict[str, Any]
+    """Every column with its default, in column order (each new row starts from a copy; do not mutate)."""
+    owners: tuple[str, ...]
+    stamps: tuple[str, ...]
+    now_defaults: tuple[str, ...]
+    """Timestamp columns, other than the stamps, that default to the insert's time."""
     converted: tuple[tuple[int, Column], ...]
+    """(position, column) of the columns SQLite stores in another form: bools, text[]."""
 
-    @cached_property
+    @property
     def columns(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.defaults)
-
-    @cached_property
-    def template(self) -> dict[str, Any]:
-        """Every column with its default, in column order (a batch starts each row from a copy)."""
-        return dict(self.defaults)
-
-    @cached_property
-    def owner_names(self) -> tuple[str, ...]:
-        return tuple(self.columns[i] for i in self.owner)
-
-    @cached_property
-    def stamp_names(self) -> tuple[str, ...]:
-        return tuple(self.columns[i] for i in self.stamps)
-
-    @cached_property
-    def now_default_names(self) -> tuple[str, ...]:
-        return tuple(self.columns[i] for i in self.now_defaults if i not in self.stamps)
+        return tuple(self.template)
 
 
 _PLANS: dict[str, _InsertPlan] = {}
@@ -164,14 +123,14 @@ _PLANS: dict[str, _InsertPlan] = {}
 def _insert_plan(table: Table) -> _InsertPlan:
     plan = _PLANS.get(table.name)
     if plan is None:
-        columns = list(enumerate(table.columns))
+        columns = table.columns
+        stamps = tuple(c.name for c in columns if c.name in ("created_at", "updated_at"))
         plan = _PLANS[table.name] = _InsertPlan(
-            defaults=tuple((c.name, _NOW if c.type == "timestamp" and c.default == "now" else c.default) for _, c in columns),
-            id=next(i for i, c in columns if c.name == "id"),
-            owner=tuple(i for i, c in columns if c.name == "user_id"),
-            stamps=tuple(i for i, c in columns if c.name in ("created_at", "updated_at")),
-            now_defaults=tuple(i for i, c in columns if c.type == "timestamp" and c.default == "now"),
-            converted=tuple((i, c) for i, c in columns if c.type in ("bool", "text[]")),
+            template={c.name: _NOW if c.type == "timestamp" and c.default == "now" else c.default for c in columns},
+            owners=tuple(c.name for c in columns if c.name == "user_id"),
+            stamps=stamps,
+            now_defaults=tuple(c.name for c in columns if c.type == "timestamp" and c.default == "now" and c.name not in stamps),
+            converted=tuple((i, c) for i, c in enumerate(columns) if c.type in ("bool", "text[]")),
         )
     return plan
 

@@ -17,7 +17,7 @@ from alfred_mcp.store.filters import compile_limit, compile_order, compile_where
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
 from alfred_mcp.store.payloads import selected_columns
-from alfred_mcp.store.sqlite.codec import encode_inserts, insert_values, now_text, rows_out, update_assignments
+from alfred_mcp.store.sqlite.codec import encode_inserts, now_text, restore_values, rows_out, update_assignments
 from alfred_mcp.store.sqlite.connection import SQLiteConnection
 from alfred_mcp.store.sqlite.errors import with_table_errors
 
@@ -71,14 +71,13 @@ class SQLiteKitchenStore(SQLiteConnection):
     async def _insert(self, table: Table, rows: Sequence[Row], user_id: str, *, restoring: bool) -> list[Row]:
         if not rows:
             return []
-        now = now_text()
         if restoring:
-            values: Sequence[Sequence[Any]] = [insert_values(table, row, user_id=user_id, now=now, restoring=True) for row in rows]
+            values: Sequence[Sequence[Any]] = [restore_values(table, row, user_id=user_id) for row in rows]
             names = table.visible_columns
             pick = itemgetter(*(i for i, column in enumerate(table.columns) if column.name in names))
             written = rows_out(table, names, [pick(row) for row in values])
         else:
-            values, written = encode_inserts(table, rows, user_id=user_id, now=now)
+            values, written = encode_inserts(table, rows, user_id=user_id, now=now_text())
         await self._write(lambda c: _insert_checked(c, table, rows, values, user_id))
         # Every column was given explicitly (ids, stamps and defaults filled above), so the
         # stored rows are exactly these values: no RETURNING round trip per row.
