@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -522,12 +523,10 @@ async def _write_together(work: UnitOfWork, ready: list[Compiled], resolver: _Ba
     written: dict[str, _Written] = {}
     groups = _groups(ready)
     try:
-        if len(groups) == 1:
-            written = await _write_group(work, groups[0], resolver)  # one write: all or nothing by itself
-        else:
-            async with work.atomic():
-                for group in groups:
-                    written.update(await _write_group(work, group, resolver))
+        # A group is one store write, all or nothing by itself; several are made one by an atomic block.
+        async with work.atomic() if len(groups) > 1 else nullcontext():
+            for group in groups:
+                written.update(await _write_group(work, group, resolver))
     except (AlfredError, _ItemFailed):
         for compiled in ready:
             resolver.forget(compiled.ref)
