@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from alfred_mcp.errors import InvalidPayloadError, UnknownColumnError
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.payloads import settable_columns
-from alfred_mcp.store.sqlite.codec import encode_inserts, new_ids, rows_out
+from alfred_mcp.store.sqlite.codec import encode_inserts, rows_out
 
 NOW = "2026-01-12T18:30:00.000000Z"
 USER = "user-1"
@@ -66,7 +66,7 @@ def test_new_rows_store_what_the_schema_says_and_return_what_a_read_gives_back(c
         [_stored(column, row) for column in table.columns if column.name != "id"] for row in rows
     ]
     ids = [stored[at] for stored in values]
-    assert len(set(ids)) == len(rows) and all(uuid.UUID(row_id).version == 4 for row_id in ids)
+    assert len(set(ids)) == len(rows) and all(uuid.UUID(row_id).version == 7 for row_id in ids)
     names = table.visible_columns
     pick = itemgetter(*(i for i, column in enumerate(table.columns) if column.name in names))
     assert written == rows_out(table, names, [pick(stored) for stored in values])
@@ -89,11 +89,3 @@ def test_a_batch_with_one_bad_row_is_refused_as_that_row_alone_is(row: dict[str,
     with pytest.raises(error) as batched:
         encode_inserts(table, [{"name": "fine"}, row], user_id=USER, now=NOW)
     assert str(batched.value) == str(alone.value) and named in str(alone.value)
-
-
-def test_ids_made_in_bulk_are_distinct_version_4_uuids_in_canonical_text() -> None:
-    ids = new_ids(2_000)
-    assert len(set(ids)) == len(ids)
-    for text in ids:
-        parsed = uuid.UUID(text)
-        assert str(parsed) == text and parsed.version == 4 and parsed.variant == uuid.RFC_4122

@@ -8,6 +8,7 @@ and the stores make them agree.
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import datetime, timezone
 from typing import Any
 
@@ -50,6 +51,22 @@ async def test_values_come_back_as_the_same_python_types(store: Store, user: str
     assert _instant(log["cooked_at"]) == datetime(2026, 1, 12, 18, 30, tzinfo=timezone.utc) and log["rating"] == 4
     shop = await add(store, SHOPPING_LIST, user, name="eggs", quantity=1.5)
     assert (shop["quantity"], shop["is_purchased"]) == (1.5, False)
+
+
+async def test_new_rows_get_time_ordered_version_7_ids_in_the_order_given(store: Store, user: str) -> None:
+    """Every backend makes its ids the same way (store/ids.py): a batch's ids ascend in the order of its rows."""
+    first = await store.insert(SHOPPING_LIST, [{"name": f"item {i}"} for i in range(30)], user_id=user)
+    parents, (children,) = await store.insert_with_children(
+        RECIPES, [{"name": "soup"}], [Children(RECIPE_INGREDIENTS, "recipe_id", [{"name": "leek", "position": 1}], [0])], user_id=user
+    )
+    ids = [row["id"] for row in (*first, *parents, *children)]
+    assert all(uuid.UUID(row_id).version == 7 for row_id in ids)
+    assert [row["id"] for row in first] == sorted(row["id"] for row in first)
+    assert max(row["id"] for row in first) < parents[0]["id"] or _same_millisecond(first[-1]["id"], parents[0]["id"])
+
+
+def _same_millisecond(one: str, other: str) -> bool:
+    return uuid.UUID(one).int >> 80 == uuid.UUID(other).int >> 80
 
 
 async def test_ties_in_the_order_come_out_in_insertion_order(store: Store, user: str) -> None:

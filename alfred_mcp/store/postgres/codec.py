@@ -27,7 +27,7 @@ from alfred_mcp.store.ddl import check_messages
 from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys
 
 NIL_UUID = "00000000-0000-0000-0000-000000000000"
-"""Never a row's id (ids are random v4 UUIDs): what an id that is not a UUID becomes, so it matches nothing."""
+"""Never a row's id (ids are version 7 UUIDs, see store/ids.py): what an id that is not a UUID becomes, so it matches nothing."""
 INT_RANGE = (-(2**31), 2**31 - 1)
 _DATE = re.compile(r"\d{4}-\d\d-\d\d")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d(:?\d\d)?)?)?")
@@ -61,22 +61,21 @@ def register_loaders(adapters: AdaptersMap) -> None:
 # -- in: payloads ---------------------------------------------------------------------------
 
 
-def insert_columns(table: Table, *, with_id: bool = False) -> tuple[Column, ...]:
-    """Every column an INSERT names: all but `id`, which the server generates (unless a row is restored)."""
-    return tuple(column for column in table.columns if with_id or column.name != "id")
+def new_row_values(table: Table, row: Row, *, row_id: str, user_id: str, now: datetime) -> list[Any]:
+    """A new row's values for every column of `table`, in order: `row_id`, the owner, the stamps and the
+    schema defaults filled as SQLiteStore fills them.
 
-
-def insert_values(table: Table, row: Row, *, user_id: str, now: datetime, restoring: bool = False) -> list[Any]:
-    """One row's values for `insert_columns`, schema defaults filled as SQLiteStore fills them.
-
-    `restoring` keeps the row's own id and stamps (for `insert_columns(with_id=True)`): an undo.
+    Raises:
+        UnknownColumnError, InvalidPayloadError: a key that is no settable column, or a value of the wrong type.
     """
-    if restoring:
-        check_restored_keys(table, row)
-        owned = [user_id if column.name == "user_id" else row.get(column.name) for column in insert_columns(table, with_id=True)]
-        return [encode(table, column, value) for column, value in zip(insert_columns(table, with_id=True), owned)]
     check_payload_keys(table, row)
-    return [encode(table, column, _initial_value(column, row, user_id, now)) for column in insert_columns(table)]
+    return [row_id if column.name == "id" else encode(table, column, _initial_value(column, row, user_id, now)) for column in table.columns]
+
+
+def restored_row_values(table: Table, row: Row, *, user_id: str) -> list[Any]:
+    """The values, for every column of `table`, of a row put back as it was (its own id and stamps: an undo)."""
+    check_restored_keys(table, row)
+    return [encode(table, column, user_id if column.name == "user_id" else row.get(column.name)) for column in table.columns]
 
 
 def update_assignments(table: Table, values: Row) -> list[tuple[str, Any]]:

@@ -12,12 +12,13 @@ from alfred_mcp.store.base import Children, Row, insert_with_children_in_steps
 from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
+from alfred_mcp.store.ids import new_ids
 from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
 from alfred_mcp.store.payloads import selected_columns
 from alfred_mcp.store.postgres.codec import (
-    insert_columns,
-    insert_values,
+    new_row_values,
     postgres_where,
+    restored_row_values,
     update_assignments,
     utc_now,
     uuid_key,
@@ -78,8 +79,11 @@ class PostgresKitchenStore(PostgresConnection):
             return []
         scope = uuid_key(user_id)
         now = utc_now()
-        values = [insert_values(table, row, user_id=scope, now=now, restoring=restoring) for row in rows]
-        columns = insert_columns(table, with_id=restoring)
+        if restoring:
+            values = [restored_row_values(table, row, user_id=scope) for row in rows]
+        else:
+            values = [new_row_values(table, row, row_id=row_id, user_id=scope, now=now) for row, row_id in zip(rows, new_ids(len(rows)))]
+        columns = table.columns
         names = table.visible_columns
         sql = (
             f"INSERT INTO {q(table.name)} ({_column_list(c.name for c in columns)}) "

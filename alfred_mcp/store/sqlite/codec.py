@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -14,25 +13,13 @@ from pydantic_core import from_json, to_json
 from alfred_mcp.errors import InvalidPayloadError
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.base import Row
+from alfred_mcp.store.ids import new_ids
 from alfred_mcp.store.payloads import check_payload_keys, check_restored_keys, settable_columns
 
 
 def TO_JSON(value: Any) -> str:  # noqa: N802 - a constant-like codec function
     """JSON text of a value as stored (UTF-8, compact): the Rust encoder pydantic ships, ~3x json.dumps."""
     return to_json(value).decode()
-
-
-def new_ids(count: int) -> list[str]:
-    """`count` random (version 4) UUIDs as text, from one read of the random source (a batch makes hundreds)."""
-    text = os.urandom(16 * count).hex()
-    return [
-        f"{text[o:o + 8]}-{text[o + 8:o + 12]}-4{text[o + 13:o + 16]}-{_VARIANT[text[o + 16]]}{text[o + 17:o + 20]}-{text[o + 20:o + 32]}"
-        for o in range(0, 32 * count, 32)
-    ]
-
-
-_VARIANT = {digit: format((int(digit, 16) & 0x3) | 0x8, "x") for digit in "0123456789abcdef"}
-"""The first hex digit of a version 4 UUID's fourth group: its top two bits are 10."""
 
 
 def now_text() -> str:

@@ -16,9 +16,10 @@ from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Children, Row, insert_with_children_in_steps
 from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, default_order
+from alfred_mcp.store.ids import new_ids
 from alfred_mcp.store.keyset import KeyTerm, cursor_anchor_gone, key_terms, keyset_tree
 from alfred_mcp.store.payloads import selected_columns
-from alfred_mcp.store.postgres.codec import insert_columns, insert_values, update_assignments, utc_now, uuid_key
+from alfred_mcp.store.postgres.codec import new_row_values, restored_row_values, update_assignments, utc_now, uuid_key
 from alfred_mcp.store.postgres.rpc import pending_function
 from alfred_mcp.store.supabase.connection import EXACT_COUNT, MAX_ROWS, SupabaseConnection
 from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, quote, to_json
@@ -102,12 +103,13 @@ class SupabaseKitchenStore(SupabaseConnection):
             return []
         actor = self._writer(table, user_id)
         now = utc_now()
-        names = [column.name for column in insert_columns(table, with_id=restoring)]
-        payload = []
-        for row in rows:
-            values = insert_values(table, row, user_id=uuid_key(user_id), now=now, restoring=restoring)
-            fresh = {} if restoring else {"id": str(uuid.uuid4())}
-            payload.append({**fresh, **{name: to_json(value) for name, value in zip(names, values)}})
+        names = [column.name for column in table.columns]
+        owner = uuid_key(user_id)
+        if restoring:
+            values = [restored_row_values(table, row, user_id=owner) for row in rows]
+        else:
+            values = [new_row_values(table, row, row_id=row_id, user_id=owner, now=now) for row, row_id in zip(rows, new_ids(len(rows)))]
+        payload = [{name: to_json(value) for name, value in zip(names, row_values)} for row_values in values]
         stored = await self._submit({"op": "insert", "table": table.name, "rows": payload}, actor, table)
         return [decode_row(table, table.visible_columns, row) for row in stored]
 
