@@ -39,7 +39,7 @@ def _sync(fn: Callable[[], Any]) -> Callable[[], Awaitable[Any]]:
 ENTRIES: tuple[Entry, ...] = (
     Entry("read_overhead", "db_read of 50 rows over MCP vs a bare SDK tool returning the same rows", "ratio <= 1.3",
           foundation.read_overhead),
-    Entry("batch_save", "saving 20 drafts x 15 ingredients vs plain sqlite3 executemany (warm, same durability)", "ratio <= 2.0",
+    Entry("batch_save", "saving 20 drafts x 15 ingredients vs plain sqlite3 executemany (warm, same durability, same ids)", "ratio <= 2.0",
           drafts.batch_save),
     Entry("search_scaling", "recipes_search, 10,000 vs 100 recipes", "ratio <= 3.0", scaling.search_scaling),
     Entry("makeable_scaling", "recipes_makeable, 10,000 vs 100 recipes", "ratio <= 3.0", scaling.makeable_scaling),

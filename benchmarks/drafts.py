@@ -10,7 +10,9 @@ manifest, the session save); drafting them happens before the clock starts. Plai
 rows (ids, timestamps, JSON arrays made in Python) in one transaction with executemany. Its ids
 are made the way the store makes them (`store/ids.py`, time-ordered): where a row's id lands in
 the indexes decides how many pages a save writes, so a baseline with other ids would measure the
-id scheme, not the overhead of the save.
+id scheme, not the overhead of the save. `ratio_uuid4_plain` reports ours against the same rows
+with random ids as well (the baseline as it was before the store's ids were time-ordered), and
+`ours_loop_cpu_ms` the event loop thread's CPU during our save (the rest is the store's thread).
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import statistics
+import time
+import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -28,7 +33,7 @@ from alfred_mcp.store.ids import new_ids
 from alfred_mcp.store.sqlite.connection import _PRAGMAS
 
 from .fixtures import opened_app, temporary_folder
-from .timing import MIN_SAMPLES, interleaved, timed
+from .timing import MIN_SAMPLES, Paired, interleaved, ms, timed
 
 RECIPES, INGREDIENTS = 20, 15
 
@@ -68,11 +73,12 @@ class _Wal:
 
 
 class _Ours:
-    """Draft a batch (untimed), then save it (timed)."""
+    """Draft a batch (untimed), then save it (timed), noting the event loop thread's CPU time during the save."""
 
     def __init__(self, app: AlfredApp, wal: _Wal) -> None:
         self.app, self.wal = app, wal
         self.pages: list[int] = []
+        self.loop_cpu: list[float] = []
 
     async def save(self) -> float:
         async with self.app.work("draft_create") as work:
@@ -81,8 +87,10 @@ class _Ours:
         self.wal.empty()
 
         async def save() -> None:
+            cpu = time.thread_time()
             async with self.app.work("draft_save") as work:
                 manifest, _ = await drafting.save_drafts(work, refs, batch=None, policy=None)
+            self.loop_cpu.append(time.thread_time() - cpu)
             assert manifest.outcome == "completed", manifest.summary()
 
         seconds = await timed(save)
@@ -103,19 +111,21 @@ class _Plain:
         " VALUES (?,?,?,?,?,?,?,?,?)"
     )
 
-    def __init__(self, path: Path, user_id: str, wal: _Wal) -> None:
+    def __init__(self, path: Path, user_id: str, wal: _Wal, *, make_ids: Callable[[int], list[str]] = new_ids) -> None:
         self.connection = sqlite3.connect(path, isolation_level=None)
         for pragma in _PRAGMAS:
             self.connection.execute(pragma)
-        self.user_id, self.wal = user_id, wal
+        self.user_id, self.wal, self.make_ids = user_id, wal, make_ids
         self.rounds = 0
         self.pages: list[int] = []
+        self.samples: list[float] = []
 
     async def save(self) -> float:
         self.rounds += 1
         self.wal.empty()
         seconds = await timed(self._insert)
         self.pages.append(self.wal.pages())
+        self.samples.append(seconds)
         return seconds
 
     async def _insert(self) -> None:
@@ -123,12 +133,12 @@ class _Plain:
         connection, user = self.connection, self.user_id
         connection.execute("BEGIN IMMEDIATE")
         recipes, parts = [], []
-        ids = iter(new_ids(RECIPES * (1 + INGREDIENTS)))
+        ids = iter(self.make_ids(RECIPES * (1 + INGREDIENTS)))
         for i in range(RECIPES):
             recipe_id = next(ids)
             recipe = _recipe(i)
             recipes.append((
-                recipe_id, user, f"Plain Recipe {self.rounds}-{i}", recipe["description"], recipe["cuisine"], recipe["difficulty"],
+                recipe_id, user, f"Plain Recipe {id(self)}-{self.rounds}-{i}", recipe["description"], recipe["cuisine"], recipe["difficulty"],
                 recipe["prep_time_minutes"], recipe["cook_time_minutes"], recipe["servings"], json.dumps(recipe["instructions"]),
                 "[]", "[]", "[]", "[]", "[]", now, now,
             ))
@@ -144,21 +154,50 @@ class _Plain:
         self.connection.close()
 
 
+def _uuid4_ids(count: int) -> list[str]:
+    """Random ids, as a hand-written insert usually makes them (and as this benchmark's plain side did before)."""
+    return [str(uuid.uuid4()) for _ in range(count)]
+
+
+class _Plains:
+    """The baseline sample (plain, the store's ids) followed by the same rows with random ids (reported alongside)."""
+
+    def __init__(self, plain: _Plain, random_ids: _Plain) -> None:
+        self.plain, self.random_ids = plain, random_ids
+
+    async def save(self) -> float:
+        seconds = await self.plain.save()
+        await self.random_ids.save()
+        return seconds
+
+
 async def batch_save(repeat: int = MIN_SAMPLES, warmup: int = 3) -> dict[str, object]:
     with temporary_folder() as folder:
         path = Path(folder) / "batch.db"
         async with opened_app(path) as app:
             wal = _Wal(path)
             ours, plain = _Ours(app, wal), _Plain(path, app.user_id, wal)
+            random_ids = _Plain(path, app.user_id, wal, make_ids=_uuid4_ids)
             try:
-                result = await interleaved(ours.save, plain.save, repeat=repeat, warmup=warmup)
+                result = await interleaved(ours.save, _Plains(plain, random_ids).save, repeat=repeat, warmup=warmup)
             finally:
                 plain.close()
+                random_ids.close()
                 wal.close()
     fields = result.fields("ours_ms", "plain_ms")
+    uuid4 = Paired(result.ours, random_ids.samples[warmup:])
     return {
         "ratio": round(result.ratio, 3), "target": 2.0, "ok": result.ratio <= 2.0, **fields,
-        "wal_pages": {"ours": statistics.median(ours.pages), "plain": statistics.median(plain.pages)},
+        # Against the same rows with random (version 4) ids, which scatter over every index on id: the
+        # baseline as it was before the store's ids became time-ordered. Reported, not the target's measure.
+        "ratio_uuid4_plain": round(uuid4.ratio, 3), "uuid4_plain_ms": ms(statistics.median(uuid4.base)),
+        "wal_pages": {
+            "ours": statistics.median(ours.pages), "plain": statistics.median(plain.pages),
+            "uuid4_plain": statistics.median(random_ids.pages),
+        },
+        # The event loop thread's CPU during our save: compiling, validating, encoding, refs, the session's
+        # documents (the rest of ours_ms is the store's worker thread and the hops to it).
+        "ours_loop_cpu_ms": round(statistics.median(ours.loop_cpu[warmup:]) * 1e3, 3),
         "ms_per_recipe": round(float(fields["ours_ms"]) / RECIPES, 3),  # type: ignore[arg-type]
         "plain_ms_per_recipe": round(float(fields["plain_ms"]) / RECIPES, 3),  # type: ignore[arg-type]
         "recipes": RECIPES, "ingredients_each": INGREDIENTS,
