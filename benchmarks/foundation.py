@@ -6,6 +6,7 @@ import json
 import sqlite3
 import statistics
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -20,7 +21,7 @@ from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.state.translate import translate_rows
 from alfred_mcp.store.sqlite import SQLiteStore
 
-from .timing import median_seconds, ms, paired, report
+from .timing import MIN_SAMPLES, ms, paired, paired_sync, report
 
 READ_ROWS = 50
 
@@ -109,7 +110,8 @@ async def read_overhead(repeat: int = 200) -> dict[str, object]:
                   ratio_typed=round(versus_typed.ratio, 3), typed_bare_ms=ms(statistics.median(versus_typed.base)))
 
 
-async def translate_10k(rows_count: int = 10_000) -> dict[str, object]:
+async def translate_10k(rows_count: int = 10_000, repeat: int = 15) -> dict[str, object]:
+    """Translating 10,000 fetched rows to refs vs fetching them from SQLite, sampled alternately."""
     with tempfile.TemporaryDirectory() as folder:
         app = await _app_with_recipes(Path(folder), rows_count)
         await app.close()
@@ -120,12 +122,12 @@ async def translate_10k(rows_count: int = 10_000) -> dict[str, object]:
             return [dict(row) for row in connection.execute("SELECT * FROM recipes")]
 
         rows = fetch()
-        fetch_s = median_seconds(fetch, repeat=7)
-        translate_s = median_seconds(
-            lambda: translate_rows(RECIPES, rows, SessionIdRegistry(), turn=1, action="read"), repeat=7
-        )
+        result = paired_sync(lambda: translate_rows(RECIPES, rows, SessionIdRegistry(), turn=1, action="read"), fetch, repeat=repeat)
         connection.close()
-    return report(translate_s / fetch_s, 1.0, translate_ms=round(translate_s * 1e3, 2), fetch_ms=round(fetch_s * 1e3, 2), rows=rows_count)
+    return report(
+        result.ratio, 1.0, translate_ms=ms(statistics.median(result.ours)), fetch_ms=ms(statistics.median(result.base)),
+        spread=[round(v, 3) for v in result.spread()], samples=len(result.ours), rows=rows_count,
+    )
 
 
 def _registry(size: int) -> tuple[SessionIdRegistry, list[str]]:
@@ -134,66 +136,82 @@ def _registry(size: int) -> tuple[SessionIdRegistry, list[str]]:
     return registry, refs
 
 
-def _lookup_seconds(registry: SessionIdRegistry, refs: list[str], rows: list[str]) -> float:
+def _lookups(registry: SessionIdRegistry, refs: list[str]) -> Callable[[], None]:
+    """Looking up each of `refs` both ways: ref -> row id, then row id -> ref."""
+    rows = [str(registry.resolve(ref)) for ref in refs]
+
     def lookup_both_ways() -> None:
         for ref, row_id in zip(refs, rows):
             registry.resolve(ref, expected_type="recipe")
             registry.ref_for_row(row_id)
 
-    return median_seconds(lookup_both_ways, repeat=9) / len(refs)
+    return lookup_both_ways
 
 
-def registry_lookup_scaling(lookups: int = 20_000, working_set: int = 1_000) -> dict[str, object]:
-    """ref -> row id and row id -> ref, per lookup, in a 100k-ref registry vs a 1k one.
+def registry_lookup_scaling(lookups: int = 20_000, working_set: int = 1_000, repeat: int = MIN_SAMPLES) -> dict[str, object]:
+    """ref -> row id and row id -> ref, per lookup, in a 100k-ref registry vs a 1k one, sampled alternately.
 
     The ratio uses the realistic pattern: a turn resolves refs of its working set, here 1,000
     distinct refs spread evenly over the whole registry, looked up in a shuffled order. The
     uniformly random pattern over all 100k refs is reported beside it: there every lookup
     misses the CPU caches, which measures the memory hierarchy rather than the algorithm.
     """
-    timings: dict[str, dict[int, float]] = {"working_set": {}, "uniform": {}}
+    probes: dict[str, dict[int, Callable[[], None]]] = {"working_set": {}, "uniform": {}}
+    registries = []  # kept alive while sampled
     for size in (1_000, 100_000):
         registry, refs = _registry(size)
+        registries.append(registry)
         stride = size // working_set
-        hot = [refs[((i * 7919) % working_set) * stride] for i in range(lookups)]
-        uniform = [refs[(i * 7919) % size] for i in range(lookups)]
-        for name, probe in (("working_set", hot), ("uniform", uniform)):
-            rows = [registry.resolve(ref) for ref in probe]
-            timings[name][size] = _lookup_seconds(registry, probe, [str(row) for row in rows])
-    hot_t, uniform_t = timings["working_set"], timings["uniform"]
+        probes["working_set"][size] = _lookups(registry, [refs[((i * 7919) % working_set) * stride] for i in range(lookups)])
+        probes["uniform"][size] = _lookups(registry, [refs[(i * 7919) % size] for i in range(lookups)])
+    hot = paired_sync(probes["working_set"][100_000], probes["working_set"][1_000], repeat=repeat)
+    uniform = paired_sync(probes["uniform"][100_000], probes["uniform"][1_000], repeat=repeat // 2)
+
+    def per_lookup(samples: list[float]) -> int:
+        return round(statistics.median(samples) / lookups * 1e9)
+
     return report(
-        hot_t[100_000] / hot_t[1_000], 1.3,
-        ns_1k=round(hot_t[1_000] * 1e9), ns_100k=round(hot_t[100_000] * 1e9),
-        uniform_ratio=round(uniform_t[100_000] / uniform_t[1_000], 3), uniform_ns_100k=round(uniform_t[100_000] * 1e9),
+        hot.ratio, 1.3, spread=[round(v, 3) for v in hot.spread()], samples=len(hot.ours),
+        ns_1k=per_lookup(hot.base), ns_100k=per_lookup(hot.ours),
+        uniform_ratio=round(uniform.ratio, 3), uniform_ns_100k=per_lookup(uniform.ours),
     )
 
 
-async def session_save_scaling(repeat: int = 30) -> dict[str, object]:
-    timings = {}
+async def session_save_scaling(repeat: int = MIN_SAMPLES) -> dict[str, object]:
+    """Saving a session after one new ref, 100k refs vs 1k (incremental persistence), sampled alternately."""
     with tempfile.TemporaryDirectory() as folder:
+        saves = {}
+        stores = []
         for size in (1_000, 100_000):
             store = SQLiteStore(Path(folder) / f"save-{size}.db")
             await store.open()
+            stores.append(store)
             user = await store.ensure_user("bench")
             record = await store.create_session(user)
             registry, _ = _registry(size)
             await store.save_session_state(record.session_id, turn=1, entries=registry.dirty_entries(), counters=registry.counters())
             registry.clear_dirty()
-            samples = []
-            for i in range(repeat):
-                registry.register_row("inv", f"new-{i}", "New", turn=2, action="created")
-                samples.append(await _timed_save(store, record.session_id, registry))
-            timings[size] = sorted(samples)[len(samples) // 2]
-            await store.close()
-    return report(timings[100_000] / timings[1_000], 2.0, ms_1k=round(timings[1_000] * 1e3, 3), ms_100k=round(timings[100_000] * 1e3, 3))
+            saves[size] = _one_new_ref_saved(store, record.session_id, registry)
+        try:
+            result = await paired(saves[100_000], saves[1_000], repeat=repeat)
+        finally:
+            for store in stores:
+                await store.close()
+    return report(
+        result.ratio, 2.0, ms_1k=ms(statistics.median(result.base)), ms_100k=ms(statistics.median(result.ours)),
+        spread=[round(v, 3) for v in result.spread()], samples=len(result.ours),
+    )
 
 
-async def _timed_save(store: SQLiteStore, session_id: str, registry: SessionIdRegistry) -> float:
-    import time
+def _one_new_ref_saved(store: SQLiteStore, session_id: str, registry: SessionIdRegistry) -> Callable[[], Awaitable[None]]:
+    """A sample: one new ref registered (untimed work is negligible), then the session saved."""
+    added = iter(range(10**9))
 
-    start = time.perf_counter()
-    await store.save_session_state(session_id, turn=2, entries=registry.dirty_entries(), counters=registry.counters())
-    registry.clear_dirty()
-    return time.perf_counter() - start
+    async def save() -> None:
+        registry.register_row("inv", f"new-{next(added)}", "New", turn=2, action="created")
+        await store.save_session_state(session_id, turn=2, entries=registry.dirty_entries(), counters=registry.counters())
+        registry.clear_dirty()
+
+    return save
 
 

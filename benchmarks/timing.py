@@ -100,6 +100,21 @@ async def interleaved(
     return result
 
 
+def paired_sync(ours: Callable[[], object], baseline: Callable[[], object], *, repeat: int = MIN_SAMPLES, warmup: int = 3) -> Paired:
+    """`paired` for synchronous sides: `repeat` timed runs of each, alternately (which goes first alternates too)."""
+    for _ in range(warmup):
+        ours()
+        baseline()
+    result = Paired([], [])
+    sides = ((ours, result.ours), (baseline, result.base))
+    for i in range(repeat):
+        for fn, samples in (sides if i % 2 == 0 else sides[::-1]):
+            start = time.perf_counter()
+            fn()
+            samples.append(time.perf_counter() - start)
+    return result
+
+
 async def paired_medians(
     ours: Callable[[], Awaitable[object]], baseline: Callable[[], Awaitable[object]], *, repeat: int, warmup: int = 5
 ) -> tuple[float, float]:

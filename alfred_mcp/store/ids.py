@@ -1,8 +1,9 @@
 """Row ids: time-ordered UUIDs (version 7, RFC 9562), made in bulk, the same on every backend.
 
 A version 7 UUID starts with the Unix time in milliseconds, so the rows of one save share a prefix
-and land side by side at the end of every index on `id` (and on a foreign key to it), where random
-(version 4) ids land all over it: a batch of 320 rows then writes about half the pages. The other 74
+and land side by side in every index on `id` (and on a foreign key to it), at its newest end once
+all ids are time-ordered, where random (version 4) ids land all over it: a batch of 320 rows then
+writes about half the pages. The other 74
 bits are random, so ids stay unguessable and unique across processes and replicas. (PostgreSQL's
 column default, gen_random_uuid(), only serves rows written outside the store.)
 """
