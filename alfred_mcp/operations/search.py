@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
@@ -134,23 +135,48 @@ class MakeableOutcome:
 
 
 class Verdicts:
-    """Matching answers per ingredient name, kept in a `RecipeIndex` (or computed each time without one)."""
+    """Matching answers per ingredient name, kept in a `RecipeIndex` (or computed each time without one).
+
+    A query asks the same few questions of every ingredient of thousands of recipes, so each
+    question is a predicate over names (`category`, `words`, `term`), made once per question with
+    its own table of answers; a name missing there is taken from the index (or worked out) once.
+    """
 
     def __init__(self, taxonomy: Taxonomy, index: RecipeIndex | None = None) -> None:
         self.taxonomy = taxonomy
         self._index = index if taxonomy is default_taxonomy() else None  # kept answers hold for the packaged one
+        self._tests: dict[tuple[Hashable, ...], Callable[[str], bool]] = {}
 
-    def _ask(self, key: tuple[Hashable, ...], compute: Callable[[], bool]) -> bool:
-        return compute() if self._index is None else self._index.verdict(key, compute)
+    def category(self, category: str) -> Callable[[str], bool]:
+        """Does an ingredient name fall under `category`?"""
+        return self._test(("category", category), lambda name: self.taxonomy.matches(name, category))
 
-    def category(self, name: str, category: str) -> bool:
-        return self._ask(("category", name, category), lambda: self.taxonomy.matches(name, category))
+    def words(self, term: str) -> Callable[[str], bool]:
+        """Does an ingredient name hold the words of `term`?"""
+        return self._test(("words", term), lambda name: holds_words(name, term))
 
-    def words(self, name: str, term: str) -> bool:
-        return self._ask(("words", name, term), lambda: holds_words(name, term))
+    def term(self, term: str, *, strict: bool) -> Callable[[str], bool]:
+        """Is an ingredient name, or does it belong to, `term` (`term_matches`)?"""
+        return self._test(("term", term, strict), lambda name: term_matches(name, term, self.taxonomy, strict=strict))
 
-    def term(self, name: str, term: str, *, strict: bool) -> bool:
-        return self._ask(("term", name, term, strict), lambda: term_matches(name, term, self.taxonomy, strict=strict))
+    def _test(self, question: tuple[Hashable, ...], compute: Callable[[str], bool]) -> Callable[[str], bool]:
+        test = self._tests.get(question)
+        if test is None:
+            test = self._tests[question] = self._answers(question, compute)
+        return test
+
+    def _answers(self, question: tuple[Hashable, ...], compute: Callable[[str], bool]) -> Callable[[str], bool]:
+        answers: dict[str, bool] = {}
+        index = self._index
+
+        def test(name: str) -> bool:
+            found = answers.get(name)
+            if found is None:
+                key = (question[0], name, *question[1:])
+                found = answers[name] = compute(name) if index is None else index.verdict(key, lambda: compute(name))
+            return found
+
+        return test
 
 
 # -- search -----------------------------------------------------------------------------------
@@ -207,12 +233,14 @@ def matches_query(candidate: Candidate, query: RecipeQuery, category: str | None
 def _matches_query(candidate: Candidate, query: RecipeQuery, category: str | None, verdicts: Verdicts) -> bool:
     names = [part["name"] for part in candidate.ingredients]
     if category is not None:
-        hits = [name for name in names if verdicts.category(name, category)]
+        in_category = verdicts.category(category)
+        hits = [name for name in names if in_category(name)]
         if not hits:
             return False
         candidate.matched += hits
     if query.ingredient:
-        hits = [name for name in names if verdicts.words(name, query.ingredient)]
+        holds = verdicts.words(query.ingredient)
+        hits = [name for name in names if holds(name)]
         if not hits:
             return False
         candidate.matched += [name for name in hits if name not in candidate.matched]
@@ -264,11 +292,13 @@ def _check_constraints(candidate: Candidate, compiled: CompiledConstraints, verd
         _exclusion(candidate, item, required, optional, verdicts)
     for restriction in compiled.dietary:
         for category in DIETARY_EXCLUDES.get(_plain(restriction), ()):
-            hits = [name for name in required if verdicts.category(name, category)]
+            in_category = verdicts.category(category)
+            hits = [name for name in required if in_category(name)]
             if hits:
                 candidate.reasons.append(f"not {restriction}: {', '.join(hits)}")
     for item in compiled.must_include:
-        if not any(verdicts.term(name, item.value, strict=False) for name in required + optional):
+        names = verdicts.term(item.value, strict=False)
+        if not any(names(name) for name in required + optional):
             candidate.reasons.append(f"has no {item.value} ({', '.join(item.why)})")
     candidate.reasons += _recipe_field_reasons(candidate, compiled)
 
@@ -277,11 +307,12 @@ def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], op
     """Allergies match broadly (any ingredient holding the words); dislikes and goal exclusions by head word."""
     why = ", ".join(item.why)
     strict = "allergy" not in item.why
-    hits = [name for name in required if verdicts.term(name, item.value, strict=strict)]
+    is_term = verdicts.term(item.value, strict=strict)
+    hits = [name for name in required if is_term(name)]
     if hits:
         candidate.reasons.append(f"contains {', '.join(hits)} ({item.value}: {why})")
     for name in optional:
-        if verdicts.term(name, item.value, strict=strict):
+        if is_term(name):
             candidate.notes.append(f"leave out the optional {name} ({item.value}: {why})")
 
 
@@ -313,7 +344,9 @@ def _recipe_field_reasons(candidate: Candidate, compiled: CompiledConstraints) -
     return reasons
 
 
+@lru_cache(maxsize=4096)
 def _plain(text: str) -> str:
+    """Lowercase words, '-' and '_' as spaces (memoized: every recipe's tags go through it on every query)."""
     return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
 
 
@@ -404,6 +437,8 @@ class _Stocked:
         self._catalog_ids = {item["ingredient_id"] for item in pantry if item.get("ingredient_id")}
         self._words = [ingredient_words(item["name"]) for item in pantry]
         self._index = index
+        self._by_name: dict[str, bool] = {}
+        """The index's pantry answers as this query has asked them (one lookup per name, not per line)."""
 
     def coverage(self, ingredients: Sequence[Row]) -> Coverage:
         required = [part for part in ingredients if not part.get("is_optional")]
@@ -414,7 +449,10 @@ class _Stocked:
         if part.get("ingredient_id") and part["ingredient_id"] in self._catalog_ids:
             return True
         name = part["name"]
-        return self._index.verdict(name, lambda: _in_pantry(part, set(), self._words), pantry=True)
+        found = self._by_name.get(name)
+        if found is None:
+            found = self._by_name[name] = self._index.verdict(name, lambda: _in_pantry(part, set(), self._words), pantry=True)
+        return found
 
 
 def _kept(index: RecipeIndex, taxonomy: Taxonomy, key: Hashable, compute: Callable[[], T]) -> T:
