@@ -1,8 +1,12 @@
 """Finding raw database ids (UUIDs) in text: redacted or refused on the way in, a bug on the way out.
 
-Two shapes count as a raw id: the canonical 8-4-4-4-12 form and the compact 32-hex form (the
-same id without its dashes). Both tests are closed under substrings (no word boundaries): a
-clipped or folded piece of text that passed on the way in cannot grow an id on the way out.
+Two shapes count as a raw id: the canonical 8-4-4-4-12 form and the compact form, the same id
+without its dashes: a run of 32 or more hex characters holding both a digit and a letter. A run
+of digits alone is a number someone typed (a card, an order, a phone number) and a run of letters
+alone is a word ('deadbeef...'): neither is a UUID, whose version nibble is always a digit and
+whose other 31 are letters as often as not. Both tests are closed under substrings (no word
+boundaries): a clipped or folded piece of text that passed on the way in cannot grow an id on the
+way out (a piece of an all-digit or all-letter run is one too).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import re
 # before it are checked only where the rest of a UUID follows (a class-first pattern is ~5x slower).
 _UUID_TAIL = re.compile(r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = frozenset("0123456789abcdefABCDEF")
-_HEX_RUN = re.compile(r"[0-9a-fA-F]{32}")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{32,}")
 # A regex for 32 hex digits tries every position (~20x slower than the dash scan); mapping every
 # byte to hex/not-hex and searching for 32 hex marks in a row is a C-speed pass over the text.
 _HEX_MARKS = bytes(0x31 if chr(b) in _HEX else 0x30 for b in range(256))
@@ -24,14 +28,17 @@ REDACTED = "[id]"
 
 
 def find_raw_id(text: str) -> str | None:
-    """The first raw-id-shaped substring of `text` (dashed, or 32 hex digits in a row), or None."""
+    """The first raw-id-shaped substring of `text` (dashed, or a whole run of 32+ hex characters mixing
+    digits and letters), or None."""
     for match in _UUID_TAIL.finditer(text):
         start = match.start() - 8
         if start >= 0 and _HEX.issuperset(text[start:match.start()]):
             return text[start:match.end()]
     if len(text) >= 32 and text.encode("utf-8", "surrogatepass").translate(_HEX_MARKS).find(_RUN_OF_32) >= 0:
-        found = _HEX_RUN.search(text)
-        return found.group() if found else None
+        for run in _HEX_RUN.finditer(text):
+            found = run.group()
+            if not (found.isdigit() or found.isalpha()):
+                return found
     return None
 
 

@@ -7,8 +7,9 @@ The policy, per kind of value (DESIGN.md §3: what people type is data, not a le
   PostgreSQL refuses it, and the same call must behave the same on every backend;
 - a number that is not finite (Infinity, -Infinity, NaN, or 1e400, which JSON parsers read as
   Infinity), or a whole number beyond 64 bits, is refused, naming the field;
-- a value that is nothing but a raw id (a UUID, dashed or as 32 hex digits) is refused as "not a
-  ref", naming the field and never echoing the value: rows are named by refs;
+- a value that is nothing but a raw id (a UUID, dashed or as 32 hex characters mixing digits and
+  letters: `raw_ids.py`) is refused as "not a ref", naming the field and never echoing the value:
+  rows are named by refs; a long number or word someone typed is no id and is kept as typed;
 - free text with a raw id inside it ("my order id is 123e4567-...") is accepted, the id replaced
   by REDACTED: stored state then never holds an id-shaped string, so it always renders, and the
   leak guard on outgoing payloads stays loud for real leaks. The caller is told which fields
