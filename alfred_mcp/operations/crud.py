@@ -15,6 +15,7 @@ from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_
 from alfred_mcp.kitchen.schema import Table, children_of, get_table
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
+from alfred_mcp.operations.catalog import catalog_link
 from alfred_mcp.operations.paging import decode_cursor, encode_cursor
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.array_ops import ListChange, split_list_changes
@@ -126,13 +127,40 @@ async def update(
     async with work.atomic():
         if not all_rows:
             await _refuse_match_all(work, table, where, target, verb="update")
+        renamed = await _names_before(work, table, target, data)
         if changes:
             rows = await _update_lists(work, table, target, plain, changes)
         else:
             rows = await work.store.update(table, target, _payload(table, data, session, "update"), user_id=session.user_id)
+        if renamed:
+            rows = await _relink_renamed(work, table, rows, renamed, name=data["name"], category_given="category" in data)
         out = await rows_to_refs(work, table, rows, action="updated")
         _record(session, "db_update", table, "updated", out, note=note)
     return CrudResult(table.name, out)
+
+
+async def _names_before(work: UnitOfWork, table: Table, target: Where, data: Mapping[str, Any]) -> dict[str, str]:
+    """Row id -> old name of the rows an update renames without naming their catalog ingredient (none otherwise)."""
+    if "name" not in data or "ingredient_id" in data or "ingredient_id" not in table.visible_columns:
+        return {}
+    rows = await work.store.select(table, Query(where=target, columns=("id", "name", "ingredient_id")), user_id=work.user_id)
+    return {row["id"]: row["name"] for row in rows if row["ingredient_id"] is not None and row["name"] != data["name"]}
+
+
+async def _relink_renamed(
+    work: UnitOfWork, table: Table, rows: list[Row], renamed: Mapping[str, str], *, name: str, category_given: bool,
+) -> list[Row]:
+    """Rows renamed away from the catalog ingredient they were linked to: linked to the one the new name names
+    (a recipe ingredient takes its category, as a saved draft does), or unlinked when it names none."""
+    link, category = await catalog_link(work.store, name)
+    stale = [row["id"] for row in rows if row["id"] in renamed and row["ingredient_id"] != link]
+    if not stale:
+        return rows
+    values: dict[str, Any] = {"ingredient_id": link}
+    if table.name == "recipe_ingredients" and not category_given:
+        values["category"] = category
+    fixed = {row["id"]: row for chunk in _ids_wheres(stale) for row in await work.store.update(table, chunk, values, user_id=work.user_id)}
+    return [fixed.get(row["id"], row) for row in rows]
 
 
 async def _update_lists(

@@ -8,7 +8,6 @@ batch manifest (`state/batch.py`, document BATCHES).
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
+from alfred_mcp.operations.catalog import catalog_index
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session, UnitOfWork
@@ -44,7 +44,7 @@ from alfred_mcp.state.drafts import (
 from alfred_mcp.state.refs import parse_ref
 from alfred_mcp.state.translate import translate_payload
 from alfred_mcp.state.working_set import DraftView
-from alfred_mcp.store.base import Children, KitchenStore, Row
+from alfred_mcp.store.base import Children, Row
 
 SAVE_ORDER = ("recipe", "inv", "shop", "meal", "task")
 """Recipes first: meal plans and tasks may point at a recipe drafted in the same batch."""
@@ -337,12 +337,12 @@ async def save_drafts(
     manifest = _manifest_for(session, drafts, batch, policy)
     drafts = save_order(drafts)
     async with work.atomic():
-        catalog_index, catalog_ids = await _catalog(work.store)
+        catalog, catalog_ids = await catalog_index(work.store)
         resolver = _BatchResolver(session, catalog_ids)
         if manifest.policy == "all_or_nothing":
-            items = await _save_all_or_nothing(work, drafts, catalog_index, resolver, manifest)
+            items = await _save_all_or_nothing(work, drafts, catalog, resolver, manifest)
         else:
-            items = await _save_each(work, drafts, catalog_index, resolver, manifest)
+            items = await _save_each(work, drafts, catalog, resolver, manifest)
         save_manifest(session, manifest)
         summary = manifest.summary() + (f"; {note}" if note else "")
         _record(session, "draft_save", None, "saved", [i.saved_as for i in items if i.saved_as], note=summary)
@@ -420,27 +420,6 @@ def _manifest_for(session: Session, drafts: list[Draft], batch: str | None, poli
         if item.status != "pending":
             raise StateError(f"{draft.ref} is already {item.status} in {batch}.", field="refs", value=draft.ref)
     return manifest
-
-
-_CATALOGS: weakref.WeakKeyDictionary[Any, tuple[int, CatalogIndex, dict[str, str]]] = weakref.WeakKeyDictionary()
-
-
-async def _catalog(store: KitchenStore) -> tuple[CatalogIndex, dict[str, str]]:
-    """The catalog indexed under batch-local refs (ing_1..), and those refs' row ids.
-
-    Callers cannot write the shared catalog (only seeding adds to it), so the index is kept per
-    store and rebuilt when the catalog's row count changes.
-    """
-    table = TABLES["ingredients"]
-    count = await store.count(table, Where(), user_id="")
-    cached = _CATALOGS.get(store)
-    if cached is not None and cached[0] == count:
-        return cached[1], cached[2]
-    rows = await store.select(table, Query(columns=("id", "name", "aliases", "category"), limit=count or None), user_id="")
-    local = {f"ing_{i}": row["id"] for i, row in enumerate(rows, start=1)}
-    index = CatalogIndex([{**row, "id": ref, "ref": ref} for ref, row in zip(local, rows)])
-    _CATALOGS[store] = (count, index, local)
-    return index, local
 
 
 async def _save_each(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -240,3 +241,31 @@ async def test_long_numbers_and_words_in_text_are_kept_whole_while_ids_are_redac
     assert (result.meta or {}).get("alfred/redacted") == ["data.notes"]
     (read,) = (await call(client, "db_read", table="inventory", filters=[eq("id", row["id"])]))["rows"]
     assert read["notes"] == row["notes"]
+
+
+async def test_renaming_a_linked_ingredient_follows_the_catalog(client: Client) -> None:
+    """A rename without a new catalog link re-links by the new name (a recipe ingredient takes that category unless
+    given one), unlinks when the new name names no catalog ingredient, and leaves a link alone when the name stays.
+    A row without a link stays without one, as db_create leaves it."""
+    linked = {"field": "ingredient_id", "op": "is_null", "value": False}
+    part = (await call(client, "db_read", table="recipe_ingredients", filters=[linked], limit=1))["rows"][0]
+    catalog = (await call(client, "db_read", table="ingredients", limit=200))["rows"]
+    other, third = [row for row in catalog if row["id"] != part["ingredient_id"] and row["category"] and " " not in row["name"]][:2]
+
+    async def renamed(table: str, ref: str, **data: Any) -> tuple[Any, Any]:
+        (row,) = (await call(client, "db_update", table=table, filters=[eq("id", ref)], data=data))["rows"]
+        (read,) = (await call(client, "db_read", table=table, filters=[eq("id", ref)]))["rows"]
+        assert read == row
+        return row["ingredient_id"], row["category"]
+
+    assert await renamed("recipe_ingredients", part["id"], name=part["name"]) == (part["ingredient_id"], part["category"])
+    assert await renamed("recipe_ingredients", part["id"], name=other["name"], category="my own") == (other["id"], "my own")
+    assert await renamed("recipe_ingredients", part["id"], name=third["name"]) == (third["id"], third["category"])
+    assert await renamed("recipe_ingredients", part["id"], name="zzyzx cordial") == (None, None)
+    assert await renamed("recipe_ingredients", part["id"], name=other["name"]) == (None, None)
+
+    stock = (await call(client, "db_read", table="inventory", filters=[linked], limit=1))["rows"][0]
+    assert await renamed("inventory", stock["id"], name="zzyzx cordial") == (None, stock["category"])
+    await call(client, "kitchen_undo")  # the rename and its unlinking are one call: undone together
+    (back,) = (await call(client, "db_read", table="inventory", filters=[eq("id", stock["id"])]))["rows"]
+    assert {**back, "updated_at": None} == {**stock, "updated_at": None}  # the undo is a write of its own
