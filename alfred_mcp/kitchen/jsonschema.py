@@ -60,7 +60,14 @@ def column_schema(column: Column) -> dict[str, Any]:
 def _string(column: Column) -> dict[str, Any]:
     if column.enum is not None:
         return {"type": "string", "enum": list(column.enum)}
-    return {"type": "string", "maxLength": column.max_length or MAX_TEXT}
+    schema: dict[str, Any] = {"type": "string", "maxLength": column.max_length or MAX_TEXT}
+    if column.type == "text" and column.required_on_create:
+        schema["pattern"] = NOT_BLANK  # a row's required text (its name, a task's title) says something
+    return schema
+
+
+NOT_BLANK = r"\S"
+"""Required text holds at least one character that is not white space."""
 
 
 def _number(json_type: str) -> Callable[[Column], dict[str, Any]]:
@@ -495,6 +502,8 @@ def _describe(column: Column, where: str, error: ValidationError) -> str:
     if rule == "pattern" and column.fk is not None:
         target = TABLES[column.fk.table]
         return f"{where} takes a {target.noun} ref such as {target.entity_type}_1, got {shown}."
+    if rule == "pattern" and limit == NOT_BLANK:
+        return f"{where} must not be empty or only spaces, got {shown}."
     if rule == "pattern":
         return f"{where} must be a date as YYYY-MM-DD, got {shown}."
     return f"{where}: {shown} breaks the rule {rule} {limit!r}."

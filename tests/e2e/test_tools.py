@@ -142,6 +142,8 @@ async def test_ingredients_come_back_in_position_order(client: Client) -> None:
         pytest.param("db_create", {"table": "recipes", "data": {"name": "X", "servings": "four"}}, "invalid_payload", ["servings"], id="wrong-type"),
         pytest.param("db_create", {"table": "recipes", "data": {"name": "X", "colour": "red"}}, "unknown_column", ["colour"], id="unknown-column-in-payload"),
         pytest.param("db_create", {"table": "ingredients", "data": {"name": "X"}}, "invalid_input", ["table"], id="catalog-read-only"),
+        pytest.param("db_create", {"table": "recipes", "data": {"name": ""}}, "invalid_payload", ["name", "empty"], id="empty-name"),
+        pytest.param("db_create", {"table": "tasks", "data": {"title": " \t "}}, "invalid_payload", ["title", "empty"], id="blank-title"),
         pytest.param("db_update", {"table": "recipes", "data": {"servings": 2}}, "unscoped_write", ["all"], id="update-without-filters"),
         pytest.param("db_delete", {"table": "inventory"}, "unscoped_write", ["all"], id="delete-without-filters"),
         pytest.param("db_read", {"table": "recipes", "session": "session_99"}, "unknown_session", ["session_99"], id="unknown-session"),
@@ -269,3 +271,11 @@ async def test_renaming_a_linked_ingredient_follows_the_catalog(client: Client) 
     await call(client, "kitchen_undo")  # the rename and its unlinking are one call: undone together
     (back,) = (await call(client, "db_read", table="inventory", filters=[eq("id", stock["id"])]))["rows"]
     assert {**back, "updated_at": None} == {**stock, "updated_at": None}  # the undo is a write of its own
+
+
+async def test_a_blank_rename_leaves_the_row_as_it_was(client: Client) -> None:
+    (before,) = (await call(client, "db_read", table="recipes", limit=1))["rows"]
+    error = await call_error(client, "db_update", table="recipes", filters=[eq("id", before["id"])], data={"name": " "})
+    assert error["code"] == "invalid_payload" and error["field"] == "name"
+    (after,) = (await call(client, "db_read", table="recipes", filters=[eq("id", before["id"])]))["rows"]
+    assert after == before
