@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from alfred_mcp.errors import InputError, InvalidPayloadError, UnscopedWriteError
+from alfred_mcp.errors import ConstraintViolationError, InputError, InvalidPayloadError, UnscopedWriteError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
 from alfred_mcp.kitchen.schema import Table, children_of, get_table
 from alfred_mcp.operations import allergies
@@ -127,6 +127,7 @@ async def update(
     async with work.atomic():
         if not all_rows:
             await _refuse_match_all(work, table, where, target, verb="update")
+        await _refuse_cycles(work, table, target, plain)
         renamed = await _names_before(work, table, target, data)
         if changes:
             rows = await _update_lists(work, table, target, plain, changes)
@@ -137,6 +138,37 @@ async def update(
         out = await rows_to_refs(work, table, rows, action="updated")
         _record(session, "db_update", table, "updated", out, note=note)
     return CrudResult(table.name, out)
+
+
+MAX_ANCESTORS = 1_000
+"""How far up a chain of parents (a recipe's variations) a cycle is looked for."""
+
+
+async def _refuse_cycles(work: UnitOfWork, table: Table, target: Where, values: Mapping[str, Any]) -> None:
+    """A row may not become its own ancestor through a column pointing at its own table (a recipe's parent).
+
+    Raises:
+        ConstraintViolationError: naming the column and the ref that would close the loop.
+    """
+    for column in table.fk_columns:
+        parent_ref = values.get(column.name)
+        if column.fk is None or column.fk.table != table.name or not isinstance(parent_ref, str):
+            continue
+        updated = {row["id"] for row in await work.store.select(table, Query(where=target, columns=("id",)), user_id=work.user_id)}
+        ancestor: str | None = work.session.registry.resolve(parent_ref, expected_type=table.entity_type, field=column.name)
+        for depth in range(MAX_ANCESTORS):
+            if ancestor is None:
+                break
+            if ancestor in updated:
+                role = column.name.removesuffix("_id").replace("_", " ")
+                raise ConstraintViolationError(
+                    f"{column.name}: a {table.noun} cannot be its own {role} ({parent_ref})." if depth == 0 else
+                    f"{column.name}: {parent_ref} descends from the {table.noun} being updated, so it cannot be its {role} (a loop).",
+                    field=column.name, value=parent_ref, table=table.name,
+                )
+            one = Query(where=Where(all_of=(Filter("id", "eq", ancestor),)), columns=(column.name,))
+            found = await work.store.select(table, one, user_id=work.user_id)
+            ancestor = found[0][column.name] if found else None
 
 
 async def _names_before(work: UnitOfWork, table: Table, target: Where, data: Mapping[str, Any]) -> dict[str, str]:

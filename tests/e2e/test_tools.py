@@ -279,3 +279,20 @@ async def test_a_blank_rename_leaves_the_row_as_it_was(client: Client) -> None:
     assert error["code"] == "invalid_payload" and error["field"] == "name"
     (after,) = (await call(client, "db_read", table="recipes", filters=[eq("id", before["id"])]))["rows"]
     assert after == before
+
+
+async def test_a_recipe_cannot_become_its_own_ancestor(client: Client, app: AlfredApp) -> None:
+    """parent_recipe_id may not point at the recipe itself, nor at one of its variations (a loop of parents)."""
+    first, second, third = (await call(client, "db_read", table="recipes", limit=3))["rows"]
+
+    async def parent(ref: str, of: str) -> dict[str, Any]:
+        return await call(client, "db_update", table="recipes", filters=[eq("id", of)], data={"parent_recipe_id": ref})
+
+    await parent(first["id"], second["id"])  # second is a variation of first
+    await parent(second["id"], third["id"])  # third of second
+    for ref, of, words in ((first["id"], first["id"], "its own parent recipe"), (third["id"], first["id"], "descends from")):
+        error = await call_error(client, "db_update", table="recipes", filters=[eq("id", of)], data={"parent_recipe_id": ref})
+        assert error["code"] == "constraint_violation" and error["field"] == "parent_recipe_id" and words in error["message"], error
+    (kept,) = (await call(client, "db_read", table="recipes", filters=[eq("id", first["id"])]))["rows"]
+    assert kept["parent_recipe_id"] == first["parent_recipe_id"]
+    await parent(first["id"], third["id"])  # re-parenting within the tree without a loop is fine
