@@ -168,3 +168,17 @@ class DeclinedError(StateError):
     """The user answered a confirmation with decline or cancel; the call changed nothing."""
 
     code = "declined"
+
+
+def require_one_of(given: dict[str, bool], described: dict[str, str]) -> None:
+    """Exactly one of two alternative arguments: `given` says which were sent, `described` what each is.
+
+    Raises:
+        InputError: neither or both were given (naming the first alternative as the field).
+    """
+    sent = [name for name, present in given.items() if present]
+    if len(sent) == 1:
+        return
+    first, second = (f"'{name}' ({what})" for name, what in described.items())
+    tail = "not both" if sent else "one of them"
+    raise InputError(f"Give either {first} or {second}, {tail}.", field=next(iter(described)))

@@ -13,7 +13,15 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from alfred_mcp.errors import AlfredError, DeletedRefError, InputError, InvalidRefError, PendingDraftError, StateError
+from alfred_mcp.errors import (
+    AlfredError,
+    DeletedRefError,
+    InputError,
+    InvalidRefError,
+    PendingDraftError,
+    StateError,
+    require_one_of,
+)
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Filter, Query, Where
@@ -183,8 +191,8 @@ def list_drafts(session: Session, *, include_done: bool = False) -> list[Draft]:
 
 def revise(session: Session, ref: str, *, patch: Mapping[str, Any] | None, content: Mapping[str, Any] | None) -> Draft:
     """Change a pending draft in place (same ref): merge `patch`, or replace with `content`."""
-    if (patch is None) == (content is None):
-        raise InputError("Give either 'patch' (fields to change) or 'content' (the whole draft), not both.", field="patch")
+    require_one_of({"patch": patch is not None, "content": content is not None},
+                   {"patch": "fields to change", "content": "the whole draft"})
     draft = load_draft(session, ref)
     revised = revise_draft(draft, patch, turn=session.turn) if patch is not None else replace_draft(draft, content or {}, turn=session.turn)
     _check_refs(session, revised.parsed(), prefix="patch." if patch is not None else "content.")

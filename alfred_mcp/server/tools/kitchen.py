@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import InputError
+from alfred_mcp.errors import require_one_of
 from alfred_mcp.operations import cooking, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
@@ -11,8 +11,8 @@ from alfred_mcp.server.tools.common import session_context as _context
 
 
 async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    if ("recipes" in args) == ("meal_plans" in args):
-        raise InputError("Give either 'recipes' (refs) or 'meal_plans' ({from, to}), not both.", field="recipes")
+    require_one_of({"recipes": "recipes" in args, "meal_plans": "meal_plans" in args},
+                   {"recipes": "refs", "meal_plans": "{from, to}"})
     async with work_on(app, "shopping_list_from", args) as work:
         if "recipes" in args:
             loaded = await shopping.load_recipes(work, args["recipes"], field="recipes")
@@ -28,8 +28,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    if ("recipe" in args) == ("meal" in args):
-        raise InputError("Give either 'recipe' (a recipe ref) or 'meal' (a meal plan ref), not both.", field="recipe")
+    require_one_of({"recipe": "recipe" in args, "meal": "meal" in args}, {"recipe": "a recipe ref", "meal": "a meal plan ref"})
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"))
         return {
