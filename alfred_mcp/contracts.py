@@ -118,7 +118,8 @@ def describe_validation_error(tool: str, error: ValidationError) -> str:
     if rule == "additionalProperties":
         extra = sorted(str(key) for key in value if key not in schema.get("properties", {}))
         names = ", ".join(describe_value(key) for key in extra)
-        return f"{tool}: {where} has no argument {names}; valid: {', '.join(schema.get('properties', {}))}."
+        valid = ", ".join(schema.get("properties", {}))
+        return f"{tool}: {where} has no argument {names}; " + (f"valid: {valid}." if valid else "it takes none.")
     if rule == "required":
         missing = [name for name in limit if name not in value]
         return f"{tool}: {', '.join(missing)} is required (in {where})."

@@ -7,6 +7,7 @@ before the schema runs, so no error message ever repeats a raw id.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,8 +30,9 @@ _SHOWN_CHARS = 60
 
 
 def describe_value(value: object) -> str:
-    """`value` as an error message shows it: repr, shortened, and never a raw id."""
-    text = repr(value)
+    """`value` as an error message shows it: text quoted, anything else as JSON spells it (true, null,
+    ["a", "b"]: what the caller sent), shortened, and never a raw id."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     if find_raw_id(text):
         return "a raw id"
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."

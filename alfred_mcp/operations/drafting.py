@@ -238,6 +238,8 @@ def load_manifest(session: Session, batch: str | None) -> BatchManifest:
     found = session.read(BATCHES.at(name)) if isinstance(name, str) else None
     if found is None:
         known = ", ".join(sorted(names, key=_number)) or "none yet"
+        if not batch:
+            raise InputError("This session has no batches yet; draft_save makes one.", field="batch")
         raise InputError(f"Unknown batch {describe_value(batch)}; this session's batches: {known}.", field="batch", value=field_value(batch))
     return found
 

@@ -96,7 +96,7 @@ def test_valid_rows_pass(table: Any, row: dict[str, Any], mode: str) -> None:
         pytest.param(RECIPES, {"name": "X", "servings": "four"}, "create", "servings must be an integer or null, got 'four'.",
                      {"field": "servings", "value": "four"}, id="wrong-type"),
         pytest.param(RECIPE_INGREDIENTS, {"is_optional": "yes"}, "update", "is_optional must be true or false, got 'yes'.", None, id="bool-type"),
-        pytest.param(RECIPES, {"servings": True}, "update", "servings must be an integer or null, got True.", None, id="bool-is-not-int"),
+        pytest.param(RECIPES, {"servings": True}, "update", "servings must be an integer or null, got true.", None, id="bool-is-not-int"),
         pytest.param(RECIPES, {"servings": 0}, "update", "servings must be at least 1, got 0.", None, id="minimum"),
         pytest.param(RECIPES, {"prep_time_minutes": 20000}, "update", "prep_time_minutes must be at most 10000, got 20000.", None, id="maximum"),
         pytest.param(COOKING_LOG, {"rating": 6}, "create", "rating: 6 is not one of 1, 2, 3, 4, 5.", None, id="int-enum"),
