@@ -149,6 +149,8 @@ async def test_ingredients_come_back_in_position_order(client: Client) -> None:
                      id="both-alternatives"),
         pytest.param("draft_revise", {"ref": "gen_recipe_1"}, "invalid_input", ["'patch'", "'content'", "one of them"], id="neither-revision"),
         pytest.param("batch_status", {}, "invalid_input", ["no batches yet"], id="no-batch-yet"),
+        pytest.param("entity_resolve", {"text": "the salmon", "entity_type": "spaceship"}, "invalid_input", ["entity_type", "recipe"],
+                     id="unknown-ref-prefix"),
         pytest.param("session_start", {"bogus": 1}, "invalid_input", ["'bogus'", "it takes none"], id="argument-of-a-tool-without-any"),
         pytest.param("db_create", {"table": "recipes", "data": {"name": "X", "servings": True}}, "invalid_payload", ["got true"],
                      id="json-spelling-of-values"),
