@@ -139,6 +139,28 @@ async def test_documents_round_trip_with_key_order_and_unicode(store: Store, use
     assert await store.load_documents(session.session_id) == {"drafts": draft}
 
 
+@pytest.mark.parametrize("reads_first", [False, True], ids=["nothing-else", "after-a-read"])
+@pytest.mark.parametrize("nested", [False, True], ids=["transaction", "savepoint"])
+async def test_a_session_save_is_committed_when_it_is_the_only_write_of_a_transaction(
+    store: Store, user: str, reads_first: bool, nested: bool
+) -> None:
+    """A unit of work that opened a transaction, read (or did nothing) and then saved its session: the save is
+    committed with the transaction, not dropped with an unused BEGIN (a batch whose every item failed)."""
+    session = await store.create_session(user)
+    async with store.transaction():
+        if nested:
+            async with store.transaction():
+                if reads_first:
+                    await store.count(RECIPES, Where(), user_id=user)
+        elif reads_first:
+            await store.count(RECIPES, Where(), user_id=user)
+        await store.save_session_state(session.session_id, turn=2, entries=[], counters={}, expected_version=0,
+                                       documents={"batch:batch_1": {"outcome": "failed"}})
+    assert await store.load_documents(session.session_id) == {"batch:batch_1": {"outcome": "failed"}}
+    stored = await store.session_version(session.session_id)
+    assert stored is not None and (stored.number, stored.turn) == (1, 2)
+
+
 async def test_concurrent_sessions_of_one_user_get_distinct_numbers(store: Store, user: str) -> None:
     """Ten create_session calls at once: numbers 1..10, exactly one current."""
     created: list[int] = []

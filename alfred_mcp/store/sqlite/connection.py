@@ -7,8 +7,9 @@ in a savepoint, so a failed multi-row insert leaves nothing behind either way.
 
 A transaction's bookkeeping statements ride along with its work: BEGIN and SAVEPOINT wait until
 the block's first store call and run in the same worker-thread hop, a savepoint's RELEASE waits
-for the next one, and COMMIT takes whatever still waits. A block that made no store call costs
-nothing. (Each hop to the worker thread costs more than the statement it carries.)
+for the next one, and COMMIT takes whatever still waits. A block that made no store call, and has
+none waiting for its COMMIT (a session save), costs nothing. (Each hop to the worker thread costs
+more than the statement it carries.)
 """
 
 from __future__ import annotations
@@ -99,8 +100,8 @@ class SQLiteConnection:
         pending.append(block.start)
         try:
             yield
-            if not block.is_open:
-                _drop_from(pending, block.start)  # no store call ran inside: nothing to finish
+            if not block.is_open and pending[-1:] in ([], [block.start]):
+                _drop_from(pending, block.start)  # no store call ran or waits inside: nothing to finish
             elif depth == 0:
                 await self._in_thread(block.finish)
             else:
