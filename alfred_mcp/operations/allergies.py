@@ -105,8 +105,8 @@ async def recipe_texts(work: UnitOfWork, ref: str, where: str) -> list[tuple[str
     return named + [(f"{where} ({ref} {label}, ingredient)", i["name"]) for i in ingredients if i.get("name")]
 
 
-def verdict(hits: Iterable[AllergenHit], override: AllergyOverride | None) -> str | None:
-    """Raise for hits the override does not cover; the note to record when it covers some."""
+def verdict(hits: Iterable[AllergenHit], override: AllergyOverride | None, *, outcome: str = "Nothing was written.") -> str | None:
+    """Raise for hits the override does not cover (the message says `outcome`); the note to record when it covers some."""
     hits = list(hits)
     blocked = [hit for hit in hits if override is None or not override.allows(hit.allergen)]
     if blocked:
@@ -114,7 +114,7 @@ def verdict(hits: Iterable[AllergenHit], override: AllergyOverride | None) -> st
         raise AllergenError(
             "Refused: " + "; ".join(f"{hit.describe()}" for hit in blocked[:8])
             + (f" (+{len(blocked) - 8} more)" if len(blocked) > 8 else "")
-            + f", and the user is allergic to {', '.join(allergens)}. Nothing was written. Use other ingredients; only if the "
+            + f", and the user is allergic to {', '.join(allergens)}. {outcome} Use other ingredients; only if the "
             "user explicitly accepts it, pass allergy_override {allergens: [...], reason: ...}.",
             field=blocked[0].where.split(" ")[0], allergens=allergens, ingredients=sorted({hit.ingredient for hit in blocked}),
         )

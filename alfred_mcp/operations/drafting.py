@@ -15,6 +15,7 @@ from typing import Any
 
 from alfred_mcp.errors import (
     AlfredError,
+    AllergenError,
     DeletedRefError,
     InputError,
     InvalidRefError,
@@ -336,23 +337,28 @@ async def save_drafts(
 
     A draft naming another draft of the call (a variation's parent_recipe, a meal's recipe) is
     saved after it. Partial batches record each failure and go on; all-or-nothing batches write
-    nothing unless every item saves. Either way the manifest records every item's outcome.
+    nothing unless every item saves. Either way the manifest records every item's outcome. A draft
+    holding an allergen of the user that `allergy_override` does not cover is such a failure in a
+    partial batch; in an all-or-nothing one it refuses the call.
 
     Raises:
-        AllergenError: a draft holds an allergen of the user that `allergy_override` does not cover (nothing is saved).
+        AllergenError: all-or-nothing, and a draft holds an allergen of the user that `allergy_override` does not cover.
     """
     session = work.session
     drafts = _drafts_to_save(session, refs)
-    note = await _check_allergens(work, drafts, allergy_override)
     manifest = _manifest_for(session, drafts, batch, policy)
-    drafts = save_order(drafts)
+    refused, note = await _check_allergens(work, drafts, allergy_override, whole_call=manifest.policy == "all_or_nothing")
+    unsaved = [SavedItem(d.ref, _label(session, d), "failed", reason=refused[d.ref]) for d in drafts if d.ref in refused]
+    for item in unsaved:
+        manifest.mark_failed(item.ref, item.reason or "")
+    drafts = save_order([d for d in drafts if d.ref not in refused])
     async with work.atomic():
         catalog, catalog_ids = await catalog_index(work.store)
         resolver = _BatchResolver(session, catalog_ids)
         if manifest.policy == "all_or_nothing":
             items = await _save_all_or_nothing(work, drafts, catalog, resolver, manifest)
         else:
-            items = await _save_each(work, drafts, catalog, resolver, manifest)
+            items = await _save_each(work, drafts, catalog, resolver, manifest) + unsaved
         save_manifest(session, manifest)
         summary = manifest.summary() + (f"; {note}" if note else "")
         _record(session, "draft_save", None, "saved", [i.saved_as for i in items if i.saved_as], note=summary)
@@ -381,27 +387,48 @@ def _waiting_on(session: Session, draft: Draft, in_call: set[str]) -> str | None
     return None
 
 
-async def _check_allergens(work: UnitOfWork, drafts: Sequence[Draft], override: AllergyOverride | None) -> str | None:
-    """Refuse drafts holding an allergen of the user (see operations/allergies.py)."""
+async def _check_allergens(
+    work: UnitOfWork, drafts: Sequence[Draft], override: AllergyOverride | None, *, whole_call: bool,
+) -> tuple[dict[str, str], str | None]:
+    """Drafts holding an allergen of the user that `override` does not cover (ref -> why they are not saved),
+    and the note an override leaves (see operations/allergies.py).
+
+    Raises:
+        AllergenError: `whole_call` (all or nothing) and some draft holds one: the call is refused.
+    """
     user_allergies = await allergies.user_allergies(work)
     if not user_allergies:
-        return None
-    named: list[tuple[str, str]] = []
+        return {}, None
     in_call = {draft.ref for draft in drafts}
-    for draft in drafts:
-        model: Any = draft.parsed()
-        where = f"{draft.ref} ({draft.label})"
-        if draft.entity_type == "recipe":
-            named.append((f"{where}: name", model.name))
-            ingredient = f"{where}: ingredient"
-            named += [(ingredient, part.name) for part in model.ingredients]
-        elif draft.entity_type == "shop":
-            named.append((f"{where}: item", model.name))
-        elif draft.entity_type == "meal" and isinstance(model.recipe, str):
-            recipe = _saved_recipe(work.session, model.recipe, in_call)
-            if recipe is not None:
-                named += await allergies.recipe_texts(work, recipe, f"{where}: recipe")
-    return allergies.verdict(allergen_hits(named, user_allergies), override)
+    hits = {draft.ref: allergen_hits(await _named_texts(work, draft, in_call), user_allergies) for draft in drafts}
+    if whole_call:
+        return {}, allergies.verdict([hit for found in hits.values() for hit in found], override)
+    refused: dict[str, str] = {}
+    allowed = []
+    for ref, found in hits.items():
+        try:
+            allergies.verdict(found, override, outcome="This draft was not saved.")
+        except AllergenError as error:
+            refused[ref] = error.message
+        else:
+            allowed += found
+    return refused, allergies.verdict(allowed, override)
+
+
+async def _named_texts(work: UnitOfWork, draft: Draft, in_call: set[str]) -> list[tuple[str, str]]:
+    """The texts of a draft an allergy could forbid, each with where it is."""
+    model: Any = draft.parsed()
+    where = f"{draft.ref} ({draft.label})"
+    if draft.entity_type == "recipe":
+        ingredient = f"{where}: ingredient"
+        return [(f"{where}: name", model.name), *((ingredient, part.name) for part in model.ingredients)]
+    if draft.entity_type == "shop":
+        return [(f"{where}: item", model.name)]
+    if draft.entity_type == "meal" and isinstance(model.recipe, str):
+        recipe = _saved_recipe(work.session, model.recipe, in_call)
+        if recipe is not None:
+            return await allergies.recipe_texts(work, recipe, f"{where}: recipe")
+    return []
 
 
 def _saved_recipe(session: Session, ref: str, in_call: set[str]) -> str | None:

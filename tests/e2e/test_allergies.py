@@ -130,18 +130,32 @@ async def test_an_override_must_name_the_allergens_and_why(client: Client, overr
     assert error["field"] == field
 
 
-async def test_draft_save_refuses_a_draft_holding_an_allergen_and_saves_nothing(client: Client, app: AlfredApp) -> None:
-    """The scampi is named with its ingredient; neither draft is saved, and the fix is said."""
+async def test_a_draft_holding_an_allergen_refuses_an_all_or_nothing_save_and_fails_alone_in_a_partial_one(
+    client: Client, app: AlfredApp
+) -> None:
+    """The scampi is named with its ingredient and the fix is said. All or nothing: neither draft is saved. Partial
+    (recipes' default): the soup is saved, the scampi is recorded as failed in the manifest, with the same reason."""
     await call(client, "db_update", **ALL_PREFERENCES, data={"allergies": {"add": ["shellfish"]}})
     scampi = {"name": "Garlic Scampi", "ingredients": [{"name": "tiger prawns", "quantity": 10}], "instructions": ["Fry."]}
     soup = {"name": "Leek Soup", "ingredients": [{"name": "leeks", "quantity": 2}], "instructions": ["Simmer."]}
     await call(client, "draft_create", entity_type="recipe", items=[soup, scampi])
     before = await count(app, "recipes")
-    error = await call_error(client, "draft_save", refs=["gen_recipe_1", "gen_recipe_2"])
-    assert "gen_recipe_2 (Garlic Scampi): ingredient 'tiger prawns' contains shellfish" in error["message"]
+    named = "gen_recipe_2 (Garlic Scampi): ingredient 'tiger prawns' contains shellfish"
+    error = await call_error(client, "draft_save", refs=["gen_recipe_1", "gen_recipe_2"], policy="all_or_nothing")
+    assert named in error["message"] and "Nothing was written" in error["message"]
     assert await count(app, "recipes") == before
-    saved = await call(client, "draft_save", refs=["gen_recipe_1"])
-    assert saved["saved"] == 1
+
+    result = await call(client, "draft_save", refs=["gen_recipe_1", "gen_recipe_2"])
+    assert (result["saved"], result["failed"]) == (1, 1)
+    items = {item["ref"]: item for item in result["items"]}
+    assert items["gen_recipe_1"]["status"] == "completed"
+    failed = items["gen_recipe_2"]
+    assert failed["status"] == "failed" and named in failed["reason"] and "This draft was not saved" in failed["reason"]
+    assert "allergy_override" in failed["reason"]
+    assert await count(app, "recipes") == before + 1
+    status = await call(client, "batch_status")
+    recorded = {item["ref"]: item for item in status["batch"]["items"]}
+    assert recorded["gen_recipe_2"]["status"] == "failed" and named in recorded["gen_recipe_2"]["reason"]
 
 
 async def test_a_variation_is_saved_after_its_parent_in_one_call(client: Client, app: AlfredApp) -> None:
@@ -163,6 +177,20 @@ async def test_a_variation_saved_without_its_unsaved_parent_fails_with_every_fix
     reason = result["items"][0]["reason"]
     assert result["failed"] == 1 and "parent_recipe gen_recipe_1 (Base Cod) is a draft not saved yet" in reason
     assert "save both in one draft_save call" in reason and "or save gen_recipe_1 first" in reason and "draft_revise gen_recipe_2" in reason
+
+
+async def test_a_batch_whose_every_item_failed_is_kept_with_its_reasons(client: Client) -> None:
+    """No row was written, yet the manifest was: batch_status reports the failure after the call."""
+    base = {"name": "Base Cod", "ingredients": [{"name": "cod", "quantity": 1}], "instructions": ["Bake."]}
+    await call(client, "draft_create", entity_type="recipe", items=[base])
+    await call(client, "draft_create", entity_type="recipe", items=[{**base, "name": "Twist", "parent_recipe": "gen_recipe_1"}])
+    saved = await call(client, "draft_save", refs=["gen_recipe_2"])
+    assert (saved["saved"], saved["failed"]) == (0, 1)
+    status = (await call(client, "batch_status", batch=saved["batch"]["batch"]))["batch"]
+    (item,) = status["items"]
+    assert item["status"] == "failed" and "is a draft not saved yet" in item["reason"]
+    await call(client, "turn_begin")  # a later call (a fresh copy of the session) still sees it
+    assert (await call(client, "batch_status"))["batch"]["items"] == status["items"]
 
 
 async def test_a_draft_naming_an_unknown_ref_is_refused_at_create(client: Client) -> None:
