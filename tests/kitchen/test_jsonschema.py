@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from alfred_mcp.errors import InvalidPayloadError, UnknownColumnError
 from alfred_mcp.kitchen import jsonschema as row_validation
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value, row_schema, validate_row
-from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES, Table
 
 RAW_ID = "3f1b2c4d-1111-2222-3333-444455556666"
 
@@ -308,3 +308,34 @@ def test_every_unknown_column_is_named_at_once() -> None:
         validate_row(MEAL_PLANS, {"date": "2026-01-20", "colour": "red", "size": 2, "taste": "ok", "meal_type": "dinner"}, "create")
     assert raised.value.fields["columns"] == ["colour", "size", "taste"]
     assert "no writable columns 'colour', 'size', 'taste'" in raised.value.message
+
+
+_REQUIRED_TEXT = [
+    (table, column.name) for table in TABLES.values() for column in table.writable_columns
+    if column.type == "text" and column.enum is None and column.required_on_create
+]
+
+
+@pytest.mark.parametrize(("table", "column"), _REQUIRED_TEXT, ids=[f"{t.name}.{c}" for t, c in _REQUIRED_TEXT])
+@pytest.mark.parametrize("blank", ["", " ", "\t\n", "\u00a0\u2003"], ids=["empty", "space", "tab-newline", "unicode-spaces"])
+def test_required_text_is_never_blank_on_create_or_update(table: Table, column: str, blank: str) -> None:
+    """Every required text column of every table (its name, a title, a unit): blank is refused naming the column."""
+    for mode, row in (("create", {**_minimal_row(table), column: blank}), ("update", {column: blank})):
+        with pytest.raises(InvalidPayloadError) as refused:
+            validate_row(table, row, mode)  # type: ignore[arg-type]
+        assert refused.value.fields["field"] == column and "empty or only spaces" in refused.value.message
+    validate_row(table, {column: " x "}, "update")
+
+
+def _minimal_row(table: Table) -> dict[str, Any]:
+    """A valid row to create: each required column with a value of its kind."""
+    samples = {"text": "x", "int": 1, "numeric": 1, "bool": True, "date": "2026-01-12", "timestamp": "2026-01-12T10:00:00Z"}
+    row: dict[str, Any] = {}
+    for column in table.writable_columns:
+        if column.required_on_create:
+            if column.fk is not None:
+                row[column.name] = f"{TABLES[column.fk.table].entity_type}_1"
+            else:
+                row[column.name] = column.enum[0] if column.enum else samples.get(column.type, "x")
+    validate_row(table, row, "create")
+    return row
