@@ -39,9 +39,23 @@ _TOP_LEVEL_KEYS = frozenset({"version", "about", "categories", "aliases"})
 _CATEGORY_KEYS = frozenset({"description", "members", "includes", "excludes"})
 
 
+_LOOK_ALIKES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏёїАВЕКМНОРСТХУІЈЅ"  # Cyrillic
+    "αοριυνκΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "ı",
+    "aeopcyxijsdqwhleiABEKMHOPCTXYIJS"
+    "aopiuvkABEZHIKMNOPTYX"
+    "i",
+)
+"""Letters of other scripts that look like Latin ones ('pеanut' with a Cyrillic е): read as those, so a
+look-alike cannot hide an ingredient from matching (an allergy above all). Accents and compatibility
+forms (fullwidth, ligatures) are folded by NFKD; what is left outside ASCII is dropped."""
+
+
 def ingredient_words(text: str) -> Words:
-    """`text` as matching sees it: lowercase ASCII words, punctuation dropped, plurals folded."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    """`text` as matching sees it: lowercase ASCII words, punctuation dropped, look-alike letters read as Latin,
+    plurals folded."""
+    plain = unicodedata.normalize("NFKD", text).translate(_LOOK_ALIKES).encode("ascii", "ignore").decode().lower()
     return tuple(singular(word) for word in _WORD.findall(_APOSTROPHE.sub("", plain)))
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.allergens import allergen_hits, allergen_of
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
@@ -45,3 +47,17 @@ def test_allergen_of(name: str, allergies: list[str], expected: str | None) -> N
 def test_hits_say_where_and_what() -> None:
     hits = allergen_hits([("ingredient", "shrimp"), ("ingredient", "rice"), ("name", "Shrimp Scampi")], ["shellfish"])
     assert [hit.describe() for hit in hits] == ["ingredient 'shrimp' contains shellfish", "name 'Shrimp Scampi' contains shellfish"]
+
+
+_LOOK_ALIKE = {"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "i": "і", "s": "ѕ", "y": "у", "k": "κ"}
+"""Latin letters and a look-alike of each from another script (Cyrillic, and a Greek kappa)."""
+
+
+@given(st.sampled_from([("peanut butter", "peanuts"), ("tiger prawns", "shellfish"), ("whole milk", "milk"), ("sesame oil", "sesame")]),
+       st.data())
+def test_a_look_alike_letter_does_not_hide_an_allergen(case: tuple[str, str], data: st.DataObject) -> None:
+    """'pеanut' with a Cyrillic е is still peanut: any mix of look-alike letters, in either case."""
+    name, allergy = case
+    swapped = "".join(_LOOK_ALIKE[ch] if ch in _LOOK_ALIKE and data.draw(st.booleans()) else ch for ch in name)
+    assert allergen_of(swapped, [allergy]) == allergy
+    assert allergen_of(swapped.upper(), [allergy]) == allergy
