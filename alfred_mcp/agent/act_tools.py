@@ -39,8 +39,17 @@ def check_tool_allowed(tool: str, step_type: str) -> None:
         )
 
 
+IN_TURN_OVERRIDE = (
+    "allergy_override is not available inside a turn: the user's allergies are absolute for the assistant. Use other "
+    "ingredients, or ask the user (ask_user); overriding an allergy is the user's own call, made outside the turn."
+)
+
+
 def check_arguments(tool: str, arguments: dict[str, Any]) -> None:
-    """Raises InputError when the arguments break the tool's published inputSchema (nothing is run)."""
+    """Raises InputError when the arguments break the tool's published inputSchema, or ask to override an
+    allergy, which only the user may do, outside a turn (nothing is run)."""
+    if "allergy_override" in arguments:
+        raise InputError(IN_TURN_OVERRIDE, field="allergy_override")
     load_contracts()[tool].check_arguments(arguments)
 
 

@@ -341,9 +341,13 @@ class TurnMachine:
             step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=decision.arguments, ok=False, summary=error.message, error_code=error.code))
             step.consecutive_errors += 1
             state.errors.append({"step": step.index + 1, "tool": decision.tool, "code": error.code, "message": error.message})
-            state.notice = f"{decision.tool} failed: {error.message} (one more failure blocks the step)"
             if step.consecutive_errors >= MAX_TOOL_ERRORS:
+                state.notice = f"{decision.tool} failed: {error.message} (a second failure in a row: the step is blocked)"
                 return self._block(state, f"Step {step.index + 1} ({step.step.description}) failed twice: {error.message}")
+            left = MAX_TOOL_ERRORS - step.consecutive_errors
+            state.notice = f"{decision.tool} failed: {error.message} ({'one more failure' if left == 1 else f'{left} more failures'} blocks the step)"
+            if error.code == "allergen_conflict":
+                state.notice += " " + act_tools.IN_TURN_OVERRIDE
             return state
         step.consecutive_errors = 0
         touched = act_tools.touched_refs(result)
@@ -367,12 +371,14 @@ class TurnMachine:
         if tool in act_tools.WRITE_VERBS and not any(item.status == "completed" for item in manifest.items):
             manifest.action = act_tools.WRITE_VERBS[tool]
         failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
+        if step.step.step_type == "write" and tool not in act_tools.WRITE_VERBS:
+            touched = {}  # reading or revising an item of a write step does not write it
         for item in manifest.items:
-            if item.status != "pending":
+            if item.status == "completed":
                 continue
-            if item.ref in touched:
-                manifest.mark_completed(item.ref, touched[item.ref])
-            elif item.ref in failed:
+            if item.ref in touched:  # done now, also when an earlier try failed (a retry)
+                manifest.mark_done_elsewhere(item.ref, touched[item.ref])
+            elif item.ref in failed and item.status == "pending":
                 manifest.mark_failed(item.ref, failed[item.ref])
         drafting.save_manifest(self.session, manifest)
 
@@ -396,7 +402,10 @@ class TurnMachine:
 
     def _check_step_can_complete(self, step: StepState) -> None:
         if step.batch is not None:
-            drafting.load_manifest(self.session, step.batch).check_can_complete()
+            manifest = drafting.load_manifest(self.session, step.batch)
+            if self._saved_elsewhere(manifest):
+                drafting.save_manifest(self.session, manifest)
+            manifest.check_can_complete()
         expected = step.step.expected_count
         if step.step.step_type == "generate" and expected and len(step.drafts) < expected:
             raise BatchIncompleteError(
@@ -404,6 +413,17 @@ class TurnMachine:
                 f"({', '.join(step.drafts) or 'none'}). Create the rest with draft_create.",
                 pending=expected - len(step.drafts),
             )
+
+    def _saved_elsewhere(self, manifest: BatchManifest) -> bool:
+        """Drafts of the step's batch that another call saved (a direct draft_save between stages, a retry in
+        a batch of its own) are done: the registry links each to its saved ref. True when any was marked."""
+        marked = False
+        for item in manifest.items:
+            entry = self.session.registry.get(item.ref) if item.status != "completed" else None
+            if entry is not None and entry.saved_as is not None:
+                manifest.mark_done_elsewhere(item.ref, entry.saved_as)
+                marked = True
+        return marked
 
     async def run_tool(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """Run a tool as an MCP call would: contract-checked arguments, the same handler, this session."""

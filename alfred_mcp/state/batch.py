@@ -143,6 +143,24 @@ class BatchManifest:
         self._ensure_not_failed(ref)
         item.status, item.result_ref, item.reason = "completed", result_ref, None
 
+    def mark_done_elsewhere(self, ref: str, result_ref: str) -> None:
+        """A later call did `ref` (a retry after it failed, or a call outside the step): it is completed as
+        `result_ref`, whatever it was before; what made it fail no longer holds for it.
+
+        Raises:
+            InvalidRefError: `result_ref` is not a ref.
+            StateError: `ref` already completed as another ref.
+        """
+        item = self.item(ref)
+        if item.status == "completed":
+            self.mark_completed(ref, result_ref)  # the same ref: nothing to do; another: refused
+            return
+        if not is_ref(result_ref):
+            raise InvalidRefError(
+                f"{describe_value(result_ref)} is not a ref such as recipe_7.", field="result_ref", value=field_value(result_ref)
+            )
+        item.status, item.result_ref, item.reason = "completed", result_ref, None
+
     def mark_failed(self, ref: str, reason: str) -> None:
         """Record that `ref` failed and why; in an all-or-nothing batch, skip the items still pending.
 

@@ -202,3 +202,79 @@ async def test_turn_abandon_ends_a_turn_whose_stored_record_cannot_be_read(
     assert (after["turn"], after["stage"], after["expected_role"]) == (turn + 1, "understand", "understand")
     assert (await submit(client, "understand", {}))["expected_role"] == "think"
     assert (await call(client, "turn_status", turn=turn))["state"]["reply"] == "Stopped: its record could not be read"
+
+
+async def test_inside_a_turn_an_allergy_cannot_be_overridden(client: Client, app: AlfredApp) -> None:
+    """The demo user is allergic to peanuts. Act's override is refused before anything runs; the plain refusal says
+    the override is not Act's to make; the second failure in a row blocks the step and says so."""
+    before = len(await app.store.select(TABLES["shopping_list"], Query(), user_id=app.user_id))
+    await to_act(client, "add peanut butter to my list", ("write", "Add peanut butter"))
+    override = {"allergens": ["peanuts"], "reason": "the user wants it"}
+    refused = await submit(client, "act", {"decision": tool("db_create", table="shopping_list", data={"name": "peanut butter"},
+                                                            allergy_override=override)})
+    assert "db_create was not run" in refused["notice"] and "not available inside a turn" in refused["notice"]
+    failed = await submit(client, "act", {"decision": tool("db_create", table="shopping_list", data={"name": "peanut butter"})})
+    assert "one more failure blocks the step" in failed["notice"] and "not available inside a turn" in failed["notice"]
+    blocked = await submit(client, "act", {"decision": tool("db_create", table="shopping_list", data={"name": "peanut sauce"})})
+    assert blocked["outcome"] == "blocked" and "the step is blocked" in blocked["notice"]
+    assert len(await app.store.select(TABLES["shopping_list"], Query(), user_id=app.user_id)) == before
+
+
+async def test_turn_begin_is_refused_while_a_stage_turn_is_open(client: Client) -> None:
+    await to_act(client, "show my recipes", ("read", "Read the recipes"))
+    turn = (await status(client))["turn"]
+    error = await call_error(client, "turn_begin", message="hello")
+    assert error["code"] == "out_of_order" and "turn_abandon" in error["message"]
+    assert (await status(client))["turn"] == turn and (await status(client))["stage"] == "act"
+
+
+async def test_a_draft_of_the_step_saved_by_a_direct_call_counts_for_the_step(client: Client) -> None:
+    """The step's batch names gen_recipe_1; the client saves it with a plain draft_save between stages: the step
+    may complete, its batch item completed as the saved recipe."""
+    recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
+    await call(client, "draft_create", entity_type="recipe", items=[recipe])
+    await call(client, "turn_start", message="save the cod")
+    await submit(client, "understand", {})
+    step = {"description": "Save gen_recipe_1", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}]}
+    await submit(client, "think", {"goal": "save", "decision": "plan_direct", "steps": [step]})
+    saved = await call(client, "draft_save", refs=["gen_recipe_1"])
+    completed = await submit(client, "act", {"decision": done("saved")})
+    assert completed["stage"] == "reply", completed
+    batches = (await call(client, "turn_status"))["batches"]
+    assert [(item["status"], item["result_ref"]) for item in batches[0]["items"]] == [("completed", saved["items"][0]["saved_as"])]
+
+
+async def test_a_draft_saved_on_a_retry_completes_the_steps_batch(client: Client) -> None:
+    """A save fails for the peanuts; Act revises the draft and saves again (a batch of its own): the step's
+    batch item is completed by the retry and the step may complete."""
+    satay = {"name": "Skewers", "ingredients": [{"name": "peanut butter", "quantity": 2}], "instructions": ["Grill."]}
+    await call(client, "draft_create", entity_type="recipe", items=[satay])
+    await call(client, "turn_start", message="save the satay")
+    await submit(client, "understand", {})
+    step = {"description": "Save gen_recipe_1", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}]}
+    await submit(client, "think", {"goal": "save", "decision": "plan_direct", "steps": [step]})
+    first = await submit(client, "act", {"decision": tool("draft_save", refs=["gen_recipe_1"])})
+    assert "gen_recipe_1 failed" in first["notice"]
+    await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1",
+                                                  patch={"ingredients": [{"name": "sunflower seed butter", "quantity": 2}]})})
+    second = await submit(client, "act", {"decision": tool("draft_save", refs=["gen_recipe_1"])})
+    assert "1 of 1 saved" in second["notice"], second
+    completed = await submit(client, "act", {"decision": done("saved")})
+    assert completed["stage"] == "reply", completed
+    batches = (await call(client, "turn_status"))["batches"]
+    batch = batches[0]
+    assert batch["items"][0]["status"] == "completed" and batch["items"][0]["result_ref"].startswith("recipe_")
+
+
+async def test_reading_an_item_of_a_write_step_does_not_write_it(client: Client) -> None:
+    """A write step's batch item is done by a write, not by a read that returned it: step_complete stays refused."""
+    ref = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+    await call(client, "turn_start", message=f"delete {ref}")
+    await submit(client, "understand", {})
+    step = {"description": f"Delete {ref}", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": ref}]}
+    await submit(client, "think", {"goal": "delete", "decision": "plan_direct", "steps": [step]})
+    await submit(client, "act", {"decision": tool("db_read", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
+    refused = await submit(client, "act", {"decision": done("deleted")})
+    assert "step_complete refused" in refused["notice"] and ref in refused["notice"]
+    await submit(client, "act", {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
+    assert (await submit(client, "act", {"decision": done("deleted")}))["stage"] == "reply"
