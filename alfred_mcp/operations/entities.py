@@ -18,7 +18,7 @@ from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.drafting import pending_draft_views
 from alfred_mcp.operations.understanding import compiled_constraints, curation_of
 from alfred_mcp.operations.windows import config_of
-from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.entity_resolver import STOP_WORDS, Candidate, Mention, resolve
 from alfred_mcp.state.working_set import build_working_set
 from alfred_mcp.store.base import Row
@@ -62,7 +62,20 @@ async def resolve_text(work: UnitOfWork, text: str, *, today: date, entity_type:
     """What `text` refers to, over the session's entities and the kitchen's background rows."""
     active = active_candidates(work)
     background = await background_candidates(work, text, today=today, active=[c.ref for c in active])
-    return resolve(text, [*active, *background], entity_type=entity_type)
+    return resolve(text, [*active, *background], entity_type=entity_type, shown=last_list_shown(work.session))
+
+
+LIST_LOOKBACK_TURNS = 2
+"""How many turns back the last list shown is looked for ('the second one' points into it)."""
+
+
+def last_list_shown(session: Session) -> list[str]:
+    """The refs of the latest successful read that returned two or more rows, in the order returned."""
+    for turn in range(session.turn, max(session.turn - LIST_LOOKBACK_TURNS, 0) - 1, -1):
+        for record in reversed(session.calls(turn)):
+            if record.outcome == "ok" and record.action == "read" and len(record.refs) >= 2:
+                return list(record.refs)
+    return []
 
 
 def _message_words(message: str | None) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.operations.drafting import pending_draft_views
-from alfred_mcp.operations.entities import active_candidates, background_candidates
+from alfred_mcp.operations.entities import active_candidates, background_candidates, last_list_shown
 from alfred_mcp.operations.history import conversation_of, recent_narratives, summarize_current
 from alfred_mcp.operations.understanding import curation_of, preferences_row, with_permanent
 from alfred_mcp.session import UnitOfWork
@@ -47,7 +47,7 @@ async def context_inputs(
     if with_background:
         active = active_candidates(work)
         background = await background_candidates(work, message, today=today, active=[c.ref for c in active])
-        mentions = resolve(message, [*active, *background]) if message else []
+        mentions = resolve(message, [*active, *background], shown=last_list_shown(session)) if message else []
     return ContextInputs(
         background=background,
         mentions=[m for m in mentions if m.resolution != "unresolved"],

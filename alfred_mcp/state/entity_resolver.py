@@ -87,9 +87,11 @@ class Mention:
 
 def resolve(
     text: str, candidates: Sequence[Candidate], *, entity_type: str | None = None, taxonomy: Taxonomy | None = None,
+    shown: Sequence[str] = (),
 ) -> list[Mention]:
     """The mentions of `text`: explicit refs, ordinals and word runs that match candidates.
 
+    `shown`: the refs of the last list the user was shown, in its order ("the second one" counts in it).
     A text that mentions nothing resolvable gets one unresolved mention of itself.
     """
     taxonomy = taxonomy or default_taxonomy()
@@ -97,7 +99,7 @@ def resolve(
     tokens = _tokens(text)
     hint = entity_type or next((_TYPE_WORDS[t] for t in tokens if _TYPE_WORDS.get(t)), None)
     typed = [c for c in pool if hint is None or c.entity_type == hint] or pool
-    mentions = _explicit_refs(text, pool) + _ordinals(tokens, typed)
+    mentions = _explicit_refs(text, pool) + _ordinals(tokens, typed, shown)
     for run, cued in _runs(tokens):
         mention = _match_run(run, typed, taxonomy, named_only=not cued)
         if mention is not None:
@@ -149,14 +151,18 @@ def _explicit_refs(text: str, pool: Sequence[Candidate]) -> list[Mention]:
     return found
 
 
-def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate]) -> list[Mention]:
-    """'the second one': the n-th entity of the latest group the session touched, in ref order."""
+def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate], shown: Sequence[str] = ()) -> list[Mention]:
+    """'the second one': the n-th entity of the last list shown, in its order (else of the latest group the
+    session touched, in ref order)."""
     wanted = [t for t in tokens if t in _ORDINALS]
     active = [c for c in pool if c.tier == "active"]
     if not wanted or not active:
         return []
-    latest = max(c.turn for c in active)
-    group = sorted((c for c in active if c.turn == latest), key=lambda c: _ref_key(c.ref))
+    by_ref = {c.ref: c for c in active}
+    group = [by_ref[ref] for ref in dict.fromkeys(shown) if ref in by_ref]
+    if not group:
+        latest = max(c.turn for c in active)
+        group = sorted((c for c in active if c.turn == latest), key=lambda c: _ref_key(c.ref))
     mentions = []
     for word in wanted:
         index = _ORDINALS[word]

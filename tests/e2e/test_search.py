@@ -116,3 +116,12 @@ async def test_search_results_are_recorded_in_the_turn_ledger(client: Client) ->
     text = narratives.contents[0].text
     assert "recipes_search recipes" in text and "(category fish)" in text
     assert found["recipes"][0]["ref"] in text
+
+
+async def test_the_second_one_is_the_second_recipe_the_search_showed(client: Client) -> None:
+    """Ordinals count in the order of the last list shown (a search sorts by name, not by ref)."""
+    await call(client, "db_read", table="recipes", order_by=[{"field": "name", "direction": "desc"}], limit=50)  # refs in reverse
+    found = (await call(client, "recipes_search", category="fish"))["recipes"]
+    assert len(found) >= 2
+    mentions = (await call(client, "entity_resolve", text="save the second one"))["mentions"]
+    assert [m["ref"] for m in mentions if m["text"] == "the second"] == [found[1]["ref"]]

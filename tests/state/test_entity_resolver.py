@@ -58,6 +58,15 @@ def test_two_mentions_in_one_message() -> None:
     assert [(m.text, m.ref) for m in mentions] == [("fajita", "recipe_4"), ("pasta", "recipe_5")]
 
 
+def test_ordinals_count_in_the_order_of_the_last_list_shown() -> None:
+    """'the second one' is the second row the user was shown, whatever the refs' numbers; refs of the list
+    outside the candidates are passed over, and without a list the latest group counts in ref order."""
+    shown = ["recipe_6", "recipe_99", "recipe_1", "recipe_5", "recipe_4"]
+    assert only(resolve("save the second one", ACTIVE, shown=shown)).ref == "recipe_1"
+    assert only(resolve("the last one", ACTIVE, shown=shown)).ref == "recipe_4"
+    assert only(resolve("save the second one", ACTIVE, shown=[])).ref == "recipe_4"
+
+
 def test_ordinals_count_the_latest_group_in_ref_order() -> None:
     assert only(resolve("delete the second", ACTIVE)).ref == "recipe_4"
     assert only(resolve("the last one", ACTIVE)).ref == "recipe_6"
