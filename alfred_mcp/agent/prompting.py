@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
-from alfred_mcp.contracts import load_contracts
+from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.compact_schema import compact_schema
@@ -186,11 +186,20 @@ def _size(content: dict[str, Any]) -> str:
     return ", ".join(parts) or ", ".join(f"{k}: {v}" for k, v in content.items() if isinstance(v, (str, int, float)))[:160]
 
 
+def _signature(contract: ToolContract) -> str:
+    """'batch_skip(batch, refs, reason)': a tool's arguments by name, optional ones marked with '?'."""
+    schema = _without_session(contract.input_schema)
+    required = set(schema.get("required", ()))
+    return f"{contract.name}({', '.join(name if name in required else f'{name}?' for name in schema.get('properties', {}))})"
+
+
 def _tools_block(step_type: str, *, names_only: bool) -> str:
     contracts = load_contracts()
     names = act_tools.tools_for_step(step_type)
     if names_only:
-        return ", ".join(names) + " (arguments as in tools/list; leave out `session`)."
+        # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
+        shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
+        return ", ".join(shown) + " (arguments as in tools/list; leave out `session`)."
     lines = []
     for name in names:
         contract = contracts[name]
