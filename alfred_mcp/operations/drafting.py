@@ -352,8 +352,8 @@ async def save_drafts(
     for item in unsaved:
         manifest.mark_failed(item.ref, item.reason or "")
     drafts = save_order([d for d in drafts if d.ref not in refused])
+    catalog, catalog_ids = await catalog_index(work.store)  # the shared catalog: read before the write's transaction
     async with work.atomic():
-        catalog, catalog_ids = await catalog_index(work.store)
         resolver = _BatchResolver(session, catalog_ids)
         if manifest.policy == "all_or_nothing":
             items = await _save_all_or_nothing(work, drafts, catalog, resolver, manifest)

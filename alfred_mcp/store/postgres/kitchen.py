@@ -39,16 +39,19 @@ class PostgresKitchenStore(PostgresConnection):
         head = f"SELECT {_column_list(names)} FROM {q(table.name)}"
         terms = key_terms(table, order, INSERT_ORDER_COLUMN) if query.after is not None else []
         anchor_sql, anchor_params = _anchor_sql(table, terms, query.after, user_id) if terms else ("", [])
+        # Inside a write's transaction a user's rows are read locked until it ends: the write that follows works
+        # on them as read (a read-modify-write of a list column, a top-up), and no other writer slips in between.
+        lock_sql = f"FOR UPDATE OF {q(table.name)}" if table.user_owned and self.in_transaction() else ""
 
         async def work(connection: PooledConnection) -> list[tuple[Any, ...]]:
             if not terms:
-                sql = _join(head, where_sql, order_sql, limit_sql)
+                sql = _join(head, where_sql, order_sql, limit_sql, lock_sql)
                 return await (await connection.execute(sql, [*params, *limit_params])).fetchall()
             anchor = await (await connection.execute(anchor_sql, anchor_params)).fetchone()
             if anchor is None:
                 raise cursor_anchor_gone(table)
             keyset, keyset_params = keyset_sql(terms, anchor, "%s")
-            sql = _join(head, f"{where_sql} AND {keyset}" if where_sql else f"WHERE {keyset}", order_sql, limit_sql)
+            sql = _join(head, f"{where_sql} AND {keyset}" if where_sql else f"WHERE {keyset}", order_sql, limit_sql, lock_sql)
             return await (await connection.execute(sql, [*params, *keyset_params, *limit_params])).fetchall()
 
         return _rows_out(names, await self._read(work, _acting_for(table, user_id), table))

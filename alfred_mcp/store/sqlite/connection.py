@@ -134,6 +134,8 @@ class SQLiteConnection:
         no worker thread is using the connection; otherwise it waits its turn like `_read`.
         """
         connection = self._connection
+        if self._opening_waits():
+            return await self._in_thread(work)
         if connection is not None and (self._depth.get() or not self._lock.locked()):
             if self._thread_lock.acquire(blocking=False):
                 try:
@@ -152,6 +154,8 @@ class SQLiteConnection:
         again on the worker thread, so the loop is never held longer than the budget.
         """
         connection = self._connection
+        if self._opening_waits():
+            return await self._in_thread(work)
         idle = connection is not None and (self._depth.get() or not self._lock.locked())
         if connection is not None and idle and self._thread_lock.acquire(blocking=False):
             deadline = time.perf_counter() + READ_BUDGET
@@ -167,6 +171,13 @@ class SQLiteConnection:
                 connection.set_progress_handler(None, 0)
                 self._thread_lock.release()
         return await self._read(work)
+
+    def _opening_waits(self) -> bool:
+        """Inside a transaction whose BEGIN (or a SAVEPOINT) has not run yet. A read there runs after it, in the
+        worker thread: it then sees the rows as they are under the write lock, as the write that follows will
+        (a read-modify-write, a count of what an update would match); read before it, another process could
+        change them in between and one of the two writes would be lost."""
+        return bool(self._depth.get() and self._pending.get())
 
     async def _write_at_commit(self, work: Callable[[sqlite3.Connection], None]) -> None:
         """A write whose failure fails the whole transaction: inside one it waits and runs in the COMMIT's
