@@ -23,7 +23,7 @@ from pydantic_core import to_json
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
-from alfred_mcp.errors import AlfredError
+from alfred_mcp.errors import AlfredError, SessionConflictError
 from alfred_mcp.kitchen.text import redaction_note
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
@@ -44,7 +44,7 @@ async def run_tool_call(
     try:
         admitted = contract.admit_arguments(arguments)
         with serving(context), reporting_to(_progress_reporter(context)):
-            result = await HANDLERS[name](app, admitted.value)
+            result = await _handled(app, name, admitted.value)
         completed = True
         if app.settings.check_results:
             contract.check_result(result)
@@ -64,6 +64,23 @@ async def run_tool_call(
         text = f"{redaction_note(admitted.redacted)}\n{text}"
         meta = {REDACTED_META: list(dict.fromkeys(admitted.redacted))}
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result, _meta=meta), result
+
+
+CONFLICT_ATTEMPTS = 8
+"""How often a call runs when another process keeps saving the same session first (nothing of a conflicted try is saved)."""
+
+
+async def _handled(app: AlfredApp, name: str, arguments: ToolArgs) -> ToolResult:
+    """The handler's result; a try refused by a session conflict (another process saved the session first,
+    nothing of this try was saved) runs again on the fresh session, a few times, before the conflict is the answer."""
+    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+        try:
+            return await HANDLERS[name](app, arguments)
+        except SessionConflictError:
+            if attempt == CONFLICT_ATTEMPTS:
+                raise
+            logger.info("tool %s: the session was saved by another call meanwhile; running it again (try %d)", name, attempt + 1)
+    raise AssertionError("unreachable")
 
 
 def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:

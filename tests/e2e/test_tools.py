@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -13,7 +14,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
 from alfred_mcp.contracts import listed as is_listed
-from alfred_mcp.kitchen.query import Where
+from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
@@ -306,3 +307,29 @@ async def test_a_recipe_cannot_become_its_own_ancestor(client: Client, app: Alfr
     (kept,) = (await call(client, "db_read", table="recipes", filters=[eq("id", first["id"])]))["rows"]
     assert kept["parent_recipe_id"] == first["parent_recipe_id"]
     await parent(first["id"], third["id"])  # re-parenting within the tree without a loop is fine
+
+
+async def test_two_processes_on_one_session_never_answer_a_conflict(app: AlfredApp, tmp_path: Path) -> None:
+    """A second server on the same database and user (another process, another replica) writes in the same session
+    at the same time: a call whose session another one saved first runs again, so every call succeeds and every
+    row is written once."""
+    other = AlfredApp.from_settings(Settings(db=app.settings.db, seed_demo=False))
+    await other.open()
+    try:
+        async with Client(build_server(app)) as first, Client(build_server(other)) as second:
+            outcomes: list[bool] = []
+
+            async def add(client: Client, name: str) -> None:
+                result = await client.call_tool("db_create", {"table": "tasks", "data": {"title": name}})
+                outcomes.append(not result.is_error)
+
+            async with anyio.create_task_group() as group:
+                for i in range(12):
+                    group.start_soon(add, first, f"first {i}")
+                    group.start_soon(add, second, f"second {i}")
+            assert outcomes == [True] * 24
+        titles = sorted(row["title"] for row in await app.store.select(TABLES["tasks"], Query(), user_id=app.user_id)
+                        if row["title"].startswith(("first ", "second ")))
+        assert titles == sorted([f"first {i}" for i in range(12)] + [f"second {i}" for i in range(12)])
+    finally:
+        await other.close()
