@@ -55,6 +55,14 @@ async def to_act(client: Client, message: str, *steps: tuple[str, str]) -> None:
     await call(client, "turn_submit", role="think", output=plan(*steps))
 
 
+async def to_write_step_over(client: Client, message: str, ref: str) -> None:
+    """A turn at Act, its one write step's batch naming `ref`."""
+    await call(client, "turn_start", message=message)
+    await call(client, "turn_submit", role="understand", output={})
+    step = {"description": f"Write {ref}", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": ref}]}
+    await call(client, "turn_submit", role="think", output={"goal": message, "decision": "plan_direct", "steps": [step]})
+
+
 async def submit(client: Client, role: str, output: dict[str, Any]) -> dict[str, Any]:
     return await call(client, "turn_submit", role=role, output=output)
 
@@ -233,10 +241,7 @@ async def test_a_draft_of_the_step_saved_by_a_direct_call_counts_for_the_step(cl
     may complete, its batch item completed as the saved recipe."""
     recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
     await call(client, "draft_create", entity_type="recipe", items=[recipe])
-    await call(client, "turn_start", message="save the cod")
-    await submit(client, "understand", {})
-    step = {"description": "Save gen_recipe_1", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}]}
-    await submit(client, "think", {"goal": "save", "decision": "plan_direct", "steps": [step]})
+    await to_write_step_over(client, "save the cod", "gen_recipe_1")
     saved = await call(client, "draft_save", refs=["gen_recipe_1"])
     completed = await submit(client, "act", {"decision": done("saved")})
     assert completed["stage"] == "reply", completed
@@ -249,10 +254,7 @@ async def test_a_draft_saved_on_a_retry_completes_the_steps_batch(client: Client
     batch item is completed by the retry and the step may complete."""
     satay = {"name": "Skewers", "ingredients": [{"name": "peanut butter", "quantity": 2}], "instructions": ["Grill."]}
     await call(client, "draft_create", entity_type="recipe", items=[satay])
-    await call(client, "turn_start", message="save the satay")
-    await submit(client, "understand", {})
-    step = {"description": "Save gen_recipe_1", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}]}
-    await submit(client, "think", {"goal": "save", "decision": "plan_direct", "steps": [step]})
+    await to_write_step_over(client, "save the satay", "gen_recipe_1")
     first = await submit(client, "act", {"decision": tool("draft_save", refs=["gen_recipe_1"])})
     assert "gen_recipe_1 failed" in first["notice"]
     await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1",
@@ -269,10 +271,7 @@ async def test_a_draft_saved_on_a_retry_completes_the_steps_batch(client: Client
 async def test_reading_an_item_of_a_write_step_does_not_write_it(client: Client) -> None:
     """A write step's batch item is done by a write, not by a read that returned it: step_complete stays refused."""
     ref = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
-    await call(client, "turn_start", message=f"delete {ref}")
-    await submit(client, "understand", {})
-    step = {"description": f"Delete {ref}", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": ref}]}
-    await submit(client, "think", {"goal": "delete", "decision": "plan_direct", "steps": [step]})
+    await to_write_step_over(client, f"delete {ref}", ref)
     await submit(client, "act", {"decision": tool("db_read", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
     refused = await submit(client, "act", {"decision": done("deleted")})
     assert "step_complete refused" in refused["notice"] and ref in refused["notice"]

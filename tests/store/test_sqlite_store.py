@@ -682,33 +682,3 @@ def test_sqlite_store_implements_the_whole_store_protocol() -> None:
         theirs = inspect.signature(member).parameters
         assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()], name
     assert SQLiteStore.dialect == "sqlite"
-
-
-
-async def test_two_processes_adding_to_one_row_lose_nothing(tmp_path: Path) -> None:
-    """Two stores on one file (two server processes) each read a row inside a transaction and write it back
-    changed: the read runs under the write lock (BEGIN IMMEDIATE first), so neither write overwrites the other."""
-    first, second = SQLiteStore(tmp_path / "k.db"), SQLiteStore(tmp_path / "k.db")
-    await first.open()
-    await second.open()
-    try:
-        user = await first.ensure_user("cook")
-        (recipe,) = await first.insert(RECIPES, [{"name": "Soup"}], user_id=user)
-        mine = Where(all_of=(Filter("id", "eq", recipe["id"]),))
-
-        async def add_tag(store: SQLiteStore, tag: str) -> None:
-            async with store.transaction():
-                (row,) = await store.select(RECIPES, Query(where=mine, columns=("id", "tags")), user_id=user)
-                await anyio.sleep(0.01)  # the other process gets every chance to interleave
-                await store.update(RECIPES, mine, {"tags": [*row["tags"], tag]}, user_id=user)
-
-        with anyio.fail_after(30):
-            async with anyio.create_task_group() as group:
-                for i in range(6):
-                    group.start_soon(add_tag, first, f"a{i}")
-                    group.start_soon(add_tag, second, f"b{i}")
-        (row,) = await second.select(RECIPES, Query(where=mine, columns=("tags",)), user_id=user)
-        assert sorted(row["tags"]) == sorted([f"a{i}" for i in range(6)] + [f"b{i}" for i in range(6)])
-    finally:
-        await first.close()
-        await second.close()

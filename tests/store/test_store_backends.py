@@ -226,3 +226,26 @@ async def test_a_child_pointing_at_another_users_row_is_refused_and_nothing_is_w
         await store.insert_with_children(MEAL_PLANS, [{"date": "2026-01-12", "meal_type": "dinner"}], [tasks], user_id=user)
     assert await store.select(MEAL_PLANS, Query(), user_id=user) == []
     assert await store.select(TASKS, Query(), user_id=user) == []
+
+
+@pytest.mark.row_locks
+async def test_two_processes_adding_to_one_row_lose_nothing(store: Store, second_store: Store, user: str) -> None:
+    """Two stores on one database (two processes or replicas) each read a row inside a transaction and write it
+    back changed: the read runs under the write lock (SQLite: BEGIN IMMEDIATE first; PostgreSQL: FOR UPDATE),
+    so neither write overwrites the other."""
+    (recipe,) = await store.insert(RECIPES, [{"name": "Soup"}], user_id=user)
+    mine = Where(all_of=(Filter("id", "eq", recipe["id"]),))
+
+    async def add_tag(writer: Store, tag: str) -> None:
+        async with writer.transaction():
+            (row,) = await writer.select(RECIPES, Query(where=mine, columns=("id", "tags")), user_id=user)
+            await anyio.sleep(0.01)  # the other process gets every chance to interleave
+            await writer.update(RECIPES, mine, {"tags": [*row["tags"], tag]}, user_id=user)
+
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            for i in range(6):
+                group.start_soon(add_tag, store, f"a{i}")
+                group.start_soon(add_tag, second_store, f"b{i}")
+    (row,) = await second_store.select(RECIPES, Query(where=mine, columns=("tags",)), user_id=user)
+    assert sorted(row["tags"]) == sorted([f"a{i}" for i in range(6)] + [f"b{i}" for i in range(6)])
