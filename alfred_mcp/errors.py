@@ -34,6 +34,7 @@ Messages never contain UUIDs, SQL or stack traces; `fields` carries the same fac
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -170,13 +171,14 @@ class DeclinedError(StateError):
     code = "declined"
 
 
-def require_one_of(given: dict[str, bool], described: dict[str, str]) -> None:
-    """Exactly one of two alternative arguments: `given` says which were sent, `described` what each is.
+def require_one_of(arguments: Mapping[str, Any], described: dict[str, str]) -> None:
+    """Exactly one of two alternative arguments (`described`: each one's name and what it is) is in `arguments`
+    (absent or None: not sent).
 
     Raises:
         InputError: neither or both were given (naming the first alternative as the field).
     """
-    sent = [name for name, present in given.items() if present]
+    sent = [name for name in described if arguments.get(name) is not None]
     if len(sent) == 1:
         return
     first, second = (f"'{name}' ({what})" for name, what in described.items())

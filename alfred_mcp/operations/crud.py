@@ -128,7 +128,7 @@ async def update(
         if not all_rows:
             await _refuse_match_all(work, table, where, target, verb="update")
         await _refuse_cycles(work, table, target, plain)
-        renamed = await _names_before(work, table, target, data)
+        renamed = await _renamed_links(work, table, target, data)
         if changes:
             rows = await _update_lists(work, table, target, plain, changes)
         else:
@@ -171,16 +171,16 @@ async def _refuse_cycles(work: UnitOfWork, table: Table, target: Where, values: 
             ancestor = found[0][column.name] if found else None
 
 
-async def _names_before(work: UnitOfWork, table: Table, target: Where, data: Mapping[str, Any]) -> dict[str, str]:
-    """Row id -> old name of the rows an update renames without naming their catalog ingredient (none otherwise)."""
+async def _renamed_links(work: UnitOfWork, table: Table, target: Where, data: Mapping[str, Any]) -> set[str]:
+    """Ids of the catalog-linked rows an update renames without naming their catalog ingredient (none otherwise)."""
     if "name" not in data or "ingredient_id" in data or "ingredient_id" not in table.visible_columns:
-        return {}
+        return set()
     rows = await work.store.select(table, Query(where=target, columns=("id", "name", "ingredient_id")), user_id=work.user_id)
-    return {row["id"]: row["name"] for row in rows if row["ingredient_id"] is not None and row["name"] != data["name"]}
+    return {row["id"] for row in rows if row["ingredient_id"] is not None and row["name"] != data["name"]}
 
 
 async def _relink_renamed(
-    work: UnitOfWork, table: Table, rows: list[Row], renamed: Mapping[str, str], *, name: str, category_given: bool,
+    work: UnitOfWork, table: Table, rows: list[Row], renamed: set[str], *, name: str, category_given: bool,
 ) -> list[Row]:
     """Rows renamed away from the catalog ingredient they were linked to: linked to the one the new name names
     (a recipe ingredient takes its category, as a saved draft does), or unlinked when it names none."""

@@ -192,8 +192,7 @@ def list_drafts(session: Session, *, include_done: bool = False) -> list[Draft]:
 
 def revise(session: Session, ref: str, *, patch: Mapping[str, Any] | None, content: Mapping[str, Any] | None) -> Draft:
     """Change a pending draft in place (same ref): merge `patch`, or replace with `content`."""
-    require_one_of({"patch": patch is not None, "content": content is not None},
-                   {"patch": "fields to change", "content": "the whole draft"})
+    require_one_of({"patch": patch, "content": content}, {"patch": "fields to change", "content": "the whole draft"})
     draft = load_draft(session, ref)
     revised = revise_draft(draft, patch, turn=session.turn) if patch is not None else replace_draft(draft, content or {}, turn=session.turn)
     _check_refs(session, revised.parsed(), prefix="patch." if patch is not None else "content.")

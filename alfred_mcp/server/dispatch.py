@@ -73,14 +73,12 @@ CONFLICT_ATTEMPTS = 8
 async def _handled(app: AlfredApp, name: str, arguments: ToolArgs) -> ToolResult:
     """The handler's result; a try refused by a session conflict (another process saved the session first,
     nothing of this try was saved) runs again on the fresh session, a few times, before the conflict is the answer."""
-    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+    for attempt in range(2, CONFLICT_ATTEMPTS + 1):
         try:
             return await HANDLERS[name](app, arguments)
         except SessionConflictError:
-            if attempt == CONFLICT_ATTEMPTS:
-                raise
-            logger.info("tool %s: the session was saved by another call meanwhile; running it again (try %d)", name, attempt + 1)
-    raise AssertionError("unreachable")
+            logger.info("tool %s: the session was saved by another call meanwhile; running it again (try %d)", name, attempt)
+    return await HANDLERS[name](app, arguments)
 
 
 def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:

@@ -129,11 +129,7 @@ class BatchManifest:
             StateError: `ref` already completed as another ref, or the all-or-nothing batch failed.
         """
         item = self.item(ref)
-        if not is_ref(result_ref):
-            raise InvalidRefError(
-                f"{describe_value(result_ref)} is not a ref such as recipe_7.",
-                field="result_ref", value=field_value(result_ref),
-            )
+        _check_result_ref(result_ref)
         if item.status == "completed":
             if item.result_ref != result_ref:
                 raise StateError(
@@ -155,10 +151,7 @@ class BatchManifest:
         if item.status == "completed":
             self.mark_completed(ref, result_ref)  # the same ref: nothing to do; another: refused
             return
-        if not is_ref(result_ref):
-            raise InvalidRefError(
-                f"{describe_value(result_ref)} is not a ref such as recipe_7.", field="result_ref", value=field_value(result_ref)
-            )
+        _check_result_ref(result_ref)
         item.status, item.result_ref, item.reason = "completed", result_ref, None
 
     def mark_failed(self, ref: str, reason: str) -> None:
@@ -291,3 +284,11 @@ class BatchManifest:
         if manifest.policy not in _POLICIES or len(set(refs)) != len(refs) or not statuses_known:
             raise StateError(f"The stored batch manifest of step {manifest.step} is malformed.", step=manifest.step)
         return manifest
+
+
+def _check_result_ref(result_ref: str) -> None:
+    """Raises InvalidRefError when what an item became is not a ref."""
+    if not is_ref(result_ref):
+        raise InvalidRefError(
+            f"{describe_value(result_ref)} is not a ref such as recipe_7.", field="result_ref", value=field_value(result_ref)
+        )

@@ -8,7 +8,7 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
-from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.kitchen.schema import ENTITY_TYPES, TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import drafting, history, understanding
 from alfred_mcp.operations.entities import resolve_text
 from alfred_mcp.operations.windows import config_of
@@ -70,16 +70,12 @@ async def turn_reply(app: AlfredApp, args: ToolArgs) -> ToolResult:
         }
 
 
-ENTITY_TYPES = tuple(sorted({table.entity_type for table in TABLES.values()}))
-"""The ref prefixes entity_resolve can be narrowed to."""
-
-
 async def entity_resolve(app: AlfredApp, args: ToolArgs) -> ToolResult:
     entity_type = args.get("entity_type")
-    if entity_type is not None and entity_type not in ENTITY_TYPES:
+    if entity_type is not None and entity_type not in TABLE_BY_ENTITY_TYPE:
         raise InputError(
-            f"entity_type: {describe_value(entity_type)} is no ref prefix; use one of: {', '.join(ENTITY_TYPES)}.",
-            field="entity_type", value=field_value(entity_type), valid=list(ENTITY_TYPES),
+            f"entity_type: {describe_value(entity_type)} is no ref prefix; use one of: {', '.join(sorted(ENTITY_TYPES))}.",
+            field="entity_type", value=field_value(entity_type), valid=sorted(ENTITY_TYPES),
         )
     async with work_on(app, "entity_resolve", args) as work:
         mentions = await resolve_text(work, args["text"], today=date.today(), entity_type=entity_type)

@@ -11,10 +11,9 @@ from alfred_mcp.server.tools.common import session_context as _context
 
 
 async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    require_one_of({"recipes": "recipes" in args, "meal_plans": "meal_plans" in args},
-                   {"recipes": "refs", "meal_plans": "{from, to}"})
+    require_one_of(args, {"recipes": "refs", "meal_plans": "{from, to}"})
     async with work_on(app, "shopping_list_from", args) as work:
-        if "recipes" in args:
+        if args.get("recipes") is not None:
             loaded = await shopping.load_recipes(work, args["recipes"], field="recipes")
             uses, meals = [(recipe, 1.0) for recipe in loaded], 0
         else:
@@ -28,7 +27,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    require_one_of({"recipe": "recipe" in args, "meal": "meal" in args}, {"recipe": "a recipe ref", "meal": "a meal plan ref"})
+    require_one_of(args, {"recipe": "a recipe ref", "meal": "a meal plan ref"})
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"))
         return {
