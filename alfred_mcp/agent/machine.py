@@ -25,7 +25,7 @@ from alfred_mcp.agent.understanding import apply_understanding, record_conversat
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
 from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
-from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
@@ -58,6 +58,22 @@ ToolRunner = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 The driver supplies it: the agent never sees the server or its handler table."""
 
 
+def current_turn(session: Session) -> TurnState | None:
+    """The session's latest agent turn (done or not), or None before the first."""
+    turn = session.read(AGENT_CURRENT_TURN)
+    return session.read(AGENT_TURNS.at(turn)) if turn is not None else None
+
+
+def check_no_open_turn(session: Session) -> None:
+    """Raises OutOfOrderError while an agent turn is open: it owns the session's turn counter until it is done."""
+    current = current_turn(session)
+    if current is not None and current.stage != "done":
+        raise OutOfOrderError(
+            f"Turn {current.turn} is still at the {current.stage} stage; finish it (or abandon it with turn_abandon) first.",
+            expected=current.stage,
+        )
+
+
 class TurnMachine:
     """One session's turns, driven one validated role output at a time."""
 
@@ -69,20 +85,14 @@ class TurnMachine:
     # -- reading and starting ---------------------------------------------------------------
 
     def current(self) -> TurnState | None:
-        turn = self.session.read(AGENT_CURRENT_TURN)
-        return self.load(turn) if turn is not None else None
+        return current_turn(self.session)
 
     def load(self, turn: int) -> TurnState | None:
         return self.session.read(AGENT_TURNS.at(turn))
 
     async def begin(self, message: str, *, owner: TurnOwner | None = None) -> TurnState:
         """Open the next turn for `message` (the session's turn counter moves on); `owner`: the loop running it."""
-        current = self.current()
-        if current is not None and current.stage != "done":
-            raise OutOfOrderError(
-                f"Turn {current.turn} is still at the {current.stage} stage; finish it (or abandon it with turn_abandon) first.",
-                expected=current.stage,
-            )
+        check_no_open_turn(self.session)
         history.begin_turn(self.session, message, config_of(self.work))
         state = TurnState(turn=self.session.turn, message=message, owner=owner)
         self._save(state)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from alfred_mcp.agent.machine import check_no_open_turn
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import OutOfOrderError
 from alfred_mcp.kitchen.schema import TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import history
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
-from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 
 
 async def show_working_set(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -41,14 +40,7 @@ async def turn_begin(app: AlfredApp, args: ToolArgs) -> ToolResult:
     """
     async with work_on(app, "turn_begin", args) as work:
         session = work.session
-        current = session.read(AGENT_CURRENT_TURN)
-        state = session.read(AGENT_TURNS.at(current)) if current is not None else None
-        if state is not None and state.stage != "done":
-            raise OutOfOrderError(
-                f"Turn {state.turn} was started with turn_start and is still at the {state.stage} stage; "
-                "finish it (or end it with turn_abandon) before beginning another turn.",
-                expected=state.stage,
-            )
+        check_no_open_turn(session)
         closed = history.begin_turn(session, args.get("message"), config_of(work))
         return {**_context(session), "closed_turn": closed.turn if closed else None}
 
