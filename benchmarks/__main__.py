@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, loop, scaling, supabase
+from . import context, drafts, economy, foundation, http, imports, loop, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,8 @@ ENTRIES: tuple[Entry, ...] = (
           economy.tools_list_bytes),
     Entry("stage_turn_bytes", "bytes each stage-by-stage turn of the scenario conversations returns to the model", "<= 24,000 bytes",
           economy.stage_turn_bytes),
+    Entry("import_pages", "recipes_import's reading of saved real pages (ALFRED_IMPORT_CORPUS): drafted, quantity and unit, servings, time",
+          "drafted >= 0.99, quantity_unit_right >= 0.98, servings_right >= 0.98, total_time_right >= 0.97", imports.import_pages),
     Entry("supabase_vs_postgres", "a 50-row store read through Supabase (PostgREST) vs PostgreSQL directly", "reported",
           supabase.supabase_vs_postgres),
 )

@@ -21,6 +21,13 @@ _ARTICLE = re.compile(r"^(?:a|an|one)\s+(?!few\b|couple\b|little\b|bit\b)", re.I
 _PAREN = re.compile(r"^\(([^()]{1,60})\)\s*")
 _OF = re.compile(r"^of\s+", re.IGNORECASE)
 _OPTIONAL = re.compile(r"(?:\s*\(optional\)|,\s*optional)\s*$", re.IGNORECASE)
+_TRAILING_PAREN = re.compile(r"\s*\(([^()]{1,120})\)$")
+_SIZE = re.compile(r"^(small|medium|large|extra[- ]large|jumbo|big)\s+(?=\S)", re.IGNORECASE)
+_PLURAL_MARK = re.compile(r"\((?:e?s)\)$", re.IGNORECASE)
+"""'slice(s)', 'pinch(es)': a unit written for one or many."""
+_DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})(?![\d,])")
+"""'1,5 TL', '0,5 stk': a decimal comma in a leading amount (never '1,500', a thousands separator)."""
+_THOUSANDS = re.compile(r"^(\d{1,3}(?:,\d{3})+)(?![\d,])")
 _TRAILING_NOTE = re.compile(r"\s+(to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 _FRACTIONS = {
     "½": "1/2", "⅓": "1/3", "⅔": "2/3", "¼": "1/4", "¾": "3/4", "⅛": "1/8", "⅜": "3/8", "⅝": "5/8", "⅞": "7/8",
@@ -74,12 +81,25 @@ def parse_ingredient_line(text: str) -> IngredientLine:
     if trailing:
         notes.append(trailing.group(1))
         name = name[: trailing.start()]
-    name = name.strip(" ,")
+    name = _apart(_OF.sub("", name.strip(" ,")), notes)
     if not name:
         return IngredientLine(name=_clip(" ".join(text.split())), issue=f"'{text.strip()}' names no ingredient")
     return IngredientLine(
         name=_clip(name), quantity=quantity, unit=unit, notes="; ".join(notes)[:MAX_NOTES] or None, is_optional=optional,
     )
+
+
+def _apart(name: str, notes: list[str]) -> str:
+    """What belongs in the notes taken out of the name: a closing parenthesis ('chicken thighs (skin-on)') and a
+    size ('large eggs' -> eggs, large), so the name is what the pantry and the catalog call it."""
+    while (trailing := _TRAILING_PAREN.search(name)) and trailing.start() > 0:
+        notes.insert(0, trailing.group(1).strip())
+        name = name[: trailing.start()].rstrip(" ,")
+    size = _SIZE.match(name)
+    if size and len(name[size.end():].strip()) > 1:
+        notes.insert(0, size.group(1).lower())
+        name = name[size.end():]
+    return name.strip(" ,")
 
 
 def ingredient_line(name: str, quantity: float | None, unit: str | None, notes: str | None, is_optional: bool) -> str:
@@ -120,7 +140,7 @@ def _take_unit(line: str, *, counted: bool) -> tuple[str | None, str]:
     for size in (2, 1):
         if len(words) <= size:
             continue
-        candidate = " ".join(words[:size])
+        candidate = _PLURAL_MARK.sub("", " ".join(words[:size]))
         unit = normalize_unit(candidate)
         if unit is None or not is_known_unit(unit) or "-" in candidate:
             continue
@@ -136,6 +156,7 @@ def _spell_fractions(text: str) -> str:
     text = text.replace("⁄", "/")
     for glyph, spelled in _FRACTIONS.items():
         text = re.sub(rf"(\d)\s*{glyph}", rf"\1 {spelled}", text).replace(glyph, spelled)
+    text = _THOUSANDS.sub(lambda match: match.group(1).replace(",", ""), _DECIMAL_COMMA.sub(r"\1.\2", text))
     return re.sub(r"^(\d+(?:\.\d+)?)([a-zA-Z]+)\b", r"\1 \2", text)
 
 

@@ -1,8 +1,9 @@
 """Recipes found in what a user hands over: a web page, JSON-LD, plain text, a Paprika archive.
 
 Each reader returns schema.org Recipe objects (dicts), so one mapping (`schema_org.draft_from_recipe`)
-turns every source into a draft. Pages: JSON-LD first (WordPress/Yoast `@graph` documents and lists
-included), microdata when a page has no JSON-LD recipe, both read with `extruct`. Plain text: a title
+turns every source into a draft. Pages: a site's own scraper (recipe-scrapers, `page_scrapers.py`) where there
+is one, JSON-LD (WordPress/Yoast `@graph` documents and lists included) when it holds whole recipes,
+recipe-scrapers' schema.org reading, then microdata read with `extruct`. Plain text: a title
 line, an 'Ingredients' list and 'Instructions' steps (or, without headings, amount lines and numbered
 lines). Paprika: the `.paprikarecipes` export, a zip of gzipped JSON recipes, read within size limits.
 """
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from alfred_mcp.errors import ImportSourceError
+from alfred_mcp.kitchen.page_scrapers import has_site_scraper, scraped_recipe
 from alfred_mcp.kitchen.schema_org import find_recipes
 from alfred_mcp.kitchen.units import iso_duration, parse_minutes
 
@@ -37,21 +39,47 @@ _FACTS = {
 }
 _BULLET = re.compile(r"^\s*(?:[-*•·▢☐◦‣]|\d+[.)]|step\s+\d+\s*[:.)-]?)\s*", re.IGNORECASE)
 _NUMBERED = re.compile(r"^\s*(?:\d+[.)]|step\s+\d+\b)", re.IGNORECASE)
+_INLINE_HEADING = re.compile(
+    r"(?:^|(?<=[.;:!?])|(?<=\s))\s*(ingredients?|instructions?|directions?|method|steps|preparation)\s*:\s*", re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9½⅓⅔¼¾⅛])")
 _STARTS_WITH_AMOUNT = re.compile(r"^\s*(?:[-*•]\s*)?(?:\d|[½⅓⅔¼¾⅛]|an?\s+(?:pinch|dash|handful)\b)", re.IGNORECASE)
 
 
-def recipes_in_html(page: str) -> list[dict[str, Any]]:
-    """schema.org Recipes of a page: from JSON-LD, else from microdata."""
-    from extruct.jsonld import JsonLdExtractor
-    from extruct.w3cmicrodata import MicrodataExtractor
+def recipes_in_html(page: str, url: str | None = None) -> list[dict[str, Any]]:
+    """schema.org Recipes of a page at `url` (None for pasted HTML).
 
+    In order: the site's own scraper where recipe-scrapers has one (it reads what the site's JSON-LD leaves out);
+    the page's JSON-LD when it holds whole recipes (every one of a page that has several); recipe-scrapers'
+    schema.org reading (microdata included), its missing fields filled from the JSON-LD; then microdata.
+    """
+    from extruct.jsonld import JsonLdExtractor
+
+    if has_site_scraper(url):
+        scraped = scraped_recipe(page, url)
+        if scraped and _is_whole(scraped):
+            return [scraped]
     try:
         documents = JsonLdExtractor().extract(page)
     except (ValueError, TypeError):
         documents = []
     found = find_recipes(documents)
-    if found:
+    if found and all(_is_whole(recipe) for recipe in found):
         return found
+    scraped = scraped_recipe(page, url)
+    if scraped and _is_whole(scraped):
+        return [{**found[0], **scraped} if found else scraped]
+    return found or _recipes_in_microdata(page)
+
+
+def _is_whole(recipe: Mapping[str, Any]) -> bool:
+    """A name, ingredients and steps: what a draft needs."""
+    return all(recipe.get(key) for key in ("name", "recipeIngredient", "recipeInstructions"))
+
+
+def _recipes_in_microdata(page: str) -> list[dict[str, Any]]:
+    from extruct.w3cmicrodata import MicrodataExtractor
+
     try:
         items = MicrodataExtractor().extract(page)
     except (ValueError, TypeError):
@@ -77,8 +105,14 @@ def recipes_in_json(text: str) -> list[dict[str, Any]]:
 
 
 def recipe_in_text(text: str) -> dict[str, Any] | None:
-    """A schema.org Recipe read from plain text, or None when the text has no ingredients or no steps."""
+    """A schema.org Recipe read from plain text, or None when the text has no ingredients or no steps.
+
+    Lines with headings, lines without them, or one pasted paragraph ('Tacos. Serves 4. 1 can chickpeas; 2 tbsp
+    oil. Steps: Roast ...'), whose sentences and semicolon lists are read as lines.
+    """
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) <= 2:
+        lines = _paragraph_lines(text)
     recipe: dict[str, Any] = {"@type": "Recipe"}
     sections: dict[str, list[str]] = {"head": [], "ingredients": [], "steps": []}
     current = "head"
@@ -92,6 +126,8 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
         sections[current].append(line)
     if not sections["ingredients"] and not sections["steps"]:
         _split_without_headings(sections)
+    elif not sections["ingredients"]:
+        _ingredients_from_head(sections)
     if not sections["head"] or not sections["ingredients"] or not sections["steps"]:
         return None
     recipe["name"] = sections["head"][0].lstrip("#").strip()
@@ -117,6 +153,24 @@ def _iso_or_text(value: str) -> str:
         return iso_duration(parse_minutes(value))
     except ValueError:
         return value
+
+
+def _paragraph_lines(text: str) -> list[str]:
+    """A recipe written as running text, as lines: headings ('Steps:') on lines of their own, then each sentence
+    and each item of a semicolon list."""
+    marked = _INLINE_HEADING.sub(lambda match: f"\n{match.group(1)}:\n", text)
+    lines: list[str] = []
+    for block in marked.splitlines():
+        for part in block.split(";"):
+            lines.extend(sentence.strip() for sentence in _SENTENCE_END.split(part) if sentence.strip(" .;"))
+    return [line.rstrip(".") if not _SECTION["steps"].match(line) else line for line in lines]
+
+
+def _ingredients_from_head(sections: dict[str, list[str]]) -> None:
+    """Steps under a heading but no ingredient heading: the lines after the title that begin with an amount."""
+    title, *rest = sections["head"] or [""]
+    sections["ingredients"] = [line for line in rest if _STARTS_WITH_AMOUNT.match(line)]
+    sections["head"] = [title, *(line for line in rest if not _STARTS_WITH_AMOUNT.match(line))]
 
 
 def _split_without_headings(sections: dict[str, list[str]]) -> None:

@@ -67,7 +67,7 @@ async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, of
         await report_progress(0, 3, "fetching the page")
         page = await fetch_page(source.strip(), policy)
         await report_progress(1, 3, f"fetched {len(page.text):,} characters")
-        url, found = page.url, _recipes_in_page(page.text, page.content_type)
+        url, found = page.url, _recipes_in_page(page.text, page.content_type, page.url)
     elif kind == "paprika":
         found = recipes_in_paprika(await _archive(source.strip(), local_files))
     elif kind == "json":
@@ -84,13 +84,13 @@ async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, of
     return ReadRecipes(kind, found[offset:offset + MAX_PER_CALL], url=url, total=len(found), offset=offset)
 
 
-def _recipes_in_page(text: str, content_type: str) -> list[dict[str, Any]]:
+def _recipes_in_page(text: str, content_type: str, url: str) -> list[dict[str, Any]]:
     if content_type in ("application/ld+json", "application/json"):
         return recipes_in_json(text)
     if content_type == "text/plain":
         recipe = recipe_in_text(text)
         return [recipe] if recipe else []
-    return recipes_in_html(text)
+    return recipes_in_html(text, url)
 
 
 def _nothing_found(kind: SourceKind, url: str | None) -> str:
