@@ -73,6 +73,14 @@ def _from_pairs(text: str) -> dict[str, str]:
     return tokens
 
 
+class TokenRefused(Exception):
+    """A verifier knows this token is not valid and says why (`reason`, one clause: the 401's description)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class TokenUsers:
     """The SDK's TokenVerifier over a fixed token → user map (compared in constant time)."""
 
@@ -112,10 +120,22 @@ class Verifiers:
         self._verifiers = verifiers
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The first verifier's user for `token`; None when none knows it.
+
+        Raises:
+            TokenRefused: no verifier accepts it and one said why.
+        """
+        refused: TokenRefused | None = None
         for verifier in self._verifiers:
-            found = await verifier.verify_token(token)
+            try:
+                found = await verifier.verify_token(token)
+            except TokenRefused as refusal:
+                refused = refused or refusal
+                continue
             if found is not None:
                 return found
+        if refused is not None:
+            raise refused
         return None
 
 
@@ -137,10 +157,14 @@ class BearerGate:
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)
-        found = await self.verifier.verify_token(token) if token else None
+        why = ""
+        try:
+            found = await self.verifier.verify_token(token) if token else None
+        except TokenRefused as refused:
+            found, why = None, f": {refused.reason}"
         if found is None:
             error = "invalid_token" if token else None
-            reason = "The bearer token is not valid." if token else "This server needs a bearer token."
+            reason = f"The bearer token is not valid{why}." if token else "This server needs a bearer token."
             await _refuse(send, 401, self.challenge, error, f"{reason} Send the header 'Authorization: Bearer <token>'; {self.hint}")
             return
         missing = [name for name in self.scopes if name not in found.scopes]
@@ -160,7 +184,8 @@ def _bearer(scope: Scope) -> str | None:
 
 
 async def _refuse(send: Send, status: int, challenge: str, error: str | None, description: str) -> None:
-    parameters = [challenge] + ([f'error="{error}"', f'error_description="{description}"'] if error else [])
+    quoted = "".join("'" if char in '"\\' else char for char in description if char.isascii() and char.isprintable())
+    parameters = [challenge] + ([f'error="{error}"', f'error_description="{quoted}"'] if error else [])
     body = json.dumps({"error": error or "invalid_request", "error_description": description}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"www-authenticate", f"Bearer {', '.join(parameters)}".encode())]
