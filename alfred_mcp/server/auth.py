@@ -3,7 +3,8 @@
 Static tokens come from a JSON file (`ALFRED_TOKENS_FILE`: {"<token>": "<user handle>"}) and/or
 the environment (`ALFRED_TOKENS="tok1=alice,tok2=bob"`); with an external OAuth authorization
 server configured, its JWT access tokens are accepted too (`server/oauth.py`, the user is the
-token's `sub`). `BearerGate` answers 401 to a request to /mcp without a valid token, before it
+token's `sub` at its `iss`). Each origin is its own namespace (`store/user_origins.py`): the
+static token user alice is `token:alice`, never the issuer's alice. `BearerGate` answers 401 to a request to /mcp without a valid token, before it
 reaches the server, saying how to send one; `ActingUserMiddleware` makes every authenticated MCP
 message act for its own user.
 """
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.store.user_origins import static_user
 
 TOKENS_FILE_ENV = "ALFRED_TOKENS_FILE"
 TOKENS_ENV = "ALFRED_TOKENS"
@@ -95,7 +97,7 @@ class TokenUsers:
                 handle = user
         if handle is None:
             return None
-        return AccessToken(token=token, client_id=handle, scopes=[], subject=handle)
+        return AccessToken(token=token, client_id=handle, scopes=[], subject=static_user(handle))
 
 
 class ActingUserMiddleware:

@@ -5,8 +5,8 @@ metadata (RFC 9728) and name it in its 401 challenge; otherwise an OAuth-capable
 sent to an authorization server that does not exist. Tokens are verified with PyJWT against the
 issuer's JWKS (`jwks.py`: cached, fetched at a bounded rate, behind a breaker): signature (asymmetric
 algorithms only), `iss`, `aud` (this server's resource URL unless configured), `exp`, and `sub`, which
-names the user. A token the issuer's keys cannot check now is refused (401 saying why); it never
-delays anyone else's request.
+names the user at this issuer (`oauth:<iss>#<sub>`: never a static token's user or the local user).
+A token the issuer's keys cannot check now is refused (401 saying why); it never delays anyone else.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from alfred_mcp.config import OAuthSettings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.auth import TokenRefused
 from alfred_mcp.server.jwks import JwksCache, KeysUnavailable
+from alfred_mcp.store.user_origins import issuer_user
 
 logger = logging.getLogger(__name__)
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
@@ -105,8 +106,8 @@ class JwtVerifier:
         subject = str(checked["sub"])
         scopes = str(checked.get("scope", "")).split()
         client = str(checked.get("client_id") or checked.get("azp") or subject)
-        return AccessToken(token=token, client_id=client, scopes=scopes, expires_at=checked.get("exp"), subject=subject,
-                           claims={"iss": checked["iss"]})
+        return AccessToken(token=token, client_id=client, scopes=scopes, expires_at=checked.get("exp"),
+                           subject=issuer_user(self.issuer, subject), claims={"iss": checked["iss"]})
 
     def _judge_unverified(self, header: dict[str, Any], claims: dict[str, Any]) -> None:
         """Raises TokenRefused for what the claims and header alone show is not this issuer's token for this server."""
