@@ -159,7 +159,7 @@ class BearerGate:
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)
-        why = ""
+        why = ": this server does not know it"
         try:
             found = await self.verifier.verify_token(token) if token else None
         except TokenRefused as refused:
