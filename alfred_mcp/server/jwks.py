@@ -97,7 +97,7 @@ class JwksCache:
     async def _fetch(self) -> list[jwt.PyJWK]:
         try:
             with anyio.fail_after(self.timeout):
-                async with httpx2.AsyncClient(timeout=self.timeout, trust_env=False) as client:
+                async with httpx2.AsyncClient(timeout=self.timeout) as client:
                     response = await client.get(self.url, headers={"Accept": "application/json"})
         except TimeoutError:
             raise KeysUnavailable(f"the issuer's keys did not arrive within {self.timeout:g} seconds") from None
