@@ -120,7 +120,7 @@ class Settings:
         location = db or os.environ.get(DB_ENV)
         return cls(
             db=location if location else str(default_db_path()),
-            user=user or os.environ.get(USER_ENV) or "local",
+            user=(user or os.environ.get(USER_ENV) or "").strip() or "local",
             seed_demo=seed_demo,
             demo=demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
@@ -226,6 +226,9 @@ class OAuthSettings:
         if issuer is None:
             return None
         jwks = os.environ.get(OAUTH_JWKS_URL_ENV) or None
+        if "#" in issuer:
+            raise ConfigError(f"{OAUTH_ISSUER_ENV} is an issuer URL, which has no fragment ('#') (got {issuer!r}).",
+                              field=OAUTH_ISSUER_ENV)
         return cls(
             issuer=_http_url(issuer, OAUTH_ISSUER_ENV),
             jwks_url=_http_url(jwks, OAUTH_JWKS_URL_ENV) if jwks else None,

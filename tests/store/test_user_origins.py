@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.config import Settings
+from alfred_mcp.config import OAuthSettings, Settings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import RECIPES, SHOPPING_LIST
@@ -151,6 +151,14 @@ def test_a_bad_user_map_stops_the_server_naming_the_setting(tmp_path: Path, cont
     with pytest.raises(ConfigError, match=words) as refused:
         load_user_map(str(tmp_path / "map.json"))
     assert refused.value.fields["field"] == "ALFRED_USER_MAP_FILE"
+
+
+@pytest.mark.parametrize("issuer", ["https://login.example.com#frag", "ftp://login.example.com"])
+def test_an_issuer_that_cannot_name_users_stops_the_server(issuer: str) -> None:
+    """An issuer URL with a fragment would make `oauth:<iss>#<sub>` ambiguous; one that is not http(s) is no issuer."""
+    with pytest.raises(ConfigError) as refused:
+        OAuthSettings.from_env(issuer)
+    assert refused.value.fields["field"] == "ALFRED_OAUTH_ISSUER"
 
 
 def test_the_user_map_comes_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
