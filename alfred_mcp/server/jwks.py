@@ -10,6 +10,7 @@ working while a refresh fails. Every failure is a `KeysUnavailable` that says wh
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -20,6 +21,8 @@ import httpx2
 import jwt
 
 logger = logging.getLogger(__name__)
+MAX_BYTES = 512_000
+"""The largest key set read: a real one is a few kilobytes."""
 
 
 class KeysUnavailable(Exception):
@@ -97,22 +100,36 @@ class JwksCache:
     async def _fetch(self) -> list[jwt.PyJWK]:
         try:
             with anyio.fail_after(self.timeout):
-                async with httpx2.AsyncClient(timeout=self.timeout) as client:
-                    response = await client.get(self.url, headers={"Accept": "application/json"})
+                body = await self._download()
         except TimeoutError:
             raise KeysUnavailable(f"the issuer's keys did not arrive within {self.timeout:g} seconds") from None
         except httpx2.HTTPError as error:
             raise KeysUnavailable(f"the issuer's keys could not be fetched ({type(error).__name__})") from None
-        if response.status_code != 200:
-            raise KeysUnavailable(f"the issuer's key set answered HTTP {response.status_code}")
         try:
-            document: Any = response.json()
+            document: Any = json.loads(body)
         except ValueError:
             raise KeysUnavailable("the issuer's key set is not JSON") from None
         try:
             return jwt.PyJWKSet.from_dict(document).keys if isinstance(document, dict) else _no_keys()
         except jwt.PyJWTError as error:
             raise KeysUnavailable(f"the issuer's key set has no usable key ({error})") from None
+
+    async def _download(self) -> bytes:
+        """The key set's bytes (at most `MAX_BYTES`).
+
+        Raises:
+            KeysUnavailable: an HTTP status other than 200, or a larger document.
+        """
+        async with httpx2.AsyncClient(timeout=self.timeout) as client, \
+                client.stream("GET", self.url, headers={"Accept": "application/json"}) as response:
+            if response.status_code != 200:
+                raise KeysUnavailable(f"the issuer's key set answered HTTP {response.status_code}")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body.extend(chunk)
+                if len(body) > MAX_BYTES:
+                    raise KeysUnavailable(f"the issuer's key set is larger than {MAX_BYTES:,} bytes")
+            return bytes(body)
 
     def _failed(self, reason: str) -> None:
         self._failures += 1

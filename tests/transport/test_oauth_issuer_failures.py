@@ -50,10 +50,12 @@ BROKEN_KEY_SETS: dict[str, tuple[int, str, str]] = {
     "http-500": (500, "text/plain", "internal error"),
     "http-404": (404, "text/plain", "not found"),
     "http-302": (302, "text/plain", ""),
+    "too-large": (200, "application/json", json.dumps({"keys": [JWK], "padding": "x" * 600_000})),
 }
 """What a broken issuer's key set URL answers (status, content type, body), and the words its 401 says."""
 REASONS = {"not-json": "not JSON", "json-not-an-object": "not a JSON object", "no-keys": "no usable key",
-           "unusable-keys": "no usable key", "http-500": "HTTP 500", "http-404": "HTTP 404", "http-302": "HTTP 302"}
+           "unusable-keys": "no usable key", "http-500": "HTTP 500", "http-404": "HTTP 404", "http-302": "HTTP 302",
+           "too-large": "larger than 512,000 bytes"}
 
 
 @dataclass
