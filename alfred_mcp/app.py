@@ -4,6 +4,8 @@
 the store chosen by the settings, the session manager over it, the users calls act for, the model.
 On stdio every call acts for the one local user. Over HTTP there is no local user: each
 request's bearer token names its user (`server/auth.py`), and the call runs `acting_as` that user.
+Users are stored under handles that name their origin (`store/user_origins.py`): a static token's
+alice, the local user and an OAuth issuer's alice are three users unless the operator maps them.
 
 Who starts with the demo kitchen: the local user on first run (unless --no-seed), and every new
 user when `--demo` is given. A new HTTP user otherwise starts with an empty kitchen.
@@ -30,6 +32,7 @@ from alfred_mcp.session.journal import JournalingStore
 from alfred_mcp.session.unit_of_work import flush_deferred, write_behind
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
+from alfred_mcp.store.user_origins import former_handle, local_user, mapped
 
 logger = logging.getLogger(__name__)
 
@@ -93,20 +96,22 @@ class AlfredApp:
             return
         await self.store.open()
         if not self.serves_many:
-            self._user_id = await self.user_for(self.settings.user)
+            self._user_id = await self.user_for(local_user(self.settings.user))
 
-    async def user_for(self, handle: str) -> str:
-        """The user id for `handle`, created (and given the demo kitchen, if they get one) on first use."""
-        known = self._users.get(handle)
+    async def user_for(self, identity: str) -> str:
+        """The user id for `identity` (a handle naming its origin, `store/user_origins.py`), created (and given the
+        demo kitchen, if they get one) on first use; the operator's user map may point it at another handle."""
+        known = self._users.get(identity)
         if known is not None:
             return known
         async with self._users_lock:
-            if handle not in self._users:
-                user_id = await self.store.ensure_user(handle)
+            if identity not in self._users:
+                handle = mapped(self.settings.user_map, identity)
+                user_id = await self.store.ensure_user(handle, formerly=former_handle(handle))
                 if self.gets_demo_kitchen and await seed_if_empty(self.store, user_id, today=date.today()):
                     logger.info("seeded the demo kitchen for user %r", handle)
-                self._users[handle] = user_id
-            return self._users[handle]
+                self._users[identity] = user_id
+            return self._users[identity]
 
     @property
     def gets_demo_kitchen(self) -> bool:

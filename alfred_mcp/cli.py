@@ -326,7 +326,8 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
 async def _seed(settings: Settings, reset: bool) -> int:
     from alfred_mcp.operations.seeding import seed, seed_if_empty
 
-    app = await open_app(Settings(db=settings.db, user=settings.user, seed_demo=False, supabase=settings.supabase))
+    app = await open_app(Settings(db=settings.db, user=settings.user, seed_demo=False, supabase=settings.supabase,
+                                  user_map=settings.user_map))
     try:
         if reset:
             counts = await seed(app.store, app.user_id, today=date.today(), reset=True)

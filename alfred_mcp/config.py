@@ -17,6 +17,7 @@ from typing import TypeVar
 from platformdirs import user_data_dir
 
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.store.user_origins import USER_MAP_FILE_ENV, load_user_map
 
 DB_ENV = "ALFRED_DB"
 USER_ENV = "ALFRED_USER"
@@ -96,6 +97,9 @@ class Settings:
     """Offer MCP Apps views to clients that declare the extension (`--no-ui`, ALFRED_UI=0: never)."""
     model_overrides: Mapping[str, str] = field(default_factory=dict)
     """Model options given as flags, keyed by their environment variable; they win over the environment."""
+    user_map: Mapping[str, str] = field(default_factory=dict)
+    """Identities that share a kitchen on purpose, user handle → the handle it uses (ALFRED_USER_MAP_FILE;
+    store/user_origins.py): without it static tokens, the local user and each OAuth issuer never do."""
     ledger_turns: int = DEFAULT_LEDGER_TURNS
     """Turns of per-turn session records a session keeps (call log, plans, agent turns, narratives already
     folded into the digest): ALFRED_LEDGER_TURNS; 0 keeps them all."""
@@ -116,7 +120,7 @@ class Settings:
         location = db or os.environ.get(DB_ENV)
         return cls(
             db=location if location else str(default_db_path()),
-            user=user or os.environ.get(USER_ENV) or "local",
+            user=(user or os.environ.get(USER_ENV) or "").strip() or "local",
             seed_demo=seed_demo,
             demo=demo,
             check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
@@ -129,6 +133,7 @@ class Settings:
             turns=TurnSettings.from_env(),
             ui=ui and os.environ.get(UI_ENV, "1").strip().lower() not in ("0", "false", "no", "off"),
             ledger_turns=_ledger_turns(),
+            user_map=load_user_map(os.environ.get(USER_MAP_FILE_ENV)),
         )
 
 
@@ -221,6 +226,9 @@ class OAuthSettings:
         if issuer is None:
             return None
         jwks = os.environ.get(OAUTH_JWKS_URL_ENV) or None
+        if "#" in issuer:
+            raise ConfigError(f"{OAUTH_ISSUER_ENV} is an issuer URL, which has no fragment ('#') (got {issuer!r}).",
+                              field=OAUTH_ISSUER_ENV)
         return cls(
             issuer=_http_url(issuer, OAUTH_ISSUER_ENV),
             jwks_url=_http_url(jwks, OAUTH_JWKS_URL_ENV) if jwks else None,

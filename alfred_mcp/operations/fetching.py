@@ -2,7 +2,8 @@
 
 Serving many users (HTTP), a URL may not reach private, loopback, link-local or otherwise non-public
 addresses unless the host allows those networks (`ALFRED_IMPORT_ALLOW_NETWORKS`): the server is not
-a way into its own network. The check runs on every address the name resolves to, on every redirect,
+a way into its own network. An IPv6 address that carries an IPv4 one (NAT64, 6to4, Teredo, mapped...) is
+judged by the IPv4 address it reaches (`addresses.py`). The check runs on every address the name resolves to, on every redirect,
 and the connection goes to the address that was checked (no second DNS answer can swap it).
 """
 
@@ -19,9 +20,8 @@ import httpx2
 
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.raw_ids import redact_raw_ids
+from alfred_mcp.operations.addresses import IpAddress, IpNetwork, non_public
 
-IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "application/ld+json", "application/json", "text/plain")
 USER_AGENT = "alfred-mcp recipe import (+https://modelcontextprotocol.io)"
 
@@ -137,9 +137,11 @@ def _checked(host: str, addresses: Sequence[IpAddress], policy: FetchPolicy) -> 
         raise _error(f"the host {host!r} has no address.")
     if policy.block_private:
         for address in addresses:
-            if not address.is_global and not any(address in network for network in policy.allowed_networks):
+            reached = non_public(address, policy.allowed_networks)
+            if reached is not None:
+                carried = f" (it carries {reached})" if reached != address else ""
                 raise _error(
-                    f"{host} is a private or loopback address ({address}); this server does not fetch those "
+                    f"{host} is a private or loopback address ({address}{carried}); this server does not fetch those "
                     "(its host can allow networks with ALFRED_IMPORT_ALLOW_NETWORKS)."
                 )
     return addresses[0]

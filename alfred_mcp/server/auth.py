@@ -3,7 +3,8 @@
 Static tokens come from a JSON file (`ALFRED_TOKENS_FILE`: {"<token>": "<user handle>"}) and/or
 the environment (`ALFRED_TOKENS="tok1=alice,tok2=bob"`); with an external OAuth authorization
 server configured, its JWT access tokens are accepted too (`server/oauth.py`, the user is the
-token's `sub`). `BearerGate` answers 401 to a request to /mcp without a valid token, before it
+token's `sub` at its `iss`). Each origin is its own namespace (`store/user_origins.py`): the
+static token user alice is `token:alice`, never the issuer's alice. `BearerGate` answers 401 to a request to /mcp without a valid token, before it
 reaches the server, saying how to send one; `ActingUserMiddleware` makes every authenticated MCP
 message act for its own user.
 """
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.store.user_origins import static_user
 
 TOKENS_FILE_ENV = "ALFRED_TOKENS_FILE"
 TOKENS_ENV = "ALFRED_TOKENS"
@@ -73,6 +75,14 @@ def _from_pairs(text: str) -> dict[str, str]:
     return tokens
 
 
+class TokenRefused(Exception):
+    """A verifier knows this token is not valid and says why (`reason`, one clause: the 401's description)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class TokenUsers:
     """The SDK's TokenVerifier over a fixed token → user map (compared in constant time)."""
 
@@ -87,7 +97,7 @@ class TokenUsers:
                 handle = user
         if handle is None:
             return None
-        return AccessToken(token=token, client_id=handle, scopes=[], subject=handle)
+        return AccessToken(token=token, client_id=handle, scopes=[], subject=static_user(handle))
 
 
 class ActingUserMiddleware:
@@ -112,10 +122,22 @@ class Verifiers:
         self._verifiers = verifiers
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The first verifier's user for `token`; None when none knows it.
+
+        Raises:
+            TokenRefused: no verifier accepts it and one said why.
+        """
+        refused: TokenRefused | None = None
         for verifier in self._verifiers:
-            found = await verifier.verify_token(token)
+            try:
+                found = await verifier.verify_token(token)
+            except TokenRefused as refusal:
+                refused = refused or refusal
+                continue
             if found is not None:
                 return found
+        if refused is not None:
+            raise refused
         return None
 
 
@@ -137,10 +159,14 @@ class BearerGate:
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)
-        found = await self.verifier.verify_token(token) if token else None
+        why = ": this server does not know it"
+        try:
+            found = await self.verifier.verify_token(token) if token else None
+        except TokenRefused as refused:
+            found, why = None, f": {refused.reason}"
         if found is None:
             error = "invalid_token" if token else None
-            reason = "The bearer token is not valid." if token else "This server needs a bearer token."
+            reason = f"The bearer token is not valid{why}." if token else "This server needs a bearer token."
             await _refuse(send, 401, self.challenge, error, f"{reason} Send the header 'Authorization: Bearer <token>'; {self.hint}")
             return
         missing = [name for name in self.scopes if name not in found.scopes]
@@ -160,7 +186,8 @@ def _bearer(scope: Scope) -> str | None:
 
 
 async def _refuse(send: Send, status: int, challenge: str, error: str | None, description: str) -> None:
-    parameters = [challenge] + ([f'error="{error}"', f'error_description="{description}"'] if error else [])
+    quoted = "".join("'" if char in '"\\' else char for char in description if char.isascii() and char.isprintable())
+    parameters = [challenge] + ([f'error="{error}"', f'error_description="{quoted}"'] if error else [])
     body = json.dumps({"error": error or "invalid_request", "error_description": description}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                (b"www-authenticate", f"Bearer {', '.join(parameters)}".encode())]

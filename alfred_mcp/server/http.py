@@ -6,7 +6,8 @@ A request passes, outermost first:
    before anything else, authentication included; CORS preflights are answered here.
 2. `ResourceMetadata` (`oauth.py`): the protected-resource metadata, served only when an external
    OAuth authorization server is configured.
-3. `BearerGate` (`auth.py`): a static token or a JWT from that issuer (401 saying how to send one).
+3. `BearerGate` (`auth.py`): a static token or a JWT from that issuer (401 saying why and how to send one);
+   the issuer's keys are cached and fetched without a worker thread, at a bounded rate (`jwks.py`).
 4. `MessageGate` (`http_guard.py`): a protocol version this server speaks, one JSON-RPC message per POST.
 5. The SDK's streamable HTTP transport; handshake-era (2025-11-25) sessions close after an idle
    timeout and are capped in number (`HttpSettings`).
@@ -29,6 +30,7 @@ from alfred_mcp.config import HttpSettings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.auth import TOKENS_ENV, TOKENS_FILE_ENV, BearerGate, TokenUsers, Verifiers
 from alfred_mcp.server.http_guard import MessageGate, RequestGuard
+from alfred_mcp.server.jwks import JwksCache
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
 from alfred_mcp.server.oauth import JwtVerifier, ResourceMetadata, discover_jwks_url, metadata_path
 
@@ -71,8 +73,12 @@ def public_url(host: str, port: int, http: HttpSettings) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None) -> ASGIApp:
-    """The ASGI app serving MCP at /mcp for the users `tokens` name (and the OAuth issuer's, given its JWKS)."""
+def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None,
+             keys: JwksCache | None = None) -> ASGIApp:
+    """The ASGI app serving MCP at /mcp for the users `tokens` name (and the OAuth issuer's, given its JWKS).
+
+    `keys` is the issuer's key cache (None: one for `jwks_url` with the default time, rate and breaker limits).
+    """
     http = app.settings.http
     server = build_server(app, many_users=True)
     resource = f"{public_url(host, port, http)}{MCP_PATH}"
@@ -80,7 +86,7 @@ def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *,
     verifiers: list[TokenVerifier] = [TokenUsers(tokens)] if tokens else []
     if http.oauth is not None and jwks_url is not None:
         metadata = metadata_path(resource)
-        verifiers.append(JwtVerifier(http.oauth, jwks_url, resource))
+        verifiers.append(JwtVerifier(http.oauth, jwks_url, resource, keys=keys))
         challenge = f'resource_metadata="{resource.removesuffix(MCP_PATH)}{metadata}"'
         hint = f"get one from the authorization server {http.oauth.issuer}."
         inner = BearerGate(AuthContextMiddleware(MessageGate(inner, mcp_path=MCP_PATH)), Verifiers(*verifiers), path=MCP_PATH,

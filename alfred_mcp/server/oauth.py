@@ -3,14 +3,17 @@
 Only when an issuer is configured (`--oauth-issuer`) does the server publish protected-resource
 metadata (RFC 9728) and name it in its 401 challenge; otherwise an OAuth-capable client would be
 sent to an authorization server that does not exist. Tokens are verified with PyJWT against the
-issuer's JWKS: signature (asymmetric algorithms only), `iss`, `aud` (this server's resource URL
-unless configured), `exp`, and `sub`, which names the user.
+issuer's JWKS (`jwks.py`: cached, fetched at a bounded rate, behind a breaker): signature (asymmetric
+algorithms only), `iss`, `aud` (this server's resource URL unless configured), `exp`, and `sub`, which
+names the user at this issuer (`oauth:<iss>#<sub>`: never a static token's user or the local user).
+A token the issuer's keys cannot check now is refused (401 saying why); it never delays anyone else.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,10 +27,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from alfred_mcp.config import OAuthSettings
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.server.auth import TokenRefused
+from alfred_mcp.server.jwks import JwksCache, KeysUnavailable
+from alfred_mcp.store.user_origins import issuer_user
 
 logger = logging.getLogger(__name__)
 ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 """Asymmetric signatures only: a shared-secret (HS*) token would let anyone holding the JWKS sign one."""
+VERIFY_THREADS = 2
+"""Worker threads signature checks may hold at once: their own limiter, never the store's."""
+LEEWAY = 30
+"""Seconds of clock skew allowed on `exp`."""
 METADATA_PATHS = ("/.well-known/oauth-authorization-server", "/.well-known/openid-configuration")
 
 
@@ -62,34 +72,77 @@ async def discover_jwks_url(oauth: OAuthSettings) -> str:
 
 
 class JwtVerifier:
-    """The SDK's TokenVerifier for JWT access tokens signed by the issuer's keys."""
+    """The SDK's TokenVerifier for JWT access tokens signed by the issuer's keys.
 
-    def __init__(self, oauth: OAuthSettings, jwks_url: str, resource: str) -> None:
+    Everything that can be judged without the keys is judged first, without a network call: a token
+    that is not a JWT is someone else's (None); a JWT with another issuer or audience, expired, without
+    a subject or with a symmetric algorithm is refused (`TokenRefused`, saying why). Only then are the
+    keys asked for (`jwks.JwksCache`: never a worker thread, bounded in time and rate), and the
+    signature is checked in a thread of this verifier's own small limiter, never one the store's
+    queries wait for.
+    """
+
+    def __init__(self, oauth: OAuthSettings, jwks_url: str, resource: str, *, keys: JwksCache | None = None) -> None:
         self.issuer = oauth.issuer
         self.audience = oauth.audience or resource
-        self._keys = jwt.PyJWKClient(jwks_url, cache_keys=True, lifespan=300, timeout=10)
+        self.keys = keys if keys is not None else JwksCache(jwks_url)
+        self._limiter = anyio.CapacityLimiter(VERIFY_THREADS)
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        if token.count(".") != 2:
+        unverified = _unverified(token)
+        if unverified is None:
             return None
+        header, claims = unverified
+        self._judge_unverified(header, claims)
         try:
-            claims = await anyio.to_thread.run_sync(self._decode, token)
+            key = await self.keys.signing_key(header.get("kid") if isinstance(header.get("kid"), str) else None)
+        except KeysUnavailable as error:
+            raise TokenRefused(f"it cannot be checked now: {error.reason}") from None
+        try:
+            checked = await anyio.to_thread.run_sync(self._decode, token, key, limiter=self._limiter)
         except jwt.PyJWTError as error:
             logger.info("refused an access token: %s", error)
-            return None
-        subject = str(claims["sub"])
-        scopes = str(claims.get("scope", "")).split()
-        client = str(claims.get("client_id") or claims.get("azp") or subject)
-        return AccessToken(token=token, client_id=client, scopes=scopes, expires_at=claims.get("exp"), subject=subject,
-                           claims={"iss": claims["iss"]})
+            raise TokenRefused(f"its signature or claims do not check out ({error})") from None
+        subject = str(checked["sub"])
+        scopes = str(checked.get("scope", "")).split()
+        client = str(checked.get("client_id") or checked.get("azp") or subject)
+        return AccessToken(token=token, client_id=client, scopes=scopes, expires_at=checked.get("exp"),
+                           subject=issuer_user(self.issuer, subject), claims={"iss": checked["iss"]})
 
-    def _decode(self, token: str) -> dict[str, Any]:
-        key = self._keys.get_signing_key_from_jwt(token)
+    def _judge_unverified(self, header: dict[str, Any], claims: dict[str, Any]) -> None:
+        """Raises TokenRefused for what the claims and header alone show is not this issuer's token for this server."""
+        if header.get("alg") not in ALGORITHMS:
+            raise TokenRefused(f"its algorithm {header.get('alg')!r} is not accepted (asymmetric signatures only)")
+        if claims.get("iss") != self.issuer:
+            raise TokenRefused(f"it was not issued by {self.issuer}")
+        audience = claims.get("aud")
+        if self.audience not in (audience if isinstance(audience, list) else [audience]):
+            raise TokenRefused(f"it is not meant for this server (aud must name {self.audience})")
+        expires = claims.get("exp")
+        if not isinstance(expires, int | float) or isinstance(expires, bool) or expires <= time.time() - LEEWAY:
+            raise TokenRefused("it has expired" if isinstance(expires, int | float) else "it has no expiry (exp)")
+        subject = claims.get("sub")
+        if not isinstance(subject, str) or not subject.strip():
+            raise TokenRefused("it names no user: its subject (sub) is missing or empty")
+
+    def _decode(self, token: str, key: jwt.PyJWK) -> dict[str, Any]:
         claims: dict[str, Any] = jwt.decode(
-            token, key.key, algorithms=ALGORITHMS, audience=self.audience, issuer=self.issuer,
+            token, key.key, algorithms=ALGORITHMS, audience=self.audience, issuer=self.issuer, leeway=LEEWAY,
             options={"require": ["exp", "iss", "aud", "sub"]},
         )
         return claims
+
+
+def _unverified(token: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The header and claims of a JWT, unchecked (None: `token` is not a JWT at all)."""
+    if token.count(".") != 2:
+        return None
+    try:
+        header = jwt.get_unverified_header(token)
+        claims: Any = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError:
+        return None
+    return (header, claims) if isinstance(claims, dict) else None
 
 
 class ResourceMetadata:

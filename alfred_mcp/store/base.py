@@ -164,8 +164,9 @@ class KitchenStore(StoreConnection, Protocol):
         """An opaque value that changes with every committed write to the user's kitchen rows and never
         comes back (0: never written). Equal stamps mean the user's rows are as they were."""
 
-    async def ensure_user(self, handle: str) -> str:
-        """The user id for `handle` ('local' by default), creating the user on first use."""
+    async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
+        """The user id for `handle`, creating the user on first use; a new `handle` takes over the user
+        `formerly` names instead, when there is one (renamed, their rows stay theirs)."""
 
 
 class SessionStore(StoreConnection, Protocol):

@@ -13,13 +13,19 @@ from typing import Literal
 
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.filters import quote_identifier as q
-from alfred_mcp.store.sql_literals import number_literal
+from alfred_mcp.store.sql_literals import literal_sql, number_literal
+from alfred_mcp.store.user_origins import LEGACY
 
 SCHEMA_VERSION = 1
 ENTRY_COLUMNS = (
     "ref", "entity_type", "row_id", "label", "action", "turn_created", "turn_last_ref", "deleted_turn", "saved_as",
 )
 """A registry entry's columns in `alfred_session_refs` (besides session_id and seq)."""
+LEGACY_USERS_SQL = f'UPDATE "users" SET "handle" = {literal_sql(LEGACY)} || "handle"'
+"""Namespacing users by origin (`user_origins.py`): every user of an older database becomes `legacy:<handle>`,
+taken over by the static token or local user of that name when they first come. Run once per database."""
+USER_ORIGINS_KEY = "user_origins"
+"""The `alfred_meta` key a SQLite database records the rename under (PostgreSQL records migration 0004)."""
 _EXTRA_INDEXES: dict[str, tuple[tuple[str, ...], ...]] = {"recipe_ingredients": (("recipe_id", "position"),)}
 
 CheckKind = Literal["bool", "array", "enum", "range"]

@@ -140,6 +140,12 @@ async def second_store(backend: str, store_target: Any, store: Store) -> AsyncIt
     await opened.close()
 
 
+@pytest.fixture
+def store_opener(backend: str, store_target: Any) -> Any:
+    """Makes new, unopened stores on the test's database (a later process opening it)."""
+    return lambda: _store_on(backend, store_target)
+
+
 def _store_on(backend: str, store_target: Any) -> Any:
     if backend == "sqlite":
         opened: Any = SQLiteStore(store_target)

@@ -26,6 +26,8 @@ from starlette.routing import Route
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import HttpSettings, OAuthSettings, Settings
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.schema import SHOPPING_LIST
 from alfred_mcp.server.http import http_app
 from alfred_mcp.server.oauth import discover_jwks_url
 
@@ -65,7 +67,7 @@ class Stack:
 
 
 @asynccontextmanager
-async def oauth_stack(tmp_path: Path, scopes: tuple[str, ...] = ()) -> AsyncIterator[Stack]:
+async def oauth_stack(tmp_path: Path, scopes: tuple[str, ...] = (), tokens: dict[str, str] | None = None) -> AsyncIterator[Stack]:
     holder: dict[str, str] = {}
     async with serving(lambda port: authorization_server(holder)) as issuer:
         holder["issuer"] = issuer
@@ -74,7 +76,7 @@ async def oauth_stack(tmp_path: Path, scopes: tuple[str, ...] = ()) -> AsyncIter
         settings = Settings(db=str(tmp_path / "k.db"), http=HttpSettings(oauth=oauth))
 
         def build(port: int) -> Any:
-            return http_app(AlfredApp.from_settings(settings), "127.0.0.1", port, {}, jwks_url=jwks_url)
+            return http_app(AlfredApp.from_settings(settings), "127.0.0.1", port, tokens or {}, jwks_url=jwks_url)
 
         async with serving(build) as base:
             yield Stack(issuer=issuer, url=f"{base}/mcp")
@@ -90,6 +92,43 @@ async def test_the_issuer_s_jwts_reach_the_kitchen_as_their_subject(tmp_path: Pa
                     await client.call_tool("db_create", {"table": "recipes", "data": {"name": "Carol's stew"}})
                 seen = (await client.call_tool("db_read", {"table": "recipes"})).structured_content
                 assert seen["count"] == (1 if user == "carol" else 0)
+
+
+STATIC_ALICE = "static-alice-token-0123456789"
+
+
+def _client(url: str, token: str) -> Client:
+    headers = {"Authorization": f"Bearer {token}"}
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers, timeout=30)))
+
+
+async def _shopping(url: str, token: str) -> list[str]:
+    async with _client(url, token) as client:
+        return [row["name"] for row in (await client.call_tool("db_read", {"table": "shopping_list"})).structured_content["rows"]]
+
+
+async def test_no_jwt_reaches_the_kitchen_of_a_static_token_user_or_the_local_user(tmp_path: Path) -> None:
+    """One database, real HTTP: the static token user alice and the local user each keep a shopping list; the
+    issuer's subjects alice, local and token:alice, and another issuer's alice, see neither (nor does one see
+    the other's), and a token with an empty subject is 401 naming it."""
+    local = AlfredApp.from_settings(Settings(db=str(tmp_path / "k.db"), seed_demo=False))
+    await local.open()
+    try:
+        await local.store.insert(SHOPPING_LIST, [{"name": "local's flour"}], user_id=local.user_id)
+        async with oauth_stack(tmp_path, tokens={STATIC_ALICE: "alice"}) as stack:
+            async with _client(stack.url, STATIC_ALICE) as alice:
+                await alice.call_tool("db_create", {"table": "shopping_list", "data": {"name": "alice's oat milk"}})
+            assert await _shopping(stack.url, STATIC_ALICE) == ["alice's oat milk"]
+            for subject in ("alice", "local", "token:alice", "local:local"):
+                assert await _shopping(stack.url, stack.token(sub=subject)) == [], subject
+            async with httpx2.AsyncClient(timeout=10) as raw:
+                empty = await raw.post(stack.url, json=INITIALIZE, headers={**JSON, "Authorization": f"Bearer {stack.token(sub='')}"})
+            assert empty.status_code == 401 and "subject (sub) is missing or empty" in empty.headers["www-authenticate"]
+        async with oauth_stack(tmp_path) as other_issuer:
+            assert await _shopping(other_issuer.url, other_issuer.token(sub="alice")) == []
+        assert [row["name"] for row in await local.store.select(SHOPPING_LIST, Query(), user_id=local.user_id)] == ["local's flour"]
+    finally:
+        await local.close()
 
 
 async def test_protected_resource_metadata_names_the_real_issuer(tmp_path: Path) -> None:

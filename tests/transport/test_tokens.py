@@ -51,7 +51,7 @@ async def test_only_a_known_token_names_a_user() -> None:
     """A known token becomes an access token for its user; anything else is no one."""
     verifier = TokenUsers({TOKEN_A: "alice"})
     known = await verifier.verify_token(TOKEN_A)
-    assert known is not None and known.subject == "alice"
+    assert known is not None and known.subject == "token:alice" and known.client_id == "alice"
     assert await verifier.verify_token(TOKEN_B) is None and await verifier.verify_token("") is None
 
 

@@ -153,8 +153,13 @@ class PostgresKitchenStore(PostgresConnection):
 
         return await self._read(work, None, None)
 
-    async def ensure_user(self, handle: str) -> str:
+    async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         async def work(connection: PooledConnection) -> str:
+            if formerly is not None:
+                await connection.execute(
+                    'UPDATE "users" SET "handle" = %s WHERE "handle" = %s AND NOT EXISTS (SELECT 1 FROM "users" WHERE "handle" = %s)',
+                    (handle, formerly, handle),
+                )
             sql = 'INSERT INTO "users" ("handle") VALUES (%s) ON CONFLICT ("handle") DO NOTHING RETURNING "id"'
             row = await (await connection.execute(sql, (handle,))).fetchone()
             if row is None:

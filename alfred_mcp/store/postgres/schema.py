@@ -2,7 +2,7 @@
 
 Pure: returns statement text. `migrations()` is the single source; the files in the repo's
 `migrations/` folder are written from it (`migrations.py`) and a test proves they match.
-Three migrations:
+Five migrations:
 
 - 0000 `bare_postgres_shim`: the roles (`anon`, `authenticated`, `service_role`), the `auth`
   schema and `auth.uid()` that Supabase already has. Every statement is guarded, so on a
@@ -15,6 +15,8 @@ Three migrations:
   tiebreak column included), and the kitchen stamps: statement-level triggers on every user-owned
   table give the writing user's row in `alfred_kitchen_stamps` a new value from a sequence (never
   rolled back, so a stamp is never reused), whichever path wrote: this server, PostgREST, anyone.
+- 0004 `user_origins`: every existing user becomes `legacy:<handle>` (`ddl.LEGACY_USERS_SQL`), so
+  handles that name their origin (`user_origins.py`) never meet an older user by accident.
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -28,6 +30,7 @@ from typing import Any
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.ddl import (
     KITCHEN_STAMPS,
+    LEGACY_USERS_SQL,
     SCHEMA_VERSION,
     check_rules,
     create_index_sql,
@@ -195,6 +198,11 @@ END $$""",
     statements.append(f"GRANT {_CRUD} ON {q(KITCHEN_STAMPS)} TO service_role")
     statements.append("NOTIFY pgrst, 'reload schema'")
     return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
+
+
+def user_origins_sql() -> str:
+    """Migration 0004: the users of an older database become legacy users (`ddl.LEGACY_USERS_SQL`)."""
+    return HEADER + LEGACY_USERS_SQL + ";\n"
 
 
 def _stamp_triggers(name: str) -> list[str]:

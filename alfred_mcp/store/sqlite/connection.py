@@ -27,7 +27,7 @@ from typing import TypeVar
 import anyio
 
 from alfred_mcp.errors import StoreError
-from alfred_mcp.store.ddl import SCHEMA_VERSION
+from alfred_mcp.store.ddl import LEGACY_USERS_SQL, SCHEMA_VERSION, USER_ORIGINS_KEY
 from alfred_mcp.store.sqlite.errors import to_store_error
 from alfred_mcp.store.sqlite.schema import schema_sql
 
@@ -285,6 +285,9 @@ def _create_schema(connection: sqlite3.Connection) -> None:
         'INSERT INTO "alfred_meta" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING',
         ("schema_version", str(SCHEMA_VERSION)),
     )
+    if connection.execute('SELECT 1 FROM "alfred_meta" WHERE "key" = ?', (USER_ORIGINS_KEY,)).fetchone() is None:
+        connection.execute(LEGACY_USERS_SQL)
+        connection.execute('INSERT INTO "alfred_meta" ("key", "value") VALUES (?, ?)', (USER_ORIGINS_KEY, "1"))
     (found,) = connection.execute('SELECT "value" FROM "alfred_meta" WHERE "key" = ?', ("schema_version",)).fetchone()
     if found != str(SCHEMA_VERSION):
         raise StoreError(

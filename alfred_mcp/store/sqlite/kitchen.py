@@ -152,8 +152,10 @@ class SQLiteKitchenStore(SQLiteConnection):
         row = await self._read_now(lambda c: c.execute(_READ_STAMP, (user_id,)).fetchone())
         return 0 if row is None else int(row[0])
 
-    async def ensure_user(self, handle: str) -> str:
+    async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         def work(connection: sqlite3.Connection) -> str:
+            if formerly is not None and connection.execute('SELECT 1 FROM "users" WHERE "handle" = ?', (handle,)).fetchone() is None:
+                connection.execute('UPDATE "users" SET "handle" = ? WHERE "handle" = ?', (handle, formerly))
             connection.execute(
                 'INSERT INTO "users" ("id", "handle", "created_at") VALUES (?, ?, ?) ON CONFLICT ("handle") DO NOTHING',
                 (str(uuid.uuid4()), handle, now_text()),

@@ -23,12 +23,20 @@ from alfred_mcp.store.postgres.codec import new_row_values, restored_row_values,
 from alfred_mcp.store.postgres.rpc import pending_function
 from alfred_mcp.store.supabase.connection import EXACT_COUNT, MAX_ROWS, SupabaseConnection
 from alfred_mcp.store.supabase.query import ORDER_TIEBREAK, decode_row, logic_tree, quote, to_json
+from alfred_mcp.store.user_origins import LEGACY
 
 if TYPE_CHECKING:
     from postgrest import AsyncRPCFilterRequestBuilder, AsyncSelectRequestBuilder
 
 USER_NAMESPACE = uuid.UUID("6f1c1b8e-5a8e-4c47-9d0e-3b7a2f0c9a11")
-"""A user's id is uuid5(USER_NAMESPACE, handle): every replica agrees without a lookup."""
+"""A user's id is uuid5(USER_NAMESPACE, handle): every replica agrees without a lookup. A legacy user keeps
+the id of the handle it had before namespacing (migration 0004 renamed `alice` to `legacy:alice`)."""
+TAKEOVER = "takeover:"
+
+
+def user_uuid(handle: str) -> str:
+    """The id of the user `handle` names (a legacy user's: that of its handle before namespacing)."""
+    return str(uuid.uuid5(USER_NAMESPACE, handle.removeprefix(LEGACY)))
 
 
 class SupabaseKitchenStore(SupabaseConnection):
@@ -144,13 +152,38 @@ class SupabaseKitchenStore(SupabaseConnection):
         rows = await self._execute(builder, actor, None)
         return int(rows[0]["stamp"]) if rows else 0
 
-    async def ensure_user(self, handle: str) -> str:
-        user_id = str(uuid.uuid5(USER_NAMESPACE, handle))
-        builder = self._postgrest().table("users").upsert(
-            {"id": user_id, "handle": handle}, on_conflict="id", ignore_duplicates=True
-        )
-        await self._execute(builder, self._require_user(user_id), None)
+    async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
+        if formerly is not None:
+            taken_over = await self._taken_over(handle, formerly)
+            if taken_over is not None:
+                return taken_over
+        user_id = user_uuid(handle)
+        await self._insert_user(user_id, handle)
         return user_id
+
+    async def _taken_over(self, handle: str, formerly: str) -> str | None:
+        """The id of the user `formerly` names when `handle` takes it over (now or on an earlier visit), else None.
+
+        Ids follow handles and `authenticated` may not update users, so a takeover is not a rename here: a
+        marker user whose id follows `formerly` records who took it over, and the first marker written wins.
+        """
+        if await self._handle_of(user_uuid(handle)) is not None:
+            return None
+        former = user_uuid(formerly)
+        if await self._handle_of(former) is None:
+            return None
+        marker, claim = str(uuid.uuid5(USER_NAMESPACE, TAKEOVER + formerly)), f"{TAKEOVER}{formerly} by {handle}"
+        await self._insert_user(marker, claim)
+        return former if await self._handle_of(marker) == claim else None
+
+    async def _handle_of(self, user_id: str) -> str | None:
+        builder = self._postgrest().table("users").select("handle").eq("id", user_id)
+        rows = await self._execute(builder, self._require_user(user_id), None)
+        return str(rows[0]["handle"]) if rows else None
+
+    async def _insert_user(self, user_id: str, handle: str) -> None:
+        builder = self._postgrest().table("users").upsert({"id": user_id, "handle": handle}, on_conflict="id", ignore_duplicates=True)
+        await self._execute(builder, self._require_user(user_id), None)
 
     def _source(self, table: Table, user_id: str) -> Any:
         """What a read selects from: the table, or the table as the open unit of work leaves it."""
