@@ -355,9 +355,9 @@ def merge_constraints(
         session, snapshot, turn=turn, config=config, user_message=user_message, entities_referenced=entities_referenced
     )
     occasion = None if snapshot.occasion_done else session.occasion
-    allergies = [*session.permanent.allergies, *_guest_allergies(occasion, session.active_goal)]
-    overrides, refused_overrides = screen_allergens(snapshot.overrides, allergies, turn=turn)
-    additions, refused_additions = screen_allergens(snapshot.new_constraints, allergies, turn=turn)
+    guests = _guest_allergies(occasion, session.active_goal)
+    overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent.allergies, turn=turn, guests=guests)
+    additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent.allergies, turn=turn, guests=guests)
     kept, change = _after_reset(session, reason, turn=turn)
     goal = _apply_snapshot(kept, snapshot, _lived(overrides, "goal"), _lived(additions, "goal"), turn=turn)
     occasion = _apply_occasion(occasion, snapshot, _lived(overrides, "occasion"), _lived(additions, "occasion"), turn=turn)
@@ -445,18 +445,22 @@ def _is_stale(session: SessionConstraints, *, turn: int, config: ResetConfig, en
 
 
 def screen_allergens(
-    constraints: Iterable[Constraint], allergies: Sequence[str], *, turn: int
+    constraints: Iterable[Constraint], allergies: Sequence[str], *, turn: int, guests: Sequence[str] = ()
 ) -> tuple[list[Constraint], list[RejectedConstraint]]:
-    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen of `allergies`."""
+    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen of the user's
+    `allergies` or of the guests'."""
     accepted: list[Constraint] = []
     rejected: list[RejectedConstraint] = []
     for constraint in constraints:
         stamped = constraint.model_copy(update={"source_turn": turn})
         allergen = required_allergen(stamped, allergies)
+        whose = "the user is"
+        if allergen is None:
+            allergen, whose = required_allergen(stamped, guests), "a guest is"
         if allergen is None:
             accepted.append(stamped)
         else:
-            reason = f"'{_display(stamped.value)}' contains '{allergen}', which the user is allergic to."
+            reason = f"'{_display(stamped.value)}' contains '{allergen}', which {whose} allergic to."
             rejected.append(RejectedConstraint(constraint=stamped, allergen=allergen, reason=reason))
     return accepted, rejected
 

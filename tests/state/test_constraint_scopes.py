@@ -109,6 +109,7 @@ def test_a_required_ingredient_holding_a_guests_allergen_is_refused() -> None:
     session = merged(GUESTS)
     result = merge_constraints(session, ConstraintSnapshot(new_constraints=[c("ingredient_required", "main", "shrimp")]), turn=2)
     assert [(r.allergen, r.constraint.value) for r in result.rejected] == [("shellfish", "shrimp")]
+    assert result.rejected[0].reason == "'shrimp' contains 'shellfish', which a guest is allergic to."
     assert compile_constraints(result.constraints).must_include == []
 
 
