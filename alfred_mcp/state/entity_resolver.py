@@ -107,7 +107,7 @@ def resolve(
     tokens = _tokens(text)
     hint = entity_type or next((_TYPE_WORDS[t] for t in tokens if _TYPE_WORDS.get(t)), None)
     typed = [c for c in pool if hint is None or c.entity_type == hint] or pool
-    mentions = _explicit_refs(text, pool) + _ordinals(tokens, typed, shown) + _pronouns(text, pool, previous)
+    mentions = _explicit_refs(text, pool) + _ordinals(tokens, pool, shown) + _pronouns(text, pool, previous)
     for run, cued in _runs(tokens):
         mention = _match_run(run, typed, taxonomy, named_only=not cued)
         if mention is not None:
@@ -161,20 +161,15 @@ def _explicit_refs(text: str, pool: Sequence[Candidate]) -> list[Mention]:
 
 def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate], shown: Sequence[str] = ()) -> list[Mention]:
     """'the second one': the n-th entity of the last list shown, in its order (else of the latest group the
-    session touched, in ref order). A position whose ref is no longer a candidate is unresolved, never
-    shifted onto the next row."""
-    wanted = [t for t in tokens if t in _ORDINALS]
-    if not wanted:
-        return []
-    by_ref = {c.ref: c for c in pool}
-    listed = [ref for ref in dict.fromkeys(shown) if _type_of(ref) in {c.entity_type for c in pool}]
-    group: list[Candidate | None] = [by_ref.get(ref) for ref in listed]
-    active = [c for c in pool if c.tier == "active"]
-    if not group and active:
-        latest = max(c.turn for c in active)
-        group = [*sorted((c for c in active if c.turn == latest), key=_candidate_key)]
+    session touched, in ref order). Only a noun right after the ordinal narrows the list ('the first recipe';
+    'plan the first one' still counts in a list of recipes). A position whose ref is no longer a candidate is
+    unresolved, never shifted onto the next row."""
     mentions = []
-    for word in wanted:
+    for at, word in enumerate(tokens):
+        if word not in _ORDINALS:
+            continue
+        noun = _TYPE_WORDS.get(tokens[at + 1]) if at + 1 < len(tokens) else None
+        group = _ordered_group([c for c in pool if noun is None or c.entity_type == noun], shown)
         index = _ORDINALS[word]
         position = index - 1 if index > 0 else len(group) + index
         if not 0 <= position < len(group):
@@ -185,6 +180,19 @@ def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate], shown: Sequence[
         else:
             mentions.append(Mention(text=f"the {word}", resolution="fuzzy", confidence="medium", ref=chosen.ref, candidates=(chosen,)))
     return mentions
+
+
+def _ordered_group(pool: Sequence[Candidate], shown: Sequence[str]) -> list[Candidate | None]:
+    """The list an ordinal counts in: the shown refs of the pool's types (None where one is gone), else the
+    latest group of active candidates in ref order."""
+    by_ref = {c.ref: c for c in pool}
+    types = {c.entity_type for c in pool}
+    group: list[Candidate | None] = [by_ref.get(ref) for ref in dict.fromkeys(shown) if _type_of(ref) in types]
+    active = [c for c in pool if c.tier == "active"]
+    if not group and active:
+        latest = max(c.turn for c in active)
+        group = [*sorted((c for c in active if c.turn == latest), key=_candidate_key)]
+    return group
 
 
 _PRONOUN = re.compile(

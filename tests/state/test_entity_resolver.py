@@ -111,6 +111,14 @@ def test_an_ordinal_is_the_row_at_that_place_of_the_list_shown(listed: list[Cand
     assert mention.ref == listed[index].ref
 
 
+@pytest.mark.parametrize(("text", "ref"), [("plan the first one for friday", "recipe_6"), ("the first meal", "meal_2"),
+                                           ("delete the first recipe", "recipe_6")])
+def test_only_a_noun_after_the_ordinal_narrows_the_list(text: str, ref: str) -> None:
+    """'plan' names no type here: 'plan the first one' counts in the list of recipes shown."""
+    mention = next(m for m in resolve(text, ACTIVE, shown=["recipe_6", "recipe_1"]) if m.ref)
+    assert mention.ref == ref
+
+
 PRONOUNS = ["make it spicier", "save that one", "plan this recipe for friday", "delete that", "what's in it?"]
 
 
