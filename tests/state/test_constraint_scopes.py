@@ -192,7 +192,7 @@ def scoped_sessions(draw: st.DrawFn) -> tuple[SessionConstraints, int]:
     return session, turn + draw(st.integers(min_value=0, max_value=5))
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(scoped_sessions(), scoped_snapshots, st.booleans())
 def test_scoped_merges_are_idempotent_and_deterministic(state: tuple[SessionConstraints, int], snapshot: ConstraintSnapshot, referenced: bool) -> None:
     session, turn = state
@@ -202,7 +202,7 @@ def test_scoped_merges_are_idempotent_and_deterministic(state: tuple[SessionCons
     assert twice.constraints == once.constraints and twice.rejected == once.rejected
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(scoped_sessions(), scoped_snapshots)
 def test_the_occasion_is_kept_unless_done(state: tuple[SessionConstraints, int], snapshot: ConstraintSnapshot) -> None:
     """Every constraint the occasion held is still held after any merge that does not end the occasion."""
@@ -216,7 +216,7 @@ def test_the_occasion_is_kept_unless_done(state: tuple[SessionConstraints, int],
         assert {(x.type, x.field, x.about) for x in before} <= held
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(scoped_sessions())
 def test_constraints_about_a_ref_never_reach_the_goal_wide_view(state: tuple[SessionConstraints, int]) -> None:
     """Removing every ref-scoped constraint changes nothing the searches read, only `about`."""
