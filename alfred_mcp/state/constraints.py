@@ -342,8 +342,8 @@ def merge_constraints(
 
     Order: (1) a reset (see `find_reset_reason`) ends the active goal; a new goal area carries its
     exclusions (goal-wide `ingredient_excluded` and `allergy`) into the new goal, and `replaced`
-    records what ended and what was carried; (2) constraints that require an allergen (the user's or
-    a guest's) are rejected; (3) `occasion_done` ends the occasion; constraints of lifetime occasion
+    records what ended and what was carried; (2) constraints that require an allergen of the user
+    are rejected (one of a guest's is blocked by `compile_constraints` while the guest's allergy holds); (3) `occasion_done` ends the occasion; constraints of lifetime occasion
     go to the occasion, the others to the goal; (4) overrides replace the constraints with the same
     (type, field, about); (5) new constraints are added next to their group unless one with the same
     value exists (for single-valued types a different value replaces the old one); (6) the goal text
@@ -355,10 +355,9 @@ def merge_constraints(
         session, snapshot, turn=turn, config=config, user_message=user_message, entities_referenced=entities_referenced
     )
     occasion = None if snapshot.occasion_done else session.occasion
-    guests = _guest_allergies(occasion, session.active_goal)
-    overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent.allergies, turn=turn, guests=guests)
-    additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent.allergies, turn=turn, guests=guests)
     kept, change = _after_reset(session, reason, turn=turn)
+    overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent, turn=turn)
+    additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent, turn=turn)
     goal = _apply_snapshot(kept, snapshot, _lived(overrides, "goal"), _lived(additions, "goal"), turn=turn)
     occasion = _apply_occasion(occasion, snapshot, _lived(overrides, "occasion"), _lived(additions, "occasion"), turn=turn)
     contributed = bool(overrides or additions or snapshot.goal_update or snapshot.goal_subdomain)
@@ -373,31 +372,35 @@ def merge_constraints(
 
 
 def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, turn: int) -> tuple[ActiveGoal | None, GoalChange | None]:
-    """The goal left after a reset (a new area keeps the exclusions), and what the reset changed."""
+    """The goal left after a reset (a new area keeps the exclusions), and what the reset changed.
+
+    A goal this very turn made (the merge runs again, or a client that never moves the turn on) keeps
+    what this turn carried into it, and only what it carries adds to this turn's change: merging the
+    same snapshot again changes nothing."""
     goal = session.active_goal
     if reason is None or goal is None:
         return goal, None
-    carried = [c for c in goal.constraints if reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None]
-    dropped = [c for c in goal.constraints if c not in carried]
+    earlier = session.replaced if session.replaced is not None and session.replaced.turn == turn else None
+    carried = [c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
+               or (earlier is not None and c in earlier.carried)]
     kept = ActiveGoal(description=DEFAULT_GOAL, started_turn=turn, constraints=carried) if carried else None
-    if goal.started_turn == turn:
-        return kept, None  # a goal this very turn made (a merge run again): ending it changes nothing the user had
-    return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, dropped=dropped, carried=carried)
+    if goal.started_turn != turn:
+        dropped = [c for c in goal.constraints if c not in carried]
+        return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, dropped=dropped, carried=carried)
+    if earlier is not None:
+        return kept, earlier.model_copy(update={"carried": [*earlier.carried, *(c for c in carried if c not in earlier.carried)]})
+    return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, carried=carried) if carried else None
 
 
 def _lived(constraints: list[Constraint], lifetime: Lifetime) -> list[Constraint]:
     return [c for c in constraints if c.lifetime == lifetime]
 
 
-def _guest_allergies(occasion: Occasion | None, goal: ActiveGoal | None) -> list[str]:
-    """The allergies stated for the conversation (not the user's own): goal-wide `allergy` constraints in force."""
-    held = [*(occasion.constraints if occasion else []), *(goal.constraints if goal else [])]
-    return _normalize_texts(v for c in held if c.type == "allergy" and c.about is None for v in constraint_values(c))
-
-
 def guest_allergies(session: SessionConstraints) -> list[str]:
-    """The allergies of the occasion's guests (and any stated for the goal), enforced on writes like the user's own."""
-    return _guest_allergies(session.occasion, session.active_goal)
+    """The allergies of the occasion's guests (and any stated for the goal: goal-wide `allergy` constraints in
+    force), enforced on writes like the user's own."""
+    held = [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+    return _normalize_texts(v for c in held if c.type == "allergy" and c.about is None for v in constraint_values(c))
 
 
 def _apply_occasion(
@@ -445,22 +448,21 @@ def _is_stale(session: SessionConstraints, *, turn: int, config: ResetConfig, en
 
 
 def screen_allergens(
-    constraints: Iterable[Constraint], allergies: Sequence[str], *, turn: int, guests: Sequence[str] = ()
+    constraints: Iterable[Constraint], permanent: PermanentConstraints, *, turn: int
 ) -> tuple[list[Constraint], list[RejectedConstraint]]:
-    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen of the user's
-    `allergies` or of the guests'."""
+    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen of the user.
+
+    A guest's allergy is no reason to refuse: the requirement is kept and `compile_constraints` blocks it
+    while the allergy is in force (it comes back when the occasion is done)."""
     accepted: list[Constraint] = []
     rejected: list[RejectedConstraint] = []
     for constraint in constraints:
         stamped = constraint.model_copy(update={"source_turn": turn})
-        allergen = required_allergen(stamped, allergies)
-        whose = "the user is"
-        if allergen is None:
-            allergen, whose = required_allergen(stamped, guests), "a guest is"
+        allergen = required_allergen(stamped, permanent.allergies)
         if allergen is None:
             accepted.append(stamped)
         else:
-            reason = f"'{_display(stamped.value)}' contains '{allergen}', which {whose} allergic to."
+            reason = f"'{_display(stamped.value)}' contains '{allergen}', which the user is allergic to."
             rejected.append(RejectedConstraint(constraint=stamped, allergen=allergen, reason=reason))
     return accepted, rejected
 

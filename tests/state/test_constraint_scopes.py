@@ -104,13 +104,13 @@ def test_the_occasion_ends_when_it_is_done() -> None:
     assert session.occasion is None and compiled.guest_allergies == [] and compiled.servings is None
 
 
-def test_a_required_ingredient_holding_a_guests_allergen_is_refused() -> None:
-    """'Shrimp for the main' while a guest is allergic to shellfish: rejected, naming the allergy."""
-    session = merged(GUESTS)
-    result = merge_constraints(session, ConstraintSnapshot(new_constraints=[c("ingredient_required", "main", "shrimp")]), turn=2)
-    assert [(r.allergen, r.constraint.value) for r in result.rejected] == [("shellfish", "shrimp")]
-    assert result.rejected[0].reason == "'shrimp' contains 'shellfish', which a guest is allergic to."
-    assert compile_constraints(result.constraints).must_include == []
+def test_a_required_ingredient_holding_a_guests_allergen_is_blocked_while_the_occasion_lasts() -> None:
+    """'Shrimp for the main' while a guest is allergic to shellfish: blocked, naming the allergy; back when the party is over."""
+    session = merged(GUESTS, ConstraintSnapshot(new_constraints=[c("ingredient_required", "main", "shrimp")]))
+    compiled = compile_constraints(session)
+    assert compiled.must_include == [] and [(i.value, i.why) for i in compiled.blocked] == [("shrimp", ["allergy:shellfish"])]
+    after = merge_constraints(session, ConstraintSnapshot(occasion_done=True), turn=3).constraints
+    assert [i.value for i in compile_constraints(after).must_include] == ["shrimp"]
 
 
 def test_a_new_goal_area_keeps_the_exclusions_and_says_what_ended() -> None:
