@@ -122,3 +122,38 @@ async def test_the_guests_shellfish_survives_a_new_goal_and_holds_on_the_write(s
     accepted = await stage.client.call_tool("db_create", {"table": "shopping_list", "data": {"name": "shrimp", "quantity": 1, "unit": "lb"},
                                                           "allergy_override": OVERRIDE})
     assert not accepted.is_error and [row["name"] for row in await shopping(app, "shrimp")] == ["shrimp"]
+
+
+def _read(table: str, **extra: Any) -> dict[str, Any]:
+    return tool("db_read", table=table, **extra)
+
+
+def _turn(action: dict[str, Any] | Any, summary: str) -> dict[str, list[Any]]:
+    return {"understand": [{"processed_message": summary}], "think": [plan(summary, step("read" if "read" in summary else "write", summary))],
+            "act": [action, done(summary)], "reply": [reply("Done.")]}
+
+
+async def test_understand_reads_the_first_one_and_that_one_as_people_mean_them(stage: StageClient, app: AlfredApp) -> None:
+    """Understand's resolver lines: 'the first one' after that row was deleted and restored (the user's own undo)
+    is still the list's first row; 'that one' after a turn that read one recipe is that recipe. Acting on
+    'the first one' deletes exactly that row."""
+    everything = sorted(row["name"] for row in await app.store.select(TABLES["recipes"], Query(limit=500), user_id=app.user_id))
+    await stage.turn("Show me my recipes", _turn(_read("recipes", order_by=[{"field": "name", "direction": "asc"}], limit=4),
+                                                 "read the recipes"))
+    first, third = stage.seen.ref(everything[0]), stage.seen.ref(everything[2])
+    await stage.turn("Delete the first one", _turn(tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": first}]),
+                                                   "delete the first one"))
+    undone = await stage.client.call_tool("kitchen_undo", {})  # the user's own restore, outside the assistant's turn
+    assert not undone.is_error
+    await stage.turn(f"Show me {everything[2]}", _turn(_read("recipes", filters=[{"field": "id", "op": "eq", "value": third}]),
+                                                       "read that recipe"))
+    log = await stage.turn("Is that one spicy? And what about the first one?", {
+        "understand": [{"referenced_refs": [third, first]}], "think": [{"goal": "Answer", "decision": "propose",
+                                                                       "proposal_message": "Neither is spicy."}]})
+    understand = log.contexts()[0]["context"]
+    assert f'"that one" → {third} {everything[2]} (high' in understand
+    assert f'"the first" → {first} {everything[0]} (medium' in understand
+    await stage.turn("Delete the first one", _turn(tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": first}]),
+                                                   "delete the first one"))
+    names = sorted(row["name"] for row in await app.store.select(TABLES["recipes"], Query(limit=500), user_id=app.user_id))
+    assert names == everything[1:]
