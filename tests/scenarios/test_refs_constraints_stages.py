@@ -1,9 +1,11 @@
-"""Constraint scopes and lifetimes, driven stage by stage by a scripted client model over the real client.
+"""Constraint scopes and lifetimes, and references as people mean them, driven stage by stage by a scripted
+client model over the real client.
 
 'Make the carbonara dairy-free' is about that recipe: the next, unrelated 'what can I cook tonight?' is not
 filtered by it. The guests' shellfish and sesame outlive a new goal area (Think reads what the new goal
 replaced and what it kept) and a write for the occasion that holds shrimp is refused, then accepted with the
-user's explicit override. The database end state is checked.
+user's explicit override. Understand's resolver reads "the first one" in the list shown (after a delete and a
+restore) and "that one" as the previous turn's single recipe. The database end state is checked.
 """
 
 from __future__ import annotations
