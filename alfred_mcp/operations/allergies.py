@@ -2,8 +2,9 @@
 
 Every write of a recipe (its name), a recipe ingredient, a shopping item, or a meal plan (through
 the recipe it plans: its name and every ingredient) is checked against the allergies in the user's
-preferences, through the ingredient taxonomy (`kitchen/allergens.py`: shellfish covers shrimp,
-peanuts covers peanut butter). A hit is refused naming the allergen and the ingredient, unless the
+preferences, and against the allergies of the occasion's guests while the occasion is in force
+(`state/constraints.py`), through the ingredient taxonomy (`kitchen/allergens.py`: shellfish covers
+shrimp, peanuts covers peanut butter). A hit is refused naming the allergen and the ingredient, unless the
 caller passes an explicit `allergy_override` naming that allergen with a reason; the override is
 then recorded in the call log. Dropping an allergy by replacing the list needs explicit consent too.
 """
@@ -18,10 +19,10 @@ from alfred_mcp.errors import AlfredError, AllergenError, InvalidPayloadError
 from alfred_mcp.kitchen.allergens import AllergenHit, allergen_hits
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES, Table
-from alfred_mcp.operations.understanding import preferences_row
+from alfred_mcp.operations.understanding import constraints_of, preferences_row
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.array_ops import dropped
-from alfred_mcp.state.constraints import normalize_text
+from alfred_mcp.state.constraints import guest_allergies, normalize_text
 
 CHECKED_TABLES = frozenset({"recipes", "recipe_ingredients", "shopping_list", "meal_plans"})
 _NAMED = {"recipes": "recipe", "recipe_ingredients": "ingredient", "shopping_list": "shopping item"}
@@ -56,10 +57,40 @@ def parse_override(value: Any) -> AllergyOverride | None:
     return AllergyOverride(tuple(a.strip() for a in allergens), reason.strip()[:300])
 
 
+@dataclass(frozen=True)
+class WriteAllergies:
+    """What a write is checked against: the user's own allergies and those of the occasion's guests."""
+
+    user: tuple[str, ...] = ()
+    guests: tuple[str, ...] = ()
+    occasion: str | None = None
+
+    def all(self) -> list[str]:
+        return [*self.user, *(a for a in self.guests if normalize_text(a) not in {normalize_text(u) for u in self.user})]
+
+    def whose(self, allergens: Iterable[str]) -> str:
+        """'the user is allergic to shellfish' / 'the guests (Saturday dinner) are allergic to sesame'."""
+        own = {normalize_text(a) for a in self.user}
+        mine = sorted(a for a in allergens if normalize_text(a) in own)
+        theirs = sorted(a for a in allergens if normalize_text(a) not in own)
+        parts = [f"the user is allergic to {', '.join(mine)}"] if mine else []
+        if theirs:
+            guests = f"the guests ({self.occasion})" if self.occasion else "the guests"
+            parts.append(f"{guests} are allergic to {', '.join(theirs)}")
+        return " and ".join(parts)
+
+
 async def user_allergies(work: UnitOfWork) -> list[str]:
     row = await preferences_row(work.store, work.user_id)
     values = (row or {}).get("allergies") or []
     return [str(value) for value in values if str(value).strip()]
+
+
+async def write_allergies(work: UnitOfWork) -> WriteAllergies:
+    """The user's allergies (read fresh) and the guests' of the session's occasion and goal."""
+    stored = constraints_of(work.session)
+    return WriteAllergies(tuple(await user_allergies(work)), tuple(guest_allergies(stored)),
+                          stored.occasion.description if stored.occasion else None)
 
 
 async def check_rows(
@@ -72,14 +103,14 @@ async def check_rows(
     """
     if table.name not in CHECKED_TABLES:
         return None
-    allergies = await user_allergies(work)
-    if not allergies:
+    allergies = await write_allergies(work)
+    if not allergies.all():
         return None
     named: list[tuple[str, str]] = []
     for index, row in enumerate(rows):
         where = f"data[{index}]" if len(rows) > 1 else "data"
         named += await _texts(work, table, row, where)
-    return verdict(allergen_hits(named, allergies), override)
+    return verdict(allergen_hits(named, allergies.all()), override, allergies=allergies)
 
 
 async def _texts(work: UnitOfWork, table: Table, row: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
@@ -105,8 +136,12 @@ async def recipe_texts(work: UnitOfWork, ref: str, where: str) -> list[tuple[str
     return named + [(f"{where} ({ref} {label}, ingredient)", i["name"]) for i in ingredients if i.get("name")]
 
 
-def verdict(hits: Iterable[AllergenHit], override: AllergyOverride | None, *, outcome: str = "Nothing was written.") -> str | None:
-    """Raise for hits the override does not cover (the message says `outcome`); the note to record when it covers some."""
+def verdict(
+    hits: Iterable[AllergenHit], override: AllergyOverride | None, *, outcome: str = "Nothing was written.",
+    allergies: WriteAllergies | None = None,
+) -> str | None:
+    """Raise for hits the override does not cover (the message says `outcome` and whose allergy it is);
+    the note to record when it covers some."""
     hits = list(hits)
     blocked = [hit for hit in hits if override is None or not override.allows(hit.allergen)]
     if blocked:
@@ -114,7 +149,7 @@ def verdict(hits: Iterable[AllergenHit], override: AllergyOverride | None, *, ou
         raise AllergenError(
             "Refused: " + "; ".join(f"{hit.describe()}" for hit in blocked[:8])
             + (f" (+{len(blocked) - 8} more)" if len(blocked) > 8 else "")
-            + f", and the user is allergic to {', '.join(allergens)}. {outcome} Use other ingredients; only if the "
+            + f", and {(allergies or WriteAllergies(tuple(allergens))).whose(allergens)}. {outcome} Use other ingredients; only if the "
             "user explicitly accepts it, pass allergy_override {allergens: [...], reason: ...}.",
             field=blocked[0].where.split(" ")[0], allergens=allergens, ingredients=sorted({hit.ingredient for hit in blocked}),
         )

@@ -389,29 +389,29 @@ def _waiting_on(session: Session, draft: Draft, in_call: set[str]) -> str | None
 async def _check_allergens(
     work: UnitOfWork, drafts: Sequence[Draft], override: AllergyOverride | None, *, whole_call: bool,
 ) -> tuple[dict[str, str], str | None]:
-    """Drafts holding an allergen of the user that `override` does not cover (ref -> why they are not saved),
+    """Drafts holding an allergen of the user or the occasion's guests that `override` does not cover (ref -> why they are not saved),
     and the note an override leaves (see operations/allergies.py).
 
     Raises:
         AllergenError: `whole_call` (all or nothing) and some draft holds one: the call is refused.
     """
-    user_allergies = await allergies.user_allergies(work)
-    if not user_allergies:
+    held = await allergies.write_allergies(work)
+    if not held.all():
         return {}, None
     in_call = {draft.ref for draft in drafts}
-    hits = {draft.ref: allergen_hits(await _named_texts(work, draft, in_call), user_allergies) for draft in drafts}
+    hits = {draft.ref: allergen_hits(await _named_texts(work, draft, in_call), held.all()) for draft in drafts}
     if whole_call:
-        return {}, allergies.verdict([hit for found in hits.values() for hit in found], override)
+        return {}, allergies.verdict([hit for found in hits.values() for hit in found], override, allergies=held)
     refused: dict[str, str] = {}
     allowed = []
     for ref, found in hits.items():
         try:
-            allergies.verdict(found, override, outcome="This draft was not saved.")
+            allergies.verdict(found, override, outcome="This draft was not saved.", allergies=held)
         except AllergenError as error:
             refused[ref] = error.message
         else:
             allowed += found
-    return refused, allergies.verdict(allowed, override)
+    return refused, allergies.verdict(allowed, override, allergies=held)
 
 
 async def _named_texts(work: UnitOfWork, draft: Draft, in_call: set[str]) -> list[tuple[str, str]]:

@@ -5,20 +5,27 @@ Background rows are the kitchen's recent recipes, the meals planned next, recipe
 hold the goal's required ingredients, and recipes named by the words of the message. They get
 refs the way foreign-key targets do ('linked': known, not pulled into the working set), so a
 model can name them and the resolver can answer with them.
+
+The conversation supplies the rest of what people mean: the last list the user was shown (ordinals
+count in it, across turns that read, delete or restore single rows), the refs the previous turn was
+about ("that one"), and the conversation's own entities (created, saved, imported or planned in it),
+which a name prefers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
-from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
+from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, OrderBy, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, Table, row_label
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.drafting import pending_draft_views
 from alfred_mcp.operations.understanding import compiled_constraints, curation_of
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.entity_resolver import STOP_WORDS, Candidate, Mention, resolve
 from alfred_mcp.state.working_set import build_working_set
 from alfred_mcp.store.base import Row
@@ -58,24 +65,85 @@ async def background_candidates(work: UnitOfWork, message: str | None, *, today:
     return list(found.values())[:MAX_BACKGROUND]
 
 
-async def resolve_text(work: UnitOfWork, text: str, *, today: date, entity_type: str | None = None) -> list[Mention]:
-    """What `text` refers to, over the session's entities and the kitchen's background rows."""
+@dataclass(frozen=True)
+class Reading:
+    """What a text refers to, and the kitchen's background rows it was resolved over."""
+
+    background: list[Candidate]
+    mentions: list[Mention]
+
+
+async def read_references(work: UnitOfWork, text: str | None, *, today: date, entity_type: str | None = None) -> Reading:
+    """Resolve `text` over the session's entities (the conversation's own marked) and the kitchen's background rows."""
     active = active_candidates(work)
     background = await background_candidates(work, text, today=today, active=[c.ref for c in active])
-    return resolve(text, [*active, *background], entity_type=entity_type, shown=last_list_shown(work.session))
+    if not text:
+        return Reading(background, [])
+    own = await own_refs(work)
+    candidates = [replace(c, own=True) if c.ref in own else c for c in [*active, *background]]
+    session = work.session
+    mentions = resolve(text, candidates, entity_type=entity_type, shown=last_list_shown(session),
+                       previous=previous_turn_refs(session))
+    return Reading(background, mentions)
 
 
-LIST_LOOKBACK_TURNS = 2
-"""How many turns back the last list shown is looked for ('the second one' points into it)."""
+async def resolve_text(work: UnitOfWork, text: str, *, today: date, entity_type: str | None = None) -> list[Mention]:
+    """What `text` refers to, over the session's entities and the kitchen's background rows."""
+    return (await read_references(work, text, today=today, entity_type=entity_type)).mentions
+
+
+LOOKBACK_TURNS = 30
+"""How many turns back the conversation is read for the last list shown and its own entities."""
+_NOT_ABOUT = frozenset({"deleted", "discarded", "linked"})
+_OWN_ACTIONS = frozenset({"created", "saved", "generated"})
+
+
+def _ok_calls(session: Session, turns: Iterable[int]) -> list[CallRecord]:
+    """The successful calls of `turns` that touched refs, newest first."""
+    return [r for turn in turns for r in reversed(session.calls(turn)) if r.outcome == "ok" and r.refs]
+
+
+def _turns_back(session: Session, start: int) -> range:
+    return range(start, max(session.turn - LOOKBACK_TURNS, 0), -1)
 
 
 def last_list_shown(session: Session) -> list[str]:
-    """The refs of the latest successful read that returned two or more rows, in the order returned."""
-    for turn in range(session.turn, max(session.turn - LIST_LOOKBACK_TURNS, 0) - 1, -1):
-        for record in reversed(session.calls(turn)):
-            if record.outcome == "ok" and record.action == "read" and len(record.refs) >= 2:
-                return list(record.refs)
+    """The refs of the latest successful read that returned two or more rows, in the order returned. Reads,
+    deletes and restores of single rows in between do not replace it."""
+    return next((list(r.refs) for r in _ok_calls(session, _turns_back(session, session.turn))
+                 if r.action == "read" and len(r.refs) >= 2), [])
+
+
+def previous_turn_refs(session: Session) -> list[str]:
+    """The refs the previous turn was about ('that one'): all it touched when that is one, else its last call's
+    refs when that call touched one, else all (a list: 'that one' is then a question)."""
+    for turn in _turns_back(session, session.turn - 1):
+        calls = [r for r in _ok_calls(session, [turn]) if r.action not in _NOT_ABOUT]
+        if not calls:
+            continue
+        touched = list(dict.fromkeys(ref for record in reversed(calls) for ref in record.refs))
+        last = list(dict.fromkeys(calls[0].refs))
+        return touched if len(touched) == 1 or len(last) != 1 else last
     return []
+
+
+async def own_refs(work: UnitOfWork) -> frozenset[str]:
+    """The conversation's own entities: rows it created, saved or imported, drafts it made, recipes it planned."""
+    session = work.session
+    calls = [r for r in _ok_calls(session, _turns_back(session, session.turn)) if r.action in _OWN_ACTIONS]
+    own = {ref for record in calls for ref in record.refs}
+    plans = [ref for record in calls if record.table == MEAL_PLANS.name for ref in record.refs]
+    return frozenset(own | set(await _planned_recipes(work, plans)))
+
+
+async def _planned_recipes(work: UnitOfWork, plan_refs: Sequence[str]) -> list[str]:
+    registry = work.session.registry
+    ids = [entry.row_id for ref in plan_refs if (entry := registry.get(ref)) is not None and entry.row_id]
+    if not ids:
+        return []
+    query = Query(where=Where(all_of=(Filter("id", "in", ids[:MAX_IN_VALUES]),)), columns=("id", "recipe_id"), limit=len(ids))
+    rows = await work.store.select(MEAL_PLANS, query, user_id=work.user_id)
+    return [ref for row in rows if row.get("recipe_id") and (ref := registry.ref_for_row(row["recipe_id"])) is not None]
 
 
 def _message_words(message: str | None) -> list[str]:

@@ -10,13 +10,13 @@ from typing import Any
 
 from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.operations.drafting import pending_draft_views
-from alfred_mcp.operations.entities import active_candidates, background_candidates, last_list_shown
+from alfred_mcp.operations.entities import read_references
 from alfred_mcp.operations.history import conversation_of, recent_narratives, summarize_current
 from alfred_mcp.operations.understanding import curation_of, preferences_row, with_permanent
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.constraints import compile_constraints
 from alfred_mcp.state.context import ContextInputs
-from alfred_mcp.state.entity_resolver import Candidate, Mention, resolve
+from alfred_mcp.state.entity_resolver import Candidate, Mention
 from alfred_mcp.store.base import Row
 
 _PROFILE_HIDDEN = ("id", "user_id", "created_at", "updated_at")
@@ -45,9 +45,8 @@ async def context_inputs(
     background: list[Candidate] = []
     mentions: list[Mention] = []
     if with_background:
-        active = active_candidates(work)
-        background = await background_candidates(work, message, today=today, active=[c.ref for c in active])
-        mentions = resolve(message, [*active, *background], shown=last_list_shown(session)) if message else []
+        reading = await read_references(work, message, today=today)
+        background, mentions = reading.background, reading.mentions
     return ContextInputs(
         background=background,
         mentions=[m for m in mentions if m.resolution != "unresolved"],

@@ -23,7 +23,7 @@ from alfred_mcp.operations import crud
 from alfred_mcp.operations.recipe_index import RecipeIndex, recipe_index
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.constraints import CompiledConstraints, CompiledItem
+from alfred_mcp.state.constraints import GUEST_ALLERGY, CompiledConstraints, CompiledItem
 from alfred_mcp.store.base import Row
 
 T = TypeVar("T")
@@ -306,7 +306,7 @@ def _check_constraints(candidate: Candidate, compiled: CompiledConstraints, verd
 def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], optional: list[str], verdicts: Verdicts) -> None:
     """Allergies match broadly (any ingredient holding the words); dislikes and goal exclusions by head word."""
     why = ", ".join(item.why)
-    strict = "allergy" not in item.why
+    strict = not any(reason in ("allergy", GUEST_ALLERGY) for reason in item.why)
     is_term = verdicts.term(item.value, strict=strict)
     hits = [name for name in required if is_term(name)]
     if hits:

@@ -1,7 +1,8 @@
 """Understand's submission: touch the refs it names, curate the working set, merge the constraints.
 
 Constraints are compiled once per turn and merged deterministically (`state/constraints.py`);
-the permanent part (allergies, dislikes) is always read fresh from the preferences row.
+the permanent part (allergies, dislikes) is always read fresh from the preferences row. A
+constraint about one ref must name a ref the session knows (else nothing is changed).
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ async def compiled_constraints(work: UnitOfWork) -> CompiledConstraints:
     return compile_constraints(await current_constraints(work))
 
 
+def scoped_refs(snapshot: ConstraintSnapshot) -> list[tuple[str, str]]:
+    """(where, ref) of every constraint of the snapshot that is about one ref."""
+    return [(f"constraint_snapshot.{name}[{index}].about", constraint.about)
+            for name, constraints in (("new_constraints", snapshot.new_constraints), ("overrides", snapshot.overrides))
+            for index, constraint in enumerate(constraints) if constraint.about is not None]
+
+
 @dataclass(frozen=True)
 class Submitted:
     """What an understanding submission changed: the merge result and this turn's decisions."""
@@ -89,6 +97,9 @@ async def submit_understanding(
     for index, ref in enumerate(referenced):
         if ref not in registry:
             registry.resolve(ref, field=f"referenced_refs[{index}]")  # raises: not a ref, or unknown, naming the field
+    for where, ref in scoped_refs(snapshot):
+        if ref not in registry:
+            registry.resolve(ref, field=where)  # a constraint about a ref this session never assigned
     turn = session.turn
     known = frozenset(entry.ref for entry in registry.entries())
     check_curation_refs(curation, known)

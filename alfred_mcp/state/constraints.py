@@ -1,9 +1,15 @@
-"""The session's constraint store: permanent constraints, the active goal, and its merge.
+"""The session's constraint store: permanent constraints, the active goal, the occasion, and their merge.
 
 Understand emits a `ConstraintSnapshot` each turn; `merge_constraints` folds it into the
 session's `SessionConstraints` with no model in the loop (seed 000, §5.7 "B+C hybrid").
 `compile_constraints` flattens the result into the view Think and Act read. Everything here is
 a pure function of its arguments: same inputs, same output.
+
+Each constraint has a scope and a lifetime. Scope: `about` a ref ("make it dairy-free") applies to
+that one thing only and never filters anything else; without it, the whole goal. Lifetime: `goal`
+ends with the goal (a reset, a new area, staleness); `occasion` (the guests' allergies, the servings,
+the date) lasts until the occasion is done or dropped, whatever happens to goals. A new goal area
+carries the old goal's exclusions over, and `replaced` says what changed, for Think to read.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.kitchen.allergens import allergen_of
 from alfred_mcp.kitchen.schema import MEAL_TYPES
+from alfred_mcp.state.refs import parse_ref
 
 ConstraintType = Literal[
     "ingredient_required",
@@ -31,7 +38,9 @@ ConstraintType = Literal[
     "flavor",
     "days",
     "meal_type",
+    "allergy",
 ]
+Lifetime = Literal["goal", "occasion"]
 Subdomain = Literal["recipes", "inventory", "shopping", "meal_plans", "tasks", "preferences", "catalog", "history"]
 ResetReason = Literal["reset_all", "trigger_phrase", "reset_subdomain", "new_subdomain", "stale"]
 ConstraintValue = StrictStr | StrictInt | StrictFloat | list[StrictStr]
@@ -54,10 +63,11 @@ _NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)
 _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
-    "ingredient_required / ingredient_excluded: for this goal; equipment (air-fryer, oven, ...); cuisine (thai, ...); "
-    "difficulty (easy, medium, hard, 'simple'); time_limit: max minutes; servings: people; flavor (spicy, 'not spicy', ...); "
-    f"days: a count, or names ('monday', 'weekend', '2026-01-14'); meal_type: {', '.join(MEAL_TYPES)}."
+    "time_limit: max minutes; servings: people; days: a count or names ('monday', "
+    f"'weekend', '2026-01-14'); meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
 )
+EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
+"""Exclusions stand: a new goal area carries them over instead of dropping them."""
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DAY_WORDS: frozenset[str] = frozenset({*_WEEKDAYS, "today", "tomorrow", "weekend", "weekdays", "weeknights"})
 
@@ -77,18 +87,26 @@ def _normalize_texts(values: Iterable[str]) -> list[str]:
 
 
 class Constraint(_Model):
-    """One requirement of the user's current goal, e.g. ingredient_required protein=cod."""
+    """One requirement, e.g. ingredient_required protein=cod."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     type: ConstraintType = Field(description=_TYPE_GUIDE)
     field: str = Field(
-        min_length=1, max_length=64, description="What it is about: 'protein', 'side', 'max_minutes'."
+        min_length=1, max_length=64, description="'protein', 'side', 'max_minutes'."
     )
     value: ConstraintValue = Field(
-        description="Text or a list; a number for time_limit, servings, a count of days."
+        description="Text, a list, or a number (time_limit, servings, days)."
     )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="0 to 1.")
+    about: str | None = Field(
+        default=None, max_length=64,
+        description="Only about this ref ('make it dairy-free').",
+    )
+    lifetime: Lifetime = Field(
+        default="goal",
+        description="occasion: guests' allergies etc., until it is done.",
+    )
     source_turn: SkipJsonSchema[int | None] = Field(default=None, description="The turn it was stated in (set by the server).")
 
     @field_validator("field")
@@ -113,6 +131,13 @@ class Constraint(_Model):
         if kind == "days":
             _check_days(texts)
         return texts
+
+    @field_validator("about")
+    @classmethod
+    def _check_about(cls, about: str | None) -> str | None:
+        if about is not None and parse_ref(about.strip()) is None:
+            raise ValueError(f"about takes a ref such as recipe_3 or gen_recipe_1, got {about!r}")
+        return about.strip() if about is not None else None
 
 
 def _check_words(texts: str | list[str], allowed: frozenset[str], hint: str) -> None:
@@ -148,9 +173,9 @@ def _text_value(value: ConstraintValue) -> str | list[str]:
     return texts[0] if len(texts) == 1 else texts
 
 
-def constraint_key(constraint: Constraint) -> tuple[str, str]:
-    """What an override replaces: the (type, field) pair."""
-    return (constraint.type, constraint.field)
+def constraint_key(constraint: Constraint) -> tuple[str, str, str | None]:
+    """What an override replaces: the (type, field) pair, within its scope (a ref, or None for the goal)."""
+    return (constraint.type, constraint.field, constraint.about)
 
 
 def constraint_values(constraint: Constraint) -> list[str]:
@@ -166,6 +191,24 @@ class ActiveGoal(_Model):
     subdomain: Subdomain | None = Field(default=None, description="The kitchen area the goal is about.")
     started_turn: int = Field(description="The turn the goal began.")
     constraints: list[Constraint] = Field(default_factory=list, description="The goal's constraints, oldest first.")
+
+
+class Occasion(_Model):
+    """An event the user is cooking for (a dinner party, a picnic): its constraints outlive goals."""
+
+    description: str = Field(description="The occasion in a short phrase, e.g. 'Saturday dinner, 6 guests'.")
+    started_turn: int = Field(description="The turn it was first stated.")
+    constraints: list[Constraint] = Field(default_factory=list, description="Its constraints (guests' allergies, servings, date), oldest first.")
+
+
+class GoalChange(_Model):
+    """What a reset or a new goal area did to the previous goal this turn, for Think to read."""
+
+    turn: int
+    reason: ResetReason
+    previous: str = Field(description="The previous goal's description.")
+    dropped: list[Constraint] = Field(default_factory=list, description="The previous goal's constraints that ended with it.")
+    carried: list[Constraint] = Field(default_factory=list, description="Exclusions carried into the new goal.")
 
 
 class PermanentConstraints(_Model):
@@ -208,20 +251,27 @@ class ConstraintSnapshot(_Model):
     )
     overrides: list[Constraint] = Field(
         default_factory=list,
-        description="Corrections ('actually, spicy'): each replaces the goal's constraints of its type and field.",
+        description="Corrections ('actually, spicy'): replace the same type, field and about.",
     )
-    reset_all: bool = Field(default=False, description="The user drops the current goal ('never mind').")
+    reset_all: bool = Field(default=False, description="The user drops the goal ('never mind').")
     reset_subdomain: Subdomain | None = Field(
-        default=None, description="Drop the goal if it is about this area."
+        default=None, description="Drop a goal of this area."
     )
     goal_update: str | None = Field(
         default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, when stated or changed."
     )
     goal_subdomain: Subdomain | None = Field(
-        default=None, description="The goal's area; a new area starts a new goal."
+        default=None, description="A new area starts a new goal."
     )
     source_phrases: list[str] = Field(
-        default_factory=list, description="The user's words behind them (audit)."
+        default_factory=list, description="The user's words (audit)."
+    )
+    occasion_update: str | None = Field(
+        default=None, max_length=_MAX_TEXT,
+        description="e.g. 'Saturday dinner, 6 guests'.",
+    )
+    occasion_done: bool = Field(
+        default=False, description="It is over or dropped."
     )
 
 
@@ -231,6 +281,8 @@ class SessionConstraints(_Model):
     permanent: PermanentConstraints = Field(default_factory=PermanentConstraints)
     active_goal: ActiveGoal | None = None
     last_touched_turn: int = Field(default=0, description="The last turn that added to the goal or referred to its entities.")
+    occasion: Occasion | None = Field(default=None, description="The occasion in force, if any.")
+    replaced: GoalChange | None = Field(default=None, description="What the latest merge did to the previous goal, if it ended one.")
 
 
 class RejectedConstraint(_Model):
@@ -288,28 +340,80 @@ def merge_constraints(
 ) -> MergeResult:
     """Fold one turn's snapshot into the session's constraints.
 
-    Order: (1) a reset (see `find_reset_reason`) clears the active goal; (2) constraints that
-    require an allergen are rejected; (3) overrides replace the goal's constraints with the same
-    (type, field); (4) new constraints are added next to their (type, field) unless one with the
-    same (type, field, value) exists (for single-valued types a different value replaces the old
-    one); (5) the goal text and subdomain are updated. A goal is created only when the snapshot
-    contributes to one. Permanent constraints are never changed. `entities_referenced` (the user
-    referred to session entities) keeps the goal from going stale. Merging the same snapshot
-    twice equals merging it once.
+    Order: (1) a reset (see `find_reset_reason`) ends the active goal; a new goal area carries its
+    exclusions (goal-wide `ingredient_excluded` and `allergy`) into the new goal, and `replaced`
+    records what ended and what was carried; (2) constraints that require an allergen of the user
+    are rejected (one of a guest's is blocked by `compile_constraints` while the guest's allergy holds); (3) `occasion_done` ends the occasion; constraints of lifetime occasion
+    go to the occasion, the others to the goal; (4) overrides replace the constraints with the same
+    (type, field, about); (5) new constraints are added next to their group unless one with the same
+    value exists (for single-valued types a different value replaces the old one); (6) the goal text
+    and subdomain are updated. A goal (an occasion) is created only when the snapshot contributes to
+    it. Permanent constraints are never changed. `entities_referenced` (the user referred to session
+    entities) keeps the goal from going stale. Merging the same snapshot twice equals merging it once.
     """
     reason = find_reset_reason(
         session, snapshot, turn=turn, config=config, user_message=user_message, entities_referenced=entities_referenced
     )
+    occasion = None if snapshot.occasion_done else session.occasion
+    kept, change = _after_reset(session, reason, turn=turn)
     overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent, turn=turn)
     additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent, turn=turn)
-    kept = None if reason else session.active_goal
-    goal = _apply_snapshot(kept, snapshot, overrides, additions, turn=turn)
+    goal = _apply_snapshot(kept, snapshot, _lived(overrides, "goal"), _lived(additions, "goal"), turn=turn)
+    occasion = _apply_occasion(occasion, snapshot, _lived(overrides, "occasion"), _lived(additions, "occasion"), turn=turn)
     contributed = bool(overrides or additions or snapshot.goal_update or snapshot.goal_subdomain)
     touched = goal is not None and (contributed or entities_referenced)
-    merged = session.model_copy(
-        update={"active_goal": goal, "last_touched_turn": turn if touched else session.last_touched_turn}
-    )
+    if change is None and session.replaced is not None and session.replaced.turn == turn:
+        change = session.replaced  # merged again in the same turn: the change it made still stands
+    merged = session.model_copy(update={
+        "active_goal": goal, "occasion": occasion, "replaced": change,
+        "last_touched_turn": turn if touched else session.last_touched_turn,
+    })
     return MergeResult(constraints=merged, rejected=refused_overrides + refused_additions, reset_reason=reason)
+
+
+def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, turn: int) -> tuple[ActiveGoal | None, GoalChange | None]:
+    """The goal left after a reset (a new area keeps the exclusions), and what the reset changed.
+
+    A goal this very turn made (the merge runs again, or a client that never moves the turn on) keeps
+    what this turn carried into it, and only what it carries adds to this turn's change: merging the
+    same snapshot again changes nothing."""
+    goal = session.active_goal
+    if reason is None or goal is None:
+        return goal, None
+    earlier = session.replaced if session.replaced is not None and session.replaced.turn == turn else None
+    carried = [c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
+               or (earlier is not None and c in earlier.carried)]
+    kept = ActiveGoal(description=DEFAULT_GOAL, started_turn=turn, constraints=carried) if carried else None
+    if goal.started_turn != turn:
+        dropped = [c for c in goal.constraints if c not in carried]
+        return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, dropped=dropped, carried=carried)
+    if earlier is not None:
+        return kept, earlier.model_copy(update={"carried": [*earlier.carried, *(c for c in carried if c not in earlier.carried)]})
+    return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, carried=carried) if carried else None
+
+
+def _lived(constraints: list[Constraint], lifetime: Lifetime) -> list[Constraint]:
+    return [c for c in constraints if c.lifetime == lifetime]
+
+
+def guest_allergies(session: SessionConstraints) -> list[str]:
+    """The allergies of the occasion's guests (and any stated for the goal: goal-wide `allergy` constraints in
+    force), enforced on writes like the user's own."""
+    held = [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+    return _normalize_texts(v for c in held if c.type == "allergy" and c.about is None for v in constraint_values(c))
+
+
+def _apply_occasion(
+    occasion: Occasion | None, snapshot: ConstraintSnapshot, overrides: list[Constraint], additions: list[Constraint], *, turn: int,
+) -> Occasion | None:
+    if occasion is None:
+        if not (overrides or additions or snapshot.occasion_update):
+            return None
+        occasion = Occasion(description=snapshot.occasion_update or "The occasion", started_turn=turn)
+    return occasion.model_copy(update={
+        "constraints": _folded(occasion.constraints, overrides, additions),
+        "description": snapshot.occasion_update or occasion.description,
+    })
 
 
 def find_reset_reason(
@@ -346,7 +450,10 @@ def _is_stale(session: SessionConstraints, *, turn: int, config: ResetConfig, en
 def screen_allergens(
     constraints: Iterable[Constraint], permanent: PermanentConstraints, *, turn: int
 ) -> tuple[list[Constraint], list[RejectedConstraint]]:
-    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen."""
+    """Split constraints into accepted (stamped with `turn`) and those requiring an allergen of the user.
+
+    A guest's allergy is no reason to refuse: the requirement is kept and `compile_constraints` blocks it
+    while the allergy is in force (it comes back when the occasion is done)."""
     accepted: list[Constraint] = []
     rejected: list[RejectedConstraint] = []
     for constraint in constraints:
@@ -420,18 +527,23 @@ def _apply_snapshot(
         if not (overrides or additions or snapshot.goal_update):
             return None
         goal = ActiveGoal(description=DEFAULT_GOAL, subdomain=snapshot.goal_subdomain, started_turn=turn)
-    constraints = list(goal.constraints)
-    for override in overrides:
-        constraints = _replace(constraints, override)
-    for addition in additions:
-        constraints = _accumulate(constraints, addition)
     return goal.model_copy(
         update={
-            "constraints": constraints,
+            "constraints": _folded(goal.constraints, overrides, additions),
             "description": snapshot.goal_update or goal.description,
             "subdomain": goal.subdomain or snapshot.goal_subdomain,
         }
     )
+
+
+def _folded(constraints: Sequence[Constraint], overrides: list[Constraint], additions: list[Constraint]) -> list[Constraint]:
+    """`constraints` with the overrides put in place, then the additions accumulated."""
+    folded = list(constraints)
+    for override in overrides:
+        folded = _replace(folded, override)
+    for addition in additions:
+        folded = _accumulate(folded, addition)
+    return folded
 
 
 def _replace(constraints: list[Constraint], new: Constraint) -> list[Constraint]:
@@ -473,15 +585,18 @@ class CompiledItem(_Model):
 
 
 class CompiledConstraints(_Model):
-    """The flat, sorted view of a session's constraints that Think and Act read."""
+    """The flat, sorted view of a session's constraints that Think and Act read (goal-wide ones only:
+    a constraint about one ref is listed under `about` and filters nothing)."""
 
     goal: str | None = None
     subdomain: Subdomain | None = None
+    occasion: str | None = Field(default=None, description="The occasion in force; its constraints last until it is done.")
     must_include: list[CompiledItem] = Field(default_factory=list)
     must_exclude: list[CompiledItem] = Field(default_factory=list)
     blocked: list[CompiledItem] = Field(
         default_factory=list, description="Goal ingredients dropped because they contain an allergen."
     )
+    guest_allergies: list[str] = Field(default_factory=list, description="The guests' allergies, refused on writes like the user's.")
     dietary: list[str] = Field(default_factory=list)
     equipment: list[str] = Field(default_factory=list, description="Equipment the goal asks for.")
     available_equipment: list[str] = Field(default_factory=list, description="Equipment the kitchen has.")
@@ -492,28 +607,38 @@ class CompiledConstraints(_Model):
     servings: int | None = Field(default=None, description="The largest number of servings asked for.")
     meal_types: list[str] = Field(default_factory=list, description="Which meals the goal is about, e.g. dinner.")
     days: list[str] = Field(default_factory=list, description="Which days, or how many ('3 days').")
+    about: dict[str, list[str]] = Field(
+        default_factory=dict, description="Constraints about one ref only ('recipe_3': ['exclude dairy']), by ref."
+    )
+    replaced: str | None = Field(default=None, description="What this turn's new goal or reset ended, and what it carried over.")
 
 
 def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
     """Flatten the store: allergies and dislikes join must_exclude; order never depends on input order.
 
-    An explicit goal requirement beats a dislike (the dislike leaves must_exclude) but never an
-    allergy (the requirement moves to `blocked`).
+    The goal's and the occasion's goal-wide constraints count together; those about one ref are only
+    listed under `about`. An explicit goal requirement beats a dislike (the dislike leaves
+    must_exclude) but never an allergy, the user's or a guest's (the requirement moves to `blocked`).
     """
     permanent = session.permanent
-    constraints = session.active_goal.constraints if session.active_goal else []
+    held = [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+    constraints = [c for c in held if c.about is None]
+    guests = guest_allergies(session)
+    allergies = [*permanent.allergies, *guests]
     wanted = _items(_sourced(constraints, "ingredient_required"))
-    include = [item for item in wanted if matching_allergen(item.value, permanent.allergies) is None]
-    blocked = [_blocked(item, permanent.allergies) for item in wanted if item not in include]
+    include = [item for item in wanted if matching_allergen(item.value, allergies) is None]
+    blocked = [_blocked(item, allergies) for item in wanted if item not in include]
     included = {fold_words(item.value) for item in include}
     dislikes = [(d, "dislike") for d in permanent.dislikes if fold_words(d) not in included]
-    excluded = [(a, "allergy") for a in permanent.allergies] + dislikes
+    excluded = [(a, "allergy") for a in permanent.allergies] + [(a, GUEST_ALLERGY) for a in guests] + dislikes
     return CompiledConstraints(
         goal=session.active_goal.description if session.active_goal else None,
         subdomain=session.active_goal.subdomain if session.active_goal else None,
+        occasion=session.occasion.description if session.occasion else None,
         must_include=include,
         must_exclude=_items(excluded + _sourced(constraints, "ingredient_excluded")),
         blocked=blocked,
+        guest_allergies=guests,
         dietary=list(permanent.dietary_restrictions),
         equipment=_texts(constraints, "equipment"),
         available_equipment=list(permanent.equipment),
@@ -524,7 +649,41 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
         servings=max((int(n) for n in _numbers(constraints, "servings")), default=None),
         meal_types=_texts(constraints, "meal_type"),
         days=_day_texts(constraints),
+        about=_about(held),
+        replaced=_describe_change(session.replaced),
     )
+
+
+GUEST_ALLERGY = "guest allergy"
+
+
+def _about(constraints: Iterable[Constraint]) -> dict[str, list[str]]:
+    """Constraints scoped to one ref, each as a short phrase, by ref (sorted)."""
+    scoped: dict[str, set[str]] = {}
+    for constraint in constraints:
+        if constraint.about is not None:
+            scoped.setdefault(constraint.about, set()).add(describe_constraint(constraint))
+    return {ref: sorted(phrases) for ref, phrases in sorted(scoped.items())}
+
+
+def describe_constraint(constraint: Constraint) -> str:
+    """'ingredient_excluded dairy' -> 'exclude dairy'; others as 'type: value'."""
+    words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:"}
+    verb = words.get(constraint.type, f"{constraint.type.replace('_', ' ')}:")
+    return f"{verb} {_display(constraint.value)}"
+
+
+def _describe_change(change: GoalChange | None) -> str | None:
+    if change is None:
+        return None
+    why = {"new_subdomain": "a new goal area", "reset_all": "the user dropped it", "trigger_phrase": "the user dropped it",
+           "reset_subdomain": "the user dropped its area", "stale": "not mentioned for several turns"}[change.reason]
+    parts = [f"Ended goal '{change.previous}' ({why})"]
+    if change.dropped:
+        parts.append("dropped: " + "; ".join(describe_constraint(c) for c in change.dropped))
+    if change.carried:
+        parts.append("kept: " + "; ".join(describe_constraint(c) for c in change.carried))
+    return ", ".join(parts)
 
 
 def _day_texts(constraints: Iterable[Constraint]) -> list[str]:
@@ -550,7 +709,7 @@ def _items(sourced: Iterable[tuple[str, str]]) -> list[CompiledItem]:
 
 
 def _why_order(why: str) -> tuple[int, str]:
-    return ({"allergy": 0, "dislike": 1}.get(why, 2), why)
+    return ({"allergy": 0, GUEST_ALLERGY: 1, "dislike": 2}.get(why, 3), why)
 
 
 def _blocked(item: CompiledItem, allergies: Iterable[str]) -> CompiledItem:
@@ -571,6 +730,10 @@ def render_constraints(compiled: CompiledConstraints) -> str:
     if compiled.goal:
         area = f" ({compiled.subdomain})" if compiled.subdomain else ""
         lines.append(f"- Goal: {compiled.goal}{area}")
+    if compiled.replaced:
+        lines.append(f"- Replaced: {compiled.replaced}")
+    if compiled.occasion:
+        lines.append(f"- Occasion (lasts until done): {compiled.occasion}")
     lines += _item_line("Never use", compiled.must_exclude)
     lines += _item_line("Must include", compiled.must_include)
     lines += _item_line("Refused (allergy)", compiled.blocked)
@@ -592,6 +755,8 @@ def render_constraints(compiled: CompiledConstraints) -> str:
         lines.append(f"- Meals: {', '.join(compiled.meal_types)} only")
     if compiled.days:
         lines.append(f"- Days: {', '.join(compiled.days)}")
+    for ref, phrases in compiled.about.items():
+        lines.append(f"- Only for {ref}: {'; '.join(phrases)}")
     if len(lines) == 1:
         lines.append("- None yet.")
     return "\n".join(lines)

@@ -7,7 +7,11 @@ refs; ordinals such as "the second one") and matches each against the candidates
 whole words with plurals folded, or by ingredient category ("the fish one" finds "Lemon Cod").
 
 One active match resolves with high confidence; no active but one background match, medium;
-several matches are candidates to ask about (low); none, unresolved. Same inputs, same answer.
+several matches are candidates to ask about (low), unless exactly one of them is the conversation's
+own (created, saved, planned or imported in it): that one wins. A run made only of category words
+("the fish one") is a filter, never a single-entity answer: its matches are candidates. Ordinals
+("the first one") count in the last list the user was shown; "it" / "that one" is the single thing
+of the previous turn. None of these, unresolved. Same inputs, same answer.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ class Candidate:
     reason: str = ""
     turn: int = 0
     """The turn it was last referred to (active) or 0 (background)."""
+    own: bool = False
+    """Created, saved, planned or imported in this conversation: a name prefers it to others."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"ref": self.ref, "label": self.label, "tier": self.tier, "reason": self.reason}
@@ -87,11 +93,13 @@ class Mention:
 
 def resolve(
     text: str, candidates: Sequence[Candidate], *, entity_type: str | None = None, taxonomy: Taxonomy | None = None,
-    shown: Sequence[str] = (),
+    shown: Sequence[str] = (), previous: Sequence[str] = (),
 ) -> list[Mention]:
-    """The mentions of `text`: explicit refs, ordinals and word runs that match candidates.
+    """The mentions of `text`: explicit refs, ordinals, pronouns and word runs that match candidates.
 
-    `shown`: the refs of the last list the user was shown, in its order ("the second one" counts in it).
+    `shown`: the refs of the last list the user was shown, in its order ("the second one" counts in it;
+    a ref of it missing from the candidates, e.g. deleted, leaves its position unresolved).
+    `previous`: the refs the previous turn was about ("that one" / "it" is the single one of them).
     A text that mentions nothing resolvable gets one unresolved mention of itself.
     """
     taxonomy = taxonomy or default_taxonomy()
@@ -99,7 +107,7 @@ def resolve(
     tokens = _tokens(text)
     hint = entity_type or next((_TYPE_WORDS[t] for t in tokens if _TYPE_WORDS.get(t)), None)
     typed = [c for c in pool if hint is None or c.entity_type == hint] or pool
-    mentions = _explicit_refs(text, pool) + _ordinals(tokens, typed, shown)
+    mentions = _explicit_refs(text, pool) + _ordinals(tokens, pool, shown) + _pronouns(text, pool, previous)
     for run, cued in _runs(tokens):
         mention = _match_run(run, typed, taxonomy, named_only=not cued)
         if mention is not None:
@@ -153,63 +161,118 @@ def _explicit_refs(text: str, pool: Sequence[Candidate]) -> list[Mention]:
 
 def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate], shown: Sequence[str] = ()) -> list[Mention]:
     """'the second one': the n-th entity of the last list shown, in its order (else of the latest group the
-    session touched, in ref order)."""
-    wanted = [t for t in tokens if t in _ORDINALS]
-    active = [c for c in pool if c.tier == "active"]
-    if not wanted or not active:
-        return []
-    by_ref = {c.ref: c for c in active}
-    group = [by_ref[ref] for ref in dict.fromkeys(shown) if ref in by_ref]
-    if not group:
-        latest = max(c.turn for c in active)
-        group = sorted((c for c in active if c.turn == latest), key=lambda c: _ref_key(c.ref))
+    session touched, in ref order). Only a noun right after the ordinal narrows the list ('the first recipe';
+    'plan the first one' still counts in a list of recipes). A position whose ref is no longer a candidate is
+    unresolved, never shifted onto the next row."""
     mentions = []
-    for word in wanted:
+    for at, word in enumerate(tokens):
+        if word not in _ORDINALS:
+            continue
+        noun = _TYPE_WORDS.get(tokens[at + 1]) if at + 1 < len(tokens) else None
+        group = _ordered_group([c for c in pool if noun is None or c.entity_type == noun], shown)
         index = _ORDINALS[word]
         position = index - 1 if index > 0 else len(group) + index
-        if 0 <= position < len(group):
-            chosen = group[position]
+        if not 0 <= position < len(group):
+            continue
+        chosen = group[position]
+        if chosen is None:
+            mentions.append(Mention(text=f"the {word}", resolution="unresolved", confidence="low"))
+        else:
             mentions.append(Mention(text=f"the {word}", resolution="fuzzy", confidence="medium", ref=chosen.ref, candidates=(chosen,)))
     return mentions
 
 
+def _ordered_group(pool: Sequence[Candidate], shown: Sequence[str]) -> list[Candidate | None]:
+    """The list an ordinal counts in: the shown refs of the pool's types (None where one is gone), else the
+    latest group of active candidates in ref order."""
+    by_ref = {c.ref: c for c in pool}
+    types = {c.entity_type for c in pool}
+    group: list[Candidate | None] = [by_ref.get(ref) for ref in dict.fromkeys(shown) if _type_of(ref) in types]
+    active = [c for c in pool if c.tier == "active"]
+    if not group and active:
+        latest = max(c.turn for c in active)
+        group = [*sorted((c for c in active if c.turn == latest), key=_candidate_key)]
+    return group
+
+
+_PRONOUN = re.compile(
+    r"\b(?:it|(?:that|this)\s+(?:one|recipe|dish|meal|plan|item|task)|(?:that|this)(?=\s*(?:[.!?,;]|$)))\b", re.IGNORECASE
+)
+
+
+def _pronouns(text: str, pool: Sequence[Candidate], previous: Sequence[str]) -> list[Mention]:
+    """'it', 'that one', 'this recipe', 'save that': the single thing of the previous turn (several: candidates)."""
+    found = _PRONOUN.search(text.replace("\u2019", "'"))
+    if found is None:
+        return []
+    phrase = " ".join(found.group(0).lower().split())
+    noun = _TYPE_WORDS.get(phrase.split()[-1])
+    by_ref = {c.ref: c for c in pool if noun is None or c.entity_type == noun}
+    things = [by_ref[ref] for ref in dict.fromkeys(previous) if ref in by_ref]
+    if len(things) == 1:
+        return [Mention(phrase, "fuzzy", "high", things[0].ref, (things[0],))]
+    if things:
+        return [Mention(phrase, "ambiguous", "low", None, tuple(things[:MAX_CANDIDATES]))]
+    return []
+
+
 def _match_run(run: tuple[str, ...], pool: Sequence[Candidate], taxonomy: Taxonomy, *, named_only: bool = False) -> Mention | None:
-    """The run's best matches; `named_only`: only a run of 2+ words that a label holds whole counts."""
-    scored = [(score, c) for c in pool if (score := _score(run, c.label, taxonomy)) > 0]
+    """The run's best matches; `named_only`: only a run of 2+ words that a label holds whole counts.
+
+    Words of a label beat category matches ("the fish tacos" is Fish Tacos before Cod Tacos). A run of
+    category words only ("the fish one") is a filter: its matches are candidates, never one answer.
+    """
+    scored = [(score, c) for c in pool if (score := _score(run, c.label, taxonomy))[0] > 0]
     if not scored:
         return None
     best = max(score for score, _ in scored)
-    if named_only and (len(run) < 2 or best < len(run)):
+    if named_only and (len(run) < 2 or best[0] < len(run)):
         return None
-    matches = [c for score, c in scored if score == best]
+    categorical = all(taxonomy.resolve_category(token) is not None for token in run)
+    matches = [c for score, c in scored if (score[0] == best[0] if categorical else score == best)]
     text = " ".join(run)
     active = [c for c in matches if c.tier == "active"]
     background = [c for c in matches if c.tier == "background"]
-    exact = best == len(run) and any(_content(c.label) == set(run) for c in matches)
-    if len(active) == 1:
-        return Mention(text, "exact" if exact else "fuzzy", "high", active[0].ref, (active[0],))
-    if not active and len(background) == 1:
-        return Mention(text, "fuzzy", "medium", background[0].ref, (background[0],))
-    ordered = sorted(active or background, key=lambda c: (-c.turn, _ref_key(c.ref)))
+    own = [c for c in matches if c.own]
+    exact = best[1] == len(run) and any(_content(c.label) == set(run) for c in matches)
+    if not categorical:
+        if len(own) == 1:
+            return Mention(text, "exact" if exact else "fuzzy", "high", own[0].ref, (own[0],))
+        if not own and len(active) == 1:
+            return Mention(text, "exact" if exact else "fuzzy", "high", active[0].ref, (active[0],))
+        if not own and not active and len(background) == 1:
+            return Mention(text, "fuzzy", "medium", background[0].ref, (background[0],))
+    ordered = sorted(own or active or background, key=lambda c: (-c.turn, _ref_key(c.ref)))
     return Mention(text, "ambiguous", "low", None, tuple(ordered[:MAX_CANDIDATES]))
 
 
-def _score(run: tuple[str, ...], label: str, taxonomy: Taxonomy) -> int:
-    """How many words of the run the label holds (a category word counts when the label falls under it)."""
+def _score(run: tuple[str, ...], label: str, taxonomy: Taxonomy) -> tuple[int, int]:
+    """How many words of the run the label holds (a category word counts when the label falls under it),
+    and how many of them it holds as words."""
     words = ingredient_words(label)
-    score = 0
+    matched = literal = 0
     for token in run:
         if token in words:
-            score += 1
+            matched += 1
+            literal += 1
             continue
         category = taxonomy.resolve_category(token)
         if category is not None and taxonomy.matches(label, category):
-            score += 1
-    return score
+            matched += 1
+    return matched, literal
 
 
 def _content(label: str) -> set[str]:
     return {w for w in ingredient_words(label) if w not in STOP_WORDS}
+
+
+def _candidate_key(candidate: Candidate) -> tuple[str, bool, int]:
+    return _ref_key(candidate.ref)
+
+
+def _type_of(ref: str) -> str | None:
+    parsed = parse_ref(ref)
+    return parsed.entity_type if parsed else None
 
 
 def _ref_key(ref: str) -> tuple[str, bool, int]:
