@@ -68,22 +68,30 @@ async def role_prompt(
     view = _step_view(state, step) if step is not None else None
     system = await filled_template(machine.work, role, step=view, message=state.message)
     if role == "understand":
-        user = _understand_turn(state)
+        user = ""
     elif role == "think":
         user = _think_turn(state)
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
         user = _reply_turn(machine, state)
+    if not for_client:  # a client's model has the output schema and the instructions: no closing request
+        user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
     return Prompt(system=system, user=user, template=template_name(role, view))
+
+
+ASK = {
+    "understand": "Answer with the understand output (JSON) for the user's message of turn {turn} above.",
+    "think": "Answer with the think output (the plan) as JSON.",
+    "act": "Answer with one act decision as JSON: a tool_call, step_complete, ask_user or blocked.",
+    "reply": "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. "
+             "Answer with the reply output as JSON.",
+}
+"""What each role's request ends with in the bundled loop."""
 
 
 def _step_view(state: TurnState, step: StepState) -> StepView:
     return StepView(step.step.step_type, step.step.description, step.step.subdomain, step.index + 1, len(state.steps))
-
-
-def _understand_turn(state: TurnState) -> str:
-    return f"Answer with the understand output (JSON) for the user's message of turn {state.turn} above."
 
 
 def _think_turn(state: TurnState) -> str:
@@ -100,7 +108,6 @@ def _think_turn(state: TurnState) -> str:
         done = [s for s in state.superseded_steps if s.status == "completed"]
         lines += [f"Already done: {s.step.description}: {s.result_summary or 'done'}" for s in done] or ["Nothing of it was done."]
         lines.append("Plan again from here; do not repeat what is done.")
-    lines += ["", "Answer with the think output (the plan) as JSON."]
     return "\n".join(lines).strip()
 
 
@@ -111,7 +118,6 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
     lines += ["", "## Tools for this step", _tools_block(step.step.step_type, names_only=for_client)]
-    lines += ["", "Answer with one act decision as JSON: a tool_call, step_complete, ask_user or blocked."]
     return "\n".join(line for line in lines if line is not None).strip()
 
 
@@ -226,6 +232,4 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
-    lines += ["", "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. "
-              "Answer with the reply output as JSON."]
     return "\n".join(lines)

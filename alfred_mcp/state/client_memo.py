@@ -2,8 +2,8 @@
 
 A client driving turns with its own model keeps its conversation: the role output schemas, the
 role instructions and context sections it received stay in its model's context. `ClientMemo`
-records a digest of each (with the turn it was sent); `elide` replaces what is unchanged since
-by a one-line marker naming when it was sent. `full=True` (the client's model has not seen it,
+records a digest of each (with the turn it was sent); `elide_sections` leaves out the sections
+unchanged since and names them in one closing line. `full=True` (the client's model has not seen it,
 e.g. a new conversation) sends everything again. Pure: the digest is a hash of the text.
 """
 
@@ -61,8 +61,8 @@ def split_sections(text: str) -> list[str]:
 
 
 def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool) -> str:
-    """`text` with each '## ' section the client already has (unchanged) replaced by its heading and a marker."""
-    out = []
+    """`text` without the '## ' sections the client already has (unchanged): one closing line names them."""
+    out, unchanged = [], []
     for section in split_sections(text):
         heading, _, body = section.partition("\n")
         if not heading.startswith("## ") or not body.strip():
@@ -73,5 +73,7 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool) -> str
             memo.remember(heading, body, turn)
             out.append(section)
         else:
-            out.append(f"{heading}\n(unchanged since turn {sent}: as sent before)")
+            unchanged.append(heading[3:])
+    if unchanged:
+        out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)

@@ -14,15 +14,30 @@ from typing import Any
 from .driver import Output, Seen, StageClient, TurnLog
 
 TURN_BYTES_BUDGET = 24_000
-"""The largest stage-by-stage turn of these scenarios may return at most this many bytes to the model."""
+"""Every stage-by-stage turn of these scenarios returns at most this many bytes to the model (the first
+turn of a session included: it carries the instructions and output schemas)."""
+TURN_CALLS_BUDGET = 14
+READ_TURN_BYTES_BUDGET = 8_000
+"""A one-step read turn after a session's first returns at most this many bytes ..."""
+READ_TURN_CALLS_BUDGET = 6
+"""... in at most this many calls: turn_start and one turn_submit per role output."""
 
 
 @dataclass(frozen=True)
 class Turn:
     message: str
     outputs: dict[str, list[Output]]
-    calls: int
-    """How many tool calls the turn takes (turn_start, turn_context per role or step, turn_submit per output)."""
+
+    @property
+    def calls(self) -> int:
+        """The calls of a client that follows the answers: turn_start, then one turn_submit per role output."""
+        return 1 + sum(len(items) for items in self.outputs.values())
+
+    @property
+    def one_step_read(self) -> bool:
+        """Whether the plan is a single read step (the plan the targets of issue 24 name)."""
+        plans = [out for out in self.outputs.get("think", []) if isinstance(out, dict)]
+        return len(plans) == 1 and [s["step_type"] for s in plans[0].get("steps", [])] == ["read"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +108,7 @@ CREATE_AND_SAVE = Scenario("seed000_create_3_fish_and_save", [
                 tool("draft_save", refs=["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]), done("Saved all 3")],
         "reply": [reply("Saved three fish recipes: Lemon Pepper Cod, Herb Salmon and Chili Lime Tilapia.",
                         next_step="plan them into the week?")],
-    }, calls=13),
+    }),
 ])
 
 # -- seed 000 §3.4: "Show me fish recipes" (category search) -----------------------------------------
@@ -105,7 +120,7 @@ CATEGORY_SEARCH = Scenario("seed000_fish_category_search", [
         "act": [tool("recipes_search", category="fish"), done("Found the fish recipes: cod and salmon")],
         "reply": [reply("Your fish recipes: Lemon Garlic Baked Cod, Air-Fryer Lemon Garlic Cod and Miso-Glazed Salmon "
                         "with Bok Choy.", next_step="want one for tonight?")],
-    }, calls=10),
+    }),
 ])
 
 # -- seed 000 §3.5: "What can I make?" (ambiguous: clarify, act on nothing) -------------------------
@@ -115,7 +130,7 @@ AMBIGUOUS = Scenario("seed000_what_can_i_make", [
         "understand": [{}],
         "think": [{"goal": "Suggest something to cook", "decision": "clarify",
                    "clarification_questions": ["For which meal, and for how many people?"]}],
-    }, calls=5),
+    }),
     Turn("Dinner for two, with what I have", {
         "understand": [{"constraint_snapshot": {"new_constraints": [constraint("meal_type", "meal", "dinner"),
                                                                     constraint("servings", "people", 2)]}}],
@@ -123,7 +138,7 @@ AMBIGUOUS = Scenario("seed000_what_can_i_make", [
         "act": [tool("recipes_makeable", limit=5), done("Ranked the recipes the pantry covers")],
         "reply": [reply("With what you have, the Red Lentil Soup and the Mushroom Risotto are closest; each needs one or two "
                         "things.", expressed="dinner for two from the pantry", next_step="add what is missing to the list?")],
-    }, calls=10),
+    }),
 ])
 
 # -- issue 14, conversation 1: plan 3 days of dinners -----------------------------------------------
@@ -158,14 +173,14 @@ DINNERS = Scenario("issue14_three_days_of_dinners", [
         "reply": [reply("Here are your dinner options: the two cod recipes, Miso-Glazed Salmon, Chicken Tikka Masala, Greek "
                         "Lemon Chicken, Chicken Fajitas, the tacos, Mushroom Risotto, Red Lentil Soup and Spaghetti Carbonara.",
                         expressed="3 days of dinners", next_step="narrow them down?")],
-    }, calls=12),
+    }),
     Turn("Dinners only, and no cod this week", {
         "understand": [_no_cod],
         "think": [plan("Narrow the options without cod", step("analyze", "Drop the cod recipes from the options"))],
         "act": [done("Options without cod: the chicken recipes, salmon, tacos, risotto, soup and carbonara")],
         "reply": [reply("Got it, no cod. That leaves the chicken recipes, the salmon, the tacos, the risotto, the soup and the "
                         "carbonara.", expressed="no cod this week", next_step="pick three?")],
-    }, calls=9),
+    }),
     Turn("Go with the chicken and pasta ones", {
         "understand": [_chosen],
         "think": [plan("Plan 3 dinners: the two chicken recipes and the carbonara",
@@ -175,7 +190,7 @@ DINNERS = Scenario("issue14_three_days_of_dinners", [
                 done("Saved the 3 dinners")],
         "reply": [reply("Planned: Chicken Fajitas on Monday, Greek Lemon Chicken on Tuesday and Spaghetti Carbonara on "
                         "Wednesday, all saved.", expressed="the chicken and pasta ones", next_step="a shopping list for them?")],
-    }, calls=13),
+    }),
 ])
 
 # -- issue 14, conversation 2 (and seed 000 §3.3): fish for the air fryer ... delete the second ------
@@ -201,13 +216,13 @@ FISH = Scenario("issue14_fish_cod_rice_variations", [
         "think": [plan("Find air-fryer fish recipes", step("read", "Search fish recipes for the air fryer"))],
         "act": [tool("recipes_search", category="fish", equipment="air-fryer"), done("Found Air-Fryer Lemon Garlic Cod")],
         "reply": [reply("You have one: Air-Fryer Lemon Garlic Cod.", next_step="new ones?")],
-    }, calls=10),
+    }),
     Turn("Use cod, and serve it with rice", {
         "understand": [{"constraint_snapshot": {"new_constraints": [constraint("ingredient_required", "protein", "cod"),
                                                                     constraint("ingredient_required", "side", "rice")]}}],
         "think": [{"goal": "Cod with rice for the air fryer", "decision": "propose",
                    "proposal_message": "Shall I create a few air-fryer cod recipes served with rice?"}],
-    }, calls=5),
+    }),
     Turn("Make 3 variations", {
         "understand": [{"processed_message": "3 variations of air-fryer cod with rice"}],
         "think": [plan("3 variations of air-fryer cod with rice", step("generate", "Generate a base and 2 variations",
@@ -216,21 +231,21 @@ FISH = Scenario("issue14_fish_cod_rice_variations", [
                 tool("draft_create", entity_type="recipe", items=VARIATIONS[1:]), done("Generated gen_recipe_1..3")],
         "reply": [reply("Three ideas, not saved yet: Air-Fryer Cod with Rice, and two variations of it, Cajun Cod with Rice "
                         "and Miso Cod with Rice.", next_step="save them?")],
-    }, calls=11),
+    }),
     Turn("Save all 3", {
         "understand": [{"referenced_refs": ["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]}],
         "think": [plan("Save the 3 recipes", step("write", "Save gen_recipe_1..3", batch=[
             {"ref": "gen_recipe_1"}, {"ref": "gen_recipe_2"}, {"ref": "gen_recipe_3"}]))],
         "act": [tool("draft_save", refs=["gen_recipe_3", "gen_recipe_2", "gen_recipe_1"]), done("Saved all 3")],
         "reply": [reply("All three are saved: Air-Fryer Cod with Rice, Cajun Cod with Rice and Miso Cod with Rice.")],
-    }, calls=10),
+    }),
     Turn("Delete the second one", {
         "understand": [_second],
         "think": [lambda seen: plan("Delete Cajun Cod with Rice", step("write", "Delete the second recipe",
                                                                       batch=[{"ref": seen.ref("Cajun Cod with Rice")}]))],
         "act": [_delete_second, done("Deleted it")],
         "reply": [reply("Deleted Cajun Cod with Rice; the other two stay.")],
-    }, calls=10),
+    }),
 ])
 
 # -- issue 14, conversation 3: allergies are inviolable --------------------------------------------
@@ -248,14 +263,14 @@ ALLERGY = Scenario("issue14_shellfish_allergy_and_black_pepper", [
         "act": [tool("db_update", **PREFERENCES_ALL, data={"allergies": ["shellfish"]}),  # refused: it would drop peanuts
                 tool("db_update", **PREFERENCES_ALL, data={"allergies": {"add": ["shellfish"]}}), done("Allergies: peanuts, shellfish")],
         "reply": [reply("Noted: shellfish is now on your allergy list, next to peanuts.", next_step="anything else to avoid?")],
-    }, calls=11),
+    }),
     Turn("Add black pepper to my list", {
         "understand": [{}],
         "think": [plan("Add black pepper to the shopping list", step("write", "Add black pepper", "shopping"))],
         "act": [tool("db_create", table="shopping_list", data={"name": "black pepper", "quantity": 1, "unit": "jar"}),
                 done("Added black pepper")],
         "reply": [reply("Added black pepper to your shopping list.")],
-    }, calls=10),
+    }),
     Turn("Make me a shrimp scampi and save it", {
         "understand": [{}],
         "think": [plan("Make and save a shrimp scampi", step("generate", "Draft the scampi", expected_count=1),
@@ -267,7 +282,7 @@ ALLERGY = Scenario("issue14_shellfish_allergy_and_black_pepper", [
                 tool("draft_save", refs=["gen_recipe_1"]),  # refused: shrimp is shellfish
                 act({"action": "blocked", "reason_code": "plan_invalid",
                      "reason": "The user is allergic to shellfish; a shrimp recipe cannot be saved."})],
-    }, calls=13),
+    }),
 ])
 
 SCENARIOS: tuple[Scenario, ...] = (CREATE_AND_SAVE, CATEGORY_SEARCH, AMBIGUOUS, DINNERS, FISH, ALLERGY)

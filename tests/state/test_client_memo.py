@@ -11,11 +11,12 @@ def test_sections_split_at_level_two_headings() -> None:
     assert split_sections("intro\n## A\none\n### sub\n## B\ntwo") == ["intro", "## A\none\n### sub", "## B\ntwo"]
 
 
-def test_an_unchanged_section_becomes_a_marker_naming_when_it_was_sent() -> None:
+def test_unchanged_sections_are_left_out_and_named_in_one_line() -> None:
     memo = ClientMemo()
     assert elide_sections(CONTEXT, memo, 1, full=False) == CONTEXT
     again = elide_sections(CONTEXT.replace("hi", "hello"), memo, 2, full=False)
-    assert again == "## Profile\n(unchanged since turn 1: as sent before)\n\n## Task\nUser says: hello"
+    assert again == "## Task\nUser says: hello\n\n(As sent before, unchanged: Profile.)"
+    assert elide_sections(CONTEXT.replace("hi", "hello"), memo, 3, full=False) == "(As sent before, unchanged: Profile; Task.)"
 
 
 def test_full_sends_everything_again() -> None:

@@ -24,6 +24,7 @@ from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.client_memo import ClientMemo, elide_sections
+from alfred_mcp.state.context import ROLES
 from alfred_mcp.state.role_outputs import output_schema
 
 
@@ -97,7 +98,7 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        return {**status_view(machine, state), **_context(work.session)}
+        return {**await _answer(work, machine, state), **_context(work.session)}
 
 
 async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -108,31 +109,73 @@ async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
         role = args.get("role") or machine.expected_role(state)
         if role is None:
             raise OutOfOrderError(f"Turn {state.turn} is done; start a new one with turn_start.")
-        full = bool(args.get("full"))
-        prompt = await role_prompt(machine, state, role, for_client=True, full=full)
-        memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
-        parts = prompt.instruction_parts()
-        instructions = "\n\n".join(_once(memo, f"instructions:{key}", text, state.turn, full) for key, text in parts)
-        schema = output_schema(role)
-        schema_sent = None if full else memo.seen(f"schema:{role}", json.dumps(schema, sort_keys=True))
-        memo.remember(f"schema:{role}", json.dumps(schema, sort_keys=True), state.turn)
-        context = elide_sections(prompt.context, memo, state.turn, full=full)
-        work.session.write(CLIENT_MEMO, memo)
-        result: dict[str, Any] = {"role": role, "instructions": instructions, "context": context, **_context(work.session)}
-        if schema_sent is None:
-            result["output_schema"] = schema
-        else:
-            result["output_schema_sent_turn"] = schema_sent
-        return result
+        view = await role_view(work, machine, state, role, full=bool(args.get("full")), markers=True)
+        return {**view, **_context(work.session)}
 
 
-def _once(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> str:
-    """`text`, or a marker when the client was sent it unchanged before (unless `full`)."""
+async def role_view(
+    work: UnitOfWork, machine: TurnMachine, state: TurnState, role: str, *, full: bool = False, markers: bool = False,
+) -> dict[str, Any]:
+    """What `role`'s model needs that this session's client lacks: the instructions and output schema
+    it was not sent yet, and the context with each section it has (unchanged) as a one-line marker.
+    Instructions already sent are left out, or (`markers`, for turn_context) replaced by a line saying when
+    they were sent. The first answer of a session carries every role's output schema (`output_schemas`);
+    turn_context gives the role's own (`output_schema`) or the turn it was sent."""
+    prompt = await role_prompt(machine, state, role, for_client=True, full=full)
+    memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
+    parts = []
+    for key, text in prompt.instruction_parts():
+        sent = _sent_before(memo, f"instructions:{key}", text, state.turn, full)
+        if sent is None:
+            parts.append(text)
+        elif markers:
+            parts.append(f"(the {key} instructions: unchanged since turn {sent}; full: true sends them again)")
+    view: dict[str, Any] = {"role": role}
+    if parts:
+        view["instructions"] = "\n\n".join(parts)
+    view["context"] = elide_sections(prompt.context, memo, state.turn, full=full)
+    schemas = {r: output_schema(r) for r in ((role,) if markers else ROLES)}
+    sent_in = {r: _sent_before(memo, f"schema:{r}", json.dumps(schema, sort_keys=True), state.turn, full) for r, schema in schemas.items()}
+    if markers:
+        view.update({"output_schema": schemas[role]} if sent_in[role] is None else {"output_schema_sent_turn": sent_in[role]})
+    elif any(turn is None for turn in sent_in.values()):
+        view["output_schemas"] = {r: schema for r, schema in schemas.items() if sent_in[r] is None}
+    work.session.write(CLIENT_MEMO, memo)
+    return view
+
+
+def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> int | None:
+    """The turn the client was sent `text` unchanged (None: it goes now, also when `full`); remembered."""
     sent = None if full else memo.seen(key, text)
     memo.remember(key, text, turn if sent is None else sent)
-    if sent is None:
-        return text
-    return f"(the {key.split(':')[-1]} instructions: unchanged since turn {sent}; full: true sends them again)"
+    return sent
+
+
+async def _answer(work: UnitOfWork, machine: TurnMachine, state: TurnState) -> dict[str, Any]:
+    """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
+    answers and never needs turn_context. Rows the notice shows are not repeated in the next context."""
+    status = status_view(machine, state)
+    role = machine.expected_role(state)
+    if role is None:
+        return status
+    view = await role_view(work, machine, state, role)
+    view["context"] = _without_rows_of(status.get("notice"), view["context"])
+    return {**status, "next": view}
+
+
+def _without_rows_of(notice: str | None, context: str) -> str:
+    """`context` with the lines that repeat the notice's rows (a card's lines after its head) replaced by one pointer."""
+    rows = {line.strip() for line in (notice or "").splitlines()[1:] if line.strip()}
+    out: list[str] = []
+    for line in context.splitlines():
+        if line.strip() not in rows:
+            out.append(line)
+        elif not out or out[-1] != _ROWS_IN_NOTICE:
+            out.append(_ROWS_IN_NOTICE)
+    return "\n".join(out)
+
+
+_ROWS_IN_NOTICE = "  (rows: as in the notice)"
 
 
 async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -147,7 +190,8 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
             refused = error
         else:
             ledger = _ledger_view(state.ledger)
-            return {**status_view(machine, state), **({"summary": ledger} if ledger else {}), **_context(work.session)}
+            answer = await _answer(work, machine, state)
+            return {**answer, **({"summary": ledger} if ledger else {}), **_context(work.session)}
     assert refused is not None
     raise refused
 
