@@ -267,3 +267,15 @@ def test_understand_sees_the_background_tier_and_the_resolver() -> None:
     text = build_context("understand", inputs(background=background, mentions=mentions)).text()
     assert "### Background (from the kitchen, not in view yet)\n- recipe_9: Thai Green Curry — name has: curry" in text
     assert '## Resolver (what the words may refer to)\n- "curry" → recipe_9 Thai Green Curry (medium, fuzzy)' in text
+
+
+@pytest.mark.parametrize("role", ["understand", "think", "reply", "act"])
+def test_a_curation_summary_is_said_once_in_every_context(role: str) -> None:
+    """Demoting several refs for one reason: the reason appears once, not once per ref and again in the narrative."""
+    why = EntityCuration(demote=["recipe_2", "recipe_3", "recipe_4"], curation_summary="no heavy dishes this week")
+    state = curated(why, turn=5)
+    narrative = summarize_turn(5, [], user_message="nothing heavy", curation=why)
+    step = StepView("analyze", "Pick light dishes") if role == "act" else None
+    text = build_context(role, inputs(curation=state, turn=6, narratives=[narrative]), step=step).text()
+    assert text.count("no heavy dishes this week") == 1
+    assert all(ref in text for ref in ("recipe_2", "recipe_3", "recipe_4"))
