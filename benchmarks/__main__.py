@@ -61,8 +61,10 @@ ENTRIES: tuple[Entry, ...] = (
           "reported; errors = 0, cross_session_refs = 0", http.http_replicas),
     Entry("tools_list_bytes", "the default tools/list as sent, compact and pretty-printed (all tools beside it)", "<= 40,000 bytes",
           economy.tools_list_bytes),
-    Entry("stage_turn_bytes", "bytes each stage-by-stage turn of the scenario conversations returns to the model", "<= 24,000 bytes",
-          economy.stage_turn_bytes),
+    Entry("stage_turns", "calls and bytes of each stage-by-stage turn of the scenario conversations (a client following the answers)",
+          "<= 14 calls and 24,000 bytes a turn; a later one-step read <= 6 calls and 8,000 bytes", economy.stage_turns),
+    Entry("prompt_tokens", "the bundled loop's largest prompt per role and step type over the same conversations",
+          "<= 2,000 tokens in one-step turns", economy.prompt_tokens),
     Entry("supabase_vs_postgres", "a 50-row store read through Supabase (PostgREST) vs PostgreSQL directly", "reported",
           supabase.supabase_vs_postgres),
 )

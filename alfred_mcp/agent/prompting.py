@@ -2,7 +2,7 @@
 this turn's own facts (user): the step's batch, its tool results and refusals, the drafts it covers.
 
 The same prompt serves the bundled loop (one stateless model call per role output: everything is
-in it, tool schemas included) and stage-by-stage clients (`for_client=True`: their model has
+in it, each tool's arguments as a typed signature) and stage-by-stage clients (`for_client=True`: their model has
 tools/list, so the step's tools are named, not re-described).
 """
 
@@ -18,12 +18,15 @@ from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.compact_schema import compact_schema
 from alfred_mcp.state.context import StepView
+from alfred_mcp.state.folding import clip
+from alfred_mcp.state.schema_text import named_enums, signature
 
 if TYPE_CHECKING:
     from alfred_mcp.agent.machine import TurnMachine
 
+MAX_ARGUMENTS = 100
+"""Characters of an earlier call's arguments the step's prompt shows (its result line says what it did)."""
 SEPARATOR = "\n---\n"
 """Templates put their fixed rules above this line and the context placeholders below it."""
 
@@ -141,7 +144,7 @@ def _calls_block(step: StepState) -> list[str]:
         last = len(step.tool_calls) - 1
         for number, call in enumerate(step.tool_calls):
             arguments = json.dumps(call.arguments, ensure_ascii=False)
-            lines.append(f"- {call.tool} {arguments[:160] + ('…' if len(arguments) > 160 else '')} -> "
+            lines.append(f"- {call.tool} {clip(arguments, MAX_ARGUMENTS)} -> "
                          f"{'ok' if call.ok else 'ERROR'}: {call.summary}")
             if call.ok and call.card and number == last:
                 lines += [f"  {line}" for line in call.card.splitlines()[1:]]
@@ -162,20 +165,23 @@ def covered_drafts(state: TurnState, step: StepState) -> list[str]:
     return list(dict.fromkeys(refs))
 
 
+DRAFTS_BUDGET = 1_500
+"""Characters of whole drafts a step's prompt shows; past it, each draft by its size, whole through draft_read."""
+
+
 def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, whole: bool) -> list[str]:
-    """The covered drafts: whole (a write step saves exactly this content, never a summary of it), or,
-    for a client whose model wrote them, by size with draft_read to get them whole."""
+    """The covered drafts: whole (a write step saves exactly this content, never a summary of it) while they
+    fit DRAFTS_BUDGET, or by size with draft_read to get them whole (also for a client, whose model wrote them)."""
     pending = {d.ref: d for d in drafting.list_drafts(machine.session)}
     drafts = [pending[ref] for ref in covered_drafts(state, step) if ref in pending]
     if not drafts:
         return []
-    if not whole:
-        lines = ["", "## Drafts this step covers (pending; whole with draft_read, or turn_context full: true)"]
-        return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
-    lines = ["", "## Drafts this step covers (pending, full content)"]
-    for draft in drafts:
-        lines.append(f"### {draft.ref}: {draft.label}\n{json.dumps(draft.content, ensure_ascii=False)}")
-    return lines
+    contents = [json.dumps(draft.content, ensure_ascii=False) for draft in drafts]
+    if whole and sum(len(text) for text in contents) <= DRAFTS_BUDGET:
+        lines = ["", "## Drafts this step covers (pending, full content)"]
+        return lines + [f"### {draft.ref}: {draft.label}\n{text}" for draft, text in zip(drafts, contents)]
+    lines = ["", "## Drafts this step covers (pending; whole with draft_read" + (", or turn_context full: true)" if not whole else ")")]
+    return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
 
 
 def _size(content: dict[str, Any]) -> str:
@@ -206,12 +212,19 @@ def _tools_block(step_type: str, *, names_only: bool) -> str:
         # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
         shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
         return ", ".join(shown) + " (arguments as in tools/list; leave out `session`)."
-    lines = []
+    lines, shapes = [], []
     for name in names:
         contract = contracts[name]
-        schema = compact_schema(_without_session(contract.input_schema))
-        lines.append(f"- {name}: {contract.description}\n  arguments schema: {json.dumps(schema, ensure_ascii=False)}")
-    return "\n".join(lines)
+        head, *own = signature(name, _without_session(contract.input_schema)).splitlines()
+        lines.append(f"- {head}: {_first_sentence(contract.description)}")
+        shapes += [shape for shape in own if shape not in shapes]
+    return named_enums("\n".join([*lines, *shapes]))
+
+
+def _first_sentence(text: str) -> str:
+    """A tool's description up to its first full stop, colon or semicolon (the step's guidance says the rest)."""
+    ends = [found for mark in (". ", ": ", "; ") if (found := text.find(mark)) >= 0]
+    return text if not ends else text[: min(ends)] + "."
 
 
 def _without_session(schema: dict[str, Any]) -> dict[str, Any]:

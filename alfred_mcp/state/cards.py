@@ -17,7 +17,7 @@ from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.state.folding import ELLIPSIS, clip
 from alfred_mcp.state.narrative import compact_refs
 
-CARD_BUDGET = 2_000
+CARD_BUDGET = 1_500
 """Characters a card may take, its head and its notes about cuts included."""
 MAX_VALUE = 40
 """A value of a column the read did not ask for is clipped to this many characters."""

@@ -31,7 +31,9 @@ StepKind = Literal["read", "analyze", "generate", "write"]
 ROLES: tuple[str, ...] = get_args(Role)
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
-DEFAULT_BUDGETS: dict[str, int] = {"understand": 12_000, "think": 12_000, "act": 9_000, "reply": 8_000}
+DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_700, "reply": 3_500}
+"""Characters of each role's session context: with its instructions, this turn's facts and its output schema as
+text, a role's prompt of a one-step turn stays within 2,000 tokens (the `prompt_tokens` benchmark)."""
 MIN_KEPT = 120
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 

@@ -118,8 +118,9 @@ async def test_chat_scenario_1_three_cod_recipes_saved_whole(client: Client, app
     assert [e["label"] for e in result["summary"]["artifacts_saved"]] == [r["name"] for r in THREE_COD]
     assert_prompts_carry_no_uuid(llm)
     write_prompt = next(r for r in llm.requests if r.role == "act" and "Step 2 of 2" in r.prompt_text())
-    assert "Honey Garlic Cod" in write_prompt.messages[0].content and "kalamata olives" in write_prompt.messages[0].content
-    assert "## Drafts this step covers" in write_prompt.messages[0].content
+    content = write_prompt.messages[0].content
+    assert "## Drafts this step covers (pending; whole with draft_read)" in content, "three whole recipes exceed DRAFTS_BUDGET"
+    assert all(f": {recipe['name']} (" in content for recipe in THREE_COD) and "ingredients" in content
 
 
 async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Client, app: AlfredApp) -> None:

@@ -1,4 +1,5 @@
-"""The conversations the scenario tests and the `stage_turn_bytes` benchmark drive stage by stage.
+"""The conversations the scenario tests and the `stage_turns` and `prompt_tokens` benchmarks drive
+(stage by stage, and through the bundled loop).
 
 Seed 000's scenarios (§3.1-3.5) and the three conversations of issue 14, each a list of user turns
 with the role outputs a capable model would give. An output that needs a ref assigned along the
@@ -32,6 +33,12 @@ class Turn:
     def calls(self) -> int:
         """The calls of a client that follows the answers: turn_start, then one turn_submit per role output."""
         return 1 + sum(len(items) for items in self.outputs.values())
+
+    @property
+    def steps(self) -> int:
+        """The steps of the longest plan the turn's Think outputs give (0: no plan)."""
+        plans = [out for out in self.outputs.get("think", []) if isinstance(out, dict)]
+        return max((len(p.get("steps", [])) for p in plans), default=1 if self.outputs.get("think") else 0)
 
     @property
     def one_step_read(self) -> bool:

@@ -1,0 +1,28 @@
+"""The scenario conversations through the bundled loop: every role's prompt of a one-step turn fits
+PROMPT_TOKENS_BUDGET (its output schema as text included), so a small local model's whole call, with its
+answer budget, fits an 8,192-token context; and each turn ends as the script says."""
+
+from __future__ import annotations
+
+import pytest
+
+from alfred_mcp.app import AlfredApp
+
+from .loop_driver import PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn
+from .scripts import SCENARIOS, Scenario
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+async def test_every_prompt_of_a_one_step_turn_fits_a_small_models_context(app: AlfredApp, scenario: Scenario) -> None:
+    model = ScenarioModel()
+    seen: set[str] = set()
+    for turn in scenario.turns:
+        state = await loop_turn(app, model, turn.message, turn.outputs)
+        assert state.stage == "done"
+        if turn.steps <= 1:
+            over = [(asked.kind, asked.tokens) for asked in model.asked if asked.tokens > PROMPT_TOKENS_BUDGET]
+            assert not over, f"{turn.message!r}: prompts over {PROMPT_TOKENS_BUDGET} tokens: {over}"
+        seen |= {asked.kind for asked in model.asked}
+    assert "understand" in seen
