@@ -145,20 +145,20 @@ async def test_quick_mode_answers_only_above_its_confidence_threshold(client: Cl
 
 
 async def test_the_answers_carry_what_the_next_role_needs_and_send_each_thing_once(client: Client) -> None:
-    """turn_start's answer has Understand's instructions and context and every role's output schema; the next
+    """turn_start's answer has Understand's instructions and context and every role's output shape; the next
     turn's has none of what is unchanged; turn_context re-fetches (markers for what was sent, full: true resends)."""
     first = (await call(client, "turn_start", message="hello"))["next"]
     assert first["role"] == "understand" and first["instructions"].startswith("# Understand")
-    assert set(first["output_schemas"]) == {"understand", "think", "act", "reply"}
-    assert "referenced_refs" in first["output_schemas"]["understand"]["properties"]
+    assert set(first["output_shapes"]) == {"understand", "think", "act", "reply"}
+    assert "referenced_refs?: string[]" in first["output_shapes"]["understand"]
     await submit(client, "understand", {"needs_clarification": True, "clarification_questions": ["Which?"]})
     second = (await call(client, "turn_start", message="hello again"))["next"]
-    assert "instructions" not in second and "output_schemas" not in second and "(As sent before, unchanged:" in second["context"]
+    assert "instructions" not in second and "output_shapes" not in second and "(As sent before, unchanged:" in second["context"]
     again = await call(client, "turn_context")
     assert "output_schema" not in again and again["output_schema_sent_turn"] == 1
     assert again["instructions"].startswith("(the understand instructions: unchanged since turn 1")
     full = await call(client, "turn_context", full=True)
-    assert full["output_schema"] == first["output_schemas"]["understand"] and full["instructions"] == first["instructions"]
+    assert "referenced_refs" in full["output_schema"]["properties"] and full["instructions"] == first["instructions"]
     assert "hello again" in full["context"] and "As sent before" not in full["context"]
 
 

@@ -231,7 +231,7 @@ async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Clie
     early = await call_error(client, "turn_submit", role="think", output=THINK_COD)
     assert early["code"] == "out_of_order" and "understand" in early["message"]
     context = started["next"]
-    assert context["role"] == "understand" and "referenced_refs" in context["output_schemas"]["understand"]["properties"]
+    assert context["role"] == "understand" and "referenced_refs?: string[]" in context["output_shapes"]["understand"]
     assert find_uuid(context["instructions"] + context["context"]) is None
     await call(client, "turn_submit", role="understand", output=UNDERSTAND_COD)
     bad = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "maybe"})

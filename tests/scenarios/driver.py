@@ -39,6 +39,16 @@ class Seen:
         raise AssertionError(f"the client was never shown a {prefix} ref for {label!r}")
 
 
+    def rows(self, prefix: str) -> list[tuple[str, str]]:
+        """The rows of refs `prefix`_N of the latest card the model was shown, in order: (ref, the rest of its line)."""
+        row = re.compile(rf"^\s*- ({re.escape(prefix)}_\d+) (.*)$")
+        for text in reversed(self.texts):
+            found = [match for line in text.splitlines() if (match := row.match(line))]
+            if found:
+                return list({match.group(1): (match.group(1), match.group(2)) for match in found}.values())
+        raise AssertionError(f"the client was never shown a card of {prefix} rows")
+
+
 @dataclass
 class Call:
     tool: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from .driver import Output, Seen, StageClient, TurnLog
@@ -292,7 +293,224 @@ ALLERGY = Scenario("issue14_shellfish_allergy_and_black_pepper", [
     }),
 ])
 
-SCENARIOS: tuple[Scenario, ...] = (CREATE_AND_SAVE, CATEGORY_SEARCH, AMBIGUOUS, DINNERS, FISH, ALLERGY)
+# -- issue 24: the conversations a client model drove stage by stage ------------------------------
+# Act cannot reach kitchen_undo, recipes_import, shopping_list_from or meal_cooked yet (act-tools widens
+# Act's tool lists): undo, import, shopping and cooking are done here with the tools a step has.
+
+
+def next_weekday(weekday: int) -> str:
+    """The date of the next `weekday` (0 Monday ... 6 Sunday) after today, as the role contexts are built."""
+    today = date.today()
+    return (today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)).isoformat()
+
+
+def read(table: str, *filters: dict[str, Any], **options: Any) -> dict[str, Any]:
+    return tool("db_read", table=table, filters=list(filters), **options)
+
+
+def where(name: str, op: str, value: Any) -> dict[str, Any]:
+    return {"field": name, "op": op, "value": value}
+
+
+INGREDIENT_COLUMNS = ["name", "quantity", "unit", "is_optional", "notes"]
+
+
+def _tikka_ingredients(seen: Seen) -> dict[str, Any]:
+    return read("recipe_ingredients", where("recipe_id", "eq", seen.ref("Chicken Tikka Masala")), columns=INGREDIENT_COLUMNS,
+                order_by=[{"field": "position"}])
+
+
+def _carbonara_ingredients(seen: Seen) -> dict[str, Any]:
+    return read("recipe_ingredients", where("recipe_id", "eq", seen.ref("Spaghetti Carbonara")), columns=INGREDIENT_COLUMNS)
+
+
+READ_RECIPE = Scenario("issue24_read_a_recipes_ingredients", [
+    Turn("What goes into the chicken tikka masala?", {
+        "understand": [{"constraint_snapshot": {"goal_update": "the tikka masala's ingredients", "goal_subdomain": "recipes"}}],
+        "think": [plan("List the tikka masala's ingredients", step("read", "Read the recipe and its ingredients"))],
+        "act": [read("recipes", where("name", "ilike", "%tikka%"), columns=["name", "servings"]), _tikka_ingredients,
+                done("Read the 14 ingredients of the tikka masala")],
+        "reply": [reply("The Chicken Tikka Masala takes 14 ingredients, from the chicken thighs and yogurt to the cilantro to "
+                        "finish.", next_step="add what is missing to the list?")],
+    }),
+    Turn("And what does the carbonara need?", {
+        "understand": [lambda seen: {"referenced_refs": [seen.ref("Spaghetti Carbonara")]}],
+        "think": [plan("List the carbonara's ingredients", step("read", "Read the carbonara's ingredients"))],
+        "act": [_carbonara_ingredients, done("Read the carbonara's 8 ingredients")],
+        "reply": [reply("The carbonara needs spaghetti, pancetta, eggs, pecorino and black pepper, among 8 ingredients.")],
+    }),
+])
+
+SATURDAY = next_weekday(5)
+VEGETARIAN_LASAGNA = {"name": "Roasted Vegetable Lasagna", "servings": 6, "cuisine": "italian",
+                      "ingredients": [{"name": "lasagna sheets", "quantity": 12, "unit": "piece"},
+                                      {"name": "zucchini", "quantity": 2, "unit": "piece"},
+                                      {"name": "ricotta", "quantity": 500, "unit": "g"},
+                                      {"name": "marinara sauce", "quantity": 3, "unit": "cup"},
+                                      {"name": "basil", "quantity": 1, "unit": "bunch", "is_optional": True}],
+                      "instructions": ["Roast the vegetables.", "Layer sheets, sauce, vegetables and ricotta.", "Bake 45 minutes."]}
+
+GUESTS = Scenario("issue24_guests_on_saturday", [
+    Turn("I'm having 6 friends over for dinner on Saturday, one of them is vegetarian", {
+        "understand": [{"constraint_snapshot": {"new_constraints": [constraint("servings", "people", 6),
+                                                                    constraint("meal_type", "meal", "dinner"),
+                                                                    constraint("days", "days", ["saturday"])],
+                                                "goal_update": "a vegetarian-friendly dinner for 6 on Saturday",
+                                                "goal_subdomain": "meal_plans"}}],
+        "think": [plan("A vegetarian main for 6", step("generate", "Draft a vegetarian main for 6", expected_count=1))],
+        "act": [tool("draft_create", entity_type="recipe", items=[VEGETARIAN_LASAGNA]), done("Drafted gen_recipe_1")],
+        "reply": [reply("How about a Roasted Vegetable Lasagna for the six of you? It is not saved yet.", next_step="save it?")],
+    }),
+    Turn("Perfect, save it and put it on Saturday's dinner", {
+        "understand": [{"referenced_refs": ["gen_recipe_1"]}],
+        "think": [plan("Save the lasagna and plan it for Saturday", step("generate", "Draft Saturday's dinner", "meal_plans",
+                                                                          expected_count=1),
+                       step("write", "Save the lasagna and the dinner", "meal_plans"))],
+        "act": [tool("draft_create", entity_type="meal",
+                     items=[{"date": SATURDAY, "meal_type": "dinner", "recipe": "gen_recipe_1", "servings": 6}]),
+                done("Drafted gen_meal_1"), tool("draft_save", refs=["gen_meal_1", "gen_recipe_1"]), done("Saved both")],
+        "reply": [reply("Saved the Roasted Vegetable Lasagna and put it on Saturday's dinner for 6.")],
+    }),
+])
+
+
+def _undo_additions(seen: Seen) -> dict[str, Any]:
+    added = [seen.ref("eggs", "shop"), seen.ref("unsalted butter", "shop")]
+    return tool("db_delete", table="shopping_list", filters=[where("id", "in", added)])
+
+
+UNDO = Scenario("issue24_undo_a_change", [
+    Turn("Add eggs and unsalted butter to my shopping list", {
+        "understand": [{}],
+        "think": [plan("Add eggs and butter to the list", step("write", "Add eggs and butter", "shopping"))],
+        "act": [tool("db_create", table="shopping_list", data=[{"name": "eggs", "quantity": 12, "unit": "piece"},
+                                                                {"name": "unsalted butter", "quantity": 1, "unit": "pack"}]),
+                done("Added eggs and unsalted butter")],
+        "reply": [reply("Added eggs and unsalted butter to your shopping list.")],
+    }),
+    Turn("Actually, undo that", {
+        "understand": [lambda seen: {"referenced_refs": [seen.ref("eggs", "shop"), seen.ref("unsalted butter", "shop")]}],
+        "think": [plan("Take the two items off the list again", step("write", "Remove eggs and butter", "shopping"))],
+        "act": [_undo_additions, done("Removed eggs and unsalted butter")],
+        "reply": [reply("Done: eggs and unsalted butter are off your shopping list again.")],
+    }),
+])
+
+TOMATO_SOUP = {"name": "Quick Tomato Soup", "servings": 2,
+               "ingredients": [{"name": "canned tomatoes", "quantity": 1, "unit": "can"}, {"name": "onion", "quantity": 1},
+                               {"name": "vegetable stock", "quantity": 2, "unit": "cup"}],
+               "instructions": ["Soften the onion.", "Add the tomatoes and stock; simmer 20 minutes.", "Blend."]}
+
+IMPORT = Scenario("issue24_import_a_pasted_recipe", [
+    Turn("Save this recipe: Quick Tomato Soup. 1 can of tomatoes, 1 onion, 2 cups of vegetable stock. Soften the onion, "
+         "add the tomatoes and stock, simmer 20 minutes, blend.", {
+        "understand": [{"processed_message": "save the pasted tomato soup recipe"}],
+        "think": [plan("Save the pasted recipe", step("generate", "Take the recipe as a draft", expected_count=1),
+                       step("write", "Save it"))],
+        "act": [tool("draft_create", entity_type="recipe", items=[TOMATO_SOUP]), done("Drafted gen_recipe_1"),
+                tool("draft_save", refs=["gen_recipe_1"]), done("Saved it")],
+        "reply": [reply("Saved Quick Tomato Soup with its 3 ingredients and 3 steps.")],
+    }),
+])
+
+
+def _missing_for_carbonara(seen: Seen) -> dict[str, Any]:
+    listed = {rest.split(" (")[0] for _, rest in seen.rows("shop")}
+    needed = [rest.split(" (")[0] for _, rest in seen.rows("ri")]
+    return tool("db_create", table="shopping_list", data=[{"name": name, "quantity": 1} for name in needed if name not in listed])
+
+
+SHOPPING = Scenario("issue24_shop_for_a_recipe", [
+    Turn("Put what I need for the spaghetti carbonara on my shopping list", {
+        "understand": [{"constraint_snapshot": {"goal_update": "shop for the carbonara", "goal_subdomain": "shopping"}}],
+        "think": [plan("Shop for the carbonara", step("read", "Read the carbonara's ingredients and the list"),
+                       step("write", "Add what is not on the list yet", "shopping"))],
+        "act": [read("recipes", where("name", "eq", "Spaghetti Carbonara")), _carbonara_ingredients,
+                read("shopping_list", columns=["name", "quantity"], limit=50), done("Read 8 ingredients and the list"),
+                _missing_for_carbonara, done("Added what was missing")],
+        "reply": [reply("Added the carbonara's missing ingredients to your list; pancetta and pecorino were on it already.")],
+    }),
+])
+
+
+def _fajitas(seen: Seen) -> dict[str, Any]:
+    return tool("db_create", table="cooking_log", data={"recipe_id": seen.ref("Chicken Fajitas"), "rating": 5, "servings": 4,
+                                                        "notes": "great"})
+
+
+COOKING = Scenario("issue24_log_a_cooked_meal", [
+    Turn("I made the chicken fajitas tonight, it was great: 5 stars", {
+        "understand": [{"processed_message": "log the fajitas, rated 5"}],
+        "think": [plan("Log the fajitas", step("read", "Find the fajitas recipe"), step("write", "Log the cook, 5 stars", "history"))],
+        "act": [read("recipes", where("name", "ilike", "%fajitas%"), columns=["name"]), done("Found it"), _fajitas, done("Logged it")],
+        "reply": [reply("Logged tonight's Chicken Fajitas with 5 stars.")],
+    }),
+    Turn("How often have I cooked it?", {
+        "understand": [lambda seen: {"referenced_refs": [seen.ref("Chicken Fajitas")]}],
+        "think": [plan("Count the fajitas cooks", step("read", "Read the fajitas' log", "history"))],
+        "act": [lambda seen: read("cooking_log", where("recipe_id", "eq", seen.ref("Chicken Fajitas")), columns=["rating", "recipe_id"]),
+                done("One cook logged")],
+        "reply": [reply("Once so far: tonight, rated 5 stars.")],
+    }),
+])
+
+
+def _delete_risotto(seen: Seen) -> dict[str, Any]:
+    return tool("db_delete", table="recipes", filters=[where("id", "eq", seen.ref("Mushroom Risotto"))])
+
+
+DELETE_PLANNED = Scenario("issue24_delete_a_planned_recipe", [
+    Turn("What's on my meal plan?", {
+        "understand": [{"constraint_snapshot": {"goal_update": "review the meal plan", "goal_subdomain": "meal_plans"}}],
+        "think": [plan("Show the meal plan", step("read", "Read the planned meals", "meal_plans"))],
+        "act": [read("meal_plans", columns=["date", "meal_type", "recipe_id"], order_by=[{"field": "date"}], limit=20),
+                done("Read 10 planned meals")],
+        "reply": [reply("Ten meals are planned, from the salmon tonight to the baked cod next week.")],
+    }),
+    Turn("Delete the mushroom risotto recipe", {
+        "understand": [lambda seen: {"referenced_refs": [seen.ref("Mushroom Risotto")]}],
+        "think": [lambda seen: plan("Delete the risotto", step("write", "Delete Mushroom Risotto",
+                                                               batch=[{"ref": seen.ref("Mushroom Risotto")}]))],
+        "act": [_delete_risotto, done("Deleted Mushroom Risotto")],
+        "reply": [reply("Deleted the Mushroom Risotto; its planned dinner stays on the plan without a recipe.")],
+    }),
+])
+
+FRIDAY = next_weekday(4)
+
+
+def _second_chicken(seen: Seen) -> str:
+    """'The second one': the second row of the chicken search, as the client was shown it."""
+    return seen.rows("recipe")[1][0]
+
+
+ORDINALS = Scenario("issue24_ordinals_and_that_one", [
+    Turn("Show me my chicken recipes", {
+        "understand": [{"constraint_snapshot": {"goal_update": "chicken recipes", "goal_subdomain": "recipes"}}],
+        "think": [plan("Find chicken recipes", step("read", "Search recipes with chicken"))],
+        "act": [tool("recipes_search", ingredient="chicken"), done("Found the chicken recipes")],
+        "reply": [reply("You have three chicken recipes: Chicken Fajitas, Chicken Tikka Masala and Greek Lemon Chicken.")],
+    }),
+    Turn("Tell me more about the second one", {
+        "understand": [lambda seen: {"referenced_refs": [_second_chicken(seen)], "processed_message": "details of the second"}],
+        "think": [plan("Show the second recipe", step("read", "Read its ingredients"))],
+        "act": [lambda seen: read("recipe_ingredients", where("recipe_id", "eq", _second_chicken(seen)), columns=INGREDIENT_COLUMNS),
+                done("Read its ingredients")],
+        "reply": [reply("Here is what goes into it, with the optional garnish marked.")],
+    }),
+    Turn("Plan that one for Friday dinner", {
+        "understand": [lambda seen: {"referenced_refs": [_second_chicken(seen)]}],
+        "think": [plan("Plan it for Friday", step("generate", "Draft Friday's dinner", "meal_plans", expected_count=1),
+                       step("write", "Save Friday's dinner", "meal_plans"))],
+        "act": [lambda seen: tool("draft_create", entity_type="meal",
+                                  items=[{"date": FRIDAY, "meal_type": "dinner", "recipe": _second_chicken(seen)}]),
+                done("Drafted gen_meal_1"), tool("draft_save", refs=["gen_meal_1"]), done("Saved Friday's dinner")],
+        "reply": [reply("It's on Friday's dinner.")],
+    }),
+])
+
+SCENARIOS: tuple[Scenario, ...] = (CREATE_AND_SAVE, CATEGORY_SEARCH, AMBIGUOUS, DINNERS, FISH, ALLERGY, READ_RECIPE, GUESTS, UNDO,
+                                   IMPORT, SHOPPING, COOKING, DELETE_PLANNED, ORDINALS)
 
 
 async def drive(stage: StageClient, scenario: Scenario) -> list[TurnLog]:

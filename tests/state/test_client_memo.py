@@ -31,3 +31,28 @@ def test_old_sections_are_forgotten_but_schemas_are_not() -> None:
     memo.remember("schema:understand", "{}", 1)
     pruned = memo.pruned(2 + KEEP_TURNS)
     assert pruned.seen("## Profile", "x") is None and pruned.seen("schema:understand", "{}") == 1
+
+
+def test_a_section_that_only_grew_is_sent_as_its_new_lines_under_their_headings() -> None:
+    memo = ClientMemo()
+    first = "## Entities\n### Recent\n- recipe_1: Cod [read]\n### Pending\n- gen_recipe_1: Soup"
+    elide_sections(first, memo, 1, full=False)
+    grown = "## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]\n### Pending\n- gen_recipe_1: Soup"
+    assert elide_sections(grown, memo, 1, full=False) == (
+        "## Entities (as sent before, with these lines added:)\n### Recent\n- recipe_2: Salmon [read]")
+
+
+def test_a_section_that_lost_or_reordered_a_line_is_sent_whole() -> None:
+    memo = ClientMemo()
+    elide_sections("## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]", memo, 1, full=False)
+    changed = "## Entities\n### Excluded\n- recipe_1: Cod [read]\n### Recent\n- recipe_2: Salmon [read]"
+    assert elide_sections(changed, memo, 2, full=False) == changed
+
+
+def test_a_new_group_is_sent_with_every_line_under_it() -> None:
+    """A line that moved under a new '### ' heading (Recent -> Excluded) is sent again, under it."""
+    memo = ClientMemo()
+    elide_sections("## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]", memo, 1, full=False)
+    moved = "## Entities\n### Recent\n- recipe_1: Cod [read]\n### Excluded\n- recipe_2: Salmon [read]"
+    assert elide_sections(moved, memo, 2, full=False) == (
+        "## Entities (as sent before, with these lines added:)\n### Excluded\n- recipe_2: Salmon [read]")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
@@ -26,6 +27,7 @@ from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.client_memo import ClientMemo, elide_sections
 from alfred_mcp.state.context import ROLES
 from alfred_mcp.state.role_outputs import output_schema
+from alfred_mcp.state.schema_text import schema_text
 
 
 def status_view(machine: TurnMachine, state: TurnState) -> dict[str, Any]:
@@ -119,8 +121,9 @@ async def role_view(
     """What `role`'s model needs that this session's client lacks: the instructions and output schema
     it was not sent yet, and the context with each section it has (unchanged) as a one-line marker.
     Instructions already sent are left out, or (`markers`, for turn_context) replaced by a line saying when
-    they were sent. The first answer of a session carries every role's output schema (`output_schemas`);
-    turn_context gives the role's own (`output_schema`) or the turn it was sent."""
+    they were sent. The first answer of a session carries every role's output as a typed signature
+    (`output_shapes`, a third of the JSON Schema's size); turn_context gives the role's JSON Schema
+    (`output_schema`) or the turn it was sent."""
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
@@ -139,7 +142,7 @@ async def role_view(
     if markers:
         view.update({"output_schema": schemas[role]} if sent_in[role] is None else {"output_schema_sent_turn": sent_in[role]})
     elif any(turn is None for turn in sent_in.values()):
-        view["output_schemas"] = {r: schema for r, schema in schemas.items() if sent_in[r] is None}
+        view["output_shapes"] = {r: schema_text(schema) for r, schema in schemas.items() if sent_in[r] is None}
     work.session.write(CLIENT_MEMO, memo)
     return view
 
@@ -164,10 +167,15 @@ async def _answer(work: UnitOfWork, machine: TurnMachine, state: TurnState) -> d
 
 
 def _without_rows_of(notice: str | None, context: str) -> str:
-    """`context` with the lines that repeat the notice's rows (a card's lines after its head) replaced by one pointer."""
-    rows = {line.strip() for line in (notice or "").splitlines()[1:] if line.strip()}
+    """`context` without what repeats the notice's rows: a card's lines after its head (replaced by one pointer)
+    and the entity lines of the refs those rows show."""
+    rows = [line.strip() for line in (notice or "").splitlines()[1:] if line.strip()]
+    refs = {found.group(1) for row in rows if (found := _ROW_REF.match(row))}
     out: list[str] = []
     for line in context.splitlines():
+        entity = _ENTITY_REF.match(line)
+        if entity is not None and entity.group(1) in refs:
+            continue
         if line.strip() not in rows:
             out.append(line)
         elif not out or out[-1] != _ROWS_IN_NOTICE:
@@ -175,6 +183,8 @@ def _without_rows_of(notice: str | None, context: str) -> str:
     return "\n".join(out)
 
 
+_ROW_REF = re.compile(r"^- ([a-z]+_\d+) ")
+_ENTITY_REF = re.compile(r"^- ([a-z]+_\d+): ")
 _ROWS_IN_NOTICE = "  (rows: as in the notice)"
 
 
