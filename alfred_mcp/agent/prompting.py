@@ -18,6 +18,7 @@ from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
+from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within
 from alfred_mcp.state.context import StepView
 from alfred_mcp.state.folding import clip
 from alfred_mcp.state.schema_text import named_enums, signature
@@ -118,6 +119,8 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
     step = state.step
     assert step is not None and state.plan is not None
     lines = [_batch_block(machine, step)]
+    if not for_client:  # a client's model read them in the notices; a stateless call sees them here
+        lines += _earlier_reads_block(state, step)
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
     lines += ["", "## Tools for this step", _tools_block(step.step.step_type, names_only=for_client)]
@@ -151,6 +154,13 @@ def _calls_block(step: StepState) -> list[str]:
     if step.refused:
         lines += ["", "## Refused by the state (nothing ran)", *(f"- {reason}" for reason in step.refused)]
     return lines
+
+
+def _earlier_reads_block(state: TurnState, step: StepState) -> list[str]:
+    """What the turn's earlier steps read, as their cards (the latest whole, within CARD_BUDGET)."""
+    earlier = [*state.superseded_steps, *state.steps[: step.index]]
+    card = cards_within([c.card for s in earlier for c in s.tool_calls if c.ok and c.card and c.tool in READ_TOOLS], CARD_BUDGET)
+    return ["", "## Read by earlier steps (this turn)", card] if card else []
 
 
 def covered_drafts(state: TurnState, step: StepState) -> list[str]:

@@ -39,6 +39,8 @@ CARD_COLUMNS: Mapping[str, tuple[str, ...]] = {
 }
 """The columns a card shows when the read did not ask for particular ones (besides ref and label)."""
 _HIDDEN = frozenset({"id", "user_id", "created_at", "updated_at"})
+READ_TOOLS = ("db_read", "recipes_search", "recipes_makeable")
+"""The tools whose result card is what a step read."""
 _ROOM_FOR_CUTS = 200
 """Kept free of rows for the lines that say what was cut."""
 
@@ -113,3 +115,18 @@ def _value(row: Mapping[str, Any], column: str, width: int) -> str:
     if isinstance(value, list):
         return clip(" | ".join(str(item) for item in value) if width > MAX_VALUE else ", ".join(str(item) for item in value), width)
     return clip(str(value), width)
+
+
+def cards_within(cards: Sequence[str], budget: int) -> str | None:
+    """Several read cards as one, within `budget` characters: the latest ones whole, an earlier one that does
+    not fit by its head line only, saying how to see its rows again. None without cards."""
+    kept: list[str] = []
+    used = 0
+    for card in reversed(cards):
+        head = card.splitlines()[0]
+        text = card if used + len(card) + 1 <= budget else f"{head} (its rows left out here: read them again to see them)"
+        if used + len(text) + 1 > budget:
+            break
+        kept.append(text)
+        used += len(text) + 1
+    return "\n".join(reversed(kept)) or None

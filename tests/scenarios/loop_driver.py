@@ -49,6 +49,7 @@ class Asked:
     role: str
     step_type: str | None
     tokens: int
+    prompt: str
 
     @property
     def kind(self) -> str:
@@ -73,7 +74,7 @@ class ScenarioModel:
         text = request.prompt_text()
         self.seen.texts.append(text)
         found = _STEP_TYPE.search(text) if request.role == "act" else None
-        self.asked.append(Asked(request.role, found.group(1) if found else None, prompt_tokens(request)))
+        self.asked.append(Asked(request.role, found.group(1) if found else None, prompt_tokens(request), text))
         queue = self.queues.get(request.role)
         if not queue:
             raise ModelUnavailableError(f"the script has no {request.role} output left", role=request.role)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import pytest
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import TABLES
 
 from .loop_driver import PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn
-from .scripts import SCENARIOS, Scenario
+from .scripts import SCENARIOS, SHOPPING, Scenario
 
 pytestmark = pytest.mark.anyio
 
@@ -26,3 +28,19 @@ async def test_every_prompt_of_a_one_step_turn_fits_a_small_models_context(app: 
             assert not over, f"{turn.message!r}: prompts over {PROMPT_TOKENS_BUDGET} tokens: {over}"
         seen |= {asked.kind for asked in model.asked}
     assert "understand" in seen
+
+
+async def test_a_write_step_sees_what_the_read_step_before_it_read(app: AlfredApp) -> None:
+    """Act's prompt for 'add what is missing' (a stateless call) carries the cards of the read step: the
+    recipe's ingredients and the shopping list, every row."""
+    model = ScenarioModel()
+    (turn,) = SHOPPING.turns
+    await loop_turn(app, model, turn.message, turn.outputs)
+    write = next(asked.prompt for asked in model.asked if asked.kind == "act_write")
+    earlier = write.split("## Read by earlier steps (this turn)", 1)[1]
+    (carbonara,) = await app.store.select(TABLES["recipes"], Query(where=Where(all_of=(Filter("name", "eq", "Spaghetti Carbonara"),))),
+                                          user_id=app.user_id)
+    parts = await app.store.select(TABLES["recipe_ingredients"], Query(where=Where(all_of=(Filter("recipe_id", "eq", carbonara["id"]),))),
+                                   user_id=app.user_id)
+    assert parts and all(f" {part['name']} (" in earlier for part in parts)
+    assert "shopping_list: 12 shopping items" in earlier

@@ -7,7 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.state.cards import CARD_BUDGET, MAX_ASKED_VALUE, MAX_VALUE, read_card
+from alfred_mcp.state.cards import CARD_BUDGET, MAX_ASKED_VALUE, MAX_VALUE, cards_within, read_card
 from alfred_mcp.state.narrative import MAX_CARD
 
 
@@ -69,3 +69,13 @@ def test_a_read_cut_by_its_limit_says_more_exist() -> None:
 
 def test_no_rows_is_said_plainly() -> None:
     assert read_card("inventory", []) == "inventory: no rows matched."
+
+
+def test_several_reads_are_one_card_the_latest_whole_and_an_earlier_one_that_does_not_fit_by_its_head() -> None:
+    first = read_card("recipe_ingredients", [ingredient(n, "x" * 60) for n in range(1, 15)], columns=["name", "notes"])
+    second = read_card("recipes", [recipe(1), recipe(2)])
+    assert cards_within([first, second], 5_000) == f"{first}\n{second}"
+    joined = cards_within([first, second], len(second) + 200)
+    assert joined is not None and joined.endswith(second) and len(joined) <= len(second) + 200
+    assert joined.startswith("recipe_ingredients: 14 recipe ingredients (its rows left out here: read them again to see them)")
+    assert cards_within([], 100) is None
