@@ -283,3 +283,22 @@ async def test_reading_an_item_of_a_write_step_does_not_write_it(client: Client)
     assert "step_complete refused" in refused["notice"] and ref in refused["notice"]
     await submit(client, "act", {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
     assert (await submit(client, "act", {"decision": done("deleted")}))["stage"] == "reply"
+
+
+@pytest.mark.parametrize("read", [
+    pytest.param(tool("db_read", table="recipes", columns=["name", "cuisine"]), id="db_read"),
+    pytest.param(tool("recipes_search", category="fish"), id="recipes_search"),
+    pytest.param(tool("db_read", table="inventory", limit=30), id="db_read_inventory"),
+])
+async def test_the_rows_a_notice_shows_are_not_repeated_in_the_next_context(client: Client, read: dict[str, Any]) -> None:
+    """After a read, the answer's notice has the rows; Act's next context points to them instead of repeating them,
+    and leaves out the entity lines of those refs."""
+    await to_act(client, "show me things", ("read", "Read rows"))
+    answer = await submit(client, "act", {"decision": read})
+    rows = [line for line in answer["notice"].splitlines()[1:] if line.startswith("- ")]
+    context = answer["next"]["context"]
+    assert rows and answer["next"]["role"] == "act"
+    assert not any(line.strip() in rows for line in context.splitlines())
+    assert "(rows: as in the notice)" in context
+    refs = [row.split()[1] for row in rows]
+    assert not any(line.startswith(f"- {ref}: ") for ref in refs for line in context.splitlines())
