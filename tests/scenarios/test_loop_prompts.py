@@ -44,3 +44,12 @@ async def test_a_write_step_sees_what_the_read_step_before_it_read(app: AlfredAp
                                    user_id=app.user_id)
     assert parts and all(f" {part['name']} (" in earlier for part in parts)
     assert "shopping_list: 12 shopping items" in earlier
+
+
+def test_the_conversations_cover_every_role_and_step_type_in_one_step_turns() -> None:
+    """So the prompt budget is measured for each: Understand, Think, Reply, and Act in each step type."""
+    kinds = {step["step_type"] for scenario in SCENARIOS for turn in scenario.turns if turn.steps == 1
+             for plan in turn.outputs.get("think", []) if isinstance(plan, dict) for step in plan.get("steps", [])}
+    assert kinds == {"read", "analyze", "generate", "write"}
+    roles = {role for scenario in SCENARIOS for turn in scenario.turns if turn.steps == 1 for role in turn.outputs}
+    assert roles == {"understand", "think", "act", "reply"}

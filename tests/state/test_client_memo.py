@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from alfred_mcp.state.client_memo import KEEP_TURNS, ClientMemo, elide_sections, split_sections
 
 CONTEXT = "## Profile\nAllergies: peanuts\n\n## Task\nUser says: hi"
@@ -56,3 +59,29 @@ def test_a_new_group_is_sent_with_every_line_under_it() -> None:
     moved = "## Entities\n### Recent\n- recipe_1: Cod [read]\n### Excluded\n- recipe_2: Salmon [read]"
     assert elide_sections(moved, memo, 2, full=False) == (
         "## Entities (as sent before, with these lines added:)\n### Excluded\n- recipe_2: Salmon [read]")
+
+
+LINES = st.lists(st.sampled_from(["### Recent", "### Excluded", "- recipe_1: Cod", "- recipe_2: Salmon", "- inv_1: eggs", "note"]),
+                 min_size=1, max_size=8)
+
+
+@given(first=LINES, second=LINES)
+def test_what_is_left_out_was_sent_before_under_the_same_heading(first: list[str], second: list[str]) -> None:
+    """Whatever two versions of a section: a line the second sending leaves out was in the first, and its
+    '### ' group is named wherever a line of it is sent."""
+    memo = ClientMemo()
+    elide_sections("## Entities\n" + "\n".join(first), memo, 1, full=False)
+    sent = elide_sections("## Entities\n" + "\n".join(second), memo, 2, full=False)
+    if sent == "(As sent before, unchanged: Entities.)":
+        assert second == first
+        return
+    body = sent.split("\n")[1:]
+    if sent.startswith("## Entities\n"):
+        assert body == second
+    else:
+        assert sent.startswith("## Entities (as sent before, with these lines added:)")
+        left_out = list(second)
+        for line in body:
+            if line in left_out:
+                left_out.remove(line)
+        assert all(line in first for line in left_out)
