@@ -222,7 +222,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("dashboard", dashboard_section(inputs.dashboard), 6),
         Section("constraints", constraints_section(inputs.constraints), 1),
         Section("entities", entities_section(working, config), 2),
-        Section("what_happened", what_happened_section(inputs, config, said=_said(working)), 3),
+        Section("what_happened", what_happened_section(inputs, config, said=_said(working, talk=inputs.conversation)), 3),
         Section("conversation", conversation_section(inputs, config), 4),
         Section("task", task_section(inputs), 0),
     ]
@@ -433,16 +433,18 @@ def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_messa
         lines.append(f"**Understand decided:** {curation}")
     if summary.errors:
         lines.append("**Errors:** " + "; ".join(f"{e.tool} ({e.code})" for e in summary.errors))
-    if summary.response_summary and not brief:
+    if summary.response_summary and not brief and not any(text.startswith(summary.response_summary[:80]) for text in said):
         lines.append(f'**Alfred said:** "{clip(summary.response_summary, 200)}"')
     lines.append(f"**Phase:** {summary.conversation_phase}")
     return "\n".join(lines)
 
 
-def _said(working: WorkingSet, curation: CurationState | None = None) -> frozenset[str]:
-    """The reasons a context gives beside its narratives: its excluded entities' and (Understand's) its decisions'."""
+def _said(working: WorkingSet, curation: CurationState | None = None, talk: ConversationHistory | None = None) -> frozenset[str]:
+    """What a context says beside its narratives: its excluded entities' reasons, (Understand's) its decisions'
+    and (with a conversation section) the replies it quotes."""
     reasons = [line.reason for line in working.excluded]
     reasons += [d.reason for d in curation.decision_log] if curation is not None else []
+    reasons += [exchange.assistant for exchange in talk.recent] if talk is not None else []
     return frozenset(reason for reason in reasons if reason)
 
 
