@@ -1,5 +1,6 @@
-"""Issue 14 benchmarks: what a model reads. The size of tools/list, and the bytes each stage-by-stage
-turn of the scenario conversations returns to the client's model (tests/scenarios/scripts.py)."""
+"""Issues 14 and 24 benchmarks: what a model reads. The size of tools/list; the calls and bytes of each
+stage-by-stage turn of the scenario conversations (tests/scenarios/scripts.py); and the size of every
+role's prompt when the bundled loop drives the same conversations."""
 
 from __future__ import annotations
 
@@ -20,7 +21,15 @@ from alfred_mcp.server.mcp_server import build_server
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from scenarios.driver import StageClient  # noqa: E402
-from scenarios.scripts import SCENARIOS, TURN_BYTES_BUDGET, drive  # noqa: E402
+from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
+from scenarios.scripts import (  # noqa: E402
+    READ_TURN_BYTES_BUDGET,
+    READ_TURN_CALLS_BUDGET,
+    SCENARIOS,
+    TURN_BYTES_BUDGET,
+    TURN_CALLS_BUDGET,
+    drive,
+)
 
 TOOLS_LIST_BUDGET = 40_000
 
@@ -46,21 +55,54 @@ async def tools_list_bytes() -> dict[str, object]:
             "target": TOOLS_LIST_BUDGET, "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
 
 
-async def stage_turn_bytes() -> dict[str, object]:
-    """Per scenario: the bytes and calls of every turn driven stage by stage; `max_bytes` over all turns."""
+async def _seeded(folder: Path, name: str) -> AlfredApp:
+    app = AlfredApp.from_settings(Settings(db=str(folder / f"{name}.db"), seed_demo=False))
+    await app.open()
+    await seed(app.store, app.user_id, today=date.today())
+    return app
+
+
+async def stage_turns() -> dict[str, object]:
+    """Per conversation, each turn driven stage by stage by a client that follows the answers: its calls and the
+    bytes it returned to the model; the largest of each, and of one-step read turns after a session's first."""
     out: dict[str, object] = {}
-    largest = 0
+    worst = {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0}
     with tempfile.TemporaryDirectory() as folder:
         for scenario in SCENARIOS:
-            app = AlfredApp.from_settings(Settings(db=str(Path(folder) / f"{scenario.name}.db"), seed_demo=False))
-            await app.open()
+            app = await _seeded(Path(folder), scenario.name)
             try:
-                await seed(app.store, app.user_id, today=date.today())
                 async with Client(build_server(app)) as client:
                     logs = await drive(StageClient(client), scenario)
             finally:
                 await app.close()
-            turns = [log.bytes for log in logs]
-            out[scenario.name] = {"turn_bytes": turns, "calls": [log.count for log in logs], "max_bytes": max(turns)}
-            largest = max(largest, *turns)
-    return {**out, "max_bytes": largest, "target": TURN_BYTES_BUDGET, "ok": largest <= TURN_BYTES_BUDGET}
+            out[scenario.name] = {"calls": [log.count for log in logs], "bytes": [log.bytes for log in logs]}
+            for number, (turn, log) in enumerate(zip(scenario.turns, logs)):
+                worst["calls"], worst["bytes"] = max(worst["calls"], log.count), max(worst["bytes"], log.bytes)
+                if turn.one_step_read and number > 0:
+                    worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], log.count), max(worst["read_bytes"], log.bytes)
+    targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
+               "read_bytes": READ_TURN_BYTES_BUDGET}
+    return {**out, "max": worst, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}
+
+
+async def prompt_tokens() -> dict[str, object]:
+    """The same conversations through the bundled loop: the largest prompt (tokens at 3.5 characters, the output
+    schema as text included) per role and Act step type, over one-step turns (the target) and over all turns."""
+    one_step: dict[str, int] = {}
+    every: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for scenario in SCENARIOS:
+            app = await _seeded(Path(folder), f"loop_{scenario.name}")
+            model = ScenarioModel()
+            try:
+                for turn in scenario.turns:
+                    await loop_turn(app, model, turn.message, turn.outputs)
+                    for asked in model.asked:
+                        every[asked.kind] = max(every.get(asked.kind, 0), asked.tokens)
+                        if turn.steps <= 1:
+                            one_step[asked.kind] = max(one_step.get(asked.kind, 0), asked.tokens)
+            finally:
+                await app.close()
+    return {"one_step_turns": dict(sorted(one_step.items())), "all_turns": dict(sorted(every.items())),
+            "estimator": f"characters / {CHARS_PER_TOKEN}", "target": PROMPT_TOKENS_BUDGET,
+            "ok": max(one_step.values()) <= PROMPT_TOKENS_BUDGET}

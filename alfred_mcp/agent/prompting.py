@@ -2,7 +2,7 @@
 this turn's own facts (user): the step's batch, its tool results and refusals, the drafts it covers.
 
 The same prompt serves the bundled loop (one stateless model call per role output: everything is
-in it, tool schemas included) and stage-by-stage clients (`for_client=True`: their model has
+in it, each tool's arguments as a typed signature) and stage-by-stage clients (`for_client=True`: their model has
 tools/list, so the step's tools are named, not re-described).
 """
 
@@ -18,12 +18,16 @@ from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.compact_schema import compact_schema
+from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within
 from alfred_mcp.state.context import StepView
+from alfred_mcp.state.folding import clip
+from alfred_mcp.state.schema_text import named_enums, signature
 
 if TYPE_CHECKING:
     from alfred_mcp.agent.machine import TurnMachine
 
+MAX_ARGUMENTS = 100
+"""Characters of an earlier call's arguments the step's prompt shows (its result line says what it did)."""
 SEPARATOR = "\n---\n"
 """Templates put their fixed rules above this line and the context placeholders below it."""
 
@@ -68,22 +72,30 @@ async def role_prompt(
     view = _step_view(state, step) if step is not None else None
     system = await filled_template(machine.work, role, step=view, message=state.message)
     if role == "understand":
-        user = _understand_turn(state)
+        user = ""
     elif role == "think":
         user = _think_turn(state)
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
         user = _reply_turn(machine, state)
+    if not for_client:  # a client's model has the output schema and the instructions: no closing request
+        user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
     return Prompt(system=system, user=user, template=template_name(role, view))
+
+
+ASK = {
+    "understand": "Answer with the understand output (JSON) for the user's message of turn {turn} above.",
+    "think": "Answer with the think output (the plan) as JSON.",
+    "act": "Answer with one act decision as JSON: a tool_call, step_complete, ask_user or blocked.",
+    "reply": "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. "
+             "Answer with the reply output as JSON.",
+}
+"""What each role's request ends with in the bundled loop."""
 
 
 def _step_view(state: TurnState, step: StepState) -> StepView:
     return StepView(step.step.step_type, step.step.description, step.step.subdomain, step.index + 1, len(state.steps))
-
-
-def _understand_turn(state: TurnState) -> str:
-    return f"Answer with the understand output (JSON) for the user's message of turn {state.turn} above."
 
 
 def _think_turn(state: TurnState) -> str:
@@ -100,7 +112,6 @@ def _think_turn(state: TurnState) -> str:
         done = [s for s in state.superseded_steps if s.status == "completed"]
         lines += [f"Already done: {s.step.description}: {s.result_summary or 'done'}" for s in done] or ["Nothing of it was done."]
         lines.append("Plan again from here; do not repeat what is done.")
-    lines += ["", "Answer with the think output (the plan) as JSON."]
     return "\n".join(lines).strip()
 
 
@@ -108,10 +119,11 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
     step = state.step
     assert step is not None and state.plan is not None
     lines = [_batch_block(machine, step)]
+    if not for_client:  # a client's model read them in the notices; a stateless call sees them here
+        lines += _earlier_reads_block(state, step)
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
     lines += ["", "## Tools for this step", _tools_block(step.step.step_type, names_only=for_client)]
-    lines += ["", "Answer with one act decision as JSON: a tool_call, step_complete, ask_user or blocked."]
     return "\n".join(line for line in lines if line is not None).strip()
 
 
@@ -135,13 +147,20 @@ def _calls_block(step: StepState) -> list[str]:
         last = len(step.tool_calls) - 1
         for number, call in enumerate(step.tool_calls):
             arguments = json.dumps(call.arguments, ensure_ascii=False)
-            lines.append(f"- {call.tool} {arguments[:160] + ('…' if len(arguments) > 160 else '')} -> "
+            lines.append(f"- {call.tool} {clip(arguments, MAX_ARGUMENTS)} -> "
                          f"{'ok' if call.ok else 'ERROR'}: {call.summary}")
             if call.ok and call.card and number == last:
                 lines += [f"  {line}" for line in call.card.splitlines()[1:]]
     if step.refused:
         lines += ["", "## Refused by the state (nothing ran)", *(f"- {reason}" for reason in step.refused)]
     return lines
+
+
+def _earlier_reads_block(state: TurnState, step: StepState) -> list[str]:
+    """What the turn's earlier steps read, as their cards (the latest whole, within CARD_BUDGET)."""
+    earlier = [*state.superseded_steps, *state.steps[: step.index]]
+    card = cards_within([c.card for s in earlier for c in s.tool_calls if c.ok and c.card and c.tool in READ_TOOLS], CARD_BUDGET)
+    return ["", "## Read by earlier steps (this turn)", card] if card else []
 
 
 def covered_drafts(state: TurnState, step: StepState) -> list[str]:
@@ -156,20 +175,23 @@ def covered_drafts(state: TurnState, step: StepState) -> list[str]:
     return list(dict.fromkeys(refs))
 
 
+DRAFTS_BUDGET = 1_500
+"""Characters of whole drafts a step's prompt shows; past it, each draft by its size, whole through draft_read."""
+
+
 def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, whole: bool) -> list[str]:
-    """The covered drafts: whole (a write step saves exactly this content, never a summary of it), or,
-    for a client whose model wrote them, by size with draft_read to get them whole."""
+    """The covered drafts: whole (a write step saves exactly this content, never a summary of it) while they
+    fit DRAFTS_BUDGET, or by size with draft_read to get them whole (also for a client, whose model wrote them)."""
     pending = {d.ref: d for d in drafting.list_drafts(machine.session)}
     drafts = [pending[ref] for ref in covered_drafts(state, step) if ref in pending]
     if not drafts:
         return []
-    if not whole:
-        lines = ["", "## Drafts this step covers (pending; whole with draft_read, or turn_context full: true)"]
-        return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
-    lines = ["", "## Drafts this step covers (pending, full content)"]
-    for draft in drafts:
-        lines.append(f"### {draft.ref}: {draft.label}\n{json.dumps(draft.content, ensure_ascii=False)}")
-    return lines
+    contents = [json.dumps(draft.content, ensure_ascii=False) for draft in drafts]
+    if whole and sum(len(text) for text in contents) <= DRAFTS_BUDGET:
+        lines = ["", "## Drafts this step covers (pending, full content)"]
+        return lines + [f"### {draft.ref}: {draft.label}\n{text}" for draft, text in zip(drafts, contents)]
+    lines = ["", "## Drafts this step covers (pending; whole with draft_read" + (", or turn_context full: true)" if not whole else ")")]
+    return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
 
 
 def _size(content: dict[str, Any]) -> str:
@@ -200,12 +222,19 @@ def _tools_block(step_type: str, *, names_only: bool) -> str:
         # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
         shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
         return ", ".join(shown) + " (arguments as in tools/list; leave out `session`)."
-    lines = []
+    lines, shapes = [], []
     for name in names:
         contract = contracts[name]
-        schema = compact_schema(_without_session(contract.input_schema))
-        lines.append(f"- {name}: {contract.description}\n  arguments schema: {json.dumps(schema, ensure_ascii=False)}")
-    return "\n".join(lines)
+        head, *own = signature(name, _without_session(contract.input_schema)).splitlines()
+        lines.append(f"- {head}: {_first_sentence(contract.description)}")
+        shapes += [shape for shape in own if shape not in shapes]
+    return named_enums("\n".join([*lines, *shapes]))
+
+
+def _first_sentence(text: str) -> str:
+    """A tool's description up to its first full stop, colon or semicolon (the step's guidance says the rest)."""
+    ends = [found for mark in (". ", ": ", "; ") if (found := text.find(mark)) >= 0]
+    return text if not ends else text[: min(ends)] + "."
 
 
 def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
@@ -226,6 +255,4 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
-    lines += ["", "Report exactly what the state says: saved is saved, generated is not saved, failed is failed. "
-              "Answer with the reply output as JSON."]
     return "\n".join(lines)

@@ -6,8 +6,9 @@ from alfred_mcp.operations import history, understanding
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import PLANS
 from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.cards import READ_TOOLS, cards_within
 from alfred_mcp.state.context import ContextConfig
-from alfred_mcp.state.narrative import PlannedStep, TurnPlan
+from alfred_mcp.state.narrative import MAX_CARD, PlannedStep, TurnPlan
 from alfred_mcp.state.role_outputs import UnderstandOutput
 
 
@@ -28,7 +29,7 @@ def record_plan(session: Session, state: TurnState) -> None:
             description=s.step.description[:300], step_type=s.step.step_type, subdomain=s.step.subdomain,
             outcome=(s.result_summary or s.status)[:300], note=(s.note_for_next_step or None) and s.note_for_next_step[:300],
             refs=[ref for call in s.tool_calls for ref in call.refs][:50], status=s.status,
-            card=next((c.card for c in reversed(s.tool_calls) if c.ok and c.card and c.tool in _READS), None),
+            card=cards_within([c.card for c in s.tool_calls if c.ok and c.card and c.tool in READ_TOOLS], MAX_CARD),
         )
         for s in [*state.superseded_steps, *state.steps]
     ]
@@ -43,4 +44,3 @@ def record_conversation(session: Session, state: TurnState, config: ContextConfi
         history.record_assistant_reply(session, state.reply, config, flow=state.reply_flow)
 
 
-_READS = ("db_read", "recipes_search", "recipes_makeable")

@@ -1,8 +1,11 @@
-"""Read cards: the rows a read returned, as a few compact lines a role can plan from.
+"""Read cards: the rows a read returned, as compact lines a role can plan from.
 
-A card shows each row's ref and label with the columns that were asked for (or the table's
-most useful ones), at most `MAX_CARD_ROWS` rows, and says what it left out: "+4 more" rows,
-"more exist" when the read itself was cut by its limit. Refs only; same rows, same card.
+A card shows each row's ref and label with the columns that were asked for (or the table's most
+useful ones), row after row while the card fits `CARD_BUDGET` characters. Every cut says what it
+left out and how to get it: the refs of the rows not shown with the read that shows them, a value
+cut short with how to read it whole, "more exist" when the read itself was cut by its limit.
+Text a read asked for (steps, notes) is kept up to `MAX_ASKED_VALUE`; the default columns are
+clipped to `MAX_VALUE`. Refs only; same rows, same card.
 """
 
 from __future__ import annotations
@@ -11,11 +14,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from alfred_mcp.kitchen.schema import TABLES, row_label
-from alfred_mcp.state.folding import clip
+from alfred_mcp.state.folding import ELLIPSIS, clip
+from alfred_mcp.state.narrative import compact_refs
 
-MAX_CARD_ROWS = 10
+CARD_BUDGET = 1_500
+"""Characters a card may take, its head and its notes about cuts included."""
 MAX_VALUE = 40
+"""A value of a column the read did not ask for is clipped to this many characters."""
+MAX_ASKED_VALUE = 600
+"""A value of a column the read asked for (a step, a note) is clipped only past this many."""
 MAX_COLUMNS = 5
+"""Default columns shown; every column a read asks for is shown."""
 
 CARD_COLUMNS: Mapping[str, tuple[str, ...]] = {
     "recipes": ("cuisine", "total_minutes", "servings", "parent_recipe_id"),
@@ -30,40 +39,68 @@ CARD_COLUMNS: Mapping[str, tuple[str, ...]] = {
 }
 """The columns a card shows when the read did not ask for particular ones (besides ref and label)."""
 _HIDDEN = frozenset({"id", "user_id", "created_at", "updated_at"})
+READ_TOOLS = ("db_read", "recipes_search", "recipes_makeable")
+"""The tools whose result card is what a step read."""
+_ROOM_FOR_CUTS = 200
+"""Kept free of rows for the lines that say what was cut."""
 
 
 def read_card(
     table: str, rows: Sequence[Mapping[str, Any]], *, columns: Sequence[str] | None = None, truncated: bool = False,
-    max_rows: int = MAX_CARD_ROWS,
+    budget: int = CARD_BUDGET,
 ) -> str:
-    """'db_read recipes: 3 rows' and one line per row: ref, label, then `column=value` pairs."""
-    noun = TABLES[table].noun if table in TABLES else "row"
-    head = f"{len(rows)} {noun}{'' if len(rows) == 1 else 's'}" + (" (more exist: narrow the filters or raise the limit)" if truncated else "")
+    """'recipes: 3 recipes' and one line per row (ref, label, `column=value` pairs) within `budget` characters."""
     if not rows:
         return f"{table}: no rows matched."
+    noun = TABLES[table].noun if table in TABLES else "row"
+    more = " (more exist: narrow the filters or raise the limit)" if truncated else ""
+    lines = [f"{table}: {len(rows)} {noun}{'' if len(rows) == 1 else 's'}{more}"]
     shown = _columns(table, rows, columns)
-    lines = [f"{table}: {head}"]
-    lines += [_row_line(table, row, shown) for row in rows[:max_rows]]
-    if len(rows) > max_rows:
-        lines.append(f"+{len(rows) - max_rows} more: " + ", ".join(str(r.get("id")) for r in rows[max_rows:max_rows + 20])
-                     + (" …" if len(rows) > max_rows + 20 else ""))
+    width = MAX_ASKED_VALUE if columns else MAX_VALUE
+    used = len(lines[0])
+    count = 0
+    for row in rows:
+        line = _row_line(table, row, shown, width)
+        if count and used + len(line) + 1 > budget - _ROOM_FOR_CUTS:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        count += 1
+    cut_note = f"(a value ending in {ELLIPSIS} was cut: db_read its row by ref, with that column, for all of it)"
+    cut = any(ELLIPSIS in line for line in lines[1:])
+    if count < len(rows):
+        lines.append(_rest(table, rows[count:], budget - used - 1 - (len(cut_note) + 1 if cut else 0)))
+    if cut:
+        lines.append(cut_note)
     return "\n".join(lines)
+
+
+def _rest(table: str, rows: Sequence[Mapping[str, Any]], room: int) -> str:
+    """'+3 more not shown: ri_11..ri_13 (db_read recipe_ingredients with filters id in those refs shows them)'."""
+    head, tail = f"+{len(rows)} more not shown: ", f" (db_read {table} with filters id in those refs shows them)"
+    refs = [str(row.get("id")) for row in rows]
+    for ranges in (12, 6, 3, 1):
+        text = head + compact_refs(refs, max_ranges=ranges) + tail
+        if len(text) <= room:
+            break
+    return text
 
 
 def _columns(table: str, rows: Sequence[Mapping[str, Any]], asked: Sequence[str] | None) -> tuple[str, ...]:
     present = set().union(*(row.keys() for row in rows)) | {"total_minutes"}
-    wanted = [c for c in asked if c not in _HIDDEN] if asked else list(CARD_COLUMNS.get(table, ()))
     label = set(TABLES[table].label_columns) if table in TABLES else set()
-    return tuple(c for c in wanted if c in present and c not in label)[:MAX_COLUMNS]
+    if asked:
+        return tuple(c for c in dict.fromkeys(asked) if c not in _HIDDEN and c in present and c not in label)
+    return tuple(c for c in CARD_COLUMNS.get(table, ()) if c in present and c not in label)[:MAX_COLUMNS]
 
 
-def _row_line(table: str, row: Mapping[str, Any], columns: Sequence[str]) -> str:
+def _row_line(table: str, row: Mapping[str, Any], columns: Sequence[str], width: int) -> str:
     label = row_label(TABLES[table], dict(row)) if table in TABLES else ""
-    parts = [f"{name}={text}" for name in columns if (text := _value(row, name))]
+    parts = [f"{name}={text}" for name in columns if (text := _value(row, name, width))]
     return f"- {row.get('id')}" + (f" {label}" if label else "") + (f" ({'; '.join(parts)})" if parts else "")
 
 
-def _value(row: Mapping[str, Any], column: str) -> str:
+def _value(row: Mapping[str, Any], column: str, width: int) -> str:
     if column == "total_minutes":
         minutes = row.get("total_minutes") or (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
         return f"{minutes} min" if minutes else ""
@@ -76,5 +113,20 @@ def _value(row: Mapping[str, Any], column: str) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
-        return clip(", ".join(str(item) for item in value), MAX_VALUE)
-    return clip(str(value), MAX_VALUE)
+        return clip(" | ".join(str(item) for item in value) if width > MAX_VALUE else ", ".join(str(item) for item in value), width)
+    return clip(str(value), width)
+
+
+def cards_within(cards: Sequence[str], budget: int) -> str | None:
+    """Several read cards as one, within `budget` characters: the latest ones whole, an earlier one that does
+    not fit by its head line only, saying how to see its rows again. None without cards."""
+    kept: list[str] = []
+    used = 0
+    for card in reversed(cards):
+        head = card.splitlines()[0]
+        text = card if used + len(card) + 1 <= budget else f"{head} (its rows left out here: read them again to see them)"
+        if used + len(text) + 1 > budget:
+            break
+        kept.append(text)
+        used += len(text) + 1
+    return "\n".join(reversed(kept)) or None

@@ -2,8 +2,8 @@
 
 A client driving turns with its own model keeps its conversation: the role output schemas, the
 role instructions and context sections it received stay in its model's context. `ClientMemo`
-records a digest of each (with the turn it was sent); `elide` replaces what is unchanged since
-by a one-line marker naming when it was sent. `full=True` (the client's model has not seen it,
+records a digest of each (with the turn it was sent); `elide_sections` leaves out the sections
+unchanged since and names them in one closing line. `full=True` (the client's model has not seen it,
 e.g. a new conversation) sends everything again. Pure: the digest is a hash of the text.
 """
 
@@ -24,6 +24,8 @@ class Sent(BaseModel):
 
     digest: str
     turn: int
+    lines: list[str] = Field(default_factory=list)
+    """For a context section: a short digest of each of its lines, so a section that only grew is sent as its new lines."""
 
 
 class ClientMemo(BaseModel):
@@ -38,8 +40,24 @@ class ClientMemo(BaseModel):
         found = self.sent.get(key)
         return found.turn if found is not None and found.digest == digest(text) else None
 
-    def remember(self, key: str, text: str, turn: int) -> None:
-        self.sent[key] = Sent(digest=digest(text), turn=turn)
+    def remember(self, key: str, text: str, turn: int, *, lines: bool = False) -> None:
+        self.sent[key] = Sent(digest=digest(text), turn=turn, lines=[digest(line)[:8] for line in text.splitlines()] if lines else [])
+
+    def added_lines(self, key: str, text: str) -> list[int] | None:
+        """The indexes of `text`'s lines that are new, when every line sent under `key` is still there in order
+        (the section only grew); else None."""
+        found = self.sent.get(key)
+        if found is None or not found.lines:
+            return None
+        old = iter(found.lines)
+        wanted = next(old, None)
+        added = []
+        for index, line in enumerate(text.splitlines()):
+            if digest(line)[:8] == wanted:
+                wanted = next(old, None)
+            else:
+                added.append(index)
+        return added if wanted is None else None
 
     def pruned(self, turn: int) -> ClientMemo:
         """Without context sections older than KEEP_TURNS turns."""
@@ -61,17 +79,38 @@ def split_sections(text: str) -> list[str]:
 
 
 def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool) -> str:
-    """`text` with each '## ' section the client already has (unchanged) replaced by its heading and a marker."""
-    out = []
+    """`text` without the '## ' sections the client already has (unchanged): one closing line names them. A
+    section that only grew since it was sent comes as its new lines, each under the '### ' heading it sits in."""
+    out, unchanged = [], []
     for section in split_sections(text):
         heading, _, body = section.partition("\n")
         if not heading.startswith("## ") or not body.strip():
             out.append(section)
             continue
         sent = None if full else memo.seen(heading, body)
-        if sent is None:
-            memo.remember(heading, body, turn)
-            out.append(section)
-        else:
-            out.append(f"{heading}\n(unchanged since turn {sent}: as sent before)")
+        if sent is not None:
+            unchanged.append(heading[3:])
+            continue
+        added = None if full else memo.added_lines(heading, body)
+        memo.remember(heading, body, turn, lines=True)
+        out.append(section if added is None else _grown(heading, body.splitlines(), added))
+    if unchanged:
+        out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
+
+
+def _grown(heading: str, lines: list[str], added: list[int]) -> str:
+    """'## Heading (as sent before, with these lines added:)' and the new lines, each after its '### ' heading."""
+    out = [f"{heading} (as sent before, with these lines added:)"]
+    grouped = set(added)
+    for index in added:  # a new '### ' group: every line under it (one may have moved there) is sent with it
+        if lines[index].startswith("### "):
+            grouped |= set(range(index, next((i for i in range(index + 1, len(lines)) if lines[i].startswith("### ")), len(lines))))
+    shown_heading = None
+    for index in sorted(grouped):
+        above = next((lines[i] for i in range(index - 1, -1, -1) if lines[i].startswith("### ")), None)
+        if above is not None and above != shown_heading and not lines[index].startswith("### "):
+            out.append(above)
+        shown_heading = lines[index] if lines[index].startswith("### ") else above
+        out.append(lines[index])
+    return "\n".join(out)

@@ -31,7 +31,9 @@ StepKind = Literal["read", "analyze", "generate", "write"]
 ROLES: tuple[str, ...] = get_args(Role)
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
-DEFAULT_BUDGETS: dict[str, int] = {"understand": 12_000, "think": 12_000, "act": 9_000, "reply": 8_000}
+DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_700, "reply": 3_500}
+"""Characters of each role's session context: with its instructions, this turn's facts and its output schema as
+text, a role's prompt of a one-step turn stays within 2,000 tokens (the `prompt_tokens` benchmark)."""
 MIN_KEPT = 120
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -204,12 +206,13 @@ Builder = Callable[[ContextInputs, WorkingSet, StepView | None, ContextConfig], 
 def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     return [
         Section("task", task_section(inputs), 0),
-        Section("entities", entities_section(working, config, reasons=True, others=True, background=inputs.background), 1),
+        Section("entities", entities_section(
+            working, config, reasons=True, others=True, background=inputs.background, decisions_shown=True), 1),
         Section("resolver", resolver_section(inputs.mentions), 1),
         Section("decisions", decisions_section(inputs.curation), 2),
         Section("conversation", conversation_section(inputs, config), 3),
         Section("constraints", constraints_section(inputs.constraints), 4),
-        Section("what_happened", what_happened_section(inputs, config, brief=True), 5),
+        Section("what_happened", what_happened_section(inputs, config, brief=True, said=_said(working, inputs.curation)), 5),
     ]
 
 
@@ -219,7 +222,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("dashboard", dashboard_section(inputs.dashboard), 6),
         Section("constraints", constraints_section(inputs.constraints), 1),
         Section("entities", entities_section(working, config), 2),
-        Section("what_happened", what_happened_section(inputs, config), 3),
+        Section("what_happened", what_happened_section(inputs, config, said=_said(working, talk=inputs.conversation)), 3),
         Section("conversation", conversation_section(inputs, config), 4),
         Section("task", task_section(inputs), 0),
     ]
@@ -233,7 +236,8 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
         Section("constraints", constraints_section(inputs.constraints), 1 if kind == "generate" else 2),
     ]
     if kind in ("analyze", "generate"):
-        sections.append(Section("what_happened", what_happened_section(inputs, config, last_only=True, this_turn=False), 4))
+        sections.append(Section("what_happened", what_happened_section(
+            inputs, config, last_only=True, this_turn=False, said=_said(working)), 4))
         sections.append(Section("profile", profile_section(inputs.profile), 3))
     return sections
 
@@ -268,9 +272,10 @@ def task_section(inputs: ContextInputs) -> str:
 
 def entities_section(
     working: WorkingSet, config: ContextConfig, *, reasons: bool = False, others: bool = False, drafts_first: bool = False,
-    background: Sequence[Candidate] = (),
+    background: Sequence[Candidate] = (), decisions_shown: bool = False,
 ) -> str:
-    """The working set as Markdown; retention reasons only for Understand (seed 004)."""
+    """The working set as Markdown; retention reasons only for Understand (seed 004), whose decision log says
+    why entities were set aside (`decisions_shown`), so its excluded lines do not say it again."""
     parts = ["## Entities in context"]
     pending = _pending_block(working.pending)
     if drafts_first and pending:
@@ -283,7 +288,8 @@ def entities_section(
     if pending and not drafts_first:
         parts.append(pending)
     if working.excluded:
-        parts.append("### Excluded (don't use)\n" + "\n".join(_entity(line, with_reason=True) for line in working.excluded))
+        excluded = "\n".join(_entity(line) for line in working.excluded) if decisions_shown else _by_reason(working.excluded)
+        parts.append("### Excluded (don't use)\n" + excluded)
     if working.cleared_at is not None:
         parts.append(f"### Cleared\nEntities from before turn {working.cleared_at} were set aside; they stay known if named again.")
     if others and working.others:
@@ -307,6 +313,21 @@ def _entity(line: EntityLine, *, with_reason: bool = False) -> str:
     label = f": {line.label}" if line.label else ""
     text = f"- {line.ref}{label} [{line.action}]"
     return f"{text} — *{line.reason}*" if with_reason and line.reason else text
+
+
+def _by_reason(lines: Sequence[EntityLine]) -> str:
+    """One line per entity; entities set aside for the same reason under that reason, said once."""
+    groups: dict[str | None, list[EntityLine]] = {}
+    for line in lines:
+        groups.setdefault(line.reason, []).append(line)
+    out: list[str] = []
+    for reason, group in groups.items():
+        if reason is None or len(group) == 1:
+            out += [_entity(line, with_reason=True) for line in group]
+        else:
+            out.append(f"- *{reason}*:")
+            out += [f"  {_entity(line)}" for line in group]
+    return "\n".join(out)
 
 
 def _grouped(lines: Sequence[EntityLine], per_type: int) -> str:
@@ -345,9 +366,13 @@ def resolver_section(mentions: Sequence[Mention]) -> str:
 def decisions_section(curation: CurationState) -> str:
     if not curation.decision_log:
         return "## Previous curation decisions\nNo retain, demote, drop or clear decisions in this session so far."
+    by_turn: dict[tuple[int, str | None], dict[str, list[str]]] = {}
+    for d in curation.decision_log:
+        by_turn.setdefault((d.turn, d.reason), {}).setdefault(d.action, []).extend([d.ref] if d.ref else [])
     lines = [
-        f"- Turn {d.turn}: {d.action}" + (f" {d.ref}" if d.ref else "") + (f" — {d.reason}" if d.reason else "")
-        for d in curation.decision_log
+        f"- Turn {turn}: " + "; ".join(f"{action} {', '.join(refs)}".strip() for action, refs in actions.items())
+        + (f" — {reason}" if reason else "")
+        for (turn, reason), actions in by_turn.items()
     ]
     return "## Previous curation decisions\n" + "\n".join(lines)
 
@@ -366,25 +391,27 @@ def constraints_section(compiled: CompiledConstraints | None) -> str:
 
 
 def what_happened_section(
-    inputs: ContextInputs, config: ContextConfig, *, brief: bool = False, last_only: bool = False, this_turn: bool = True
+    inputs: ContextInputs, config: ContextConfig, *, brief: bool = False, last_only: bool = False, this_turn: bool = True,
+    said: frozenset[str] = frozenset(),
 ) -> str:
-    """The last closed turns whole, the folded earlier ones, and this turn so far (Act has it in its step section)."""
+    """The last closed turns whole, the folded earlier ones, and this turn so far (Act has it in its step section).
+    A curation summary the context already gives (`said`: the reasons of its entity lines and decisions) is not repeated."""
     keep = 1 if last_only else config.narrative_turns
     recent = [n for n in inputs.narratives if not n.is_empty][-keep:] if keep else []
     parts = ["## What happened"]
     for number, summary in enumerate(reversed(recent)):
         title = f"### Turn {summary.turn}" + (" (last turn)" if number == 0 else "")
-        parts.append(title + "\n" + _narrative(summary, brief=brief))
+        parts.append(title + "\n" + _narrative(summary, brief=brief, said=said))
     earlier = render_folded(inputs.narrative_digest) if config.compress_older else ""
     if earlier and not last_only:
         parts.append("### Earlier (compressed)\n" + earlier)
     current = inputs.current if this_turn else None
     if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared or current.goal):
-        parts.append("### This turn so far\n" + _narrative(current, brief=True, with_message=False))
+        parts.append("### This turn so far\n" + _narrative(current, brief=True, with_message=False, said=said))
     return "\n".join(parts) if len(parts) > 1 else ""
 
 
-def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_message: bool = True) -> str:
+def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_message: bool = True, said: frozenset[str] = frozenset()) -> str:
     lines: list[str] = []
     if with_message and summary.user_message:
         lines.append(f'**User asked:** "{summary.user_message}"')
@@ -401,25 +428,34 @@ def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_messa
         hidden = len(summary.steps) - len(shown) + summary.more_steps
         if hidden:
             lines.append(f"  … {hidden} more step(s)")
-    curation = _curation_text(summary)
+    curation = _curation_text(summary, said)
     if curation:
         lines.append(f"**Understand decided:** {curation}")
     if summary.errors:
         lines.append("**Errors:** " + "; ".join(f"{e.tool} ({e.code})" for e in summary.errors))
-    if summary.response_summary and not brief:
+    if summary.response_summary and not brief and not any(text.startswith(summary.response_summary[:80]) for text in said):
         lines.append(f'**Alfred said:** "{clip(summary.response_summary, 200)}"')
     lines.append(f"**Phase:** {summary.conversation_phase}")
     return "\n".join(lines)
 
 
-def _curation_text(summary: TurnExecutionSummary) -> str:
+def _said(working: WorkingSet, curation: CurationState | None = None, talk: ConversationHistory | None = None) -> frozenset[str]:
+    """What a context says beside its narratives: its excluded entities' reasons, (Understand's) its decisions'
+    and (with a conversation section) the replies it quotes."""
+    reasons = [line.reason for line in working.excluded]
+    reasons += [d.reason for d in curation.decision_log] if curation is not None else []
+    reasons += [exchange.assistant for exchange in talk.recent] if talk is not None else []
+    return frozenset(reason for reason in reasons if reason)
+
+
+def _curation_text(summary: TurnExecutionSummary, said: frozenset[str] = frozenset()) -> str:
     parts = []
     if summary.cleared:
         parts.append("cleared the working set")
     for verb, refs in (("retained", summary.retained_refs), ("demoted", summary.demoted_refs), ("dropped", summary.dropped_refs)):
         if refs:
             parts.append(f"{verb} {compact_refs(refs)}")
-    if summary.curation_summary:
+    if summary.curation_summary and not any(reason.endswith(summary.curation_summary) for reason in said):
         parts.append(summary.curation_summary)
     return "; ".join(parts)
 

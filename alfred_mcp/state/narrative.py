@@ -31,7 +31,8 @@ MAX_STEP_REFS = 20
 MAX_MESSAGE = 300
 MAX_OUTCOME = 200
 MAX_ERRORS = 5
-MAX_CARD = 1_500
+MAX_CARD = 2_100
+"""A stored card: a read card (state.cards.CARD_BUDGET) and the tool's name before it."""
 _PLAN_STATUS: dict[str | None, StepStatus] = {"completed": "done", "running": "running", "pending": "pending", "blocked": "blocked"}
 
 _ACTION_STEPS: dict[str, StepType] = {

@@ -122,7 +122,7 @@ async def test_plan_invalid_goes_back_to_think_once_with_acts_reason(client: Cli
     blocked = {"decision": {"action": "blocked", "reason_code": "plan_invalid", "reason": "there is no gen_recipe_7"}}
     replan = await submit(client, "act", blocked)
     assert replan["expected_role"] == "think" and "re-plan" in replan["notice"]
-    context = await call(client, "turn_context")
+    context = replan["next"]
     assert "## Re-plan (once)\nAct stopped the plan: Step 1 (Save gen_recipe_7) cannot work: there is no gen_recipe_7" in context["context"]
     await submit(client, "think", plan(("write", "Try again")))
     again = await submit(client, "act", blocked)
@@ -144,16 +144,22 @@ async def test_quick_mode_answers_only_above_its_confidence_threshold(client: Cl
     assert len(await app.store.select(TABLES["recipes"], Query(), user_id=app.user_id)) == before
 
 
-async def test_turn_context_sends_schemas_and_instructions_once_per_session(client: Client) -> None:
-    await call(client, "turn_start", message="hello")
-    first = await call(client, "turn_context")
-    assert "referenced_refs" in first["output_schema"]["properties"] and first["instructions"].startswith("# Understand")
+async def test_the_answers_carry_what_the_next_role_needs_and_send_each_thing_once(client: Client) -> None:
+    """turn_start's answer has Understand's instructions and context and every role's output shape; the next
+    turn's has none of what is unchanged; turn_context re-fetches (markers for what was sent, full: true resends)."""
+    first = (await call(client, "turn_start", message="hello"))["next"]
+    assert first["role"] == "understand" and first["instructions"].startswith("# Understand")
+    assert set(first["output_shapes"]) == {"understand", "think", "act", "reply"}
+    assert "referenced_refs?: string[]" in first["output_shapes"]["understand"]
+    await submit(client, "understand", {"needs_clarification": True, "clarification_questions": ["Which?"]})
+    second = (await call(client, "turn_start", message="hello again"))["next"]
+    assert "instructions" not in second and "output_shapes" not in second and "(As sent before, unchanged:" in second["context"]
     again = await call(client, "turn_context")
-    assert "output_schema" not in again and again["output_schema_sent_turn"] == first["turn"]
-    assert again["instructions"].startswith("(the understand instructions: unchanged since turn")
-    assert "(unchanged since turn" in again["context"]
+    assert "output_schema" not in again and again["output_schema_sent_turn"] == 1
+    assert again["instructions"].startswith("(the understand instructions: unchanged since turn 1")
     full = await call(client, "turn_context", full=True)
-    assert full["output_schema"] == first["output_schema"] and full["instructions"] == first["instructions"]
+    assert "referenced_refs" in full["output_schema"]["properties"] and full["instructions"] == first["instructions"]
+    assert "hello again" in full["context"] and "As sent before" not in full["context"]
 
 
 async def test_draft_revise_shows_the_revised_draft(client: Client) -> None:
@@ -277,3 +283,22 @@ async def test_reading_an_item_of_a_write_step_does_not_write_it(client: Client)
     assert "step_complete refused" in refused["notice"] and ref in refused["notice"]
     await submit(client, "act", {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
     assert (await submit(client, "act", {"decision": done("deleted")}))["stage"] == "reply"
+
+
+@pytest.mark.parametrize("read", [
+    pytest.param(tool("db_read", table="recipes", columns=["name", "cuisine"]), id="db_read"),
+    pytest.param(tool("recipes_search", category="fish"), id="recipes_search"),
+    pytest.param(tool("db_read", table="inventory", limit=30), id="db_read_inventory"),
+])
+async def test_the_rows_a_notice_shows_are_not_repeated_in_the_next_context(client: Client, read: dict[str, Any]) -> None:
+    """After a read, the answer's notice has the rows; Act's next context points to them instead of repeating them,
+    and leaves out the entity lines of those refs."""
+    await to_act(client, "show me things", ("read", "Read rows"))
+    answer = await submit(client, "act", {"decision": read})
+    rows = [line for line in answer["notice"].splitlines()[1:] if line.startswith("- ")]
+    context = answer["next"]["context"]
+    assert rows and answer["next"]["role"] == "act"
+    assert not any(line.strip() in rows for line in context.splitlines())
+    assert "(rows: as in the notice)" in context
+    refs = [row.split()[1] for row in rows]
+    assert not any(line.startswith(f"- {ref}: ") for ref in refs for line in context.splitlines())

@@ -118,8 +118,9 @@ async def test_chat_scenario_1_three_cod_recipes_saved_whole(client: Client, app
     assert [e["label"] for e in result["summary"]["artifacts_saved"]] == [r["name"] for r in THREE_COD]
     assert_prompts_carry_no_uuid(llm)
     write_prompt = next(r for r in llm.requests if r.role == "act" and "Step 2 of 2" in r.prompt_text())
-    assert "Honey Garlic Cod" in write_prompt.messages[0].content and "kalamata olives" in write_prompt.messages[0].content
-    assert "## Drafts this step covers" in write_prompt.messages[0].content
+    content = write_prompt.messages[0].content
+    assert "## Drafts this step covers (pending; whole with draft_read)" in content, "three whole recipes exceed DRAFTS_BUDGET"
+    assert all(f": {recipe['name']} (" in content for recipe in THREE_COD) and "ingredients" in content
 
 
 async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Client, app: AlfredApp) -> None:
@@ -224,13 +225,13 @@ async def test_scenario_4_ambiguous_request_is_clarified_without_acting(client: 
 
 
 async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Client, app: AlfredApp) -> None:
-    """A client whose own model thinks: turn_start, turn_context, turn_submit until done."""
+    """A client whose own model thinks: turn_start, then turn_submit, each answer giving the next role's context."""
     started = await call(client, "turn_start", message="Make 3 cod recipes and save them")
     assert started["expected_role"] == "understand"
     early = await call_error(client, "turn_submit", role="think", output=THINK_COD)
     assert early["code"] == "out_of_order" and "understand" in early["message"]
-    context = await call(client, "turn_context")
-    assert context["role"] == "understand" and "referenced_refs" in context["output_schema"]["properties"]
+    context = started["next"]
+    assert context["role"] == "understand" and "referenced_refs?: string[]" in context["output_shapes"]["understand"]
     assert find_uuid(context["instructions"] + context["context"]) is None
     await call(client, "turn_submit", role="understand", output=UNDERSTAND_COD)
     bad = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "maybe"})
@@ -242,8 +243,7 @@ async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Clie
         if decision["decision"]["action"] == "step_complete" and state.get("notice"):
             assert "refused" in state["notice"]
     assert state["expected_role"] == "reply"
-    reply_context = await call(client, "turn_context")
-    assert "Batch" in reply_context["context"]
+    assert "Batch" in state["next"]["context"]
     done = await call(client, "turn_submit", role="reply", output={"response": "Saved."})
     assert done["stage"] == "done" and done["summary"]["steps_completed"] == 2
     assert len([r for r in await rows(app, "recipes") if r["name"] in {c["name"] for c in THREE_COD}]) == 3

@@ -1,9 +1,9 @@
-"""A client whose own model drives alfred-mcp stage by stage: turn_start, turn_context, turn_submit.
+"""A client whose own model drives alfred-mcp stage by stage: turn_start, then turn_submit per role output.
 
 The model is scripted (its role outputs are fixtures); everything else is the real server over the
-real `mcp` Client. The driver asks for a context only when the expected role or the Act step
-changes, as a client that keeps its conversation would, and counts every call of a turn and the
-bytes of every result the model reads (the text block: a summary line and the result as JSON).
+real `mcp` Client. The driver follows the answers, as tools/list tells a client to: each answer's
+`next` carries what the expected role needs, so it never calls turn_context. It counts every call of
+a turn and the bytes of every result the model reads (the text block: the result as JSON).
 """
 
 from __future__ import annotations
@@ -39,6 +39,16 @@ class Seen:
         raise AssertionError(f"the client was never shown a {prefix} ref for {label!r}")
 
 
+    def rows(self, prefix: str) -> list[tuple[str, str]]:
+        """The rows of refs `prefix`_N of the latest card the model was shown, in order: (ref, the rest of its line)."""
+        row = re.compile(rf"^\s*- ({re.escape(prefix)}_\d+) (.*)$")
+        for text in reversed(self.texts):
+            found = [match for line in text.splitlines() if (match := row.match(line))]
+            if found:
+                return list({match.group(1): (match.group(1), match.group(2)) for match in found}.values())
+        raise AssertionError(f"the client was never shown a card of {prefix} rows")
+
+
 @dataclass
 class Call:
     tool: str
@@ -70,8 +80,18 @@ class TurnLog:
     def errors(self) -> list[dict[str, Any]]:
         return [call.error for call in self.calls if call.error is not None]
 
+    def shown(self, needle: str) -> str:
+        """The first answer (its notice and the next role's context) that mentions `needle`: what the model read."""
+        for call in self.calls:
+            if call.result is not None:
+                text = "\n".join(filter(None, [call.result.get("notice"), (call.result.get("next") or {}).get("context")]))
+                if needle in text:
+                    return text
+        raise AssertionError(f"no answer of {self.message!r} mentions {needle!r}")
+
     def contexts(self) -> list[dict[str, Any]]:
-        return [c.result for c in self.calls if c.tool == "turn_context" and c.result is not None]
+        """What each answer gave the next role (`next`), in order: Understand's first, Reply's last."""
+        return [c.result["next"] for c in self.calls if c.result is not None and c.result.get("next")]
 
 
 class StageClient:
@@ -101,15 +121,9 @@ class StageClient:
         queues = {role: list(items) for role, items in outputs.items()}
         status = (await self.call(log, "turn_start", message=message)).result
         assert status is not None
-        shown: tuple[str, int | None] | None = None
         while status.get("expected_role"):
             role = status["expected_role"]
-            step = status.get("step") or {}
-            where = (role, step.get("index"))
-            if where != shown:
-                context = await self.call(log, "turn_context")
-                assert context.result is not None, context.error
-                shown = where
+            assert status["next"]["role"] == role, f"the answer gives {status['next']['role']} what {role} needs"
             assert queues.get(role), f"the script has no {role} output left for {message!r} (status: {status})"
             output = queues[role].pop(0)
             submitted = await self.call(log, "turn_submit", role=role, output=dict(output(self.seen) if callable(output) else output))

@@ -267,3 +267,24 @@ def test_understand_sees_the_background_tier_and_the_resolver() -> None:
     text = build_context("understand", inputs(background=background, mentions=mentions)).text()
     assert "### Background (from the kitchen, not in view yet)\n- recipe_9: Thai Green Curry — name has: curry" in text
     assert '## Resolver (what the words may refer to)\n- "curry" → recipe_9 Thai Green Curry (medium, fuzzy)' in text
+
+
+@pytest.mark.parametrize("role", ["understand", "think", "reply", "act"])
+def test_a_curation_summary_is_said_once_in_every_context(role: str) -> None:
+    """Demoting several refs for one reason: the reason appears once, not once per ref and again in the narrative."""
+    why = EntityCuration(demote=["recipe_2", "recipe_3", "recipe_4"], curation_summary="no heavy dishes this week")
+    state = curated(why, turn=5)
+    narrative = summarize_turn(5, [], user_message="nothing heavy", curation=why)
+    step = StepView("analyze", "Pick light dishes") if role == "act" else None
+    text = build_context(role, inputs(curation=state, turn=6, narratives=[narrative]), step=step).text()
+    assert text.count("no heavy dishes this week") == 1
+    assert all(ref in text for ref in ("recipe_2", "recipe_3", "recipe_4"))
+
+
+def test_a_reply_the_conversation_quotes_is_not_repeated_in_what_happened() -> None:
+    calls = [CallRecord(turn=4, tool="db_read", table="recipes", action="read", refs=["recipe_2"], count=1)]
+    narrative = summarize_turn(4, calls, user_message="show me curries", reply="Here is Thai Curry.")
+    think = build_context("think", inputs(narratives=[narrative])).text()
+    assert think.count("Here is Thai Curry.") == 1 and "**Alfred said:**" not in think
+    act = build_context("act", inputs(narratives=[narrative]), step=StepView("analyze")).text()
+    assert '**Alfred said:** "Here is Thai Curry."' in act, "Act has no conversation section: the narrative says it"

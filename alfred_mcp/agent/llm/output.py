@@ -8,17 +8,19 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from alfred_mcp.errors import ModelOutputError
+from alfred_mcp.state.schema_text import schema_text
 
 FENCED = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)
 EXCERPT_CHARS = 200
 
 
 def schema_instructions(schema: Mapping[str, Any], name: str) -> str:
-    """Instructions for models that get the schema only as text (json_object mode, prompt mode, sampling)."""
+    """Instructions for models that get the schema only as text (json_object mode, prompt mode, sampling): its
+    shape as a typed signature, a third of the JSON Schema's size (the answer is still checked against the schema)."""
     return (
-        f"Answer with a single JSON object ({name}) that satisfies this JSON Schema. "
+        f"Answer with a single JSON object ({name}) of this shape (`?` marks an optional field). "
         "Output only the JSON object: no prose, no code fences.\n"
-        f"{json.dumps(schema, sort_keys=True)}"
+        f"{schema_text(schema)}"
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
@@ -10,7 +9,6 @@ from alfred_mcp.agent.llm.base import LLM
 from alfred_mcp.agent.loop import Observer, TurnEvent, TurnLimits, describe_event, run_turn
 from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.agent.ownership import end_if_abandoned, new_owner
-from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ConfigError, OutOfOrderError, RoleOutputError
 from alfred_mcp.operations import drafting
@@ -20,26 +18,9 @@ from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
+from alfred_mcp.server.tools.stage_view import answer, role_view, status_view
 from alfred_mcp.session import UnitOfWork
-from alfred_mcp.session.documents import CLIENT_MEMO
-from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.client_memo import ClientMemo, elide_sections
-from alfred_mcp.state.role_outputs import output_schema
-
-
-def status_view(machine: TurnMachine, state: TurnState) -> dict[str, Any]:
-    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply, the last notice."""
-    step = state.step if state.stage == "act" else None
-    view = {
-        "stage": state.stage, "expected_role": machine.expected_role(state), "outcome": state.outcome,
-        "step": step_view(state, step) if step else None, "reply": state.reply, "notice": state.notice,
-    }
-    return {key: value for key, value in view.items() if value is not None or key == "expected_role"}
-
-
-def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
-    return {"index": step.index, "number": step.index + 1, "of": len(state.steps), "step_type": step.step.step_type,
-            "description": step.step.description}
+from alfred_mcp.state.agent_turn import TurnState
 
 
 async def chat(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -97,7 +78,7 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        return {**status_view(machine, state), **_context(work.session)}
+        return {**await answer(work, machine, state), **_context(work.session)}
 
 
 async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -108,31 +89,8 @@ async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
         role = args.get("role") or machine.expected_role(state)
         if role is None:
             raise OutOfOrderError(f"Turn {state.turn} is done; start a new one with turn_start.")
-        full = bool(args.get("full"))
-        prompt = await role_prompt(machine, state, role, for_client=True, full=full)
-        memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
-        parts = prompt.instruction_parts()
-        instructions = "\n\n".join(_once(memo, f"instructions:{key}", text, state.turn, full) for key, text in parts)
-        schema = output_schema(role)
-        schema_sent = None if full else memo.seen(f"schema:{role}", json.dumps(schema, sort_keys=True))
-        memo.remember(f"schema:{role}", json.dumps(schema, sort_keys=True), state.turn)
-        context = elide_sections(prompt.context, memo, state.turn, full=full)
-        work.session.write(CLIENT_MEMO, memo)
-        result: dict[str, Any] = {"role": role, "instructions": instructions, "context": context, **_context(work.session)}
-        if schema_sent is None:
-            result["output_schema"] = schema
-        else:
-            result["output_schema_sent_turn"] = schema_sent
-        return result
-
-
-def _once(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> str:
-    """`text`, or a marker when the client was sent it unchanged before (unless `full`)."""
-    sent = None if full else memo.seen(key, text)
-    memo.remember(key, text, turn if sent is None else sent)
-    if sent is None:
-        return text
-    return f"(the {key.split(':')[-1]} instructions: unchanged since turn {sent}; full: true sends them again)"
+        view = await role_view(work, machine, state, role, full=bool(args.get("full")), markers=True)
+        return {**view, **_context(work.session)}
 
 
 async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -147,7 +105,8 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
             refused = error
         else:
             ledger = _ledger_view(state.ledger)
-            return {**status_view(machine, state), **({"summary": ledger} if ledger else {}), **_context(work.session)}
+            answered = await answer(work, machine, state)
+            return {**answered, **({"summary": ledger} if ledger else {}), **_context(work.session)}
     assert refused is not None
     raise refused
 

@@ -11,6 +11,7 @@ from alfred_mcp.agent.llm.base import Message, ModelRequest, Usage
 from alfred_mcp.agent.llm.openai_compat import OpenAICompatibleLLM
 from alfred_mcp.agent.llm.transport import RetryPolicy
 from alfred_mcp.errors import ModelError, ModelOutputError, ModelUnavailableError
+from alfred_mcp.state.schema_text import schema_text
 
 from .replay_server import ReplayServer, Reply
 
@@ -75,14 +76,15 @@ async def test_local_server_gets_no_authorization_header_without_a_key() -> None
     ],
 )
 async def test_fallback_modes_put_the_schema_in_the_system_message(json_mode: str, response_format: Any) -> None:
-    """json_object and prompt modes send the schema as instructions after the role's system prompt (json_object: as a grammar too)."""
+    """json_object and prompt modes send the schema as instructions after the role's system prompt, as a typed signature
+    (json_object: the JSON Schema as a grammar too)."""
     with ReplayServer(Reply.recording("llamacpp_fenced_json")) as server:
         await _llm(server, json_mode=json_mode).complete(_request())
     body = server.received[0].body
     assert body.get("response_format") == response_format
     system = body["messages"][0]
     assert system["role"] == "system" and system["content"].startswith("You plan kitchen work.\n\nAnswer with a single JSON object")
-    assert json.dumps(SCHEMA, sort_keys=True) in system["content"]
+    assert system["content"].endswith(schema_text(SCHEMA))
 
 
 @pytest.mark.anyio

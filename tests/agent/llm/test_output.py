@@ -8,6 +8,7 @@ import pytest
 
 from alfred_mcp.agent.llm.output import parse_json_object, schema_instructions
 from alfred_mcp.errors import ModelOutputError
+from alfred_mcp.state.schema_text import schema_text
 
 ANSWER = {"goal": "Plan dinners", "steps": [{"ref": "recipe_1", "note": "uses {braces}"}]}
 
@@ -52,7 +53,7 @@ def test_long_bad_answer_is_excerpted() -> None:
 
 
 def test_schema_instructions_carry_the_schema_and_its_name() -> None:
-    """Text-only JSON modes get the schema verbatim (sorted keys) and its name."""
-    schema = {"type": "object", "required": ["goal"], "properties": {"goal": {"type": "string"}}}
+    """Text-only JSON modes get the schema as a typed signature (state/schema_text.py) and its name."""
+    schema = {"type": "object", "required": ["goal"], "properties": {"goal": {"type": "string"}, "steps": {"type": "array"}}}
     text = schema_instructions(schema, "think_output")
-    assert "(think_output)" in text and text.endswith(json.dumps(schema, sort_keys=True))
+    assert "(think_output)" in text and text.endswith(schema_text(schema)) and "goal: string" in text and "steps?: any[]" in text

@@ -6,7 +6,6 @@ which the two push tests below ignore on purpose (and nothing else does).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import pytest
@@ -19,6 +18,7 @@ from mcp.types import CreateMessageRequestParams, CreateMessageResult, ImageCont
 from alfred_mcp.agent.llm.base import ModelRequest
 from alfred_mcp.errors import ModelError, ModelOutputError
 from alfred_mcp.server.sampling import SamplingLLM, from_sample_result, push_sampler, to_sample
+from alfred_mcp.state.schema_text import schema_text
 
 # The push tests use deprecated sampling on purpose; the warning is expected there and only there.
 DEPRECATED_SAMPLING = pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
@@ -76,7 +76,7 @@ async def test_resolve_sample_reaches_the_clients_model_in_both_eras(mode: str) 
     assert not result.is_error and result.structured_content == {"name": "Shakshuka"}
     (params,) = seen
     assert params.system_prompt.startswith("You name dishes.\n\nAnswer with a single JSON object (dish_name)")
-    assert json.dumps(SCHEMA, sort_keys=True) in params.system_prompt
+    assert params.system_prompt.endswith(schema_text(SCHEMA))
     assert [(m.role, m.content.text) for m in params.messages] == [("user", "Name a dish with eggs.")]
     assert params.max_tokens == 200
 
