@@ -2,6 +2,8 @@
 
 A request passes, outermost first:
 
+0. `HealthProbes` (`health.py`): /healthz and /readyz, answered without a token and before the Host
+   check (orchestrators probe a replica at its own address).
 1. `RequestGuard` (`http_guard.py`): Host must name this server (421), Origin too on /mcp (403),
    before anything else, authentication included; CORS preflights are answered here.
 2. `ResourceMetadata` (`oauth.py`): the protected-resource metadata, served only when an external
@@ -28,6 +30,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import HttpSettings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.auth import TOKENS_ENV, TOKENS_FILE_ENV, BearerGate, TokenUsers, Verifiers
+from alfred_mcp.server.health import HealthProbes
 from alfred_mcp.server.http_guard import MessageGate, RequestGuard
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
 from alfred_mcp.server.oauth import JwtVerifier, ResourceMetadata, discover_jwks_url, metadata_path
@@ -90,7 +93,7 @@ def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *,
         hint = f"this server's operator issues tokens ({TOKENS_FILE_ENV} or {TOKENS_ENV})."
         inner = BearerGate(AuthContextMiddleware(MessageGate(inner, mcp_path=MCP_PATH)), Verifiers(*verifiers), path=MCP_PATH,
                            challenge='realm="alfred-mcp"', hint=hint)
-    return RequestGuard(inner, transport_security(host), mcp_path=MCP_PATH)
+    return HealthProbes(RequestGuard(inner, transport_security(host), mcp_path=MCP_PATH), app.store.check_ready)
 
 
 def _sdk_app(server: AlfredServer, host: str, http: HttpSettings) -> ASGIApp:

@@ -97,6 +97,13 @@ class StoreConnection(Protocol):
     def in_transaction(self) -> bool:
         """True inside this task's `transaction()` block (its reads may see writes not committed yet)."""
 
+    async def check_ready(self) -> None:
+        """Ask the database whether it can serve this alfred-mcp now (a readiness probe).
+
+        Raises:
+            StoreError: the database does not answer, or its migrations or schema version are not this alfred-mcp's.
+        """
+
 
 class KitchenStore(StoreConnection, Protocol):
     """The user's kitchen: rows of the kitchen tables, and the users who own them."""

@@ -30,7 +30,7 @@ from alfred_mcp.errors import StoreError
 from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.store.postgres.codec import register_loaders
 from alfred_mcp.store.postgres.errors import to_store_error
-from alfred_mcp.store.postgres.migrate import apply_migrations
+from alfred_mcp.store.postgres.migrate import apply_migrations, check_migrations
 from alfred_mcp.store.postgres.schema import USER_ROLE
 
 T = TypeVar("T")
@@ -164,6 +164,9 @@ class PostgresConnection:
 
     def in_transaction(self) -> bool:
         return self._tx.get() is not None
+
+    async def check_ready(self) -> None:
+        await self._read(check_migrations, None, None)
 
     @asynccontextmanager
     async def _savepoint(self, block: _Transaction) -> AsyncIterator[None]:
