@@ -171,6 +171,10 @@ class KitchenStore(StoreConnection, Protocol):
         """An opaque value that changes with every committed write to the user's kitchen rows and never
         comes back (0: never written). Equal stamps mean the user's rows are as they were."""
 
+    async def table_stamps(self, user_id: str, tables: Sequence[str]) -> tuple[int, ...]:
+        """Each named kitchen table's stamp for the user, in order: like `kitchen_stamp`, but changed only by
+        committed writes that change the user's rows of that table (a delete's ON DELETE actions included)."""
+
     async def ensure_user(self, handle: str) -> str:
         """The user id for `handle` ('local' by default), creating the user on first use."""
 

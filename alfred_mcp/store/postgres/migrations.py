@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from alfred_mcp.store.postgres.rpc import rpc_sql
-from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql
+from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql, table_stamps_sql
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ def migrations() -> tuple[Migration, ...]:
         Migration(1, "kitchen", kitchen_sql()),
         Migration(2, "supabase_rpc", HEADER + rpc_sql()),
         Migration(3, "scale", scale_sql()),
+        Migration(4, "table_stamps", table_stamps_sql()),
     )
 
 

@@ -2,7 +2,7 @@
 
 Pure: returns statement text. `migrations()` is the single source; the files in the repo's
 `migrations/` folder are written from it (`migrations.py`) and a test proves they match.
-Three migrations:
+Five migrations:
 
 - 0000 `bare_postgres_shim`: the roles (`anon`, `authenticated`, `service_role`), the `auth`
   schema and `auth.uid()` that Supabase already has. Every statement is guarded, so on a
@@ -15,6 +15,8 @@ Three migrations:
   tiebreak column included), and the kitchen stamps: statement-level triggers on every user-owned
   table give the writing user's row in `alfred_kitchen_stamps` a new value from a sequence (never
   rolled back, so a stamp is never reused), whichever path wrote: this server, PostgREST, anyone.
+- 0004 `table_stamps`: the same triggers also stamp (user, table) in `alfred_table_stamps`, so a memo
+  built from a few tables (the recipe index) is kept across writes to the others.
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -29,6 +31,7 @@ from alfred_mcp.kitchen.schema import TABLES, Column, Table
 from alfred_mcp.store.ddl import (
     KITCHEN_STAMPS,
     SCHEMA_VERSION,
+    TABLE_STAMPS,
     check_rules,
     create_index_sql,
     range_sql,
@@ -175,14 +178,7 @@ def scale_sql() -> str:
     "user_id" uuid PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE,
     "stamp" bigint NOT NULL
 )""",
-        f"""CREATE FUNCTION {q(STAMP_FUNCTION)}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  INSERT INTO {q(KITCHEN_STAMPS)} ("user_id", "stamp")
-    SELECT owners."user_id", nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
-    ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp";
-  RETURN NULL;
-END $$""",
+        _stamp_function("CREATE", _STAMP_KITCHEN),
         f"REVOKE ALL ON FUNCTION {q(STAMP_FUNCTION)}() FROM PUBLIC",
     ]
     for table in kitchen:
@@ -194,6 +190,48 @@ END $$""",
     statements.append(f"GRANT SELECT ON {q(KITCHEN_STAMPS)} TO {USER_ROLE}")
     statements.append(f"GRANT {_CRUD} ON {q(KITCHEN_STAMPS)} TO service_role")
     statements.append("NOTIFY pgrst, 'reload schema'")
+    return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
+
+
+_STAMP_KITCHEN = f"""  INSERT INTO {q(KITCHEN_STAMPS)} ("user_id", "stamp")
+    SELECT owners."user_id", nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
+    ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp";
+"""
+_STAMP_TABLE = f"""  INSERT INTO {q(TABLE_STAMPS)} ("user_id", "table_name", "stamp")
+    SELECT owners."user_id", TG_TABLE_NAME, nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
+    ON CONFLICT ("user_id", "table_name") DO UPDATE SET "stamp" = excluded."stamp";
+"""
+
+
+def _stamp_function(verb: str, body: str) -> str:
+    """The trigger function every user-owned table's statement triggers run, over the rows they changed."""
+    return f"""{verb} FUNCTION {q(STAMP_FUNCTION)}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+BEGIN
+{body}  RETURN NULL;
+END $$"""
+
+
+def table_stamps_sql() -> str:
+    """Migration 0004: a stamp per user and kitchen table (`alfred_table_stamps`), kept by the same triggers.
+
+    A foreign key's ON DELETE action runs as statements on the referencing table, so its triggers
+    stamp that table too: deleting a recipe stamps its ingredient lines' table."""
+    statements = [
+        f"""CREATE TABLE {q(TABLE_STAMPS)} (
+    "user_id" uuid NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
+    "table_name" text NOT NULL,
+    "stamp" bigint NOT NULL,
+    PRIMARY KEY ("user_id", "table_name")
+)""",
+        _stamp_function("CREATE OR REPLACE", _STAMP_KITCHEN + _STAMP_TABLE),
+        f"REVOKE ALL ON FUNCTION {q(STAMP_FUNCTION)}() FROM PUBLIC",
+        *_enable_rls(TABLE_STAMPS),
+        f"CREATE POLICY {q(TABLE_STAMPS + '_owner')} ON {q(TABLE_STAMPS)} FOR SELECT TO {USER_ROLE} USING ({q('user_id')} = {_OWNER})",
+        f"GRANT SELECT ON {q(TABLE_STAMPS)} TO {USER_ROLE}",
+        f"GRANT {_CRUD} ON {q(TABLE_STAMPS)} TO service_role",
+        "NOTIFY pgrst, 'reload schema'",
+    ]
     return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
 
 
