@@ -302,9 +302,11 @@ async def _serve_stdio(settings: Settings) -> int:
 def _serve_http(settings: Settings, address: str) -> int:
     from alfred_mcp.server.auth import load_tokens
     from alfred_mcp.server.http import parse_address, prepare_http, serve_http
+    from alfred_mcp.server.metrics import METRICS_TOKEN_ENV, metrics_token
 
     host, port = parse_address(address)
     tokens = load_tokens(required=settings.http.oauth is None)
+    scrape_token = metrics_token(os.environ.get(METRICS_TOKEN_ENV))
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: exit 143 after the store is closed too.
     signal.signal(signal.SIGTERM, _exit_on_signal)
 
@@ -312,7 +314,7 @@ def _serve_http(settings: Settings, address: str) -> int:
         jwks_url = await prepare_http(settings.http, host, port)
         app = await open_app(settings, serves_many=True)
         try:
-            return await serve_http(app, host, port, tokens, jwks_url=jwks_url)
+            return await serve_http(app, host, port, tokens, jwks_url=jwks_url, metrics_token=scrape_token)
         finally:
             await close_app(app)
 

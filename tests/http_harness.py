@@ -37,13 +37,21 @@ async def http_server(
     env.update(extra_env or {})
     env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
     command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
+    async with running(command, env) as process:
+        await _wait_for_port(port, process)
+        if pids is not None:
+            pids.append(process.pid)
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@asynccontextmanager
+async def running(command: list[str], env: Mapping[str, str] | None = None) -> AsyncIterator[anyio.abc.Process]:
+    """`command` as a process until the block ends (terminated, then killed after 10 s); its output is
+    written to stderr when the block fails."""
     with tempfile.TemporaryFile() as log:
         process = await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
-            await _wait_for_port(port, process)
-            if pids is not None:
-                pids.append(process.pid)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield process
         except BaseException:
             log.seek(0)
             sys.stderr.write(log.read().decode(errors="replace")[-4000:])

@@ -168,6 +168,15 @@ class PostgresConnection:
     async def check_ready(self) -> None:
         await self._read(check_migrations, None, None)
 
+    def pool_stats(self) -> dict[str, int]:
+        """The connection pool now: its size, idle connections, requests waiting for one, and its maximum."""
+        pool = self._pool
+        if pool is None:
+            return {}
+        stats = pool.get_stats()
+        return {"size": stats.get("pool_size", 0), "idle": stats.get("pool_available", 0),
+                "waiting": stats.get("requests_waiting", 0), "max": pool.max_size}
+
     @asynccontextmanager
     async def _savepoint(self, block: _Transaction) -> AsyncIterator[None]:
         name = block.next_savepoint()
