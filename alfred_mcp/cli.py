@@ -154,10 +154,17 @@ def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from alfred_mcp.server.logs import LOG_FORMAT_ENV, configure_logging, log_format
+
     args = build_parser().parse_args(argv)
-    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
+        form, refused = log_format(os.environ.get(LOG_FORMAT_ENV)), None
+    except ConfigError as error:
+        form, refused = "text", error  # told once logging is set up, as every other startup error
+    configure_logging(args.verbose, form)
+    try:
+        if refused is not None:
+            raise refused
         settings = _settings(args)
         check_database(settings)
         _check_tools(settings)
@@ -288,15 +295,17 @@ async def close_app(app: AlfredApp) -> None:
 
 
 async def _serve_stdio(settings: Settings) -> int:
+    from alfred_mcp.server.logs import event
     from alfred_mcp.server.mcp_server import build_server
     from alfred_mcp.server.stdio import serve_until_signal
 
     app = await open_app(settings)
     try:
-        logger.info("serving over stdio with %s", settings.db)
+        logger.info("serving over stdio with %s", settings.db, extra=event("serving", transport="stdio"))
         return await serve_until_signal(build_server(app).run_stdio_async)
     finally:
         await close_app(app)
+        logger.info("stopped serving stdio", extra=event("stopped", transport="stdio"))
 
 
 def _serve_http(settings: Settings, address: str) -> int:

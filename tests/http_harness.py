@@ -8,7 +8,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
+from typing import BinaryIO
 
 import anyio
 import httpx2
@@ -26,18 +27,20 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def http_server(
-    db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None, *, pids: list[int] | None = None
+    db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None, *, pids: list[int] | None = None,
+    log: BinaryIO | None = None,
 ) -> AsyncIterator[str]:
     """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL.
 
-    `pids`, when given, gets the server process's id (benchmarks read its CPU time).
+    `pids`, when given, gets the server process's id (benchmarks read its CPU time); `log`, when given,
+    gets its output (stdout and stderr).
     """
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
     env.update(extra_env or {})
     env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
     command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
-    async with running(command, env) as process:
+    async with running(command, env, log=log) as process:
         await _wait_for_port(port, process)
         if pids is not None:
             pids.append(process.pid)
@@ -45,10 +48,12 @@ async def http_server(
 
 
 @asynccontextmanager
-async def running(command: list[str], env: Mapping[str, str] | None = None) -> AsyncIterator[anyio.abc.Process]:
-    """`command` as a process until the block ends (terminated, then killed after 10 s); its output is
-    written to stderr when the block fails."""
-    with tempfile.TemporaryFile() as log:
+async def running(
+    command: list[str], env: Mapping[str, str] | None = None, *, log: BinaryIO | None = None
+) -> AsyncIterator[anyio.abc.Process]:
+    """`command` as a process until the block ends (terminated, then killed after 10 s); its output goes to
+    `log` (a temporary file when not given) and is written to stderr when the block fails."""
+    with tempfile.TemporaryFile() if log is None else nullcontext(log) as log:
         process = await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
             yield process

@@ -21,6 +21,7 @@ import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from alfred_mcp.errors import StoreError
+from alfred_mcp.server.logs import event
 
 logger = logging.getLogger(__name__)
 HEALTH_PATH = "/healthz"
@@ -73,9 +74,9 @@ class HealthProbes:
         """One log line when readiness changes, not one per probe."""
         if (problem is None) != self._was_ready:
             if problem is None:
-                logger.info("ready again: the database answers")
+                logger.info("ready again: the database answers", extra=event("readiness", ready=True))
             else:
-                logger.warning("not ready: %s", problem)
+                logger.warning("not ready: %s", problem, extra=event("readiness", ready=False, reason=problem))
         self._was_ready = problem is None
 
 

@@ -33,6 +33,7 @@ from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.auth import TOKENS_ENV, TOKENS_FILE_ENV, BearerGate, TokenUsers, Verifiers
 from alfred_mcp.server.health import HealthProbes
 from alfred_mcp.server.http_guard import MessageGate, RequestGuard
+from alfred_mcp.server.logs import event
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
 from alfred_mcp.server.metrics import CountedModel, Metrics, MetricsEndpoint
 from alfred_mcp.server.oauth import JwtVerifier, ResourceMetadata, discover_jwks_url, metadata_path
@@ -150,7 +151,11 @@ async def serve_http(
     oauth = app.settings.http.oauth
     asgi = http_app(app, host, port, tokens, jwks_url=jwks_url, metrics_token=metrics_token)
     logger.info("serving streamable HTTP on http://%s:%d%s for %d token(s)%s", host, port, MCP_PATH, len(tokens),
-                f" and the OAuth issuer {oauth.issuer}" if oauth else "")
+                f" and the OAuth issuer {oauth.issuer}" if oauth else "",
+                extra=event("serving", transport="http", host=host, port=port, tokens=len(tokens), metrics=metrics_token is not None))
     server = uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on"))
-    await server.serve()
+    try:
+        await server.serve()
+    finally:
+        logger.info("stopped serving HTTP", extra=event("stopped", transport="http"))
     return 0

@@ -39,6 +39,7 @@ from alfred_mcp.server import apps, completions, host_controls, prompts, resourc
 from alfred_mcp.server.auth import ActingUserMiddleware
 from alfred_mcp.server.client_log import ClientLog
 from alfred_mcp.server.dispatch import run_tool_call
+from alfred_mcp.server.logs import CallLog
 from alfred_mcp.server.notifications import notify_changes
 from alfred_mcp.server.observe import CallObserver
 from alfred_mcp.server.session_args import resource_failure
@@ -82,8 +83,8 @@ class AlfredServer(MCPServer[AlfredApp]):
         if many_users:
             app.serves_many = True
             self.middleware.append(ActingUserMiddleware(app))
-        self.observers: list[CallObserver] = []
-        """Told every finished tool call (`server/observe.py`): metrics and JSON logs when configured."""
+        self.observers: list[CallObserver] = [CallLog()]
+        """Told every finished tool call (`server/observe.py`): the call log (`logs.py`), metrics when served."""
         self.client_log = ClientLog()
         self.middleware.append(self.client_log)
         self.subscriptions = Subscriptions(self, app)
