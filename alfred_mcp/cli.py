@@ -272,14 +272,14 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     return anyio.run(_serve_stdio, settings)
 
 
-async def open_app(settings: Settings, *, serves_many: bool = False) -> AlfredApp:
-    """The app with its store open, or a StartupError saying why it cannot start.
+async def open_app(settings: Settings, *, serves_many: bool = False, traced: bool = False) -> AlfredApp:
+    """The app with its store open, or a StartupError saying why it cannot start (`traced`: see `AlfredApp.from_settings`).
 
     Raises:
         StartupError: the store cannot be opened, or a setting it needs is wrong.
     """
     try:
-        app = AlfredApp.from_settings(settings)
+        app = AlfredApp.from_settings(settings, traced=traced)
         app.serves_many = serves_many
         await app.open()
     except (ConfigError, StoreError) as error:
@@ -298,20 +298,27 @@ async def _serve_stdio(settings: Settings) -> int:
     from alfred_mcp.server.logs import event
     from alfred_mcp.server.mcp_server import build_server
     from alfred_mcp.server.stdio import serve_until_signal
+    from alfred_mcp.server.tracing import start_tracing
 
-    app = await open_app(settings)
+    stop_tracing = start_tracing()
     try:
-        logger.info("serving over stdio with %s", settings.db, extra=event("serving", transport="stdio"))
-        return await serve_until_signal(build_server(app).run_stdio_async)
+        app = await open_app(settings, traced=stop_tracing is not None)
+        try:
+            logger.info("serving over stdio with %s", settings.db, extra=event("serving", transport="stdio"))
+            return await serve_until_signal(build_server(app).run_stdio_async)
+        finally:
+            await close_app(app)
+            logger.info("stopped serving stdio", extra=event("stopped", transport="stdio"))
     finally:
-        await close_app(app)
-        logger.info("stopped serving stdio", extra=event("stopped", transport="stdio"))
+        if stop_tracing is not None:
+            stop_tracing()
 
 
 def _serve_http(settings: Settings, address: str) -> int:
     from alfred_mcp.server.auth import load_tokens
     from alfred_mcp.server.http import parse_address, prepare_http, serve_http
     from alfred_mcp.server.metrics import METRICS_TOKEN_ENV, metrics_token
+    from alfred_mcp.server.tracing import start_tracing
 
     host, port = parse_address(address)
     tokens = load_tokens(required=settings.http.oauth is None)
@@ -321,13 +328,18 @@ def _serve_http(settings: Settings, address: str) -> int:
 
     async def serve() -> int:
         jwks_url = await prepare_http(settings.http, host, port)
-        app = await open_app(settings, serves_many=True)
+        app = await open_app(settings, serves_many=True, traced=stop_tracing is not None)
         try:
             return await serve_http(app, host, port, tokens, jwks_url=jwks_url, metrics_token=scrape_token)
         finally:
             await close_app(app)
 
-    return anyio.run(serve)
+    stop_tracing = start_tracing()
+    try:
+        return anyio.run(serve)
+    finally:
+        if stop_tracing is not None:
+            stop_tracing()
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
