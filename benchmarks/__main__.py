@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, loop, scaling, supabase
+from . import context, drafts, economy, foundation, http, loop, overhead, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,8 @@ ENTRIES: tuple[Entry, ...] = (
           "reported; errors = 0, cross_session_refs = 0", http.http_clients),
     Entry("http_replicas", "HTTP on PostgreSQL: 1 and 2 replicas at 8 clients (calls/s, cores used)",
           "reported; errors = 0, cross_session_refs = 0", http.http_replicas),
+    Entry("http_overhead", "server CPU per call of mixed reads over HTTP vs a bare SDK server returning the same rows, "
+          "SQLite and PostgreSQL", "reported", overhead.http_overhead),
     Entry("tools_list_bytes", "the default tools/list as sent, compact and pretty-printed (all tools beside it)", "<= 40,000 bytes",
           economy.tools_list_bytes),
     Entry("stage_turn_bytes", "bytes each stage-by-stage turn of the scenario conversations returns to the model", "<= 24,000 bytes",

@@ -41,7 +41,7 @@ async def http_server(
     env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
     command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
     async with running(command, env, log=log) as process:
-        await _wait_for_port(port, process)
+        await wait_for_port(port, process)
         if pids is not None:
             pids.append(process.pid)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -71,7 +71,7 @@ async def running(
                     await process.wait()
 
 
-async def _wait_for_port(port: int, process: anyio.abc.Process) -> None:
+async def wait_for_port(port: int, process: anyio.abc.Process) -> None:
     with anyio.fail_after(START_TIMEOUT):
         while True:
             if process.returncode is not None:
