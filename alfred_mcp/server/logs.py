@@ -56,9 +56,10 @@ def configure_logging(verbosity: int, form: LogFormat) -> None:
     logging.basicConfig(level=level, handlers=[handler])
 
 
-def event(name: str, **fields: Any) -> dict[str, Any]:
-    """`extra=` for a log call that is a lifecycle event: `logger.info("...", extra=event("serving", port=8765))`."""
-    return {"event": name, "fields": fields}
+def event(name: str, *, operator_only: bool = False, **fields: Any) -> dict[str, Any]:
+    """`extra=` for a log call that is a lifecycle event: `logger.info("...", extra=event("serving", port=8765))`.
+    `operator_only`: the record stays in the server's log, never sent to an MCP client (`client_log.py`)."""
+    return {"event": name, "fields": fields, "operator_only": operator_only}
 
 
 class JsonLines(logging.Formatter):
@@ -87,11 +88,12 @@ class CallLog:
         milliseconds = round(call.seconds * 1e3, 3)
         fields = {"tool": call.tool, "duration_ms": milliseconds, "outcome": call.outcome, "code": call.code,
                   "user": hashed_user(call.user), "request_id": call.request_id, "trace_id": current_trace_id()}
-        calls_logger.info("%s %s in %.1f ms", call.tool, call.code or call.outcome, milliseconds, extra=event("tool_call", **fields))
+        calls_logger.info("%s %s in %.1f ms", call.tool, call.code or call.outcome, milliseconds, extra=event("tool_call", operator_only=True, **fields))
 
     def session_conflict(self, tool: str, *, retried: bool) -> None:
         calls_logger.info("%s: session conflict, %s", tool, "run again" if retried else "given up",
-                          extra=event("session_conflict", tool=tool, retried=retried, trace_id=current_trace_id()))
+                          extra=event("session_conflict", operator_only=True, tool=tool, retried=retried,
+                                      trace_id=current_trace_id()))
 
 
 def current_trace_id() -> str | None:
