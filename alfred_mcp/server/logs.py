@@ -26,6 +26,10 @@ LOG_FORMAT_ENV = "ALFRED_LOG_FORMAT"
 LogFormat = Literal["text", "json"]
 TEXT_FORMAT = "%(levelname)s %(name)s: %(message)s"
 calls_logger = logging.getLogger("alfred_mcp.calls")
+calls_logger.setLevel(logging.WARNING)  # on only through configure_logging: see below
+"""The per-call log. Off until `configure_logging` asks for INFO (JSON, or text with -v): the `mcp` SDK
+sets the root logger to INFO in any process that has not configured logging (tests, benchmarks, a host
+embedding the server), and a line per call is the operator's choice, not a side effect."""
 
 
 def log_format(value: str | None) -> LogFormat:
@@ -51,6 +55,7 @@ def configure_logging(verbosity: int, form: LogFormat) -> None:
         level = logging.INFO
     else:
         level = logging.WARNING
+    calls_logger.setLevel(logging.INFO if level <= logging.INFO else logging.WARNING)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonLines() if form == "json" else logging.Formatter(TEXT_FORMAT))
     logging.basicConfig(level=level, handlers=[handler])

@@ -73,3 +73,23 @@ def test_an_unknown_log_format_stops_the_server_naming_the_setting(tmp_path: Pat
                           env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0
     assert f"ALFRED_LOG_FORMAT takes 'text' or 'json' (got {value!r})" in done.stderr
+
+
+@pytest.mark.parametrize(("verbosity", "form", "logged"), [
+    (0, "text", False), (1, "text", True), (2, "text", True), (0, "json", True), (2, "json", True),
+])
+def test_the_per_call_log_is_on_for_json_or_verbose_text_only(verbosity: int, form: Any, logged: bool) -> None:
+    """Off by default (an embedding process's INFO root logger does not turn it on), on with JSON or -v."""
+    import logging
+
+    from alfred_mcp.server.logs import calls_logger, configure_logging
+
+    before, root = calls_logger.level, logging.getLogger().level
+    try:
+        logging.getLogger().setLevel(logging.INFO)  # as the mcp SDK leaves a process that configured nothing
+        assert not calls_logger.isEnabledFor(logging.INFO)
+        configure_logging(verbosity, form)
+        assert calls_logger.isEnabledFor(logging.INFO) is logged
+    finally:
+        calls_logger.setLevel(before)
+        logging.getLogger().setLevel(root)
