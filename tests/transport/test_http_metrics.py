@@ -184,3 +184,35 @@ async def _stored_calls(raw: httpx2.AsyncClient, api: str, *, want: int) -> Coun
             if sum(stored.values()) >= want:
                 return stored
             await anyio.sleep(0.5)
+
+
+async def test_session_conflicts_are_counted_as_retried_and_given_up_across_replicas(pg_url: str) -> None:
+    """Simultaneous writes to one session from two replicas: every call answered with session_conflict is one given up,
+    after CONFLICT_ATTEMPTS - 1 retries of its own; the replicas' counts add up to what the clients were answered."""
+    from alfred_mcp.server.dispatch import CONFLICT_ATTEMPTS
+
+    answered: list[str | None] = []
+    async with metered(pg_url) as url_a, metered(pg_url) as url_b, httpx2.AsyncClient(timeout=10) as raw:
+        async with http_client(url_a, TOKEN) as a, http_client(url_b, TOKEN) as b:
+            await a.call_tool("db_read", {"table": "shopping_list"})
+
+            async def write(client: Client, i: int) -> None:
+                result = await client.call_tool("db_create", {"table": "shopping_list", "data": {"name": f"n{i}"}})
+                answered.append((result.meta or {}).get(ERROR_META, {}).get("code") if result.is_error else None)
+
+            with anyio.fail_after(90):
+                async with anyio.create_task_group() as group:
+                    for i in range(16):
+                        group.start_soon(write, a if i % 2 else b, i)
+        scraped = [await _scrape(raw, url) for url in (url_a, url_b)]
+
+    def total(name: str, **labels: str) -> float:
+        return sum(value for found in scraped for (metric, pairs), value in found.items()
+                   if metric == name and labels.items() <= dict(pairs).items())
+
+    gave_up = answered.count("session_conflict")
+    assert set(answered) <= {None, "session_conflict"}
+    assert total("alfred_session_conflicts_total", result="gave_up") == gave_up
+    assert total("alfred_tool_errors_total", code="session_conflict") == gave_up
+    assert total("alfred_session_conflicts_total", result="retried") >= gave_up * (CONFLICT_ATTEMPTS - 1)
+    assert total("alfred_tool_calls_total", tool="db_create") == 16
