@@ -19,11 +19,13 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, context
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
+from typing import cast
 
 import anyio
 
 from alfred_mcp.agent.llm.base import LLM
 from alfred_mcp.agent.llm.factory import llm_from_settings
+from alfred_mcp.agent.llm.traced import TracedModel
 from alfred_mcp.config import ModelOptions, Settings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.operations.seeding import seed_if_empty
@@ -33,6 +35,7 @@ from alfred_mcp.session.unit_of_work import flush_deferred, write_behind
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
 from alfred_mcp.store.user_origins import former_handle, local_user, mapped
+from alfred_mcp.store.traced import TracedStore
 
 logger = logging.getLogger(__name__)
 
@@ -74,13 +77,15 @@ class AlfredApp:
         self.journaled = JournalingStore(self.store)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AlfredApp:
+    def from_settings(cls, settings: Settings, *, traced: bool = False) -> AlfredApp:
+        """The app for `settings`; `traced`: its store and model calls open OpenTelemetry spans (`server/tracing.py`)."""
         store = supabase_store(settings.supabase) if settings.supabase else open_store(settings.db)
-        app = cls(store=store, settings=settings)
+        app = cls(store=cast(Store, TracedStore(store)) if traced else store, settings=settings)
         if settings.model:
             try:
                 app.model_options = ModelOptions.from_env(overrides=settings.model_overrides)
-                app.llm = llm_from_settings(settings.model, options=app.model_options)
+                model = llm_from_settings(settings.model, options=app.model_options)
+                app.llm = TracedModel(model) if traced else model
             except ConfigError as error:
                 logger.warning("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
                 app.model_error = error

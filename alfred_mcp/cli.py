@@ -154,10 +154,17 @@ def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from alfred_mcp.server.logs import LOG_FORMAT_ENV, configure_logging, log_format
+
     args = build_parser().parse_args(argv)
-    level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(stream=sys.stderr, level=level, format="%(levelname)s %(name)s: %(message)s")
     try:
+        form, refused = log_format(os.environ.get(LOG_FORMAT_ENV)), None
+    except ConfigError as error:
+        form, refused = "text", error  # told once logging is set up, as every other startup error
+    configure_logging(args.verbose, form)
+    try:
+        if refused is not None:
+            raise refused
         settings = _settings(args)
         check_database(settings)
         _check_tools(settings)
@@ -265,14 +272,14 @@ def _run(args: argparse.Namespace, settings: Settings) -> int:
     return anyio.run(_serve_stdio, settings)
 
 
-async def open_app(settings: Settings, *, serves_many: bool = False) -> AlfredApp:
-    """The app with its store open, or a StartupError saying why it cannot start.
+async def open_app(settings: Settings, *, serves_many: bool = False, traced: bool = False) -> AlfredApp:
+    """The app with its store open, or a StartupError saying why it cannot start (`traced`: see `AlfredApp.from_settings`).
 
     Raises:
         StartupError: the store cannot be opened, or a setting it needs is wrong.
     """
     try:
-        app = AlfredApp.from_settings(settings)
+        app = AlfredApp.from_settings(settings, traced=traced)
         app.serves_many = serves_many
         await app.open()
     except (ConfigError, StoreError) as error:
@@ -288,35 +295,51 @@ async def close_app(app: AlfredApp) -> None:
 
 
 async def _serve_stdio(settings: Settings) -> int:
+    from alfred_mcp.server.logs import event
     from alfred_mcp.server.mcp_server import build_server
     from alfred_mcp.server.stdio import serve_until_signal
+    from alfred_mcp.server.tracing import start_tracing
 
-    app = await open_app(settings)
+    stop_tracing = start_tracing()
     try:
-        logger.info("serving over stdio with %s", settings.db)
-        return await serve_until_signal(build_server(app).run_stdio_async)
+        app = await open_app(settings, traced=stop_tracing is not None)
+        try:
+            logger.info("serving over stdio with %s", settings.db, extra=event("serving", transport="stdio"))
+            return await serve_until_signal(build_server(app).run_stdio_async)
+        finally:
+            await close_app(app)
+            logger.info("stopped serving stdio", extra=event("stopped", transport="stdio"))
     finally:
-        await close_app(app)
+        if stop_tracing is not None:
+            stop_tracing()
 
 
 def _serve_http(settings: Settings, address: str) -> int:
     from alfred_mcp.server.auth import load_tokens
     from alfred_mcp.server.http import parse_address, prepare_http, serve_http
+    from alfred_mcp.server.metrics import METRICS_TOKEN_ENV, metrics_token
+    from alfred_mcp.server.tracing import start_tracing
 
     host, port = parse_address(address)
     tokens = load_tokens(required=settings.http.oauth is None)
+    scrape_token = metrics_token(os.environ.get(METRICS_TOKEN_ENV))
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: exit 143 after the store is closed too.
     signal.signal(signal.SIGTERM, _exit_on_signal)
 
     async def serve() -> int:
         jwks_url = await prepare_http(settings.http, host, port)
-        app = await open_app(settings, serves_many=True)
+        app = await open_app(settings, serves_many=True, traced=stop_tracing is not None)
         try:
-            return await serve_http(app, host, port, tokens, jwks_url=jwks_url)
+            return await serve_http(app, host, port, tokens, jwks_url=jwks_url, metrics_token=scrape_token)
         finally:
             await close_app(app)
 
-    return anyio.run(serve)
+    stop_tracing = start_tracing()
+    try:
+        return anyio.run(serve)
+    finally:
+        if stop_tracing is not None:
+            stop_tracing()
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:

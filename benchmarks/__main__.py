@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, imports, loop, scaling, supabase
+from . import context, drafts, economy, foundation, http, imports, loop, overhead, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ ENTRIES: tuple[Entry, ...] = (
           drafts.batch_save),
     Entry("search_scaling", "recipes_search, 10,000 vs 100 recipes", "ratio <= 3.0", scaling.search_scaling),
     Entry("makeable_scaling", "recipes_makeable, 10,000 vs 100 recipes", "ratio <= 3.0", scaling.makeable_scaling),
+    Entry("search_after_write_scaling", "the first recipes_search after a shopping-line write, 10,000 vs 100 recipes",
+          "ratio <= 3.0", scaling.search_after_write_scaling),
+    Entry("makeable_after_write_scaling", "the first recipes_makeable after a shopping-line write, 10,000 vs 100 recipes",
+          "ratio <= 3.0", scaling.makeable_after_write_scaling),
     Entry("turn_scaling", "turn_begin at turn 1,000 vs turn 10", "ratio <= 1.2", scaling.turn_scaling),
     Entry("restart_scaling", "start to first answered call, 100,000 vs 1,000 refs in the session", "ratio <= 2.0",
           scaling.restart_scaling),
@@ -59,6 +63,8 @@ ENTRIES: tuple[Entry, ...] = (
           "reported; errors = 0, cross_session_refs = 0", http.http_clients),
     Entry("http_replicas", "HTTP on PostgreSQL: 1 and 2 replicas at 8 clients (calls/s, cores used)",
           "reported; errors = 0, cross_session_refs = 0", http.http_replicas),
+    Entry("http_overhead", "server CPU per call of mixed reads over HTTP vs a bare SDK server returning the same rows, "
+          "SQLite and PostgreSQL", "reported", overhead.http_overhead),
     Entry("tools_list_bytes", "the default tools/list as sent, compact and pretty-printed (all tools beside it)", "<= 40,000 bytes",
           economy.tools_list_bytes),
     Entry("stage_turns", "calls and bytes of each stage-by-stage turn of the scenario conversations (a client following the answers)",

@@ -21,6 +21,7 @@ from alfred_mcp.state.registry import SessionIdRegistry
 from alfred_mcp.state.translate import translate_rows
 from alfred_mcp.store.sqlite import SQLiteStore
 
+from .bare_http import SameSchemaServer, db_read_schema
 from .timing import MIN_SAMPLES, ms, paired, paired_sync, report
 
 READ_ROWS = 50
@@ -49,11 +50,11 @@ def _bare_server(db_path: Path) -> MCPServer:
     """The like-for-like baseline: a plain SDK tool returning the same rows, the same way typed, from SQLite.
 
     Same rows: the columns db_read returns, lists and booleans decoded as the store decodes them.
-    Same shape: a typed result, so the SDK advertises an outputSchema (rows: objects) and the client
-    validates every result against it, as it does db_read's. Async, so the SDK runs it on the event
+    Same shape: a typed result, advertised with db_read's own published outputSchema, which the client
+    validates every result against, as it does db_read's. Async, so the SDK runs it on the event
     loop: the strongest simple baseline, and one that does not depend on thread scheduling.
     """
-    bare = MCPServer("bare")
+    bare = SameSchemaServer("bare", db_read_schema())
     connection = sqlite3.connect(db_path, check_same_thread=False)
     columns = ", ".join(f'"{name}"' for name in RECIPES.visible_columns)
     arrays = [c.name for c in RECIPES.columns if c.type == "text[]"]

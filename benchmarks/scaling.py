@@ -10,8 +10,12 @@ the same call on both alternately. The ratio is large / small (medians); 1.0 is 
 - restart_scaling: a new server process's work from start to the first answered call (open the
   store, build the server, connect, one db_read), with 100,000 vs 1,000 refs in the session.
 
-search and makeable also report `after_write_ms`: the call right after a kitchen write (a memo
-per kitchen version is rebuilt then), so the cost of a cold call is on the record too.
+search and makeable also report `after_write_ms`: the call right after a recipe is added (the
+recipe index is rebuilt then), so the cost of a cold call is on the record too.
+
+- search_after_write_scaling / makeable_after_write_scaling: the first call after a write of one
+  shopping line (db_create, which leaves the recipe index as it was), 10,000 vs 100 recipes; and,
+  reported beside it, the first call after a write to a recipe (which rebuilds the index).
 """
 
 from __future__ import annotations
@@ -80,6 +84,52 @@ async def _kitchen_scaling(tool: str, queries: tuple[dict[str, Any], ...], small
             cold_large = await _after_write(large_app, large_client, tool, queries[0])
     return report(result.ratio, 3.0, **result.fields(f"ms_{large}", f"ms_{small}"),
                   after_write_ms={str(small): ms(cold_small), str(large): ms(cold_large)})
+
+
+async def _shopping_line(app: AlfredApp, client: Client, n: int) -> None:
+    result = await client.call_tool("db_create", {"table": "shopping_list", "data": {"name": f"oat milk {n}"}})
+    assert not result.is_error, result.content
+
+
+async def _recipe(app: AlfredApp, client: Client, n: int) -> None:
+    await add_recipes(app, 1, start=900_000 + n)
+
+
+Write = Callable[[AlfredApp, Client, int], Awaitable[None]]
+
+
+def _first_after(app: AlfredApp, client: Client, write: Write, tool: str, queries: tuple[dict[str, Any], ...]) -> Callable[[], Awaitable[float]]:
+    """Each call: `write` (not timed), then the seconds of the next `tool` call (queries in turn)."""
+    count = 0
+    query = _rotating(client, tool, queries)
+
+    async def side() -> float:
+        nonlocal count
+        await write(app, client, count)
+        count += 1
+        return await timed(query)
+
+    return side
+
+
+async def _after_write_scaling(tool: str, queries: tuple[dict[str, Any], ...], small: int, large: int) -> dict[str, object]:
+    with temporary_folder() as folder:
+        paths = [await kitchen_with(Path(folder), f"w{size}", size) for size in (small, large)]
+        async with _clients(*paths) as [(small_app, small_client), (large_app, large_client)]:
+            sides = [(_first_after(large_app, large_client, write, tool, queries), _first_after(small_app, small_client, write, tool, queries))
+                     for write in (_shopping_line, _recipe)]
+            shopping = await interleaved(*sides[0], repeat=MIN_SAMPLES, warmup=len(queries))
+            recipe = await interleaved(*sides[1], repeat=MIN_SAMPLES // 3, warmup=1)
+    recipe_fields = {"ratio": round(recipe.ratio, 3), **recipe.fields(f"ms_{large}", f"ms_{small}")}
+    return report(shopping.ratio, 3.0, **shopping.fields(f"ms_{large}", f"ms_{small}"), after_recipe_write=recipe_fields)
+
+
+async def search_after_write_scaling() -> dict[str, object]:
+    return await _after_write_scaling("recipes_search", SEARCHES, 100, 10_000)
+
+
+async def makeable_after_write_scaling() -> dict[str, object]:
+    return await _after_write_scaling("recipes_makeable", MAKEABLE, 100, 10_000)
 
 
 async def search_scaling() -> dict[str, object]:

@@ -8,7 +8,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
+from typing import BinaryIO
 
 import anyio
 import httpx2
@@ -26,24 +27,36 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def http_server(
-    db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None, *, pids: list[int] | None = None
+    db: str, tokens: Mapping[str, str], extra_env: Mapping[str, str] | None = None, *, pids: list[int] | None = None,
+    log: BinaryIO | None = None,
 ) -> AsyncIterator[str]:
     """`alfred-mcp serve --http` on a free port over `db`, until the block ends; yields its /mcp URL.
 
-    `pids`, when given, gets the server process's id (benchmarks read its CPU time).
+    `pids`, when given, gets the server process's id (benchmarks read its CPU time); `log`, when given,
+    gets its output (stdout and stderr).
     """
     port = free_port()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ALFRED_")}
     env.update(extra_env or {})
     env["ALFRED_TOKENS"] = ",".join(f"{token}={user}" for token, user in tokens.items())
     command = [sys.executable, "-m", "alfred_mcp", "--db", db, "--no-seed", "serve", "--http", f"127.0.0.1:{port}"]
-    with tempfile.TemporaryFile() as log:
+    async with running(command, env, log=log) as process:
+        await wait_for_port(port, process)
+        if pids is not None:
+            pids.append(process.pid)
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@asynccontextmanager
+async def running(
+    command: list[str], env: Mapping[str, str] | None = None, *, log: BinaryIO | None = None
+) -> AsyncIterator[anyio.abc.Process]:
+    """`command` as a process until the block ends (terminated, then killed after 10 s); its output goes to
+    `log` (a temporary file when not given) and is written to stderr when the block fails."""
+    with tempfile.TemporaryFile() if log is None else nullcontext(log) as log:
         process = await anyio.open_process(command, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         try:
-            await _wait_for_port(port, process)
-            if pids is not None:
-                pids.append(process.pid)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield process
         except BaseException:
             log.seek(0)
             sys.stderr.write(log.read().decode(errors="replace")[-4000:])
@@ -58,7 +71,7 @@ async def http_server(
                     await process.wait()
 
 
-async def _wait_for_port(port: int, process: anyio.abc.Process) -> None:
+async def wait_for_port(port: int, process: anyio.abc.Process) -> None:
     with anyio.fail_after(START_TIMEOUT):
         while True:
             if process.returncode is not None:

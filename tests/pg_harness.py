@@ -171,6 +171,17 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
 
 
+def stop_server(server: PostgresServer) -> None:
+    """Stop a running cluster and keep its files: `start_server` brings it back on the same port."""
+    data = server.root / "data"
+    _run(_server_account(), [str(server.bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"], server.root / "stop.log")
+
+
+def start_server(server: PostgresServer) -> None:
+    """Start a cluster `stop_server` stopped."""
+    _start(server, _server_account())
+
+
 def _stop(server: PostgresServer, run_as: str | None) -> None:
     """Stop the cluster if it runs (immediate mode: it is throwaway) and delete its files."""
     data = server.root / "data"

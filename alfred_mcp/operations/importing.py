@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
+from opentelemetry import trace
 
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.recipe_sources import recipe_in_text, recipes_in_html, recipes_in_json, recipes_in_paprika
@@ -21,6 +22,8 @@ from alfred_mcp.operations.fetching import FetchPolicy, fetch_page
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session
 from alfred_mcp.state.drafts import Draft
+
+tracer = trace.get_tracer("alfred_mcp.import")
 
 SourceKind = Literal["url", "json", "html", "text", "paprika"]
 MAX_PER_CALL = 20
@@ -65,7 +68,8 @@ async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, of
     url = None
     if kind == "url":
         await report_progress(0, 3, "fetching the page")
-        page = await fetch_page(source.strip(), policy)
+        with tracer.start_as_current_span("import.fetch", kind=trace.SpanKind.CLIENT):
+            page = await fetch_page(source.strip(), policy)
         await report_progress(1, 3, f"fetched {len(page.text):,} characters")
         url, found = page.url, _recipes_in_page(page.text, page.content_type, page.url)
     elif kind == "paprika":

@@ -1,7 +1,7 @@
 """Recipe search and "what can I make": deterministic matching over the store's current rows.
 
 Every call sees the kitchen as it is now: recipes, ingredients and pantry come from the user's
-`RecipeIndex` (`recipe_index.py`), memoized only while the kitchen stamp says nothing changed,
+`RecipeIndex` (`recipe_index.py`), memoized only while the stamps of the tables it reads say nothing changed,
 so a recipe saved a minute ago is found and a search of 10,000 recipes costs what one of 100
 does once the index is built. Categories expand through the ingredient taxonomy ("fish" finds
 cod and salmon), and the session's compiled constraints can be honored: allergens, dislikes and
@@ -404,7 +404,8 @@ async def makeable_recipes(
     index = await recipe_index(work, pantry=True)
     pantry = index.pantry or []
     key = ("makeable", _constraints_key(compiled), min_coverage, limit)
-    ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)))
+    ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)),
+                             pantry=True)
     refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
     results = [
         MakeableHit(**_recipe_result(c, refs[c.row["id"]]), coverage=round(cov.share, 3), have=cov.have, need=cov.need,
@@ -455,9 +456,9 @@ class _Stocked:
         return found
 
 
-def _kept(index: RecipeIndex, taxonomy: Taxonomy, key: Hashable, compute: Callable[[], T]) -> T:
+def _kept(index: RecipeIndex, taxonomy: Taxonomy, key: Hashable, compute: Callable[[], T], *, pantry: bool = False) -> T:
     """A query's outcome from the index's memo (worked out once per key), for the packaged taxonomy only."""
-    return index.outcome(key, compute) if taxonomy is default_taxonomy() else compute()
+    return index.outcome(key, compute, pantry=pantry) if taxonomy is default_taxonomy() else compute()
 
 
 def _constraints_key(compiled: CompiledConstraints | None) -> str | None:

@@ -5,6 +5,7 @@ opts in per request through `_meta["io.modelcontextprotocol/logLevel"]`. What al
 while serving that request (warnings and errors by default, more with -v), at that level or
 above, is sent as `notifications/message` on the request's own stream: the message text only,
 never a traceback, and never a line that holds a raw id. A client that sets no level gets nothing.
+Records marked `operator_only` (the per-call log of `logs.py`) stay in the server's own log.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class _Collector(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         pending = _collected.get()
-        if pending is not None:
+        if pending is not None and not getattr(record, "operator_only", False):
             pending.append(record)
 
 

@@ -13,6 +13,8 @@ values, ...) travel in `_meta["alfred/error"]` for clients and tests that want t
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -25,9 +27,11 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
 from alfred_mcp.kitchen.text import redaction_note
+from alfred_mcp.operations.importing import source_kind
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
+from alfred_mcp.server.observe import CallObserver, ToolCall, outcome_of
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
 from alfred_mcp.server.tools.view_texts import TEXTS
@@ -36,15 +40,39 @@ logger = logging.getLogger(__name__)
 
 
 async def run_tool_call(
-    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None
+    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None,
+    observers: Sequence[CallObserver] = (),
 ) -> tuple[CallToolResult, ToolResult | None]:
-    """The call's result for the client, and its structured result when it succeeded (None on error)."""
+    """The call's result for the client, and its structured result when it succeeded (None on error).
+
+    Each of `observers` is told the finished call: its tool, outcome, error code, duration and user."""
+    started = time.perf_counter()
+    sent, result = await _run(app, contract, arguments, context, observers)
+    if observers:
+        outcome, code = outcome_of(sent, ERROR_META)
+        request_id = context.request_id if context is not None else None
+        call = ToolCall(contract.name, outcome, code, time.perf_counter() - started, app.acting_user(),
+                        None if request_id is None else str(request_id), fetched=_fetches(contract.name, arguments))
+        for observer in observers:
+            observer.tool_call(call)
+    return sent, result
+
+
+def _fetches(tool: str, arguments: ToolArgs) -> bool:
+    source = arguments.get("source") if tool == "recipes_import" else None
+    return isinstance(source, str) and source_kind(source) == "url"
+
+
+async def _run(
+    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None,
+    observers: Sequence[CallObserver],
+) -> tuple[CallToolResult, ToolResult | None]:
     name = contract.name
     completed = False
     try:
         admitted = contract.admit_arguments(arguments)
         with serving(context), reporting_to(_progress_reporter(context)):
-            result = await _handled(app, name, admitted.value)
+            result = await _handled(app, name, admitted.value, observers)
         completed = True
         if app.settings.check_results:
             contract.check_result(result)
@@ -70,7 +98,7 @@ CONFLICT_ATTEMPTS = 8
 """How often a call runs when another process keeps saving the same session first (nothing of a conflicted try is saved)."""
 
 
-async def _handled(app: AlfredApp, name: str, arguments: ToolArgs) -> ToolResult:
+async def _handled(app: AlfredApp, name: str, arguments: ToolArgs, observers: Sequence[CallObserver]) -> ToolResult:
     """The handler's result; a try refused by a session conflict (another process saved the session first,
     nothing of this try was saved) runs again on the fresh session, a few times, before the conflict is the answer."""
     for attempt in range(2, CONFLICT_ATTEMPTS + 1):
@@ -78,7 +106,14 @@ async def _handled(app: AlfredApp, name: str, arguments: ToolArgs) -> ToolResult
             return await HANDLERS[name](app, arguments)
         except SessionConflictError:
             logger.info("tool %s: the session was saved by another call meanwhile; running it again (try %d)", name, attempt)
-    return await HANDLERS[name](app, arguments)
+            for observer in observers:
+                observer.session_conflict(name, retried=True)
+    try:
+        return await HANDLERS[name](app, arguments)
+    except SessionConflictError:
+        for observer in observers:
+            observer.session_conflict(name, retried=False)
+        raise
 
 
 def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | None:

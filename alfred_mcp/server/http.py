@@ -2,6 +2,9 @@
 
 A request passes, outermost first:
 
+0. `HealthProbes` (`health.py`): /healthz and /readyz, answered without a token, and `MetricsEndpoint`
+   (`metrics.py`): /metrics with its own scrape token, when one is set; both before the Host check
+   (orchestrators and Prometheus reach a replica at its own address).
 1. `RequestGuard` (`http_guard.py`): Host must name this server (421), Origin too on /mcp (403),
    before anything else, authentication included; CORS preflights are answered here.
 2. `ResourceMetadata` (`oauth.py`): the protected-resource metadata, served only when an external
@@ -18,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.provider import TokenVerifier
@@ -29,9 +32,12 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import HttpSettings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.auth import TOKENS_ENV, TOKENS_FILE_ENV, BearerGate, TokenUsers, Verifiers
+from alfred_mcp.server.health import HealthProbes
 from alfred_mcp.server.http_guard import MessageGate, RequestGuard
 from alfred_mcp.server.jwks import JwksCache
+from alfred_mcp.server.logs import event
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
+from alfred_mcp.server.metrics import CountedModel, Metrics, MetricsEndpoint
 from alfred_mcp.server.oauth import JwtVerifier, ResourceMetadata, discover_jwks_url, metadata_path
 
 logger = logging.getLogger(__name__)
@@ -73,14 +79,18 @@ def public_url(host: str, port: int, http: HttpSettings) -> str:
     return f"http://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None,
-             keys: JwksCache | None = None) -> ASGIApp:
-    """The ASGI app serving MCP at /mcp for the users `tokens` name (and the OAuth issuer's, given its JWKS).
+def http_app(
+    app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None,
+    keys: JwksCache | None = None, metrics_token: str | None = None,
+) -> ASGIApp:
+    """The ASGI app serving MCP at /mcp for the users `tokens` name (and the OAuth issuer's, given its JWKS);
+    /metrics too when `metrics_token` is given.
 
     `keys` is the issuer's key cache (None: one for `jwks_url` with the default time, rate and breaker limits).
     """
     http = app.settings.http
     server = build_server(app, many_users=True)
+    observed = _observed(app, server, metrics_token)
     resource = f"{public_url(host, port, http)}{MCP_PATH}"
     inner: ASGIApp = _sdk_app(server, host, http)
     verifiers: list[TokenVerifier] = [TokenUsers(tokens)] if tokens else []
@@ -96,7 +106,18 @@ def http_app(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *,
         hint = f"this server's operator issues tokens ({TOKENS_FILE_ENV} or {TOKENS_ENV})."
         inner = BearerGate(AuthContextMiddleware(MessageGate(inner, mcp_path=MCP_PATH)), Verifiers(*verifiers), path=MCP_PATH,
                            challenge='realm="alfred-mcp"', hint=hint)
-    return RequestGuard(inner, transport_security(host), mcp_path=MCP_PATH)
+    return observed(HealthProbes(RequestGuard(inner, transport_security(host), mcp_path=MCP_PATH), app.store.check_ready))
+
+
+def _observed(app: AlfredApp, server: AlfredServer, metrics_token: str | None) -> Callable[[ASGIApp], ASGIApp]:
+    """With a scrape token: the server's calls and the agent's model calls counted, served at /metrics."""
+    if metrics_token is None:
+        return lambda asgi: asgi
+    metrics = Metrics(pool_stats=getattr(app.store, "pool_stats", None))
+    server.observers.append(metrics)
+    if app.llm is not None:
+        app.llm = CountedModel(app.llm, metrics)
+    return lambda asgi: MetricsEndpoint(asgi, metrics, metrics_token)
 
 
 def _sdk_app(server: AlfredServer, host: str, http: HttpSettings) -> ASGIApp:
@@ -127,14 +148,20 @@ async def prepare_http(http: HttpSettings, host: str, port: int) -> str | None:
     return jwks_url
 
 
-async def serve_http(app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None) -> int:
+async def serve_http(
+    app: AlfredApp, host: str, port: int, tokens: Mapping[str, str], *, jwks_url: str | None = None, metrics_token: str | None = None
+) -> int:
     """Serve until interrupted (uvicorn stops on Ctrl-C or SIGTERM)."""
     import uvicorn
 
     oauth = app.settings.http.oauth
-    asgi = http_app(app, host, port, tokens, jwks_url=jwks_url)
+    asgi = http_app(app, host, port, tokens, jwks_url=jwks_url, metrics_token=metrics_token)
     logger.info("serving streamable HTTP on http://%s:%d%s for %d token(s)%s", host, port, MCP_PATH, len(tokens),
-                f" and the OAuth issuer {oauth.issuer}" if oauth else "")
+                f" and the OAuth issuer {oauth.issuer}" if oauth else "",
+                extra=event("serving", transport="http", host=host, port=port, tokens=len(tokens), metrics=metrics_token is not None))
     server = uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on"))
-    await server.serve()
+    try:
+        await server.serve()
+    finally:
+        logger.info("stopped serving HTTP", extra=event("stopped", transport="http"))
     return 0

@@ -39,7 +39,9 @@ from alfred_mcp.server import apps, completions, host_controls, prompts, resourc
 from alfred_mcp.server.auth import ActingUserMiddleware
 from alfred_mcp.server.client_log import ClientLog
 from alfred_mcp.server.dispatch import run_tool_call
+from alfred_mcp.server.logs import CallLog
 from alfred_mcp.server.notifications import notify_changes
+from alfred_mcp.server.observe import CallObserver
 from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
@@ -81,6 +83,8 @@ class AlfredServer(MCPServer[AlfredApp]):
         if many_users:
             app.serves_many = True
             self.middleware.append(ActingUserMiddleware(app))
+        self.observers: list[CallObserver] = [CallLog()]
+        """Told every finished tool call (`server/observe.py`): the call log (`logs.py`), metrics when served."""
         self.client_log = ClientLog()
         self.middleware.append(self.client_log)
         self.subscriptions = Subscriptions(self, app)
@@ -154,7 +158,7 @@ class AlfredServer(MCPServer[AlfredApp]):
         instead = await host_controls.confirm(self.app, contract, arguments, context)
         if instead is not None:
             return instead
-        outcome, result = await run_tool_call(self.app, contract, arguments, context)
+        outcome, result = await run_tool_call(self.app, contract, arguments, context, self.observers)
         if result is not None:
             await notify_changes(self.app, context, name, arguments, result, read_only=contract.hint("readOnlyHint"),
                                  subscriptions=self.subscriptions)

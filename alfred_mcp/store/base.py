@@ -97,6 +97,13 @@ class StoreConnection(Protocol):
     def in_transaction(self) -> bool:
         """True inside this task's `transaction()` block (its reads may see writes not committed yet)."""
 
+    async def check_ready(self) -> None:
+        """Ask the database whether it can serve this alfred-mcp now (a readiness probe).
+
+        Raises:
+            StoreError: the database does not answer, or its migrations or schema version are not this alfred-mcp's.
+        """
+
 
 class KitchenStore(StoreConnection, Protocol):
     """The user's kitchen: rows of the kitchen tables, and the users who own them."""
@@ -163,6 +170,10 @@ class KitchenStore(StoreConnection, Protocol):
     async def kitchen_stamp(self, user_id: str) -> int:
         """An opaque value that changes with every committed write to the user's kitchen rows and never
         comes back (0: never written). Equal stamps mean the user's rows are as they were."""
+
+    async def table_stamps(self, user_id: str, tables: Sequence[str]) -> tuple[int, ...]:
+        """Each named kitchen table's stamp for the user, in order: like `kitchen_stamp`, but changed only by
+        committed writes that change the user's rows of that table (a delete's ON DELETE actions included)."""
 
     async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         """The user id for `handle`, creating the user on first use; a new `handle` takes over the user

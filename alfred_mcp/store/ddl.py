@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from alfred_mcp.kitchen.schema import TABLES, Column, Table
+from alfred_mcp.kitchen.schema import TABLES, Column, Table, children_of
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.sql_literals import literal_sql, number_literal
 from alfred_mcp.store.user_origins import LEGACY
@@ -105,6 +105,19 @@ def _index_name(table: Table, columns: tuple[str, ...]) -> str:
 KITCHEN_STAMPS = "alfred_kitchen_stamps"
 """One row per user: an opaque stamp that changes with every write to the user's kitchen rows and never
 repeats, so a memo built from the kitchen (recipe search) knows when it is stale, on any replica."""
+TABLE_STAMPS = "alfred_table_stamps"
+"""One row per (user, kitchen table): the same kind of stamp, changed only by writes to that table's rows
+of the user (a delete's cascade into a table counts as a write to it), so a memo built from a few
+tables (the recipe index) outlives writes to the others (a shopping line)."""
+
+
+@cache
+def tables_a_write_reaches(name: str) -> tuple[str, ...]:
+    """`name` and every kitchen table a delete there can change through ON DELETE (cascade, set null), transitively."""
+    reached = [name]
+    for current in reached:
+        reached += [child.name for child, _ in children_of(current) if child.name not in reached]
+    return tuple(reached)
 
 
 def check_rules(column: Column) -> list[CheckRule]:

@@ -237,7 +237,7 @@ def test_internal_tables_agree_between_the_backends(sqlite_shapes: dict[str, Sha
     internal = set(sqlite_shapes) - set(TABLES)
     assert internal == {
         "users", "alfred_sessions", "alfred_session_refs", "alfred_session_counters", "alfred_session_docs", "alfred_meta",
-        "alfred_kitchen_stamps",
+        "alfred_kitchen_stamps", "alfred_table_stamps",
     }
     for name in internal:
         sqlite_shape, postgres_shape = sqlite_shapes[name], postgres_shapes[name]

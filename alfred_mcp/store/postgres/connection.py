@@ -30,7 +30,7 @@ from alfred_mcp.errors import StoreError
 from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.store.postgres.codec import register_loaders
 from alfred_mcp.store.postgres.errors import to_store_error
-from alfred_mcp.store.postgres.migrate import apply_migrations
+from alfred_mcp.store.postgres.migrate import apply_migrations, check_migrations
 from alfred_mcp.store.postgres.schema import USER_ROLE
 
 T = TypeVar("T")
@@ -164,6 +164,18 @@ class PostgresConnection:
 
     def in_transaction(self) -> bool:
         return self._tx.get() is not None
+
+    async def check_ready(self) -> None:
+        await self._read(check_migrations, None, None)
+
+    def pool_stats(self) -> dict[str, int]:
+        """The connection pool now: its size, idle connections, requests waiting for one, and its maximum."""
+        pool = self._pool
+        if pool is None:
+            return {}
+        stats = pool.get_stats()
+        return {"size": stats.get("pool_size", 0), "idle": stats.get("pool_available", 0),
+                "waiting": stats.get("requests_waiting", 0), "max": pool.max_size}
 
     @asynccontextmanager
     async def _savepoint(self, block: _Transaction) -> AsyncIterator[None]:

@@ -9,7 +9,7 @@ from alfred_mcp.errors import ConstraintViolationError, StoreError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Children, Row, insert_with_children_in_steps
-from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, TABLE_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.ids import new_ids
@@ -152,6 +152,16 @@ class PostgresKitchenStore(PostgresConnection):
             return 0 if row is None else int(row[0])
 
         return await self._read(work, None, None)
+
+    async def table_stamps(self, user_id: str, tables: Sequence[str]) -> tuple[int, ...]:
+        sql = f'SELECT "table_name", "stamp" FROM {q(TABLE_STAMPS)} WHERE "user_id" = %s AND "table_name" = ANY(%s)'
+
+        async def work(connection: PooledConnection) -> dict[str, int]:
+            rows = await (await connection.execute(sql, (uuid_key(user_id), list(tables)))).fetchall()
+            return {str(name): int(stamp) for name, stamp in rows}
+
+        found = await self._read(work, None, None)
+        return tuple(found.get(name, 0) for name in tables)
 
     async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         async def work(connection: PooledConnection) -> str:

@@ -53,6 +53,24 @@ async def apply_migrations(connection: AsyncConnection[Any]) -> list[str]:
     return applied
 
 
+async def check_migrations(connection: AsyncConnection[Any]) -> None:
+    """Check, without changing anything, that the database has exactly this alfred-mcp's migrations.
+
+    Raises:
+        StoreError: a migration is missing, unknown or different, or the schema version differs.
+    """
+    cursor = await connection.execute('SELECT "version", "checksum" FROM "alfred_schema_migrations"')
+    recorded = {int(version): str(checksum) for version, checksum in await cursor.fetchall()}
+    _check_recorded(recorded)
+    missing = [migration.filename for migration in migrations() if migration.version not in recorded]
+    if missing:
+        raise StoreError(
+            f"The database lacks migration {missing[0]}; start this alfred-mcp once against it to apply it.",
+            value=missing[0],
+        )
+    await _check_schema_version(connection)
+
+
 def _check_recorded(recorded: dict[int, str]) -> None:
     known = {migration.version: migration for migration in migrations()}
     unknown = sorted(set(recorded) - set(known))

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from alfred_mcp.store.postgres.rpc import rpc_sql
-from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql, user_origins_sql
+from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql, table_stamps_sql, user_origins_sql
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ def migrations() -> tuple[Migration, ...]:
         Migration(2, "supabase_rpc", HEADER + rpc_sql()),
         Migration(3, "scale", scale_sql()),
         Migration(4, "user_origins", user_origins_sql()),
+        Migration(5, "table_stamps", table_stamps_sql()),
     )
 
 

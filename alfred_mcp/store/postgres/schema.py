@@ -17,6 +17,8 @@ Five migrations:
   rolled back, so a stamp is never reused), whichever path wrote: this server, PostgREST, anyone.
 - 0004 `user_origins`: every existing user becomes `legacy:<handle>` (`ddl.LEGACY_USERS_SQL`), so
   handles that name their origin (`user_origins.py`) never meet an older user by accident.
+- 0005 `table_stamps`: the same triggers also stamp (user, table) in `alfred_table_stamps`, so a memo
+  built from a few tables (the recipe index) is kept across writes to the others.
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -32,6 +34,7 @@ from alfred_mcp.store.ddl import (
     KITCHEN_STAMPS,
     LEGACY_USERS_SQL,
     SCHEMA_VERSION,
+    TABLE_STAMPS,
     check_rules,
     create_index_sql,
     range_sql,
@@ -178,14 +181,7 @@ def scale_sql() -> str:
     "user_id" uuid PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE,
     "stamp" bigint NOT NULL
 )""",
-        f"""CREATE FUNCTION {q(STAMP_FUNCTION)}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
-SET search_path = public, pg_temp AS $$
-BEGIN
-  INSERT INTO {q(KITCHEN_STAMPS)} ("user_id", "stamp")
-    SELECT owners."user_id", nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
-    ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp";
-  RETURN NULL;
-END $$""",
+        _stamp_function("CREATE", _STAMP_KITCHEN),
         f"REVOKE ALL ON FUNCTION {q(STAMP_FUNCTION)}() FROM PUBLIC",
     ]
     for table in kitchen:
@@ -203,6 +199,48 @@ END $$""",
 def user_origins_sql() -> str:
     """Migration 0004: the users of an older database become legacy users (`ddl.LEGACY_USERS_SQL`)."""
     return HEADER + LEGACY_USERS_SQL + ";\n"
+
+
+_STAMP_KITCHEN = f"""  INSERT INTO {q(KITCHEN_STAMPS)} ("user_id", "stamp")
+    SELECT owners."user_id", nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
+    ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp";
+"""
+_STAMP_TABLE = f"""  INSERT INTO {q(TABLE_STAMPS)} ("user_id", "table_name", "stamp")
+    SELECT owners."user_id", TG_TABLE_NAME, nextval({sql_literal(STAMP_SEQUENCE)}) FROM (SELECT DISTINCT "user_id" FROM changed) AS owners
+    ON CONFLICT ("user_id", "table_name") DO UPDATE SET "stamp" = excluded."stamp";
+"""
+
+
+def _stamp_function(verb: str, body: str) -> str:
+    """The trigger function every user-owned table's statement triggers run, over the rows they changed."""
+    return f"""{verb} FUNCTION {q(STAMP_FUNCTION)}() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = public, pg_temp AS $$
+BEGIN
+{body}  RETURN NULL;
+END $$"""
+
+
+def table_stamps_sql() -> str:
+    """Migration 0005: a stamp per user and kitchen table (`alfred_table_stamps`), kept by the same triggers.
+
+    A foreign key's ON DELETE action runs as statements on the referencing table, so its triggers
+    stamp that table too: deleting a recipe stamps its ingredient lines' table."""
+    statements = [
+        f"""CREATE TABLE {q(TABLE_STAMPS)} (
+    "user_id" uuid NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
+    "table_name" text NOT NULL,
+    "stamp" bigint NOT NULL,
+    PRIMARY KEY ("user_id", "table_name")
+)""",
+        _stamp_function("CREATE OR REPLACE", _STAMP_KITCHEN + _STAMP_TABLE),
+        f"REVOKE ALL ON FUNCTION {q(STAMP_FUNCTION)}() FROM PUBLIC",
+        *_enable_rls(TABLE_STAMPS),
+        f"CREATE POLICY {q(TABLE_STAMPS + '_owner')} ON {q(TABLE_STAMPS)} FOR SELECT TO {USER_ROLE} USING ({q('user_id')} = {_OWNER})",
+        f"GRANT SELECT ON {q(TABLE_STAMPS)} TO {USER_ROLE}",
+        f"GRANT {_CRUD} ON {q(TABLE_STAMPS)} TO service_role",
+        "NOTIFY pgrst, 'reload schema'",
+    ]
+    return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
 
 
 def _stamp_triggers(name: str) -> list[str]:

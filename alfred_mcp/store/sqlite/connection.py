@@ -120,6 +120,11 @@ class SQLiteConnection:
     def in_transaction(self) -> bool:
         return self._depth.get() > 0
 
+    async def check_ready(self) -> None:
+        if self._connection is None:
+            raise StoreError("The store is not open; call open() first.")
+        await self._read_now(_check_schema_version)
+
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         if self._depth.get():
             return await self._in_thread(work)
@@ -288,7 +293,12 @@ def _create_schema(connection: sqlite3.Connection) -> None:
     if connection.execute('SELECT 1 FROM "alfred_meta" WHERE "key" = ?', (USER_ORIGINS_KEY,)).fetchone() is None:
         connection.execute(LEGACY_USERS_SQL)
         connection.execute('INSERT INTO "alfred_meta" ("key", "value") VALUES (?, ?)', (USER_ORIGINS_KEY, "1"))
-    (found,) = connection.execute('SELECT "value" FROM "alfred_meta" WHERE "key" = ?', ("schema_version",)).fetchone()
+    _check_schema_version(connection)
+
+
+def _check_schema_version(connection: sqlite3.Connection) -> None:
+    row = connection.execute('SELECT "value" FROM "alfred_meta" WHERE "key" = ?', ("schema_version",)).fetchone()
+    found = row[0] if row else None
     if found != str(SCHEMA_VERSION):
         raise StoreError(
             f"The database has schema version {found}; this alfred-mcp uses version {SCHEMA_VERSION}.",

@@ -12,7 +12,7 @@ from alfred_mcp.errors import ConstraintViolationError
 from alfred_mcp.kitchen.query import Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Children, Row
-from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, TABLE_STAMPS, tables_a_write_reaches, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, compile_order, compile_where, default_order
 from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.keyset import KeyTerm, anchor_columns, cursor_anchor_gone, key_terms, keyset_sql
@@ -27,6 +27,13 @@ _STAMP = (
     'ON CONFLICT ("user_id") DO UPDATE SET "stamp" = excluded."stamp"'
 )
 _READ_STAMP = f'SELECT "stamp" FROM "{KITCHEN_STAMPS}" WHERE "user_id" = ?'
+_STAMP_TABLE = (
+    f'INSERT INTO "{TABLE_STAMPS}" ("user_id", "table_name", "stamp") VALUES (?, ?, abs(random())) '
+    'ON CONFLICT ("user_id", "table_name") DO UPDATE SET "stamp" = excluded."stamp"'
+)
+_STAMP_EVERY_KITCHEN = f'UPDATE "{KITCHEN_STAMPS}" SET "stamp" = abs(random())'
+_STAMP_TABLE_OF_EVERYONE = f'UPDATE "{TABLE_STAMPS}" SET "stamp" = abs(random()) WHERE "table_name" = ?'
+_OWNED = tuple(table.name for table in tables_in_fk_order() if table.user_owned)
 
 
 class SQLiteKitchenStore(SQLiteConnection):
@@ -132,7 +139,7 @@ class SQLiteKitchenStore(SQLiteConnection):
 
         def work(connection: sqlite3.Connection) -> list[tuple[Any, ...]]:
             deleted = connection.execute(sql, params).fetchall()
-            _stamp(connection, table, user_id)
+            _stamp(connection, table, user_id, deleting=True)
             return deleted
 
         deleted = await self._write(lambda c: with_table_errors(c, table, user_id, work))
@@ -145,12 +152,18 @@ class SQLiteKitchenStore(SQLiteConnection):
             for table in owned:
                 connection.execute(f'DELETE FROM {q(table.name)} WHERE "user_id" = ?', (user_id,))
             connection.execute(_STAMP, (user_id,))
+            connection.executemany(_STAMP_TABLE, [(user_id, name) for name in _OWNED])
 
         await self._write(work)
 
     async def kitchen_stamp(self, user_id: str) -> int:
         row = await self._read_now(lambda c: c.execute(_READ_STAMP, (user_id,)).fetchone())
         return 0 if row is None else int(row[0])
+
+    async def table_stamps(self, user_id: str, tables: Sequence[str]) -> tuple[int, ...]:
+        sql = f'SELECT "table_name", "stamp" FROM "{TABLE_STAMPS}" WHERE "user_id" = ? AND "table_name" IN ({_marks(len(tables))})'
+        found = dict(await self._read_now(lambda c: c.execute(sql, (user_id, *tables)).fetchall()))
+        return tuple(int(found.get(name, 0)) for name in tables)
 
     async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         def work(connection: sqlite3.Connection) -> str:
@@ -177,10 +190,17 @@ def _insert_checked(connection: sqlite3.Connection, table: Table, rows: Sequence
     with_table_errors(connection, table, user_id, work)
 
 
-def _stamp(connection: sqlite3.Connection, table: Table, user_id: str) -> None:
-    """A new kitchen stamp for the user whose rows changed (the shared catalog has none)."""
+def _stamp(connection: sqlite3.Connection, table: Table, user_id: str, *, deleting: bool = False) -> None:
+    """New stamps for what a write to `table` changed: the user's kitchen stamp and the stamp of each table
+    it reached (its own; a delete also the tables its ON DELETE actions change). A delete from the shared
+    catalog reaches every user's rows that referenced it; other catalog writes change no user's rows."""
+    reached = tables_a_write_reaches(table.name) if deleting else (table.name,)
     if table.user_owned:
         connection.execute(_STAMP, (user_id,))
+        connection.executemany(_STAMP_TABLE, [(user_id, name) for name in reached])
+    elif len(reached) > 1:
+        connection.execute(_STAMP_EVERY_KITCHEN)
+        connection.executemany(_STAMP_TABLE_OF_EVERYONE, [(name,) for name in reached[1:]])
 
 
 def _check_references(connection: sqlite3.Connection, table: Table, rows: Sequence[Row], user_id: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.ddl import (
     KITCHEN_STAMPS,
+    TABLE_STAMPS,
     CheckRule,
     check_rules,
     create_index_sql,
@@ -76,6 +77,12 @@ INTERNAL_TABLES_SQL: tuple[str, ...] = (
     f"""CREATE TABLE IF NOT EXISTS "{KITCHEN_STAMPS}" (
     "user_id" TEXT PRIMARY KEY NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
     "stamp" INTEGER NOT NULL
+)""",
+    f"""CREATE TABLE IF NOT EXISTS "{TABLE_STAMPS}" (
+    "user_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE,
+    "table_name" TEXT NOT NULL,
+    "stamp" INTEGER NOT NULL,
+    PRIMARY KEY ("user_id", "table_name")
 )""",
 )
 

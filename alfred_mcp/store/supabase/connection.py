@@ -102,6 +102,11 @@ class SupabaseConnection:
             if http is not None:
                 await http.aclose()
 
+    async def check_ready(self) -> None:
+        if self._client is None:
+            raise StoreError("The store is not open; call open() first.")
+        await self._check_schema()
+
     async def _check_schema(self) -> None:
         builder = self._postgrest().table("alfred_meta").select("value").eq("key", "schema_version")
         rows = await self._execute(builder, None, None)

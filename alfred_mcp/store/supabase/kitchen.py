@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from alfred_mcp.kitchen.query import Filter, Query, Where, check_order
 from alfred_mcp.kitchen.schema import TABLES, Table
 from alfred_mcp.store.base import Children, Row, insert_with_children_in_steps
-from alfred_mcp.store.ddl import KITCHEN_STAMPS, tables_in_fk_order
+from alfred_mcp.store.ddl import KITCHEN_STAMPS, TABLE_STAMPS, tables_in_fk_order
 from alfred_mcp.store.filters import compile_limit, default_order
 from alfred_mcp.store.ids import new_ids
 from alfred_mcp.store.keyset import KeyTerm, cursor_anchor_gone, key_terms, keyset_tree
@@ -151,6 +151,12 @@ class SupabaseKitchenStore(SupabaseConnection):
         builder = self._postgrest().table(KITCHEN_STAMPS).select("stamp").eq("user_id", actor)
         rows = await self._execute(builder, actor, None)
         return int(rows[0]["stamp"]) if rows else 0
+
+    async def table_stamps(self, user_id: str, tables: Sequence[str]) -> tuple[int, ...]:
+        actor = self._require_user(user_id)
+        builder = self._postgrest().table(TABLE_STAMPS).select("table_name,stamp").eq("user_id", actor).in_("table_name", list(tables))
+        found = {row["table_name"]: int(row["stamp"]) for row in await self._execute(builder, actor, None)}
+        return tuple(found.get(name, 0) for name in tables)
 
     async def ensure_user(self, handle: str, *, formerly: str | None = None) -> str:
         if formerly is not None:

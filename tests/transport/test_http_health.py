@@ -1,0 +1,139 @@
+"""/healthz and /readyz on a real `serve --http` process: no token, any Host, and readiness that follows
+the database (stopped and restarted under the running server) and its migrations."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import psycopg
+import pytest
+from pg_harness import PostgresServer, create_database, postgres_server, start_server, stop_server
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from e2e.helpers import call  # noqa: E402
+from http_harness import http_client, http_server  # noqa: E402
+
+pytestmark = pytest.mark.anyio
+TOKEN = "health-token-0123456789"
+TOKENS = {TOKEN: "alice"}
+ANY_CALLER = [
+    ("no headers", {}),
+    ("a pod IP as Host", {"Host": "10.1.2.3:8765"}),
+    ("a foreign Origin", {"Origin": "http://evil.example"}),
+    ("an unknown token", {"Authorization": "Bearer not-a-known-token-at-all"}),
+]
+READY = {"status": "ready"}
+
+
+def base(url: str) -> str:
+    return url.removesuffix("/mcp")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "k.db")
+    else:
+        yield request.getfixturevalue("pg_url")
+
+
+async def test_probes_answer_any_caller_without_a_token(any_db: str) -> None:
+    """Both probes answer 200 to every caller (no token, a pod IP as Host, a foreign Origin); /mcp still refuses them."""
+    async with http_server(any_db, TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
+        answers = {(path, case): (await raw.get(base(url) + path, headers=headers)) for path in ("/healthz", "/readyz")
+                   for case, headers in ANY_CALLER}
+        refused = {case: (await raw.get(url, headers=headers)).status_code for case, headers in ANY_CALLER}
+    assert {key: (answer.status_code, answer.json()) for key, answer in answers.items()} == {
+        (path, case): (200, {"status": "ok"} if path == "/healthz" else READY) for path, case in answers
+    }
+    assert all(status in (401, 403, 421) for status in refused.values()), refused
+    assert all("access-control-allow-origin" not in answer.headers for answer in answers.values())
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+async def test_probes_refuse_methods_other_than_get_and_head(tmp_path: Path, method: str) -> None:
+    async with http_server(str(tmp_path / "k.db"), TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
+        answers = [await raw.request(method, base(url) + path) for path in ("/healthz", "/readyz")]
+        heads = [await raw.head(base(url) + path) for path in ("/healthz", "/readyz")]
+    assert [(a.status_code, a.headers["allow"]) for a in answers] == [(405, "GET, HEAD")] * 2
+    assert [(h.status_code, h.content) for h in heads] == [(200, b"")] * 2
+
+
+MIGRATION_DRIFT = [
+    ("a migration missing", 'DELETE FROM "alfred_schema_migrations" WHERE "version" = (SELECT max("version") FROM "alfred_schema_migrations")',
+     "The database lacks migration"),
+    ("a newer migration", """INSERT INTO "alfred_schema_migrations" ("version", "name", "checksum") VALUES (9999, 'future', 'x')""",
+     "newer than this alfred-mcp knows"),
+    ("an edited migration", """UPDATE "alfred_schema_migrations" SET "checksum" = 'edited' WHERE "version" = 1""",
+     "differs from the one applied"),
+    ("another schema version", """UPDATE "alfred_meta" SET "value" = '999' WHERE "key" = 'schema_version'""",
+     "schema version 999"),
+]
+
+
+@pytest.mark.parametrize(("case", "sql", "reason"), MIGRATION_DRIFT, ids=[case for case, _, _ in MIGRATION_DRIFT])
+async def test_readyz_is_503_naming_migrations_that_are_not_this_servers(pg_url: str, case: str, sql: str, reason: str) -> None:
+    """A database whose migrations drift under a running PostgreSQL server: not ready, saying how; live all along."""
+    async with http_server(pg_url, TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
+        before = await raw.get(base(url) + "/readyz")
+        with psycopg.connect(pg_url, autocommit=True) as connection:
+            connection.execute(sql)
+        after = await raw.get(base(url) + "/readyz")
+        alive = await raw.get(base(url) + "/healthz")
+    assert before.status_code == 200
+    assert after.status_code == 503 and after.json()["status"] == "not ready"
+    assert reason in after.json()["reason"], after.json()
+    assert alive.status_code == 200
+
+
+async def test_readyz_is_503_when_the_sqlite_schema_version_differs(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "k.db"
+    async with http_server(str(db), TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
+        before = await raw.get(base(url) + "/readyz")
+        with sqlite3.connect(db) as connection:
+            connection.execute("""UPDATE "alfred_meta" SET "value" = '999' WHERE "key" = 'schema_version'""")
+        after = await raw.get(base(url) + "/readyz")
+    assert before.status_code == 200
+    assert after.status_code == 503 and "schema version 999" in after.json()["reason"]
+
+
+@pytest.fixture
+def own_cluster() -> Iterator[tuple[PostgresServer, str]]:
+    """A cluster of this test's own (it gets stopped), with one migrated database."""
+    with postgres_server() as server:
+        yield server, create_database(server, "alfred_health")
+
+
+async def test_readyz_follows_postgres_stopped_and_restarted_under_a_running_server(own_cluster: tuple[PostgresServer, str]) -> None:
+    """PostgreSQL stopped: /readyz 503 with the reason, /healthz 200; started again: ready, and tools work again."""
+    server, dsn = own_cluster
+    async with http_server(dsn, TOKENS) as url, httpx2.AsyncClient(timeout=20) as raw, http_client(url, TOKEN) as client:
+        await call(client, "db_create", table="recipes", data={"name": "Before the outage"})
+        assert (await raw.get(base(url) + "/readyz")).status_code == 200
+        await anyio.to_thread.run_sync(stop_server, server)
+        down = [await raw.get(base(url) + "/readyz") for _ in range(2)]
+        alive = await raw.get(base(url) + "/healthz")
+        await anyio.to_thread.run_sync(start_server, server)
+        back = await _ready_within(raw, base(url), seconds=15)
+        made = await call(client, "db_create", table="recipes", data={"name": "After the outage"})
+    assert [answer.status_code for answer in down] == [503, 503]
+    assert all(answer.json()["reason"] for answer in down)
+    assert alive.status_code == 200
+    assert back.json() == READY
+    assert made["rows"][0]["name"] == "After the outage"
+
+
+async def _ready_within(raw: httpx2.AsyncClient, url: str, *, seconds: float) -> httpx2.Response:
+    with anyio.fail_after(seconds):
+        while True:
+            answer = await raw.get(url + "/readyz")
+            if answer.status_code == 200:
+                return answer
+            await anyio.sleep(0.2)
+
