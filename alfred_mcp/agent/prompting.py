@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from alfred_mcp.agent.present import unlinked_items
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
@@ -221,6 +222,10 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
                      | {c.batch for s in [*state.superseded_steps, *state.steps] for c in s.tool_calls if c.batch})
     for batch in batches:
         lines.append(f"Batch {batch}: {drafting.load_manifest(machine.session, batch).summary()}")
+    unlinked = unlinked_items(machine.session, state)
+    if unlinked:
+        lines.append("Left pointing at a removed row (tell the user, e.g. a meal now without its recipe): "
+                     + ", ".join(item.show() for item in unlinked))
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
