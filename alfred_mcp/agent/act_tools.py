@@ -80,8 +80,12 @@ def check_tool_allowed(tool: str, step_type: str, served: Collection[str] | None
         return
     contract = load_contracts().get(tool)
     reason = why_not_for_act(contract) if contract is not None else None
-    why = (f"Act never calls '{tool}': {reason}." if reason else
-           f"A {step_type} step cannot call '{tool}'.")
+    if reason:
+        why = f"Act never calls '{tool}': {reason}."
+    elif tool in tools_for_step(step_type):
+        why = f"'{tool}' is not available on this server: the host hides it (--read-only or --tools)."
+    else:
+        why = f"A {step_type} step cannot call '{tool}'."
     raise InputError(f"{why} Tools for this step: {', '.join(allowed)}.", field="tool", value=tool, valid=list(allowed))
 
 

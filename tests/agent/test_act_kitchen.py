@@ -152,7 +152,7 @@ async def test_chat_offers_and_runs_no_tool_the_host_hides(
     assert result["outcome"] == "blocked"
     assert await rows(app, "cooking_log") == log_before
     refused = (await call(client, "turn_status"))["state"]["steps"][0]["refused"]
-    assert len(refused) == 1 and refused[0].startswith("meal_cooked (not run)")
+    assert len(refused) == 1 and refused[0].startswith("meal_cooked (not run): 'meal_cooked' is not available on this server")
     act_prompt = next(r.prompt_text() for r in llm.requests if r.role == "act")
     section = act_prompt.split("## Tools for this step", 1)[1]
     listed = {line[2:].split(":", 1)[0] for line in section.splitlines() if line.startswith("- ")}
