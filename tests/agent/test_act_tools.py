@@ -8,12 +8,15 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from e2e.helpers import call
+from mcp import Client
 
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
+from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.runner import KITCHEN_HANDLERS, tool_runner
 from alfred_mcp.server.toolsets import HostControls
 
@@ -97,3 +100,26 @@ async def test_the_runner_refuses_a_tool_act_never_calls_naming_why(app: AlfredA
             await tool_runner(app, work.session.name)(name, {})
     assert act_tools.NOT_FOR_ACT[name] in refused.value.message
 
+
+
+@pytest.mark.parametrize(("controls", "hidden"), [({}, set()), ({"tools": ("core", "stages", "drafts")}, {"kitchen_undo", "recipes_scale"})],
+                         ids=["everything", "tools core,stages,drafts"])
+async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlisted_ones(
+    app: AlfredApp, controls: dict[str, Any], hidden: set[str]
+) -> None:
+    """A stage client's model is told the step's tools by name (it has tools/list); a tool outside the default
+    tools/list comes with its arguments, and a tool the host hides is not named at all."""
+    app.settings = replace(app.settings, **controls)
+    async with Client(build_server(app)) as client:
+        await call(client, "turn_start", message="tidy up")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={"goal": "Tidy", "decision": "plan_direct", "steps": [
+            {"description": "Tidy the kitchen", "step_type": "write", "subdomain": "recipes"}]})
+        context = (await call(client, "turn_context"))["context"]
+    named = context.split("## Tools for this step", 1)[1].split("\n\n", 1)[0]
+    served = HostControls.from_settings(app.settings, CONTRACTS).served
+    for name in act_tools.tools_for_step("write", served):
+        assert name in named
+    assert "batch_skip(batch, refs, reason" in named and "show_working_set(" in named
+    for name in hidden:
+        assert name not in named
