@@ -389,11 +389,12 @@ class TurnMachine:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
         writes = act_tools.is_write(tool)
-        if writes and not any(item.status == "completed" for item in manifest.items):
-            manifest.action = act_tools.batch_action(tool)
-        failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
+        doing = any(item.ref in touched for item in manifest.items)
+        if writes and doing and not any(item.status == "completed" for item in manifest.items):
+            manifest.action = act_tools.batch_action(tool)  # what the first write that handles an item does to them
+        failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         for item in manifest.items:
             if item.status == "completed":
                 continue

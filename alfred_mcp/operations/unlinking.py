@@ -52,7 +52,8 @@ async def unlinked_entries(work: UnitOfWork, table: Table, reach: DeleteReach, r
     for u, target in unlinked:
         child = get_table(u.table)
         label = row_label(child, u.row)
-        ref = registry.register_row(child.entity_type, u.row["id"], label, turn=turn, action="updated")
+        # a cleared reference changed the row; a line whose source names the recipe was only looked at
+        ref = registry.register_row(child.entity_type, u.row["id"], label, turn=turn, action="read" if u.column == "source" else "updated")
         was = registry.ref_for_row(target)
         entries.append({"table": u.table, "ref": ref, "label": label, "column": u.column, **({"was": was} if was else {})})
     return entries

@@ -162,3 +162,21 @@ async def test_chat_offers_and_runs_no_tool_the_host_hides(
 async def _row_id(app: AlfredApp, ref: str) -> str:
     async with app.work("test") as work:
         return work.session.registry.resolve(ref)
+
+
+
+async def test_skipping_every_item_of_a_write_step_leaves_its_batch_saying_what_the_step_was_for(client: Client) -> None:
+    """batch_skip is a write tool, but skipping an item writes nothing: the manifest still says 'saved', never 'done'."""
+    drafts = await call(client, "draft_create", entity_type="recipe", items=[
+        {"name": name, "ingredients": [{"name": "apple"}], "instructions": ["Bake."]} for name in ("Pie A", "Pie B")])
+    refs = [d["ref"] for d in drafts["drafts"]]
+    await call(client, "turn_start", message="never mind, save neither")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": refs})
+    await call(client, "turn_submit", role="think", output={"goal": "Save", "decision": "plan_direct", "steps": [
+        step("Save the two pies", "write", "recipes", *refs)]})
+    batch = (await call(client, "turn_status"))["state"]["steps"][0]["batch"]
+    await call(client, "turn_submit", role="act", output=tool("batch_skip", batch=batch, refs=refs, reason="the user changed their mind"))
+    state = await call(client, "turn_submit", role="act", output=complete("skipped both"))
+    assert state["expected_role"] == "reply"
+    (manifest,) = (await call(client, "turn_status"))["batches"]
+    assert manifest["action"] == "saved" and {i["status"] for i in manifest["items"]} == {"skipped"}
