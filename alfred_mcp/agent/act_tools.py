@@ -13,7 +13,6 @@ from alfred_mcp.state.cards import read_card
 STEP_KEY = "alfred/step"
 """A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
 drafts (never kitchen rows), so a generate step may call it."""
-TOOL_CLASSES = ("read", "generate", "write")
 _STEP_CLASSES: dict[str, tuple[str, ...]] = {
     "read": ("read",),
     "analyze": ("read",),

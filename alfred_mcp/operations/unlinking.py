@@ -43,9 +43,7 @@ async def unlinked_entries(work: UnitOfWork, table: Table, reach: DeleteReach, r
     """The rows the removal left pointing at nothing, each {table, ref, label, column, was}: `column` is the
     reference now null (or `source` for a shopping line that still names a removed recipe), `was` the removed
     row's ref. Each gets a ref, so the reply can name it."""
-    unlinked = [(u, str(u.row.get(u.column))) for u in reach.unlinked]
-    if table.name == RECIPES.name:
-        unlinked += await _lines_naming(work, removed)
+    unlinked = await left_pointing(work, table, reach, removed)
     registry, turn = work.session.registry, work.session.turn
     registry.prefetch_rows([u.row["id"] for u, _ in unlinked] + [target for _, target in unlinked])
     entries = []
@@ -57,6 +55,15 @@ async def unlinked_entries(work: UnitOfWork, table: Table, reach: DeleteReach, r
         was = registry.ref_for_row(target)
         entries.append({"table": u.table, "ref": ref, "label": label, "column": u.column, **({"was": was} if was else {})})
     return entries
+
+
+async def left_pointing(work: UnitOfWork, table: Table, reach: DeleteReach, removed: Sequence[Row]) -> list[tuple[Unlinking, str]]:
+    """The rows a removal of `removed` leaves pointing at nothing, each with the id of the removed row it pointed at
+    (reads only: a confirmation previews them)."""
+    unlinked = [(u, str(u.row.get(u.column))) for u in reach.unlinked]
+    if table.name == RECIPES.name:
+        unlinked += await _lines_naming(work, removed)
+    return unlinked
 
 
 async def _lines_naming(work: UnitOfWork, removed: Sequence[Row]) -> list[tuple[Unlinking, str]]:

@@ -108,6 +108,16 @@ async def test_removing_one_pantry_row_does_not_ask_but_two_do(app: AlfredApp, m
         assert len(asked) == 1 and "2 pantry items" in asked[0]
 
 
+async def test_the_question_names_the_meal_a_recipe_delete_would_leave_without_its_recipe(app: AlfredApp, mode: str) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
+        (recipe,) = (await call(client, "db_read", table="recipes", filters=[eq("name", "Spaghetti Carbonara")]))["rows"]
+        planned = (await call(client, "db_read", table="meal_plans", filters=[eq("recipe_id", recipe["id"])]))["rows"]
+        error = await call_error(client, "db_delete", table="recipes", filters=[eq("id", recipe["id"])])
+    assert error["code"] == "declined" and len(planned) == 1 and len(asked) == 1
+    assert f"It would leave the meal plan entry {planned[0]['id']} (" in asked[0] and "pointing at what it removes" in asked[0]
+
+
 async def test_undoing_a_save_asks_because_it_removes_a_recipe(app: AlfredApp, mode: str) -> None:
     asked: list[str] = []
     async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
