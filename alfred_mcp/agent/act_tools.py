@@ -126,7 +126,8 @@ def new_drafts(tool: str, result: dict[str, Any]) -> list[str]:
     contract = load_contracts().get(tool)
     if contract is None or tool_class(contract) != "generate" or not isinstance(result.get("drafts"), list):
         return []
-    return [d["ref"] for d in result["drafts"] if isinstance(d, dict) and d.get("status") == "pending" and isinstance(d.get("ref"), str)]
+    drafts = [d for d in result["drafts"] if isinstance(d, dict) and isinstance(d.get("ref"), str)]
+    return [d["ref"] for d in drafts if d.get("status") == "pending"]
 
 
 _ROW_LISTS = ("lines", "removed", "restored", "reverted")

@@ -74,7 +74,8 @@ async def _delete_preview(work: UnitOfWork, args: Mapping[str, Any]) -> Removal 
     rows = await work.store.select(table, Query(where=target), user_id=work.user_id)  # as many as the delete reads
     reach = await delete_reach(work.store, table, [row["id"] for row in rows], user_id=work.user_id)
     pointing = [u for u, _ in await unlinking.left_pointing(work, table, reach, rows)]
-    left = tuple(f"the {get_table(u.table).noun} {name}" for u in pointing[:MAX_NAMED] for name in _names(work, get_table(u.table), [u.row]))
+    left = tuple(f"the {get_table(u.table).noun} {name}"
+                 for u in pointing[:MAX_NAMED] for name in _names(work, get_table(u.table), [u.row]))
     return Removal(table.name, count, count if table.name == "recipes" else 0, _names(work, table, rows[:MAX_NAMED]), "db_delete",
                    left_pointing=left, left_count=len(pointing))
 

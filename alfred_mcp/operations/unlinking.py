@@ -14,6 +14,7 @@ from typing import Any
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
 from alfred_mcp.kitchen.schema import RECIPES, SHOPPING_LIST, Table, get_table, row_label
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.registry import Action
 from alfred_mcp.store.base import Row
 from alfred_mcp.store.reach import DeleteReach, Unlinking, delete_reach
 
@@ -39,7 +40,9 @@ def cascaded_counts(reach: DeleteReach) -> list[dict[str, Any]]:
     return [{"table": name, "count": len(rows)} for name, rows in reach.cascaded.items() if rows]
 
 
-async def unlinked_entries(work: UnitOfWork, table: Table, reach: DeleteReach, removed: Sequence[Row]) -> list[dict[str, Any]]:
+async def unlinked_entries(
+    work: UnitOfWork, table: Table, reach: DeleteReach, removed: Sequence[Row]
+) -> list[dict[str, Any]]:
     """The rows the removal left pointing at nothing, each {table, ref, label, column, was}: `column` is the
     reference now null (or `source` for a shopping line that still names a removed recipe), `was` the removed
     row's ref. Each gets a ref, so the reply can name it."""
@@ -51,13 +54,16 @@ async def unlinked_entries(work: UnitOfWork, table: Table, reach: DeleteReach, r
         child = get_table(u.table)
         label = row_label(child, u.row)
         # a cleared reference changed the row; a line whose source names the recipe was only looked at
-        ref = registry.register_row(child.entity_type, u.row["id"], label, turn=turn, action="read" if u.column == "source" else "updated")
+        action: Action = "read" if u.column == "source" else "updated"
+        ref = registry.register_row(child.entity_type, u.row["id"], label, turn=turn, action=action)
         was = registry.ref_for_row(target)
         entries.append({"table": u.table, "ref": ref, "label": label, "column": u.column, **({"was": was} if was else {})})
     return entries
 
 
-async def left_pointing(work: UnitOfWork, table: Table, reach: DeleteReach, removed: Sequence[Row]) -> list[tuple[Unlinking, str]]:
+async def left_pointing(
+    work: UnitOfWork, table: Table, reach: DeleteReach, removed: Sequence[Row]
+) -> list[tuple[Unlinking, str]]:
     """The rows a removal of `removed` leaves pointing at nothing, each with the id of the removed row it pointed at
     (reads only: a confirmation previews them)."""
     unlinked = [(u, str(u.row.get(u.column))) for u in reach.unlinked]
