@@ -168,8 +168,14 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
     shown = ", ".join(refs[:12]) + (f" and {len(refs) - 12} more" if len(refs) > 12 else "")
     if "batch" in result and isinstance(result["batch"], dict):
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
-    count = result.get("count", len(refs))
-    return f"{tool}: {count} {VERBS.get(tool, 'result(s)')}" + (f": {shown}" if shown else "")
+    listed = [key for key in _ROW_LISTS if isinstance(result.get(key), list)]
+    if "count" in result or listed:  # rows by count: shopping lines, not the recipes they came from
+        verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {VERBS.get(tool, 'result(s)')}"
+    elif any(isinstance(result.get(key), str) for key in _REF_FIELDS):  # one recipe cooked, whatever refs it names
+        verb = VERBS.get(tool, "done")
+    else:
+        verb = f"{len(refs)} {VERBS.get(tool, 'result(s)')}"
+    return f"{tool}: {verb}" + (f": {shown}" if shown else "")
 
 
 MAX_RESULT_CARD = 2_000

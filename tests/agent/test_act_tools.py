@@ -123,3 +123,15 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
     assert "batch_skip(batch, refs, reason" in named and "show_working_set(" in named
     for name in hidden:
         assert name not in named
+
+
+@pytest.mark.parametrize(("tool", "result", "line"), [
+    ("shopping_list_from", {"lines": [{"ref": "shop_1"}, {"ref": "shop_2"}], "recipes": ["recipe_1"], "covered": [], "meals": 0},
+     "shopping_list_from: 2 added to the shopping list: recipe_1, shop_1, shop_2"),
+    ("meal_cooked", {"recipe": "recipe_1", "meal": "meal_1", "log": "log_3", "deducted": [], "not_deducted": []},
+     "meal_cooked: cooked: recipe_1, meal_1, log_3"),
+    ("kitchen_undo", {"undone": {}, "removed": [{"ref": "recipe_5"}], "restored": [], "reverted": [], "unlinked": []},
+     "kitchen_undo: 1 undone: recipe_5"),
+])
+def test_a_kitchen_tools_summary_counts_what_it_did(tool: str, result: dict[str, Any], line: str) -> None:
+    assert act_tools.summarize_result(tool, result) == line
