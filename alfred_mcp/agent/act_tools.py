@@ -2,41 +2,90 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
 from typing import Any
 
-from alfred_mcp.contracts import load_contracts
+from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.state.cards import read_card
 
-READ_TOOLS = ("db_read", "describe_table", "draft_read", "batch_status", "show_working_set")
-GENERATE_TOOLS = ("draft_create", "draft_revise", "draft_discard")
-WRITE_TOOLS = ("db_create", "db_update", "db_delete", "draft_save", "batch_skip")
-OPTIONAL_READ_TOOLS = ("recipes_search", "recipes_makeable", "constraints_read")
-"""Read-only tools that exist once the search and constraint tools are installed."""
-
-_BY_STEP = {
-    "read": READ_TOOLS,
-    "analyze": READ_TOOLS,
-    "generate": READ_TOOLS + GENERATE_TOOLS,
-    "write": READ_TOOLS + GENERATE_TOOLS + WRITE_TOOLS,
+STEP_KEY = "alfred/step"
+"""A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
+drafts (never kitchen rows), so a generate step may call it."""
+_STEP_CLASSES: dict[str, tuple[str, ...]] = {
+    "read": ("read",),
+    "analyze": ("read",),
+    "generate": ("read", "generate"),
+    "write": ("read", "generate", "write"),
 }
+"""Which classes of tools each step type may call: a read never writes, a generate step writes only drafts."""
+STEP_TYPES = tuple(_STEP_CLASSES)
+
+NOT_FOR_ACT: dict[str, str] = {
+    "chat": "it runs a whole turn of its own, and Act is a step inside a turn",
+    **dict.fromkeys(
+        ("turn_start", "turn_context", "turn_submit", "turn_status", "turn_abandon"),
+        "a client drives a turn's stages with it, and Act works inside the turn it would drive",
+    ),
+    **dict.fromkeys(
+        ("turn_begin", "understanding_submit", "turn_reply"),
+        "a client's own model records its turn with it; inside a bundled turn the machine records the turn itself",
+    ),
+    "session_start": "it switches to another session, and a turn works in the session it began in",
+    **dict.fromkeys(
+        ("batch_open", "batch_complete"),
+        "the turn's machine opens a step's batch and completes its items from what the step's calls did",
+    ),
+}
+"""Tools Act never calls, each with why. Every other tool is reachable from some step type (`tool_class`)."""
+APP_ONLY_REASON = "only an MCP Apps view calls it (`_meta.ui.visibility` leaves out the model)"
 
 
-def tools_for_step(step_type: str) -> tuple[str, ...]:
-    """The tools a step of this type may call (only those the server actually has)."""
-    available = load_contracts()
-    names = _BY_STEP[step_type] + OPTIONAL_READ_TOOLS
-    return tuple(name for name in names if name in available)
+def why_not_for_act(contract: ToolContract) -> str | None:
+    """Why Act may not call this tool (None: some step type may)."""
+    if contract.app_only:
+        return APP_ONLY_REASON
+    return NOT_FOR_ACT.get(contract.name)
 
 
-def check_tool_allowed(tool: str, step_type: str) -> None:
-    """Raises InputError naming the tools the step may use."""
-    allowed = tools_for_step(step_type)
-    if tool not in allowed:
-        raise InputError(
-            f"A {step_type} step cannot call '{tool}'. Tools for this step: {', '.join(allowed)}.",
-            field="tool", value=tool, valid=list(allowed),
-        )
+def tool_class(contract: ToolContract) -> str | None:
+    """'read' (readOnlyHint), 'generate' (`_meta` "alfred/step": drafts only) or 'write' (any other tool that
+    changes something); None for a tool Act never calls."""
+    if why_not_for_act(contract) is not None:
+        return None
+    if contract.hint("readOnlyHint"):
+        return "read"
+    declared = (contract.meta or {}).get(STEP_KEY)
+    return "generate" if declared == "generate" else "write"
+
+
+def tools_for_step(step_type: str, served: Collection[str] | None = None) -> tuple[str, ...]:
+    """The tools a step of this type may call: read tools first, then drafting tools, then writes, each
+    within the tools the host serves (`served`; None: every tool)."""
+    contracts = load_contracts()
+    classes = _STEP_CLASSES[step_type]
+    by_class = {name: tool_class(contract) for name, contract in contracts.items()}
+    return tuple(
+        name for wanted in classes for name, found in by_class.items()
+        if found == wanted and (served is None or name in served)
+    )
+
+
+def check_tool_allowed(tool: str, step_type: str, served: Collection[str] | None = None) -> None:
+    """Raises InputError naming the tools the step may use (and why a tool is never Act's)."""
+    allowed = tools_for_step(step_type, served)
+    if tool in allowed:
+        return
+    contract = load_contracts().get(tool)
+    reason = why_not_for_act(contract) if contract is not None else None
+    if reason:
+        why = f"Act never calls '{tool}': {reason}."
+    elif tool in tools_for_step(step_type):
+        why = f"'{tool}' is not available on this server: the host hides it (--read-only or --tools)."
+    else:
+        why = f"A {step_type} step cannot call '{tool}'."
+    raise InputError(f"{why} Tools for this step: {', '.join(allowed)}.", field="tool", value=tool, valid=list(allowed))
 
 
 IN_TURN_OVERRIDE = (
@@ -53,19 +102,45 @@ def check_arguments(tool: str, arguments: dict[str, Any]) -> None:
     load_contracts()[tool].check_arguments(arguments)
 
 
-WRITE_VERBS = {"db_create": "created", "db_update": "updated", "db_delete": "deleted", "draft_save": "saved"}
-"""What a write tool does to the items of a batch it completes."""
+VERBS = {
+    "db_read": "read", "db_create": "created", "db_update": "updated", "db_delete": "deleted", "draft_save": "saved",
+    "draft_create": "drafted", "draft_revise": "revised", "draft_discard": "discarded", "recipes_import": "drafted",
+    "meal_cooked": "cooked", "shopping_list_from": "added to the shopping list", "kitchen_undo": "undone",
+}
+"""What a tool did, in a word: a result's summary line, and the action of the batch items a write completes."""
 
 
-def is_read_only(tool: str) -> bool:
+def is_write(tool: str) -> bool:
+    """Whether the tool writes kitchen rows (its class is 'write'): only such a call completes a write step's items."""
     contract = load_contracts().get(tool)
-    return contract is not None and contract.hint("readOnlyHint")
+    return contract is not None and tool_class(contract) == "write"
+
+
+def batch_action(tool: str) -> str:
+    """What a write tool does to the items of a batch it completes: 'saved', 'deleted', 'cooked', ..."""
+    return VERBS.get(tool, "done")
+
+
+def new_drafts(tool: str, result: dict[str, Any]) -> list[str]:
+    """Drafts a drafting tool created (draft_create, recipes_import): the pending drafts of its `drafts` list."""
+    contract = load_contracts().get(tool)
+    if contract is None or tool_class(contract) != "generate" or not isinstance(result.get("drafts"), list):
+        return []
+    drafts = [d for d in result["drafts"] if isinstance(d, dict) and isinstance(d.get("ref"), str)]
+    return [d["ref"] for d in drafts if d.get("status") == "pending"]
+
+
+_ROW_LISTS = ("lines", "removed", "restored", "reverted")
+"""Result keys listing rows a call wrote, each with its ref (shopping_list_from's lines, kitchen_undo's rows)."""
+_REF_FIELDS = ("recipe", "meal", "log")
+"""Result keys naming one row the call worked on by ref (meal_cooked: the recipe, the meal, the log entry)."""
 
 
 def touched_refs(result: dict[str, Any]) -> dict[str, str]:
     """Refs a successful tool result touched, each with the ref it resulted in.
 
-    A saved draft maps to its saved ref; any other row maps to itself.
+    A saved draft maps to its saved ref; any other row maps to itself. Rows a removal only unlinked
+    (`unlinked`) are not touched: the call did not do to them what it did to its items.
     """
     touched: dict[str, str] = {}
     for row in result.get("rows", ()):
@@ -75,9 +150,15 @@ def touched_refs(result: dict[str, Any]) -> dict[str, str]:
         if isinstance(item, dict) and item.get("status") == "completed" and item.get("saved_as"):
             touched[item["ref"]] = item["saved_as"]
     single = [result["draft"]] if isinstance(result.get("draft"), dict) else []
-    for entry in (*result.get("drafts", ()), *result.get("recipes", ()), *single):
+    listed = [entry for key in _ROW_LISTS if isinstance(result.get(key), list) for entry in result[key]]
+    for entry in (*result.get("drafts", ()), *result.get("recipes", ()), *single, *listed):
         if isinstance(entry, dict) and isinstance(entry.get("ref"), str):
             touched[entry["ref"]] = entry["ref"]
+        elif isinstance(entry, str):
+            touched[entry] = entry
+    for key in _REF_FIELDS:
+        if isinstance(result.get(key), str):
+            touched[result[key]] = result[key]
     return touched
 
 
@@ -87,23 +168,35 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
     shown = ", ".join(refs[:12]) + (f" and {len(refs) - 12} more" if len(refs) > 12 else "")
     if "batch" in result and isinstance(result["batch"], dict):
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
-    verb = {"db_read": "read", "db_create": "created", "db_update": "updated", "db_delete": "deleted",
-            "draft_create": "drafted", "draft_revise": "revised", "draft_discard": "discarded"}.get(tool, "result(s)")
-    count = result.get("count", len(refs))
-    return f"{tool}: {count} {verb}" + (f": {shown}" if shown else "")
+    listed = [key for key in _ROW_LISTS if isinstance(result.get(key), list)]
+    if "count" in result or listed:  # rows by count: shopping lines, not the recipes they came from
+        verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {VERBS.get(tool, 'result(s)')}"
+    elif any(isinstance(result.get(key), str) for key in _REF_FIELDS):  # one recipe cooked, whatever refs it names
+        verb = VERBS.get(tool, "done")
+    else:
+        verb = f"{len(refs)} {VERBS.get(tool, 'result(s)')}"
+    return f"{tool}: {verb}" + (f": {shown}" if shown else "")
+
+
+MAX_RESULT_CARD = 2_000
+"""Characters of a result a card shows as JSON when no card is shaped for it (the cut says so)."""
+_CONTEXT_KEYS = frozenset({"session", "turn"})
 
 
 def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> str:
     """What the call returned, compactly: rows with refs and the useful columns, drafts with labels,
-    a save's items with their saved refs. Every cut says so."""
+    a save's items with their saved refs, the rows a removal unlinked; any other result as compact JSON.
+    Every cut says so."""
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else None
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
-        if tool in WRITE_VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
-            return "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {WRITE_VERBS[tool]}", *card.splitlines()[1:]])
-        return f"{tool} {card}"
-    if isinstance(result.get("recipes"), list):
-        rows = [{**r, "id": r.get("ref")} for r in result["recipes"] if isinstance(r, dict)]
+        if tool != "db_read" and tool in VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
+            card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
+        else:
+            card = f"{tool} {card}"
+        return "\n".join([card, *removal_lines(result)])
+    if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
+        rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
         columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
         return f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
@@ -115,4 +208,29 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
         return "\n".join([summarize_result(tool, result), *lines])
-    return summarize_result(tool, result)
+    shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
+    cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
+    return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
+
+
+def removal_lines(result: dict[str, Any]) -> list[str]:
+    """What a removal touched beyond its own rows: the rows deleted with them and the rows left pointing at nothing."""
+    lines = []
+    cascaded = [c for c in result.get("cascaded", ()) if isinstance(c, dict)]
+    if cascaded:
+        lines.append("Deleted with them: " + ", ".join(f"{c.get('count')} {c.get('table')}" for c in cascaded) + ".")
+    unlinked = [u for u in result.get("unlinked", ()) if isinstance(u, dict)]
+    if unlinked:
+        lines.append(f"Left without what they pointed at ({len(unlinked)}; tell the user):")
+        lines += [f"- {u.get('ref')} {u.get('label')}: {unlinked_words(u)}" for u in unlinked[:10]]
+        lines += [f"+{len(unlinked) - 10} more"] if len(unlinked) > 10 else []
+    return lines
+
+
+def unlinked_words(entry: dict[str, Any]) -> str:
+    """'recipe_id is now empty (was recipe_3)': what happened to one unlinked row."""
+    column = str(entry.get("column"))
+    was = str(entry.get("was") or "")
+    if column == "source":
+        return f"its source still names {was or 'the removed row'}"
+    return f"{column} is now empty" + (f" (was {was})" if was else "")

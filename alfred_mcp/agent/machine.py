@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -53,9 +53,16 @@ MAX_TOOL_ERRORS = 2
 MAX_REPLANS = 1
 """Act's `blocked` with `plan_invalid` sends the turn back to Think this many times; then it ends blocked."""
 
-ToolRunner = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
-"""Runs a tool as an MCP call would (contract-checked arguments, the same handler, the turn's session).
-The driver supplies it: the agent never sees the server or its handler table."""
+class ToolRunner(Protocol):
+    """Runs a tool as an MCP call would (contract-checked arguments, the same handler, the turn's session),
+    within the host's controls. The driver supplies it: the agent never sees the server or its handler table."""
+
+    @property
+    def served(self) -> frozenset[str]:
+        """The tools the host serves (--read-only, --tools): no step lists a tool outside them."""
+        ...
+
+    async def __call__(self, tool: str, arguments: dict[str, Any], /) -> dict[str, Any]: ...
 
 
 def current_turn(session: Session) -> TurnState | None:
@@ -86,6 +93,10 @@ class TurnMachine:
 
     def current(self) -> TurnState | None:
         return current_turn(self.session)
+
+    def step_tools(self, step_type: str) -> tuple[str, ...]:
+        """The tools a step of this type may call here: its classes of tools, within what the host serves."""
+        return act_tools.tools_for_step(step_type, self._run_tool.served)
 
     def load(self, turn: int) -> TurnState | None:
         return self.session.read(AGENT_TURNS.at(turn))
@@ -339,7 +350,7 @@ class TurnMachine:
 
     async def _act_tool_call(self, state: TurnState, step: StepState, decision: ToolCallDecision) -> TurnState:
         try:
-            act_tools.check_tool_allowed(decision.tool, step.step.step_type)
+            act_tools.check_tool_allowed(decision.tool, step.step.step_type, self._run_tool.served)
             act_tools.check_arguments(decision.tool, decision.arguments)
         except AlfredError as refusal:
             step.refused.append(f"{decision.tool} (not run): {refusal.message}")
@@ -367,8 +378,7 @@ class TurnMachine:
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None,
         ))
-        if decision.tool == "draft_create":
-            step.drafts.extend(d["ref"] for d in result.get("drafts", ()))
+        step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, touched, result)
         state.notice = card
         return state
@@ -378,11 +388,13 @@ class TurnMachine:
         if step.batch is None:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
-        if tool in act_tools.WRITE_VERBS and not any(item.status == "completed" for item in manifest.items):
-            manifest.action = act_tools.WRITE_VERBS[tool]
-        failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
-        if step.step.step_type == "write" and tool not in act_tools.WRITE_VERBS:
+        writes = act_tools.is_write(tool)
+        if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
+        doing = any(item.ref in touched for item in manifest.items)
+        if writes and doing and not any(item.status == "completed" for item in manifest.items):
+            manifest.action = act_tools.batch_action(tool)  # what the first write that handles an item does to them
+        failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         for item in manifest.items:
             if item.status == "completed":
                 continue

@@ -58,7 +58,18 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     done = frozenset(call.action for call in session.calls(state.turn) if call.outcome == "ok" and call.action in _ACTIONS)
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
     unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
-    return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason)
+    return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, unlinked=unlinked_items(session, state))
+
+
+def unlinked_items(session: Session, state: TurnState) -> list[Item]:
+    """Rows this turn's removals left pointing at nothing (a meal without its recipe), from the call log."""
+    refs = dict.fromkeys(ref for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.unlinked or ())
+    return [Item(ref, _label(session, ref), "left pointing at a removed row") for ref in refs]
+
+
+def _label(session: Session, ref: str) -> str:
+    entry = session.registry.get(ref)
+    return entry.label or "" if entry is not None else ""
 
 
 def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = None) -> str:
@@ -71,6 +82,8 @@ def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = 
             labels = ", ".join(_named(session, ref) for ref in call.refs[:10])
             lines.append(f"{call.action.capitalize()}: {labels}.")
     lines += [f"Not saved: {item.show()}: {item.reason}." for item in facts.failed]
+    if facts.unlinked:
+        lines.append("Left pointing at a removed row (now empty): " + ", ".join(item.show() for item in facts.unlinked) + ".")
     if facts.unsaved:
         lines.append("Generated, not saved yet: " + ", ".join(item.show() for item in facts.unsaved) + ".")
     cards = [call.card for step in _all_steps(state) for call in step.tool_calls if call.ok and call.card and call.tool in _READS]

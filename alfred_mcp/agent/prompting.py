@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from alfred_mcp.agent import act_tools
+from alfred_mcp.agent.present import unlinked_items
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
@@ -123,7 +123,7 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
         lines += _earlier_reads_block(state, step)
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
-    lines += ["", "## Tools for this step", _tools_block(step.step.step_type, names_only=for_client)]
+    lines += ["", "## Tools for this step", _tools_block(machine.step_tools(step.step.step_type), names_only=for_client)]
     return "\n".join(line for line in lines if line is not None).strip()
 
 
@@ -215,9 +215,8 @@ def _signature(contract: ToolContract) -> str:
     return f"{contract.name}({', '.join(name if name in required else f'{name}?' for name in schema.get('properties', {}))})"
 
 
-def _tools_block(step_type: str, *, names_only: bool) -> str:
+def _tools_block(names: tuple[str, ...], *, names_only: bool) -> str:
     contracts = load_contracts()
-    names = act_tools.tools_for_step(step_type)
     if names_only:
         # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
         shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
@@ -252,6 +251,10 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
                      | {c.batch for s in [*state.superseded_steps, *state.steps] for c in s.tool_calls if c.batch})
     for batch in batches:
         lines.append(f"Batch {batch}: {drafting.load_manifest(machine.session, batch).summary()}")
+    unlinked = unlinked_items(machine.session, state)
+    if unlinked:
+        lines.append("Left pointing at a removed row (tell the user, e.g. a meal now without its recipe): "
+                     + ", ".join(item.show() for item in unlinked))
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))

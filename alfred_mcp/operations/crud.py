@@ -12,8 +12,8 @@ from typing import Any
 
 from alfred_mcp.errors import ConstraintViolationError, InputError, InvalidPayloadError, UnscopedWriteError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
-from alfred_mcp.kitchen.schema import Table, children_of, get_table
-from alfred_mcp.operations import allergies
+from alfred_mcp.kitchen.schema import Table, get_table
+from alfred_mcp.operations import allergies, unlinking
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_link
 from alfred_mcp.operations.paging import decode_cursor, encode_cursor
@@ -41,7 +41,10 @@ class CrudResult:
     table: str
     rows: list[dict[str, Any]]
     truncated: bool = False
-    cascaded: tuple[tuple[str, int], ...] = ()
+    cascaded: tuple[dict[str, Any], ...] = ()
+    """A delete's rows deleted with it, counted per table ({table, count})."""
+    unlinked: tuple[dict[str, Any], ...] = ()
+    """A delete's rows left pointing at nothing ({table, ref, label, column, was}: `operations/unlinking.py`)."""
     next_cursor: str | None = None
     """Set when more rows match: pass it as `cursor` to read the next page."""
 
@@ -210,7 +213,8 @@ async def _update_lists(
 
 
 async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool) -> CrudResult:
-    """Delete the matching rows; known refs of them and of cascaded children become deleted."""
+    """Delete the matching rows; known refs of them and of cascaded children become deleted. The result
+    names what the delete touched beyond them: rows deleted with them, rows left pointing at nothing."""
     session = work.session
     _require_scope(table, where, all_rows, verb="delete")
     target = translate_where(table, where, session.registry)
@@ -219,13 +223,14 @@ async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool
         ids = [row["id"] for row in doomed]
         if not all_rows:
             await _refuse_match_all(work, table, where, target, verb="delete", matched=len(ids))
-        cascaded = await _delete_cascade_refs(work, table, ids) if ids else ()
+        reach = await unlinking.reach_of_delete(work, table, ids)
         rows = [row for chunk in _ids_wheres(ids) for row in await work.store.delete(table, chunk, user_id=session.user_id)]
         out = await rows_to_refs(work, table, rows, action="deleted")
+        unlinked = await unlinking.unlinked_entries(work, table, reach, rows)
         for row in out:
             session.registry.mark_deleted(row["id"], turn=session.turn)
-        _record(session, "db_delete", table, "deleted", out)
-    return CrudResult(table.name, out, cascaded=cascaded)
+        _record(session, "db_delete", table, "deleted", out, unlinked=[entry["ref"] for entry in unlinked])
+    return CrudResult(table.name, out, cascaded=tuple(unlinking.cascaded_counts(reach)), unlinked=tuple(unlinked))
 
 
 async def deletion_scope(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool) -> Where:
@@ -245,11 +250,11 @@ async def deletion_scope(work: UnitOfWork, table: Table, where: Where, *, all_ro
 
 def _record(
     session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]], *, note: str | None = None,
-    card: str | None = None,
+    card: str | None = None, unlinked: list[str] | None = None,
 ) -> None:
     refs = [row["id"] for row in rows if "id" in row]
     session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows),
-                                   note=note, card=card))
+                                   note=note, card=card, unlinked=unlinked or None))
 
 
 def _ids_wheres(ids: list[str], column: str = "id") -> list[Where]:
@@ -327,24 +332,3 @@ async def _fetch_labels(work: UnitOfWork, translated: TranslatedRows) -> dict[st
             query = Query(where=where, columns=label_columns_for(target_name))
             found.update((row["id"], row) for row in await work.store.select(target, query, user_id=work.user_id))
     return fetched
-
-
-async def _delete_cascade_refs(work: UnitOfWork, table: Table, ids: list[str]) -> tuple[tuple[str, int], ...]:
-    """Mark known refs of rows that the delete will cascade to; count them per table."""
-    session = work.session
-    counts = []
-    for child, column in children_of(table.name):
-        if column.fk is None or column.fk.on_delete != "cascade":
-            continue
-        rows = [
-            row for where in _ids_wheres(ids, column.name)
-            for row in await work.store.select(child, Query(where=where, columns=("id",)), user_id=session.user_id)
-        ]
-        session.registry.prefetch_rows(row["id"] for row in rows)
-        for row in rows:
-            ref = session.registry.ref_for_row(row["id"])
-            if ref is not None:
-                session.registry.mark_deleted(ref, turn=session.turn)
-        if rows:
-            counts.append((child.name, len(rows)))
-    return tuple(counts)

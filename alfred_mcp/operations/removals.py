@@ -14,8 +14,9 @@ from typing import Any
 from alfred_mcp.errors import AlfredError
 from alfred_mcp.kitchen.query import Query, where_from_json
 from alfred_mcp.kitchen.schema import Table, get_table, row_label
-from alfred_mcp.operations import crud, undo
+from alfred_mcp.operations import crud, undo, unlinking
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.store.reach import delete_reach
 
 MAX_NAMED = 5
 
@@ -30,6 +31,9 @@ class Removal:
     names: tuple[str, ...]
     what: str
     """Which call, for the question: 'db_delete', or 'undo of the draft_save of turn 3'."""
+    left_pointing: tuple[str, ...] = ()
+    """Rows the removal would leave pointing at nothing (a meal without its recipe), a few by name."""
+    left_count: int = 0
 
     @property
     def needs_confirmation(self) -> bool:
@@ -41,7 +45,11 @@ class Removal:
         shown = ", ".join(self.names) + (f" and {self.count - len(self.names)} more" if self.count > len(self.names) else "")
         noun = table.noun if self.count == 1 else f"{table.noun}s"
         extra = (" with its ingredients" if self.count == 1 else " with their ingredients") if self.recipes else ""
-        return f"{self.what}: permanently remove {self.count} {noun}{extra} ({shown})?"
+        question = f"{self.what}: permanently remove {self.count} {noun}{extra} ({shown})?"
+        if self.left_count:
+            more = f" and {self.left_count - len(self.left_pointing)} more" if self.left_count > len(self.left_pointing) else ""
+            question += f" It would leave {', '.join(self.left_pointing)}{more} pointing at what it removes."
+        return question
 
 
 async def preview_removal(work: UnitOfWork, tool: str, args: Mapping[str, Any]) -> Removal | None:
@@ -63,8 +71,13 @@ async def _delete_preview(work: UnitOfWork, args: Mapping[str, Any]) -> Removal 
     count = await work.store.count(table, target, user_id=work.user_id)
     if not count:
         return None
-    rows = await work.store.select(table, Query(where=target, limit=MAX_NAMED), user_id=work.user_id)
-    return Removal(table.name, count, count if table.name == "recipes" else 0, _names(work, table, rows), "db_delete")
+    rows = await work.store.select(table, Query(where=target), user_id=work.user_id)  # as many as the delete reads
+    reach = await delete_reach(work.store, table, [row["id"] for row in rows], user_id=work.user_id)
+    pointing = [u for u, _ in await unlinking.left_pointing(work, table, reach, rows)]
+    left = tuple(f"the {get_table(u.table).noun} {name}"
+                 for u in pointing[:MAX_NAMED] for name in _names(work, get_table(u.table), [u.row]))
+    return Removal(table.name, count, count if table.name == "recipes" else 0, _names(work, table, rows[:MAX_NAMED]), "db_delete",
+                   left_pointing=left, left_count=len(pointing))
 
 
 async def _undo_preview(work: UnitOfWork) -> Removal | None:

@@ -16,6 +16,7 @@ from typing import Any
 from alfred_mcp.errors import UndoConflictError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
 from alfred_mcp.kitchen.schema import Table, children_of, get_table, row_label
+from alfred_mcp.operations import unlinking
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import DRAFTS, UNDO
@@ -35,6 +36,8 @@ class Undone:
     restored: list[dict[str, Any]] = field(default_factory=list)
     reverted: list[dict[str, Any]] = field(default_factory=list)
     drafts_reopened: list[str] = field(default_factory=list)
+    unlinked: list[dict[str, Any]] = field(default_factory=list)
+    """Rows outside the entry that removing its rows left pointing at nothing (`operations/unlinking.py`)."""
     rows: int = 0
     """Rows written back in all (children such as a recipe's ingredients included)."""
     remaining: int = 0
@@ -88,7 +91,7 @@ async def undo_last(work: UnitOfWork) -> Undone:
     undone.remaining = len(undo_numbers(session))
     refs = [item["ref"] for item in (*undone.removed, *undone.restored, *undone.reverted)]
     session.record_call(CallRecord(turn=session.turn, tool="kitchen_undo", action="undone", refs=refs, count=len(refs),
-                                   note=f"undid {entry.describe()}"))
+                                   note=f"undid {entry.describe()}", unlinked=[u["ref"] for u in undone.unlinked] or None))
     return undone
 
 
@@ -183,8 +186,9 @@ async def _missing_targets(work: UnitOfWork, table: Table, rows: Sequence[Row], 
 async def _revert(work: UnitOfWork, step: UndoStep, undone: Undone) -> None:
     table = get_table(step.table)
     if step.kind == "insert":
-        for where in _id_wheres(ids_of(step.after)):
-            await work.store.delete(table, where, user_id=work.user_id)
+        reach = await unlinking.reach_of_delete(work, table, ids_of(step.after))
+        deleted = [row for where in _id_wheres(ids_of(step.after)) for row in await work.store.delete(table, where, user_id=work.user_id)]
+        undone.unlinked += await unlinking.unlinked_entries(work, table, reach, deleted)
         for row in step.after:
             ref = work.session.registry.ref_for_row(row["id"])
             if ref is not None:

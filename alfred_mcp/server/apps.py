@@ -91,8 +91,10 @@ def client_declared_apps() -> bool:
 
 
 def listed_meta(contract: ToolContract) -> dict[str, Any] | None:
-    """The `_meta` a tool is listed with: its view link for a client that renders views, nothing otherwise."""
-    return contract.meta if client_declared_apps() else None
+    """The `_meta` a tool is listed with: its view link (`ui`) for a client that renders views, nothing otherwise.
+    The contract's other `_meta` keys (`alfred/step`: which Act steps may call it) are the server's own."""
+    ui = (contract.meta or {}).get("ui")
+    return {"ui": ui} if ui is not None and client_declared_apps() else None
 
 
 def offered(contract: ToolContract) -> bool:

@@ -14,10 +14,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
-from alfred_mcp.kitchen.schema import Table, children_of
+from alfred_mcp.kitchen.query import Query, Where
+from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.state.undo import MAX_ROWS, UndoStep, Unlinked
 from alfred_mcp.store.base import Children, Row, Store
+from alfred_mcp.store.reach import delete_reach
 
 _current: ContextVar[KitchenJournal | None] = ContextVar("alfred_kitchen_journal", default=None)
 
@@ -135,30 +136,10 @@ class JournalingStore:
         if len(doomed) > MAX_ROWS:
             journal.overflow()
             return await self.inner.delete(table, where, user_id=user_id)
-        step = UndoStep(kind="delete", table=table.name)
-        await self._children(table, [row["id"] for row in doomed], step, user_id, depth=0)
+        reach = await delete_reach(self.inner, table, [row["id"] for row in doomed], user_id=user_id, limit=MAX_ROWS + 1)
+        step = UndoStep(kind="delete", table=table.name, cascaded=reach.cascaded,
+                        unlinked=[Unlinked(table=u.table, column=u.column, row=u.row) for u in reach.unlinked])
         step.before = await self.inner.delete(table, where, user_id=user_id)
         if step.before:
             journal.record(step)
         return step.before
-
-    async def _children(self, table: Table, ids: list[str], step: UndoStep, user_id: str, *, depth: int) -> None:
-        """Rows a delete of `ids` will take with it (cascade) or unlink (set null), before it runs."""
-        if not ids or depth > 3:
-            return
-        for child, column in children_of(table.name):
-            if column.fk is None:
-                continue
-            rows = await self._rows_pointing(child, column.name, ids, user_id)
-            if column.fk.on_delete == "cascade":
-                step.cascaded.setdefault(child.name, []).extend(rows)
-                await self._children(child, [row["id"] for row in rows], step, user_id, depth=depth + 1)
-            else:
-                step.unlinked.extend(Unlinked(table=child.name, column=column.name, row=row) for row in rows if row["id"] not in ids)
-
-    async def _rows_pointing(self, child: Table, column: str, ids: list[str], user_id: str) -> list[Row]:
-        rows: list[Row] = []
-        for start in range(0, len(ids), MAX_IN_VALUES):
-            where = Where(all_of=(Filter(column, "in", ids[start:start + MAX_IN_VALUES]),))
-            rows.extend(await self.inner.select(child, Query(where=where, limit=MAX_ROWS + 1), user_id=user_id))
-        return rows

@@ -30,6 +30,8 @@ class CallRecord(BaseModel):
     error_code: str | None = None
     note: str | None = Field(default=None, description="One line: what happened, or why it failed.")
     card: str | None = Field(default=None, description="For a read: the rows it returned as a compact card.")
+    unlinked: list[str] | None = Field(
+        default=None, description="A removal's rows left pointing at nothing (a meal without its recipe), by ref.")
 
 
 def to_document(record: CallRecord) -> dict[str, Any]:
@@ -39,4 +41,6 @@ def to_document(record: CallRecord) -> dict[str, Any]:
     """
     stored = {name: value for name, value in record.__dict__.items() if value is not None}
     stored["refs"] = record.refs[:MAX_REFS_PER_CALL]
+    if record.unlinked is not None:
+        stored["unlinked"] = record.unlinked[:MAX_REFS_PER_CALL]
     return stored

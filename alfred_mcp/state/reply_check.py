@@ -41,6 +41,12 @@ _STOPPED = re.compile(
     re.IGNORECASE,
 )
 
+_UNLINKED = re.compile(
+    r"without (?:a |its |their |any )?(?:recipe|meal)|no (?:longer )?(?:has |have )?(?:a )?recipe|unlinked|left empty|"
+    r"(?:now|is|are) empty|emptied|still (?:names?|lists?|mentions?|says?)|no longer (?:linked|points?|has|have)",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Item:
@@ -69,6 +75,8 @@ class ReplyFacts:
     """Drafts generated this turn and still not saved."""
     stopped: str | None = None
     """Why the turn stopped before its plan was done (None: it was not stopped)."""
+    unlinked: Sequence[Item] = field(default_factory=tuple)
+    """Rows a removal of this turn left pointing at nothing (a meal without its recipe): the user must hear of them."""
 
 
 def claims(text: str) -> list[str]:
@@ -100,6 +108,9 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
         problems.append("it leaves out the drafts generated and not saved: " + ", ".join(item.show() for item in missing))
     elif unsaved and not _NOT_SAVED.search(text):
         problems.append("it must say that " + ", ".join(item.show() for item in unsaved) + " are not saved yet")
+    if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text) for item in facts.unlinked):
+        shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
+        problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
     if facts.stopped and not _STOPPED.search(text):
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
     return problems

@@ -282,3 +282,34 @@ def test_ctrl_c_during_a_chat_turn_interrupts_it_and_exits_130(tmp_path: Path) -
         code, out, _ = chat.finish(timeout=10)
         assert server.requests and all(r.ended is not None for r in server.requests)
     assert code == 130 and out[-1] == "alfred: I couldn't finish this: interrupted (Ctrl-C)."
+
+
+SHOPPING_SCRIPT = {
+    "understand": [{"referenced_refs": []}],
+    "think": [{"goal": "Shop for a recipe", "decision": "plan_direct",
+               "steps": [{"description": "Add a recipe's ingredients to the list", "step_type": "write", "subdomain": "shopping"}]}],
+    "act": [
+        {"decision": {"action": "tool_call", "tool": "db_read", "arguments": {"table": "recipes", "limit": 1}}},
+        {"decision": {"action": "tool_call", "tool": "shopping_list_from", "arguments": {"recipes": ["recipe_1"]}}},
+        {"decision": {"action": "step_complete", "result_summary": "done what the server allows"}},
+    ],
+    "reply": [{"response": "Here is what I could do."}],
+}
+
+
+@pytest.mark.parametrize(("flags", "runs"), [((), True), (("--read-only",), False), (("--tools", "core,drafts,agent"), False)],
+                         ids=["every tool", "read-only", "tools core,drafts,agent"])
+def test_run_gives_act_the_kitchen_tools_the_host_serves_and_no_other(tmp_path: Path, flags: tuple[str, ...], runs: bool) -> None:
+    script = tmp_path / "shopping.json"
+    script.write_text(json.dumps(SHOPPING_SCRIPT))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "kitchen.db"), "--model", f"scripted:{script}", *flags, "run", "-"]
+    done = subprocess.run(command, input="put the first recipe on my shopping list\n", capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    (step,) = json.loads(done.stdout)["steps"]
+    assert [call["tool"] for call in step["tool_calls"]] == ["db_read", "shopping_list_from"][: 2 if runs else 1]
+    assert all(call["ok"] for call in step["tool_calls"])
+    if not runs:
+        (refused,) = step["refused"]
+        assert refused.startswith("shopping_list_from (not run): 'shopping_list_from' is not available on this server: the host hides it")

@@ -194,12 +194,14 @@ async def test_scenario_2_list_then_delete_two_next_turn(client: Client, app: Al
     script(app, {
         "understand": [{"referenced_refs": refs}], "think": [plan],
         "act": [tool("db_delete", table="recipes", filters=[{"field": "id", "op": "in", "value": refs}]), complete("deleted")],
-        "reply": [{"response": f"Deleted {refs[0]} and {refs[1]}."}],
+        "reply": [{"response": f"Deleted {refs[0]} and {refs[1]}."},
+                  {"response": f"Deleted {refs[0]} and {refs[1]}; the meals planned with them are now without a recipe."}],
     })
     result = await call(client, "chat", message="delete the first two")
     assert result["outcome"] == "completed" and result["turn"] == listed["turn"] + 1
     assert not [r for r in await rows(app, "recipes") if r["name"] in names]
     assert {e["ref"] for e in result["summary"]["entities_deleted"]} == set(refs)
+    assert result["model_calls"]["reply"] == 2  # the first reply left out the meals the delete emptied
     batches = (await call(client, "turn_status"))["batches"]
     assert [item["status"] for item in batches[0]["items"]] == ["completed", "completed"]
 

@@ -108,6 +108,16 @@ async def test_removing_one_pantry_row_does_not_ask_but_two_do(app: AlfredApp, m
         assert len(asked) == 1 and "2 pantry items" in asked[0]
 
 
+async def test_the_question_names_the_meal_a_recipe_delete_would_leave_without_its_recipe(app: AlfredApp, mode: str) -> None:
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
+        (recipe,) = (await call(client, "db_read", table="recipes", filters=[eq("name", "Spaghetti Carbonara")]))["rows"]
+        planned = (await call(client, "db_read", table="meal_plans", filters=[eq("recipe_id", recipe["id"])]))["rows"]
+        error = await call_error(client, "db_delete", table="recipes", filters=[eq("id", recipe["id"])])
+    assert error["code"] == "declined" and len(planned) == 1 and len(asked) == 1
+    assert f"It would leave the meal plan entry {planned[0]['id']} (" in asked[0] and "pointing at what it removes" in asked[0]
+
+
 async def test_undoing_a_save_asks_because_it_removes_a_recipe(app: AlfredApp, mode: str) -> None:
     asked: list[str] = []
     async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation("decline", asked)) as client:
@@ -149,6 +159,33 @@ async def test_a_delete_submitted_as_acts_tool_call_asks_first(app: AlfredApp, m
     after = len(await app.store.select(RECIPES, Query(), user_id=app.user_id))
     assert after == before - (1 if deleted else 0)
     assert len(asked) == 1 and ref in asked[0] and "with its ingredients" in asked[0]
+
+
+@pytest.mark.parametrize(("action", "undone"), [("accept", True), ("decline", False)])
+async def test_an_undo_submitted_as_acts_tool_call_asks_first_when_it_removes_a_recipe(
+    app: AlfredApp, mode: str, action: str, undone: bool
+) -> None:
+    """kitchen_undo is Act's to call in a write step; undoing a save removes the recipe, so the user is asked first."""
+    asked: list[str] = []
+    async with Client(build_server(app), mode=mode, elicitation_callback=_elicitation(action, asked)) as client:
+        draft = await call(client, "draft_create", entity_type="recipe",
+                           items=[{"name": "Undo Pie", "ingredients": [{"name": "apple"}], "instructions": ["Bake."]}])
+        saved = (await call(client, "draft_save", refs=[draft["drafts"][0]["ref"]]))["items"][0]["saved_as"]
+        await call(client, "turn_start", message="undo that")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={
+            "goal": "Undo the save", "decision": "plan_direct",
+            "steps": [{"description": "Undo the last write", "step_type": "write", "subdomain": "recipes"}]})
+        decision = {"action": "tool_call", "tool": "kitchen_undo", "arguments": {}}
+        if undone:
+            state = await call(client, "turn_submit", role="act", output={"decision": decision})
+            assert saved in state["notice"] and state["expected_role"] == "act"
+        else:
+            error = await call_error(client, "turn_submit", role="act", output={"decision": decision})
+            assert error["code"] == "declined" and "Nothing was removed" in error["message"]
+        left = (await call(client, "db_read", table="recipes", filters=[eq("name", "Undo Pie")]))["count"]
+    assert left == (0 if undone else 1)
+    assert len(asked) == 1 and "Undo of the draft_save call" in asked[0]
 
 
 async def test_a_read_submitted_as_acts_tool_call_asks_nothing(app: AlfredApp, mode: str) -> None:

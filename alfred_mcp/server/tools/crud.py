@@ -56,8 +56,7 @@ async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
     where = where_from_json(args.get("filters"), args.get("or_filters"))
     async with work_on(app, "db_delete", args) as work:
         result = await crud.delete(work, table, where, all_rows=bool(args.get("all")))
-        cascaded = [{"table": name, "count": count} for name, count in result.cascaded]
-        return {**_rows_result(work.session, result), "cascaded": cascaded}
+        return {**_rows_result(work.session, result), "cascaded": list(result.cascaded), "unlinked": list(result.unlinked)}
 
 
 async def describe_table(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -31,7 +31,7 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"))
         return {
-            "recipe": cooked.recipe, "servings": cooked.servings, "log": cooked.log, "deducted": cooked.deducted,
+            "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log, "deducted": cooked.deducted,
             "not_deducted": cooked.not_deducted, **_context(work.session),
         }
 
@@ -42,7 +42,7 @@ async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
         return {
             "undone": {"tool": undone.entry.tool, "turn": undone.entry.turn}, "removed": undone.removed,
             "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,
-            "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
+            "unlinked": undone.unlinked, "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
         }
 
 

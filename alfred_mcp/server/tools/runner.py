@@ -7,6 +7,7 @@ never the handler table. The agent-turn tools themselves are not runnable from i
 
 from __future__ import annotations
 
+from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.machine import ToolRunner
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
@@ -21,20 +22,31 @@ KITCHEN_HANDLERS: dict[str, Handler] = {
 }
 
 
-def tool_runner(app: AlfredApp, session_name: str) -> ToolRunner:
-    """Runs kitchen tools on the session `session_name`, as MCP calls would (within the host's controls)."""
-    served = HostControls.from_settings(app.settings, load_contracts())
+class _Runner:
+    """Runs the tools Act may call on one session, as MCP calls would, within the host's controls."""
 
-    async def run(tool: str, arguments: ToolArgs) -> ToolResult:
+    def __init__(self, app: AlfredApp, session_name: str) -> None:
+        self.app = app
+        self.session_name = session_name
+        controls = HostControls.from_settings(app.settings, load_contracts())
+        self.controls = controls
+        self.served = frozenset(name for name in controls.served if name in KITCHEN_HANDLERS)
+
+    async def __call__(self, tool: str, arguments: ToolArgs, /) -> ToolResult:
         handler = KITCHEN_HANDLERS.get(tool)
-        if handler is None:
-            raise InputError(f"'{tool}' cannot be called from inside a turn.", field="tool", value=tool)
-        refusal = served.refusal(tool)
+        contract = load_contracts().get(tool)
+        reason = act_tools.why_not_for_act(contract) if contract is not None else None
+        if handler is None or contract is None or reason is not None:
+            raise InputError(f"'{tool}' cannot be called from inside a turn" + (f": {reason}." if reason else "."),
+                             field="tool", value=tool)
+        refusal = self.controls.refusal(tool)
         if refusal is not None:
             raise InputError(refusal, field="tool", value=tool)
-        contract = load_contracts()[tool]
         takes_session = "session" in contract.input_schema.get("properties", {})
-        args = {**arguments, "session": session_name} if takes_session else dict(arguments)
-        return await handler(app, contract.admit_arguments(args).value)
+        args = {**arguments, "session": self.session_name} if takes_session else dict(arguments)
+        return await handler(self.app, contract.admit_arguments(args).value)
 
-    return run
+
+def tool_runner(app: AlfredApp, session_name: str) -> ToolRunner:
+    """Runs kitchen tools on the session `session_name`, as MCP calls would (within the host's controls)."""
+    return _Runner(app, session_name)

@@ -1,0 +1,137 @@
+"""Act reaches everything the server can do: every tool contract gets a step type, or a stated reason why Act never
+calls it, and what a step may call is what the host serves (--read-only, --tools), in the state's checks, in the
+runner and in the prompt alike. Generated over the tool registry, so a tool added later is covered by these tests."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from e2e.helpers import call
+from mcp import Client
+
+from alfred_mcp.agent import act_tools
+from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import load_contracts
+from alfred_mcp.errors import InputError
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.runner import KITCHEN_HANDLERS, tool_runner
+from alfred_mcp.server.toolsets import HostControls
+
+pytestmark = pytest.mark.anyio
+CONTRACTS = load_contracts()
+HOST_CONTROLS: dict[str, dict[str, Any]] = {
+    "everything": {},
+    "read-only": {"read_only": True},
+    "tools core": {"tools": ("core",)},
+    "tools kitchen,drafts": {"tools": ("kitchen", "drafts")},
+    "read-only, tools kitchen,views": {"read_only": True, "tools": ("kitchen", "views")},
+}
+
+
+@pytest.mark.parametrize("name", CONTRACTS)
+def test_every_tool_is_reachable_from_a_step_type_or_says_why_not(name: str) -> None:
+    contract = CONTRACTS[name]
+    reachable = [step for step in act_tools.STEP_TYPES if name in act_tools.tools_for_step(step)]
+    reason = act_tools.why_not_for_act(contract)
+    assert bool(reachable) != bool(reason), f"{name}: steps {reachable}, reason {reason!r}"
+    if reason is None:
+        assert name in KITCHEN_HANDLERS, f"{name} is listed for Act but the turn's runner cannot run it"
+        assert "write" in reachable  # a write step may do everything a read or generate step may
+
+
+@pytest.mark.parametrize("name", CONTRACTS)
+def test_a_tools_step_types_follow_from_its_contract(name: str) -> None:
+    """Read-only tools in every step; drafting tools (`_meta` alfred/step: generate) from generate on; writes in write."""
+    contract = CONTRACTS[name]
+    kind = act_tools.tool_class(contract)
+    reachable = {step for step in act_tools.STEP_TYPES if name in act_tools.tools_for_step(step)}
+    declared = (contract.meta or {}).get(act_tools.STEP_KEY)
+    if kind == "read":
+        assert contract.hint("readOnlyHint") and reachable == set(act_tools.STEP_TYPES)
+    elif kind == "generate":
+        assert declared == "generate" and not contract.hint("readOnlyHint") and reachable == {"generate", "write"}
+    elif kind == "write":
+        assert not contract.hint("readOnlyHint") and declared is None and reachable == {"write"}
+    else:
+        assert not reachable
+    assert declared in (None, "generate"), f"{name}: unknown {act_tools.STEP_KEY} {declared!r}"
+
+
+def test_every_excluded_tool_is_a_real_tool_with_a_reason() -> None:
+    assert set(act_tools.NOT_FOR_ACT) <= set(CONTRACTS)
+    assert all(reason.strip() for reason in act_tools.NOT_FOR_ACT.values())
+    assert {"turn_start", "turn_submit", "chat", "session_start"} <= set(act_tools.NOT_FOR_ACT)
+
+
+def test_the_kitchen_tools_are_reachable_where_the_issue_found_them_missing() -> None:
+    reads, writes = act_tools.tools_for_step("read"), act_tools.tools_for_step("write")
+    generate = act_tools.tools_for_step("generate")
+    assert {"recipes_scale", "recipes_export", "recipe_show", "meal_plan_show", "shopping_list_show"} <= set(reads)
+    assert {"shopping_list_from", "meal_cooked", "kitchen_undo"} <= set(writes) - set(generate)
+    assert "recipes_import" in set(generate) - set(reads)
+
+
+@pytest.mark.parametrize("controls", HOST_CONTROLS, ids=list(HOST_CONTROLS))
+async def test_a_tool_the_host_hides_is_in_no_step_list_and_is_refused(app: AlfredApp, controls: str) -> None:
+    app.settings = replace(app.settings, **HOST_CONTROLS[controls])
+    served = HostControls.from_settings(app.settings, CONTRACTS).served
+    async with app.work("test") as work:
+        machine = TurnMachine(work, tool_runner(app, work.session.name))
+        for step in act_tools.STEP_TYPES:
+            listed = machine.step_tools(step)
+            assert set(listed) <= served
+            assert set(listed) == {name for name in act_tools.tools_for_step(step) if name in served}
+            for name in set(act_tools.tools_for_step(step)) - served:
+                with pytest.raises(InputError) as refused:
+                    act_tools.check_tool_allowed(name, step, served)
+                assert name in refused.value.message
+                with pytest.raises(InputError) as hidden:
+                    await machine.run_tool(name, {})
+                assert "not available" in hidden.value.message and ("--read-only" in hidden.value.message or "--tools" in hidden.value.message)
+
+
+@pytest.mark.parametrize("name", sorted(act_tools.NOT_FOR_ACT))
+async def test_the_runner_refuses_a_tool_act_never_calls_naming_why(app: AlfredApp, name: str) -> None:
+    async with app.work("test") as work:
+        with pytest.raises(InputError) as refused:
+            await tool_runner(app, work.session.name)(name, {})
+    assert act_tools.NOT_FOR_ACT[name] in refused.value.message
+
+
+
+@pytest.mark.parametrize(("controls", "hidden"), [({}, set()), ({"tools": ("core", "stages", "drafts")}, {"kitchen_undo", "recipes_scale"})],
+                         ids=["everything", "tools core,stages,drafts"])
+async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlisted_ones(
+    app: AlfredApp, controls: dict[str, Any], hidden: set[str]
+) -> None:
+    """A stage client's model is told the step's tools by name (it has tools/list); a tool outside the default
+    tools/list comes with its arguments, and a tool the host hides is not named at all."""
+    app.settings = replace(app.settings, **controls)
+    async with Client(build_server(app)) as client:
+        await call(client, "turn_start", message="tidy up")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={"goal": "Tidy", "decision": "plan_direct", "steps": [
+            {"description": "Tidy the kitchen", "step_type": "write", "subdomain": "recipes"}]})
+        context = (await call(client, "turn_context"))["context"]
+    named = context.split("## Tools for this step", 1)[1].split("\n\n", 1)[0]
+    served = HostControls.from_settings(app.settings, CONTRACTS).served
+    for name in act_tools.tools_for_step("write", served):
+        assert name in named
+    assert "batch_skip(batch, refs, reason" in named and "show_working_set(" in named
+    for name in hidden:
+        assert name not in named
+
+
+@pytest.mark.parametrize(("tool", "result", "line"), [
+    ("shopping_list_from", {"lines": [{"ref": "shop_1"}, {"ref": "shop_2"}], "recipes": ["recipe_1"], "covered": [], "meals": 0},
+     "shopping_list_from: 2 added to the shopping list: recipe_1, shop_1, shop_2"),
+    ("meal_cooked", {"recipe": "recipe_1", "meal": "meal_1", "log": "log_3", "deducted": [], "not_deducted": []},
+     "meal_cooked: cooked: recipe_1, meal_1, log_3"),
+    ("kitchen_undo", {"undone": {}, "removed": [{"ref": "recipe_5"}], "restored": [], "reverted": [], "unlinked": []},
+     "kitchen_undo: 1 undone: recipe_5"),
+])
+def test_a_kitchen_tools_summary_counts_what_it_did(tool: str, result: dict[str, Any], line: str) -> None:
+    assert act_tools.summarize_result(tool, result) == line

@@ -1,0 +1,115 @@
+"""A removal says what it touched beyond its own rows, on every backend: the rows deleted with it (`cascaded`)
+and the rows it left pointing at nothing (`unlinked`: a meal without its recipe, a task, a variation, an open
+shopping line naming it), in db_delete's result, in Act's notice, and in what the Reply check holds a reply to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from e2e.helpers import call, call_error, eq
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, SHOPPING_LIST, TASKS
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.store.base import Store
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def app(store: Store) -> AsyncIterator[AlfredApp]:
+    """An app over the test's backend, with an empty kitchen."""
+    opened = AlfredApp(store=store, settings=Settings(seed_demo=False, check_results=True))
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def client(app: AlfredApp) -> AsyncIterator[Client]:
+    """The real MCP client on that app."""
+    async with Client(build_server(app)) as connected:
+        yield connected
+
+
+async def _planned_recipe(client: Client) -> dict[str, Any]:
+    """Carbonara, planned for Saturday's dinner, with a task, a variation and shopping lines (one open, one bought)."""
+    (recipe,) = (await call(client, "db_create", table="recipes", data={"name": "Carbonara", "servings": 2}))["rows"]
+    await call(client, "db_create", table="recipe_ingredients", data=[
+        {"recipe_id": recipe["id"], "position": 1, "name": "spaghetti", "quantity": 200, "unit": "g"},
+        {"recipe_id": recipe["id"], "position": 2, "name": "guanciale", "quantity": 100, "unit": "g"}])
+    (meal,) = (await call(client, "db_create", table="meal_plans",
+                          data={"date": "2030-01-05", "meal_type": "dinner", "recipe_id": recipe["id"], "servings": 2}))["rows"]
+    (task,) = (await call(client, "db_create", table="tasks", data={"title": "Buy eggs", "recipe_id": recipe["id"]}))["rows"]
+    (variation,) = (await call(client, "db_create", table="recipes",
+                               data={"name": "Carbonara with peas", "parent_recipe_id": recipe["id"]}))["rows"]
+    lines = (await call(client, "shopping_list_from", recipes=[recipe["id"]]))["lines"]
+    (bought,) = (await call(client, "db_create", table="shopping_list",
+                            data={"name": "pecorino", "source": "Carbonara", "is_purchased": True}))["rows"]
+    return {"recipe": recipe["id"], "meal": meal["id"], "task": task["id"], "variation": variation["id"],
+            "lines": [line["ref"] for line in lines], "bought": bought["id"]}
+
+
+def _expected_unlinked(kitchen: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {("meal_plans", kitchen["meal"], "recipe_id"), ("tasks", kitchen["task"], "recipe_id"),
+            ("recipes", kitchen["variation"], "parent_recipe_id"), *(("shopping_list", ref, "source") for ref in kitchen["lines"])}
+
+
+async def test_deleting_a_planned_recipe_names_the_emptied_meal_and_every_row_left_pointing_at_it(
+    client: Client, app: AlfredApp
+) -> None:
+    kitchen = await _planned_recipe(client)
+    deleted = await call(client, "db_delete", table="recipes", filters=[eq("id", kitchen["recipe"])])
+    assert [row["id"] for row in deleted["rows"]] == [kitchen["recipe"]]
+    assert deleted["cascaded"] == [{"table": "recipe_ingredients", "count": 2}]
+    assert {(u["table"], u["ref"], u["column"]) for u in deleted["unlinked"]} == _expected_unlinked(kitchen)
+    assert {u["was"] for u in deleted["unlinked"]} == {kitchen["recipe"]}
+    meal = next(u for u in deleted["unlinked"] if u["table"] == "meal_plans")
+    assert meal["label"].endswith("[dinner]") and "Jan 5" in meal["label"]
+    assert kitchen["bought"] not in {u["ref"] for u in deleted["unlinked"]}  # a bought line is done with
+    store, user = app.store, app.user_id
+    assert [m["recipe_id"] for m in await store.select(MEAL_PLANS, Query(), user_id=user)] == [None]
+    assert [t["recipe_id"] for t in await store.select(TASKS, Query(), user_id=user)] == [None]
+    variation = await store.select(RECIPES, Query(where=Where(all_of=(Filter("name", "eq", "Carbonara with peas"),))), user_id=user)
+    assert [r["parent_recipe_id"] for r in variation] == [None]
+    open_lines = await store.select(SHOPPING_LIST, Query(where=Where(all_of=(Filter("is_purchased", "eq", False),))), user_id=user)
+    assert {line["source"] for line in open_lines} == {"Carbonara"}  # the lines stay, still naming it
+
+    undone = await call(client, "kitchen_undo")
+    assert [item["ref"] for item in undone["restored"]] == [kitchen["recipe"]] and undone["unlinked"] == []
+    (meal_row,) = (await call(client, "db_read", table="meal_plans", filters=[eq("id", kitchen["meal"])]))["rows"]
+    assert meal_row["recipe_id"] == kitchen["recipe"]
+
+
+async def test_acts_notice_and_the_reply_check_name_the_meal_a_delete_left_without_its_recipe(client: Client) -> None:
+    kitchen = await _planned_recipe(client)
+    await call(client, "turn_start", message="delete the carbonara")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": [kitchen["recipe"]]})
+    plan = {"goal": "Delete the carbonara", "decision": "plan_direct", "steps": [
+        {"description": f"Delete {kitchen['recipe']}", "step_type": "write", "subdomain": "recipes",
+         "batch": [{"ref": kitchen["recipe"]}]}]}
+    await call(client, "turn_submit", role="think", output=plan)
+    acted = await call(client, "turn_submit", role="act", output={"decision": {
+        "action": "tool_call", "tool": "db_delete", "arguments": {"table": "recipes", "filters": [eq("id", kitchen["recipe"])]}}})
+    notice = acted["notice"]
+    assert "Deleted with them: 2 recipe_ingredients" in notice
+    for table, ref, _column in _expected_unlinked(kitchen):
+        assert ref in notice, f"Act's notice leaves out {table} {ref}"
+    assert f"{kitchen['meal']} " in notice and "recipe_id is now empty (was " + kitchen["recipe"] + ")" in notice
+    await call(client, "turn_submit", role="act", output={"decision": {"action": "step_complete", "result_summary": "deleted"}})
+    reply_context = await call(client, "turn_context")
+    assert kitchen["meal"] in reply_context["context"]
+
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": "Deleted the carbonara."})
+    assert kitchen["meal"] in refused["message"] and "pointing at nothing" in refused["message"]
+    done = await call(client, "turn_submit", role="reply", output={
+        "response": "Deleted the carbonara. Saturday's dinner is now without a recipe, and two shopping lines still name it."})
+    assert done["stage"] == "done" and done["reply"].startswith("Deleted the carbonara.")
+    assert {e["ref"] for e in done["summary"]["entities_unlinked"]} == {ref for _, ref, _ in _expected_unlinked(kitchen)}
+
