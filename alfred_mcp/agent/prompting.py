@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.present import unlinked_items
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
@@ -123,7 +124,8 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
         lines += _earlier_reads_block(state, step)
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
-    lines += ["", "## Tools for this step", _tools_block(machine.step_tools(step.step.step_type), names_only=for_client)]
+    step_type = step.step.step_type
+    lines += ["", "## Tools for this step", _tools_block(machine.step_tools(step_type), names_only=for_client, step_type=step_type)]
     return "\n".join(line for line in lines if line is not None).strip()
 
 
@@ -215,19 +217,41 @@ def _signature(contract: ToolContract) -> str:
     return f"{contract.name}({', '.join(name if name in required else f'{name}?' for name in schema.get('properties', {}))})"
 
 
-def _tools_block(names: tuple[str, ...], *, names_only: bool) -> str:
+ALWAYS_DESCRIBED = ("db_read", "draft_read")
+"""Read tools a step of any type leans on: described in every step, beside the step's own class of tools."""
+_OWN_CLASS = {"read": "read", "analyze": "read", "generate": "generate", "write": "write"}
+
+
+def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str) -> str:
+    """The step's tools for the model: a client's model gets their names (it has tools/list); the bundled loop's
+    model gets a typed signature and the first clause of each tool of the step's own class (and db_read,
+    draft_read), and the others' names with their arguments on one line, so every tool stays reachable within a
+    small model's context."""
     contracts = load_contracts()
     if names_only:
         # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
         shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
         return ", ".join(shown) + " (arguments as in tools/list; leave out `session`)."
+    own = _OWN_CLASS[step_type]
+    described = [name for name in names if name in ALWAYS_DESCRIBED or act_tools.tool_class(contracts[name]) == own]
     lines, shapes = [], []
-    for name in names:
+    for name in described:
         contract = contracts[name]
-        head, *own = signature(name, _without_session(contract.input_schema)).splitlines()
+        head, *own_shapes = signature(name, _without_session(contract.input_schema)).splitlines()
         lines.append(f"- {head}: {_first_sentence(contract.description)}")
-        shapes += [shape for shape in own if shape not in shapes]
+        shapes += [shape for shape in own_shapes if shape not in shapes]
+    others = [_argument_names(contracts[name]) for name in names if name not in described]
+    if others:
+        lines.append(f"- Also: {', '.join(others)}.")
     return named_enums("\n".join([*lines, *shapes]))
+
+
+def _argument_names(contract: ToolContract) -> str:
+    """'recipes_scale(recipe, servings)': a tool by its arguments' names, optional ones marked '?'."""
+    schema = _without_session(contract.input_schema)
+    required = set(schema.get("required", ()))
+    arguments = [name if name in required else f"{name}?" for name in schema.get("properties", {})]
+    return f"{contract.name}({', '.join(arguments)})"
 
 
 def _first_sentence(text: str) -> str:

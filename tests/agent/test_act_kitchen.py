@@ -6,6 +6,7 @@ read-only or narrowed with --tools offers and runs none of the tools it hides.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import date
@@ -155,7 +156,7 @@ async def test_chat_offers_and_runs_no_tool_the_host_hides(
     assert len(refused) == 1 and refused[0].startswith("meal_cooked (not run): 'meal_cooked' is not available on this server")
     act_prompt = next(r.prompt_text() for r in llm.requests if r.role == "act")
     section = act_prompt.split("## Tools for this step", 1)[1]
-    listed = {line[2:].split(":", 1)[0] for line in section.splitlines() if line.startswith("- ")}
+    listed = set(re.findall(r"(?:^- |^- Also: |, )([a-z_]+)\(", section, re.MULTILINE))
     assert not listed & hidden and offered <= listed
 
 

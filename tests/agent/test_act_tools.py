@@ -115,7 +115,7 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
         await call(client, "turn_submit", role="understand", output={})
         await call(client, "turn_submit", role="think", output={"goal": "Tidy", "decision": "plan_direct", "steps": [
             {"description": "Tidy the kitchen", "step_type": "write", "subdomain": "recipes"}]})
-        context = (await call(client, "turn_context"))["context"]
+        context = (await call(client, "turn_context", full=True))["context"]
     named = context.split("## Tools for this step", 1)[1].split("\n\n", 1)[0]
     served = HostControls.from_settings(app.settings, CONTRACTS).served
     for name in act_tools.tools_for_step("write", served):
