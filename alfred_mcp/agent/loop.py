@@ -7,7 +7,8 @@
   (a signal, a client's cancellation) cancels the call in flight.
 - When the model cannot finish a turn, the state writes the reply: one sentence saying what failed and
   what to try. That turn is not fed back to the model as conversation.
-Every call, HTTP request and failure is counted in the turn's state, and so in its ledger.
+Every call, HTTP request (answered, failed, cancelled or interrupted alike) and failure is counted in the turn's
+state, and so in its ledger.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Literal
 import anyio
 
 from alfred_mcp.agent.interrupt import Interrupt
-from alfred_mcp.agent.llm.base import LLM, Message, ModelRequest, ModelResponse
+from alfred_mcp.agent.llm.base import LLM, Message, ModelRequest, ModelResponse, tally_requests
 from alfred_mcp.agent.machine import MAX_INVALID_OUTPUTS, TurnMachine
 from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.config import DEFAULT_MAX_TOKENS, TURN_CALLS_ENV, TURN_SECONDS_ENV, ModelOptions
@@ -138,17 +139,18 @@ class _Run:
         )
         self.calls += 1
         await self._tell("call", role, state, f"attempt {self.misses[role] + 1}" if self.misses[role] else "")
-        try:
-            answer = await self._ask(request, state)
-        except ModelOutputError as error:
-            state.model_requests += int(error.fields.get("requests", 1))
-            return await self._missed(state, role, error.message)
-        except ModelError as error:
-            state.model_requests += int(error.fields.get("requests", 1))
-            return await self._failed(state, role, error.code, Stop(error.message, str(error.fields.get("hint", ""))))
+        with tally_requests() as sent:
+            try:
+                answer = await self._ask(request, state)
+            except ModelError as error:
+                state.model_requests += sent.count or int(error.fields.get("requests", 1))
+                if isinstance(error, ModelOutputError):
+                    return await self._missed(state, role, error.message)
+                return await self._failed(state, role, error.code, Stop(error.message, str(error.fields.get("hint", ""))))
+        # a provider that does not tally its requests: what its answer reports, or the one request cancelled
+        state.model_requests += sent.count or (answer.requests if isinstance(answer, ModelResponse) else 1)
         if isinstance(answer, Stop):
             return await self._failed(state, role, "interrupted" if self.interrupt.reason else "turn_budget", answer)
-        state.model_requests += answer.requests
         try:
             return await self.machine.submit(state, role, answer.data)
         except RoleOutputError as error:  # the machine counted the call

@@ -25,8 +25,10 @@ from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.state.agent_turn import TurnState
 
 from .llm.fake_openai import (
+    Action,
     Answer,
     FakeModelServer,
+    Refuse,
     Request,
     Silent,
     always,
@@ -242,3 +244,45 @@ async def test_waits_for_a_slow_model_are_reported(app: AlfredApp) -> None:
         state = await turn(app, model(server), "tasks?", observe=observe, limits=TurnLimits(heartbeat=0.1))
     assert state.outcome == "quick" and kinds[0] == "call" and kinds.count("waiting") >= 2 and kinds[-1] == "done"
     assert find_uuid(json.dumps(state.model_dump(mode="json"))) is None
+
+
+def _stalls_after(answers: int) -> Any:
+    """Answer Understand (a plan follows) for the first `answers` requests, then a 503 once, then never answer."""
+    seen = [0]
+    plan = by_role({**FRIDGE, "understand": [{}]})
+
+    def behave(request: Request) -> Action:
+        seen[0] += 1
+        if seen[0] <= answers:
+            return plan(request)
+        return Refuse(503, {"error": {"message": "busy"}}) if seen[0] == answers + 1 else Silent()
+
+    return behave
+
+
+STALLS = {
+    "interrupted at once": (always(Silent()), {"timeout": 30}, "interrupt", {}),
+    "interrupted after a retried 503": (_stalls_after(0), {"timeout": 30}, "interrupt", {}),
+    "interrupted mid-plan": (_stalls_after(2), {"timeout": 30}, "interrupt", {}),
+    "out of wall-clock time": (always(Silent()), {"timeout": 30}, "", {"limits": TurnLimits(seconds=0.5)}),
+    "timed out": (always(Silent()), {"timeout": 0.3}, "", {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STALLS))
+async def test_every_request_a_stalled_turn_sent_is_counted_however_it_ended(app: AlfredApp, case: str) -> None:
+    """Cancelled, interrupted or timed out: model_requests (state and ledger) equals what the server received."""
+    behaviour, provider, stop, options = STALLS[case]
+    interrupt = Interrupt()
+
+    async def observe(event: Any) -> None:
+        if stop and event.kind == "waiting":  # the request is on the wire and stalled: cancel it
+            interrupt.request("interrupted (Ctrl-C)")
+
+    with FakeModelServer(behaviour) as server:
+        state = await turn(app, model(server, **provider), "what is in the fridge?", observe=observe, interrupt=interrupt,
+                           **{"limits": TurnLimits(heartbeat=0.2), **options})
+        await anyio.sleep(0.1)
+    assert state.outcome == "blocked" and len(server.requests) >= 1
+    assert state.model_requests == len(server.requests), [r.outcome for r in server.requests]
+    assert state.ledger is not None and state.ledger["model_requests"] == len(server.requests)
