@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, loop, scaling, supabase
+from . import context, drafts, economy, foundation, http, loop, reply_check, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,8 @@ ENTRIES: tuple[Entry, ...] = (
           economy.tools_list_bytes),
     Entry("stage_turn_bytes", "bytes each stage-by-stage turn of the scenario conversations returns to the model", "<= 24,000 bytes",
           economy.stage_turn_bytes),
+    Entry("reply_check_corpus", "the reply check on a labelled corpus of replies generated from scenario ledgers",
+          "false_accepted <= 2%, true_refused <= 2%", _sync(reply_check.reply_check_corpus)),
     Entry("supabase_vs_postgres", "a 50-row store read through Supabase (PostgREST) vs PostgreSQL directly", "reported",
           supabase.supabase_vs_postgres),
 )

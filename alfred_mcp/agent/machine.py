@@ -365,7 +365,7 @@ class TurnMachine:
         step.tool_calls.append(ToolCallRecord(
             tool=decision.tool, arguments=decision.arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
-            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None,
+            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=_side_effects(result),
         ))
         if decision.tool == "draft_create":
             step.drafts.extend(d["ref"] for d in result.get("drafts", ()))
@@ -487,6 +487,17 @@ class TurnMachine:
     def _store(self, state: TurnState) -> None:
         self.session.write(AGENT_TURNS.at(state.turn), state)
         self.session.write(AGENT_CURRENT_TURN, state.turn)
+
+
+def _side_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), as facts of the turn."""
+    effects = []
+    for action in ("unlinked", "cascaded"):
+        entries = result.get(action)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("table"), str):
+                effects.append({"action": action, **{k: entry[k] for k in ("table", "ref", "label", "column") if isinstance(entry.get(k), str)}})
+    return effects
 
 
 def _invalid_field(error: Exception) -> str:

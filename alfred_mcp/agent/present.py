@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.schema import TABLES, row_label
+from alfred_mcp.kitchen.schema import TABLES, row_label, table_for_entity_type
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
-from alfred_mcp.state.reply_check import Item, ReplyFacts
+from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts
 
 MAX_QUICK_ROWS = 20
-_ACTIONS = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "read")
+_WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
 
 def format_quick_result(result: dict[str, Any]) -> str:
@@ -54,11 +54,44 @@ def _expiry(row: dict[str, Any]) -> str | None:
 
 
 def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
-    """What the turn recorded that a reply must honor: actions done, failures, unsaved drafts, a stop."""
-    done = frozenset(call.action for call in session.calls(state.turn) if call.outcome == "ok" and call.action in _ACTIONS)
+    """What the turn recorded that a reply must honor: each thing written (and what a removal unlinked or
+    took with it), the things of the few turns before, failures, unsaved drafts, a stop."""
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
     unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
-    return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason)
+    earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
+    things = [*_written(session, state.turn), *_side_effects(state)]
+    return ReplyFacts(things=things, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, earlier=earlier)
+
+
+EARLIER_TURNS = 5
+"""How many turns back a reply's "earlier I added…" is checked against."""
+
+
+def _written(session: Session, turn: int) -> list[Fact]:
+    """One fact per row a successful call of `turn` wrote (reads are not facts)."""
+    facts = []
+    for call in session.calls(turn):
+        if call.outcome == "ok" and call.action in _WRITES:
+            for ref in call.refs:
+                entry = session.registry.get(ref)
+                table = call.table or (table_for_entity_type(entry.entity_type).name if entry is not None else None)
+                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else ""))
+    return facts
+
+
+def _side_effects(state: TurnState) -> list[Fact]:
+    """What this turn's removals did beside their own rows: `unlinked` (a reference set to null) and `cascaded`."""
+    facts = []
+    for step in _all_steps(state):
+        for call in step.tool_calls:
+            for effect in call.effects:
+                facts.append(Fact(str(effect.get("action", "")), _text(effect.get("table")), _text(effect.get("ref")) or "",
+                                  _text(effect.get("label")) or ""))
+    return facts
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = None) -> str:

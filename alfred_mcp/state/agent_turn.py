@@ -31,6 +31,10 @@ class ToolCallRecord(BaseModel):
     refs: list[str] = Field(default_factory=list)
     error_code: str | None = None
     batch: str | None = Field(default=None, description="The manifest a draft_save call recorded its items in.")
+    effects: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What a removal did beside its own rows: each {action: unlinked|cascaded, table, ref?, label?, column?}.",
+    )
 
 
 class StepState(BaseModel):

@@ -79,7 +79,7 @@ async def test_a_false_reply_is_refused_then_corrected_and_never_amended(client:
     await submit(client, "act", {"decision": done()})
     refused = await call_error(client, "turn_submit", role="reply", output={"response": "I saved Quick Cod for you!"})
     assert refused["code"] == "role_output_invalid" and refused["attempts_left"] == 2
-    assert "it says 'saved', but no row was saved this turn" in refused["message"]
+    assert "it says 'Quick Cod' was saved, but this turn did not do that" in refused["message"]
     assert "gen_recipe_1 (Quick Cod) are not saved yet" in refused["message"]
     assert (await status(client))["invalid_outputs"] == {"reply": 1}, "the refusal counts although the call failed"
     honest = "Here is Quick Cod, not saved yet. Want me to save it?"
