@@ -94,31 +94,53 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = None) -> str:
-    """The state's own account of the turn, used when no model reply could be had; `stopped` replaces the
-    closing line about the stop (the loop's sentence: what failed and what to try)."""
+def state_reply(session: Session, state: TurnState, *, said: str | None = None, hint: str = "") -> str:
+    """The state's own account of a turn no model reply tells (blocked, failed, or every reply refused): what was
+    done, what was not, and, when it stopped (`said`: the plain words for why), what to try. The one code path for
+    such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    lines = []
-    for call in session.calls(state.turn):
-        if call.outcome == "ok" and call.action in ("created", "updated", "deleted", "saved") and call.refs:
-            labels = ", ".join(_named(session, ref) for ref in call.refs[:10])
-            lines.append(f"{call.action.capitalize()}: {labels}.")
-    lines += [f"Not saved: {item.show()}: {item.reason}." for item in facts.failed]
-    if facts.unsaved:
-        lines.append("Generated, not saved yet: " + ", ".join(item.show() for item in facts.unsaved) + ".")
-    cards = [call.card for step in _all_steps(state) for call in step.tool_calls if call.ok and call.card and call.tool in _READS]
-    lines += cards[-2:]
-    if stopped or facts.stopped:
-        lines.append(stopped or f"I couldn't finish this: {facts.stopped}")
-    return "\n".join(lines) or "Done: nothing needed changing."
+    first = " ".join(part for part in (_done_sentence(facts), _not_done_sentence(facts)) if part)
+    if said is None:
+        return first or "Done: nothing needed changing."
+    stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
+    return f"{first or 'Nothing was changed.'}\n{stop}"
 
 
-_READS = ("db_read", "recipes_search", "recipes_makeable")
+_DONE_WORDS = {"created": "added", "saved": "saved", "updated": "updated", "deleted": "removed", "discarded": "discarded",
+               "undone": "undid", "revised": "revised"}
+_PLACE = {"shopping_list": "shopping list", "inventory": "pantry", "recipes": "recipes", "meal_plans": "meal plan",
+          "tasks": "tasks", "preferences": "preferences", "cooking_log": "cooking log", "recipe_ingredients": "recipes"}
+MAX_NAMED = 5
 
 
-def _named(session: Session, ref: str) -> str:
-    entry = session.registry.get(ref)
-    return f"{entry.label} ({ref})" if entry is not None and entry.label else ref
+def _done_sentence(facts: ReplyFacts) -> str:
+    """'Done: added Eggs and Milk (shopping list); saved Thai Curry (recipes).' from this turn's writes."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for fact in facts.things:
+        if fact.action in _DONE_WORDS and fact.table != "recipe_ingredients":
+            names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
+            if fact.show() not in names:
+                names.append(fact.show())
+    parts = [f"{verb} {_listed(names)}" + (f" ({place})" if place else "") for (verb, place), names in groups.items()]
+    return f"Done: {'; '.join(parts)}." if parts else ""
+
+
+def _not_done_sentence(facts: ReplyFacts) -> str:
+    failed = [item.label or item.ref for item in facts.failed]
+    unsaved = [item.label or item.ref for item in facts.unsaved if item.label not in failed and item.ref not in failed]
+    parts = ([f"not saved: {_listed(failed)}"] if failed else []) + ([f"drafted, not saved yet: {_listed(unsaved)}"] if unsaved else [])
+    return "; ".join(parts).capitalize() + "." if parts else ""
+
+
+def _listed(names: list[str]) -> str:
+    shown = names[:MAX_NAMED] + ([f"{len(names) - MAX_NAMED} more"] if len(names) > MAX_NAMED else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    """One plain clause: trailing stops dropped, a long text cut at a word."""
+    text = " ".join(text.split()).rstrip(".; ")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def _all_steps(state: TurnState) -> list[StepState]:

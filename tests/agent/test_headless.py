@@ -281,4 +281,4 @@ def test_ctrl_c_during_a_chat_turn_interrupts_it_and_exits_130(tmp_path: Path) -
         chat.process.send_signal(signal.SIGINT)
         code, out, _ = chat.finish(timeout=10)
         assert server.requests and all(r.ended is not None for r in server.requests)
-    assert code == 130 and out[-1] == "alfred: I couldn't finish this: interrupted (Ctrl-C)."
+    assert code == 130 and out[-2:] == ["alfred: Nothing was changed.", "I couldn't finish this: interrupted (Ctrl-C)."]

@@ -162,7 +162,10 @@ async def test_invalid_outputs_past_the_limit_end_the_turn_blocked_and_apply_not
     before = len(await rows(app, "recipes"))
     script(app, {"understand": [UNDERSTAND_COD], "think": [invalid] * 3, "reply": [{"response": "I could not plan that."}]})
     result = await call(client, "chat", message="Make 3 cod recipes")
-    assert result["outcome"] == "blocked" and result["reply"] == "I could not plan that."
+    assert result["outcome"] == "blocked" and result["reply"] == (
+        "Nothing was changed.\nI couldn't finish this: the model could not make a plan (3 tries); "
+        "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server.")
+    assert result["model_calls"] == {"understand": 1, "think": 3}, "no model is asked to tell a blocked turn"
     state = (await call(client, "turn_status"))["state"]
     assert "think output was invalid 3 times" in state["blocked_reason"]
     assert len(await rows(app, "recipes")) == before
@@ -255,7 +258,8 @@ async def test_tool_error_is_shown_once_then_blocks_the_step(client: Client, app
     bad = tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": "recipe_99"}])
     llm = script(app, {"understand": [{}], "think": [plan], "act": [bad, bad], "reply": [{"response": "I could not delete it."}]})
     result = await call(client, "chat", message="delete recipe 99")
-    assert result["outcome"] == "blocked" and result["reply"] == "I could not delete it."
+    assert result["outcome"] == "blocked" and "I could not delete it." not in result["reply"]
+    assert result["reply"].endswith("step 1 of 1 was refused twice (what it named is not in your kitchen); check the details and ask again.")
     assert "failed twice" in (await call(client, "turn_status"))["state"]["blocked_reason"]
     second_act = [r for r in llm.requests if r.role == "act"][1]
     assert "Unknown ref 'recipe_99'" in second_act.messages[0].content
