@@ -19,7 +19,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import format_quick_result, reply_facts, state_reply
+from alfred_mcp.agent.present import reply_facts, state_reply
+from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
@@ -256,7 +257,7 @@ class TurnMachine:
             return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in a moment")
         state.quick_result = result
         state.outcome = "quick"
-        state.reply = format_quick_result(result)
+        state.reply = quick_answer(result)
         return await self._finish(state)
 
     # -- think --------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
-"""Deterministic wording: quick-lookup answers, the facts a reply must honor, and the state's own
-reply when every model reply was refused."""
+"""The facts a reply must honor, and the state's own account of a turn no model reply tells."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.schema import TABLES, row_label, table_for_entity_type
+from alfred_mcp.kitchen.schema import table_for_entity_type
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
@@ -13,44 +12,7 @@ from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts
 
-MAX_QUICK_ROWS = 20
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
-
-
-def format_quick_result(result: dict[str, Any]) -> str:
-    """A quick lookup's rows as a short list: ref, label and the useful columns."""
-    table = TABLES[result["table"]]
-    rows = result["rows"]
-    if not rows:
-        return f"No {table.noun} rows matched."
-    lines = [f"{len(rows)} {table.noun}{'' if len(rows) == 1 else 's'}{' (more exist)' if result.get('truncated') else ''}:"]
-    for row in rows[:MAX_QUICK_ROWS]:
-        details = _details(table.name, row)
-        lines.append(f"- {row['id']}: {row_label(table, row)}" + (f" ({details})" if details else ""))
-    if len(rows) > MAX_QUICK_ROWS:
-        lines.append(f"…and {len(rows) - MAX_QUICK_ROWS} more.")
-    return "\n".join(lines)
-
-
-def _details(table: str, row: dict[str, Any]) -> str:
-    if table == "inventory":
-        parts = [f"{row.get('quantity', '')} {row.get('unit') or ''}".strip(), row.get("location"), _expiry(row)]
-    elif table == "recipes":
-        minutes = (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
-        parts = [row.get("cuisine"), f"{minutes} min" if minutes else None]
-    elif table == "meal_plans":
-        parts = [row.get("recipe_id_label"), row.get("notes")]
-    elif table == "shopping_list":
-        parts = [f"{row.get('quantity') or ''} {row.get('unit') or ''}".strip(), "bought" if row.get("is_purchased") else None]
-    elif table == "tasks":
-        parts = [f"due {row['due_date']}" if row.get("due_date") else None, "done" if row.get("completed") else None]
-    else:
-        parts = []
-    return ", ".join(str(p) for p in parts if p)
-
-
-def _expiry(row: dict[str, Any]) -> str | None:
-    return f"use by {row['expiry_date']}" if row.get("expiry_date") else None
 
 
 def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
