@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import reply_facts, state_reply
+from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply
 from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
@@ -360,7 +360,7 @@ class TurnMachine:
         step.tool_calls.append(ToolCallRecord(
             tool=decision.tool, arguments=decision.arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
-            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=_side_effects(result),
+            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
         ))
         if decision.tool == "draft_create":
             step.drafts.extend(d["ref"] for d in result.get("drafts", ()))
@@ -535,17 +535,6 @@ def _step_of(state: TurnState, step: StepState) -> str:
 def model_gave_up(role: str, tries: int) -> str:
     """The plain words for a role whose answers were unusable `tries` times."""
     return f"the model could not {_ROLE_TASKS.get(role, 'answer')} ({tries} tries)"
-
-
-def _side_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), as facts of the turn."""
-    effects = []
-    for action in ("unlinked", "cascaded"):
-        entries = result.get(action)
-        for entry in entries if isinstance(entries, list) else ():
-            if isinstance(entry, dict) and isinstance(entry.get("table"), str):
-                effects.append({"action": action, **{k: entry[k] for k in ("table", "ref", "label", "column") if isinstance(entry.get(k), str)}})
-    return effects
 
 
 def _invalid_field(error: Exception) -> str:

@@ -41,6 +41,17 @@ def _written(session: Session, turn: int) -> list[Fact]:
     return facts
 
 
+def removal_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), as facts of the turn."""
+    effects = []
+    for action in ("unlinked", "cascaded"):
+        entries = result.get(action)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("table"), str):
+                effects.append({"action": action, **{k: entry[k] for k in ("table", "ref", "label", "column") if isinstance(entry.get(k), str)}})
+    return effects
+
+
 def _side_effects(state: TurnState) -> list[Fact]:
     """What this turn's removals did beside their own rows: `unlinked` (a reference set to null) and `cascaded`."""
     facts = []
