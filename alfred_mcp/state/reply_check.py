@@ -19,9 +19,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 _VERBS: dict[str, tuple[str, ...]] = {
-    "add": ("added", "put", "restocked", "topped up"),
+    "add": ("added", "put", "restocked", "topped up", "logged", "recorded", "noted down"),
     "save": ("saved", "stored", "filed"),
-    "create": ("created", "set up", "logged", "recorded", "generated"),
+    "create": ("created", "set up", "generated"),
     "plan": ("planned", "scheduled", "booked", "pencilled in", "penciled in"),
     "remove": ("removed", "deleted", "dropped", "cleared", "crossed off", "discarded", "erased", "unlinked"),
     "change": ("changed", "updated", "modified", "edited", "renamed", "moved", "replaced", "swapped", "marked", "checked off",
@@ -38,7 +38,8 @@ _BACKED_BY: dict[str, frozenset[str]] = {
     "undo": frozenset({"undone"}),
 }
 _VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
-_VERB = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _VERB_OF), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+_VERB = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _VERB_OF), key=len, reverse=True)) + r")\b(?!\s+together)",
+                   re.IGNORECASE)
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
 _TABLES: tuple[tuple[str, str], ...] = (
@@ -47,7 +48,7 @@ _TABLES: tuple[tuple[str, str], ...] = (
     (r"meal\s+plans?|(?:your|the)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
     (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
-    (r"allerg(?:y|ies)|preferences|dislikes|diet", "preferences"),
+    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet", "preferences"),
     (r"cooking\s+log|log\s+of\s+what\s+you\s+cooked", "cooking_log"),
 )
 _TABLE = [(re.compile(rf"\b(?:{words})\b", re.IGNORECASE), table) for words, table in _TABLES]
@@ -91,6 +92,11 @@ _GENERIC = frozenset((
     "reminder reminders grocery groceries product products shopping pantry fridge freezer inventory"
 ).split())
 _NUMBER = re.compile(r"^\d+(?:[.,/]\d+)?$")
+_COUNTED_KIND = re.compile(
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|a few|some|all)\b.*\b(?:" + "|".join(
+        ("recipes", "items", "dishes", "meals", "drafts", "tasks", "ingredients", "ideas", "options", "entries")) + r")\b",
+    re.IGNORECASE)
+"""'3 cod recipes', 'two fish dishes': a count of a kind describes the things, it does not name them."""
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,7 @@ def _items(phrase: str) -> tuple[str, ...]:
     items = []
     for part in _SPLIT_ITEMS.split(phrase):
         words = _content_words(part)
-        if words and not words <= _GENERIC:
+        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part):
             items.append(part.strip(" \t.,!;:'\""))
     return tuple(items)
 
