@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.schema import table_for_entity_type
+from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
@@ -74,7 +74,7 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     facts = reply_facts(session, state)
     first = " ".join(part for part in (_done_sentence(facts), _not_done_sentence(facts)) if part)
     if said is None:
-        return first or "Done: nothing needed changing."
+        return first or _read_sentence(session, state) or "Done: nothing needed changing."
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
     return f"{first or 'Nothing was changed.'}\n{stop}"
 
@@ -96,6 +96,16 @@ def _done_sentence(facts: ReplyFacts) -> str:
                 names.append(fact.show())
     parts = [f"{verb} {_listed(names)}" + (f" ({place})" if place else "") for (verb, place), names in groups.items()]
     return f"Done: {'; '.join(parts)}." if parts else ""
+
+
+def _read_sentence(session: Session, state: TurnState) -> str:
+    """'I looked at 3 pantry items and 5 tasks.' for a turn that only read (its reply could not be written)."""
+    counts: dict[str, int] = {}
+    for call in session.calls(state.turn):
+        if call.outcome == "ok" and call.action == "read" and call.table in TABLES:
+            counts[call.table] = counts.get(call.table, 0) + call.count
+    shown = [f"{count} {TABLES[table].noun}{'' if count == 1 else 's'}" for table, count in counts.items()]
+    return f"I looked at {_listed(shown)}; ask again to hear about them." if shown else ""
 
 
 def _not_done_sentence(facts: ReplyFacts) -> str:

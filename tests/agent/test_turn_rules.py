@@ -110,7 +110,7 @@ async def test_after_the_last_refused_reply_the_state_replies_itself(client: Cli
         await call_error(client, "turn_submit", role="reply", output={"response": "I deleted your recipes."})
     last = await submit(client, "reply", {"response": "I deleted your recipes."})
     assert last["stage"] == "done" and "state's own reply was used" in last["notice"]
-    assert last["reply"] == "Done: nothing needed changing." and last["outcome"] == "completed"
+    assert last["reply"] == "I looked at 2 recipes; ask again to hear about them." and last["outcome"] == "completed"
     assert (await status(client))["reply_source"] == "fallback"
 
 
