@@ -190,6 +190,7 @@ class TurnMachine:
         if count >= MAX_INVALID_OUTPUTS:
             self._save(self._block(state, f"{role} output was invalid {count} times: {message}", said=model_gave_up(role, count),
                                    hint=MODEL_HINT))
+            message += " That was the last try: the turn ended blocked, and the state told the user (turn_status shows its reply)."
         else:
             self._save(state)
         raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0),

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from e2e.helpers import call, call_error
 
 from alfred_mcp.agent.interrupt import Interrupt
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
@@ -143,3 +144,17 @@ async def test_a_turn_stopped_from_outside_is_told_by_the_state(app: AlfredApp, 
     assert_the_state_speaks(state)
     if case == "out of model calls after a write":
         assert state.reply is not None and state.reply.startswith("Done: added eggs (shopping list).")
+
+
+async def test_a_stage_client_whose_last_try_fails_is_told_the_turn_ended(client: Any) -> None:
+    """Driven stage by stage: the third unusable plan ends the turn; the refusal says so, and the user's reply is the state's."""
+    await call(client, "turn_start", message="add eggs and milk")
+    await call(client, "turn_submit", role="understand", output={})
+    for attempt in range(3):
+        refused = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "plan_direct", "steps": []})
+        assert refused["attempts_left"] == 2 - attempt
+    assert "the turn ended blocked, and the state told the user" in refused["message"]
+    state = (await call(client, "turn_status"))["state"]
+    assert (state["stage"], state["outcome"], state["reply_source"]) == ("done", "blocked", "fallback")
+    assert state["reply"] == ("Nothing was changed.\nI couldn't finish this: the model could not make a plan (3 tries); "
+                              "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server.")
