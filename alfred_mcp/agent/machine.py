@@ -255,7 +255,7 @@ class TurnMachine:
         try:
             result = await self.run_tool("db_read", arguments)
         except AlfredError as error:
-            return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in a moment")
+            return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in other words")
         state.quick_result = result
         state.outcome = "quick"
         state.reply = quick_answer(result)

@@ -18,7 +18,7 @@ from alfred_mcp.agent.loop import TurnLimits, run_turn
 from alfred_mcp.agent.machine import MAX_DECISIONS_PER_STEP, TurnMachine
 from alfred_mcp.agent.ownership import end_if_abandoned
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import ModelUnavailableError
+from alfred_mcp.errors import ModelError, ModelOutputError, ModelUnavailableError
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.state.agent_turn import TurnOwner, TurnState
 
@@ -63,6 +63,11 @@ SCRIPTS: dict[str, dict[str, list[Any]]] = {
     "a write step that wrote nothing ('add eggs and milk', two steps, no tool call)":
         {"understand": [{}], "think": [ADD_PLAN], "act": [COMPLETE, COMPLETE], "reply": [REPLY]},
     "the model server is unavailable": {"understand": [{}], "think": [ModelUnavailableError("server gone", hint="start it again")]},
+    "the quick lookup failed": {"understand": [{"quick_mode": True, "quick_mode_confidence": 1.0, "quick_read": {
+        "table": "inventory", "filters": [{"field": "colour", "op": "eq", "value": "red"}]}}]},
+    "reply answers unusable after a write": {"understand": [{}], "think": [WRITE_PLAN], "act": [ADD_EGGS, COMPLETE],
+                                             "reply": [ModelOutputError("not a JSON object")] * 3},
+    "the model refuses the request": {"understand": [ModelError("refused the request (HTTP 400)", hint="check the model name")]},
     "every reply refused after a write": {"understand": [{}], "think": [WRITE_PLAN], "act": [ADD_EGGS, COMPLETE],
                                           "reply": [{"response": "I added arugula and pears to your pantry."}] * 3},
 }
