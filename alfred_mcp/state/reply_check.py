@@ -97,6 +97,10 @@ _COUNTED_KIND = re.compile(
         ("recipes", "items", "dishes", "meals", "drafts", "tasks", "ingredients", "ideas", "options", "entries")) + r")\b",
     re.IGNORECASE)
 """'3 cod recipes', 'two fish dishes': a count of a kind describes the things, it does not name them."""
+_DESCRIBING = re.compile(
+    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|those|these|that|this|you|me|us|items?|things?|rest)\b",
+    re.IGNORECASE)
+"""'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
 
 
 @dataclass(frozen=True)
@@ -189,8 +193,9 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
             continue
         word = match.group(1).lower()
         passive = _PASSIVE.search(before)
-        items = _items(before[: passive.start()] if passive else _object_phrase(after))
-        if not items and ":" in after:  # 'Added to your list: eggs, milk', 'All three are saved: …'
+        phrase = before[: passive.start()] if passive else _object_phrase(after)
+        items = _items(phrase)
+        if not items and ":" in after and (_content_words(phrase) <= _GENERIC):  # 'Added to your list: eggs', 'All three are saved: …'
             items = _items(after.split(":", 1)[1])
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
     for match in _NOW_ON.finditer(clause):
@@ -219,7 +224,7 @@ def _items(phrase: str) -> tuple[str, ...]:
     items = []
     for part in _SPLIT_ITEMS.split(phrase):
         words = _content_words(part)
-        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part):
+        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part):
             items.append(part.strip(" \t.,!;:'\""))
     return tuple(items)
 
