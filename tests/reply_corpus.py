@@ -60,6 +60,9 @@ ACTIVE = (
     "{Verb} {prep} your {place}: {items}.",
     "I went ahead and {verb} {items}; your {place} is up to date.",
     "I {verb} {items} {prep} your {place}; want me to do anything else?",
+    "I've {verb} what you asked {prep} your {place}: {items}.",
+    "Here's what I did: {verb} {items}.",
+    "{Items} - {verb} {prep} your {place} just now.",
 )
 PASSIVE = ("{Items} {be} {verb} {prep} your {place}.", "Good news: {items} {be} now {verb}.")
 PLAIN_NOW = {"add": "{Items} {is_} now on your {place}.", "remove": "{Items} {is_} no longer on your {place}."}
@@ -106,8 +109,8 @@ def _other(place: Place) -> Place:
 
 def _templates(verb_class: str) -> Iterator[tuple[str, bool]]:
     """Claim templates for a verb class: (template, whether it claims a table)."""
-    yield from ((template, True) for template in ACTIVE)
-    yield from ((template, "place" in template) for template in PASSIVE)
+    yield from ((template, "{place}" in template) for template in ACTIVE)
+    yield from ((template, "{place}" in template) for template in PASSIVE)
     if verb_class in PLAIN_NOW:
         yield PLAIN_NOW[verb_class], True
 

@@ -40,6 +40,10 @@ _BACKED_BY: dict[str, frozenset[str]] = {
 _VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
 _VERB = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _VERB_OF), key=len, reverse=True)) + r")\b(?!\s+together)",
                    re.IGNORECASE)
+_NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
+"""'Eggs and milk - added to your list': the things come before the dash."""
+_A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
+"""What follows a colon is a clause, not a list of things, when it has a verb of its own."""
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
 _TABLES: tuple[tuple[str, str], ...] = (
@@ -72,7 +76,7 @@ _EARLIER = re.compile(r"\b(?:earlier|previously|before|yesterday|already|last\s+
 """A clause about what an earlier turn did is backed by that turn's facts as well."""
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CLAUSE_BREAK = re.compile(
-    r";|\s[-–—]\s|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bhowever\b|\bbecause\b|\bsince\b|\bso\b|"
+    r";|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bhowever\b|\bbecause\b|\bsince\b|\bso\b|"
     r",\s*(?:and\s+|then\s+)?(?=(?:I|I've|I'd|we|it|they|that|this|you)\b)|\band\s+(?=(?:I|I've|I'd|we|it|they)\b)",
     re.IGNORECASE,
 )
@@ -193,10 +197,12 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
             continue
         word = match.group(1).lower()
         passive = _PASSIVE.search(before)
-        phrase = before[: passive.start()] if passive else _object_phrase(after)
+        named_before = _NAMED_BEFORE.search(before)
+        phrase = before[: passive.start()] if passive else named_before.group(1) if named_before else _object_phrase(after)
         items = _items(phrase)
-        if not items and ":" in after and (_content_words(phrase) <= _GENERIC):  # 'Added to your list: eggs', 'All three are saved: …'
-            items = _items(after.split(":", 1)[1])
+        listed = after.split(":", 1)[1] if ":" in after else ""
+        if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
+            items = _items(listed)
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
     for match in _NOW_ON.finditer(clause):
         before = clause[: match.start()]
