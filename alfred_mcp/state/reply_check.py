@@ -37,6 +37,7 @@ _BACKED_BY: dict[str, frozenset[str]] = {
     "change": frozenset({"updated", "unlinked", "undone", "saved", "revised"}),
     "undo": frozenset({"undone"}),
 }
+_WRITE_ACTIONS = frozenset().union(*_BACKED_BY.values())
 _VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
 _VERB = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _VERB_OF), key=len, reverse=True)) + r")\b(?!\s+together)",
                    re.IGNORECASE)
@@ -189,16 +190,23 @@ def claims(text: str) -> list[Claim]:
 
 
 def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
-    """The clause's claims; a clause naming no table is about the one its sentence names ('…; your list is done')."""
-    table, earlier = _table_named(clause) or in_sentence, bool(_EARLIER.search(clause))
-    for match in _VERB.finditer(clause):
+    """The clause's claims. A verb's table is the one named after it, before the next verb ('I saved Thai Curry and
+    added eggs to your list': the list is the eggs'); a clause of one verb may name it anywhere, and a clause naming
+    none is about the one its sentence names ('…; your list is done')."""
+    earlier = bool(_EARLIER.search(clause))
+    verbs = list(_VERB.finditer(clause))
+    whole = _table_named(clause) or in_sentence if len(verbs) == 1 else None
+    for index, match in enumerate(verbs):
         before, after = clause[: match.start()], clause[match.end():]
+        region = clause[match.end(): verbs[index + 1].start()] if index + 1 < len(verbs) else after
+        table = _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
         word = match.group(1).lower()
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
-        phrase = before[: passive.start()] if passive else named_before.group(1) if named_before else _object_phrase(after)
+        since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
+        phrase = before[since: passive.start()] if passive else named_before.group(1) if named_before else _object_phrase(region)
         items = _items(phrase)
         listed = after.split(":", 1)[1] if ":" in after else ""
         if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
@@ -208,7 +216,7 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
         before = clause[: match.start()]
         if not _HEDGE.search(before):
             verb = "add" if match.group(1).lower() == "now" else "remove"
-            yield Claim(verb, match.group(0).lower(), _items(before), table, clause.strip(), earlier)
+            yield Claim(verb, match.group(0).lower(), _items(before), _table_named(clause[match.end():]), clause.strip(), earlier)
 
 
 def _object_phrase(after: str) -> str:
@@ -258,6 +266,8 @@ def _backs(fact: Fact, claim: Claim) -> bool:
 def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
     known = [*facts.things, *facts.earlier] if claim.earlier else facts.things
     backing = [fact for fact in known if _backs(fact, claim)]
+    if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
+        backing = [fact for fact in known if fact.table == claim.table and fact.action in _WRITE_ACTIONS]
     where = f" on {claim.table.replace('_', ' ')}" if claim.table else ""
     if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
         if backing:
