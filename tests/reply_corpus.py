@@ -166,8 +166,26 @@ def corpus() -> list[Case]:
                 cases.append(Case(text, ReplyFacts(things=_facts(place, action, place.things[:1])), True, "true, generic"))
                 cases.append(Case(text, ReplyFacts(things=_facts(other, "created", other.things[:1])) if "your" in text
                                   else ReplyFacts(), False, "false, generic"))
+    cases.extend(_two_claims())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
+
+
+def _two_claims() -> Iterator[Case]:
+    """Two verbs in one sentence, each with its own things and table: both true, one false, the second on the wrong table."""
+    recipes, shop = PLACES[2], PLACES[0]
+    for recipe, (thing, other) in itertools.product(recipes.things, zip(shop.things, shop.things[1:])):
+        facts = ReplyFacts(things=[*_facts(recipes, "saved", [recipe]), *_facts(shop, "created", [thing])])
+        for template in ("I saved {recipe} and added {thing} to your shopping list.",
+                         "{Recipe} is saved, and I added {thing} to your list.",
+                         "Saved {recipe}; {thing} was added to your groceries."):
+            def text(thing: str, template: str = template, recipe: str = recipe) -> str:
+                return template.format(recipe=recipe, Recipe=recipe, thing=thing.lower())
+
+            yield Case(text(thing), facts, True, "two claims")
+            yield Case(text(other), facts, False, "two claims, one false")
+            yield Case(text(thing).replace("shopping list", "pantry").replace("groceries", "fridge").replace("your list", "your pantry"),
+                       facts, False, "two claims, wrong table")
 
 
 def rates(check: Check, cases: Sequence[Case]) -> dict[str, object]:

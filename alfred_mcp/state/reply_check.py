@@ -183,7 +183,8 @@ def claims(text: str) -> list[Claim]:
         if sentence.strip().endswith("?"):
             clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
         statements = [clause for clause in clauses if not _REPORTED.search(clause)]
-        in_sentence = next((table for clause in statements if (table := _table_named(clause))), None)
+        # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
+        in_sentence = next((table for clause in statements if not _VERB.search(clause) and (table := _table_named(clause))), None)
         for clause in statements:
             found.extend(_clause_claims(clause, in_sentence))
     return found

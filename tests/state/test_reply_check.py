@@ -132,7 +132,7 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
     negations, paraphrases): at most 2% of untruthful ones pass, at most 2% of truthful ones are refused."""
     cases = corpus()
     kinds = {case.kind for case in cases}
-    assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase"} <= kinds
+    assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
