@@ -34,8 +34,8 @@ from alfred_mcp.session.journal import JournalingStore
 from alfred_mcp.session.unit_of_work import flush_deferred, write_behind
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.factory import open_store, supabase_store
-from alfred_mcp.store.user_origins import former_handle, local_user, mapped
 from alfred_mcp.store.traced import TracedStore
+from alfred_mcp.store.user_origins import former_handle, local_user, mapped
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, imports, loop, overhead, scaling, supabase
+from . import context, drafts, economy, foundation, http, imports, loop, overhead, reply_check, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,8 @@ ENTRIES: tuple[Entry, ...] = (
           "<= 2,000 tokens in one-step turns", economy.prompt_tokens),
     Entry("import_pages", "recipes_import's reading of saved real pages (ALFRED_IMPORT_CORPUS): drafted, quantity and unit, servings, time",
           "drafted >= 0.99, quantity_unit_right >= 0.98, servings_right >= 0.98, total_time_right >= 0.97", imports.import_pages),
+    Entry("reply_check_corpus", "the reply check on a labelled corpus of replies generated from scenario ledgers",
+          "false_accepted <= 2%, true_refused <= 2%", _sync(reply_check.reply_check_corpus)),
     Entry("supabase_vs_postgres", "a 50-row store read through Supabase (PostgREST) vs PostgreSQL directly", "reported",
           supabase.supabase_vs_postgres),
 )

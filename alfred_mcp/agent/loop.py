@@ -5,9 +5,10 @@
 - After a timeout, an unreachable server or a refused request, the turn calls the model no more.
 - A turn makes at most `limits.calls` model calls and spends at most `limits.seconds`; an `Interrupt`
   (a signal, a client's cancellation) cancels the call in flight.
-- When the model cannot finish a turn, the state writes the reply: one sentence saying what failed and
-  what to try. That turn is not fed back to the model as conversation.
-Every call, HTTP request and failure is counted in the turn's state, and so in its ledger.
+- When the model cannot finish a turn, the state writes the reply (`present.state_reply`): what was done, and one
+  sentence saying what failed and what to try. That turn is not fed back to the model as conversation.
+Every call, HTTP request (answered, failed, cancelled or interrupted alike) and failure is counted in the turn's
+state, and so in its ledger.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Literal
 import anyio
 
 from alfred_mcp.agent.interrupt import Interrupt
-from alfred_mcp.agent.llm.base import LLM, Message, ModelRequest, ModelResponse
-from alfred_mcp.agent.machine import MAX_INVALID_OUTPUTS, TurnMachine
+from alfred_mcp.agent.llm.base import LLM, Message, ModelRequest, ModelResponse, tally_requests
+from alfred_mcp.agent.machine import MAX_INVALID_OUTPUTS, MODEL_HINT, TurnMachine, model_gave_up
 from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.config import DEFAULT_MAX_TOKENS, TURN_CALLS_ENV, TURN_SECONDS_ENV, ModelOptions
 from alfred_mcp.errors import ModelError, ModelOutputError, RoleOutputError
@@ -65,15 +66,12 @@ Observer = Callable[[TurnEvent], Awaitable[None]]
 
 @dataclass(frozen=True)
 class Stop:
-    """Why the model is not called again this turn: what failed, and what to try."""
+    """Why the model is not called again this turn: what failed (on record), what to try, and the plain words
+    the user reads for it (`said`; the reason itself when it is plain already)."""
 
     reason: str
     hint: str = ""
-
-    def reply(self, cause: str) -> str:
-        """One sentence: the first cause, this stop when it is another one, and what to try."""
-        then = f", and then {self.reason}" if self.reason != cause else ""
-        return f"I couldn't finish this: {cause.rstrip('.')}{then}" + (f"; {self.hint}." if self.hint else ".")
+    said: str | None = None
 
 
 async def run_turn(
@@ -138,17 +136,18 @@ class _Run:
         )
         self.calls += 1
         await self._tell("call", role, state, f"attempt {self.misses[role] + 1}" if self.misses[role] else "")
-        try:
-            answer = await self._ask(request, state)
-        except ModelOutputError as error:
-            state.model_requests += int(error.fields.get("requests", 1))
-            return await self._missed(state, role, error.message)
-        except ModelError as error:
-            state.model_requests += int(error.fields.get("requests", 1))
-            return await self._failed(state, role, error.code, Stop(error.message, str(error.fields.get("hint", ""))))
+        with tally_requests() as sent:
+            try:
+                answer = await self._ask(request, state)
+            except ModelError as error:
+                state.model_requests += sent.count or int(error.fields.get("requests", 1))
+                if isinstance(error, ModelOutputError):
+                    return await self._missed(state, role, error.message)
+                return await self._failed(state, role, error.code, Stop(error.message, str(error.fields.get("hint", ""))))
+        # a provider that does not tally its requests: what its answer reports, or the one request cancelled
+        state.model_requests += sent.count or (answer.requests if isinstance(answer, ModelResponse) else 1)
         if isinstance(answer, Stop):
             return await self._failed(state, role, "interrupted" if self.interrupt.reason else "turn_budget", answer)
-        state.model_requests += answer.requests
         try:
             return await self.machine.submit(state, role, answer.data)
         except RoleOutputError as error:  # the machine counted the call
@@ -186,12 +185,11 @@ class _Run:
             await self._tell("retry", role, state, why)
             return state
         reason = f"the model's {role} answer was unusable {self.misses[role]} times ({why.rstrip('.')})"
-        hint = "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server"
         await self._tell("failed", role, state, reason)
         if role == "reply":
-            self.stop = Stop(reason, hint)
+            self.stop = Stop(reason, MODEL_HINT, model_gave_up(role, self.misses[role]))
             return state
-        return state if state.outcome == "blocked" else self.machine.abandon(state, reason)
+        return self.machine.abandon(state, reason, said=model_gave_up(role, self.misses[role]), hint=MODEL_HINT)
 
     async def _failed(self, state: TurnState, role: str, code: str, stop: Stop) -> TurnState:
         """The model cannot be asked again this turn (timeout, unreachable, refused, budget, interrupt)."""
@@ -207,8 +205,7 @@ class _Run:
             state.errors.append({"role": role, "code": code, "message": message})
 
     async def _give_up(self, state: TurnState, stop: Stop) -> TurnState:
-        cause = state.blocked_reason or stop.reason
-        return await self.machine.reply_without_model(state, stop.reason, stopped=stop.reply(cause))
+        return await self.machine.reply_without_model(state, stop.reason, said=stop.said, hint=stop.hint)
 
     async def _tell(self, kind: EventKind, role: str, state: TurnState, note: str = "") -> None:
         if self.observe is not None:

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import fallback_reply, format_quick_result, reply_facts
+from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply
+from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
@@ -109,25 +110,19 @@ class TurnMachine:
         self._save(state)
         return state
 
-    def abandon(self, state: TurnState, reason: str) -> TurnState:
-        """Stop a turn where it stands: blocked, with Reply still to explain it."""
-        return self._block(state, reason)
+    def abandon(self, state: TurnState, reason: str, *, said: str, hint: str = "") -> TurnState:
+        """Stop a turn where it stands: blocked (`reason` on record), the state's account as its reply; saved."""
+        state = self._block(state, reason, said=said, hint=hint)
+        self._save(state)
+        return state
 
     async def end(self, state: TurnState, reason: str) -> TurnState:
-        """End a turn now (blocked, the reason as its reply), so the next one can begin.
+        """End a turn now (blocked, the state's account as its reply), so the next one can begin.
 
         It cannot fail on a turn in progress: if the turn's ledger or narrative cannot be built
         from what it recorded, the turn still ends (without them) and the failure is logged.
         """
-        state = self._block(state, reason)
-        state.reply = f"Stopped: {reason}"
-        state.stage = "done"
-        try:
-            self._close(state)
-            if state.plan is not None:
-                record_plan(self.session, state)
-        except (ValidationError, AlfredError):
-            logger.exception("turn %s ended without its ledger: its record could not be summarized", state.turn)
+        state = self._block(state, reason, said="it was stopped before it finished", hint="ask again when you are ready")
         self._store(state)
         return state
 
@@ -200,27 +195,23 @@ class TurnMachine:
         message = _validation_message(role, error)
         state.errors.append({"role": role, "code": RoleOutputError.code, "message": message})
         if count >= MAX_INVALID_OUTPUTS and role == "reply":
-            state.reply = fallback_reply(self.session, state)
-            state.reply_source = "fallback"
             state.notice = f"The reply was refused {count} times ({message}); the state's own reply was used."
-            state = await self._finish(state)
-            self._save(state)
+            self._save(self._speak(state))
             return state
         if count >= MAX_INVALID_OUTPUTS:
-            self._save(self._block(state, f"{role} output was invalid {count} times: {message}"))
+            self._save(self._block(state, f"{role} output was invalid {count} times: {message}", said=model_gave_up(role, count),
+                                   hint=MODEL_HINT))
+            message += " That was the last try: the turn ended blocked, and the state told the user (turn_status shows its reply)."
         else:
             self._save(state)
         raise RoleOutputError(message, role=role, attempt=count, attempts_left=max(MAX_INVALID_OUTPUTS - count, 0),
                               field=_invalid_field(error))
 
-    async def reply_without_model(self, state: TurnState, reason: str, *, stopped: str | None = None) -> TurnState:
-        """The model cannot carry the turn further: it ends blocked (an earlier cause kept) with the state's own
-        account; `stopped`, when given, is the sentence that says what failed and what to try."""
-        if state.outcome != "blocked":
-            state = self._block(state, reason)
-        state.reply = fallback_reply(self.session, state, stopped=stopped)
-        state.reply_source = "fallback"
-        state = await self._finish(state)
+    async def reply_without_model(self, state: TurnState, reason: str, *, said: str | None = None, hint: str = "") -> TurnState:
+        """The model cannot carry the turn further: it ends blocked (`reason` on record; an earlier cause kept) with
+        the state's own account; `said`: the plain words for what went wrong (default `reason`), `hint`: what to try."""
+        if state.stage != "done":
+            self._block(state, state.blocked_reason or reason, said=said or reason, hint=hint)
         self._save(state)
         return state
 
@@ -275,10 +266,10 @@ class TurnMachine:
         try:
             result = await self.run_tool("db_read", arguments)
         except AlfredError as error:
-            return self._block(state, f"The lookup failed: {error.message}")
+            return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in other words")
         state.quick_result = result
         state.outcome = "quick"
-        state.reply = format_quick_result(result)
+        state.reply = quick_answer(result)
         return await self._finish(state)
 
     # -- think --------------------------------------------------------------------------------
@@ -325,7 +316,9 @@ class TurnMachine:
         decision = output.decision
         state.notice = None
         if len(step.tool_calls) + len(step.refused) >= MAX_DECISIONS_PER_STEP:
-            return self._block(state, f"Step {step.index + 1} made {MAX_DECISIONS_PER_STEP} decisions without completing.")
+            return self._block(state, f"Step {step.index + 1} made {MAX_DECISIONS_PER_STEP} decisions without completing.",
+                               said=f"{_step_of(state, step)} went round {MAX_DECISIONS_PER_STEP} times without finishing",
+                               hint="try a simpler request, or a larger model")
         if isinstance(decision, ToolCallDecision):
             return await self._act_tool_call(state, step, decision)
         if isinstance(decision, StepCompleteDecision):
@@ -335,7 +328,8 @@ class TurnMachine:
         assert isinstance(decision, BlockedDecision)
         if decision.reason_code == "plan_invalid" and state.replans < MAX_REPLANS:
             return self._replan(state, step, decision.reason)
-        return self._block(state, decision.reason)
+        plan = "the plan could not work, even re-planned" if decision.reason_code == "plan_invalid" else f"{_step_of(state, step)} could not be done"
+        return self._block(state, decision.reason, said=plan, hint="say what you want changed, and ask again")
 
     def _replan(self, state: TurnState, step: StepState, reason: str) -> TurnState:
         """Back to Think within the turn, with Act's reason; what the old plan did stays on record."""
@@ -364,7 +358,9 @@ class TurnMachine:
             state.errors.append({"step": step.index + 1, "tool": decision.tool, "code": error.code, "message": error.message})
             if step.consecutive_errors >= MAX_TOOL_ERRORS:
                 state.notice = f"{decision.tool} failed: {error.message} (a second failure in a row: the step is blocked)"
-                return self._block(state, f"Step {step.index + 1} ({step.step.description}) failed twice: {error.message}")
+                return self._block(state, f"Step {step.index + 1} ({step.step.description}) failed twice: {error.message}",
+                                   said=f"{_step_of(state, step)} was refused twice ({_TOOL_REFUSALS.get(error.code, 'the kitchen did not accept it')})",
+                                   hint="check the details and ask again")
             left = MAX_TOOL_ERRORS - step.consecutive_errors
             state.notice = f"{decision.tool} failed: {error.message} ({'one more failure' if left == 1 else f'{left} more failures'} blocks the step)"
             if error.code == "allergen_conflict":
@@ -376,7 +372,7 @@ class TurnMachine:
         step.tool_calls.append(ToolCallRecord(
             tool=decision.tool, arguments=decision.arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
-            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None,
+            batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, touched, result)
@@ -411,6 +407,11 @@ class TurnMachine:
             step.refused.append(f"step_complete: {refusal.message}")
             state.notice = f"step_complete refused: {refusal.message}"
             return state
+        if step.step.step_type == "write" and not self._step_wrote(step):
+            step.result_summary = decision.result_summary
+            return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
+                               said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
+                               hint="ask again, naming what to change")
         step.status = "completed"
         step.result_summary = decision.result_summary
         step.note_for_next_step = decision.note_for_next_step
@@ -421,6 +422,13 @@ class TurnMachine:
         else:
             self._start_step(state)
         return state
+
+    def _step_wrote(self, step: StepState) -> bool:
+        """A write call of the step succeeded, or an item of its batch is done (also by a direct call between stages)."""
+        if any(call.ok and act_tools.is_write(call.tool) for call in step.tool_calls):
+            return True
+        manifest = drafting.load_manifest(self.session, step.batch) if step.batch is not None else None
+        return manifest is not None and any(item.status == "completed" for item in manifest.items)
 
     def _check_step_can_complete(self, step: StepState) -> None:
         if step.batch is not None:
@@ -469,13 +477,32 @@ class TurnMachine:
         self._close(state)
         return state
 
-    def _block(self, state: TurnState, reason: str) -> TurnState:
+    def _block(self, state: TurnState, reason: str, *, said: str, hint: str = "") -> TurnState:
+        """End the turn blocked: `reason` goes on record (status, ledger); the user reads the state's own account,
+        `said` being the plain words for what went wrong and `hint` what to try (no model writes this reply).
+        A turn already done stays as it ended."""
+        if state.stage == "done":
+            return state
         state.outcome = "blocked"
         state.blocked_reason = reason
         for step in state.steps:
             if step.status == "running":
                 step.status = "blocked"
-        state.stage = "reply"
+        return self._speak(state, said=said, hint=hint)
+
+    def _speak(self, state: TurnState, *, said: str | None = None, hint: str = "") -> TurnState:
+        """The turn ends with the state's account as its reply (`present.state_reply`, the one code path)."""
+        try:
+            state.reply = state_reply(self.session, state, said=said, hint=hint)
+        except (ValidationError, AlfredError):  # a record that cannot be read back: the stop alone
+            logger.exception("turn %s: its account could not be built from its record", state.turn)
+            state.reply = f"I couldn't finish this: {said}." if said else "Done."
+        state.reply_source = "fallback"
+        state.stage = "done"
+        try:
+            self._close(state)
+        except (ValidationError, AlfredError):
+            logger.exception("turn %s ended without its ledger: its record could not be summarized", state.turn)
         return state
 
     async def _finish(self, state: TurnState) -> TurnState:
@@ -499,6 +526,28 @@ class TurnMachine:
     def _store(self, state: TurnState) -> None:
         self.session.write(AGENT_TURNS.at(state.turn), state)
         self.session.write(AGENT_CURRENT_TURN, state.turn)
+
+
+MODEL_HINT = "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server"
+_ROLE_TASKS = {"understand": "understand your message", "think": "make a plan", "act": "carry out the plan", "reply": "write the reply"}
+
+
+_TOOL_REFUSALS = {
+    "allergen_conflict": "it holds something you are allergic to", "unknown_ref": "what it named is not in your kitchen",
+    "deleted_ref": "what it named was deleted", "unit_mismatch": "the amounts' units do not match",
+    "undo_conflict": "a later change is in the way", "import_failed": "the page could not be imported",
+    "session_conflict": "another window changed the same things", "store_error": "the kitchen could not be saved to",
+}
+"""What a tool's refusal means to the person, by error code (the message itself is written for the model)."""
+
+
+def _step_of(state: TurnState, step: StepState) -> str:
+    return f"step {step.index + 1} of {len(state.steps)}"
+
+
+def model_gave_up(role: str, tries: int) -> str:
+    """The plain words for a role whose answers were unusable `tries` times."""
+    return f"the model could not {_ROLE_TASKS.get(role, 'answer')} ({tries} tries)"
 
 
 def _invalid_field(error: Exception) -> str:

@@ -65,4 +65,4 @@ async def end_if_abandoned(machine: TurnMachine) -> TurnState | None:
         return None
     owner = state.owner
     reason = f"interrupted: the alfred-mcp {owner.driver.replace('_', ' ')} (pid {owner.pid}) running it stopped"
-    return await machine.reply_without_model(state, reason, stopped=f"I couldn't finish this: {reason}.")
+    return await machine.reply_without_model(state, reason, hint="ask again")

@@ -1,64 +1,29 @@
-"""Deterministic wording: quick-lookup answers, the facts a reply must honor, and the state's own
-reply when every model reply was refused."""
+"""The facts a reply must honor, and the state's own account of a turn no model reply tells."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.schema import TABLES, row_label
+from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
-from alfred_mcp.state.reply_check import Item, ReplyFacts
+from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts
 
-MAX_QUICK_ROWS = 20
-_ACTIONS = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "read")
-
-
-def format_quick_result(result: dict[str, Any]) -> str:
-    """A quick lookup's rows as a short list: ref, label and the useful columns."""
-    table = TABLES[result["table"]]
-    rows = result["rows"]
-    if not rows:
-        return f"No {table.noun} rows matched."
-    lines = [f"{len(rows)} {table.noun}{'' if len(rows) == 1 else 's'}{' (more exist)' if result.get('truncated') else ''}:"]
-    for row in rows[:MAX_QUICK_ROWS]:
-        details = _details(table.name, row)
-        lines.append(f"- {row['id']}: {row_label(table, row)}" + (f" ({details})" if details else ""))
-    if len(rows) > MAX_QUICK_ROWS:
-        lines.append(f"…and {len(rows) - MAX_QUICK_ROWS} more.")
-    return "\n".join(lines)
-
-
-def _details(table: str, row: dict[str, Any]) -> str:
-    if table == "inventory":
-        parts = [f"{row.get('quantity', '')} {row.get('unit') or ''}".strip(), row.get("location"), _expiry(row)]
-    elif table == "recipes":
-        minutes = (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
-        parts = [row.get("cuisine"), f"{minutes} min" if minutes else None]
-    elif table == "meal_plans":
-        parts = [row.get("recipe_id_label"), row.get("notes")]
-    elif table == "shopping_list":
-        parts = [f"{row.get('quantity') or ''} {row.get('unit') or ''}".strip(), "bought" if row.get("is_purchased") else None]
-    elif table == "tasks":
-        parts = [f"due {row['due_date']}" if row.get("due_date") else None, "done" if row.get("completed") else None]
-    else:
-        parts = []
-    return ", ".join(str(p) for p in parts if p)
-
-
-def _expiry(row: dict[str, Any]) -> str | None:
-    return f"use by {row['expiry_date']}" if row.get("expiry_date") else None
+_WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
 
 def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
-    """What the turn recorded that a reply must honor: actions done, failures, unsaved drafts, a stop."""
-    done = frozenset(call.action for call in session.calls(state.turn) if call.outcome == "ok" and call.action in _ACTIONS)
+    """What the turn recorded that a reply must honor: each thing written (and what a removal unlinked or
+    took with it), the things of the few turns before, failures, unsaved drafts, a stop."""
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
     unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
-    return ReplyFacts(done=done, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, unlinked=unlinked_items(session, state))
+    earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
+    things = [*_written(session, state.turn), *_side_effects(state)]
+    return ReplyFacts(things=things, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, earlier=earlier,
+                      unlinked=unlinked_items(session, state))
 
 
 def unlinked_items(session: Session, state: TurnState) -> list[Item]:
@@ -72,33 +37,111 @@ def _label(session: Session, ref: str) -> str:
     return entry.label or "" if entry is not None else ""
 
 
-def fallback_reply(session: Session, state: TurnState, *, stopped: str | None = None) -> str:
-    """The state's own account of the turn, used when no model reply could be had; `stopped` replaces the
-    closing line about the stop (the loop's sentence: what failed and what to try)."""
+EARLIER_TURNS = 5
+"""How many turns back a reply's "earlier I added…" is checked against."""
+
+
+def _written(session: Session, turn: int) -> list[Fact]:
+    """One fact per row a successful call of `turn` wrote (reads are not facts)."""
+    facts = []
+    for call in session.calls(turn):
+        if call.outcome == "ok" and call.action in _WRITES:
+            for ref in call.refs:
+                entry = session.registry.get(ref)
+                table = call.table or (table_for_entity_type(entry.entity_type).name if entry is not None else None)
+                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else ""))
+    return facts
+
+
+def removal_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), as facts of the turn."""
+    effects = []
+    for action in ("unlinked", "cascaded"):
+        entries = result.get(action)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict) and isinstance(entry.get("table"), str):
+                effects.append({"action": action, **{k: entry[k] for k in ("table", "ref", "label", "column") if isinstance(entry.get(k), str)}})
+    return effects
+
+
+def _side_effects(state: TurnState) -> list[Fact]:
+    """What this turn's removals did beside their own rows: `unlinked` (a reference set to null) and `cascaded`."""
+    facts = []
+    for step in _all_steps(state):
+        for call in step.tool_calls:
+            for effect in call.effects:
+                facts.append(Fact(str(effect.get("action", "")), _text(effect.get("table")), _text(effect.get("ref")) or "",
+                                  _text(effect.get("label")) or ""))
+    return facts
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def state_reply(session: Session, state: TurnState, *, said: str | None = None, hint: str = "") -> str:
+    """The state's own account of a turn no model reply tells (blocked, failed, or every reply refused): what was
+    done, what was not, and, when it stopped (`said`: the plain words for why), what to try. The one code path for
+    such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    lines = []
+    first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _not_done_sentence(facts)) if part)
+    if said is None:
+        return first or _read_sentence(session, state) or "Done: nothing needed changing."
+    stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
+    return f"{first or 'Nothing was changed.'}\n{stop}"
+
+
+_DONE_WORDS = {"created": "added", "saved": "saved", "updated": "updated", "deleted": "removed", "discarded": "discarded",
+               "undone": "undid", "revised": "revised"}
+_PLACE = {"shopping_list": "shopping list", "inventory": "pantry", "recipes": "recipes", "meal_plans": "meal plan",
+          "tasks": "tasks", "preferences": "preferences", "cooking_log": "cooking log", "recipe_ingredients": "recipes"}
+MAX_NAMED = 5
+
+
+def _done_sentence(facts: ReplyFacts) -> str:
+    """'Done: added Eggs and Milk (shopping list); saved Thai Curry (recipes).' from this turn's writes."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for fact in facts.things:
+        if fact.action in _DONE_WORDS and fact.table != "recipe_ingredients":
+            names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
+            if fact.show() not in names:
+                names.append(fact.show())
+    parts = [f"{verb} {_listed(names)}" + (f" ({place})" if place else "") for (verb, place), names in groups.items()]
+    return f"Done: {'; '.join(parts)}." if parts else ""
+
+
+def _read_sentence(session: Session, state: TurnState) -> str:
+    """'I looked at 3 pantry items and 5 tasks.' for a turn that only read (its reply could not be written)."""
+    counts: dict[str, int] = {}
     for call in session.calls(state.turn):
-        if call.outcome == "ok" and call.action in ("created", "updated", "deleted", "saved") and call.refs:
-            labels = ", ".join(_named(session, ref) for ref in call.refs[:10])
-            lines.append(f"{call.action.capitalize()}: {labels}.")
-    lines += [f"Not saved: {item.show()}: {item.reason}." for item in facts.failed]
-    if facts.unlinked:
-        lines.append("Left pointing at a removed row (now empty): " + ", ".join(item.show() for item in facts.unlinked) + ".")
-    if facts.unsaved:
-        lines.append("Generated, not saved yet: " + ", ".join(item.show() for item in facts.unsaved) + ".")
-    cards = [call.card for step in _all_steps(state) for call in step.tool_calls if call.ok and call.card and call.tool in _READS]
-    lines += cards[-2:]
-    if stopped or facts.stopped:
-        lines.append(stopped or f"I couldn't finish this: {facts.stopped}")
-    return "\n".join(lines) or "Done: nothing needed changing."
+        if call.outcome == "ok" and call.action == "read" and call.table in TABLES:
+            counts[call.table] = counts.get(call.table, 0) + call.count
+    shown = [f"{count} {TABLES[table].noun}{'' if count == 1 else 's'}" for table, count in counts.items()]
+    return f"I looked at {_listed(shown)}; ask again to hear about them." if shown else ""
 
 
-_READS = ("db_read", "recipes_search", "recipes_makeable")
+def _unlinked_sentence(facts: ReplyFacts) -> str:
+    """'Now without their recipe: Fri 28 Nov [dinner].' for rows a removal left pointing at nothing."""
+    names = list(dict.fromkeys(item.label or item.ref for item in facts.unlinked))
+    return f"Now without what was removed: {_listed(names)}." if names else ""
 
 
-def _named(session: Session, ref: str) -> str:
-    entry = session.registry.get(ref)
-    return f"{entry.label} ({ref})" if entry is not None and entry.label else ref
+def _not_done_sentence(facts: ReplyFacts) -> str:
+    failed = [item.label or item.ref for item in facts.failed]
+    unsaved = [item.label or item.ref for item in facts.unsaved if item.label not in failed and item.ref not in failed]
+    parts = ([f"not saved: {_listed(failed)}"] if failed else []) + ([f"drafted, not saved yet: {_listed(unsaved)}"] if unsaved else [])
+    return "; ".join(parts).capitalize() + "." if parts else ""
+
+
+def _listed(names: list[str]) -> str:
+    shown = names[:MAX_NAMED] + ([f"{len(names) - MAX_NAMED} more"] if len(names) > MAX_NAMED else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _clipped(text: str, limit: int = 200) -> str:
+    """One plain clause: trailing stops dropped, a long text cut at a word."""
+    text = " ".join(text.split()).rstrip(".; ")
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def _all_steps(state: TurnState) -> list[StepState]:

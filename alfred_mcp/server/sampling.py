@@ -20,7 +20,7 @@ from mcp import MCPError
 from mcp.server.mcpserver import Context, Sample
 from mcp.types import CreateMessageResult, SamplingMessage, TextContent
 
-from alfred_mcp.agent.llm.base import ModelRequest, ModelResponse
+from alfred_mcp.agent.llm.base import ModelRequest, ModelResponse, note_request_sent
 from alfred_mcp.agent.llm.output import parse_json_object, schema_instructions
 from alfred_mcp.errors import ModelOutputError, ModelUnavailableError
 
@@ -62,6 +62,7 @@ class SamplingLLM:
         self._ask = ask
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
+        note_request_sent()
         return from_sample_result(request, await self._ask(to_sample(request)))
 
 

@@ -31,6 +31,10 @@ class ToolCallRecord(BaseModel):
     refs: list[str] = Field(default_factory=list)
     error_code: str | None = None
     batch: str | None = Field(default=None, description="The manifest a draft_save call recorded its items in.")
+    effects: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="What a removal did beside its own rows: each {action: unlinked|cascaded, table, ref?, label?, column?}.",
+    )
 
 
 class StepState(BaseModel):
@@ -88,7 +92,8 @@ class TurnState(BaseModel):
         default_factory=list, description="No longer written: a reply is refused with what it missed, never amended (kept for stored turns)."
     )
     reply_source: Literal["model", "fallback"] | None = Field(
-        default=None, description="fallback: every reply attempt was refused, so the state wrote the reply itself."
+        default=None,
+        description="fallback: the state wrote the reply itself (the turn ended blocked, or every reply attempt was refused)."
     )
     reply_flow: dict[str, str] = Field(
         default_factory=dict, description="Reply's conversation-flow fields: tone, user_expressed, next_step."

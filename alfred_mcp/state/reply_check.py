@@ -1,45 +1,111 @@
 """The reply check: Reply is a witness, so a reply that claims what did not happen, or leaves out
 what the user must know, is refused with exactly what is wrong, never patched.
 
-`ReplyFacts` is what the state recorded for the turn; `check_reply` compares a reply's text
-with it: a past-tense claim ("I saved ...", "added to your list") needs a matching action this
-turn; every failed item, every draft left unsaved and a stopped turn must be mentioned. The
-check is deliberately literal (words, refs, labels), so it is the same every time.
+`ReplyFacts` is what the state recorded for the turn: each thing a call wrote (`Fact`: action,
+table, ref, label), the things of earlier turns, failures, unsaved drafts and a stop. `check_reply`
+reads the reply clause by clause. A claim ("I added the pears to your shopping list", "Eggs were
+removed", "Milk is now on your list") is checked per thing: each thing it names must have a fact of
+this turn whose action backs the verb, on the table the clause names; a claim naming no thing ("I
+saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
+question, and a correction of what was said before ("I said I had added X, but I had not") claim
+nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. The
+check is literal (words, refs, labels), so it is the same every time.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-_CLAIMS: dict[str, frozenset[str]] = {
-    "saved": frozenset({"saved", "created", "updated"}),
-    "created": frozenset({"created", "saved"}),
-    "added": frozenset({"created", "saved", "updated"}),
-    "scheduled": frozenset({"created", "saved", "updated"}),
-    "deleted": frozenset({"deleted", "discarded"}),
-    "removed": frozenset({"deleted", "updated", "discarded"}),
-    "updated": frozenset({"updated"}),
-    "changed": frozenset({"updated"}),
+_VERBS: dict[str, tuple[str, ...]] = {
+    "add": ("added", "put", "restocked", "topped up", "logged", "recorded", "noted down"),
+    "save": ("saved", "stored", "filed"),
+    "create": ("created", "set up", "generated"),
+    "plan": ("planned", "scheduled", "booked", "pencilled in", "penciled in"),
+    "remove": ("removed", "deleted", "dropped", "cleared", "crossed off", "discarded", "erased", "unlinked"),
+    "change": ("changed", "updated", "modified", "edited", "renamed", "moved", "replaced", "swapped", "marked", "checked off",
+               "adjusted", "increased", "reduced", "bumped"),
+    "undo": ("undid", "undone", "reverted", "restored"),
 }
-_CLAIM = re.compile(r"\b(" + "|".join(_CLAIMS) + r")\b", re.IGNORECASE)
+_BACKED_BY: dict[str, frozenset[str]] = {
+    "add": frozenset({"created", "saved", "updated", "undone"}),
+    "save": frozenset({"saved", "created", "updated"}),
+    "create": frozenset({"created", "saved", "generated"}),
+    "plan": frozenset({"created", "saved", "updated"}),
+    "remove": frozenset({"deleted", "unlinked", "updated", "discarded", "cascaded", "undone"}),
+    "change": frozenset({"updated", "unlinked", "undone", "saved", "revised"}),
+    "undo": frozenset({"undone"}),
+}
+_WRITE_ACTIONS = frozenset().union(*_BACKED_BY.values())
+_VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
+_VERB = re.compile(r"\b(" + "|".join(sorted((re.escape(w) for w in _VERB_OF), key=len, reverse=True)) + r")\b(?!\s+together)",
+                   re.IGNORECASE)
+_NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
+"""'Eggs and milk - added to your list': the things come before the dash."""
+_A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
+"""What follows a colon is a clause, not a list of things, when it has a verb of its own."""
+_NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
+"""A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
+_TABLES: tuple[tuple[str, str], ...] = (
+    (r"shopping(?:\s+list)?|grocer(?:y|ies)(?:\s+list)?|(?:your|the)\s+list", "shopping_list"),
+    (r"pantry|fridge|freezer|inventory|cupboard|larder|stock", "inventory"),
+    (r"meal\s+plans?|(?:your|the)\s+plan|calendar|menu", "meal_plans"),
+    (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
+    (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
+    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet", "preferences"),
+    (r"cooking\s+log|log\s+of\s+what\s+you\s+cooked", "cooking_log"),
+)
+_TABLE = [(re.compile(rf"\b(?:{words})\b", re.IGNORECASE), table) for words, table in _TABLES]
+_TABLE_LEVEL = frozenset({"preferences", "meal_plans", "cooking_log"})
+"""Tables whose labels are not what a reply names (an allergy inside the one preferences row, a plan's date):
+a claim on them is backed by a fact of the table, whatever it names."""
+_PLAN_TABLES = frozenset({"meal_plans", "tasks"})
 _HEDGE = re.compile(
-    r"\b(not|no|never|nothing|nor|none|if|once|when|would|could|should|can|will|shall|want|wants|unless|before|until|"
-    r"ready|yet|\w+n't|cannot)\b",
+    r"\b(not|no|never|nothing|nor|none|if|once|when|would|could|should|can|will|shall|want|wants|unless|until|"
+    r"ready|yet|may|might|whether|\w+n't|cannot|unable|failed|about|going|let)\b",
     re.IGNORECASE,
 )
+_REPORTED = re.compile(
+    r"\b(?:I|I've|I had)\s+(?:said|told you|claimed|mentioned|wrote|reported|stated)\b|\bcorrection\b|\bI was wrong\b|"
+    r"\bmy mistake\b|\bmistakenly\b|\bwrongly\b|\bin error\b",
+    re.IGNORECASE,
+)
+"""A clause correcting what was said earlier claims nothing of its own."""
+_EARLIER = re.compile(r"\b(?:earlier|previously|before|yesterday|already|last\s+(?:time|turn|week|night)|the\s+other\s+day)\b",
+                      re.IGNORECASE)
+"""A clause about what an earlier turn did is backed by that turn's facts as well."""
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_NOT_SAVED = re.compile(
-    r"not (?:be |been |yet )?saved|unsaved|n't (?:be |been |yet )?saved|draft|want me to save|shall i save|"
-    r"should i save|save (?:them|it|these|those|any|all)",
+_CLAUSE_BREAK = re.compile(
+    r";|\bbut\b|\bwhile\b|\balthough\b|\bthough\b|\bhowever\b|\bbecause\b|\bsince\b|\bso\b|"
+    r",\s*(?:and\s+|then\s+)?(?=(?:I|I've|I'd|we|it|they|that|this|you)\b)|\band\s+(?=(?:I|I've|I'd|we|it|they)\b)",
     re.IGNORECASE,
 )
-_STOPPED = re.compile(
-    r"couldn'?t|could not|can'?t|cannot|unable|didn'?t|did not|wasn'?t able|weren'?t able|not able|failed|stopped|"
-    r"blocked|wasn'?t|not (?:yet )?(?:done|finished|complete)|ran into|problem|issue|went wrong",
-    re.IGNORECASE,
-)
+_PASSIVE = re.compile(r"\b(?:was|were|been|is|are|got|get)\s+(?:\w+ly\s+|also\s+|now\s+|all\s+|both\s+)?$", re.IGNORECASE)
+_BOUNDARY = re.compile(r"\b(?:to|from|onto|on|into|in|off|for|at|as|under|with|by|so|too|this|today|now|again)\b", re.IGNORECASE)
+_SPLIT_ITEMS = re.compile(r",|\band\b|&|\bplus\b|\bas well as\b", re.IGNORECASE)
+_FILLER = frozenset((
+    "the a an some your my our its their all both also just only now then i i've we've i have has have had it's "
+    "another more extra new fresh few of few couple dozen half whole pack packs bag bags can cans jar jars bunch box "
+    "oz g kg lb lbs ml l cup cups tbsp tsp pound pounds gram grams piece pieces quantity amount bit little lot lots "
+    "successfully already back up out down over in on two three four five six seven eight nine ten eleven twelve "
+    "first second third each every").split())
+_GENERIC = frozenset((
+    "it them they those these that this everything anything all both one ones rest item items thing things entry entries "
+    "row rows recipe recipes dish dishes meal meals draft drafts change changes list lists plan plans task tasks ingredient "
+    "ingredients food foods stuff everything else other others which what result results detail details note notes "
+    "reminder reminders grocery groceries product products shopping pantry fridge freezer inventory"
+).split())
+_NUMBER = re.compile(r"^\d+(?:[.,/]\d+)?$")
+_COUNTED_KIND = re.compile(
+    r"\b(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|a few|some|all)\b.*\b(?:" + "|".join(
+        ("recipes", "items", "dishes", "meals", "drafts", "tasks", "ingredients", "ideas", "options", "entries")) + r")\b",
+    re.IGNORECASE)
+"""'3 cod recipes', 'two fish dishes': a count of a kind describes the things, it does not name them."""
+_DESCRIBING = re.compile(
+    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|those|these|that|this|you|me|us|items?|things?|rest)\b",
+    re.IGNORECASE)
+"""'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
 
 _UNLINKED = re.compile(
     r"without (?:a |its |their |any )?(?:recipe|meal)|no (?:longer )?(?:has |have )?(?:a )?recipe|unlinked|left empty|"
@@ -65,11 +131,31 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One thing a call did: its action (created, updated, deleted, saved, unlinked, cascaded, discarded,
+    generated, undone), the table, the row's ref and label."""
+
+    action: str
+    table: str | None = None
+    ref: str = ""
+    label: str = ""
+
+    def names(self, words: frozenset[str], text: str) -> bool:
+        """True when an item (its content words, its text) names this thing: its ref, or a word of its label."""
+        if self.ref and re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
+            return True
+        return bool(words & _content_words(self.label))
+
+    def show(self) -> str:
+        return self.label or self.ref or (self.table or "a row")
+
+
+@dataclass(frozen=True)
 class ReplyFacts:
     """What the state recorded for the turn, as far as the reply must honor it."""
 
-    done: frozenset[str] = frozenset()
-    """The actions of this turn's successful calls: created, updated, deleted, saved, generated, discarded, read."""
+    things: Sequence[Fact] = field(default_factory=tuple)
+    """What this turn's successful calls did, one fact per row (reads are not facts)."""
     failed: Sequence[Item] = field(default_factory=tuple)
     unsaved: Sequence[Item] = field(default_factory=tuple)
     """Drafts generated this turn and still not saved."""
@@ -77,27 +163,155 @@ class ReplyFacts:
     """Why the turn stopped before its plan was done (None: it was not stopped)."""
     unlinked: Sequence[Item] = field(default_factory=tuple)
     """Rows a removal of this turn left pointing at nothing (a meal without its recipe): the user must hear of them."""
+    earlier: Sequence[Fact] = field(default_factory=tuple)
+    """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
+
+    @property
+    def done(self) -> frozenset[str]:
+        return frozenset(fact.action for fact in self.things)
 
 
-def claims(text: str) -> list[str]:
-    """The past-tense action words the reply asserts (hedged, negated or asked ones are not claims)."""
-    found: list[str] = []
+@dataclass(frozen=True)
+class Claim:
+    """One thing the reply asserts happened: a verb class, the items it names (none: 'them'), the table it names."""
+
+    verb: str
+    word: str
+    items: tuple[str, ...]
+    table: str | None
+    clause: str
+    earlier: bool = False
+
+
+def claims(text: str) -> list[Claim]:
+    """The assertions of what happened, clause by clause (negated, hedged, asked and corrected ones are not claims)."""
+    found: list[Claim] = []
     for sentence in _SENTENCE.findall(text):
+        clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if clause and clause.strip()]
         if sentence.strip().endswith("?"):
+            clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
+        statements = [clause for clause in clauses if not _REPORTED.search(clause)]
+        # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
+        in_sentence = next((table for clause in statements if not _VERB.search(clause) and (table := _table_named(clause))), None)
+        for clause in statements:
+            found.extend(_clause_claims(clause, in_sentence))
+    return found
+
+
+def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
+    """The clause's claims. A verb's table is the one named after it, before the next verb ('I saved Thai Curry and
+    added eggs to your list': the list is the eggs'); a clause of one verb may name it anywhere, and a clause naming
+    none is about the one its sentence names ('…; your list is done')."""
+    earlier = bool(_EARLIER.search(clause))
+    verbs = list(_VERB.finditer(clause))
+    whole = _table_named(clause) or in_sentence if len(verbs) == 1 else None
+    for index, match in enumerate(verbs):
+        before, after = clause[: match.start()], clause[match.end():]
+        region = clause[match.end(): verbs[index + 1].start()] if index + 1 < len(verbs) else after
+        table = _table_named(region) or whole
+        if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
-        for match in _CLAIM.finditer(sentence):
-            if not _HEDGE.search(sentence[: match.start()]) and not re.match(r"\s+yet\b", sentence[match.end():]):
-                found.append(match.group(1).lower())
-    return list(dict.fromkeys(found))
+        word = match.group(1).lower()
+        passive = _PASSIVE.search(before)
+        named_before = _NAMED_BEFORE.search(before)
+        since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
+        phrase = before[since: passive.start()] if passive else named_before.group(1) if named_before else _object_phrase(region)
+        items = _items(phrase)
+        listed = after.split(":", 1)[1] if ":" in after else ""
+        if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
+            items = _items(listed)
+        yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
+    for match in _NOW_ON.finditer(clause):
+        before = clause[: match.start()]
+        if not _HEDGE.search(before):
+            verb = "add" if match.group(1).lower() == "now" else "remove"
+            yield Claim(verb, match.group(0).lower(), _items(before), _table_named(clause[match.end():]), clause.strip(), earlier)
+
+
+def _object_phrase(after: str) -> str:
+    boundary = _BOUNDARY.search(after)
+    return after[: boundary.start()] if boundary else after
+
+
+def _table_named(clause: str) -> str | None:
+    for pattern, table in _TABLE:
+        if pattern.search(clause):
+            return table
+    return None
+
+
+def _items(phrase: str) -> tuple[str, ...]:
+    """The things a phrase names ('the arugula, pears and lemons' -> arugula, pears, lemons); generic words name none."""
+    if any(pattern.search(phrase) for pattern, _ in _TABLE):
+        return ()
+    items = []
+    for part in _SPLIT_ITEMS.split(phrase):
+        words = _content_words(part)
+        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part):
+            items.append(part.strip(" \t.,!;:'\""))
+    return tuple(items)
+
+
+def _content_words(text: str) -> frozenset[str]:
+    words = re.findall(r"[a-z][a-z'-]*|\d+", text.lower())
+    return frozenset(_singular(w) for w in words if w not in _FILLER and not _NUMBER.match(w) and len(w) > 1)
+
+
+def _singular(word: str) -> str:
+    for ending, replacement in (("ies", "y"), ("oes", "o"), ("ches", "ch"), ("shes", "sh"), ("ses", "s"), ("s", "")):
+        if word.endswith(ending) and len(word) > len(ending) + 2 and not word.endswith("ss"):
+            return word[: -len(ending)] + replacement
+    return word
+
+
+def _backs(fact: Fact, claim: Claim) -> bool:
+    if fact.action not in _BACKED_BY[claim.verb]:
+        return False
+    if claim.table is not None:
+        return fact.table == claim.table
+    return claim.verb != "plan" or fact.table in _PLAN_TABLES
+
+
+def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
+    known = [*facts.things, *facts.earlier] if claim.earlier else facts.things
+    backing = [fact for fact in known if _backs(fact, claim)]
+    if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
+        backing = [fact for fact in known if fact.table == claim.table and fact.action in _WRITE_ACTIONS]
+    where = f" on {claim.table.replace('_', ' ')}" if claim.table else ""
+    if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
+        if backing:
+            return []
+        return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
+                f"(what happened: {_happened(facts)})"]
+    problems = []
+    for item in claim.items:
+        words = _content_words(item)
+        if any(fact.names(words, item) for fact in backing):
+            continue
+        earlier = any(fact.names(words, item) for fact in facts.earlier)
+        if earlier and not any(fact.names(words, item) for fact in facts.things):
+            why = "that was an earlier turn, not this one"
+        else:
+            why = f"what happened: {_happened(facts)}"
+        problems.append(f"it says '{item}' was {_past(claim)}{where}, but this turn did not do that ({why})")
+    return problems
+
+
+def _past(claim: Claim) -> str:
+    return {"add": "added", "save": "saved", "create": "created", "plan": "planned", "remove": "removed",
+            "change": "changed", "undo": "undone"}[claim.verb]
+
+
+def _happened(facts: ReplyFacts) -> str:
+    shown = [f"{fact.action} {fact.show()}" + (f" ({fact.table.replace('_', ' ')})" if fact.table else "") for fact in facts.things]
+    return "; ".join(dict.fromkeys(shown[:8])) or "nothing was written"
 
 
 def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     """Each way the reply contradicts or leaves out the state, as one sentence; empty when it is truthful."""
-    problems = []
-    for word in claims(text):
-        if not facts.done & _CLAIMS[word]:
-            happened = ", ".join(sorted(facts.done - {"read"})) or "nothing was written"
-            problems.append(f"it says '{word}', but no row was {word} this turn (what happened: {happened})")
+    problems: list[str] = []
+    for claim in claims(text):
+        problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
     for item in facts.failed:
         if not item.named_in(text):
             problems.append(f"it leaves out {item.show()}, which failed: {item.reason or 'see the batch'}")
@@ -114,3 +328,15 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     if facts.stopped and not _STOPPED.search(text):
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
     return problems
+
+
+_NOT_SAVED = re.compile(
+    r"not (?:be |been |yet )?saved|unsaved|n't (?:be |been |yet )?saved|draft|want me to save|shall i save|"
+    r"should i save|save (?:them|it|these|those|any|all)",
+    re.IGNORECASE,
+)
+_STOPPED = re.compile(
+    r"couldn'?t|could not|can'?t|cannot|unable|didn'?t|did not|wasn'?t able|weren'?t able|not able|failed|stopped|"
+    r"blocked|wasn'?t|not (?:yet )?(?:done|finished|complete)|ran into|problem|issue|went wrong",
+    re.IGNORECASE,
+)

@@ -61,6 +61,7 @@ async def test_a_cancelled_chat_stops_the_model_call_and_ends_the_turn(client: C
         assert server.requests and all(r.ended is not None for r in server.requests), "the model request was closed"
     status = await call(client, "turn_status")
     assert status["state"]["stage"] == "done" and status["state"]["blocked_reason"] == "interrupted: the client cancelled the request"
+    assert status["state"]["model_requests"] == len(server.requests) == 1, "the cancelled request is counted"
     with FakeModelServer(by_role(FRIDGE)) as server:
         use(app, server)
         again = await call(client, "chat", message="what are my tasks?")

@@ -37,7 +37,7 @@ def _check(turns: list[dict[str, object]], name: str) -> None:
         reply = str(turn["reply"])
         if turn["outcome"] == "blocked":
             assert reply.splitlines()[-1].startswith("I couldn't finish this: ") and reply.count("finish this") == 1
-            assert "Stopped:" not in reply and 'File "' not in reply
+            assert "Stopped:" not in reply and 'File "' not in reply and len(reply.splitlines()) <= 2
     assert find_uuid(json.dumps(turns)) is None
 
 

@@ -25,8 +25,10 @@ from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.state.agent_turn import TurnState
 
 from .llm.fake_openai import (
+    Action,
     Answer,
     FakeModelServer,
+    Refuse,
     Request,
     Silent,
     always,
@@ -82,16 +84,16 @@ def assert_one_plain_sentence(state: TurnState) -> None:
 
 
 async def test_a_model_that_answers_empty_objects_ends_its_turn_within_15_calls(app: AlfredApp) -> None:
-    """`{}` passes Understand, fails Think three times, then Reply three times: 7 calls, the state replies."""
+    """`{}` passes Understand, fails Think three times: 4 calls, then the state replies (no model tells a blocked turn)."""
     with FakeModelServer(always(Answer("{}"))) as server:
         state = await turn(app, model(server), "plan dinners")
     assert len(server.requests) <= 15
-    assert state.model_calls == {"understand": 1, "think": 3, "reply": 3} and state.model_requests == len(server.requests) == 7
+    assert state.model_calls == {"understand": 1, "think": 3} and state.model_requests == len(server.requests) == 4
     assert state.outcome == "blocked" and state.blocked_reason and state.blocked_reason.startswith("think output was invalid 3 times")
     assert_one_plain_sentence(state)
-    assert state.blocked_reason in (state.reply or "")
-    assert state.ledger is not None and state.ledger["model_requests"] == 7
-    assert [e["role"] for e in state.ledger["errors"]] == ["think", "think", "think", "reply", "reply", "reply"]
+    assert "the model could not make a plan (3 tries)" in (state.reply or "") and "schema" not in (state.reply or "")
+    assert state.ledger is not None and state.ledger["model_requests"] == 4
+    assert [e["role"] for e in state.ledger["errors"]] == ["think", "think", "think"]
 
 
 async def test_a_silent_model_costs_one_timeout_per_turn(app: AlfredApp) -> None:
@@ -147,7 +149,7 @@ async def test_a_failed_turn_is_not_fed_back_as_conversation(app: AlfredApp) -> 
     """Turn 1 fails (prose only): its fallback reply and its message are absent from turn 2's prompts."""
     with FakeModelServer(always(Answer(PROSE))) as server:
         failed = await turn(app, model(server), "make me a zanzibar pizza")
-    assert failed.outcome == "blocked" and failed.model_calls == {"understand": 3, "reply": 3}
+    assert failed.outcome == "blocked" and failed.model_calls == {"understand": 3}
     assert_one_plain_sentence(failed)
     assert "try a larger model" in (failed.reply or "")
     with FakeModelServer(by_role(FRIDGE)) as server:
@@ -222,7 +224,7 @@ async def test_an_interrupt_cancels_the_model_call_and_keeps_the_turn(app: Alfre
     with FakeModelServer(always(Silent())) as server:
         state = await turn(app, model(server, timeout=30), "plan dinners", observe=observe, interrupt=interrupt)
     assert state.stage == "done" and state.blocked_reason == "interrupted (Ctrl-C)"
-    assert state.reply == "I couldn't finish this: interrupted (Ctrl-C)." and events[-1] == "done"
+    assert state.reply == "Nothing was changed.\nI couldn't finish this: interrupted (Ctrl-C)." and events[-1] == "done"
     async with app.work("status") as work:
         saved = TurnMachine(work, tool_runner(app, work.session.name)).current()
     assert saved is not None and saved.stage == "done" and saved.errors[0]["code"] == "interrupted"
@@ -242,3 +244,45 @@ async def test_waits_for_a_slow_model_are_reported(app: AlfredApp) -> None:
         state = await turn(app, model(server), "tasks?", observe=observe, limits=TurnLimits(heartbeat=0.1))
     assert state.outcome == "quick" and kinds[0] == "call" and kinds.count("waiting") >= 2 and kinds[-1] == "done"
     assert find_uuid(json.dumps(state.model_dump(mode="json"))) is None
+
+
+def _stalls_after(answers: int) -> Any:
+    """Answer Understand (a plan follows) for the first `answers` requests, then a 503 once, then never answer."""
+    seen = [0]
+    plan = by_role({**FRIDGE, "understand": [{}]})
+
+    def behave(request: Request) -> Action:
+        seen[0] += 1
+        if seen[0] <= answers:
+            return plan(request)
+        return Refuse(503, {"error": {"message": "busy"}}) if seen[0] == answers + 1 else Silent()
+
+    return behave
+
+
+STALLS = {
+    "interrupted at once": (always(Silent()), {"timeout": 30}, "interrupt", {}),
+    "interrupted after a retried 503": (_stalls_after(0), {"timeout": 30}, "interrupt", {}),
+    "interrupted mid-plan": (_stalls_after(2), {"timeout": 30}, "interrupt", {}),
+    "out of wall-clock time": (always(Silent()), {"timeout": 30}, "", {"limits": TurnLimits(seconds=0.5)}),
+    "timed out": (always(Silent()), {"timeout": 0.3}, "", {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STALLS))
+async def test_every_request_a_stalled_turn_sent_is_counted_however_it_ended(app: AlfredApp, case: str) -> None:
+    """Cancelled, interrupted or timed out: model_requests (state and ledger) equals what the server received."""
+    behaviour, provider, stop, options = STALLS[case]
+    interrupt = Interrupt()
+
+    async def observe(event: Any) -> None:
+        if stop and event.kind == "waiting":  # the request is on the wire and stalled: cancel it
+            interrupt.request("interrupted (Ctrl-C)")
+
+    with FakeModelServer(behaviour) as server:
+        state = await turn(app, model(server, **provider), "what is in the fridge?", observe=observe, interrupt=interrupt,
+                           **{"limits": TurnLimits(heartbeat=0.2), **options})
+        await anyio.sleep(0.1)
+    assert state.outcome == "blocked" and len(server.requests) >= 1
+    assert state.model_requests == len(server.requests), [r.outcome for r in server.requests]
+    assert state.ledger is not None and state.ledger["model_requests"] == len(server.requests)

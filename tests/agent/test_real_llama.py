@@ -163,4 +163,6 @@ def test_run_ends_every_turn_within_its_budgets(server: tuple[str, Path], tmp_pa
     for turn in turns:
         assert turn["stage"] == "done" and sum(turn["model_calls"].values()) <= 30
         assert turn["ledger"]["model_requests"] >= sum(turn["model_calls"].values())
+        if turn["outcome"] == "blocked":  # a small model fails often: the state tells it, never the model
+            assert turn["reply_source"] == "fallback" and turn["reply"].splitlines()[-1].startswith("I couldn't finish this: ")
     assert _alive(base_url)

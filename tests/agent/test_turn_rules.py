@@ -79,7 +79,7 @@ async def test_a_false_reply_is_refused_then_corrected_and_never_amended(client:
     await submit(client, "act", {"decision": done()})
     refused = await call_error(client, "turn_submit", role="reply", output={"response": "I saved Quick Cod for you!"})
     assert refused["code"] == "role_output_invalid" and refused["attempts_left"] == 2
-    assert "it says 'saved', but no row was saved this turn" in refused["message"]
+    assert "it says 'Quick Cod' was saved, but this turn did not do that" in refused["message"]
     assert "gen_recipe_1 (Quick Cod) are not saved yet" in refused["message"]
     assert (await status(client))["invalid_outputs"] == {"reply": 1}, "the refusal counts although the call failed"
     honest = "Here is Quick Cod, not saved yet. Want me to save it?"
@@ -89,17 +89,28 @@ async def test_a_false_reply_is_refused_then_corrected_and_never_amended(client:
     assert talk["recent"][-1]["flow"] == {"tone": "helpful", "next_step": "save it?"}
 
 
-async def test_after_the_last_refused_reply_the_state_replies_itself(client: Client) -> None:
+async def test_a_blocked_turn_ends_at_once_with_the_states_own_account(client: Client) -> None:
     await to_act(client, "delete recipe 99", ("write", "Delete recipe_99"))
     bad = {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": "recipe_99"}])}
     await submit(client, "act", bad)
     stopped = await submit(client, "act", bad)
-    assert stopped["expected_role"] == "reply" and stopped["outcome"] == "blocked"
+    assert (stopped["stage"], stopped["expected_role"], stopped["outcome"]) == ("done", None, "blocked")
+    assert stopped["reply"] == ("Nothing was changed.\nI couldn't finish this: step 1 of 1 was refused twice (what it named is not in "
+                                "your kitchen); check the details and ask again.")
+    assert (await status(client))["reply_source"] == "fallback"
+    late = await call_error(client, "turn_submit", role="reply", output={"response": "All done!"})
+    assert late["code"] == "out_of_order"
+
+
+async def test_after_the_last_refused_reply_the_state_replies_itself(client: Client) -> None:
+    await to_act(client, "show my recipes", ("read", "Read the recipes"))
+    await submit(client, "act", {"decision": tool("db_read", table="recipes", limit=2)})
+    await submit(client, "act", {"decision": done("read them")})
     for _ in range(2):
-        await call_error(client, "turn_submit", role="reply", output={"response": "All done!"})
-    last = await submit(client, "reply", {"response": "All done!"})
+        await call_error(client, "turn_submit", role="reply", output={"response": "I deleted your recipes."})
+    last = await submit(client, "reply", {"response": "I deleted your recipes."})
     assert last["stage"] == "done" and "state's own reply was used" in last["notice"]
-    assert last["reply"].startswith("I couldn't finish this: Step 1 (Delete recipe_99) failed twice")
+    assert last["reply"] == "I looked at 2 recipes; ask again to hear about them." and last["outcome"] == "completed"
     assert (await status(client))["reply_source"] == "fallback"
 
 
@@ -126,7 +137,9 @@ async def test_plan_invalid_goes_back_to_think_once_with_acts_reason(client: Cli
     assert "## Re-plan (once)\nAct stopped the plan: Step 1 (Save gen_recipe_7) cannot work: there is no gen_recipe_7" in context["context"]
     await submit(client, "think", plan(("write", "Try again")))
     again = await submit(client, "act", blocked)
-    assert again["expected_role"] == "reply" and again["outcome"] == "blocked"
+    assert again["expected_role"] is None and again["outcome"] == "blocked"
+    assert again["reply"].endswith("I couldn't finish this: the plan could not work, even re-planned; say what you want changed, and ask again.")
+    assert "gen_recipe_7" not in again["reply"], "Act's reason is on record, not in the reply"
     state = await status(client)
     assert state["replans"] == 1 and [s["status"] for s in state["superseded_steps"]] == ["blocked"]
 
@@ -208,14 +221,15 @@ async def test_turn_abandon_ends_a_turn_whose_stored_record_cannot_be_read(
 
     abandoned = await call(client, "turn_abandon", reason="its record could not be read")
     assert (abandoned["turn"], abandoned["stage"], abandoned["outcome"]) == (turn, "done", "blocked")
-    assert abandoned["expected_role"] is None and abandoned["reply"] == "Stopped: its record could not be read"
+    assert abandoned["expected_role"] is None
+    assert abandoned["reply"].endswith("I couldn't finish this: it was stopped before it finished; ask again when you are ready.")
     state = (await call(client, "turn_status"))["state"]
     assert (state["turn"], state["stage"], state["blocked_reason"]) == (turn, "done", "its record could not be read")
 
     after = await call(client, "turn_start", message="hello again")
     assert (after["turn"], after["stage"], after["expected_role"]) == (turn + 1, "understand", "understand")
     assert (await submit(client, "understand", {}))["expected_role"] == "think"
-    assert (await call(client, "turn_status", turn=turn))["state"]["reply"] == "Stopped: its record could not be read"
+    assert (await call(client, "turn_status", turn=turn))["state"]["reply"] == abandoned["reply"]
 
 
 async def test_inside_a_turn_an_allergy_cannot_be_overridden(client: Client, app: AlfredApp) -> None:

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import pytest
+from reply_corpus import corpus, rates
 
-from alfred_mcp.state.reply_check import Item, ReplyFacts, check_reply, claims
+from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts, check_reply, claims
 
 DRAFT = Item("gen_recipe_1", "Honey Garlic Cod")
 FAILED = Item("gen_recipe_2", "Lemon Butter Cod", "name is required")
+GENERATED = Fact("generated", "recipes", "gen_recipe_1", "Honey Garlic Cod")
+SAVED = Fact("saved", "recipes", "recipe_4", "Honey Garlic Cod")
+SHOP = [Fact("created", "shopping_list", "shop_1", "Eggs"), Fact("created", "shopping_list", "shop_2", "Milk")]
 
 
 @pytest.mark.parametrize(
     ("text", "claimed"),
     [
         pytest.param("I saved your recipes.", ["saved"], id="plain-claim"),
-        pytest.param("Done! I've added shellfish and removed nothing else.", ["added", "removed"], id="two-claims"),
+        pytest.param("I said I had added the pears, but I had not.", [], id="correction"),
+        pytest.param("Milk is now on your list.", ["is now on"], id="state-claim"),
+        pytest.param("I saved Thai Curry; want me to add it to your list?", ["saved"], id="claim-before-a-question"),
+        pytest.param("Done! I've added shellfish and removed the pears.", ["added", "removed"], id="two-claims"),
+        pytest.param("I added shellfish and removed nothing else.", ["added"], id="removed-nothing"),
         pytest.param("Nothing was saved yet.", [], id="negated"),
         pytest.param("They are not saved yet.", [], id="not-yet"),
         pytest.param("Want me to save them? Once saved they stay.", [], id="question-and-conditional"),
@@ -23,23 +31,23 @@ FAILED = Item("gen_recipe_2", "Lemon Butter Cod", "name is required")
     ],
 )
 def test_claims_are_past_tense_assertions_only(text: str, claimed: list[str]) -> None:
-    assert claims(text) == claimed
+    assert [claim.word for claim in claims(text)] == claimed
 
 
 @pytest.mark.parametrize(
     ("text", "facts", "problem"),
     [
-        pytest.param("I saved Honey Garlic Cod.", ReplyFacts(done=frozenset({"generated"}), unsaved=[DRAFT]),
-                     "it says 'saved', but no row was saved this turn", id="false-save"),
-        pytest.param("Saved two of them.", ReplyFacts(done=frozenset({"saved"}), failed=[FAILED]),
+        pytest.param("I saved Honey Garlic Cod.", ReplyFacts(things=[GENERATED], unsaved=[DRAFT]),
+                     "it says 'Honey Garlic Cod' was saved, but this turn did not do that", id="false-save"),
+        pytest.param("Saved two of them.", ReplyFacts(things=[SAVED], failed=[FAILED]),
                      "it leaves out gen_recipe_2 (Lemon Butter Cod), which failed: name is required", id="failure-left-out"),
-        pytest.param("Here you go.", ReplyFacts(done=frozenset({"generated"}), unsaved=[DRAFT]),
+        pytest.param("Here you go.", ReplyFacts(things=[GENERATED], unsaved=[DRAFT]),
                      "it leaves out the drafts generated and not saved: gen_recipe_1 (Honey Garlic Cod)", id="draft-left-out"),
-        pytest.param("Here is Honey Garlic Cod.", ReplyFacts(done=frozenset({"generated"}), unsaved=[DRAFT]),
+        pytest.param("Here is Honey Garlic Cod.", ReplyFacts(things=[GENERATED], unsaved=[DRAFT]),
                      "it must say that gen_recipe_1 (Honey Garlic Cod) are not saved yet", id="draft-not-marked"),
         pytest.param("All done.", ReplyFacts(stopped="Step 1 failed twice"),
                      "it must tell the user the turn stopped before finishing", id="stop-left-out"),
-        pytest.param("Deleted it.", ReplyFacts(done=frozenset({"read"})), "no row was deleted this turn", id="false-delete"),
+        pytest.param("Deleted it.", ReplyFacts(), "nothing was removed this turn", id="false-delete"),
     ],
 )
 def test_a_reply_that_contradicts_or_omits_the_state_is_refused_with_what_is_wrong(text: str, facts: ReplyFacts, problem: str) -> None:
@@ -51,12 +59,80 @@ def test_a_reply_that_contradicts_or_omits_the_state_is_refused_with_what_is_wro
     ("text", "facts"),
     [
         pytest.param("Honey Garlic Cod is ready, not saved yet. Want me to save it?",
-                     ReplyFacts(done=frozenset({"generated"}), unsaved=[DRAFT]), id="draft-honest"),
+                     ReplyFacts(things=[GENERATED], unsaved=[DRAFT]), id="draft-honest"),
         pytest.param("Saved Honey Garlic Cod; Lemon Butter Cod could not be saved.",
-                     ReplyFacts(done=frozenset({"saved"}), failed=[FAILED], unsaved=[FAILED]), id="partial-save"),
+                     ReplyFacts(things=[SAVED], failed=[FAILED], unsaved=[FAILED]), id="partial-save"),
         pytest.param("I couldn't finish: the recipe was refused.", ReplyFacts(stopped="blocked"), id="stop-acknowledged"),
-        pytest.param("Added shellfish to your allergies.", ReplyFacts(done=frozenset({"updated"})), id="update-is-an-add"),
+        pytest.param("Added shellfish to your allergies.", ReplyFacts(things=[Fact("updated", "preferences", "preferences_1", "Preferences")]), id="update-is-an-add"),
     ],
 )
 def test_a_truthful_reply_passes(text: str, facts: ReplyFacts) -> None:
     assert check_reply(text, facts) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "problem"),
+    [
+        pytest.param("I also added the arugula, pears and lemons to your shopping list.", ReplyFacts(things=[SAVED]),
+                     "it says 'the arugula' was added on shopping list, but this turn did not do that", id="issue-24-sample"),
+        pytest.param("I added eggs and pears to your list.", ReplyFacts(things=SHOP),
+                     "it says 'pears' was added on shopping list", id="one-of-two-things"),
+        pytest.param("I added eggs to your pantry.", ReplyFacts(things=SHOP), "it says 'eggs' was added on inventory", id="wrong-table"),
+        pytest.param("I saved Honey Garlic Cod and added eggs to your pantry.", ReplyFacts(things=[SAVED, *SHOP]),
+                     "it says 'eggs' was added on inventory", id="the-second-verbs-table"),
+        pytest.param("I removed 2 items from your pantry: spinach and pears.",
+                     ReplyFacts(things=[Fact("deleted", "inventory", "inv_1", "Baby Spinach")]), "it says 'pears' was removed",
+                     id="one-of-the-things-after-a-colon"),
+        pytest.param("I added the pears to your list.", ReplyFacts(things=SHOP, earlier=[Fact("created", "shopping_list", "shop_0", "Pears")]),
+                     "that was an earlier turn", id="an-earlier-turns-thing"),
+        pytest.param("Thai Curry was removed from your plan.", ReplyFacts(things=[Fact("deleted", "recipes", "recipe_2", "Thai Curry")]),
+                     "nothing was removed on meal plans", id="a-removal-claimed-on-another-table"),
+    ],
+)
+def test_a_claim_is_checked_for_each_thing_it_names(text: str, facts: ReplyFacts, problem: str) -> None:
+    problems = check_reply(text, facts)
+    assert any(problem in found for found in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        pytest.param("I said I had added the arugula, but I had not.", ReplyFacts(), id="correction"),
+        pytest.param("I did not add the pears.", ReplyFacts(), id="negation"),
+        pytest.param("Your shopping list now has eggs and milk.", ReplyFacts(things=SHOP), id="paraphrase"),
+        pytest.param("Earlier I added the pears; this time eggs and milk were added to your list.",
+                     ReplyFacts(things=SHOP, earlier=[Fact("created", "shopping_list", "shop_0", "Pears")]), id="earlier-said-so"),
+        pytest.param("I've put together Honey Garlic Cod for you; it is a draft, not saved yet.",
+                     ReplyFacts(things=[GENERATED], unsaved=[DRAFT]), id="put-together-is-no-add"),
+        pytest.param("I generated 3 cod recipes for you; Honey Garlic Cod is a draft, not saved yet.",
+                     ReplyFacts(things=[GENERATED], unsaved=[DRAFT]), id="a-counted-kind-names-no-thing"),
+        pytest.param("I recorded that you're allergic to shellfish.",
+                     ReplyFacts(things=[Fact("updated", "preferences", "preferences_1", "Preferences")]), id="allergic-is-preferences"),
+        pytest.param("I removed 2 items from your pantry: spinach and rice.",
+                     ReplyFacts(things=[Fact("deleted", "inventory", "inv_1", "Baby Spinach"), Fact("deleted", "inventory", "inv_2", "Rice")]),
+                     id="things-after-a-colon"),
+        pytest.param("I've put everything you need on your shopping list.", ReplyFacts(things=SHOP), id="a-describing-phrase"),
+        pytest.param("I've updated you on your tasks: two are due today.", ReplyFacts(things=[Fact("updated", "tasks", "task_1", "Buy bread")]),
+                     id="updated-you"),
+        pytest.param("I saved Honey Garlic Cod and added eggs and milk to your shopping list.", ReplyFacts(things=[SAVED, *SHOP]),
+                     id="each-verb-its-own-table"),
+        pytest.param("I updated your shopping list with eggs and milk.", ReplyFacts(things=SHOP), id="a-list-updated-by-adding"),
+        pytest.param("I marked the eggs as bought.", ReplyFacts(things=[Fact("updated", "shopping_list", "shop_1", "Eggs")]), id="marked"),
+        pytest.param("I deleted Thai Curry and removed it from your meal plan.",
+                     ReplyFacts(things=[Fact("deleted", "recipes", "recipe_2", "Thai Curry"),
+                                        Fact("unlinked", "meal_plans", "meal_3", "Sat Jan 12 [dinner]")]), id="an-unlinked-row-is-a-removal"),
+    ],
+)
+def test_a_truthful_claim_about_things_passes(text: str, facts: ReplyFacts) -> None:
+    assert check_reply(text, facts) == []
+
+
+def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
+    """Replies generated from scenario ledgers (true, false, partial, wrong table or verb, earlier turn, corrections,
+    negations, paraphrases): at most 2% of untruthful ones pass, at most 2% of truthful ones are refused."""
+    cases = corpus()
+    kinds = {case.kind for case in cases}
+    assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims"} <= kinds
+    measured = rates(check_reply, cases)
+    assert measured["false_accepted"] <= 0.02, measured
+    assert measured["true_refused"] <= 0.02, measured

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -93,3 +95,31 @@ class LLM(Protocol):
         """
         ...
 
+
+
+class RequestTally:
+    """How many requests went out to the model inside `tally_requests()`: answered, failed, cancelled alike."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+_TALLY: ContextVar[RequestTally | None] = ContextVar("alfred_model_request_tally", default=None)
+
+
+@contextmanager
+def tally_requests() -> Iterator[RequestTally]:
+    """Count every request a provider sends in this block (`note_request_sent`), even one cancelled mid-answer."""
+    tally = RequestTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
+def note_request_sent() -> None:
+    """A provider calls this as each request leaves (every retry and JSON-mode fallback too), before it is answered."""
+    tally = _TALLY.get()
+    if tally is not None:
+        tally.count += 1

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from alfred_mcp.agent.llm.base import ModelRequest, ModelResponse
+from alfred_mcp.agent.llm.base import ModelRequest, ModelResponse, note_request_sent
 from alfred_mcp.errors import ConfigError, ModelError, ModelUnavailableError
 
 ScriptItem: TypeAlias = "dict[str, Any] | ModelError"
@@ -58,6 +58,7 @@ class ScriptedLLM:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         self.requests.append(request)
+        note_request_sent()
         role = request.role if request.role in self._queues else ANY_ROLE
         queue = self._queues.get(role)
         if not queue:

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 import anyio
 import httpx2
 
+from alfred_mcp.agent.llm.base import note_request_sent
 from alfred_mcp.errors import ModelError, ModelUnavailableError
 
 logger = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ class ModelEndpoint:
         first_loss: str | None = None
         for attempt in range(1, self.retry.attempts + 1):
             retry_after: float | None = None
+            note_request_sent()
             try:
                 with anyio.fail_after(self.timeout):
                     async with client.stream("POST", self.url, json=body, headers=self._headers, timeout=self.timeout) as response:

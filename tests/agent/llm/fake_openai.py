@@ -402,10 +402,11 @@ class Misbehaviour:
 
 MISBEHAVIOURS: dict[str, Misbehaviour] = {
     "refuses-json-schema": Misbehaviour(lambda: llama_cpp_python(by_role(ROLE_SCRIPT)), ("quick", "completed"), 5),
-    "answers-empty-objects": Misbehaviour(lambda: always(Answer("{}")), ("blocked", "blocked"), 7),
-    "answers-prose": Misbehaviour(lambda: always(Answer("Lyon is a French city with a long history of cooking.")), ("blocked", "blocked"), 6),
+    "answers-empty-objects": Misbehaviour(lambda: always(Answer("{}")), ("blocked", "blocked"), 4),
+    "answers-prose": Misbehaviour(lambda: always(Answer("Lyon is a French city with a long history of cooking.")), ("blocked", "blocked"), 3),
     "never-answers": Misbehaviour(lambda: always(Silent()), ("blocked", "blocked"), 1, timeout=0.5),
     "dies-mid-turn": Misbehaviour(lambda: dies_after(1, by_role(ROLE_SCRIPT)), ("quick", "blocked"), 1),
-    "streams-a-runaway-answer": Misbehaviour(lambda: always(Runaway(tokens_per_second=4000)), ("blocked", "blocked"), 6),
+    "streams-a-runaway-answer": Misbehaviour(lambda: always(Runaway(tokens_per_second=4000)), ("blocked", "blocked"), 3),
 }
-"""Two turns each; a blocked turn says why in one sentence. Run with small token budgets."""
+"""Two turns each; a blocked turn says why in one sentence, and no model is asked to tell it (the most calls a
+turn may cost are its role's three tries). Run with small token budgets."""

@@ -1,0 +1,114 @@
+"""Quick mode's answer: the rows of its one lookup, worded as a person would say them.
+
+No refs, no column names, amounts as a cook writes them ("6 oz", "1 1/2 cups", not "6.0 oz"), dates as a
+calendar shows them ("Wed Jan 14"). One row is one sentence; more are a short list under one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.schema import TABLES, row_label
+
+MAX_QUICK_ROWS = 20
+Row = dict[str, Any]
+
+
+def quick_answer(result: dict[str, Any]) -> str:
+    """The answer to a quick lookup (a db_read result: table, rows, truncated)."""
+    table = result["table"]
+    rows: list[Row] = result["rows"]
+    place = _PLACES.get(table)
+    if not rows:
+        return f"Nothing matched {place[1]}." if place else f"No {TABLES[table].noun}s matched."
+    lines = [_line(table, row) for row in rows[:MAX_QUICK_ROWS]]
+    more = len(rows) - len(lines)
+    tail = f"…and {more} more." if more > 0 else "There are more; ask to see them." if result.get("truncated") else ""
+    if table == "preferences":
+        return _preferences(rows[0])
+    one = len(rows) == 1
+    head = place[0].format(n="one" if one else len(rows), s="" if one else "s") if place else (
+        f"{'One' if one else len(rows)} {TABLES[table].noun}{'' if one else 's'}")
+    if one:
+        return f"{head}: {lines[0]}." + (f" {tail}" if tail else "")
+    return "\n".join([f"{head}:", *(f"- {line}" for line in lines), *([tail] if tail else [])])
+
+
+_PLACES: dict[str, tuple[str, str]] = {
+    "inventory": ("In your pantry, {n} item{s}", "in your pantry"),
+    "shopping_list": ("On your shopping list, {n} item{s}", "on your shopping list"),
+    "recipes": ("I found {n} recipe{s}", "among your recipes"),
+    "meal_plans": ("Your meal plan has {n} meal{s}", "in your meal plan"),
+    "tasks": ("You have {n} task{s}", "among your tasks"),
+    "cooking_log": ("You cooked {n} time{s}", "in your cooking log"),
+}
+"""Per table: the line over the rows, and where nothing was found."""
+
+
+def _line(table: str, row: Row) -> str:
+    name = row_label(TABLES[table], row)
+    if table == "meal_plans":
+        name = f"{name.replace(' [', ', ').rstrip(']')}" + (f": {row['recipe_id_label']}" if row.get("recipe_id_label") else "")
+    details = [part for part in _DETAILS[table](row) if part] if table in _DETAILS else []
+    return name + (f" ({', '.join(details)})" if details else "")
+
+
+def _amount(row: Row) -> str | None:
+    quantity = row.get("quantity")
+    return amount_text(float(quantity), row.get("unit")) if isinstance(quantity, (int, float)) else row.get("unit")
+
+
+def _minutes(row: Row) -> str | None:
+    minutes = (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
+    return f"{minutes} min" if minutes else None
+
+
+def _day(value: Any) -> str | None:
+    """'2026-01-14' -> 'Wed Jan 14'; anything else as it is."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value) if "T" in value or " " in value else date.fromisoformat(value)
+    except ValueError:
+        return value
+    return f"{parsed:%a %b} {parsed.day}"
+
+
+def _where(row: Row) -> str | None:
+    location = row.get("location")
+    if not isinstance(location, str) or not location:
+        return None
+    return f"{'on' if location.lower() in _SURFACES else 'in'} the {location}"
+
+
+_SURFACES = frozenset({"counter", "countertop", "shelf", "table", "windowsill", "rack"})
+_PREFERENCE_WORDS = {
+    "allergies": "allergies", "dietary_restrictions": "diet", "disliked_ingredients": "dislikes", "favorite_cuisines": "favourite cuisines",
+    "available_equipment": "equipment", "nutrition_goals": "goals", "cooking_skill_level": "skill", "time_budget_minutes": "time",
+    "household_adults": "adults", "household_kids": "kids", "household_babies": "babies",
+}
+
+
+def _preferences(row: Row) -> str:
+    """'Your preferences: allergies: shellfish; diet: vegetarian; …' (what is set, in a cook's words)."""
+    parts = []
+    for column, word in _PREFERENCE_WORDS.items():
+        value = row.get(column)
+        if isinstance(value, list) and value:
+            parts.append(f"{word}: {', '.join(str(v) for v in value)}")
+        elif isinstance(value, (int, str)) and value not in ("", 0) and not isinstance(value, bool):
+            parts.append(f"{word}: {value} min" if column == "time_budget_minutes" else f"{word}: {value}")
+    return "Your preferences: " + "; ".join(parts) + "." if parts else "You have no preferences set yet."
+
+
+_DETAILS: dict[str, Callable[[Row], list[str | None]]] = {
+    "inventory": lambda row: [_amount(row), _where(row), f"use by {_day(row['expiry_date'])}" if row.get("expiry_date") else None],
+    "shopping_list": lambda row: [_amount(row), "bought" if row.get("is_purchased") else None],
+    "recipes": lambda row: [row.get("cuisine"), _minutes(row)],
+    "meal_plans": lambda row: [row.get("notes")],
+    "tasks": lambda row: [f"due {_day(row['due_date'])}" if row.get("due_date") else None, "done" if row.get("completed") else None],
+}
+"""What a cook wants to know of each row, beside its name."""

@@ -1,0 +1,71 @@
+"""The reply check on real turns: the facts come from what the turn's calls did (real SQLite kitchen, real tools),
+and each claim is judged per thing, per table, per verb."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from alfred_mcp.agent.llm.scripted import ScriptedLLM
+from alfred_mcp.agent.loop import run_turn
+from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.agent.present import reply_facts
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.tools.runner import tool_runner
+from alfred_mcp.state.agent_turn import TurnState
+
+pytestmark = pytest.mark.anyio
+FAJITAS = "Chicken Fajitas"
+
+
+def _turn(step: str, acts: list[dict[str, Any]], reply: str) -> dict[str, list[Any]]:
+    plan = {"goal": step, "decision": "plan_direct", "steps": [{"description": step, "step_type": "write", "subdomain": "recipes"}]}
+    complete = {"decision": {"action": "step_complete", "result_summary": "done"}}
+    return {"understand": [{}], "think": [plan], "act": [*({"decision": {"action": "tool_call", **a}} for a in acts), complete],
+            "reply": [{"response": reply}] * 3}
+
+
+DELETE = {"tool": "db_delete", "arguments": {"table": "recipes", "filters": [{"field": "name", "op": "eq", "value": FAJITAS}]}}
+ADD = {"tool": "db_create", "arguments": {"table": "shopping_list", "data": [{"name": "eggs", "quantity": 12}, {"name": "milk"}]}}
+
+
+async def drive(app: AlfredApp, outputs: dict[str, list[Any]]) -> TurnState:
+    async with app.work("chat") as work:
+        return await run_turn(TurnMachine(work, tool_runner(app, work.session.name)), ScriptedLLM(outputs), "do it")
+
+
+CASES = [
+    pytest.param(ADD, "I added eggs and milk to your shopping list.", True, id="both-things-added"),
+    pytest.param(ADD, "Eggs and milk are now on your list.", True, id="state-claim"),
+    pytest.param(ADD, "Your shopping list now has eggs and milk.", True, id="paraphrase"),
+    pytest.param(ADD, "I added eggs, milk and pears to your shopping list.", False, id="one-thing-not-added"),
+    pytest.param(ADD, "I added eggs and milk to your pantry.", False, id="wrong-table"),
+    pytest.param(ADD, "I also added the arugula, pears and lemons to your shopping list.", False, id="issue-24-sample"),
+    pytest.param(DELETE, f"I deleted {FAJITAS}.", True, id="the-thing-deleted"),
+    pytest.param(DELETE, f"{FAJITAS} was removed from your recipes.", True, id="passive-removal"),
+    pytest.param(DELETE, "I deleted Blueberry Oat Pancakes.", False, id="another-thing"),
+    pytest.param(DELETE, f"I added {FAJITAS} to your meal plan.", False, id="wrong-verb"),
+    pytest.param(DELETE, "I said I had added pears, but I had not.", True, id="correction"),
+]
+
+
+@pytest.mark.parametrize(("act", "reply", "truthful"), CASES)
+async def test_each_claim_is_checked_against_what_this_turn_did(app: AlfredApp, act: dict[str, Any], reply: str, truthful: bool) -> None:
+    state = await drive(app, _turn("do it", [act], reply))
+    assert state.outcome == "completed"
+    if truthful:
+        assert (state.reply, state.reply_source) == (reply, "model")
+    else:
+        assert state.reply_source == "fallback" and state.invalid_outputs == {"reply": 3}
+        assert "this turn did not do that" in state.errors[0]["message"] or "nothing was" in state.errors[0]["message"]
+
+
+async def test_a_removals_cascaded_rows_are_facts_of_the_turn(app: AlfredApp) -> None:
+    state = await drive(app, _turn("delete", [DELETE], f"I deleted {FAJITAS}."))
+    effects = state.steps[0].tool_calls[0].effects
+    assert {"action": "cascaded", "table": "recipe_ingredients"} in [{k: e[k] for k in ("action", "table")} for e in effects]
+    async with app.work("read") as work:
+        facts = reply_facts(work.session, state)
+    assert ("cascaded", "recipe_ingredients") in {(fact.action, fact.table) for fact in facts.things}
+    assert ("deleted", "recipes", FAJITAS) in {(fact.action, fact.table, fact.label) for fact in facts.things}

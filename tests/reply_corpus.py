@@ -1,0 +1,202 @@
+"""A labelled corpus of replies generated from scenario ledgers, for the reply check (tests and benchmarks).
+
+Each scenario is a turn's ledger: the things it wrote (action, table, ref, label) and the things an earlier
+turn wrote. Replies are generated from templates x things x verbs x tables, each labelled truthful or not by
+construction: true claims, false ones (things nothing wrote), partial ones (some of the things), claims on the
+wrong table or with the wrong verb, claims about an earlier turn's things, and replies that claim nothing
+(corrections, negations, paraphrases of what happened).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from alfred_mcp.state.reply_check import Fact, ReplyFacts
+
+Check = Callable[[str, ReplyFacts], list[str]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One reply, the ledger it answers for, and whether it is truthful."""
+
+    text: str
+    facts: ReplyFacts
+    truthful: bool
+    kind: str
+
+
+@dataclass(frozen=True)
+class Place:
+    """A table as a reply names it, with the verbs that write to it and what the ledger records for each."""
+
+    table: str
+    words: tuple[str, ...]
+    things: tuple[str, ...]
+    writes: tuple[tuple[str, str], ...]
+    """(verb class, ledger action): add -> created, remove -> deleted, ..."""
+    preposition: dict[str, str]
+
+
+PLACES = (
+    Place("shopping_list", ("shopping list", "list", "groceries"), ("Eggs", "Milk", "Arugula", "Pears", "Lemons", "Pancetta"),
+          (("add", "created"), ("add", "updated"), ("remove", "deleted"), ("change", "updated")), {"add": "to", "remove": "from", "change": "on"}),
+    Place("inventory", ("pantry", "fridge"), ("Cheddar", "Spinach", "Basmati Rice", "Chicken Thighs", "Greek Yogurt"),
+          (("add", "created"), ("remove", "deleted"), ("change", "updated")), {"add": "to", "remove": "from", "change": "in"}),
+    Place("recipes", ("recipes", "recipe box"), ("Honey Garlic Cod", "Thai Curry", "Mushroom Risotto", "Lemon Pasta"),
+          (("save", "saved"), ("save", "created"), ("remove", "deleted"), ("change", "updated")), {"save": "to", "remove": "from", "change": "in"}),
+    Place("tasks", ("to-do list", "tasks"), ("Defrost the salmon", "Buy bread", "Soak the beans"),
+          (("add", "created"), ("remove", "deleted"), ("change", "updated")), {"add": "to", "remove": "from", "change": "on"}),
+)
+PREFIX = {"shopping_list": "shop", "inventory": "inv", "recipes": "recipe", "tasks": "task"}
+PAST = {"add": ("added", "put"), "save": ("saved",), "remove": ("removed", "deleted"), "change": ("updated", "changed")}
+ACTIVE = (
+    "I {verb} {items} {prep} your {place}.",
+    "Done! I've {verb} {items} {prep} your {place}.",
+    "{Verb} {items} {prep} the {place}.",
+    "Sure: I also {verb} {items} {prep} your {place}, as you asked.",
+    "{Verb} {prep} your {place}: {items}.",
+    "I went ahead and {verb} {items}; your {place} is up to date.",
+    "I {verb} {items} {prep} your {place}; want me to do anything else?",
+    "I've {verb} what you asked {prep} your {place}: {items}.",
+    "Here's what I did: {verb} {items}.",
+    "{Items} - {verb} {prep} your {place} just now.",
+)
+PASSIVE = ("{Items} {be} {verb} {prep} your {place}.", "Good news: {items} {be} now {verb}.")
+PLAIN_NOW = {"add": "{Items} {is_} now on your {place}.", "remove": "{Items} {is_} no longer on your {place}."}
+CORRECTIONS = (
+    "I said I had {verb} {items}, but I had not.",
+    "Correction: I told you {items} {be} {verb}; that was wrong.",
+    "I was wrong earlier when I said {items} {be} {verb} {prep} your {place}.",
+)
+NEGATIONS = (
+    "I did not {base} {items}.",
+    "{Items} {be} not {verb} {prep} your {place}.",
+    "I couldn't {base} {items}: the {place} refused them.",
+    "Nothing was {verb} this time; {items} {be} unchanged.",
+)
+PARAPHRASES = (
+    "Your {place} now has {items}.",
+    "All set: {items} {be} on your {place} now.",
+    "{Items}: done, you'll find them on your {place}.",
+    "Here is your {place} with {items}.",
+)
+BASE = {"added": "add", "put": "put", "saved": "save", "removed": "remove", "deleted": "delete",
+        "updated": "update", "changed": "change"}
+
+
+def _join(items: Sequence[str]) -> str:
+    names = [item.lower() if not item[0].isupper() or " " not in item else item for item in items]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _fill(template: str, items: Sequence[str], verb: str, prep: str, place: str) -> str:
+    joined = _join(items)
+    text = template.format(items=joined, Items=joined[0].upper() + joined[1:], verb=verb, Verb=verb.capitalize(),
+                           be="were" if len(items) > 1 else "was", is_="are" if len(items) > 1 else "is", base=BASE[verb], prep=prep, place=place)
+    return text
+
+
+def _facts(place: Place, action: str, things: Sequence[str], start: int = 1) -> list[Fact]:
+    return [Fact(action, place.table, f"{PREFIX[place.table]}_{start + i}", thing) for i, thing in enumerate(things)]
+
+
+def _other(place: Place) -> Place:
+    return PLACES[(PLACES.index(place) + 1) % len(PLACES)]
+
+
+def _templates(verb_class: str) -> Iterator[tuple[str, bool]]:
+    """Claim templates for a verb class: (template, whether it claims a table)."""
+    yield from ((template, "{place}" in template) for template in ACTIVE)
+    yield from ((template, "{place}" in template) for template in PASSIVE)
+    if verb_class in PLAIN_NOW:
+        yield PLAIN_NOW[verb_class], True
+
+
+def _claim(template: str, items: Sequence[str], verb_class: str, verb: str, place: Place, word: str) -> str:
+    return _fill(template, items, verb, place.preposition.get(verb_class, "on"), word)
+
+
+def corpus() -> list[Case]:
+    """Every generated case (several hundred), in a stable order."""
+    cases: list[Case] = []
+    for place in PLACES:
+        other = _other(place)
+        written, absent = place.things[:2], place.things[2:4]
+        for (verb_class, action), word in itertools.product(place.writes, place.words):
+            for verb in PAST[verb_class]:
+                this_turn = _facts(place, action, written)
+                elsewhere = _facts(other, "created", other.things[:1], start=7)
+                earlier = _facts(place, action, absent, start=20)
+                facts = ReplyFacts(things=[*this_turn, *elsewhere], earlier=earlier)
+                wrong_verb = "deleted" if verb_class != "remove" else "created"
+                for template, names_table in _templates(verb_class):
+                    def claim(items: Sequence[str], on: Place = place, at: str = word, template: str = template,
+                              verb_class: str = verb_class, verb: str = verb) -> str:
+                        return _claim(template, items, verb_class, verb, on, at)
+
+                    cases.append(Case(claim(written), facts, True, "true"))
+                    cases.append(Case(claim(written[:1]), facts, True, "true"))
+                    cases.append(Case(claim(absent), ReplyFacts(things=[*this_turn, *elsewhere]), False, "false"))
+                    cases.append(Case(claim([written[0], absent[0]]), ReplyFacts(things=[*this_turn, *elsewhere]), False, "partial"))
+                    cases.append(Case(claim(absent), facts, False, "earlier turn"))
+                    cases.append(Case(claim(written), ReplyFacts(things=[*_facts(place, wrong_verb, written), *elsewhere]), False,
+                                      "wrong verb"))
+                    if names_table:
+                        cases.append(Case(claim(written, other, other.words[0]),
+                                          ReplyFacts(things=this_turn), False, "wrong table"))
+                        cases.append(Case(claim(other.things[:1], place, word), facts, False, "wrong table"))
+                quiet = ReplyFacts(earlier=earlier)  # this turn wrote nothing
+                for (kind, templates), ledger in itertools.product((("correction", CORRECTIONS), ("negation", NEGATIONS)), (facts, quiet)):
+                    for template in templates:
+                        cases.append(Case(_fill(template, absent, verb, place.preposition.get(verb_class, "on"), word), ledger, True, kind))
+                cases.append(Case(f"Earlier I {verb} {_join(absent)} {place.preposition.get(verb_class, 'on')} your {word}; "
+                                  f"this time I {verb} {_join(written)}.", facts, True, "earlier turn, said so"))
+        for template in PARAPHRASES:
+            for word in place.words:
+                facts = ReplyFacts(things=_facts(place, place.writes[0][1], place.things[:2]))
+                cases.append(Case(_fill(template, place.things[:2], "added", "to", word), facts, True, "paraphrase"))
+        # generic claims: no thing named, the table's fact backs it (or nothing does)
+        for verb_class, action in place.writes:
+            verb = PAST[verb_class][0]
+            prep = place.preposition.get(verb_class, "on")
+            for text in (f"I {verb} them.", f"It's {verb}.", f"Done: {verb} everything {prep} your {place.words[0]}."):
+                cases.append(Case(text, ReplyFacts(things=_facts(place, action, place.things[:1])), True, "true, generic"))
+                cases.append(Case(text, ReplyFacts(things=_facts(other, "created", other.things[:1])) if "your" in text
+                                  else ReplyFacts(), False, "false, generic"))
+    cases.extend(_two_claims())
+    unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
+    return list(unique.values())
+
+
+def _two_claims() -> Iterator[Case]:
+    """Two verbs in one sentence, each with its own things and table: both true, one false, the second on the wrong table."""
+    recipes, shop = PLACES[2], PLACES[0]
+    for recipe, (thing, other) in itertools.product(recipes.things, zip(shop.things, shop.things[1:])):
+        facts = ReplyFacts(things=[*_facts(recipes, "saved", [recipe]), *_facts(shop, "created", [thing])])
+        for template in ("I saved {recipe} and added {thing} to your shopping list.",
+                         "{Recipe} is saved, and I added {thing} to your list.",
+                         "Saved {recipe}; {thing} was added to your groceries."):
+            def text(thing: str, template: str = template, recipe: str = recipe) -> str:
+                return template.format(recipe=recipe, Recipe=recipe, thing=thing.lower())
+
+            yield Case(text(thing), facts, True, "two claims")
+            yield Case(text(other), facts, False, "two claims, one false")
+            yield Case(text(thing).replace("shopping list", "pantry").replace("groceries", "fridge").replace("your list", "your pantry"),
+                       facts, False, "two claims, wrong table")
+
+
+def rates(check: Check, cases: Sequence[Case]) -> dict[str, object]:
+    """False-accepted (an untruthful reply passed) and true-refused (a truthful one was refused) rates, with examples."""
+    untrue = [case for case in cases if not case.truthful]
+    true = [case for case in cases if case.truthful]
+    false_accepted = [case for case in untrue if not check(case.text, case.facts)]
+    true_refused = [case for case in true if check(case.text, case.facts)]
+    return {
+        "cases": len(cases), "truthful": len(true), "untruthful": len(untrue),
+        "false_accepted": round(len(false_accepted) / len(untrue), 4), "true_refused": round(len(true_refused) / len(true), 4),
+        "false_accepted_examples": [f"[{c.kind}] {c.text}" for c in false_accepted[:5]],
+        "true_refused_examples": [f"[{c.kind}] {c.text}" for c in true_refused[:5]],
+    }
