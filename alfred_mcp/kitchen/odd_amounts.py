@@ -1,0 +1,105 @@
+"""What makes an amount line read oddly to a cook: explicit rules, one name per rule, for tests and the benchmark.
+
+A line is judged from what a person sees (its text) and what it says (quantity, unit, name):
+
+- ``decimal``: a number with more than 2 decimal places ('1.9583 tbsp').
+- ``zero``: an amount of nothing ('0 tsp').
+- ``fraction of a whole item``: a fraction of something counted whole: a clove, fillet, slice, egg,
+  pinch... always; any counted thing on a shopping list (nobody buys 4 1/2 shallots); a counted piece
+  above 1 in a recipe ('2 1/2 lemons': halves and quarters are for less than one).
+- ``too many spoons``: more than 4 tbsp (that is cups), or 3 tsp or more (that is tablespoons).
+- ``cup no measure holds``: a cup amount that is not in quarters or thirds ('1 1/8 cups').
+- ``unit repeated in the name``: the unit is also a word of the name ('1 fillet salmon fillets').
+- ``plural disagreement``: '2 cup', '1 cups', '3 shallot', '1 green onions'.
+- ``same ingredient on two lines`` (a list's rule, `repeated_ingredients`).
+
+Pure: no I/O. The rules describe the reader, not the code that writes the lines, so both can be checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from fractions import Fraction
+
+from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
+
+WHOLE_UNITS = frozenset({
+    "clove", "fillet", "slice", "sprig", "leaf", "ear", "strip", "sheet", "stalk", "pinch", "dash", "drop", "splash",
+    "handful", "scoop", "cube", "egg",
+})
+"""Units counted whole wherever they are written: nobody writes half a clove or half a pinch."""
+MASS_OR_VOLUME = frozenset({
+    "tsp", "tbsp", "cup", "fl oz", "pint", "quart", "gallon", "ml", "l", "g", "kg", "oz", "lb",
+})
+_INVARIANT = frozenset({"tsp", "tbsp", "fl oz", "ml", "l", "g", "kg", "oz", "lb"})
+_LONG_DECIMAL = re.compile(r"\d\.\d{3,}")
+WHOLE_NAMES = frozenset({"egg"})
+"""Pieces a recipe never splits."""
+
+
+def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, shopping: bool) -> list[str]:
+    """The rules above that the line breaks (empty: it reads as a person writes it)."""
+    found: list[str] = []
+    if _LONG_DECIMAL.search(text):
+        found.append("decimal")
+    if quantity is None:
+        return found
+    if quantity <= 0:
+        found.append("zero")
+        return found
+    unit = None if unit == "piece" else unit
+    name_words = ingredient_words(name)
+    counted = unit not in MASS_OR_VOLUME
+    whole_thing = unit in WHOLE_UNITS or (unit is None and bool(name_words) and name_words[-1] in WHOLE_NAMES)
+    fraction = abs(quantity - round(quantity)) > 1e-6
+    if fraction and counted and (shopping or whole_thing or (unit is None and quantity > 1)):
+        found.append("fraction of a whole item")
+    if (unit == "tbsp" and quantity > 4 + 1e-9) or (unit == "tsp" and quantity >= 3 - 1e-9):
+        found.append("too many spoons")
+    if unit == "cup" and not _in_cup_measures(quantity):
+        found.append("cup no measure holds")
+    if unit and singular(unit) in name_words:
+        found.append("unit repeated in the name")
+    if _plural_disagrees(text, quantity, unit, name):
+        found.append("plural disagreement")
+    return found
+
+
+def repeated_ingredients(names: Iterable[str]) -> list[str]:
+    """Names of ingredients that appear on more than one line ('shallot' and 'Shallots' are the same)."""
+    seen: dict[tuple[str, ...], int] = {}
+    for name in names:
+        key = ingredient_words(name)
+        seen[key] = seen.get(key, 0) + 1
+    return sorted(" ".join(key) for key, count in seen.items() if count > 1)
+
+
+def _in_cup_measures(quantity: float) -> bool:
+    rest = Fraction(quantity).limit_denominator(48) % 1
+    return any(abs(float(rest) * d - round(float(rest) * d)) < 1e-6 for d in (4, 3))
+
+
+def _plural_disagrees(text: str, quantity: float, unit: str | None, name: str) -> bool:
+    many = quantity > 1 + 1e-9
+    words = text.split()
+    if unit is not None and unit not in _INVARIANT:
+        shown = next((w.lower() for w in words if singular(w.lower()) == unit), None)
+        return shown is not None and (shown != unit) != many
+    if unit is None:
+        last = _last_name_word(text, name)
+        if last is None:
+            return False
+        plural = singular(last) != last
+        return plural != many
+    return False
+
+
+def _last_name_word(text: str, name: str) -> str | None:
+    """The name's last word as the text shows it (the text may have made it agree with the amount)."""
+    words = re.findall(r"[a-z]+", text.lower())
+    name_words = re.findall(r"[a-z]+", name.lower())
+    if not name_words or not words:
+        return None
+    tail = words[-1]
+    return tail if singular(tail) == singular(name_words[-1]) else None
