@@ -62,7 +62,7 @@ async def _week_list(*, empty: bool) -> dict[str, Any]:
     lines = [line for section in shown["sections"] for line in section["lines"] if not line["bought"]]
     odd = [{"text": line["text"], "rules": rules} for line in lines
            if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))]
-    odd += [{"text": name, "rules": ["same ingredient on two lines"]} for name in repeated_ingredients(l["name"] for l in lines)]
+    odd += [{"text": name, "rules": ["same ingredient on two lines"]} for name in repeated_ingredients(line["name"] for line in lines)]
     return {"lines": len(lines), "odd": odd, "second_run_changed": len(again.get("lines", []))}
 
 
