@@ -20,12 +20,20 @@ VOLUME_ML: dict[str, float] = {
 }
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
 _SPOONS = ("tsp", "tbsp", "cup")
-_WHOLE_COUNTS = frozenset({"pinch", "dash", "drop", "splash", "handful", "sprig", "leaf"})
+_WHOLE_COUNTS = frozenset({
+    "pinch", "dash", "drop", "splash", "handful", "sprig", "leaf", "clove", "fillet", "slice", "ear", "strip", "sheet",
+    "stalk", "scoop", "cube",
+})
+"""Units counted whole wherever they are written: nobody measures half a clove or half a pinch."""
 _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
 _PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bunches", "dash": "dashes", "box": "boxes"}
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
+_WHOLE_PIECES = frozenset({"egg", "yolk"})
+"""Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
+_SINGULAR_TO_PLURAL = {"leaf": "leaves", "loaf": "loaves", "half": "halves", "knife": "knives"}
+_PLURAL_TO_SINGULAR = {plural: one for one, plural in _SINGULAR_TO_PLURAL.items()}
 
 
 class Amount(NamedTuple):
@@ -86,30 +94,104 @@ def to_base(amount: Amount) -> Amount:
     return Amount(convert(amount.quantity, amount.unit, unit), unit)
 
 
-def sensible(amount: Amount) -> Shown:
-    """The amount in the unit a cook would write, rounded to kitchen fractions."""
+def sensible(amount: Amount, name: str | None = None) -> Shown:
+    """The amount in the unit a cook would write, rounded to the nearest kitchen measure.
+
+    Spoons: teaspoons below 1 tbsp, tablespoons in halves up to 4, cups (quarters and thirds) above, a
+    compound ('1/2 cup + 1 tbsp') where no single measure is close. Counts: cloves, fillets, pinches and
+    eggs (`name`) whole; other pieces whole from 1 up and in quarters below; packs (cans, heads) in halves.
+    """
+    return _measured(amount, name, up=False)
+
+
+def to_buy(amount: Amount, name: str | None = None) -> Shown:
+    """The amount to put on a shopping list: rounded up to what is bought or measured (never less than needed).
+
+    Anything counted is bought whole (4 1/2 shallots -> 5); spoons and cups round up to a measure, never a
+    compound; weights round up to their step.
+    """
+    return _measured(amount, name, up=True)
+
+
+def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     unit: str | None
+    text: str | None = None
     if amount.unit in _SPOONS:
-        rounded, unit = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"))
+        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
+    elif dimension(amount.unit).startswith("count:"):
+        unit = amount.unit
+        rounded = _counted(amount.quantity, unit, name, up=up)
     else:
         quantity, unit = _best_unit(amount)
-        rounded = _round_for(quantity, unit)
+        rounded = _round_for(quantity, unit, up=up)
         larger = _LARGER.get(unit or "")
         if larger is not None and rounded >= convert(1, larger, unit):
-            unit, rounded = larger, _round_for(convert(rounded, unit, larger), larger)
+            unit, rounded = larger, _round_for(convert(rounded, unit, larger), larger, up=up)
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
-    return Shown(rounded, unit, amount_text(rounded, unit), round(exact, 3) if drift > 0.02 else None)
+    shown = text if text is not None else amount_text(rounded, unit)
+    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None)
 
 
-def _spoon_measure(tsp: float) -> tuple[float, str]:
-    """The largest of cup, tbsp, tsp that measures `tsp` within 5% (1/4 cup and 1 tbsp at least): 3 tsp -> 1 tbsp."""
-    for unit, smallest, steps in (("cup", 0.25, (4, 3)), ("tbsp", 1.0, (2,))):
-        exact = convert(tsp, "tsp", unit)
-        rounded = min((round(exact * step) / step for step in steps), key=lambda c: abs(c - exact))
-        if rounded >= smallest and abs(rounded - exact) <= 0.05 * exact:
-            return rounded, unit
-    return _kitchen_fraction(tsp), "tsp"
+_UP_SLACK = 0.02
+"""Rounding up forgives 2% (float noise and trimming): 1.01 lemons is 1 lemon, 1.9583 tbsp is 2 tbsp."""
+_CUP_STEPS = (4, 3)
+
+
+def _pick(exact: float, steps: tuple[int, ...], *, up: bool, smallest: float) -> float:
+    """The nearest (or, `up`, the smallest not below) multiple of 1/step for any step, at least `smallest`."""
+    if up:
+        return max(smallest, min(_up(exact, step) for step in steps))
+    return max(smallest, min((round(exact * step) / step for step in steps), key=lambda c: (abs(c - exact), c)))
+
+
+def _up(exact: float, step: int) -> float:
+    """The multiple of 1/step just below `exact` when within the slack, else the one at or above it."""
+    below = math.floor(exact * step + 1e-9) / step
+    return below if below >= exact * (1 - _UP_SLACK) else math.ceil(exact * step - 1e-9) / step
+
+
+def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
+    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp up to 4, cups above."""
+    tbsp = tsp / 3
+    if tbsp >= 4 - 1e-9:
+        cups = tsp / 48
+        rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)
+        if up or abs(rounded - cups) <= 0.08 * cups:
+            return rounded, "cup", None
+        whole_cups, rest = min(
+            ((whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
+             for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)),
+            key=lambda split: abs(split[0] + split[1] / 16 - cups),
+        )
+        if rest == 0:
+            return whole_cups, "cup", None
+        return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
+    if tsp >= 3 * (1 - (_UP_SLACK if up else 0.05)):
+        rounded = _pick(tbsp, (2,), up=up, smallest=1.0)
+        if up or abs(rounded - tbsp) <= 0.1 * tbsp:
+            return rounded, "tbsp", None
+        whole = math.floor(tbsp)
+        rest = _kitchen_fraction(tsp - whole * 3)
+        return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
+    return (_pick(tsp, (4,), up=True, smallest=1 / 8) if up else _kitchen_fraction(tsp)), "tsp", None
+
+
+def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -> float:
+    """Whole things whole; other pieces whole from 1 (quarters below); packs in halves; always up when buying."""
+    if quantity <= 0:
+        return 0.0
+    if up:
+        return _pick(quantity, (1,), up=True, smallest=1.0)
+    if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
+        return float(max(1, math.floor(quantity + 0.5)))
+    if unit in (None, "piece"):
+        return float(math.floor(quantity + 0.5)) if quantity >= 1 else _pick(quantity, (4,), up=False, smallest=0.25)
+    return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
+
+
+def _is_whole_thing(name: str | None) -> bool:
+    return any(_singular(word) in _WHOLE_PIECES for word in (name or "").lower().split())
 
 
 def _best_unit(amount: Amount) -> tuple[float, str | None]:
@@ -121,19 +203,17 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
     return quantity, unit
 
 
-def _round_for(quantity: float, unit: str | None) -> float:
+def _round_for(quantity: float, unit: str | None, *, up: bool = False) -> float:
     if quantity <= 0:
         return 0.0
     if unit in ("ml", "g"):
         step = 5.0 if quantity >= 100 else 1.0 if quantity >= 10 else 0.5
-        return max(step, round(quantity / step) * step)
+        return _pick(quantity / step, (1,), up=up, smallest=1.0) * step
     if unit in ("l", "kg"):
-        return max(0.05, round(quantity, 2))
-    if unit in VOLUME_ML or unit in MASS_G:
-        return _kitchen_fraction(quantity)
-    if unit in _WHOLE_COUNTS:
-        return float(max(1, round(quantity)))
-    return max(0.5, round(quantity * 2) / 2)
+        return _pick(quantity, (100,), up=up, smallest=0.05) if up else max(0.05, round(quantity, 2))
+    if up:
+        return _pick(quantity, (4,), up=True, smallest=0.25)
+    return _kitchen_fraction(quantity)
 
 
 def _kitchen_fraction(quantity: float) -> float:
@@ -141,6 +221,68 @@ def _kitchen_fraction(quantity: float) -> float:
     candidates = [round(quantity * d) / d for d in (8, 3)]
     best = min(candidates, key=lambda c: (abs(c - quantity), c))
     return best if best > 0 else 1 / 8
+
+
+def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
+    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list), then the name."""
+    if quantity is None:
+        return ingredient_text(None, None, unit, name)
+    shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
+    return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def ingredient_text(amount: str | None, quantity: float | None, unit: str | None, name: str) -> str:
+    """The whole line a person reads: '2 salmon fillets' (not '2 fillets salmon fillets'), '1 lemon', '2 lemons',
+    '1/2 cup + 1 tbsp pecorino romano', 'salt'. `amount` is the amount's text (`Shown.text`), None when unmeasured."""
+    if quantity is None or amount is None:
+        return " ".join(part for part in (unit if unit != "piece" else None, name) if part)
+    if unit not in (None, "piece") and not _names_unit(name, unit):
+        return f"{amount} {name}"
+    return f"{quantity_text(quantity)} {counted_name(name, quantity)}"
+
+
+def counted_name(name: str, quantity: float) -> str:
+    """The name agreeing with a count: its last word plural above 1 ('2 lemons'), singular at 1 or less ('1/2 lemon')."""
+    head, _, last = name.rpartition(" ")
+    if not last or not last[-1:].isalpha():
+        return name
+    word = _plural(_singular(last)) if quantity > 1 + 1e-9 else _singular(last)
+    return f"{head} {word}" if head else word
+
+
+def _names_unit(name: str, unit: str | None) -> bool:
+    """True when the unit is already a word of the name ('fillet' in 'salmon fillets')."""
+    return bool(unit) and unit in {_singular(word) for word in name.lower().split()}
+
+
+def _singular(word: str) -> str:
+    lower = word.lower()
+    if lower in _PLURAL_TO_SINGULAR:
+        return _keep_case(word, _PLURAL_TO_SINGULAR[lower])
+    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(("ss", "us", "is")):
+        return word
+    if lower.endswith("ies") and len(lower) > 4:
+        return word[:-3] + "y"
+    if lower.endswith(("ches", "shes", "xes", "sses", "zes", "toes", "oes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _plural(word: str) -> str:
+    lower = word.lower()
+    if lower in _SINGULAR_TO_PLURAL:
+        return _keep_case(word, _SINGULAR_TO_PLURAL[lower])
+    if _singular(word) != word:
+        return word
+    if lower.endswith(("s", "x", "z", "ch", "sh")) or lower.endswith(("tomato", "potato")):
+        return word + "es"
+    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def _keep_case(original: str, replacement: str) -> str:
+    return replacement.capitalize() if original[:1].isupper() else replacement
 
 
 def amount_text(quantity: float | None, unit: str | None) -> str:

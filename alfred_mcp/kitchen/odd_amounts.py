@@ -34,6 +34,8 @@ MASS_OR_VOLUME = frozenset({
 })
 _INVARIANT = frozenset({"tsp", "tbsp", "fl oz", "ml", "l", "g", "kg", "oz", "lb"})
 _LONG_DECIMAL = re.compile(r"\d\.\d{3,}")
+_NUMBER_THEN_WORD = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) ([A-Za-z]+)")
+_SPOON_AMOUNT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|tbsp|tsp)\b")
 WHOLE_NAMES = frozenset({"egg"})
 """Pieces a recipe never splits."""
 
@@ -55,11 +57,12 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
     fraction = abs(quantity - round(quantity)) > 1e-6
     if fraction and counted and (shopping or whole_thing or (unit is None and quantity > 1)):
         found.append("fraction of a whole item")
-    if (unit == "tbsp" and quantity > 4 + 1e-9) or (unit == "tsp" and quantity >= 3 - 1e-9):
+    spoons = _spoon_amounts(text)
+    if any((shown == "tbsp" and amount > 4 + 1e-9) or (shown == "tsp" and amount >= 3 - 1e-9) for amount, shown in spoons):
         found.append("too many spoons")
-    if unit == "cup" and not _in_cup_measures(quantity):
+    if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
         found.append("cup no measure holds")
-    if unit and singular(unit) in name_words:
+    if unit and _shown_count(text, unit) > _shown_count(name, unit) >= 1:
         found.append("unit repeated in the name")
     if _plural_disagrees(text, quantity, unit, name):
         found.append("plural disagreement")
@@ -75,6 +78,22 @@ def repeated_ingredients(names: Iterable[str]) -> list[str]:
     return sorted(" ".join(key) for key, count in seen.items() if count > 1)
 
 
+def _spoon_amounts(text: str) -> list[tuple[float, str]]:
+    """Every '<number> tsp|tbsp|cup(s)' the text shows ('1/2 cup + 1 tbsp' has two)."""
+    return [(_number(match.group(1)), "cup" if match.group(2).startswith("cup") else match.group(2))
+            for match in _SPOON_AMOUNT.finditer(text)]
+
+
+def _number(text: str) -> float:
+    whole, _, fraction = text.rpartition(" ")
+    value = Fraction(fraction) if "/" in fraction else Fraction(float(fraction))
+    return float(value + (int(whole) if whole else 0))
+
+
+def _shown_count(text: str, unit: str) -> int:
+    return sum(1 for word in ingredient_words(text) if word == singular(unit))
+
+
 def _in_cup_measures(quantity: float) -> bool:
     rest = Fraction(quantity).limit_denominator(48) % 1
     return any(abs(float(rest) * d - round(float(rest) * d)) < 1e-6 for d in (4, 3))
@@ -82,10 +101,12 @@ def _in_cup_measures(quantity: float) -> bool:
 
 def _plural_disagrees(text: str, quantity: float, unit: str | None, name: str) -> bool:
     many = quantity > 1 + 1e-9
-    words = text.split()
     if unit is not None and unit not in _INVARIANT:
-        shown = next((w.lower() for w in words if singular(w.lower()) == unit), None)
-        return shown is not None and (shown != unit) != many
+        for match in _NUMBER_THEN_WORD.finditer(text):
+            shown = match.group(2).lower()
+            if singular(shown) == unit:
+                return (shown != unit) != (_number(match.group(1)) > 1 + 1e-9)
+        return False
     if unit is None:
         last = _last_name_word(text, name)
         if last is None:

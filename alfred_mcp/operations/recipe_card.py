@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.measures import line_text
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
@@ -43,9 +43,8 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
 def ingredient_line(part: Row, allergen: str | None) -> dict[str, Any]:
     """A stored ingredient as recipes_scale shapes one: name, quantity, unit, text; notes, optional, allergen when set."""
     quantity = None if part.get("quantity") is None else float(part["quantity"])
-    amount = amount_text(quantity, part.get("unit"))
     line: dict[str, Any] = {"name": part["name"], "quantity": quantity, "unit": part.get("unit"),
-                            "text": f"{amount} {part['name']}".strip()}
+                            "text": line_text(quantity, part.get("unit"), part["name"])}
     if part.get("notes"):
         line["notes"] = part["notes"]
     if part.get("is_optional"):

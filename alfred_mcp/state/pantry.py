@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convertible, dimension, sensible
+from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convertible, dimension, ingredient_text, sensible
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -48,7 +48,8 @@ class Need:
     def text(self) -> str:
         if self.quantity is None:
             return self.name
-        return f"{sensible(self.amount()).text} {self.name}"
+        shown = sensible(self.amount(), self.name)
+        return ingredient_text(shown.text, shown.quantity, shown.unit, self.name)
 
 
 def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:

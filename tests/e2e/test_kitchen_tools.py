@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+
 from .helpers import call, call_error, eq
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +34,8 @@ async def _rows(client: Client, table: str, session: str | None = None, **filter
 
 
 async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Client) -> None:
-    """g and kg merge; cups and g of the same flour stay two lines; the pantry is subtracted; lines name their recipes."""
+    """g and kg add up; cups of the same flour stay on its line beside them; the pantry is subtracted; the line names
+    what it was listed for, so listing the same recipe again adds nothing, and more servings add the difference."""
     bread = await _recipe(client, "Test Bread", 1, [{"name": "quuxflour", "quantity": 500, "unit": "g"},
                                                    {"name": "quuxsalt", "quantity": 1, "unit": "tsp"}])
     cake = await _recipe(client, "Test Cake", 1, [{"name": "quuxflour", "quantity": 1, "unit": "kg"},
@@ -41,16 +44,21 @@ async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Clie
                                                  {"name": "quuxvanilla", "quantity": 1, "unit": "tsp", "is_optional": True}])
     await _pantry(client, ("quuxflour", 300, "g"), ("quuxsalt", 1, "tbsp"))
     result = await call(client, "shopping_list_from", recipes=[bread, cake])
-    lines = {(line["name"], line["unit"]): line for line in result["lines"]}
-    assert set(lines) == {("quuxflour", "kg"), ("quuxflour", "cup")}
-    assert lines[("quuxflour", "kg")]["quantity"] == 1.2 and lines[("quuxflour", "kg")]["recipes"] == [bread, cake]
-    assert lines[("quuxflour", "cup")]["quantity"] == 2 and lines[("quuxflour", "cup")]["recipes"] == [cake]
+    (line,) = result["lines"]
+    assert (line["name"], line["quantity"], line["unit"], line["recipes"]) == ("quuxflour", 1.2, "kg", [bread, cake])
+    assert line["text"] == "1.2 kg + 2 cups quuxflour"
     assert [c["name"] for c in result["covered"]] == ["quuxsalt"]
-    stored = await _rows(client, "shopping_list", name="quuxflour")
-    assert {row["source"] for row in stored} == {"Test Bread, Test Cake", "Test Cake"}
+    (stored,) = await _rows(client, "shopping_list", name="quuxflour")
+    assert stored["source"] == "Test Bread (for 1); Test Cake (for 1)"
     again = await call(client, "shopping_list_from", recipes=[bread])
-    assert [(line["action"], line["quantity"]) for line in again["lines"]] == [("updated", pytest.approx(1.4))]
-    assert len(await _rows(client, "shopping_list", name="quuxflour")) == 2
+    assert again["lines"] == [] and again["already_listed"] == [{"name": "quuxflour", "recipes": [bread]}]
+    assert "already on the list" in again["message"]
+    more = await call(client, "shopping_list_from", recipes=[bread], servings={bread: 2})
+    assert [(line["action"], line["quantity"]) for line in more["lines"]] == [("updated", pytest.approx(1.7))]
+    (stored,) = await _rows(client, "shopping_list", name="quuxflour")
+    assert stored["source"] == "Test Cake (for 1); Test Bread (for 2)"
+    stray = await call_error(client, "shopping_list_from", recipes=[bread], servings={cake: 2})
+    assert stray["field"] == "servings" and len(await _rows(client, "shopping_list", name="quuxflour")) == 1
 
 
 async def test_shopping_from_a_range_of_meal_plans_scales_to_each_meal(client: Client) -> None:
@@ -178,3 +186,24 @@ async def test_a_count_of_the_unit_the_name_says_is_the_same_count_and_container
     cooked = await call(client, "meal_cooked", recipe=fish)
     assert [(line["ref"], line["left"]) for line in cooked["deducted"]] == [(fillets, "0 fillets")]
     assert {line["name"] for line in cooked["not_deducted"]} == {"quuxcod fillets", "quuxoil"}
+
+
+async def test_the_demo_week_listed_twice_changes_nothing_the_second_time_and_reads_as_a_person_writes(client: Client) -> None:
+    """The seeded week: no odd line (kitchen/odd_amounts.py), one line per ingredient, herbs and pastes where a shopper
+    finds them; listed again it adds nothing and says so; a new meal in the week still tops the list up."""
+    week = {"from": "2026-01-12", "to": "2026-01-18"}
+    await call(client, "shopping_list_from", meal_plans=week)
+    shown = await call(client, "shopping_list_show")
+    lines = [line for section in shown["sections"] for line in section["lines"] if not line["bought"]]
+    assert [(line["text"], rules) for line in lines
+            if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))] == []
+    assert repeated_ingredients(line["name"] for line in lines) == []
+    where = {line["name"]: section["section"] for section in shown["sections"] for line in section["lines"]}
+    assert where["dried oregano"] == "spices" and where["tomato paste"] == "canned"
+    again = await call(client, "shopping_list_from", meal_plans=week)
+    assert again["lines"] == [] and again["already_listed"] and "already on the list" in again["message"]
+    assert await call(client, "shopping_list_show") == shown
+    pasta = await _recipe(client, "Test Pepper Pasta", 2, [{"name": "black pepper", "quantity": 2, "unit": "tsp"}])
+    await call(client, "db_create", table="meal_plans", data={"date": "2026-01-16", "meal_type": "lunch", "recipe_id": pasta, "servings": 2})
+    topped = await call(client, "shopping_list_from", meal_plans=week)
+    assert [(line["name"], line["action"]) for line in topped["lines"]] == [("black pepper", "updated")]
