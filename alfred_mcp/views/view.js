@@ -47,15 +47,31 @@
     return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(locale, Object.assign({ timeZone: "UTC" }, options));
   }
 
+  // Nothing to show (an error or a cancelled call): every loading placeholder ([data-failed]) says so instead, the
+  // parts that wait for a result ([data-needs-result]) are hidden, and the message stands where the content would.
+  function nothingToShow(message) {
+    status("");
+    document.body.dataset.state = "failed";
+    for (const node of document.querySelectorAll("[data-failed]")) node.textContent = node.dataset.failed;
+    for (const node of document.querySelectorAll("[data-needs-result]")) node.hidden = true;
+    $("error").textContent = message;
+  }
+
   // Connect to the host; render each tool result (or show its error). `name` is the view's appInfo name.
   function start(name, render) {
+    let shown = false;
     mcpApp.on("ui/notifications/tool-input", () => status("Loading…"));
     mcpApp.on("ui/notifications/tool-result", (result) => {
       status("");
-      if (result.isError) fail(new Error(resultText(result)));
-      else if (result.structuredContent) { session = result.structuredContent.session || null; clearError(); render(result.structuredContent); }
+      if (result.isError) { if (shown) fail(new Error(resultText(result))); else nothingToShow(resultText(result)); }
+      else if (result.structuredContent) {
+        shown = true; delete document.body.dataset.state;
+        session = result.structuredContent.session || null; clearError(); render(result.structuredContent);
+      }
     });
-    mcpApp.on("ui/notifications/tool-cancelled", () => status("Cancelled."));
+    mcpApp.on("ui/notifications/tool-cancelled", () => {
+      if (shown) status("Cancelled."); else nothingToShow("The call was cancelled: there is nothing to show.");
+    });
     mcpApp.connect({ name, version: "1.0.0" }, { availableDisplayModes: ["inline"] })
       .catch((error) => fail(new Error("Not connected to a host: " + error.message)));
   }
