@@ -32,8 +32,14 @@
     return result.structuredContent || {};
   }
 
-  function status(text) { $("status").textContent = text || ""; }
-  function fail(error) { status(""); $("error").textContent = (error && error.message) || String(error); }
+  // Text for a person: the refs in it (recipe_6, meal_12: the model's names for rows) as small secondary text.
+  const REF = /\b((?:gen_)?[a-z]+_[1-9][0-9]*)\b/;
+  function withRefs(text) {
+    return String(text || "").split(REF).map((part, n) => (n % 2 ? el("span", { class: "ref", text: part }) : part));
+  }
+
+  function status(text) { $("status").replaceChildren(...withRefs(text)); }
+  function fail(error) { status(""); $("error").replaceChildren(...withRefs((error && error.message) || String(error))); }
   function clearError() { $("error").textContent = ""; }
 
   function tellModel(text) {
@@ -54,7 +60,7 @@
     document.body.dataset.state = "failed";
     for (const node of document.querySelectorAll("[data-failed]")) node.textContent = node.dataset.failed;
     for (const node of document.querySelectorAll("[data-needs-result]")) node.hidden = true;
-    $("error").textContent = message;
+    $("error").replaceChildren(...withRefs(message));
   }
 
   // Connect to the host; render each tool result (or show its error). `name` is the view's appInfo name.
