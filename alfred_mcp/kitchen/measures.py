@@ -32,6 +32,13 @@ _PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bu
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
 _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
+UNCOUNTED_WORDS = frozenset({
+    "garlic", "ginger", "rice", "flour", "salt", "sugar", "butter", "oil", "milk", "water", "cheese", "bread", "celery",
+    "lettuce", "spinach", "kale", "parsley", "cilantro", "basil", "thyme", "rosemary", "dill", "mint", "broccoli",
+    "cauliflower", "asparagus", "corn", "fish", "salmon", "cod", "tuna", "chocolate", "yogurt", "tofu", "pasta",
+    "spaghetti", "choy", "cabbage", "sauce", "honey", "juice", "zest", "dough", "meat", "beef", "pork", "chicken",
+})
+"""Last words of names that do not take a plural ('2 baby bok choy', '3 garlic'): the name is left as written."""
 _SINGULAR_TO_PLURAL = {"leaf": "leaves", "loaf": "loaves", "half": "halves", "knife": "knives"}
 _PLURAL_TO_SINGULAR = {plural: one for one, plural in _SINGULAR_TO_PLURAL.items()}
 
@@ -172,9 +179,16 @@ def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
         if up or abs(rounded - tbsp) <= 0.1 * tbsp:
             return rounded, "tbsp", None
         whole = math.floor(tbsp)
-        rest = _kitchen_fraction(tsp - whole * 3)
+        rest = _teaspoons(tsp - whole * 3, up=False)
         return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
-    return (_pick(tsp, (4,), up=True, smallest=1 / 8) if up else _kitchen_fraction(tsp)), "tsp", None
+    return _teaspoons(tsp, up=up), "tsp", None
+
+
+def _teaspoons(tsp: float, *, up: bool) -> float:
+    """What measuring spoons hold: quarters of a teaspoon, and 1/8 below a quarter."""
+    if tsp < 3 / 16 and not up:
+        return 1 / 8
+    return _pick(tsp, (4,), up=up, smallest=1 / 8)
 
 
 def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -> float:
@@ -244,7 +258,7 @@ def ingredient_text(amount: str | None, quantity: float | None, unit: str | None
 def counted_name(name: str, quantity: float) -> str:
     """The name agreeing with a count: its last word plural above 1 ('2 lemons'), singular at 1 or less ('1/2 lemon')."""
     head, _, last = name.rpartition(" ")
-    if not last or not last[-1:].isalpha():
+    if not last or not last[-1:].isalpha() or last.lower() in UNCOUNTED_WORDS:
         return name
     word = _plural(_singular(last)) if quantity > 1 + 1e-9 else _singular(last)
     return f"{head} {word}" if head else word

@@ -9,6 +9,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   above 1 in a recipe ('2 1/2 lemons': halves and quarters are for less than one).
 - ``too many spoons``: more than 4 tbsp (that is cups), or 3 tsp or more (that is tablespoons).
 - ``cup no measure holds``: a cup amount that is not in quarters or thirds ('1 1/8 cups').
+- ``spoon no measure holds``: teaspoons not in quarters (1/8 alone excepted: '5/8 tsp', '1/3 tsp'), tablespoons
+  not in halves ('1 1/4 tbsp').
 - ``unit repeated in the name``: the unit is also a word of the name ('1 fillet salmon fillets').
 - ``plural disagreement``: '2 cup', '1 cups', '3 shallot', '1 green onions'.
 - ``same ingredient on two lines`` (a list's rule, `repeated_ingredients`).
@@ -22,6 +24,7 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
+from alfred_mcp.kitchen.measures import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
 
 WHOLE_UNITS = frozenset({
@@ -62,6 +65,9 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("too many spoons")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
         found.append("cup no measure holds")
+    if any(not _in_steps(amount, 4 if shown == "tsp" else 2) and not (shown == "tsp" and abs(amount - 1 / 8) < 1e-6)
+           for amount, shown in spoons if shown != "cup"):
+        found.append("spoon no measure holds")
     if unit and _shown_count(text, unit) > _shown_count(name, unit) >= 1:
         found.append("unit repeated in the name")
     if _plural_disagrees(text, quantity, unit, name):
@@ -95,8 +101,12 @@ def _shown_count(text: str, unit: str) -> int:
 
 
 def _in_cup_measures(quantity: float) -> bool:
-    rest = Fraction(quantity).limit_denominator(48) % 1
-    return any(abs(float(rest) * d - round(float(rest) * d)) < 1e-6 for d in (4, 3))
+    return _in_steps(quantity, 4) or _in_steps(quantity, 3)
+
+
+def _in_steps(quantity: float, step: int) -> bool:
+    rest = float(Fraction(quantity).limit_denominator(48) % 1)
+    return abs(rest * step - round(rest * step)) < 1e-6
 
 
 def _plural_disagrees(text: str, quantity: float, unit: str | None, name: str) -> bool:
@@ -109,7 +119,7 @@ def _plural_disagrees(text: str, quantity: float, unit: str | None, name: str) -
         return False
     if unit is None:
         last = _last_name_word(text, name)
-        if last is None:
+        if last is None or last in UNCOUNTED_WORDS:
             return False
         plural = singular(last) != last
         return plural != many

@@ -83,7 +83,7 @@ async def test_meal_cooked_deducts_converted_amounts_and_reports_the_rest(client
     spaghetti, oil, tomatoes = await _pantry(client, ("quuxspaghetti", 1, "kg"), ("quuxolive oil", 250, "ml"), ("quuxtomatoes", 2, "can"))
     result = await call(client, "meal_cooked", recipe=pasta, servings=4)
     used = {line["name"]: line for line in result["deducted"]}
-    assert used["quuxspaghetti"]["left"] == "0.5 kg" and used["quuxolive oil"]["used"] == "1/4 cup"
+    assert used["quuxspaghetti"]["left"] == "500 g" and used["quuxolive oil"]["used"] == "1/4 cup"
     reasons = {line["name"]: line["reason"] for line in result["not_deducted"]}
     assert "does not convert" in reasons["quuxtomatoes"] and reasons["quuxbasil"] == "not in the pantry"
     assert reasons["quuxpepper"] == "the recipe gives no quantity"

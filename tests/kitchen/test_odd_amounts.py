@@ -16,7 +16,7 @@ from tests.e2e.conftest import TODAY
 UNITS = sorted(KNOWN_UNITS) + [None]
 SEED_NAMES = sorted({str(row["name"]) for recipe in demo_kitchen(TODAY).recipes for row in recipe.ingredients})
 COUNT_NOUNS = ["shallot", "lemons", "egg", "eggs", "salmon fillets", "green onions", "tomato", "potatoes", "leaf", "loaves",
-               "baby bok choy", "berry", "cherries", "box", "peach", "garlic cloves"]
+               "baby bok choy", "berry", "cherries", "box", "peach", "garlic cloves", "garlic", "fresh ginger"]
 NAMES = SEED_NAMES + COUNT_NOUNS
 
 
@@ -33,6 +33,8 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("2 cup flour", 2, "cup", "flour", False, "plural disagreement"),
     ("4 1/2 tsp sugar", 4.5, "tsp", "sugar", False, "too many spoons"),
     ("0 tsp salt", 0, "tsp", "salt", False, "zero"),
+    ("5/8 tsp kosher salt", 0.625, "tsp", "kosher salt", False, "spoon no measure holds"),
+    ("1 1/4 tbsp soy sauce", 1.25, "tbsp", "soy sauce", False, "spoon no measure holds"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
@@ -43,6 +45,7 @@ def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, 
     ("5 shallots", 5, None, "shallots"), ("1/2 lemon", 0.5, None, "lemons"), ("2/3 cup pecorino romano", 2 / 3, "cup", "pecorino romano"),
     ("1 cup + 2 tbsp parmesan", 1.125, "cup", "parmesan"), ("2 salmon fillets", 2, "fillet", "salmon fillets"),
     ("1 1/2 cans chickpeas", 1.5, "can", "chickpeas"), ("250 g spaghetti", 250, "g", "spaghetti"),
+    ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("1 tbsp + 3/4 tsp mirin", 1.25, "tbsp", "mirin"),
 ])
 def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
     assert oddities(text, quantity, unit, name, shopping=False) == []
@@ -68,6 +71,15 @@ def test_a_shopping_amount_is_never_less_than_needed(unit: str | None, quantity:
 def test_a_counted_name_agrees_with_its_number(name: str, quantity: float) -> None:
     text = ingredient_text(str(quantity), quantity, None, name)
     assert "plural disagreement" not in oddities(text, quantity, None, name, shopping=False), text
+
+
+@pytest.mark.parametrize(("name", "quantity", "text"), [
+    ("shallot", 3, "3 shallots"), ("lemons", 1, "1 lemon"), ("tomato", 2, "2 tomatoes"), ("berry", 2, "2 berries"),
+    ("peach", 2, "2 peaches"), ("baby bok choy", 2, "2 baby bok choy"), ("garlic", 2, "2 garlic"), ("leaves", 1, "1 leaf"),
+    ("green onions", 0.5, "1/2 green onion"),
+])
+def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: float, text: str) -> None:
+    assert ingredient_text(str(quantity), quantity, None, name) == text
 
 
 def test_the_same_ingredient_on_two_lines_is_found_whatever_its_spelling() -> None:
