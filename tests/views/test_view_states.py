@@ -17,7 +17,7 @@ from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
 from alfred_mcp.server.mcp_server import build_server
 from tests.e2e.helpers import call, eq
 
-from .conftest import add_peanut_noodles, apps_client
+from .conftest import add_peanut_noodles, apps_client, save_screenshot
 
 pytestmark = pytest.mark.anyio
 WEEK = {"from": "2026-01-12", "to": "2026-01-18"}
@@ -90,6 +90,8 @@ async def test_the_meal_plan_shows_every_day_whole_at_phone_and_desktop_width(ap
         for dish in ("Miso-Glazed Salmon with Bok Choy", "Greek Lemon Chicken and Potatoes", "Lemon Garlic Baked Cod"):
             await expect(view.get_by_text(dish).locator("visible=true")).to_have_count(1)
         await _assert_reads_whole(shown)
+        if width == 400:
+            save_screenshot(await shown.screenshot(), "meal-plan-400px")
         shown.assert_clean()
 
 
