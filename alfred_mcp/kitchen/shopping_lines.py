@@ -39,12 +39,18 @@ class Listed(NamedTuple):
 
 
 def meal_entry(recipe: str, day: date, meal_type: str, servings: int) -> Listed:
-    identity = f"{recipe} ({day:%a} {day.day} {day:%b} {meal_type})"
+    identity = f"{_plain(recipe)} ({day:%a} {day.day} {day:%b} {meal_type})"
     return Listed(identity, servings, f"{identity[:-1]}, for {servings})")
 
 
 def recipe_entry(recipe: str, servings: int | None) -> Listed:
-    return Listed(recipe, servings, recipe if servings is None else f"{recipe} (for {servings})")
+    name = _plain(recipe)
+    return Listed(name, servings, name if servings is None else f"{name} (for {servings})")
+
+
+def _plain(name: str) -> str:
+    """The name as an entry holds it: one line, no separator inside."""
+    return " ".join(name.replace(";", ",").split())
 
 
 def source_entries(source: str | None) -> list[Listed]:
@@ -65,10 +71,16 @@ def _entry(text: str) -> Listed:
     return Listed(identity, int(match.group("servings")), text)
 
 
-def covering(entries: Iterable[Listed], identity: str, recipe: str) -> Listed | None:
-    """The entry that already lists this use: the same identity, or the recipe named without servings."""
-    return next((entry for entry in entries
-                 if entry.identity == identity or (entry.servings is None and entry.identity == recipe)), None)
+def covering(sources: Iterable[str | None], identity: str, recipe: str) -> Listed | None:
+    """The entry of these sources that already lists a use: the same identity, or the recipe named without servings
+    (the whole of a source counts as one name too: 'Chicken, Leek Pie' is not two recipes)."""
+    for source in sources:
+        for entry in source_entries(source):
+            if entry.identity == identity or (entry.servings is None and entry.identity == recipe):
+                return entry
+        if source and " ".join(source.split()) == recipe:
+            return Listed(recipe, None, recipe)
+    return None
 
 
 def joined_source(entries: Iterable[Listed]) -> str:

@@ -152,10 +152,11 @@ async def add_to_list(work: UnitOfWork, uses: list[Use], allergy_override: Aller
             rows = await work.store.insert(SHOPPING_LIST, [_columns(line.row) for line in inserts], user_id=work.user_id)
             await _report(work, outcome, [(line, row) for line, row in zip(inserts, rows)], "added")
         for line in pending.values():
-            if line.existing is None:
+            changed = _changed(line.existing, line.row) if line.existing is not None else None
+            if not changed or line.existing is None:
                 continue
             (row,) = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)),
-                                             _changed(line.existing, line.row), user_id=work.user_id)
+                                             changed, user_id=work.user_id)
             await _report(work, outcome, [(line, row)], "updated")
     refs = [line["ref"] for line in outcome.lines]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
@@ -173,9 +174,8 @@ def _not_yet_listed(uses: list[Use], lines: Stock) -> tuple[list[tuple[str, Row,
         for row in use.recipe.ingredients:
             if row.get("is_optional"):
                 continue
-            entries = [entry for line in lines.matching(row["name"], row.get("ingredient_id"))
-                       for entry in source_entries(line.get("source"))]
-            found = covering(entries, use.entry.identity, use.recipe.name)
+            sources = [line.get("source") for line in lines.matching(row["name"], row.get("ingredient_id"))]
+            found = covering(sources, use.entry.identity, recipe_entry(use.recipe.name, None).identity)
             listed = use.entry.servings or 0
             if found is not None and (found.servings is None or found.servings >= listed):
                 seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})

@@ -32,7 +32,7 @@ class Need:
     unit: str | None
     quantity: float | None
     recipes: list[str] = field(default_factory=list)
-    """Refs of the recipes it came from, in first-seen order."""
+    """What it came from, in first-seen order: recipe refs (cooking), or the uses a shopping line lists (shopping)."""
     shown_in: str | None = None
     """The unit the first recipe wrote it in (cups stay cups, grams stay grams, when shown)."""
 

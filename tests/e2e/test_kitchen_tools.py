@@ -207,3 +207,26 @@ async def test_the_demo_week_listed_twice_changes_nothing_the_second_time_and_re
     await call(client, "db_create", table="meal_plans", data={"date": "2026-01-16", "meal_type": "lunch", "recipe_id": pasta, "servings": 2})
     topped = await call(client, "shopping_list_from", meal_plans=week)
     assert [(line["name"], line["action"]) for line in topped["lines"]] == [("black pepper", "updated")]
+
+
+async def test_an_amount_that_cannot_be_added_stays_on_the_ingredients_one_line(client: Client) -> None:
+    """The demo list has 1 carton of buttermilk: cups of it join that line beside the carton, and more cups add up there."""
+    scones = await _recipe(client, "Test Scones", 1, [{"name": "buttermilk", "quantity": 0.75, "unit": "cup"}])
+    bread = await _recipe(client, "Test Soda Bread", 1, [{"name": "buttermilk", "quantity": 4, "unit": "tbsp"}])
+    first = await call(client, "shopping_list_from", recipes=[scones])
+    assert [(line["text"], line["action"]) for line in first["lines"]] == [("1 carton + 3/4 cup buttermilk", "updated")]
+    second = await call(client, "shopping_list_from", recipes=[bread])
+    assert [line["text"] for line in second["lines"]] == ["1 carton + 1 cup buttermilk"]
+    shown = await call(client, "shopping_list_show")
+    lines = [line for section in shown["sections"] for line in section["lines"] if line["name"] == "buttermilk"]
+    assert [(line["text"], line.get("notes")) for line in lines] == [("1 carton + 1 cup buttermilk", None)]
+
+
+async def test_servings_name_only_the_recipes_listed_and_not_meal_plans(client: Client) -> None:
+    before = await _rows(client, "shopping_list")
+    with_meals = await call_error(client, "shopping_list_from", meal_plans={"from": "2026-01-12", "to": "2026-01-18"},
+                                  servings={"recipe_1": 2})
+    assert with_meals["field"] == "servings"
+    zero = await call_error(client, "shopping_list_from", recipes=["recipe_1"], servings={"recipe_1": 0})
+    assert "servings" in zero["message"]
+    assert await _rows(client, "shopping_list") == before
