@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.kitchen.query import Query
+from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
 from alfred_mcp.server.mcp_server import build_server
 from tests.e2e.helpers import call, eq
@@ -189,3 +189,20 @@ async def test_the_add_button_says_what_it_adds_adds_once_on_a_double_press_and_
         assert await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id) == listed
         shown.assert_clean()
         again.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_an_empty_plan_and_an_empty_list_say_so_and_offer_nothing_to_add(app: AlfredApp, mount: Any, width: int) -> None:
+    rows = await app.store.select(SHOPPING_LIST, Query(columns=("id",), limit=1_000), user_id=app.user_id)
+    await app.store.delete(SHOPPING_LIST, Where(all_of=(Filter("id", "in", [row["id"] for row in rows]),)), user_id=app.user_id)
+    async with apps_client(build_server(app)) as client:
+        plan = await mount(client, "meal_plan_show", {"from": "2027-03-01", "to": "2027-03-07"}, width=width)
+        await expect(plan.view.locator("#empty")).to_be_visible()
+        await expect(plan.view.get_by_role("button", name=BUTTON)).to_be_disabled()
+        await _assert_reads_whole(plan)
+        listed = await mount(client, "shopping_list_show", {}, width=width)
+        await expect(listed.view.locator("#empty")).to_have_text("The shopping list is empty.")
+        await expect(listed.view.locator("#counts")).to_have_text("0 to buy · 0 bought")
+        await _assert_reads_whole(listed)
+        plan.assert_clean()
+        listed.assert_clean()
