@@ -73,6 +73,28 @@ def convertible(a: str | None, b: str | None) -> bool:
     return dimension(a) == dimension(b)
 
 
+PACKS: dict[str, tuple[str, str, float]] = {"garlic": ("head", "clove", 10.0)}
+"""Ingredients bought as a pack of a known count of pieces: (pack unit, piece unit, pieces in a pack)."""
+_PACK_WORDS = frozenset({"head", "heads", "clove", "cloves", "fresh", "whole", "of"})
+
+
+def pack_of(name: str | None) -> tuple[str, str, float] | None:
+    """The pack of an ingredient sold by the pack ('garlic', 'garlic cloves'; not 'garlic powder'), or None."""
+    words = [word for word in (name or "").lower().split() if word not in _PACK_WORDS]
+    return PACKS.get(" ".join(words)) if len(words) == 1 else None
+
+
+def convert_for(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """`quantity` of `unit` in `to` for this ingredient: within a dimension, or between its pack and its pieces
+    (2 heads of garlic are 20 cloves); None when they do not compare."""
+    if convertible(unit, to):
+        return convert(quantity, unit, to)
+    pack = pack_of(name)
+    if pack is not None and {unit, to} == {pack[0], pack[1]}:
+        return quantity * pack[2] if unit == pack[0] else quantity / pack[2]
+    return None
+
+
 def convert(quantity: float, unit: str | None, to: str | None, *, field: str = "unit") -> float:
     """`quantity` of `unit` expressed in `to`.
 
@@ -114,8 +136,9 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
     """The amount to put on a shopping list: rounded up to what is bought or measured (never less than needed).
 
-    Anything counted is bought whole (4 1/2 shallots -> 5); spoons and cups round up to a measure, never a
-    compound; weights round up to their step.
+    Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
+    garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
+    weights round up to their step.
     """
     return _measured(amount, name, up=True)
 
@@ -126,6 +149,9 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     if amount.unit in _SPOONS:
         rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
     elif dimension(amount.unit).startswith("count:"):
+        pack = pack_of(name) if up and not _names_unit(name or "", amount.unit) else None
+        if pack is not None and amount.unit == pack[1]:  # 14 cloves of garlic are bought as 2 heads
+            amount = Amount(amount.quantity / pack[2], pack[0])
         unit = amount.unit
         rounded = _counted(amount.quantity, unit, name, up=up)
     else:
@@ -161,6 +187,8 @@ def _up(exact: float, step: int) -> float:
 def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
     """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp up to 4, cups above."""
     tbsp = tsp / 3
+    if up and tsp > 4 * 48 * (1 + _UP_SLACK):  # more than 4 cups is bought by the quart
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
     if tbsp >= 4 - 1e-9:
         cups = tsp / 48
         rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import Amount, convert, convertible, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -211,9 +211,8 @@ class _Pending:
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
-        elif convertible(self.row.get("unit"), amount.unit):
-            total = float(self.row["quantity"]) + convert(amount.quantity, amount.unit, self.row.get("unit"))
-            shown = to_buy(Amount(total, self.row.get("unit")), need.name)
+        elif (added := convert_for(need.name, amount.quantity, amount.unit, self.row.get("unit"))) is not None:
+            shown = to_buy(Amount(float(self.row["quantity"]) + added, self.row.get("unit")), need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
         else:
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
@@ -224,9 +223,9 @@ def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
     extras, merged = [], False
     for text in extra_amounts(notes):
         parsed = parsed_amount(text)
-        if not merged and parsed is not None and convertible(parsed[1], amount.unit):
-            total = parsed[0] + convert(amount.quantity, amount.unit, parsed[1])
-            text, merged = to_buy(Amount(total, parsed[1]), name).text, True
+        added = None if merged or parsed is None else convert_for(name, amount.quantity, amount.unit, parsed[1])
+        if parsed is not None and added is not None:
+            text, merged = to_buy(Amount(parsed[0] + added, parsed[1]), name).text, True
         extras.append(text)
     return extras if merged else extras + [to_buy(amount, name).text]
 

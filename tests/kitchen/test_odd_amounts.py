@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.kitchen.measures import Amount, ingredient_text, line_text, sensible, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.units import KNOWN_UNITS
@@ -80,6 +80,21 @@ def test_a_counted_name_agrees_with_its_number(name: str, quantity: float) -> No
 ])
 def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: float, text: str) -> None:
     assert ingredient_text(str(quantity), quantity, None, name) == text
+
+
+@pytest.mark.parametrize(("amount", "name", "text"), [
+    (Amount(14, "clove"), "garlic", "2 heads garlic"), (Amount(3, "clove"), "garlic cloves", "3 garlic cloves"),
+    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "10 1/4 quarts vegetable broth"),
+    (Amount(10.25, "cup"), "vegetable broth", "2 3/4 quarts vegetable broth"), (Amount(4, "cup"), "milk", "4 cups milk"),
+])
+def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, name: str, text: str) -> None:
+    shown = to_buy(amount, name)
+    assert ingredient_text(shown.text, shown.quantity, shown.unit, name) == text
+
+
+def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
+    assert convert_for("garlic", 2, "head", "clove") == 20 and convert_for("garlic", 5, "clove", "head") == 0.5
+    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "cup") is None
 
 
 def test_the_same_ingredient_on_two_lines_is_found_whatever_its_spelling() -> None:
