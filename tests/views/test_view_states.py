@@ -22,6 +22,7 @@ from .conftest import add_peanut_noodles, apps_client, save_screenshot
 pytestmark = pytest.mark.anyio
 WEEK = {"from": "2026-01-12", "to": "2026-01-18"}
 WIDTHS = [400, 1000]
+"""A phone and a desktop; the meal plan stacks its days below 700 px."""
 REF = re.compile(r"\b(?:gen_)?[a-z]+_[1-9][0-9]*\b")
 """A ref as the model reads it (recipe_6, meal_12): never text a person is shown."""
 BUTTON = re.compile(r"^Add \d+ meals? to the shopping list$")
@@ -80,7 +81,7 @@ async def test_the_meal_plan_shows_every_day_whole_at_phone_and_desktop_width(ap
         shown = await mount(client, "meal_plan_show", WEEK, width=width)
         view = shown.view
         await expect(view.locator("#range")).to_have_text(re.compile("11 meals"))
-        if width < 620:
+        if width < 700:
             await expect(view.locator("#days > li")).to_have_count(7)
             await expect(view.locator("#grid")).to_be_hidden()
             await expect(view.locator("#days .slot.conflict")).to_have_count(1)
@@ -92,6 +93,15 @@ async def test_the_meal_plan_shows_every_day_whole_at_phone_and_desktop_width(ap
         await _assert_reads_whole(shown)
         if width == 400:
             save_screenshot(await shown.screenshot(), "meal-plan-400px")
+        shown.assert_clean()
+
+
+async def test_a_four_week_plan_stacks_its_days_on_a_desktop_rather_than_scroll_sideways(app: AlfredApp, mount: Any) -> None:
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", {"from": "2026-01-05", "to": "2026-02-01"}, width=1000)
+        await expect(shown.view.locator("#days > li")).to_have_count(28)
+        await expect(shown.view.locator("#grid")).to_be_hidden()
+        await _assert_reads_whole(shown)
         shown.assert_clean()
 
 
