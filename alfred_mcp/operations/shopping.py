@@ -77,14 +77,20 @@ async def recipe_uses(work: UnitOfWork, refs: list[str], servings: dict[str, int
     """The recipes `refs`, each at its servings in `servings` (by ref) or as written.
 
     Raises:
-        InputError: a `servings` key that is not one of the refs listed (naming `servings`); nothing is read.
+        InputError: a `servings` key that is not one of the refs listed, or a recipe given servings that does not say
+            how many it serves (naming `servings`).
     """
     stray = sorted(set(servings) - set(refs))
     if stray:
         raise InputError(f"servings: {', '.join(stray)} is not in recipes; give servings only for the recipes listed.",
                          field="servings", value=stray)
     by_id = {work.session.registry.resolve(ref, expected_type="recipe", field="recipes"): n for ref, n in servings.items()}
-    return [recipe_use(recipe, by_id.get(recipe.recipe["id"])) for recipe in await load_recipes(work, refs, field="recipes")]
+    loaded = await load_recipes(work, refs, field="recipes")
+    unscalable = [recipe.ref for recipe in loaded if recipe.recipe["id"] in by_id and not recipe.recipe.get("servings")]
+    if unscalable:
+        raise InputError(f"servings: {', '.join(unscalable)} does not say how many it serves, so it cannot be listed for more; "
+                         "set its servings with db_update, or list it as written.", field="servings", value=unscalable)
+    return [recipe_use(recipe, by_id.get(recipe.recipe["id"])) for recipe in loaded]
 
 
 async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[list[Use], int]:

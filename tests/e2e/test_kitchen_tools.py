@@ -230,3 +230,25 @@ async def test_servings_name_only_the_recipes_listed_and_not_meal_plans(client: 
     zero = await call_error(client, "shopping_list_from", recipes=["recipe_1"], servings={"recipe_1": 0})
     assert "servings" in zero["message"]
     assert await _rows(client, "shopping_list") == before
+
+
+async def test_more_servings_of_a_listed_meal_add_only_the_difference(client: Client) -> None:
+    stew = await _recipe(client, "Test Stew", 2, [{"name": "quuxbeans", "quantity": 200, "unit": "g"}])
+    meal = (await call(client, "db_create", table="meal_plans",
+                       data={"date": "2031-06-02", "meal_type": "dinner", "recipe_id": stew, "servings": 2}))["rows"][0]["id"]
+    span = {"from": "2031-06-01", "to": "2031-06-07"}
+    first = await call(client, "shopping_list_from", meal_plans=span)
+    assert [(line["text"], line["action"]) for line in first["lines"]] == [("200 g quuxbeans", "added")]
+    await call(client, "db_update", table="meal_plans", filters=[eq("id", meal)], data={"servings": 5})
+    more = await call(client, "shopping_list_from", meal_plans=span)
+    assert [(line["text"], line["action"]) for line in more["lines"]] == [("500 g quuxbeans", "updated")]
+    (row,) = await _rows(client, "shopping_list", name="quuxbeans")
+    assert row["source"] == "Test Stew (Mon 2 Jun dinner, for 5)"
+    again = await call(client, "shopping_list_from", meal_plans=span)
+    assert again["lines"] == [] and again["already_listed"] == [{"name": "quuxbeans", "recipes": [stew]}]
+
+
+async def test_servings_for_a_recipe_that_does_not_say_how_many_it_serves_is_refused(client: Client) -> None:
+    bare = (await call(client, "db_create", table="recipes", data={"name": "Quux Bare"}))["rows"][0]["id"]
+    refused = await call_error(client, "shopping_list_from", recipes=[bare], servings={bare: 4})
+    assert refused["field"] == "servings" and "how many it serves" in refused["message"]
