@@ -28,7 +28,6 @@ _WHOLE_COUNTS = frozenset({
 _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
-_PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bunches", "dash": "dashes", "box": "boxes"}
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
 _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
@@ -341,7 +340,7 @@ def unit_word(unit: str, quantity: float | None) -> str:
     """'cups' for 2, 'cup' for 1 or 1/2; abbreviations (tbsp, g) never change."""
     if unit in _INVARIANT or quantity is None or 0 < quantity <= 1:
         return unit
-    return _PLURALS.get(unit, unit + "s")
+    return _plural(unit)
 
 
 def quantity_text(quantity: float) -> str:

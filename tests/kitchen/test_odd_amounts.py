@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy, unit_word
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.seed import demo_kitchen
-from alfred_mcp.kitchen.units import KNOWN_UNITS
+from alfred_mcp.kitchen.units import KNOWN_UNITS, normalize_unit
 from tests.e2e.conftest import TODAY
 
 UNITS = sorted(KNOWN_UNITS) + [None]
@@ -95,6 +95,14 @@ def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, na
 def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
     assert convert_for("garlic", 2, "head", "clove") == 20 and convert_for("garlic", 5, "clove", "head") == 0.5
     assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "cup") is None
+
+
+@pytest.mark.parametrize("unit", sorted(KNOWN_UNITS))
+def test_every_units_plural_is_english_and_reads_back_as_the_unit(unit: str) -> None:
+    """'2 inches', '2 splashes', '2 leaves': the parser reads each back as the unit it was written from."""
+    many, one = unit_word(unit, 2), unit_word(unit, 1)
+    assert normalize_unit(many) == unit and one == unit
+    assert not many.endswith(("chs", "shs", "xs", "ss")), many
 
 
 def test_the_same_ingredient_on_two_lines_is_found_whatever_its_spelling() -> None:
