@@ -2,9 +2,11 @@
 
 Volume (tsp, tbsp, cup, fl oz, pint, quart, gallon, ml, l) and mass (g, kg, oz, lb) convert within
 themselves; cups and grams never meet (that needs a density, which recipes do not give). Every other
-unit is a count of itself: cloves add to cloves, and a missing unit counts pieces. `sensible` picks the
-unit a cook would write (3 tsp -> 1 tbsp, 1500 g -> 1.5 kg) and rounds to kitchen fractions; a count is
-never shown as '0.333333 egg' (rounded to a half, and the result says it was rounded).
+unit is a count of itself: cloves add to cloves, and a missing unit counts pieces (a pack and its pieces convert
+for the ingredient they belong to: a head of garlic is 10 cloves). The one place amounts are written:
+`sensible` for a recipe (nearest kitchen measure: 3 tsp -> 1 tbsp, 10 tbsp -> 2/3 cup, 1500 g -> 1.5 kg, eggs
+and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), and
+`line_text` / `ingredient_text` for the whole line, its name agreeing with the number (`plurals.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
+from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
     "ml": 1.0, "l": 1000.0, "tsp": 4.92892159375, "tbsp": 14.78676478125, "cup": 236.5882365,
@@ -31,15 +34,7 @@ _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
 _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
-UNCOUNTED_WORDS = frozenset({
-    "garlic", "ginger", "rice", "flour", "salt", "sugar", "butter", "oil", "milk", "water", "cheese", "bread", "celery",
-    "lettuce", "spinach", "kale", "parsley", "cilantro", "basil", "thyme", "rosemary", "dill", "mint", "broccoli",
-    "cauliflower", "asparagus", "corn", "fish", "salmon", "cod", "tuna", "chocolate", "yogurt", "tofu", "pasta",
-    "spaghetti", "choy", "cabbage", "sauce", "honey", "juice", "zest", "dough", "meat", "beef", "pork", "chicken",
-})
-"""Last words of names that do not take a plural ('2 baby bok choy', '3 garlic'): the name is left as written."""
-_SINGULAR_TO_PLURAL = {"leaf": "leaves", "loaf": "loaves", "half": "halves", "knife": "knives"}
-_PLURAL_TO_SINGULAR = {plural: one for one, plural in _SINGULAR_TO_PLURAL.items()}
+
 
 
 class Amount(NamedTuple):
@@ -232,7 +227,7 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
 
 
 def _is_whole_thing(name: str | None) -> bool:
-    return any(_singular(word) in _WHOLE_PIECES for word in (name or "").lower().split())
+    return any(singular(word) in _WHOLE_PIECES for word in (name or "").lower().split())
 
 
 def _best_unit(amount: Amount) -> tuple[float, str | None]:
@@ -282,48 +277,9 @@ def ingredient_text(amount: str | None, quantity: float | None, unit: str | None
     return f"{quantity_text(quantity)} {counted_name(name, quantity)}"
 
 
-def counted_name(name: str, quantity: float) -> str:
-    """The name agreeing with a count: its last word plural above 1 ('2 lemons'), singular at 1 or less ('1/2 lemon')."""
-    head, _, last = name.rpartition(" ")
-    if not last or not last[-1:].isalpha() or last.lower() in UNCOUNTED_WORDS:
-        return name
-    word = _plural(_singular(last)) if quantity > 1 + 1e-9 else _singular(last)
-    return f"{head} {word}" if head else word
-
-
 def _names_unit(name: str, unit: str | None) -> bool:
     """True when the unit is already a word of the name ('fillet' in 'salmon fillets')."""
-    return bool(unit) and unit in {_singular(word) for word in name.lower().split()}
-
-
-def _singular(word: str) -> str:
-    lower = word.lower()
-    if lower in _PLURAL_TO_SINGULAR:
-        return _keep_case(word, _PLURAL_TO_SINGULAR[lower])
-    if len(lower) <= 3 or not lower.endswith("s") or lower.endswith(("ss", "us", "is")):
-        return word
-    if lower.endswith("ies") and len(lower) > 4:
-        return word[:-3] + "y"
-    if lower.endswith(("ches", "shes", "xes", "sses", "zes", "toes", "oes")):
-        return word[:-2]
-    return word[:-1]
-
-
-def _plural(word: str) -> str:
-    lower = word.lower()
-    if lower in _SINGULAR_TO_PLURAL:
-        return _keep_case(word, _SINGULAR_TO_PLURAL[lower])
-    if _singular(word) != word:
-        return word
-    if lower.endswith(("s", "x", "z", "ch", "sh")) or lower.endswith(("tomato", "potato")):
-        return word + "es"
-    if lower.endswith("y") and len(lower) > 1 and lower[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def _keep_case(original: str, replacement: str) -> str:
-    return replacement.capitalize() if original[:1].isupper() else replacement
+    return bool(unit) and unit in {singular(word) for word in name.lower().split()}
 
 
 def amount_text(quantity: float | None, unit: str | None) -> str:
@@ -340,7 +296,7 @@ def unit_word(unit: str, quantity: float | None) -> str:
     """'cups' for 2, 'cup' for 1 or 1/2; abbreviations (tbsp, g) never change."""
     if unit in _INVARIANT or quantity is None or 0 < quantity <= 1:
         return unit
-    return _plural(unit)
+    return plural(unit)
 
 
 def quantity_text(quantity: float) -> str:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.measures import UNCOUNTED_WORDS
+from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
 
 WHOLE_UNITS = frozenset({
