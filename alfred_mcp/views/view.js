@@ -1,6 +1,7 @@
 // What every alfred view shares, on top of bridge.js: building elements; calling a tool through the host, on
 // the session of the shown result (an isError result becomes a thrown Error with the server's message); the
-// status and error lines; telling the model what the person did; connect, then render each tool result.
+// status and error lines (refs in them as small secondary text); telling the model what the person did; connect,
+// then render each tool result, or put the error or cancellation where the content would have been.
 // Exposes window.alfredView.
 (function () {
   "use strict";
@@ -35,7 +36,8 @@
   // Text for a person: the refs in it (recipe_6, meal_12: the model's names for rows) as small secondary text.
   const REF = /\b((?:gen_)?[a-z]+_[1-9][0-9]*)\b/;
   function withRefs(text) {
-    return String(text || "").split(REF).map((part, n) => (n % 2 ? el("span", { class: "ref", text: part }) : part));
+    return String(text || "").split(REF).map((part, n) => (n % 2 ? el("span", { class: "ref", text: part }) : part))
+      .filter((part) => part !== "");
   }
 
   function status(text) { $("status").replaceChildren(...withRefs(text)); }
