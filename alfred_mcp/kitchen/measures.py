@@ -36,7 +36,6 @@ _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
 
 
-
 class Amount(NamedTuple):
     """A quantity in a unit (None: a count of pieces)."""
 
