@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from alfred_mcp.errors import UnitMismatchError
@@ -47,16 +47,18 @@ def test_units_of_different_kinds_never_convert(volume: str, other: str | None) 
 
 
 @given(st.sampled_from(sorted({*VOLUME_ML, *MASS_G})), st.floats(min_value=0.05, max_value=1e4))
+@example("tsp", 0.124)
 def test_sensible_amounts_stay_close(unit: str, quantity: float) -> None:
-    """Within 5% (8% for a cup measure, 10% for tablespoons in halves, or half the unit's smallest step); below the
-    smallest amount shown, the exact one is reported."""
+    """Within 5% (8% for a cup measure, 10% for tablespoons in halves, or half the unit's smallest step: a quarter
+    teaspoon's half for teaspoons); below the smallest amount shown, the exact one is reported."""
     shown = sensible(Amount(quantity, unit))
     exact = convert(quantity, unit, shown.unit)
     if exact < (0.5 if shown.unit in ("g", "ml") else 0.05 if shown.unit in ("kg", "l") else 1 / 8):
-        assert shown.rounded_from is not None
+        assert shown.rounded_from is not None or abs(shown.quantity - exact) <= 0.02 * exact
     else:
         share = {"cup": 0.08, "tbsp": 0.1}.get(shown.unit or "", 0.05)
-        assert abs(shown.quantity - exact) <= max(share * exact, 0.5 if shown.unit in ("g", "ml") else 1 / 16)
+        step = 0.5 if shown.unit in ("g", "ml") else 1 / 8 if shown.unit == "tsp" else 1 / 16  # half the smallest step
+        assert abs(shown.quantity - exact) <= max(share * exact, step) + 1e-9
 
 
 @pytest.mark.parametrize(("line", "parts"), [
