@@ -187,11 +187,9 @@ def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
         rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)
         if up or abs(rounded - cups) <= 0.08 * cups:
             return rounded, "cup", None
-        whole_cups, rest = min(
-            ((whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
-             for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)),
-            key=lambda split: abs(split[0] + split[1] / 16 - cups),
-        )
+        splits = [(whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
+                  for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
+        whole_cups, rest = min((split for split in splits if split[1] <= 4), key=lambda split: abs(split[0] + split[1] / 16 - cups))
         if rest == 0:
             return whole_cups, "cup", None
         return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
@@ -202,7 +200,8 @@ def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
         whole = math.floor(tbsp)
         rest = _teaspoons(tsp - whole * 3, up=False)
         return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
-    return _teaspoons(tsp, up=up), "tsp", None
+    teaspoons = _teaspoons(tsp, up=up)
+    return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
 
 
 def _teaspoons(tsp: float, *, up: bool) -> float:

@@ -97,7 +97,8 @@ def _number(text: str) -> float:
 
 
 def _shown_count(text: str, unit: str) -> int:
-    return sum(1 for word in ingredient_words(text) if word == singular(unit))
+    """How often the unit stands as a word of its own ('flat-leaf' is one word, not a leaf)."""
+    return sum(1 for word in re.findall(r"[a-z]+(?:-[a-z]+)*", text.lower()) if singular(word) == singular(unit))
 
 
 def _in_cup_measures(quantity: float) -> bool:

@@ -4,7 +4,7 @@ of `kitchen/odd_amounts.py` (which are themselves checked on the lines the issue
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy, unit_word
@@ -52,6 +52,9 @@ def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: st
 
 
 @given(st.sampled_from(UNITS), st.floats(min_value=0.05, max_value=400), st.sampled_from(NAMES), st.booleans())
+@example("tsp", 2.84, "tomato paste", True)  # rounded up to 3 tsp: bought as 1 tbsp
+@example("cup", 0.609, "pecorino romano", False)  # a compound's tablespoons never more than 4
+@example("leaf", 7.5, "flat-leaf parsley", False)  # 'flat-leaf' is one word, not the unit repeated
 def test_every_unit_and_count_noun_reads_as_a_cook_writes_it(unit: str | None, quantity: float, name: str, buying: bool) -> None:
     shown = (to_buy if buying else sensible)(Amount(quantity, unit), name)
     text = ingredient_text(shown.text, shown.quantity, shown.unit, name)
