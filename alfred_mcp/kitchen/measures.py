@@ -2,9 +2,11 @@
 
 Volume (tsp, tbsp, cup, fl oz, pint, quart, gallon, ml, l) and mass (g, kg, oz, lb) convert within
 themselves; cups and grams never meet (that needs a density, which recipes do not give). Every other
-unit is a count of itself: cloves add to cloves, and a missing unit counts pieces. `sensible` picks the
-unit a cook would write (3 tsp -> 1 tbsp, 1500 g -> 1.5 kg) and rounds to kitchen fractions; a count is
-never shown as '0.333333 egg' (rounded to a half, and the result says it was rounded).
+unit is a count of itself: cloves add to cloves, and a missing unit counts pieces (a pack and its pieces convert
+for the ingredient they belong to: a head of garlic is 10 cloves). The one place amounts are written:
+`sensible` for a recipe (nearest kitchen measure: 3 tsp -> 1 tbsp, 10 tbsp -> 2/3 cup, 1500 g -> 1.5 kg, eggs
+and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), and
+`line_text` / `ingredient_text` for the whole line, its name agreeing with the number (`plurals.py`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
+from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
     "ml": 1.0, "l": 1000.0, "tsp": 4.92892159375, "tbsp": 14.78676478125, "cup": 236.5882365,
@@ -20,12 +23,17 @@ VOLUME_ML: dict[str, float] = {
 }
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
 _SPOONS = ("tsp", "tbsp", "cup")
-_WHOLE_COUNTS = frozenset({"pinch", "dash", "drop", "splash", "handful", "sprig", "leaf"})
+_WHOLE_COUNTS = frozenset({
+    "pinch", "dash", "drop", "splash", "handful", "sprig", "leaf", "clove", "fillet", "slice", "ear", "strip", "sheet",
+    "stalk", "scoop", "cube",
+})
+"""Units counted whole wherever they are written: nobody measures half a clove or half a pinch."""
 _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
-_PLURALS = {"leaf": "leaves", "loaf": "loaves", "pinch": "pinches", "bunch": "bunches", "dash": "dashes", "box": "boxes"}
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
+_WHOLE_PIECES = frozenset({"egg", "yolk"})
+"""Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
 
 
 class Amount(NamedTuple):
@@ -58,6 +66,28 @@ def convertible(a: str | None, b: str | None) -> bool:
     return dimension(a) == dimension(b)
 
 
+PACKS: dict[str, tuple[str, str, float]] = {"garlic": ("head", "clove", 10.0)}
+"""Ingredients bought as a pack of a known count of pieces: (pack unit, piece unit, pieces in a pack)."""
+_PACK_WORDS = frozenset({"head", "heads", "clove", "cloves", "fresh", "whole", "of"})
+
+
+def pack_of(name: str | None) -> tuple[str, str, float] | None:
+    """The pack of an ingredient sold by the pack ('garlic', 'garlic cloves'; not 'garlic powder'), or None."""
+    words = [word for word in (name or "").lower().split() if word not in _PACK_WORDS]
+    return PACKS.get(" ".join(words)) if len(words) == 1 else None
+
+
+def convert_for(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """`quantity` of `unit` in `to` for this ingredient: within a dimension, or between its pack and its pieces
+    (2 heads of garlic are 20 cloves); None when they do not compare."""
+    if convertible(unit, to):
+        return convert(quantity, unit, to)
+    pack = pack_of(name)
+    if pack is not None and {unit, to} == {pack[0], pack[1]}:
+        return quantity * pack[2] if unit == pack[0] else quantity / pack[2]
+    return None
+
+
 def convert(quantity: float, unit: str | None, to: str | None, *, field: str = "unit") -> float:
     """`quantity` of `unit` expressed in `to`.
 
@@ -86,30 +116,116 @@ def to_base(amount: Amount) -> Amount:
     return Amount(convert(amount.quantity, amount.unit, unit), unit)
 
 
-def sensible(amount: Amount) -> Shown:
-    """The amount in the unit a cook would write, rounded to kitchen fractions."""
+def sensible(amount: Amount, name: str | None = None) -> Shown:
+    """The amount in the unit a cook would write, rounded to the nearest kitchen measure.
+
+    Spoons: teaspoons below 1 tbsp, tablespoons in halves up to 4, cups (quarters and thirds) above, a
+    compound ('1/2 cup + 1 tbsp') where no single measure is close. Counts: cloves, fillets, pinches and
+    eggs (`name`) whole; other pieces whole from 1 up and in quarters below; packs (cans, heads) in halves.
+    """
+    return _measured(amount, name, up=False)
+
+
+def to_buy(amount: Amount, name: str | None = None) -> Shown:
+    """The amount to put on a shopping list: rounded up to what is bought or measured (never less than needed).
+
+    Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
+    garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
+    weights round up to their step.
+    """
+    return _measured(amount, name, up=True)
+
+
+def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     unit: str | None
+    text: str | None = None
     if amount.unit in _SPOONS:
-        rounded, unit = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"))
+        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
+    elif dimension(amount.unit).startswith("count:"):
+        pack = pack_of(name) if up and not _names_unit(name or "", amount.unit) else None
+        if pack is not None and amount.unit == pack[1]:  # 14 cloves of garlic are bought as 2 heads
+            amount = Amount(amount.quantity / pack[2], pack[0])
+        unit = amount.unit
+        rounded = _counted(amount.quantity, unit, name, up=up)
     else:
         quantity, unit = _best_unit(amount)
-        rounded = _round_for(quantity, unit)
+        rounded = _round_for(quantity, unit, up=up)
         larger = _LARGER.get(unit or "")
         if larger is not None and rounded >= convert(1, larger, unit):
-            unit, rounded = larger, _round_for(convert(rounded, unit, larger), larger)
+            unit, rounded = larger, _round_for(convert(rounded, unit, larger), larger, up=up)
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
-    return Shown(rounded, unit, amount_text(rounded, unit), round(exact, 3) if drift > 0.02 else None)
+    shown = text if text is not None else amount_text(rounded, unit)
+    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None)
 
 
-def _spoon_measure(tsp: float) -> tuple[float, str]:
-    """The largest of cup, tbsp, tsp that measures `tsp` within 5% (1/4 cup and 1 tbsp at least): 3 tsp -> 1 tbsp."""
-    for unit, smallest, steps in (("cup", 0.25, (4, 3)), ("tbsp", 1.0, (2,))):
-        exact = convert(tsp, "tsp", unit)
-        rounded = min((round(exact * step) / step for step in steps), key=lambda c: abs(c - exact))
-        if rounded >= smallest and abs(rounded - exact) <= 0.05 * exact:
-            return rounded, unit
-    return _kitchen_fraction(tsp), "tsp"
+_UP_SLACK = 0.02
+"""Rounding up forgives 2% (float noise and trimming): 1.01 lemons is 1 lemon, 1.9583 tbsp is 2 tbsp."""
+_CUP_STEPS = (4, 3)
+
+
+def _pick(exact: float, steps: tuple[int, ...], *, up: bool, smallest: float) -> float:
+    """The nearest (or, `up`, the smallest not below) multiple of 1/step for any step, at least `smallest`."""
+    if up:
+        return max(smallest, min(_up(exact, step) for step in steps))
+    return max(smallest, min((round(exact * step) / step for step in steps), key=lambda c: (abs(c - exact), c)))
+
+
+def _up(exact: float, step: int) -> float:
+    """The multiple of 1/step just below `exact` when within the slack, else the one at or above it."""
+    below = math.floor(exact * step + 1e-9) / step
+    return below if below >= exact * (1 - _UP_SLACK) else math.ceil(exact * step - 1e-9) / step
+
+
+def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
+    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp up to 4, cups above."""
+    tbsp = tsp / 3
+    if up and tsp > 4 * 48 * (1 + _UP_SLACK):  # more than 4 cups is bought by the quart
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
+    if tbsp >= 4 - 1e-9:
+        cups = tsp / 48
+        rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)
+        if up or abs(rounded - cups) <= 0.08 * cups:
+            return rounded, "cup", None
+        splits = [(whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
+                  for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
+        whole_cups, rest = min((split for split in splits if split[1] <= 4), key=lambda split: abs(split[0] + split[1] / 16 - cups))
+        if rest == 0:
+            return whole_cups, "cup", None
+        return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
+    if tsp >= 3 * (1 - (_UP_SLACK if up else 0.05)):
+        rounded = _pick(tbsp, (2,), up=up, smallest=1.0)
+        if up or abs(rounded - tbsp) <= 0.1 * tbsp:
+            return rounded, "tbsp", None
+        whole = math.floor(tbsp)
+        rest = _teaspoons(tsp - whole * 3, up=False)
+        return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
+    teaspoons = _teaspoons(tsp, up=up)
+    return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
+
+
+def _teaspoons(tsp: float, *, up: bool) -> float:
+    """What measuring spoons hold: quarters of a teaspoon, and 1/8 below a quarter."""
+    if tsp < 3 / 16 and not up:
+        return 1 / 8
+    return _pick(tsp, (4,), up=up, smallest=1 / 8)
+
+
+def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -> float:
+    """Whole things whole; other pieces whole from 1 (quarters below); packs in halves; always up when buying."""
+    if quantity <= 0:
+        return 0.0
+    if up:
+        return _pick(quantity, (1,), up=True, smallest=1.0)
+    if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
+        return float(max(1, math.floor(quantity + 0.5)))
+    if unit in (None, "piece"):
+        return float(math.floor(quantity + 0.5)) if quantity >= 1 else _pick(quantity, (4,), up=False, smallest=0.25)
+    return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
+
+
+def _is_whole_thing(name: str | None) -> bool:
+    return any(singular(word) in _WHOLE_PIECES for word in (name or "").lower().split())
 
 
 def _best_unit(amount: Amount) -> tuple[float, str | None]:
@@ -121,19 +237,17 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
     return quantity, unit
 
 
-def _round_for(quantity: float, unit: str | None) -> float:
+def _round_for(quantity: float, unit: str | None, *, up: bool = False) -> float:
     if quantity <= 0:
         return 0.0
     if unit in ("ml", "g"):
         step = 5.0 if quantity >= 100 else 1.0 if quantity >= 10 else 0.5
-        return max(step, round(quantity / step) * step)
+        return _pick(quantity / step, (1,), up=up, smallest=1.0) * step
     if unit in ("l", "kg"):
-        return max(0.05, round(quantity, 2))
-    if unit in VOLUME_ML or unit in MASS_G:
-        return _kitchen_fraction(quantity)
-    if unit in _WHOLE_COUNTS:
-        return float(max(1, round(quantity)))
-    return max(0.5, round(quantity * 2) / 2)
+        return _pick(quantity, (100,), up=up, smallest=0.05) if up else max(0.05, round(quantity, 2))
+    if up:
+        return _pick(quantity, (4,), up=True, smallest=0.25)
+    return _kitchen_fraction(quantity)
 
 
 def _kitchen_fraction(quantity: float) -> float:
@@ -141,6 +255,29 @@ def _kitchen_fraction(quantity: float) -> float:
     candidates = [round(quantity * d) / d for d in (8, 3)]
     best = min(candidates, key=lambda c: (abs(c - quantity), c))
     return best if best > 0 else 1 / 8
+
+
+def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
+    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list), then the name."""
+    if quantity is None:
+        return ingredient_text(None, None, unit, name)
+    shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
+    return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def ingredient_text(amount: str | None, quantity: float | None, unit: str | None, name: str) -> str:
+    """The whole line a person reads: '2 salmon fillets' (not '2 fillets salmon fillets'), '1 lemon', '2 lemons',
+    '1/2 cup + 1 tbsp pecorino romano', 'salt'. `amount` is the amount's text (`Shown.text`), None when unmeasured."""
+    if quantity is None or amount is None:
+        return " ".join(part for part in (unit if unit != "piece" else None, name) if part)
+    if unit not in (None, "piece") and not _names_unit(name, unit):
+        return f"{amount} {name}"
+    return f"{quantity_text(quantity)} {counted_name(name, quantity)}"
+
+
+def _names_unit(name: str, unit: str | None) -> bool:
+    """True when the unit is already a word of the name ('fillet' in 'salmon fillets')."""
+    return bool(unit) and unit in {singular(word) for word in name.lower().split()}
 
 
 def amount_text(quantity: float | None, unit: str | None) -> str:
@@ -157,7 +294,7 @@ def unit_word(unit: str, quantity: float | None) -> str:
     """'cups' for 2, 'cup' for 1 or 1/2; abbreviations (tbsp, g) never change."""
     if unit in _INVARIANT or quantity is None or 0 < quantity <= 1:
         return unit
-    return _PLURALS.get(unit, unit + "s")
+    return plural(unit)
 
 
 def quantity_text(quantity: float) -> str:

@@ -286,7 +286,7 @@ SHOPPING_LIST = Table(
         _text("unit", "Unit of the quantity.", max_length=40, suggested=UNITS),
         _text("category", "Store section.", max_length=MAX_NAME, suggested=SHOPPING_CATEGORIES),
         Column("is_purchased", "bool", "Already bought.", nullable=False, default=False),
-        _text("source", "Why it is on the list, e.g. a recipe or meal plan.", max_length=MAX_NAME),
+        _text("source", "Why it is on the list, e.g. a recipe or meal plan."),
         _text("notes", "Anything else."),
         _created(),
     ),

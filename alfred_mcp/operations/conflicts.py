@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from alfred_mcp.kitchen.allergens import allergen_of
-from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.operations.search import Candidate, check_constraints
 from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
@@ -52,13 +52,23 @@ class Standing:
     allergies: tuple[str, ...]
     rest: CompiledConstraints
     taxonomy: Taxonomy
+    dislikes: tuple[str, ...] = ()
+
+    def disliked(self, name: str) -> str | None:
+        """The dislike an ingredient name falls under ('olives' for 'kalamata olives'), or None."""
+        words = ingredient_words(name)
+        for dislike in self.dislikes:
+            phrase = ingredient_words(dislike)
+            if phrase and any(words[i:i + len(phrase)] == phrase for i in range(len(words) - len(phrase) + 1)):
+                return dislike
+        return None
 
 
 async def standing_constraints(work: UnitOfWork) -> Standing:
     """The preferences row's constraints (no turn goal), compiled once for many recipes."""
     permanent = permanent_from_preferences(await preferences_row(work.store, work.user_id) or {})
     rest = compile_constraints(SessionConstraints(permanent=permanent.model_copy(update={"allergies": []})))
-    return Standing(tuple(permanent.allergies), rest, default_taxonomy())
+    return Standing(tuple(permanent.allergies), rest, default_taxonomy(), tuple(permanent.dislikes))
 
 
 def recipe_conflicts(standing: Standing, recipe: Row, ingredients: Sequence[Row]) -> Conflicts:

@@ -1,14 +1,14 @@
 """recipe_show: one saved recipe as a card a person reads while cooking (read-only).
 
 The ingredients are the stored amounts (recipes_scale gives other servings in the same line shape),
-the steps in order, and the user's allergens in it marked on the lines that hold them.
+the steps in order, and the user's allergens and dislikes in it marked on the lines that hold them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.measures import line_text
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
@@ -27,11 +27,13 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
     """
     (loaded,) = await load_recipes(work, [ref], field="recipe")
     row = loaded.recipe
-    conflicts = recipe_conflicts(await standing_constraints(work), row, loaded.ingredients)
+    standing = await standing_constraints(work)
+    conflicts = recipe_conflicts(standing, row, loaded.ingredients)
     allergen_of = {name: hit["allergen"] for hit in conflicts.allergens for name in hit["ingredients"]}
     card: dict[str, Any] = {"recipe": loaded.ref, "name": loaded.name, "servings": row.get("servings")}
     card.update({key: row[key] for key in DETAILS if row.get(key) not in (None, "")})
-    card["ingredients"] = [ingredient_line(part, allergen_of.get(str(part["name"]))) for part in loaded.ingredients]
+    card["ingredients"] = [ingredient_line(part, allergen_of.get(str(part["name"])), standing.disliked(str(part["name"])))
+                           for part in loaded.ingredients]
     card["steps"] = [str(step) for step in row.get("instructions") or ()]
     card["allergens"] = conflicts.allergens
     card["conflicts"] = conflicts.reasons + conflicts.notes
@@ -40,16 +42,18 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
     return card
 
 
-def ingredient_line(part: Row, allergen: str | None) -> dict[str, Any]:
-    """A stored ingredient as recipes_scale shapes one: name, quantity, unit, text; notes, optional, allergen when set."""
+def ingredient_line(part: Row, allergen: str | None, disliked: str | None = None) -> dict[str, Any]:
+    """A stored ingredient as recipes_scale shapes one: name, quantity, unit, text; notes, optional, allergen and
+    disliked (the dislike it falls under) when set."""
     quantity = None if part.get("quantity") is None else float(part["quantity"])
-    amount = amount_text(quantity, part.get("unit"))
     line: dict[str, Any] = {"name": part["name"], "quantity": quantity, "unit": part.get("unit"),
-                            "text": f"{amount} {part['name']}".strip()}
+                            "text": line_text(quantity, part.get("unit"), part["name"])}
     if part.get("notes"):
         line["notes"] = part["notes"]
     if part.get("is_optional"):
         line["optional"] = True
     if allergen is not None:
         line["allergen"] = allergen
+    if disliked is not None:
+        line["disliked"] = disliked
     return line

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import Amount, sensible
+from alfred_mcp.kitchen.measures import Amount, ingredient_text, sensible
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
 
@@ -44,10 +44,11 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
     """One ingredient times `factor`: quantity and unit made sensible, the readable text, what was rounded."""
     line: dict[str, Any] = {"name": row["name"]}
     if row.get("quantity") is None:
-        line.update(quantity=None, unit=row.get("unit"), text=" ".join(p for p in (row.get("unit"), row["name"]) if p))
+        line.update(quantity=None, unit=row.get("unit"), text=ingredient_text(None, None, row.get("unit"), row["name"]))
     else:
-        shown = sensible(Amount(float(row["quantity"]) * factor, row.get("unit")))
-        line.update(quantity=round(shown.quantity, 4), unit=shown.unit, text=f"{shown.text} {row['name']}")
+        shown = sensible(Amount(float(row["quantity"]) * factor, row.get("unit")), row["name"])
+        line.update(quantity=round(shown.quantity, 4), unit=shown.unit,
+                    text=ingredient_text(shown.text, shown.quantity, shown.unit, row["name"]))
         if shown.rounded_from is not None:
             line["rounded_from"] = shown.rounded_from
     if row.get("notes"):

@@ -1,8 +1,10 @@
 """shopping_list_from: what recipes (or the meal plans of a date range) need, less the pantry, onto the list.
 
-One line per ingredient and dimension: amounts merged with units converted (g + kg), kept apart when
-they cannot be (cups and grams of flour). What the pantry holds is subtracted; an open line of the same
-ingredient already on the list is topped up instead of duplicated. Every line names its recipes.
+One line per ingredient: amounts added up with units converted (g + kg, tbsp + cup), an amount that cannot be
+(cups and grams of flour) kept on the same line beside it; amounts to buy as a person writes them (whole
+shallots, cups above 4 tbsp: `measures.to_buy`). What the pantry holds is subtracted. Every line's source names
+what it was listed for (`kitchen/shopping_lines.py`), so listing the same meals or recipes again adds nothing
+(reported as already on the list), while a new meal, or more servings of one, still tops the line up.
 """
 
 from __future__ import annotations
@@ -12,18 +14,30 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import amount_text, convert, convertible, sensible
+from alfred_mcp.kitchen.measures import Amount, convert_for, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.shopping_lines import (
+    Listed,
+    covering,
+    extra_amounts,
+    joined_source,
+    meal_entry,
+    parsed_amount,
+    recipe_entry,
+    shopping_text,
+    source_entries,
+    with_extra_amounts,
+)
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 
-__all__ = ["ShoppingOutcome", "add_to_list", "load_recipes", "recipes_of_meals"]
+__all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, needs_of, on_hand
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
@@ -31,18 +45,56 @@ TRACE_UNITS = frozenset({"pinch", "dash", "drop", "splash"})
 """A pinch of salt is covered by any salt in the pantry, whatever its unit."""
 # A pantry row in a unit that does not compare (a bottle of olive oil against 2 tbsp, 5 lb of flour against
 # 2 cups) counts as covering the need: it is listed under `covered` with a note to check, not bought again.
-MAX_SOURCE = 200
 
 
 @dataclass
 class ShoppingOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     covered: list[dict[str, Any]] = field(default_factory=list)
+    already: list[dict[str, Any]] = field(default_factory=list)
+    """Ingredients already on the list for these meals or recipes (nothing added for them)."""
     meals: int = 0
 
 
-async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[list[tuple[RecipeRows, float]], int]:
-    """(recipe, servings factor) for each planned meal with a recipe from `start` to `end`, and the meal count."""
+@dataclass(frozen=True)
+class Use:
+    """One recipe listed for one meal (or on its own), at a number of servings."""
+
+    recipe: RecipeRows
+    factor: float
+    entry: Listed
+    """How the line's source names this use; its identity is what makes listing it twice a no-op."""
+
+
+def recipe_use(recipe: RecipeRows, servings: int | None) -> Use:
+    """The recipe at `servings` (None: as the recipe is written)."""
+    base = recipe.recipe.get("servings")
+    factor = servings / base if servings and base else 1.0
+    return Use(recipe, factor, recipe_entry(recipe.name, servings or (int(base) if base else None)))
+
+
+async def recipe_uses(work: UnitOfWork, refs: list[str], servings: dict[str, int]) -> list[Use]:
+    """The recipes `refs`, each at its servings in `servings` (by ref) or as written.
+
+    Raises:
+        InputError: a `servings` key that is not one of the refs listed, or a recipe given servings that does not say
+            how many it serves (naming `servings`).
+    """
+    stray = sorted(set(servings) - set(refs))
+    if stray:
+        raise InputError(f"servings: {', '.join(stray)} is not in recipes; give servings only for the recipes listed.",
+                         field="servings", value=stray)
+    by_id = {work.session.registry.resolve(ref, expected_type="recipe", field="recipes"): n for ref, n in servings.items()}
+    loaded = await load_recipes(work, refs, field="recipes")
+    unscalable = [recipe.ref for recipe in loaded if recipe.recipe["id"] in by_id and not recipe.recipe.get("servings")]
+    if unscalable:
+        raise InputError(f"servings: {', '.join(unscalable)} does not say how many it serves, so it cannot be listed for more; "
+                         "set its servings with db_update, or list it as written.", field="servings", value=unscalable)
+    return [recipe_use(recipe, by_id.get(recipe.recipe["id"])) for recipe in loaded]
+
+
+async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[list[Use], int]:
+    """Each planned meal with a recipe from `start` to `end`, scaled to the meal's servings, and the meal count."""
     if end < start:
         raise InputError("meal_plans.to: the range ends before it starts.", field="meal_plans.to")
     where = Where(all_of=(Filter("date", "gte", start.isoformat()), Filter("date", "lte", end.isoformat()),
@@ -57,55 +109,143 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     for meal, ref in zip(meals, refs):
         recipe = loaded[ref]
         base = recipe.recipe.get("servings")
-        uses.append((recipe, meal["servings"] / base if base and meal.get("servings") else 1.0))
+        servings = int(meal.get("servings") or base or 1)
+        day = date.fromisoformat(str(meal["date"])[:10])
+        uses.append(Use(recipe, servings / base if base else 1.0, meal_entry(recipe.name, day, str(meal["meal_type"]), servings)))
     return uses, len(meals)
 
 
-async def add_to_list(
-    work: UnitOfWork, uses: list[tuple[RecipeRows, float]], allergy_override: AllergyOverride | None = None,
-) -> ShoppingOutcome:
-    """Add what the recipes need and the pantry lacks; top up open lines of the same ingredient.
+async def add_to_list(work: UnitOfWork, uses: list[Use], allergy_override: AllergyOverride | None = None) -> ShoppingOutcome:
+    """Add what the uses need and the pantry lacks; what a line already lists for the same use is not added again.
+
+    An ingredient of a use whose entry is already in the source of a line of that ingredient (bought or not) is
+    skipped and reported under `already`; listed for fewer servings before, only the difference is added.
+    Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
 
     Raises:
         AllergenError: a line would hold one of the user's allergens and `allergy_override` does not
             cover it (nothing is written).
     """
-    needs = needs_of((recipe.ref, row, factor) for recipe, factor in uses for row in recipe.ingredients)
-    names = {recipe.ref: recipe.name for recipe, _ in uses}
+    every_line = Stock(await work.store.select(SHOPPING_LIST, Query(limit=5_000), user_id=work.user_id))
+    wanted, replaced, outcome = _not_yet_listed(uses, every_line)
+    needs = needs_of((entry, row, factor) for entry, row, factor in wanted)
+    ref_of = {use.entry.text: use.recipe.ref for use in uses}
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
-    open_lines = Stock(await work.store.select(
-        SHOPPING_LIST, Query(where=Where(all_of=(Filter("is_purchased", "eq", False),)), limit=5_000), user_id=work.user_id))
-    outcome = ShoppingOutcome()
-    inserts: list[tuple[Need, Row, str | None]] = []
-    updates: list[tuple[Need, Row, Row, str | None]] = []
+    open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
+    pending: dict[str, _Pending] = {}
     for need in needs:
-        siblings = [other for other in needs if other is not need and (other.ingredient_id or other.key) == (need.ingredient_id or need.key)]
-        stock = [row for row in pantry.matching(need.name, need.ingredient_id)
-                 if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)]
-        missing, note = _missing(need, stock)
-        if missing is not None and missing <= EPSILON:
-            outcome.covered.append({"name": need.name, "recipes": need.recipes, "note": note})
-            continue
-        source = _source(need, names)
-        existing = _open_line(need, open_lines.matching(need.name, need.ingredient_id))
-        if existing is not None:
-            updates.append((need, existing, _topped_up(existing, need, missing, source), note))
+        recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
+        existing = next(iter(open_lines.matching(need.name, need.ingredient_id)), None)
+        if existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
+            missing, note = need.quantity, None  # the pantry was counted when this line was listed
         else:
-            inserts.append((need, _new_line(need, missing, source), note))
-    written = [row for _, row, _ in inserts] + [{**existing, **values} for _, existing, values, _ in updates]
+            siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
+            stock = [row for row in pantry.matching(need.name, need.ingredient_id)
+                     if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)]
+            missing, note = _missing(need, stock)
+        if missing is not None and missing <= EPSILON:
+            outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
+            continue
+        line = pending.get(_key(need))
+        if line is None:
+            line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
+        line.add(need, missing, recipes, note, replaced)
+    written = [line.row for line in pending.values()]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, written, allergy_override)
     async with work.atomic():
+        inserts = [line for line in pending.values() if line.existing is None]
         if inserts:
-            rows = await work.store.insert(SHOPPING_LIST, [row for _, row, _ in inserts], user_id=work.user_id)
-            await _report(work, outcome, [(need, row, note) for (need, _, note), row in zip(inserts, rows)], "added")
-        for need, existing, values, note in updates:
-            (row,) = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "eq", existing["id"]),)), values,
-                                             user_id=work.user_id)
-            await _report(work, outcome, [(need, row, note)], "updated")
+            rows = await work.store.insert(SHOPPING_LIST, [_columns(line.row) for line in inserts], user_id=work.user_id)
+            await _report(work, outcome, [(line, row) for line, row in zip(inserts, rows)], "added")
+        for line in pending.values():
+            changed = _changed(line.existing, line.row) if line.existing is not None else None
+            if not changed or line.existing is None:
+                continue
+            (row,) = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)),
+                                             changed, user_id=work.user_id)
+            await _report(work, outcome, [(line, row)], "updated")
     refs = [line["ref"] for line in outcome.lines]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
                                         action="created", refs=refs, count=len(refs), note=override_note))
     return outcome
+
+
+def _not_yet_listed(uses: list[Use], lines: Stock) -> tuple[list[tuple[str, Row, float]], dict[str, str], ShoppingOutcome]:
+    """(entry text, ingredient row, factor) still to list; entries they replace (fewer servings before); the outcome
+    with what is already listed."""
+    wanted: list[tuple[str, Row, float]] = []
+    replaced: dict[str, str] = {}
+    already: dict[str, dict[str, Any]] = {}
+    for use in uses:
+        for row in use.recipe.ingredients:
+            if row.get("is_optional"):
+                continue
+            sources = [line.get("source") for line in lines.matching(row["name"], row.get("ingredient_id"))]
+            found = covering(sources, use.entry.identity, recipe_entry(use.recipe.name, None).identity)
+            listed = use.entry.servings or 0
+            if found is not None and (found.servings is None or found.servings >= listed):
+                seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})
+                if use.recipe.ref not in seen["recipes"]:
+                    seen["recipes"].append(use.recipe.ref)
+                continue
+            factor = use.factor
+            if found is not None and found.servings is not None and listed:
+                factor = use.factor * (listed - found.servings) / listed
+                replaced[use.entry.text] = found.text
+            wanted.append((use.entry.text, row, factor))
+    return wanted, replaced, ShoppingOutcome(already=list(already.values()))
+
+
+@dataclass
+class _Pending:
+    """A line being written: a new one, or an open line of the ingredient topped up."""
+
+    existing: Row | None
+    row: Row
+    recipes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str]) -> None:
+        entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
+        self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
+        self.recipes += [ref for ref in recipes if ref not in self.recipes]
+        if note:
+            self.notes.append(note)
+        if missing is None:
+            return
+        amount = need.amount(missing)
+        if self.row.get("quantity") is None:
+            shown = to_buy(amount, need.name)
+            self.row.update(quantity=shown.quantity, unit=shown.unit)
+        elif (added := convert_for(need.name, amount.quantity, amount.unit, self.row.get("unit"))) is not None:
+            shown = to_buy(Amount(float(self.row["quantity"]) + added, self.row.get("unit")), need.name)
+            self.row.update(quantity=shown.quantity, unit=shown.unit)
+        else:
+            self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
+
+
+def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
+    """The line's extra amounts with `amount` added to the one it converts to (or after them)."""
+    extras, merged = [], False
+    for text in extra_amounts(notes):
+        parsed = parsed_amount(text)
+        added = None if merged or parsed is None else convert_for(name, amount.quantity, amount.unit, parsed[1])
+        if parsed is not None and added is not None:
+            text, merged = to_buy(Amount(parsed[0] + added, parsed[1]), name).text, True
+        extras.append(text)
+    return extras if merged else extras + [to_buy(amount, name).text]
+
+
+def _key(need: Need) -> str:
+    return str(need.ingredient_id or need.key)
+
+
+def _columns(row: Row) -> Row:
+    return {key: value for key, value in row.items() if value is not None}
+
+
+def _changed(before: Row, after: Row) -> Row:
+    return {key: after.get(key) for key in ("quantity", "unit", "source", "notes") if after.get(key) != before.get(key)}
 
 
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
@@ -115,48 +255,23 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         return (0.0 if have > 0 or apart else None), None
     missing = need.quantity - have
     if missing > EPSILON and apart:
-        wanted = sensible(need.amount(missing)).text
+        wanted = to_buy(need.amount(missing), need.name).text
         return 0.0, f"the pantry has {', '.join(apart)}: not comparable with {wanted}; check there is enough"
     return missing, None
 
 
-def _open_line(need: Need, lines: list[Row]) -> Row | None:
-    return next((row for row in lines if convertible(row.get("unit"), need.unit)), None)
-
-
-def _new_line(need: Need, missing: float | None, source: str) -> Row:
-    row: Row = {"name": need.name, "source": source}
+def _new_line(need: Need) -> Row:
+    row: Row = {"name": need.name, "source": None}
     if need.ingredient_id:
         row["ingredient_id"] = need.ingredient_id
-    if missing is not None:
-        shown = sensible(need.amount(missing))
-        row.update(quantity=shown.quantity, unit=shown.unit)
     return row
 
 
-def _topped_up(existing: Row, need: Need, missing: float | None, source: str) -> Row:
-    values: Row = {"source": _joined(existing.get("source"), source)}
-    if missing is not None:
-        added = convert(missing, need.unit, existing.get("unit"))
-        total = float(existing.get("quantity") or 0) + added
-        values["quantity"] = round(total, 4)
-    return values
-
-
-def _source(need: Need, names: dict[str, str]) -> str:
-    return _joined(None, ", ".join(names[ref] for ref in need.recipes))
-
-
-def _joined(old: Any, new: str) -> str:
-    parts = [part.strip() for part in f"{old or ''}, {new}".split(",") if part.strip()]
-    return ", ".join(dict.fromkeys(parts))[:MAX_SOURCE]
-
-
-async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[Need, Row, str | None]], action: str) -> None:
-    views = await rows_to_refs(work, SHOPPING_LIST, [row for _, row, _ in written], action="created" if action == "added" else "updated")
-    for (need, row, note), view in zip(written, views):
+async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]], action: str) -> None:
+    views = await rows_to_refs(work, SHOPPING_LIST, [row for _, row in written], action="created" if action == "added" else "updated")
+    for (pending, row), view in zip(written, views):
         line = {"ref": view["id"], "name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"),
-                "text": amount_text(row.get("quantity"), row.get("unit")) or "some", "recipes": need.recipes, "action": action}
-        if note:
-            line["note"] = note
+                "text": shopping_text(row), "recipes": pending.recipes, "action": action}
+        if pending.notes:
+            line["note"] = "; ".join(pending.notes)
         outcome.lines.append(line)

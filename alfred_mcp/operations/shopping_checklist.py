@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import amount_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import SHOPPING_LIST
 from alfred_mcp.kitchen.sections import section_order, store_section
+from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import UnitOfWork
@@ -73,10 +73,10 @@ async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict
 
 def _line(view: dict[str, Any], section: str) -> dict[str, Any]:
     quantity = None if view.get("quantity") is None else float(view["quantity"])
-    amount = amount_text(quantity, view.get("unit"))
     line: dict[str, Any] = {"ref": view["id"], "name": view["name"], "quantity": quantity, "unit": view.get("unit"),
-                            "text": f"{amount} {view['name']}".strip(), "section": section,
+                            "text": shopping_text(view), "section": section,
                             "source": view.get("source"), "bought": bool(view.get("is_purchased"))}
-    if view.get("notes"):
-        line["notes"] = view["notes"]
+    notes = own_notes(view.get("notes"))
+    if notes:
+        line["notes"] = notes
     return line

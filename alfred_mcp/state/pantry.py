@@ -2,7 +2,7 @@
 
 Pure arithmetic over rows. The same ingredient is recognised by its catalog ingredient, else by its
 name with plurals folded ('Eggs' = 'egg'). Amounts add up within a dimension (g + kg, tsp + cup) and
-stay apart across dimensions (cups and grams of flour are two lines: no density is assumed).
+stay apart across dimensions (cups and grams of flour are two needs: no density is assumed).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convertible, dimension, sensible
+from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convert_for, dimension, ingredient_text, sensible
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -32,7 +32,7 @@ class Need:
     unit: str | None
     quantity: float | None
     recipes: list[str] = field(default_factory=list)
-    """Refs of the recipes it came from, in first-seen order."""
+    """What it came from, in first-seen order: recipe refs (cooking), or the uses a shopping line lists (shopping)."""
     shown_in: str | None = None
     """The unit the first recipe wrote it in (cups stay cups, grams stay grams, when shown)."""
 
@@ -48,7 +48,8 @@ class Need:
     def text(self) -> str:
         if self.quantity is None:
             return self.name
-        return f"{sensible(self.amount()).text} {self.name}"
+        shown = sensible(self.amount(), self.name)
+        return ingredient_text(shown.text, shown.quantity, shown.unit, self.name)
 
 
 def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
@@ -93,11 +94,12 @@ class Stock:
 def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
     """`quantity` of `unit` in the need's unit, or None when they do not compare.
 
-    Besides conversions, a count names the same thing as a count of the unit the name says:
+    Besides conversions (a pack of its pieces too: a head of garlic is 10 cloves), a count names the same thing as a count of the unit the name says:
     '4 cod fillets' (pieces) and '4 fillet' of cod fillets are the same four fillets.
     """
-    if convertible(unit, need.unit):
-        return convert(quantity, unit, need.unit)
+    converted = convert_for(need.name, quantity, unit, need.unit)
+    if converted is not None:
+        return converted
     kinds = {dimension(unit), dimension(need.unit)}
     named = set(folded_words(need.name))
     if "count:piece" in kinds and len(kinds) == 2 and all(k.startswith("count:") for k in kinds):

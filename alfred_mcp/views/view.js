@@ -1,6 +1,7 @@
 // What every alfred view shares, on top of bridge.js: building elements; calling a tool through the host, on
 // the session of the shown result (an isError result becomes a thrown Error with the server's message); the
-// status and error lines; telling the model what the person did; connect, then render each tool result.
+// status and error lines (refs in them as small secondary text); telling the model what the person did; connect,
+// then render each tool result, or put the error or cancellation where the content would have been.
 // Exposes window.alfredView.
 (function () {
   "use strict";
@@ -32,8 +33,15 @@
     return result.structuredContent || {};
   }
 
-  function status(text) { $("status").textContent = text || ""; }
-  function fail(error) { status(""); $("error").textContent = (error && error.message) || String(error); }
+  // Text for a person: the refs in it (recipe_6, meal_12: the model's names for rows) as small secondary text.
+  const REF = /\b((?:gen_)?[a-z]+_[1-9][0-9]*)\b/;
+  function withRefs(text) {
+    return String(text || "").split(REF).map((part, n) => (n % 2 ? el("span", { class: "ref", text: part }) : part))
+      .filter((part) => part !== "");
+  }
+
+  function status(text) { $("status").replaceChildren(...withRefs(text)); }
+  function fail(error) { status(""); $("error").replaceChildren(...withRefs((error && error.message) || String(error))); }
   function clearError() { $("error").textContent = ""; }
 
   function tellModel(text) {
@@ -47,15 +55,31 @@
     return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(locale, Object.assign({ timeZone: "UTC" }, options));
   }
 
+  // Nothing to show (an error or a cancelled call): every loading placeholder ([data-failed]) says so instead, the
+  // parts that wait for a result ([data-needs-result]) are hidden, and the message stands where the content would.
+  function nothingToShow(message) {
+    status("");
+    document.body.dataset.state = "failed";
+    for (const node of document.querySelectorAll("[data-failed]")) node.textContent = node.dataset.failed;
+    for (const node of document.querySelectorAll("[data-needs-result]")) node.hidden = true;
+    $("error").replaceChildren(...withRefs(message));
+  }
+
   // Connect to the host; render each tool result (or show its error). `name` is the view's appInfo name.
   function start(name, render) {
+    let shown = false;
     mcpApp.on("ui/notifications/tool-input", () => status("Loading…"));
     mcpApp.on("ui/notifications/tool-result", (result) => {
       status("");
-      if (result.isError) fail(new Error(resultText(result)));
-      else if (result.structuredContent) { session = result.structuredContent.session || null; clearError(); render(result.structuredContent); }
+      if (result.isError) { if (shown) fail(new Error(resultText(result))); else nothingToShow(resultText(result)); }
+      else if (result.structuredContent) {
+        shown = true; delete document.body.dataset.state;
+        session = result.structuredContent.session || null; clearError(); render(result.structuredContent);
+      }
     });
-    mcpApp.on("ui/notifications/tool-cancelled", () => status("Cancelled."));
+    mcpApp.on("ui/notifications/tool-cancelled", () => {
+      if (shown) status("Cancelled."); else nothingToShow("The call was cancelled: there is nothing to show.");
+    });
     mcpApp.connect({ name, version: "1.0.0" }, { availableDisplayModes: ["inline"] })
       .catch((error) => fail(new Error("Not connected to a host: " + error.message)));
   }

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+
 from .helpers import call, call_error, eq
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +34,8 @@ async def _rows(client: Client, table: str, session: str | None = None, **filter
 
 
 async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Client) -> None:
-    """g and kg merge; cups and g of the same flour stay two lines; the pantry is subtracted; lines name their recipes."""
+    """g and kg add up; cups of the same flour stay on its line beside them; the pantry is subtracted; the line names
+    what it was listed for, so listing the same recipe again adds nothing, and more servings add the difference."""
     bread = await _recipe(client, "Test Bread", 1, [{"name": "quuxflour", "quantity": 500, "unit": "g"},
                                                    {"name": "quuxsalt", "quantity": 1, "unit": "tsp"}])
     cake = await _recipe(client, "Test Cake", 1, [{"name": "quuxflour", "quantity": 1, "unit": "kg"},
@@ -41,16 +44,21 @@ async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Clie
                                                  {"name": "quuxvanilla", "quantity": 1, "unit": "tsp", "is_optional": True}])
     await _pantry(client, ("quuxflour", 300, "g"), ("quuxsalt", 1, "tbsp"))
     result = await call(client, "shopping_list_from", recipes=[bread, cake])
-    lines = {(line["name"], line["unit"]): line for line in result["lines"]}
-    assert set(lines) == {("quuxflour", "kg"), ("quuxflour", "cup")}
-    assert lines[("quuxflour", "kg")]["quantity"] == 1.2 and lines[("quuxflour", "kg")]["recipes"] == [bread, cake]
-    assert lines[("quuxflour", "cup")]["quantity"] == 2 and lines[("quuxflour", "cup")]["recipes"] == [cake]
+    (line,) = result["lines"]
+    assert (line["name"], line["quantity"], line["unit"], line["recipes"]) == ("quuxflour", 1.2, "kg", [bread, cake])
+    assert line["text"] == "1.2 kg + 2 cups quuxflour"
     assert [c["name"] for c in result["covered"]] == ["quuxsalt"]
-    stored = await _rows(client, "shopping_list", name="quuxflour")
-    assert {row["source"] for row in stored} == {"Test Bread, Test Cake", "Test Cake"}
+    (stored,) = await _rows(client, "shopping_list", name="quuxflour")
+    assert stored["source"] == "Test Bread (for 1); Test Cake (for 1)"
     again = await call(client, "shopping_list_from", recipes=[bread])
-    assert [(line["action"], line["quantity"]) for line in again["lines"]] == [("updated", pytest.approx(1.4))]
-    assert len(await _rows(client, "shopping_list", name="quuxflour")) == 2
+    assert again["lines"] == [] and again["already_listed"] == [{"name": "quuxflour", "recipes": [bread]}]
+    assert "already on the list" in again["message"]
+    more = await call(client, "shopping_list_from", recipes=[bread], servings={bread: 2})
+    assert [(line["action"], line["quantity"]) for line in more["lines"]] == [("updated", pytest.approx(1.7))]
+    (stored,) = await _rows(client, "shopping_list", name="quuxflour")
+    assert stored["source"] == "Test Cake (for 1); Test Bread (for 2)"
+    stray = await call_error(client, "shopping_list_from", recipes=[bread], servings={cake: 2})
+    assert stray["field"] == "servings" and len(await _rows(client, "shopping_list", name="quuxflour")) == 1
 
 
 async def test_shopping_from_a_range_of_meal_plans_scales_to_each_meal(client: Client) -> None:
@@ -75,7 +83,7 @@ async def test_meal_cooked_deducts_converted_amounts_and_reports_the_rest(client
     spaghetti, oil, tomatoes = await _pantry(client, ("quuxspaghetti", 1, "kg"), ("quuxolive oil", 250, "ml"), ("quuxtomatoes", 2, "can"))
     result = await call(client, "meal_cooked", recipe=pasta, servings=4)
     used = {line["name"]: line for line in result["deducted"]}
-    assert used["quuxspaghetti"]["left"] == "0.5 kg" and used["quuxolive oil"]["used"] == "1/4 cup"
+    assert used["quuxspaghetti"]["left"] == "500 g" and used["quuxolive oil"]["used"] == "1/4 cup"
     reasons = {line["name"]: line["reason"] for line in result["not_deducted"]}
     assert "does not convert" in reasons["quuxtomatoes"] and reasons["quuxbasil"] == "not in the pantry"
     assert reasons["quuxpepper"] == "the recipe gives no quantity"
@@ -178,3 +186,69 @@ async def test_a_count_of_the_unit_the_name_says_is_the_same_count_and_container
     cooked = await call(client, "meal_cooked", recipe=fish)
     assert [(line["ref"], line["left"]) for line in cooked["deducted"]] == [(fillets, "0 fillets")]
     assert {line["name"] for line in cooked["not_deducted"]} == {"quuxcod fillets", "quuxoil"}
+
+
+async def test_the_demo_week_listed_twice_changes_nothing_the_second_time_and_reads_as_a_person_writes(client: Client) -> None:
+    """The seeded week: no odd line (kitchen/odd_amounts.py), one line per ingredient, herbs and pastes where a shopper
+    finds them; listed again it adds nothing and says so; a new meal in the week still tops the list up."""
+    week = {"from": "2026-01-12", "to": "2026-01-18"}
+    await call(client, "shopping_list_from", meal_plans=week)
+    shown = await call(client, "shopping_list_show")
+    lines = [line for section in shown["sections"] for line in section["lines"] if not line["bought"]]
+    assert [(line["text"], rules) for line in lines
+            if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))] == []
+    assert repeated_ingredients(line["name"] for line in lines) == []
+    where = {line["name"]: section["section"] for section in shown["sections"] for line in section["lines"]}
+    assert where["dried oregano"] == "spices" and where["tomato paste"] == "canned"
+    again = await call(client, "shopping_list_from", meal_plans=week)
+    assert again["lines"] == [] and again["already_listed"] and "already on the list" in again["message"]
+    assert await call(client, "shopping_list_show") == shown
+    pasta = await _recipe(client, "Test Pepper Pasta", 2, [{"name": "black pepper", "quantity": 2, "unit": "tsp"}])
+    await call(client, "db_create", table="meal_plans", data={"date": "2026-01-16", "meal_type": "lunch", "recipe_id": pasta, "servings": 2})
+    topped = await call(client, "shopping_list_from", meal_plans=week)
+    assert [(line["name"], line["action"]) for line in topped["lines"]] == [("black pepper", "updated")]
+
+
+async def test_an_amount_that_cannot_be_added_stays_on_the_ingredients_one_line(client: Client) -> None:
+    """The demo list has 1 carton of buttermilk: cups of it join that line beside the carton, and more cups add up there."""
+    scones = await _recipe(client, "Test Scones", 1, [{"name": "buttermilk", "quantity": 0.75, "unit": "cup"}])
+    bread = await _recipe(client, "Test Soda Bread", 1, [{"name": "buttermilk", "quantity": 4, "unit": "tbsp"}])
+    first = await call(client, "shopping_list_from", recipes=[scones])
+    assert [(line["text"], line["action"]) for line in first["lines"]] == [("1 carton + 3/4 cup buttermilk", "updated")]
+    second = await call(client, "shopping_list_from", recipes=[bread])
+    assert [line["text"] for line in second["lines"]] == ["1 carton + 1 cup buttermilk"]
+    shown = await call(client, "shopping_list_show")
+    lines = [line for section in shown["sections"] for line in section["lines"] if line["name"] == "buttermilk"]
+    assert [(line["text"], line.get("notes")) for line in lines] == [("1 carton + 1 cup buttermilk", None)]
+
+
+async def test_servings_name_only_the_recipes_listed_and_not_meal_plans(client: Client) -> None:
+    before = await _rows(client, "shopping_list")
+    with_meals = await call_error(client, "shopping_list_from", meal_plans={"from": "2026-01-12", "to": "2026-01-18"},
+                                  servings={"recipe_1": 2})
+    assert with_meals["field"] == "servings"
+    zero = await call_error(client, "shopping_list_from", recipes=["recipe_1"], servings={"recipe_1": 0})
+    assert "servings" in zero["message"]
+    assert await _rows(client, "shopping_list") == before
+
+
+async def test_more_servings_of_a_listed_meal_add_only_the_difference(client: Client) -> None:
+    stew = await _recipe(client, "Test Stew", 2, [{"name": "quuxbeans", "quantity": 200, "unit": "g"}])
+    meal = (await call(client, "db_create", table="meal_plans",
+                       data={"date": "2031-06-02", "meal_type": "dinner", "recipe_id": stew, "servings": 2}))["rows"][0]["id"]
+    span = {"from": "2031-06-01", "to": "2031-06-07"}
+    first = await call(client, "shopping_list_from", meal_plans=span)
+    assert [(line["text"], line["action"]) for line in first["lines"]] == [("200 g quuxbeans", "added")]
+    await call(client, "db_update", table="meal_plans", filters=[eq("id", meal)], data={"servings": 5})
+    more = await call(client, "shopping_list_from", meal_plans=span)
+    assert [(line["text"], line["action"]) for line in more["lines"]] == [("500 g quuxbeans", "updated")]
+    (row,) = await _rows(client, "shopping_list", name="quuxbeans")
+    assert row["source"] == "Test Stew (Mon 2 Jun dinner, for 5)"
+    again = await call(client, "shopping_list_from", meal_plans=span)
+    assert again["lines"] == [] and again["already_listed"] == [{"name": "quuxbeans", "recipes": [stew]}]
+
+
+async def test_servings_for_a_recipe_that_does_not_say_how_many_it_serves_is_refused(client: Client) -> None:
+    bare = (await call(client, "db_create", table="recipes", data={"name": "Quux Bare"}))["rows"][0]["id"]
+    refused = await call_error(client, "shopping_list_from", recipes=[bare], servings={bare: 4})
+    assert refused["field"] == "servings" and "how many it serves" in refused["message"]

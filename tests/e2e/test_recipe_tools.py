@@ -150,7 +150,8 @@ async def test_scaling_uses_sensible_units_and_never_fractional_eggs(client: Cli
     down = await call(client, "recipes_scale", recipe=ref, servings=2)
     lines = {i["name"]: i for i in down["ingredients"]}
     assert down["factor"] == pytest.approx(1 / 3, abs=1e-4) and lines["sugar"]["text"] == "1 tsp sugar"
-    assert lines["eggs"]["quantity"] == 0.5 and lines["eggs"]["rounded_from"] == pytest.approx(0.667, abs=1e-3)
+    assert lines["eggs"]["quantity"] == 1 and lines["eggs"]["rounded_from"] == pytest.approx(0.667, abs=1e-3)
+    assert lines["eggs"]["text"] == "1 egg"
     assert lines["flour"]["text"] == "250 g flour" and lines["salt"]["quantity"] is None
 
 

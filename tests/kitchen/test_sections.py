@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from alfred_mcp.kitchen.schema import SHOPPING_CATEGORIES
-from alfred_mcp.kitchen.sections import BY_TAXONOMY, OTHER, WALK, section_order, store_section
+from alfred_mcp.kitchen.sections import BY_FORM, BY_TAXONOMY, DRIED_BY_DEFAULT, OTHER, WALK, section_order, store_section
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 
 TAXONOMY = default_taxonomy()
@@ -24,6 +24,28 @@ def test_every_rule_names_a_taxonomy_category_and_a_store_section(category: str,
 ])
 def test_a_line_without_a_category_goes_where_the_taxonomy_puts_its_name(name: str, section: str) -> None:
     assert store_section(name, None, TAXONOMY) == section
+
+
+@pytest.mark.parametrize(("name", "section"), [
+    ("dried oregano", "spices"), ("oregano", "spices"), ("fresh oregano", "produce"), ("bay leaves", "spices"),
+    ("tomato paste", "canned"), ("crushed tomatoes", "canned"), ("tomatoes", "produce"), ("frozen peas", "frozen"),
+    ("canned chickpeas", "canned"), ("coconut milk", "canned"), ("dried porcini", "dry goods"), ("ground beef", "meat"),
+    ("ground turmeric", "spices"),
+])
+def test_the_form_a_name_says_decides_before_what_the_ingredient_is(name: str, section: str) -> None:
+    """Where a shopper finds it: dried herbs with the spices, tomato paste with the cans, not in produce."""
+    assert store_section(name, None, TAXONOMY) == section
+
+
+@pytest.mark.parametrize(("phrase", "section"), BY_FORM)
+def test_every_form_rule_names_a_store_section(phrase: str, section: str) -> None:
+    assert section in SHOPPING_CATEGORIES and store_section(f"{phrase} thyme", None, TAXONOMY) in SHOPPING_CATEGORIES
+
+
+@pytest.mark.parametrize("herb", DRIED_BY_DEFAULT)
+def test_herbs_bought_dried_are_spices_unless_fresh(herb: str) -> None:
+    fresh = "spices" if TAXONOMY.matches(herb, "spices") else "produce"  # a seasoning blend is a spice either way
+    assert store_section(herb, None, TAXONOMY) == "spices" and store_section(f"fresh {herb}", None, TAXONOMY) == fresh
 
 
 @pytest.mark.parametrize(("category", "section"), [("Frozen", "frozen"), ("  dry   goods ", "dry goods"), ("Household", "household")])

@@ -111,13 +111,14 @@ async def mount(browser: Any) -> AsyncIterator[Any]:
     pages: list[Any] = []
 
     async def mount_view(client: Client, name: str, arguments: dict[str, Any], *, theme: str = "light",
-                         styles: dict[str, str] | None = None) -> Mounted:
+                         styles: dict[str, str] | None = None, width: int = 720, cancelled: bool = False) -> Mounted:
+        """`width`: the page's (the host's) width in px; `cancelled`: the host cancels the call instead of sending its result."""
         tools = [dump(tool) for tool in (await client.list_tools()).tools]
         tool = next(tool for tool in tools if tool["name"] == name)
         content = (await client.read_resource(tool["_meta"]["ui"]["resourceUri"])).contents[0]
         assert content.mime_type == APP_MIME_TYPE
         result = dump(await client.call_tool(name, arguments))
-        page = await browser.new_page(viewport={"width": 720, "height": 900})
+        page = await browser.new_page(viewport={"width": width, "height": 900})
         pages.append(page)
         mounted = Mounted(page, tool, result)
         page.on("request", lambda request: mounted.requested.append(request.url))
@@ -144,7 +145,7 @@ async def mount(browser: Any) -> AsyncIterator[Any]:
         host_context: dict[str, Any] = {"theme": theme, **({"styles": {"variables": styles}} if styles else {})}
         await page.evaluate("options => testHost.mount(options)", {
             "html": content.text, "csp": (content.meta or {}).get("ui", {}).get("csp"), "tool": tool, "tools": tools,
-            "toolArguments": arguments, "toolResult": result, "hostContext": host_context,
+            "toolArguments": arguments, "toolResult": result, "hostContext": host_context, "cancelled": cancelled,
         })
         await page.wait_for_function("testHost.settled")  # so a click cannot land while the frame is still resizing
         return mounted

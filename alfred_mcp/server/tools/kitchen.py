@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.errors import require_one_of
+from alfred_mcp.errors import InputError, require_one_of
 from alfred_mcp.operations import cooking, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
@@ -12,18 +12,26 @@ from alfred_mcp.server.tools.common import session_context as _context
 
 async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
     require_one_of(args, {"recipes": "refs", "meal_plans": "{from, to}"})
+    if args.get("servings") and args.get("recipes") is None:
+        raise InputError("servings: give it with recipes (meal plans are listed at their own servings).", field="servings")
     async with work_on(app, "shopping_list_from", args) as work:
         if args.get("recipes") is not None:
-            loaded = await shopping.load_recipes(work, args["recipes"], field="recipes")
-            uses, meals = [(recipe, 1.0) for recipe in loaded], 0
+            uses, meals = await shopping.recipe_uses(work, args["recipes"], args.get("servings") or {}), 0
         else:
             span = args["meal_plans"]
             uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")))
         return {
-            "lines": outcome.lines, "covered": outcome.covered, "recipes": list(dict.fromkeys(r.ref for r, _ in uses)),
-            "meals": meals, **_context(work.session),
+            "lines": outcome.lines, "covered": outcome.covered, "already_listed": outcome.already,
+            "recipes": list(dict.fromkeys(use.recipe.ref for use in uses)), "meals": meals,
+            **({"message": _nothing_added(outcome)} if not outcome.lines else {}), **_context(work.session),
         }
+
+
+def _nothing_added(outcome: shopping.ShoppingOutcome) -> str:
+    if outcome.already:
+        return "Nothing added: everything these need is already on the list (or in the pantry)."
+    return "Nothing added: the pantry already has everything these need."
 
 
 async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -1,0 +1,128 @@
+"""A shopping line as a person writes it, and what it was listed for.
+
+Text: the amount to buy (`measures.to_buy`), then the name ('5 shallots', '2/3 cup pecorino romano'); an amount
+in a unit the line's own cannot be added to is kept on the same line, in its notes, as '+ 1 cup', and shown
+there: '1 carton + 1 cup buttermilk'.
+
+Source: what the line was listed for, one entry per recipe or meal, joined with '; ':
+'Mushroom Risotto (Thu 15 Jan dinner, for 3)' for a planned meal, 'Mushroom Risotto (for 6)' for a
+recipe listed at 6 servings. An entry's identity is the entry without its servings; an entry without
+servings ('Mushroom Risotto', as a person writes it) covers every use of that recipe. Entries written
+before this format (joined with ', ') are read too. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import Any, NamedTuple
+
+from alfred_mcp.kitchen.measures import line_text
+from alfred_mcp.kitchen.units import parse_quantity
+
+SEPARATOR = "; "
+EXTRA = "+ "
+"""Notes segments starting with this are amounts of the line in another unit."""
+MAX_SOURCE = 2_000
+_ENTRY = re.compile(r"^(?P<who>.+?)(?: \((?P<when>[^()]*?)(?:, )?(?:for (?P<servings>\d+))?\))?$")
+
+
+class Listed(NamedTuple):
+    """One entry of a line's source."""
+
+    identity: str
+    """The recipe or meal, without servings: 'Mushroom Risotto (Thu 15 Jan dinner)' or 'Mushroom Risotto'."""
+    servings: int | None
+    """The servings listed; None when the entry does not say (it then covers any servings)."""
+    text: str
+
+
+def meal_entry(recipe: str, day: date, meal_type: str, servings: int) -> Listed:
+    identity = f"{_plain(recipe)} ({day:%a} {day.day} {day:%b} {meal_type})"
+    return Listed(identity, servings, f"{identity[:-1]}, for {servings})")
+
+
+def recipe_entry(recipe: str, servings: int | None) -> Listed:
+    name = _plain(recipe)
+    return Listed(name, servings, name if servings is None else f"{name} (for {servings})")
+
+
+def _plain(name: str) -> str:
+    """The name as an entry holds it: one line, no separator inside."""
+    return " ".join(name.replace(";", ",").split())
+
+
+def source_entries(source: str | None) -> list[Listed]:
+    """The entries of a line's source, in order (a person's free text is one entry, covering nothing listed)."""
+    text = (source or "").strip()
+    if not text:
+        return []
+    parts = text.split(SEPARATOR) if SEPARATOR in text or "(" in text else text.split(", ")
+    return [_entry(part.strip()) for part in parts if part.strip()]
+
+
+def _entry(text: str) -> Listed:
+    match = _ENTRY.match(text)
+    if match is None or match.group("servings") is None:
+        return Listed(text, None, text)
+    when = (match.group("when") or "").strip(" ,")
+    identity = f"{match.group('who')} ({when})" if when else match.group("who")
+    return Listed(identity, int(match.group("servings")), text)
+
+
+def covering(sources: Iterable[str | None], identity: str, recipe: str) -> Listed | None:
+    """The entry of these sources that already lists a use: the same identity, or the recipe named without servings
+    (the whole of a source counts as one name too: 'Chicken, Leek Pie' is not two recipes)."""
+    for source in sources:
+        for entry in source_entries(source):
+            if entry.identity == identity or (entry.servings is None and entry.identity == recipe):
+                return entry
+        if source and " ".join(source.split()) == recipe:
+            return Listed(recipe, None, recipe)
+    return None
+
+
+def joined_source(entries: Iterable[Listed]) -> str:
+    texts = list(dict.fromkeys(entry.text for entry in entries))
+    return SEPARATOR.join(texts)[:MAX_SOURCE]
+
+
+def extra_amounts(notes: str | None) -> list[str]:
+    """The line's amounts in other units ('1 cup'), as its notes keep them."""
+    return [part[len(EXTRA):] for part in _segments(notes) if part.startswith(EXTRA)]
+
+
+def with_extra_amounts(notes: str | None, amounts: Iterable[str]) -> str | None:
+    """The notes with the extra amounts replaced by `amounts` (first), the person's own notes kept after them."""
+    own = [part for part in _segments(notes) if not part.startswith(EXTRA)]
+    joined = SEPARATOR.join([EXTRA + amount for amount in amounts] + own)
+    return joined or None
+
+
+def parsed_amount(text: str) -> tuple[float, str | None] | None:
+    """(quantity, unit) of an extra amount such as '1 cup' or '200 g'; None when it does not read."""
+    read = parse_quantity(text)
+    return None if read.value is None or read.issue else (read.value, read.unit)
+
+
+def own_notes(notes: str | None) -> str | None:
+    """The notes a person wrote (extra amounts left out)."""
+    return with_extra_amounts(notes, ())
+
+
+def shopping_text(row: Mapping[str, Any]) -> str:
+    """'5 shallots', '1 carton + 1 cup buttermilk', 'arugula': the line as a shopper reads it."""
+    quantity = None if row.get("quantity") is None else float(row["quantity"])
+    main = line_text(quantity, row.get("unit"), str(row["name"]), buying=True)
+    extras = extra_amounts(row.get("notes"))
+    if not extras or quantity is None:
+        return main
+    amount = main[: len(main) - len(str(row["name"]))].strip() if main.endswith(str(row["name"])) else None
+    if amount is None:
+        return f"{main} + {' + '.join(extras)}"
+    return f"{amount} + {' + '.join(extras)} {row['name']}"
+
+
+def _segments(notes: str | None) -> list[str]:
+    return [part.strip() for part in (notes or "").split(SEPARATOR) if part.strip()]

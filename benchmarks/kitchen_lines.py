@@ -1,0 +1,81 @@
+"""odd_lines: the share of shopping and scaled lines that read oddly to a cook (`alfred_mcp/kitchen/odd_amounts.py`).
+
+Shopping: the demo kitchen's week made into a list with shopping_list_from (the real server over a
+fresh SQLite file), as it is (pantry and list as seeded) and from an empty pantry and list (every
+ingredient bought), each read back with shopping_list_show (every line the person sees, by section),
+then made again from the same meals: `second_run_changed` counts lines the second call added or changed.
+Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 (recipes_scale's own
+line code). Target: 0 odd lines, 0 changed on the second run.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
+from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.operations.scaling import scaled_line
+from alfred_mcp.server.mcp_server import build_server
+
+from .fixtures import TODAY, opened_app
+
+FACTORS = (0.5, 1.25, 1.5, 2.0, 3.0)
+WEEK = {"from": TODAY.isoformat(), "to": (TODAY + timedelta(days=6)).isoformat()}
+
+
+async def odd_lines() -> dict[str, Any]:
+    shopping = [await _week_list(empty=False), await _week_list(empty=True)]
+    scaled = _scaled_lines()
+    odd_shopping = [odd for kitchen in shopping for odd in kitchen["odd"]]
+    odd_scaled = [odd for odd in scaled if odd["rules"]]
+    shopping_count = sum(kitchen["lines"] for kitchen in shopping)
+    rules = Counter(rule for odd in odd_shopping + odd_scaled for rule in odd["rules"])
+    return {
+        "shopping_lines": shopping_count, "shopping_odd": len(odd_shopping),
+        "shopping_share": round(len(odd_shopping) / max(1, shopping_count), 3),
+        "scaled_lines": len(scaled), "scaled_odd": len(odd_scaled), "scaled_share": round(len(odd_scaled) / max(1, len(scaled)), 3),
+        "second_run_changed": sum(kitchen["second_run_changed"] for kitchen in shopping),
+        "by_rule": dict(rules.most_common()),
+        "examples": [f"{odd['text']} ({', '.join(odd['rules'])})" for odd in (odd_shopping + odd_scaled)[:12]],
+    }
+
+
+async def _week_list(*, empty: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        async with opened_app(Path(folder) / "kitchen.db") as app:
+            if empty:
+                for table in (INVENTORY, SHOPPING_LIST):
+                    rows = await app.store.select(table, Query(columns=("id",), limit=5_000), user_id=app.user_id)
+                    await app.store.delete(table, _ids(rows), user_id=app.user_id)
+            async with Client(build_server(app)) as client:
+                await client.call_tool("shopping_list_from", {"meal_plans": WEEK})
+                shown = (await client.call_tool("shopping_list_show", {})).structured_content or {}
+                again = (await client.call_tool("shopping_list_from", {"meal_plans": WEEK})).structured_content or {}
+    lines = [line for section in shown["sections"] for line in section["lines"] if not line["bought"]]
+    odd = [{"text": line["text"], "rules": rules} for line in lines
+           if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))]
+    odd += [{"text": name, "rules": ["same ingredient on two lines"]} for name in repeated_ingredients(line["name"] for line in lines)]
+    return {"lines": len(lines), "odd": odd, "second_run_changed": len(again.get("lines", []))}
+
+
+def _scaled_lines() -> list[dict[str, Any]]:
+    judged = []
+    for recipe in demo_kitchen(TODAY).recipes:
+        for factor in FACTORS:
+            for row in recipe.ingredients:
+                line = scaled_line(row, factor)
+                judged.append({"text": line["text"],
+                               "rules": oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False)})
+    return judged
+
+
+def _ids(rows: list[dict[str, Any]]) -> Where:
+    return Where(all_of=(Filter("id", "in", [row["id"] for row in rows]),))

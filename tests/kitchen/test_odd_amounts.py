@@ -1,0 +1,113 @@
+"""Amount lines read as a cook writes them: every unit and count noun, both ways of rounding, judged by the rules
+of `kitchen/odd_amounts.py` (which are themselves checked on the lines the issue quoted)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy, unit_word
+from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.units import KNOWN_UNITS, normalize_unit
+from tests.e2e.conftest import TODAY
+
+UNITS = sorted(KNOWN_UNITS) + [None]
+SEED_NAMES = sorted({str(row["name"]) for recipe in demo_kitchen(TODAY).recipes for row in recipe.ingredients})
+COUNT_NOUNS = ["shallot", "lemons", "egg", "eggs", "salmon fillets", "green onions", "tomato", "potatoes", "leaf", "loaves",
+               "baby bok choy", "berry", "cherries", "box", "peach", "garlic cloves", "garlic", "fresh ginger"]
+NAMES = SEED_NAMES + COUNT_NOUNS
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name", "shopping", "rule"), [
+    ("15 tbsp buttermilk", 15, "tbsp", "buttermilk", True, "too many spoons"),
+    ("4 1/2 shallots", 4.5, None, "shallots", True, "fraction of a whole item"),
+    ("1 3/4 lemon", 1.75, None, "lemon", True, "fraction of a whole item"),
+    ("1 fillet salmon fillets", 1, "fillet", "salmon fillets", True, "unit repeated in the name"),
+    ("1.9583 tbsp black pepper", 1.9583, "tbsp", "black pepper", True, "decimal"),
+    ("7 1/2 cloves garlic", 7.5, "clove", "garlic", False, "fraction of a whole item"),
+    ("2 1/2 lemon", 2.5, None, "lemon", False, "plural disagreement"),
+    ("1 1/8 cups parmesan", 1.125, "cup", "parmesan", False, "cup no measure holds"),
+    ("3 shallot", 3, None, "shallot", False, "plural disagreement"),
+    ("2 cup flour", 2, "cup", "flour", False, "plural disagreement"),
+    ("4 1/2 tsp sugar", 4.5, "tsp", "sugar", False, "too many spoons"),
+    ("0 tsp salt", 0, "tsp", "salt", False, "zero"),
+    ("5/8 tsp kosher salt", 0.625, "tsp", "kosher salt", False, "spoon no measure holds"),
+    ("1 1/4 tbsp soy sauce", 1.25, "tbsp", "soy sauce", False, "spoon no measure holds"),
+])
+def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
+                                                     shopping: bool, rule: str) -> None:
+    assert rule in oddities(text, quantity, unit, name, shopping=shopping)
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
+    ("5 shallots", 5, None, "shallots"), ("1/2 lemon", 0.5, None, "lemons"), ("2/3 cup pecorino romano", 2 / 3, "cup", "pecorino romano"),
+    ("1 cup + 2 tbsp parmesan", 1.125, "cup", "parmesan"), ("2 salmon fillets", 2, "fillet", "salmon fillets"),
+    ("1 1/2 cans chickpeas", 1.5, "can", "chickpeas"), ("250 g spaghetti", 250, "g", "spaghetti"),
+    ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("1 tbsp + 3/4 tsp mirin", 1.25, "tbsp", "mirin"),
+])
+def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
+    assert oddities(text, quantity, unit, name, shopping=False) == []
+
+
+@given(st.sampled_from(UNITS), st.floats(min_value=0.05, max_value=400), st.sampled_from(NAMES), st.booleans())
+@example("tsp", 2.84, "tomato paste", True)  # rounded up to 3 tsp: bought as 1 tbsp
+@example("cup", 0.609, "pecorino romano", False)  # a compound's tablespoons never more than 4
+@example("leaf", 7.5, "flat-leaf parsley", False)  # 'flat-leaf' is one word, not the unit repeated
+def test_every_unit_and_count_noun_reads_as_a_cook_writes_it(unit: str | None, quantity: float, name: str, buying: bool) -> None:
+    shown = (to_buy if buying else sensible)(Amount(quantity, unit), name)
+    text = ingredient_text(shown.text, shown.quantity, shown.unit, name)
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=buying) == [], text
+    assert text == line_text(quantity, unit, name, buying=buying)
+
+
+@given(st.sampled_from(UNITS), st.floats(min_value=0.05, max_value=400), st.sampled_from(NAMES))
+def test_a_shopping_amount_is_never_less_than_needed(unit: str | None, quantity: float, name: str) -> None:
+    from alfred_mcp.kitchen.measures import convert
+
+    shown = to_buy(Amount(quantity, unit), name)
+    assert shown.quantity >= convert(quantity, unit, shown.unit) * 0.98 - 1e-9
+
+
+@given(st.sampled_from(COUNT_NOUNS), st.sampled_from([0.25, 0.5, 1, 2, 3, 12]))
+def test_a_counted_name_agrees_with_its_number(name: str, quantity: float) -> None:
+    text = ingredient_text(str(quantity), quantity, None, name)
+    assert "plural disagreement" not in oddities(text, quantity, None, name, shopping=False), text
+
+
+@pytest.mark.parametrize(("name", "quantity", "text"), [
+    ("shallot", 3, "3 shallots"), ("lemons", 1, "1 lemon"), ("tomato", 2, "2 tomatoes"), ("berry", 2, "2 berries"),
+    ("peach", 2, "2 peaches"), ("baby bok choy", 2, "2 baby bok choy"), ("garlic", 2, "2 garlic"), ("leaves", 1, "1 leaf"),
+    ("green onions", 0.5, "1/2 green onion"),
+])
+def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: float, text: str) -> None:
+    assert ingredient_text(str(quantity), quantity, None, name) == text
+
+
+@pytest.mark.parametrize(("amount", "name", "text"), [
+    (Amount(14, "clove"), "garlic", "2 heads garlic"), (Amount(3, "clove"), "garlic cloves", "3 garlic cloves"),
+    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "10 1/4 quarts vegetable broth"),
+    (Amount(10.25, "cup"), "vegetable broth", "2 3/4 quarts vegetable broth"), (Amount(4, "cup"), "milk", "4 cups milk"),
+])
+def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, name: str, text: str) -> None:
+    shown = to_buy(amount, name)
+    assert ingredient_text(shown.text, shown.quantity, shown.unit, name) == text
+
+
+def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
+    assert convert_for("garlic", 2, "head", "clove") == 20 and convert_for("garlic", 5, "clove", "head") == 0.5
+    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "cup") is None
+
+
+@pytest.mark.parametrize("unit", sorted(KNOWN_UNITS))
+def test_every_units_plural_is_english_and_reads_back_as_the_unit(unit: str) -> None:
+    """'2 inches', '2 splashes', '2 leaves': the parser reads each back as the unit it was written from."""
+    many, one = unit_word(unit, 2), unit_word(unit, 1)
+    assert normalize_unit(many) == unit and one == unit
+    assert not many.endswith(("chs", "shs", "xs", "ss")), many
+
+
+def test_the_same_ingredient_on_two_lines_is_found_whatever_its_spelling() -> None:
+    assert repeated_ingredients(["Shallots", "shallot", "lemon", "buttermilk", "Buttermilk"]) == ["buttermilk", "shallot"]
+    assert repeated_ingredients(["lemon", "lime"]) == []

@@ -1,0 +1,69 @@
+"""A shopping line's source (what it was listed for) and its extra amounts, read back as written, for any name."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from alfred_mcp.kitchen.shopping_lines import (
+    covering,
+    extra_amounts,
+    joined_source,
+    meal_entry,
+    own_notes,
+    parsed_amount,
+    recipe_entry,
+    shopping_text,
+    source_entries,
+    with_extra_amounts,
+)
+
+NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz -&'(),;", min_size=1, max_size=40).map(lambda name: " ".join(name.split())).filter(
+    lambda name: any(c.isalpha() for c in name))
+DAYS = st.dates(min_value=date(2020, 1, 1), max_value=date(2040, 12, 31))
+MEAL_TYPES = st.sampled_from(["breakfast", "lunch", "dinner", "snack"])
+SERVINGS = st.integers(min_value=1, max_value=1_000)
+
+
+@given(st.lists(st.tuples(NAMES, DAYS, MEAL_TYPES, SERVINGS, st.booleans()), min_size=1, max_size=6))
+def test_a_source_reads_back_as_the_uses_it_was_written_for(uses: list[tuple[str, date, str, int, bool]]) -> None:
+    entries = [meal_entry(name, day, kind, n) if planned else recipe_entry(name, n) for name, day, kind, n, planned in uses]
+    read = source_entries(joined_source(entries))
+    assert [(entry.identity, entry.servings) for entry in read] == list(
+        dict.fromkeys((entry.identity, entry.servings) for entry in entries))
+
+
+@given(NAMES | st.sampled_from(["Chicken, Leek Pie", "Stew (Mom's)", "Salt; Pepper Steak"]), DAYS, MEAL_TYPES, SERVINGS)
+def test_a_use_is_covered_by_its_own_entry_and_by_the_recipe_named_plainly(name: str, day: date, kind: str, n: int) -> None:
+    meal = meal_entry(name, day, kind, n)
+    plain = recipe_entry(name, None)
+    assert covering([meal.text], meal.identity, plain.identity) == meal
+    assert covering([plain.text], meal.identity, plain.identity) is not None  # a person's "Mushroom Risotto"
+    assert covering([recipe_entry(name, n).text], meal.identity, plain.identity) is None  # listed on its own: another use
+
+
+def test_sources_written_before_tracking_are_read_as_plain_recipe_names() -> None:
+    entries = source_entries("Greek Lemon Chicken and Potatoes, Red Lentil Soup")
+    assert [(entry.identity, entry.servings) for entry in entries] == [
+        ("Greek Lemon Chicken and Potatoes", None), ("Red Lentil Soup", None)]
+
+
+@given(st.lists(st.sampled_from(["1 cup", "200 g", "2 tbsp", "1 carton"]), max_size=3), st.none() | st.just("something dry"))
+def test_extra_amounts_live_beside_a_persons_notes(amounts: list[str], notes: str | None) -> None:
+    written = with_extra_amounts(notes, amounts)
+    assert extra_amounts(written) == amounts and own_notes(written) == notes
+    assert all(parsed_amount(amount) is not None for amount in amounts)
+
+
+@pytest.mark.parametrize(("row", "text"), [
+    ({"name": "buttermilk", "quantity": 1, "unit": "carton", "notes": "+ 1 cup"}, "1 carton + 1 cup buttermilk"),
+    ({"name": "shallots", "quantity": 4.5, "unit": None}, "5 shallots"),
+    ({"name": "salmon fillets", "quantity": 1, "unit": "fillet"}, "1 salmon fillet"),
+    ({"name": "arugula", "quantity": None, "unit": None}, "arugula"),
+    ({"name": "pecorino romano", "quantity": 0.5625, "unit": "cup"}, "2/3 cup pecorino romano"),
+])
+def test_a_line_reads_as_a_shopper_writes_it(row: dict[str, object], text: str) -> None:
+    assert shopping_text(row) == text

@@ -1,0 +1,218 @@
+"""Every view in every state a person meets, at a phone's width (400 px) and a desktop's (1000 px): the content
+fits without sideways scrolling or a word broken in two, an error or a cancelled call replaces the loading
+placeholder with its message, refs are never shown as words, dislikes are marked on their lines, and the meal
+plan's button says what it adds, adds once however often it is pressed, and says so when it is done."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.async_api import expect
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
+from alfred_mcp.server.mcp_server import build_server
+from tests.e2e.helpers import call, eq
+
+from .conftest import add_peanut_noodles, apps_client, save_screenshot
+
+pytestmark = pytest.mark.anyio
+WEEK = {"from": "2026-01-12", "to": "2026-01-18"}
+WIDTHS = [400, 1000]
+"""A phone and a desktop; the meal plan stacks its days below 700 px."""
+REF = re.compile(r"\b(?:gen_)?[a-z]+_[1-9][0-9]*\b")
+"""A ref as the model reads it (recipe_6, meal_12): never text a person is shown."""
+BUTTON = re.compile(r"^Add \d+ meals? to the shopping list$")
+
+# For every word of the visible text: did the browser lay it out on more than one line (broken mid-word)?
+BROKEN_WORDS = """() => {
+  const broken = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement || !node.parentElement.offsetParent || node.parentElement.closest(".sr-only")) continue;
+    for (const match of node.textContent.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (tops.size > 1) broken.push(match[0]);
+    }
+  }
+  return broken;
+}"""
+OVERFLOW = """() => [...document.querySelectorAll("body, body *")]
+  .filter((node) => node.offsetParent !== null && !node.closest(".sr-only") && node.scrollWidth > node.clientWidth + 1
+          && getComputedStyle(node).overflowX !== "visible")
+  .map((node) => node.id || node.className || node.tagName)"""
+WORDS_OUTSIDE_REFS = """() => {
+  const words = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (parent && parent.offsetParent && !parent.closest(".ref, .sr-only, script, style")) words.push(node.textContent);
+  }
+  return words.join(" ");
+}"""
+"""The visible text a person reads as words: a ref may appear only as small secondary text (class ref)."""
+PAGE_FITS = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+
+
+async def _frame(shown: Any) -> Any:
+    handle = await shown.page.locator("#view").element_handle()
+    return await handle.content_frame()
+
+
+async def _assert_reads_whole(shown: Any) -> None:
+    """No sideways scrolling anywhere, no word broken across lines, no ref among the words."""
+    frame = await _frame(shown)
+    assert await frame.evaluate(PAGE_FITS)
+    assert await frame.evaluate(OVERFLOW) == []
+    assert await frame.evaluate(BROKEN_WORDS) == []
+    words = await frame.evaluate(WORDS_OUTSIDE_REFS)
+    assert REF.findall(words) == [], words
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_meal_plan_shows_every_day_whole_at_phone_and_desktop_width(app: AlfredApp, mount: Any, width: int) -> None:
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        view = shown.view
+        await expect(view.locator("#range")).to_have_text(re.compile("11 meals"))
+        if width < 700:
+            await expect(view.locator("#days > li")).to_have_count(7)
+            await expect(view.locator("#grid")).to_be_hidden()
+            await expect(view.locator("#days .slot.conflict")).to_have_count(1)
+        else:
+            await expect(view.locator("#days")).to_be_hidden()
+            await expect(view.locator("thead th")).to_have_count(7)
+        for dish in ("Miso-Glazed Salmon with Bok Choy", "Greek Lemon Chicken and Potatoes", "Lemon Garlic Baked Cod"):
+            await expect(view.get_by_text(dish).locator("visible=true")).to_have_count(1)
+        await _assert_reads_whole(shown)
+        if width == 400:
+            save_screenshot(await shown.screenshot(), "meal-plan-400px")
+        shown.assert_clean()
+
+
+async def test_a_four_week_plan_stacks_its_days_on_a_desktop_rather_than_scroll_sideways(app: AlfredApp, mount: Any) -> None:
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", {"from": "2026-01-05", "to": "2026-02-01"}, width=1000)
+        await expect(shown.view.locator("#days > li")).to_have_count(28)
+        await expect(shown.view.locator("#grid")).to_be_hidden()
+        await _assert_reads_whole(shown)
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_shopping_list_and_recipe_card_read_whole_at_every_width(app: AlfredApp, mount: Any, width: int) -> None:
+    async with apps_client(build_server(app)) as client:
+        await call(client, "shopping_list_from", meal_plans=WEEK)
+        listed = await mount(client, "shopping_list_show", {}, width=width)
+        await expect(listed.view.locator("#counts")).to_have_text(re.compile(r"\d+ to buy"))
+        await expect(listed.view.locator("li", has_text="oregano")).to_have_count(1)
+        await _assert_reads_whole(listed)
+        ref = (await call(client, "db_read", table="recipes", filters=[eq("name", "Mushroom Risotto")]))["rows"][0]["id"]
+        card = await mount(client, "recipe_show", {"recipe": ref}, width=width)
+        await expect(card.view.locator("h1")).to_have_text("Mushroom Risotto")
+        await _assert_reads_whole(card)
+        listed.assert_clean()
+        card.assert_clean()
+
+
+ERRORS = [
+    ("recipe_show", {"recipe": "recipe_999"}, "Recipe not shown"),
+    ("meal_plan_show", {"from": "2026-01-18", "to": "2026-01-12"}, "Meal plan not shown"),
+]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize(("tool", "arguments", "placeholder"), ERRORS, ids=[tool for tool, _, _ in ERRORS])
+async def test_an_error_result_replaces_the_loading_placeholder_with_its_message(
+        app: AlfredApp, mount: Any, tool: str, arguments: dict[str, Any], placeholder: str, width: int) -> None:
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, tool, arguments, width=width)
+        assert shown.result.get("isError") is True
+        message = shown.result["content"][0]["text"].removeprefix("Error: ")
+        view = shown.view
+        await expect(view.get_by_text("Loading")).to_have_count(0)
+        await expect(view.get_by_text(placeholder)).to_be_visible()
+        await expect(view.get_by_role("alert")).to_have_text(message)
+        for ref in REF.findall(message):
+            await expect(view.get_by_role("alert").locator(".ref", has_text=ref)).to_have_count(1)
+        await expect(view.locator("[data-needs-result]:visible")).to_have_count(0)
+        assert (await view.get_by_role("alert").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 15
+        await _assert_reads_whole(shown)
+
+
+@pytest.mark.parametrize(("tool", "arguments", "placeholder"), [
+    ("recipe_show", {"recipe": "recipe_1"}, "Recipe not shown"), ("meal_plan_show", WEEK, "Meal plan not shown"),
+    ("shopping_list_show", {}, "Shopping list not shown"),
+], ids=["recipe", "meal-plan", "shopping-list"])
+async def test_a_cancelled_call_replaces_the_loading_placeholder_and_says_so(
+        app: AlfredApp, mount: Any, tool: str, arguments: dict[str, Any], placeholder: str) -> None:
+    async with apps_client(build_server(app)) as client:
+        await call(client, "db_read", table="recipes", limit=1)
+        shown = await mount(client, tool, arguments, width=400, cancelled=True)
+        await expect(shown.view.get_by_text("Loading")).to_have_count(0)
+        await expect(shown.view.get_by_text(placeholder)).to_be_visible()
+        await expect(shown.view.get_by_role("alert")).to_have_text(re.compile("cancelled"))
+        shown.assert_clean()
+
+
+async def test_a_disliked_ingredient_is_marked_on_its_line_like_an_allergen(app: AlfredApp, mount: Any) -> None:
+    """The demo user dislikes olives: the card marks the olives line, not only a banner naming them."""
+    (recipe,) = await app.store.insert(RECIPES, [{"name": "Olive Salad", "servings": 2, "instructions": ["Toss."]}],
+                                       user_id=app.user_id)
+    await app.store.insert(RECIPE_INGREDIENTS, [
+        {"recipe_id": recipe["id"], "position": 1, "name": "kalamata olives", "quantity": 0.5, "unit": "cup"},
+        {"recipe_id": recipe["id"], "position": 2, "name": "cucumber", "quantity": 1},
+    ], user_id=app.user_id)
+    async with apps_client(build_server(app)) as client:
+        ref = (await call(client, "db_read", table="recipes", filters=[eq("name", "Olive Salad")]))["rows"][0]["id"]
+        shown = await mount(client, "recipe_show", {"recipe": ref}, width=400)
+        await expect(shown.view.locator("#ingredients li.disliked")).to_have_count(1)
+        await expect(shown.view.locator("#ingredients li.disliked")).to_contain_text("kalamata olives")
+        await expect(shown.view.locator("#ingredients li.disliked .badge")).to_have_text("disliked: olives")
+        await expect(shown.view.locator("#ingredients li", has_text="cucumber")).not_to_have_class("disliked")
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_add_button_says_what_it_adds_adds_once_on_a_double_press_and_then_says_already_added(
+        app: AlfredApp, mount: Any, width: int) -> None:
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        button = shown.view.get_by_role("button", name=BUTTON)
+        await expect(button).to_have_text("Add 8 meals to the shopping list")  # the week's 8 meals with a recipe
+        await button.dblclick()
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines to the shopping list"))
+        done = shown.view.get_by_role("button", name="Already added")
+        await expect(done).to_be_disabled()
+        calls = [params for method, params in shown.forwarded if method == "tools/call" and params["name"] == "shopping_list_from"]
+        assert len(calls) == 1
+        listed = await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id)
+        again = await mount(client, "meal_plan_show", WEEK, width=width)
+        await again.view.get_by_role("button", name=BUTTON).click()
+        await expect(again.view.get_by_role("status")).to_have_text(re.compile("already on the list"))
+        assert await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id) == listed
+        shown.assert_clean()
+        again.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_an_empty_plan_and_an_empty_list_say_so_and_offer_nothing_to_add(app: AlfredApp, mount: Any, width: int) -> None:
+    rows = await app.store.select(SHOPPING_LIST, Query(columns=("id",), limit=1_000), user_id=app.user_id)
+    await app.store.delete(SHOPPING_LIST, Where(all_of=(Filter("id", "in", [row["id"] for row in rows]),)), user_id=app.user_id)
+    async with apps_client(build_server(app)) as client:
+        plan = await mount(client, "meal_plan_show", {"from": "2027-03-01", "to": "2027-03-07"}, width=width)
+        await expect(plan.view.locator("#empty")).to_be_visible()
+        await expect(plan.view.get_by_role("button", name=BUTTON)).to_be_disabled()
+        await _assert_reads_whole(plan)
+        listed = await mount(client, "shopping_list_show", {}, width=width)
+        await expect(listed.view.locator("#empty")).to_have_text("The shopping list is empty.")
+        await expect(listed.view.locator("#counts")).to_have_text("0 to buy · 0 bought")
+        await _assert_reads_whole(listed)
+        plan.assert_clean()
+        listed.assert_clean()
