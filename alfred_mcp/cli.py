@@ -226,6 +226,9 @@ def check_database(settings: Settings) -> None:
     if PLACEHOLDER in settings.db:
         raise ConfigError(f"The database path {settings.db} is the example's placeholder: set {DB_ENV} (or --db) to a file "
                           f"of your own, e.g. {Path.home() / 'kitchen.db'}.", field="db")
+    if "${" in settings.db:
+        raise ConfigError(f"The database path {settings.db} is a variable the host did not fill in: set {DB_ENV} (or --db) to "
+                          f"a file of your own, or leave it empty for {default_db_path()}.", field="db")
     if path.is_dir():
         raise ConfigError(f"The database path {path} is a folder: give a file path such as {path / 'kitchen.db'}.", field="db")
     if path.parent.exists() and not path.parent.is_dir():
@@ -305,6 +308,7 @@ async def _serve_stdio(settings: Settings) -> int:
         app = await open_app(settings, traced=stop_tracing is not None)
         try:
             logger.info("serving over stdio with %s", settings.db, extra=event("serving", transport="stdio"))
+            _tell_a_person(f"serving MCP over stdio{_where(settings.db)}: waiting for a client on stdin (Ctrl-C stops).")
             return await serve_until_signal(build_server(app).run_stdio_async)
         finally:
             await close_app(app)
@@ -329,6 +333,7 @@ def _serve_http(settings: Settings, address: str) -> int:
     async def serve() -> int:
         jwks_url = await prepare_http(settings.http, host, port)
         app = await open_app(settings, serves_many=True, traced=stop_tracing is not None)
+        _tell_a_person(f"serving MCP at http://{host if ':' not in host else f'[{host}]'}:{port}/mcp{_where(settings.db)} (Ctrl-C stops).")
         try:
             return await serve_http(app, host, port, tokens, jwks_url=jwks_url, metrics_token=scrape_token)
         finally:
@@ -340,6 +345,17 @@ def _serve_http(settings: Settings, address: str) -> int:
     finally:
         if stop_tracing is not None:
             stop_tracing()
+
+
+def _where(db: str) -> str:
+    """' with <the SQLite file>'; nothing for a database URL (it may hold a password)."""
+    return "" if "://" in db else f" with {db}"
+
+
+def _tell_a_person(line: str) -> None:
+    """One line on stderr when a person started the server in a terminal (a client that starts it reads nothing)."""
+    if sys.stderr.isatty():
+        print(f"alfred-mcp: {line}", file=sys.stderr, flush=True)
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:

