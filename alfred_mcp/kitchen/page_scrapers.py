@@ -11,8 +11,8 @@ The result is a schema.org Recipe object, so `schema_org.draft_from_recipe` maps
 from __future__ import annotations
 
 import warnings
-from importlib.util import find_spec
 from collections.abc import Callable
+from importlib.util import find_spec
 from typing import Any
 
 from alfred_mcp.kitchen.units import iso_duration
