@@ -45,6 +45,12 @@ _NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
 """'Eggs and milk - added to your list': the things come before the dash."""
 _A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
 """What follows a colon is a clause, not a list of things, when it has a verb of its own."""
+_DESCRIBES = re.compile(
+    r"\b(?:the|that|those|these|this|any|every)\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+"
+    r"(?:\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+)?(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?\s*$",
+    re.IGNORECASE,
+)
+"""What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
 _TABLES: tuple[tuple[str, str], ...] = (
@@ -211,6 +217,8 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
         table = _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
+        if _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b", after, re.IGNORECASE):
+            continue  # 'the meals planned with them', 'the dinner it was planned for': describes a thing, claims nothing
         word = match.group(1).lower()
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)

@@ -95,9 +95,9 @@ async def test_act_scales_shops_cooks_and_undoes_inside_turns(client: Client, ap
     lines = [line for line in await rows(app, "shopping_list") if "Spaghetti Carbonara" in (line["source"] or "")]
     ingredients = await rows(app, "recipe_ingredients", Filter("recipe_id", "eq", await _row_id(app, carbonara)))
     needed = {i["name"] for i in ingredients if not i["is_optional"]}
-    listed = await call(client, "shopping_list_from", recipes=[carbonara])  # a second call only tops up: the same lines
-    assert {line["name"] for line in lines} | {c["name"] for c in listed["covered"]} == needed
-    await call(client, "kitchen_undo")  # the top-up above is undone; the turn's own list stays
+    listed = await call(client, "shopping_list_from", recipes=[carbonara])  # listing it again adds nothing and says so
+    assert listed["lines"] == [] and listed["already_listed"]
+    assert lines and {line["name"] for line in lines} <= needed
 
     (log,) = await rows(app, "cooking_log", Filter("from_meal_plan_id", "eq", await _row_id(app, salmon)))
     pantry_cooked = {row["id"]: row["quantity"] for row in await rows(app, "inventory")}

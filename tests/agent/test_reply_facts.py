@@ -42,11 +42,13 @@ CASES = [
     pytest.param(ADD, "I added eggs, milk and pears to your shopping list.", False, id="one-thing-not-added"),
     pytest.param(ADD, "I added eggs and milk to your pantry.", False, id="wrong-table"),
     pytest.param(ADD, "I also added the arugula, pears and lemons to your shopping list.", False, id="issue-24-sample"),
-    pytest.param(DELETE, f"I deleted {FAJITAS}.", True, id="the-thing-deleted"),
-    pytest.param(DELETE, f"{FAJITAS} was removed from your recipes.", True, id="passive-removal"),
+    # The demo kitchen plans the fajitas for a dinner: a truthful reply also says that dinner is left without a recipe.
+    pytest.param(DELETE, f"I deleted {FAJITAS}; its dinner on the meal plan is now without a recipe.", True, id="the-thing-deleted"),
+    pytest.param(DELETE, f"{FAJITAS} was removed from your recipes, so that dinner is left empty.", True, id="passive-removal"),
     pytest.param(DELETE, "I deleted Blueberry Oat Pancakes.", False, id="another-thing"),
     pytest.param(DELETE, f"I added {FAJITAS} to your meal plan.", False, id="wrong-verb"),
-    pytest.param(DELETE, "I said I had added pears, but I had not.", True, id="correction"),
+    pytest.param(DELETE, f"I said I had added pears, but I had not. The dinner that had {FAJITAS} is now without a recipe.",
+                 True, id="correction"),
 ]
 
 

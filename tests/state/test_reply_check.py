@@ -28,6 +28,10 @@ SHOP = [Fact("created", "shopping_list", "shop_1", "Eggs"), Fact("created", "sho
         pytest.param("Want me to save them? Once saved they stay.", [], id="question-and-conditional"),
         pytest.param("It couldn't be deleted.", [], id="contraction"),
         pytest.param("Here are 3 unsaved drafts.", [], id="unsaved-is-not-saved"),
+        pytest.param("I deleted the tacos; the meals planned with them are now empty.", ["deleted"], id="participle-describes"),
+        pytest.param("I deleted the tacos; the dinner it was planned for is now empty.", ["deleted"], id="relative-clause-describes"),
+        pytest.param("The tacos are planned for Friday.", ["planned"], id="passive-still-claims"),
+        pytest.param("The two tacos were planned for Friday.", ["planned"], id="passive-with-a-number-still-claims"),
     ],
 )
 def test_claims_are_past_tense_assertions_only(text: str, claimed: list[str]) -> None:
