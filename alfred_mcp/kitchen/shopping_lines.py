@@ -71,6 +71,17 @@ def _entry(text: str) -> Listed:
     return Listed(identity, int(match.group("servings")), text)
 
 
+def listed_recipes(source: str | None) -> list[str]:
+    """The recipes a line's source names: each entry's recipe ('Mushroom Risotto (Thu 15 Jan dinner, for 3)' ->
+    'Mushroom Risotto'), and the whole source as one name too ('Chicken, Leek Pie' may be one recipe)."""
+    names = []
+    for entry in source_entries(source):
+        match = _ENTRY.match(entry.text)
+        names.append((match.group("who") if match else entry.text).strip())
+    whole = " ".join((source or "").split())
+    return [*names, whole] if whole and whole not in names else names
+
+
 def covering(sources: Iterable[str | None], identity: str, recipe: str) -> Listed | None:
     """The entry of these sources that already lists a use: the same identity, or the recipe named without servings
     (the whole of a source counts as one name too: 'Chicken, Leek Pie' is not two recipes)."""

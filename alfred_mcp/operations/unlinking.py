@@ -13,6 +13,7 @@ from typing import Any
 
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where
 from alfred_mcp.kitchen.schema import RECIPES, SHOPPING_LIST, Table, get_table, row_label
+from alfred_mcp.kitchen.shopping_lines import listed_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.registry import Action
 from alfred_mcp.store.base import Row
@@ -80,7 +81,8 @@ async def _lines_naming(work: UnitOfWork, removed: Sequence[Row]) -> list[tuple[
         return []
     open_lines = Where(all_of=(Filter("is_purchased", "eq", False), Filter("source", "is_null", False)))
     lines = await work.store.select(SHOPPING_LIST, Query(where=open_lines, limit=MAX_OPEN_LINES), user_id=work.user_id)
-    named = [(line, name) for line in lines for name in names if f", {name}, " in f", {_words(line.get('source'))}, "]
+    named = [(line, name) for line in lines for name in names
+             if name in {_words(listed) for listed in listed_recipes(line.get("source"))}]
     if not named:
         return []
     still_there = await _recipe_names(work, sorted({str(row["name"]) for row in removed if row.get("name")}))

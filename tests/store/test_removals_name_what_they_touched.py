@@ -79,7 +79,7 @@ async def test_deleting_a_planned_recipe_names_the_emptied_meal_and_every_row_le
     variation = await store.select(RECIPES, Query(where=Where(all_of=(Filter("name", "eq", "Carbonara with peas"),))), user_id=user)
     assert [r["parent_recipe_id"] for r in variation] == [None]
     open_lines = await store.select(SHOPPING_LIST, Query(where=Where(all_of=(Filter("is_purchased", "eq", False),))), user_id=user)
-    assert {line["source"] for line in open_lines} == {"Carbonara"}  # the lines stay, still naming it
+    assert {line["source"] for line in open_lines} == {"Carbonara (for 2)"}  # the lines stay, still naming it (for its 2 servings)
 
     undone = await call(client, "kitchen_undo")
     assert [item["ref"] for item in undone["restored"]] == [kitchen["recipe"]] and undone["unlinked"] == []
@@ -103,7 +103,7 @@ async def test_acts_notice_and_the_reply_check_name_the_meal_a_delete_left_witho
         assert ref in notice, f"Act's notice leaves out {table} {ref}"
     assert f"{kitchen['meal']} " in notice and "recipe_id is now empty (was " + kitchen["recipe"] + ")" in notice
     await call(client, "turn_submit", role="act", output={"decision": {"action": "step_complete", "result_summary": "deleted"}})
-    reply_context = await call(client, "turn_context")
+    reply_context = await call(client, "turn_context", full=True)
     assert kitchen["meal"] in reply_context["context"]
 
     refused = await call_error(client, "turn_submit", role="reply", output={"response": "Deleted the carbonara."})
