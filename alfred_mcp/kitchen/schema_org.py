@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from alfred_mcp.errors import ImportSourceError
@@ -24,6 +26,9 @@ Json = Any
 MAX_STEPS = 50
 MAX_INGREDIENTS = 100
 MAX_TEXT = 2_000
+MAX_NODES = 10_000
+"""How many nodes of a JSON-LD document are looked at for Recipes."""
+_NESTING_KEYS = frozenset(("@graph", "mainEntity", "itemListElement", "item"))
 _TAG = re.compile(r"<[^>]{0,500}>")
 _BLOCK_TAG = re.compile(r"<(?:br|/?p|/?li|/?div|/?h[1-6]|/?tr|/?td)\b[^>]{0,500}>", re.IGNORECASE)
 _INTEGER = re.compile(r"\d+")
@@ -39,20 +44,26 @@ def is_recipe(node: Json) -> bool:
 
 
 def find_recipes(document: Json) -> list[dict[str, Any]]:
-    """Every Recipe in a JSON-LD document: top level, in a list, in `@graph`, or nested (mainEntity)."""
+    """Every Recipe in a JSON-LD document: top level, in a list, in `@graph`, or nested (mainEntity).
+
+    Breadth first over at most MAX_NODES nodes: a graph of millions of entries costs what 10,000 do.
+    """
     found: list[dict[str, Any]] = []
-    stack: list[Json] = [document]
+    queue: deque[Json] = deque([document])
     seen = 0
-    while stack and seen < 10_000:
-        node = stack.pop(0)
+    while queue and seen < MAX_NODES:
+        node = queue.popleft()
         seen += 1
+        room = MAX_NODES - seen - len(queue)
+        if room <= 0:
+            continue
         if isinstance(node, list):
-            stack.extend(node)
+            queue.extend(islice(node, room))
         elif isinstance(node, Mapping):
             if is_recipe(node):
                 found.append(dict(node))
                 continue
-            stack.extend(value for key, value in node.items() if key in ("@graph", "mainEntity", "itemListElement", "item"))
+            queue.extend(islice((value for key, value in node.items() if key in _NESTING_KEYS), room))
     return found
 
 
