@@ -37,9 +37,7 @@ MAX_INFLATED_PER_CALL = 50_000_000
 """How many decompressed bytes one call reads from an archive, all its entries together."""
 _MAX_DIRECTORY_BYTES = MAX_ARCHIVE_RECIPES * 1_024
 """The zip directory of MAX_ARCHIVE_RECIPES entries with generous names: a larger one is not read."""
-_JSON_LD_SCRIPT = re.compile(
-    r"<script\b[^>]{0,500}?application/ld\+json[^>]{0,500}>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL
-)
+_JSON_LD_TAG = re.compile(r"<script\b[^>]{0,500}?application/ld\+json[^>]{0,500}>", re.IGNORECASE)
 
 _SECTION = {
     "ingredients": re.compile(r"^(?:ingredients?|what you(?:'|’)?ll need|you will need)\s*:?$", re.IGNORECASE),
@@ -65,8 +63,8 @@ def recipes_in_html(page: str) -> list[dict[str, Any]]:
     from extruct.jsonld import JsonLdExtractor
     from extruct.w3cmicrodata import MicrodataExtractor
 
-    for script in _JSON_LD_SCRIPT.finditer(page):
-        check_shape(script.group(1), what="the page's JSON-LD")
+    for script in _json_ld_scripts(page):
+        check_shape(script, what="the page's JSON-LD")
     try:
         documents = JsonLdExtractor().extract(page)
     except (ValueError, TypeError):
@@ -84,6 +82,16 @@ def recipes_in_html(page: str) -> list[dict[str, Any]]:
     except RecursionError:
         raise too_deep("the page's microdata") from None
     return _bounded(recipes, "the page's microdata")
+
+
+def _json_ld_scripts(page: str) -> list[str]:
+    """The text of each JSON-LD script of a page, found by its tag and the next closing tag (one pass)."""
+    scripts = []
+    lowered = page.lower()
+    for tag in _JSON_LD_TAG.finditer(page):
+        end = lowered.find("</script", tag.end())
+        scripts.append(page[tag.end():end if end >= 0 else len(page)])
+    return scripts
 
 
 def recipes_in_json(text: str) -> list[dict[str, Any]]:

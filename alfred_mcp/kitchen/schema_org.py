@@ -19,7 +19,6 @@ from typing import Any
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.ingredient_lines import ingredient_line, parse_ingredient_line
 from alfred_mcp.kitchen.measures import amount_text
-from alfred_mcp.kitchen.raw_ids import find_raw_id, redact_raw_ids
 from alfred_mcp.kitchen.units import iso_duration, iso_minutes
 
 Json = Any
@@ -100,20 +99,7 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     url = source_url or _text(recipe.get("url"))
     if url:
         item["source_url"] = url[:MAX_TEXT]
-    return _redacted(item, warnings), warnings
-
-
-def _redacted(value: Any, warnings: list[str]) -> Any:
-    """UUID-shaped text (an id of the source site, never one of ours) replaced by '[id]', with a warning."""
-    if isinstance(value, dict):
-        return {key: _redacted(inner, warnings) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_redacted(inner, warnings) for inner in value]
-    if isinstance(value, str) and find_raw_id(value) is not None:
-        if not any(w.startswith("ids:") for w in warnings):
-            warnings.append("ids: UUID-shaped text from the source was replaced by '[id]'.")
-        return redact_raw_ids(value)
-    return value
+    return item, warnings
 
 
 def recipe_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

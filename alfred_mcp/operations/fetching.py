@@ -18,7 +18,6 @@ import anyio
 import httpx2
 
 from alfred_mcp.errors import ImportSourceError
-from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -146,4 +145,4 @@ def _checked(host: str, addresses: Sequence[IpAddress], policy: FetchPolicy) -> 
 
 
 def _error(message: str) -> ImportSourceError:
-    return ImportSourceError(f"source: {redact_raw_ids(message)}", field="source")
+    return ImportSourceError(f"source: {message}", field="source")

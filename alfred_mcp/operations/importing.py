@@ -12,7 +12,6 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal, NoReturn
 
@@ -21,7 +20,7 @@ from alfred_mcp.kitchen.recipe_sources import ArchiveRead, recipe_in_text, recip
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
 from alfred_mcp.operations.drafting import create_drafts
 from alfred_mcp.operations.fetching import FetchPolicy, fetch_page
-from alfred_mcp.operations.offload import off_loop
+from alfred_mcp.operations.offload import LARGE_SOURCE, off_loop
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session
 from alfred_mcp.state.drafts import Draft
@@ -59,8 +58,9 @@ def source_kind(source: str) -> SourceKind:
     return "text"
 
 
-async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, offset: int = 0) -> ReadRecipes:
-    """The recipes in `source` (up to MAX_PER_CALL, from `offset`).
+async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, offset: int = 0, isolate: bool = False) -> ReadRecipes:
+    """The recipes in `source` (up to MAX_PER_CALL, from `offset`); with `isolate` (a server for many users), a
+    large source is parsed in a worker process (`offload.py`), any other in a worker thread.
 
     Raises:
         ImportSourceError: nothing that is a recipe, or a source that cannot be read; it names `source`.
@@ -72,14 +72,14 @@ async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, of
         page = await fetch_page(source.strip(), policy)
         await report_progress(1, 3, f"fetched {len(page.text):,} characters")
         url = page.url
-        found = await off_loop(partial(_recipes_in_page, page.text, page.content_type))
+        found = await off_loop(_recipes_in_page, page.text, page.content_type, isolate=isolate and len(page.text) >= LARGE_SOURCE)
     elif kind == "paprika":
-        archive = await off_loop(partial(_read_archive, source.strip(), local_files, offset))
+        archive = await off_loop(_read_archive, source.strip(), local_files, offset, isolate=isolate)
         if archive.total and offset >= archive.total:
             raise _past_the_end(archive.total, offset)
         return ReadRecipes(kind, archive.recipes, total=archive.total, offset=offset) if archive.recipes else _nothing(kind, url)
     else:
-        found = await off_loop(partial(_recipes_in_text, kind, source))
+        found = await off_loop(_recipes_in_text, kind, source, isolate=isolate and len(source) >= LARGE_SOURCE)
     if not found:
         _nothing(kind, url)
     if offset >= len(found):

@@ -24,13 +24,13 @@ from pydantic_core import to_json
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
-from alfred_mcp.kitchen.text import redaction_note
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
 from alfred_mcp.server.tools.view_texts import TEXTS
+from alfred_mcp.state.known_ids import knowing_ids
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,16 @@ logger = logging.getLogger(__name__)
 async def run_tool_call(
     app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None
 ) -> tuple[CallToolResult, ToolResult | None]:
-    """The call's result for the client, and its structured result when it succeeded (None on error)."""
+    """The call's result for the client, and its structured result when it succeeded (None on error).
+
+    The leak guard checks the result against the ids this call handled (`state/known_ids.py`)."""
+    with knowing_ids():
+        return await _run_tool_call(app, contract, arguments, context)
+
+
+async def _run_tool_call(
+    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None
+) -> tuple[CallToolResult, ToolResult | None]:
     name = contract.name
     completed = False
     try:
@@ -59,11 +68,7 @@ async def run_tool_call(
     except Exception as error:
         logger.exception("tool %s failed", name)
         return internal_error(name, completed=completed, cause=error), None
-    meta = None
-    if admitted.redacted:
-        text = f"{redaction_note(admitted.redacted)}\n{text}"
-        meta = {REDACTED_META: list(dict.fromkeys(admitted.redacted))}
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result, _meta=meta), result
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result), result
 
 
 CONFLICT_ATTEMPTS = 8
@@ -108,8 +113,6 @@ def summary_line(name: str, result: ToolResult) -> str:
 
 ERROR_META = "alfred/error"
 """The `_meta` key of an error result's fields."""
-REDACTED_META = "alfred/redacted"
-"""The `_meta` key listing the arguments whose UUID-shaped text was stored redacted (`kitchen/text.py`)."""
 
 
 def error_result(fields: dict[str, Any]) -> CallToolResult:
