@@ -35,6 +35,8 @@ MAX_RECIPE_VALUES = 20_000
 """How many JSON values one Paprika entry may hold: a recipe has about twenty fields (a photo is one string)."""
 MAX_INFLATED_PER_CALL = 50_000_000
 """How many decompressed bytes one call reads from an archive, all its entries together."""
+MAX_FIELD_CHARS = 200_000
+"""How much of one Paprika text field is read (a draft keeps 100 ingredients and 50 steps of 2,000 characters)."""
 _MAX_DIRECTORY_BYTES = MAX_ARCHIVE_RECIPES * 1_024
 """The zip directory of MAX_ARCHIVE_RECIPES entries with generous names: a larger one is not read."""
 _JSON_LD_TAG = re.compile(r"<script\b[^>]{0,500}?application/ld\+json[^>]{0,500}>", re.IGNORECASE)
@@ -263,10 +265,13 @@ def _gunzip(packed: bytes, budget: list[int]) -> bytes:
 
 
 def _from_paprika(record: Mapping[str, Any]) -> dict[str, Any]:
-    """Paprika's fields (ingredients and directions as text, times as '10 mins') as a schema.org Recipe."""
+    """Paprika's fields (ingredients and directions as text, times as '10 mins') as a schema.org Recipe.
+
+    Each text is read up to MAX_FIELD_CHARS (more than a draft keeps), so no field becomes a list of
+    millions of lines."""
     def text(key: str) -> str:
         value = record.get(key)
-        return value.strip() if isinstance(value, str) else ""
+        return value[:MAX_FIELD_CHARS].strip() if isinstance(value, str) else ""
 
     recipe: dict[str, Any] = {
         "@type": "Recipe", "name": text("name"),
@@ -281,7 +286,7 @@ def _from_paprika(record: Mapping[str, Any]) -> dict[str, Any]:
             recipe[key] = _iso_or_text(text(field))
     categories = record.get("categories")
     if isinstance(categories, list):
-        recipe["keywords"] = [c for c in categories if isinstance(c, str)]
+        recipe["keywords"] = [c[:MAX_FIELD_CHARS] for c in categories[:100] if isinstance(c, str)]
     return recipe
 
 

@@ -137,10 +137,11 @@ def _read_archive(path: str, local_files: bool, offset: int) -> ArchiveRead:
     except OSError as error:
         why = "it is a symbolic link; give the archive's own path" if error.errno == errno.ELOOP else (error.strerror or str(error))
         raise ImportSourceError(f"source: cannot read {path}: {why}.", field="source") from None
+    facts = os.fstat(descriptor)
+    if not stat.S_ISREG(facts.st_mode):
+        os.close(descriptor)
+        raise ImportSourceError(f"source: {path} is not a regular file; give a .paprikarecipes archive.", field="source")
     with os.fdopen(descriptor, "rb") as file:
-        facts = os.fstat(file.fileno())
-        if not stat.S_ISREG(facts.st_mode):
-            raise ImportSourceError(f"source: {path} is not a regular file; give a .paprikarecipes archive.", field="source")
         if facts.st_size > MAX_ARCHIVE_BYTES:
             raise ImportSourceError(
                 f"source: {path} is {facts.st_size:,} bytes; archives over {MAX_ARCHIVE_BYTES:,} bytes are not read.", field="source"
@@ -155,10 +156,13 @@ async def draft_recipes(session: Session, read: ReadRecipes) -> tuple[list[Draft
     """Each recipe as a pending recipe draft (all validated before any is held), and the import's warnings."""
     items, warnings = [], list(read.warnings)
     many = len(read.recipes) > 1
-    for index, recipe in enumerate(read.recipes):
-        item, notes = draft_from_recipe(recipe, source_url=read.url)
+    for index, (item, notes) in enumerate(await off_loop(_drafts_from, read.recipes, read.url)):
         items.append(item)
         warnings.extend(f"{item['name']}: {note}" if many else note for note in notes)
         if many:
             await report_progress(index + 1, len(read.recipes), f"read {item['name']}")
     return create_drafts(session, "recipe", items), warnings
+
+
+def _drafts_from(recipes: list[dict[str, Any]], url: str | None) -> list[tuple[dict[str, Any], list[str]]]:
+    return [draft_from_recipe(recipe, source_url=url) for recipe in recipes]
