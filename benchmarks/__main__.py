@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, loop, scaling, supabase
+from . import context, drafts, economy, foundation, http, isolation, loop, scaling, supabase
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,8 @@ ENTRIES: tuple[Entry, ...] = (
           "reported; errors = 0, cross_session_refs = 0", http.http_clients),
     Entry("http_replicas", "HTTP on PostgreSQL: 1 and 2 replicas at 8 clients (calls/s, cores used)",
           "reported; errors = 0, cross_session_refs = 0", http.http_replicas),
+    Entry("import_isolation", "HTTP: a reader's p99 while 10 users import 5 MB pages vs the reader alone",
+          "while_importing p99 < 300 ms; import_errors = 0", isolation.import_isolation),
     Entry("tools_list_bytes", "the default tools/list as sent, compact and pretty-printed (all tools beside it)", "<= 40,000 bytes",
           economy.tools_list_bytes),
     Entry("stage_turn_bytes", "bytes each stage-by-stage turn of the scenario conversations returns to the model", "<= 24,000 bytes",

@@ -1,22 +1,29 @@
 """Many users importing heavy pages while one more user reads: how long the reader waits.
 
 One `alfred-mcp serve --http` process over a SQLite file, the loopback recipe site (`recipe_site.py`,
-whose `HEAVY_PAGES` cost the most to read), IMPORTERS users each importing those pages in a loop,
-and one reader timing `describe_table` calls. Used by tests/transport/test_import_isolation.py and
+whose `HEAVY_PAGES` cost the most to read) in a process of its own (so serving pages never slows the
+clients), IMPORTERS users each importing those pages in a loop, and one reader timing `describe_table` calls. Used by tests/transport/test_import_isolation.py and
 the `import_isolation` benchmark.
 """
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 from http_harness import http_client, http_server
-from recipe_site import HEAVY_PAGES, recipe_site
+from recipe_site import HEAVY_PAGES
+
+_SITE = ("import sys, time; sys.path.insert(0, sys.argv[1]); from recipe_site import recipe_site\n"
+         "with recipe_site() as url:\n    print(url, flush=True)\n    time.sleep(3600)")
 
 IMPORTERS = 10
 READER = "reader-token-0123456789"
@@ -41,10 +48,26 @@ class Load:
 async def reader_under_load(reads: int = 60, importers: int = IMPORTERS) -> Load:
     """`reads` timed reads by one user while `importers` users import the heavy pages over and over."""
     tokens = {READER: "reader", **{f"importer-{i:02d}-0123456789": f"importer{i}" for i in range(importers)}}
-    with tempfile.TemporaryDirectory(prefix="alfred-import-load-") as folder, recipe_site() as site:
+    with tempfile.TemporaryDirectory(prefix="alfred-import-load-") as folder:
         db = str(Path(folder) / "kitchen.db")
-        async with http_server(db, tokens, {"ALFRED_IMPORT_ALLOW_NETWORKS": "127.0.0.0/8"}) as url:
+        async with _site() as site, http_server(db, tokens, {"ALFRED_IMPORT_ALLOW_NETWORKS": "127.0.0.0/8"}) as url:
             return await _measure(url, site, tokens, reads)
+
+
+@asynccontextmanager
+async def _site() -> AsyncIterator[str]:
+    """The recipe site in a process of its own; yields its base URL."""
+    command = [sys.executable, "-c", _SITE, str(Path(__file__).parent)]
+    async with await anyio.open_process(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        line = b""
+        with anyio.fail_after(30):
+            while not line.endswith(b"\n"):
+                line += await process.stdout.receive(1)
+        try:
+            yield line.decode().strip()
+        finally:
+            process.terminate()
 
 
 async def _measure(url: str, site: str, tokens: dict[str, str], reads: int) -> Load:
