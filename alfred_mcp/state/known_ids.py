@@ -7,8 +7,9 @@ A row id reaches the server's memory in two ways only: in rows the store returns
 guard then refuses an outgoing payload only when UUID-shaped text in it is one of these ids. Text a
 person gave (a URL, a note, a message) is data: it is stored and returned as given.
 
-Ids are compared in one form (32 lowercase hex digits), so a dashed, compact or upper-case copy of
-an id is the same id.
+Ids are noted as the store gives them (lower-case, dashed) at the cost of a set insert; a UUID-shaped
+text is compared in every form (dashed, compact, any case), so a compact or upper-case copy of an id is
+the same id.
 """
 
 from __future__ import annotations
@@ -31,12 +32,8 @@ class KnownIds:
         self._sources: list[Callable[[list[str]], bool]] = []
 
     def note(self, ids: Iterable[object]) -> None:
-        """Remember these ids (values that are not id-shaped strings are skipped)."""
-        for value in ids:
-            if isinstance(value, str):
-                key = _key(value)
-                if key is not None:
-                    self._ids.add(key)
+        """Remember these ids (None and other values that are no text are skipped)."""
+        self._ids.update(value for value in ids if isinstance(value, str))
 
     def add_source(self, knows: Callable[[list[str]], bool]) -> None:
         """`knows(ids)` (canonical dashed ids) says whether a source (a session's registry) holds any of them."""
@@ -46,17 +43,12 @@ class KnownIds:
         """True when `text` (one UUID-shaped run: dashed, or 32+ hex digits) is, or holds, an id of this request."""
         compact = text.replace("-", "").lower()
         windows = {compact[start:start + _ID_HEX] for start in range(len(compact) - _ID_HEX + 1)}
-        if windows & self._ids:
+        dashed = {f"{w[:8]}-{w[8:12]}-{w[12:16]}-{w[16:20]}-{w[20:]}" for w in windows}
+        if not self._ids.isdisjoint(dashed | windows | {text}):
             return True
         if len(windows) > _SOURCE_WINDOWS:  # a long run of hex someone typed: a source is asked about its ends only
-            windows = {compact[:_ID_HEX], compact[-_ID_HEX:]}
-        dashed = [f"{w[:8]}-{w[8:12]}-{w[12:16]}-{w[16:20]}-{w[20:]}" for w in sorted(windows)]
-        return any(knows(dashed) for knows in self._sources)
-
-
-def _key(value: str) -> str | None:
-    compact = value.replace("-", "").lower() if len(value) == 36 else value.lower()
-    return compact if len(compact) == _ID_HEX else None
+            dashed = {f"{w[:8]}-{w[8:12]}-{w[12:16]}-{w[16:20]}-{w[20:]}" for w in (compact[:_ID_HEX], compact[-_ID_HEX:])}
+        return any(knows(sorted(dashed)) for knows in self._sources)
 
 
 @contextmanager
