@@ -555,6 +555,29 @@ def _date_range_cases(tool: str, base: dict[str, Any], where: tuple[str, ...]) -
     return cases
 
 
+def _import_cases() -> list[Case]:
+    """Sources that used to stall or crash an import: each refused naming `source` (or `offset`), none an internal error."""
+    recipe = json.loads(IMPORTED)
+    sources = {
+        "JSON-LD nested 10,000 deep": ("[" * 10_000 + "]" * 10_000, "source"),
+        "objects nested 10,000 deep": ('{"a":' * 10_000 + "1" + "}" * 10_000, "source"),
+        "a flat graph of 200,000 entries": ('{"@graph": [' + ",".join(["{}"] * 200_000) + "]}", "source"),
+        "a recipe nested in 5,000 sections": (json.dumps({**recipe, "recipeInstructions": "x"})[:-1] + ', "x": '
+                                              + '{"itemListElement": [' * 5_000 + "]}" * 5_000 + "}", "source"),
+        "not JSON": ('{"@type": "Recipe", "name": ', "source"),
+        "a page without a recipe": ("<html><body><div>" * 300 + "</div>" * 300 + "</body></html>", "source"),
+        "a missing archive": ("/no/such/folder/recipes.paprikarecipes", "source"),
+    }
+    cases = [Case("recipes_import", f"recipes_import source {label}", ToolCall("recipes_import", {"source": source}), "refused", field)
+             for label, (source, field) in sources.items()]
+    escaped = json.dumps({**recipe, "name": "Soup\u0000\u0085", "weird\u0001key": "x"})
+    cases += [Case("recipes_import", "recipes_import source escaped control characters", ToolCall("recipes_import", {"source": escaped}),
+                   "accepted"),
+              Case("recipes_import", "recipes_import offset past the end", ToolCall("recipes_import", {"source": IMPORTED, "offset": 5}),
+                   "refused", "offset")]
+    return cases
+
+
 def _recipe_ref_cases(tool: str, extra: dict[str, Any]) -> list[Case]:
     return [Case(tool, f"{tool} recipe {label}", ToolCall(tool, {"recipe": ref, **extra}), "refused", "recipe", code)
             for label, ref, code in (("unknown-ref", "recipe_999", "unknown_ref"), ("deleted-ref", DELETED["recipe"], "deleted_ref"),
@@ -583,6 +606,7 @@ _DOMAIN = {
     "shopping_list_from": lambda: _date_range_cases("shopping_list_from", BASES["shopping_list_from"][1].args, ("meal_plans", "from"))
     + [Case("shopping_list_from", "shopping_list_from recipes unknown-ref",
             ToolCall("shopping_list_from", {"recipes": ["recipe_1", "recipe_999"]}), "refused", "recipes[1]", "unknown_ref")],
+    "recipes_import": _import_cases,
     "recipe_show": lambda: _recipe_ref_cases("recipe_show", {}),
     "recipes_export": lambda: _recipe_ref_cases("recipes_export", {}),
     "recipes_scale": lambda: _recipe_ref_cases("recipes_scale", {"servings": 2}),
