@@ -26,7 +26,8 @@ _HEX_MARKS = bytes(0x31 if chr(b) in _HEX else 0x30 for b in range(256))
 _RUN_OF_32 = b"1" * 32
 
 REDACTED = "[id]"
-"""What a raw id in typed text becomes: stable, readable, and never id-shaped itself."""
+"""What a raw id becomes where a protocol error echoes a name the client sent (an unknown tool, prompt
+argument or resource URI), which no leak guard checks: stable, readable, and never id-shaped itself."""
 
 
 def find_raw_id(text: str) -> str | None:
