@@ -212,9 +212,9 @@ class UuidTextMachine(RuleBasedStateMachine):
     def meal_plan_show(self) -> None:
         self._tool("meal_plan_show", {"from": "2026-01-12", "to": "2026-01-18"})
 
-    @rule(ref=st.sampled_from(["meal_1", "meal_2"]), notes=TEXT)
-    def meal_cooked(self, ref: str, notes: str) -> None:
-        self._tool("meal_cooked", {"meal": ref, "notes": notes[:500]})
+    @rule(ref=st.sampled_from(["meal_1", "meal_2"]), servings=st.integers(1, 8))
+    def meal_cooked(self, ref: str, servings: int) -> None:
+        self._tool("meal_cooked", {"meal": ref, "servings": servings})
 
     @rule()
     def kitchen_undo(self) -> None:
