@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from alfred_mcp.errors import InvalidPayloadError, UnknownColumnError
+from alfred_mcp.errors import InvalidPayloadError, InvalidRefError, UnknownColumnError
 from alfred_mcp.kitchen import jsonschema as row_validation
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value, row_schema, validate_row
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES, Table
@@ -245,7 +245,7 @@ def test_validating_rows_together_refuses_what_one_by_one_refuses_with_the_same_
     for row in rows:
         try:
             validate_row(TABLES[name], row, mode)  # type: ignore[arg-type]
-        except (InvalidPayloadError, UnknownColumnError) as error:
+        except (InvalidPayloadError, InvalidRefError, UnknownColumnError) as error:
             first = error
             break
     if first is None:
@@ -269,7 +269,7 @@ def test_rows_validated_with_given_columns_are_judged_as_the_merged_rows(case: t
     for row in rows:
         try:
             validate_row(table, {**row, **given}, mode)  # type: ignore[arg-type]
-        except (InvalidPayloadError, UnknownColumnError) as error:
+        except (InvalidPayloadError, InvalidRefError, UnknownColumnError) as error:
             first = error
             break
     if first is None:
