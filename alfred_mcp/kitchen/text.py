@@ -31,6 +31,9 @@ _INT64 = 2**63 - 1
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 MAX_DEPTH = 32
 """How deeply a caller's arrays and objects may nest: a tool's arguments nest fewer than 10 levels."""
+LARGE_VALUES = 500
+LARGE_TEXT = 100_000
+"""Arguments with more values, or a longer text, are checked off the event loop (`is_large`)."""
 
 
 @dataclass
@@ -129,3 +132,20 @@ def check_finite(number: float, path: str) -> None:
             "(such as 1e400) are refused.",
             field=where,
         )
+
+
+def is_large(value: Any, values: int = LARGE_VALUES) -> bool:
+    """True when `value` holds more than `values` values (counted iteratively, stopping at the bound) or a text
+    longer than LARGE_TEXT: checking it is worth taking off the event loop."""
+    stack: list[Any] = [value]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > values or (isinstance(node, str) and len(node) > LARGE_TEXT):
+            return True
+        if isinstance(node, Mapping):
+            stack.extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    return False

@@ -24,6 +24,8 @@ from pydantic_core import to_json
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
+from alfred_mcp.kitchen.text import is_large
+from alfred_mcp.operations.offload import off_loop
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
@@ -51,7 +53,8 @@ async def _run_tool_call(
     name = contract.name
     completed = False
     try:
-        admitted = contract.admit_arguments(arguments)
+        # a large call (a batch of drafts, a pasted page) is checked in a parsing thread, never holding the loop
+        admitted = await off_loop(contract.admit_arguments, arguments) if is_large(arguments) else contract.admit_arguments(arguments)
         with serving(context), reporting_to(_progress_reporter(context)):
             result = await _handled(app, name, admitted.value)
         completed = True

@@ -43,3 +43,13 @@ def test_tabs_line_breaks_and_uuid_shaped_text_are_kept_as_given() -> None:
     given = {"notes": "a\tb\nc\r\nd", "url": "https://x.test/r/123e4567-e89b-12d3-a456-426614174000",
              "order": "123E4567E89B12D3A456426614174000", "bare": "123e4567-e89b-12d3-a456-426614174000"}
     assert admit(given).value == given
+
+
+@pytest.mark.parametrize(("value", "large"), [
+    ({"items": [{"name": "x"}] * 100}, False), ({"items": [{"name": "x", "quantity": 1}] * 300}, True),
+    ({"source": "x" * 100_000}, False), ({"source": "x" * 100_001}, True), ([[[[1]]]] * 10, False),
+])
+def test_large_arguments_are_told_apart_without_walking_all_of_them(value: object, large: bool) -> None:
+    from alfred_mcp.kitchen.text import is_large
+
+    assert is_large(value) is large
