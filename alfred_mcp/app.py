@@ -30,6 +30,7 @@ from alfred_mcp.config import ModelOptions, Settings
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.operations.seeding import seed_if_empty
 from alfred_mcp.session import CallScope, SessionManager, UnitOfWork, unit_of_work
+from alfred_mcp.session.id_noting import IdNotingStore
 from alfred_mcp.session.journal import JournalingStore
 from alfred_mcp.session.unit_of_work import flush_deferred, write_behind
 from alfred_mcp.store.base import Store
@@ -73,8 +74,9 @@ class AlfredApp:
     _users_lock: anyio.Lock = field(default_factory=anyio.Lock, init=False)
 
     def __post_init__(self) -> None:
-        self.sessions = SessionManager(self.store, retention=_kept_turns(self.settings))
-        self.journaled = JournalingStore(self.store)
+        noted = IdNotingStore(self.store)  # the leak guard knows the ids a request handled (state/known_ids.py)
+        self.sessions = SessionManager(cast(Store, noted), retention=_kept_turns(self.settings))
+        self.journaled = JournalingStore(cast(Store, noted))
 
     @classmethod
     def from_settings(cls, settings: Settings, *, traced: bool = False) -> AlfredApp:

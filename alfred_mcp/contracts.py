@@ -13,7 +13,6 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.jsonschema import describe_value
-from alfred_mcp.kitchen.raw_ids import find_raw_id
 from alfred_mcp.kitchen.text import Admitted, admit
 from alfred_mcp.paths import contract_dir
 
@@ -57,8 +56,8 @@ class ToolContract:
 
     def admit_arguments(self, arguments: dict[str, Any]) -> Admitted:
         """The arguments as the handler may use them: checked at the door (`kitchen/text.py`: control
-        characters, non-finite numbers and bare raw ids refused, raw ids in text redacted), then
-        against the inputSchema.
+        characters, non-finite numbers and nesting too deep refused; UUID-shaped text kept as given),
+        then against the inputSchema.
 
         Raises:
             InputError: naming the offending argument and what would be valid.
@@ -96,7 +95,7 @@ def _field(error: ValidationError) -> str:
         keys = [str(key) for key in error.instance if key not in schema.get("properties", {})]
     elif error.validator == "required" and isinstance(error.instance, dict):
         keys = [str(name) for name in wanted if name not in error.instance]
-    if keys and find_raw_id(keys[0]) is None:
+    if keys:
         return f"{path}.{keys[0]}" if path else keys[0]
     return path or "arguments"
 

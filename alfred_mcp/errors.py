@@ -52,6 +52,14 @@ class AlfredError(Exception):
         """The error as structured content: code, message and its fields."""
         return {"code": self.code, "message": self.message, **self.fields}
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled whole, fields included (an error raised in a worker process arrives as it was raised)."""
+        return (_rebuilt, (type(self), self.message, self.fields))
+
+
+def _rebuilt(kind: type[AlfredError], message: str, fields: dict[str, Any]) -> AlfredError:
+    return kind(message, **fields)
+
 
 class InputError(AlfredError):
     code = "invalid_input"

@@ -16,7 +16,21 @@ from typing import Any
 
 import anyio
 
-from . import context, drafts, economy, foundation, http, imports, kitchen_lines, loop, overhead, reply_check, scaling, supabase
+from . import (
+    context,
+    drafts,
+    economy,
+    foundation,
+    http,
+    imports,
+    isolation,
+    kitchen_lines,
+    loop,
+    overhead,
+    reply_check,
+    scaling,
+    supabase,
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,8 @@ ENTRIES: tuple[Entry, ...] = (
           "reported; errors = 0, cross_session_refs = 0", http.http_replicas),
     Entry("http_overhead", "server CPU per call of mixed reads over HTTP vs a bare SDK server returning the same rows, "
           "SQLite and PostgreSQL", "reported", overhead.http_overhead),
+    Entry("import_isolation", "HTTP: a reader's p99 while 10 users import 5 MB pages vs the reader alone",
+          "while_importing p99 < 300 ms; import_errors = 0", isolation.import_isolation),
     Entry("tools_list_bytes", "the default tools/list as sent, compact and pretty-printed (all tools beside it)", "<= 40,000 bytes",
           economy.tools_list_bytes),
     Entry("stage_turns", "calls and bytes of each stage-by-stage turn of the scenario conversations (a client following the answers)",

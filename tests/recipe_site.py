@@ -3,7 +3,9 @@
 Pages as real sites publish them: a WordPress/Yoast page whose JSON-LD is an `@graph` (WebPage,
 Person, Recipe with HowToSection/HowToStep), a JSON-LD list, a microdata page, plain text, a page
 that is no recipe, one larger than the import limit, a PNG, redirects (one, a chain of N `/hops/N`, and
-`/to?location=URL` to any address), and a slow page (the Yoast page after SLOW_SECONDS).
+`/to?location=URL` to any address), a slow page (the Yoast page after SLOW_SECONDS), and pages just
+under the 5 MB limit that cost the most to read (`HEAVY_PAGES`: a flat `@graph` of millions of entries,
+a page of deeply nested markup with its recipe at the end, JSON-LD nested 10,000 deep).
 """
 
 from __future__ import annotations
@@ -89,6 +91,29 @@ PAGES: dict[str, tuple[str, bytes]] = {
 }
 
 
+def _flat_graph_page() -> bytes:
+    """A 4.9 MB page whose JSON-LD `@graph` holds 2.4 million entries and, last, the recipe."""
+    entries = ",".join(["{}"] * 10_000 + ["1"] * 2_390_000)
+    graph = f'{{"@context": "https://schema.org", "@graph": [{entries}, {json.dumps(YOAST_RECIPE)}]}}'
+    return f'<html><head><script type="application/ld+json">{graph}</script></head><body></body></html>'.encode()
+
+
+def _nested_markup_page() -> bytes:
+    """A 4.9 MB page of nested markup and text (what a heavy site's page looks like), its recipe's JSON-LD at the end."""
+    block = "<div class='c'><p>Story about the dish, with <b>bold</b> words &amp; entities.</p>" * 40 + "</div>" * 40
+    body = block * (4_800_000 // len(block))
+    return f"<html><body>{body}<script type='application/ld+json'>{_GRAPH}</script></body></html>".encode()
+
+
+def _deep_json_ld() -> bytes:
+    return ('{"@graph": ' + "[" * 10_000 + "]" * 10_000 + "}").encode()
+
+
+HEAVY_PAGES = {"/flat-graph": _flat_graph_page, "/nested-markup": _nested_markup_page, "/deep.jsonld": _deep_json_ld}
+"""Path -> how its body is built (once, when first asked for)."""
+_heavy: dict[str, bytes] = {}
+
+
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         parts = urlsplit(self.path)
@@ -108,6 +133,12 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/slow":
             time.sleep(SLOW_SECONDS)
             self._send(*PAGES["/lemon-cod"])
+            return
+        if self.path in HEAVY_PAGES:
+            if self.path not in _heavy:
+                _heavy[self.path] = HEAVY_PAGES[self.path]()
+            kind = "application/ld+json" if self.path.endswith(".jsonld") else "text/html"
+            self._send(kind, _heavy[self.path])
             return
         page = PAGES.get(self.path)
         if page is None:

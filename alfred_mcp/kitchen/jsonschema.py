@@ -18,7 +18,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from alfred_mcp.errors import AlfredError, InvalidPayloadError, UnknownColumnError
+from alfred_mcp.errors import AlfredError, InvalidPayloadError, InvalidRefError, UnknownColumnError
 from alfred_mcp.kitchen.raw_ids import find_raw_id
 from alfred_mcp.kitchen.schema import MAX_TEXT, TABLES, Column, Table, ref_pattern
 
@@ -349,7 +349,7 @@ def validate_rows(
     clean = (
         all(isinstance(row, Mapping) for row in rows)
         and compiled.writable_set.issuperset(set().union(*rows, given))
-        and (not raw_ids or find_raw_id("\n".join(_texts(v for row in (*rows, given) for v in row.values()))) is None)
+        and (not raw_ids or not any(_carries_raw_id(value) for value in _fk_values(table, (*rows, given))))
         and compiled.fast.all(rows, given)
     )
     if not clean:
@@ -406,28 +406,18 @@ def _check_keys(compiled: _Compiled, row: Mapping[str, Any]) -> None:
 
 
 def _check_no_raw_ids(table: Table, row: Mapping[str, Any]) -> None:
-    if find_raw_id("\n".join(_texts(row.values()))) is None:
-        return  # one scan of the row's text; the column is looked for only when there is one
-    for name, value in row.items():
-        if _carries_raw_id(value):
-            column = table.column(name)
-            example = f"{TABLES[column.fk.table].entity_type}_1" if column.fk else "recipe_1"
-            raise InvalidPayloadError(
-                f"{name} contains a raw id; use refs such as {example}, not raw ids.", field=name
+    """A foreign key takes a ref; a raw id there is refused. UUID-shaped text in a text column is data, kept as given."""
+    for column in table.fk_columns:
+        if column.name in row and _carries_raw_id(row[column.name]):
+            assert column.fk is not None
+            example = f"{TABLES[column.fk.table].entity_type}_1"
+            raise InvalidRefError(
+                f"{column.name} contains a raw id; use refs such as {example}, not raw ids.", field=column.name, expected=f"a ref such as {example}"
             )
 
 
-def _texts(values: Any) -> list[str]:
-    """Every string in `values` (nested lists and mappings too, keys included)."""
-    found: list[str] = []
-    for value in values:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found += _texts(value)
-        elif isinstance(value, Mapping):
-            found += _texts((*value.keys(), *value.values()))
-    return found
+def _fk_values(table: Table, rows: Sequence[Any]) -> list[Any]:
+    return [row[column.name] for row in rows if isinstance(row, Mapping) for column in table.fk_columns if column.name in row]
 
 
 def _carries_raw_id(value: Any) -> bool:

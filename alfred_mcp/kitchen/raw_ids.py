@@ -1,4 +1,5 @@
-"""Finding raw database ids (UUIDs) in text: redacted or refused on the way in, a bug on the way out.
+"""Finding UUID-shaped text: where a ref is expected it is refused, and on the way out the leak guard
+asks whether each one found is a database id the request knows (`state/known_ids.py`).
 
 Two shapes count as a raw id: the canonical 8-4-4-4-12 form and the compact form, the same id
 without its dashes: a run of 32 or more hex characters holding both a digit and a letter. A run
@@ -12,6 +13,7 @@ way out (a piece of an all-digit or all-letter run is one too).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # Anchored on a literal '-', which the regex engine finds with a fast scan; the 8 hex digits
 # before it are checked only where the rest of a UUID follows (a class-first pattern is ~5x slower).
@@ -24,7 +26,8 @@ _HEX_MARKS = bytes(0x31 if chr(b) in _HEX else 0x30 for b in range(256))
 _RUN_OF_32 = b"1" * 32
 
 REDACTED = "[id]"
-"""What a raw id in typed text becomes: stable, readable, and never id-shaped itself."""
+"""What a raw id becomes where a protocol error echoes a name the client sent (an unknown tool, prompt
+argument or resource URI), which no leak guard checks: stable, readable, and never id-shaped itself."""
 
 
 def find_raw_id(text: str) -> str | None:
@@ -40,6 +43,20 @@ def find_raw_id(text: str) -> str | None:
             if not (found.isdigit() or found.isalpha()):
                 return found
     return None
+
+
+def raw_ids_in(text: str) -> Iterator[str]:
+    """Every raw-id-shaped part of `text` (as `find_raw_id` finds the first), in no particular order."""
+    if find_raw_id(text) is None:
+        return
+    for match in _UUID_TAIL.finditer(text):
+        start = match.start() - 8
+        if start >= 0 and _HEX.issuperset(text[start:match.start()]):
+            yield text[start:match.end()]
+    for run in _HEX_RUN.finditer(text):
+        found = run.group()
+        if not (found.isdigit() or found.isalpha()):
+            yield found
 
 
 def redact_raw_ids(text: str, placeholder: str = REDACTED) -> str:

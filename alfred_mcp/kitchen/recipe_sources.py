@@ -5,7 +5,11 @@ turns every source into a draft. Pages: a site's own scraper (recipe-scrapers, `
 is one, JSON-LD (WordPress/Yoast `@graph` documents and lists included) when it holds whole recipes,
 recipe-scrapers' schema.org reading, then microdata read with `extruct`. Plain text: a title
 line, an 'Ingredients' list and 'Instructions' steps (or, without headings, amount lines and numbered
-lines). Paprika: the `.paprikarecipes` export, a zip of gzipped JSON recipes, read within size limits.
+lines). Paprika: the `.paprikarecipes` export, a zip of gzipped JSON recipes, read within budgets.
+
+Everything here reads untrusted input within bounds: JSON within `json_bounds` (values, depth), pages'
+JSON-LD scripts measured before extruct parses them, walks iterative or depth-checked, and an archive
+read only as far as the entries a call asks for (its directory checked before it is read).
 """
 
 from __future__ import annotations
@@ -16,16 +20,28 @@ import json
 import re
 import zipfile
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import IO, Any
 
 from alfred_mcp.errors import ImportSourceError
+from alfred_mcp.kitchen.json_bounds import MAX_DEPTH, check_shape, depth_within, loads_bounded, too_deep
 from alfred_mcp.kitchen.page_scrapers import has_site_scraper, scraped_recipe
 from alfred_mcp.kitchen.schema_org import find_recipes
 from alfred_mcp.kitchen.units import iso_duration, parse_minutes
 
 MAX_ARCHIVE_RECIPES = 2_000
+"""How many entries a Paprika archive may hold (its directory is checked before it is read)."""
 MAX_RECIPE_BYTES = 2_000_000
 """A Paprika recipe decompressed (photos included) may not exceed this: a guard against zip bombs."""
+MAX_RECIPE_VALUES = 20_000
+"""How many JSON values one Paprika entry may hold: a recipe has about twenty fields (a photo is one string)."""
+MAX_INFLATED_PER_CALL = 50_000_000
+"""How many decompressed bytes one call reads from an archive, all its entries together."""
+MAX_FIELD_CHARS = 200_000
+"""How much of one Paprika text field is read (a draft keeps 100 ingredients and 50 steps of 2,000 characters)."""
+_MAX_DIRECTORY_BYTES = MAX_ARCHIVE_RECIPES * 1_024
+"""The zip directory of MAX_ARCHIVE_RECIPES entries with generous names: a larger one is not read."""
+_JSON_LD_TAG = re.compile(r"<script\b[^>]{0,500}?application/ld\+json[^>]{0,500}>", re.IGNORECASE)
 
 _SECTION = {
     "ingredients": re.compile(r"^(?:ingredients?|what you(?:'|’)?ll need|you will need)\s*:?$", re.IGNORECASE),
@@ -52,23 +68,30 @@ def recipes_in_html(page: str, url: str | None = None) -> list[dict[str, Any]]:
     In order: the site's own scraper where recipe-scrapers has one (it reads what the site's JSON-LD leaves out);
     the page's JSON-LD when it holds whole recipes (every one of a page that has several); recipe-scrapers'
     schema.org reading (microdata included), its missing fields filled from the JSON-LD; then microdata.
+
+    Raises:
+        ImportSourceError: a JSON-LD script of the page over the bounds of `json_bounds`, or nested too deeply.
     """
     from extruct.jsonld import JsonLdExtractor
 
+    for script in _json_ld_scripts(page):
+        check_shape(script, what="the page's JSON-LD")
     if has_site_scraper(url):
         scraped = scraped_recipe(page, url)
         if scraped and _is_whole(scraped):
-            return [scraped]
+            return _bounded([scraped], "the page's recipe")
     try:
         documents = JsonLdExtractor().extract(page)
     except (ValueError, TypeError):
         documents = []
-    found = find_recipes(documents)
+    except RecursionError:
+        raise too_deep("the page's JSON-LD") from None
+    found = _bounded(find_recipes(documents), "the page's JSON-LD")
     if found and all(_is_whole(recipe) for recipe in found):
         return found
     scraped = scraped_recipe(page, url)
     if scraped and _is_whole(scraped):
-        return [{**found[0], **scraped} if found else scraped]
+        return _bounded([{**found[0], **scraped} if found else scraped], "the page's recipe")
     return found or _recipes_in_microdata(page)
 
 
@@ -82,26 +105,46 @@ def _recipes_in_microdata(page: str) -> list[dict[str, Any]]:
 
     try:
         items = MicrodataExtractor().extract(page)
+        recipes = find_recipes([_from_microdata(item) for item in items])
     except (ValueError, TypeError):
-        items = []
-    return find_recipes([_from_microdata(item) for item in items])
+        return []
+    except RecursionError:
+        raise too_deep("the page's microdata") from None
+    return _bounded(recipes, "the page's microdata")
+
+
+def _json_ld_scripts(page: str) -> list[str]:
+    """The text of each JSON-LD script of a page, found by its tag and the next closing tag (one pass)."""
+    scripts = []
+    lowered = page.lower()
+    for tag in _JSON_LD_TAG.finditer(page):
+        end = lowered.find("</script", tag.end())
+        scripts.append(page[tag.end():end if end >= 0 else len(page)])
+    return scripts
 
 
 def recipes_in_json(text: str) -> list[dict[str, Any]]:
     """schema.org Recipes of a JSON-LD document.
 
     Raises:
-        ImportSourceError: the text is not JSON (naming the line and column).
+        ImportSourceError: the text is not JSON (naming the line and column), or over the bounds of `json_bounds`.
     """
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
+        document = loads_bounded(text, what="the JSON-LD")
+    except ValueError as error:
+        where = f" (line {error.lineno}, column {error.colno}: {error.msg})" if isinstance(error, json.JSONDecodeError) else ""
         raise ImportSourceError(
-            f"source: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
-            "give a schema.org Recipe as JSON-LD, a URL, or the recipe as plain text.",
+            f"source: not valid JSON{where}; give a schema.org Recipe as JSON-LD, a URL, or the recipe as plain text.",
             field="source",
         ) from None
-    return find_recipes(document)
+    return _bounded(find_recipes(document), "the JSON-LD")
+
+
+def _bounded(recipes: list[dict[str, Any]], what: str) -> list[dict[str, Any]]:
+    """`recipes` when each nests within MAX_DEPTH (what reads them may recurse), else refused naming `source`."""
+    if not all(depth_within(recipe) for recipe in recipes):
+        raise too_deep(what)
+    return recipes
 
 
 def recipe_in_text(text: str) -> dict[str, Any] | None:
@@ -191,48 +234,97 @@ def _split_without_headings(sections: dict[str, list[str]]) -> None:
             sections["head"].append(line)
 
 
-def recipes_in_paprika(data: bytes) -> list[dict[str, Any]]:
-    """schema.org Recipes of a Paprika export (`.paprikarecipes`: a zip of gzipped JSON recipes).
+@dataclass
+class ArchiveRead:
+    """The recipes a call read from a Paprika archive, and how many entries the archive holds in all."""
+
+    recipes: list[dict[str, Any]]
+    total: int
+
+
+def recipes_in_paprika(archive_file: IO[bytes] | bytes, *, offset: int = 0, limit: int = MAX_ARCHIVE_RECIPES) -> ArchiveRead:
+    """schema.org Recipes of a Paprika export (`.paprikarecipes`: a zip of gzipped JSON recipes), entries
+    `offset` to `offset + limit` only: the others are counted, never decompressed or parsed.
+
+    Budgets: MAX_ARCHIVE_RECIPES entries (read from the zip's end record before its directory is),
+    MAX_RECIPE_BYTES and MAX_RECIPE_VALUES per entry, MAX_INFLATED_PER_CALL over the entries read.
 
     Raises:
-        ImportSourceError: not a Paprika archive, or an entry too large (naming the entry).
+        ImportSourceError: not a Paprika archive, over a budget, or an entry that is no recipe (naming the entry).
     """
+    stream = io.BytesIO(archive_file) if isinstance(archive_file, bytes) else archive_file
+    _check_directory(stream)
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+        archive = zipfile.ZipFile(stream)
+        entries = [info for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError):
         raise ImportSourceError("source: not a Paprika export (.paprikarecipes is a zip archive).", field="source") from None
-    entries = [info for info in archive.infolist() if not info.is_dir()]
     if len(entries) > MAX_ARCHIVE_RECIPES:
         raise ImportSourceError(f"source: the archive holds {len(entries)} files; at most {MAX_ARCHIVE_RECIPES}.", field="source")
-    return [_paprika_recipe(archive, info) for info in entries]
+    budget = [MAX_INFLATED_PER_CALL]
+    recipes = [_paprika_recipe(archive, info, budget) for info in entries[offset:offset + limit]]
+    return ArchiveRead(recipes, len(entries))
 
 
-def _paprika_recipe(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> dict[str, Any]:
-    with archive.open(info) as raw:
-        packed = raw.read(MAX_RECIPE_BYTES + 1)
+def _check_directory(stream: IO[bytes]) -> None:
+    """Refuses an archive whose end record declares more entries, or a larger directory, than may be read."""
+    size = stream.seek(0, io.SEEK_END)
+    tail_size = min(size, 22 + 65_535)
+    stream.seek(size - tail_size)
+    tail = stream.read(tail_size)
+    stream.seek(0)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        raise ImportSourceError("source: not a Paprika export (.paprikarecipes is a zip archive).", field="source")
+    entries = int.from_bytes(tail[at + 10:at + 12], "little")
+    directory = int.from_bytes(tail[at + 12:at + 16], "little")
+    if entries > MAX_ARCHIVE_RECIPES or directory > _MAX_DIRECTORY_BYTES:
+        shown = "more than 65,534" if entries == 0xFFFF else f"{entries:,}"
+        raise ImportSourceError(
+            f"source: the archive declares {shown} files ({directory:,} bytes of directory); at most {MAX_ARCHIVE_RECIPES}.",
+            field="source",
+        )
+
+
+def _paprika_recipe(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: list[int]) -> dict[str, Any]:
+    """One entry as a Recipe; `budget` holds the bytes this call may still decompress, and is spent."""
+    def refused(why: str = "is not a Paprika recipe") -> ImportSourceError:
+        return ImportSourceError(f"source: the archive entry '{info.filename}' {why}.", field="source", entry=info.filename)
+
+    if budget[0] <= 0:
+        raise refused(f"is past the {MAX_INFLATED_PER_CALL:,} bytes one call decompresses; import fewer at a time (offset)")
     try:
-        body = _gunzip(packed) if packed[:2] == b"\x1f\x8b" else packed
-        record = json.loads(body)
-    except (OSError, EOFError, ValueError, UnicodeDecodeError):
-        raise ImportSourceError(f"source: the archive entry '{info.filename}' is not a Paprika recipe.", field="source") from None
-    if not isinstance(record, Mapping) or len(packed) > MAX_RECIPE_BYTES:
-        raise ImportSourceError(f"source: the archive entry '{info.filename}' is not a Paprika recipe.", field="source")
+        with archive.open(info) as raw:
+            packed = raw.read(min(MAX_RECIPE_BYTES, budget[0]) + 1)
+        budget[0] -= len(packed)
+        body = _gunzip(packed, budget) if packed[:2] == b"\x1f\x8b" else packed
+        if len(packed) > MAX_RECIPE_BYTES:
+            raise OSError("too large")
+        record = loads_bounded(body, what=f"the archive entry '{info.filename}'", max_values=MAX_RECIPE_VALUES)
+    except (OSError, EOFError, ValueError, UnicodeDecodeError, zipfile.BadZipFile, NotImplementedError, RuntimeError):
+        raise refused() from None
+    if not isinstance(record, Mapping):
+        raise refused()
     return _from_paprika(record)
 
 
-def _gunzip(packed: bytes) -> bytes:
+def _gunzip(packed: bytes, budget: list[int]) -> bytes:
     with gzip.GzipFile(fileobj=io.BytesIO(packed)) as stream:
-        body = stream.read(MAX_RECIPE_BYTES + 1)
-    if len(body) > MAX_RECIPE_BYTES:
+        body = stream.read(min(MAX_RECIPE_BYTES, max(budget[0], 0)) + 1)
+    budget[0] -= len(body)
+    if len(body) > MAX_RECIPE_BYTES or budget[0] < 0:
         raise OSError("too large")
     return body
 
 
 def _from_paprika(record: Mapping[str, Any]) -> dict[str, Any]:
-    """Paprika's fields (ingredients and directions as text, times as '10 mins') as a schema.org Recipe."""
+    """Paprika's fields (ingredients and directions as text, times as '10 mins') as a schema.org Recipe.
+
+    Each text is read up to MAX_FIELD_CHARS (more than a draft keeps), so no field becomes a list of
+    millions of lines."""
     def text(key: str) -> str:
         value = record.get(key)
-        return value.strip() if isinstance(value, str) else ""
+        return value[:MAX_FIELD_CHARS].strip() if isinstance(value, str) else ""
 
     recipe: dict[str, Any] = {
         "@type": "Recipe", "name": text("name"),
@@ -247,19 +339,25 @@ def _from_paprika(record: Mapping[str, Any]) -> dict[str, Any]:
             recipe[key] = _iso_or_text(text(field))
     categories = record.get("categories")
     if isinstance(categories, list):
-        recipe["keywords"] = [c for c in categories if isinstance(c, str)]
+        recipe["keywords"] = [c[:MAX_FIELD_CHARS] for c in categories[:100] if isinstance(c, str)]
     return recipe
 
 
-def _from_microdata(item: Any) -> Any:
-    """extruct's microdata item ({'type': IRI, 'properties': {...}}) as a JSON-LD-shaped object."""
+def _from_microdata(item: Any, depth: int = 0) -> Any:
+    """extruct's microdata item ({'type': IRI, 'properties': {...}}) as a JSON-LD-shaped object.
+
+    Raises:
+        ImportSourceError: items nested more than MAX_DEPTH deep.
+    """
+    if depth > MAX_DEPTH:
+        raise too_deep("the page's microdata")
     if isinstance(item, list):
-        return [_from_microdata(entry) for entry in item]
+        return [_from_microdata(entry, depth + 1) for entry in item]
     if not isinstance(item, Mapping) or "properties" not in item:
         return item
     kinds = item.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     node: dict[str, Any] = {"@type": [str(kind).rstrip("/").rsplit("/", 1)[-1] for kind in kinds if kind]}
     for key, value in item["properties"].items():
-        node[key] = _from_microdata(value)
+        node[key] = _from_microdata(value, depth + 1)
     return node

@@ -11,19 +11,28 @@ from __future__ import annotations
 
 import html
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
+from itertools import islice
 from typing import Any
 
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.ingredient_lines import ingredient_line, parse_ingredient_line
 from alfred_mcp.kitchen.measures import amount_text
-from alfred_mcp.kitchen.raw_ids import find_raw_id, redact_raw_ids
+from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.kitchen.units import iso_duration, iso_minutes
 
 Json = Any
 MAX_STEPS = 50
 MAX_INGREDIENTS = 100
 MAX_TEXT = 2_000
+MAX_READ = 1_000
+"""How many ingredient lines or steps of one Recipe are read (a draft keeps MAX_INGREDIENTS and MAX_STEPS)."""
+MAX_READ_CHARS = 200_000
+"""How much of one text of a Recipe is read."""
+MAX_NODES = 10_000
+"""How many nodes of a JSON-LD document are looked at for Recipes."""
+_NESTING_KEYS = frozenset(("@graph", "mainEntity", "itemListElement", "item"))
 _TAG = re.compile(r"<[^>]{0,500}>")
 _BLOCK_TAG = re.compile(r"<(?:br|/?p|/?li|/?div|/?h[1-6]|/?tr|/?td)\b[^>]{0,500}>", re.IGNORECASE)
 _INTEGER = re.compile(r"\d+")
@@ -39,20 +48,26 @@ def is_recipe(node: Json) -> bool:
 
 
 def find_recipes(document: Json) -> list[dict[str, Any]]:
-    """Every Recipe in a JSON-LD document: top level, in a list, in `@graph`, or nested (mainEntity)."""
+    """Every Recipe in a JSON-LD document: top level, in a list, in `@graph`, or nested (mainEntity).
+
+    Breadth first over at most MAX_NODES nodes: a graph of millions of entries costs what 10,000 do.
+    """
     found: list[dict[str, Any]] = []
-    stack: list[Json] = [document]
+    queue: deque[Json] = deque([document])
     seen = 0
-    while stack and seen < 10_000:
-        node = stack.pop(0)
+    while queue and seen < MAX_NODES:
+        node = queue.popleft()
         seen += 1
+        if is_recipe(node):
+            found.append(dict(node))
+            continue
+        room = MAX_NODES - seen - len(queue)
+        if room <= 0:
+            continue
         if isinstance(node, list):
-            stack.extend(node)
+            queue.extend(islice(node, room))
         elif isinstance(node, Mapping):
-            if is_recipe(node):
-                found.append(dict(node))
-                continue
-            stack.extend(value for key, value in node.items() if key in ("@graph", "mainEntity", "itemListElement", "item"))
+            queue.extend(islice((value for key, value in node.items() if key in _NESTING_KEYS), room))
     return found
 
 
@@ -67,7 +82,7 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     if not name:
         raise ImportSourceError("source: the Recipe has no name.", field="source")
     raw = _as_list(recipe.get("recipeIngredient") or recipe.get("ingredients"))
-    parts = [part for value in raw for part in (value.splitlines() if isinstance(value, str) else [value])]
+    parts = islice((part for value in raw for part in (_lines(value) if isinstance(value, str) else [value])), MAX_READ)
     lines = [line for line in map(_text, parts) if line]
     if not lines:
         raise ImportSourceError(f"source: the Recipe '{name}' lists no recipeIngredient.", field="source")
@@ -89,20 +104,7 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     url = source_url or _text(recipe.get("url"))
     if url:
         item["source_url"] = url[:MAX_TEXT]
-    return _redacted(item, warnings), warnings
-
-
-def _redacted(value: Any, warnings: list[str]) -> Any:
-    """UUID-shaped text (an id of the source site, never one of ours) replaced by '[id]', with a warning."""
-    if isinstance(value, dict):
-        return {key: _redacted(inner, warnings) for key, inner in value.items()}
-    if isinstance(value, list):
-        return [_redacted(inner, warnings) for inner in value]
-    if isinstance(value, str) and find_raw_id(value) is not None:
-        if not any(w.startswith("ids:") for w in warnings):
-            warnings.append("ids: UUID-shaped text from the source was replaced by '[id]'.")
-        return redact_raw_ids(value)
-    return value
+    return item, warnings
 
 
 def recipe_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -164,19 +166,27 @@ def _markdown_line(row: Mapping[str, Any]) -> str:
 
 
 def steps_from(value: Json) -> list[str]:
-    """Instruction texts in order, from a string, a list of strings, HowToStep or HowToSection objects."""
+    """Instruction texts in order, from a string, a list of strings, HowToStep or HowToSection objects;
+    at most MAX_READ of them (a draft keeps MAX_STEPS), sections walked without recursion."""
     steps: list[str] = []
-    for node in _as_list(value):
+    pending: list[Json] = list(reversed(_as_list(value)))
+    while pending and len(steps) < MAX_READ:
+        node = pending.pop()
         if isinstance(node, str):
-            steps.extend(line for line in (_text(part) for part in re.split(r"\n+", node)) if line)
+            steps.extend(line for line in (_text(part) for part in islice(_lines(node), MAX_READ)) if line)
         elif isinstance(node, Mapping):
             if node.get("itemListElement") is not None:
-                steps.extend(steps_from(node["itemListElement"]))
+                pending.extend(reversed(_as_list(node["itemListElement"])))
             else:
                 text = _text(node.get("text")) or _text(node.get("name"))
                 if text:
                     steps.append(text)
-    return steps
+    return steps[:MAX_READ]
+
+
+def _lines(text: str) -> list[str]:
+    """The non-empty lines of `text`, read up to MAX_READ_CHARS."""
+    return [line for line in text[:MAX_READ_CHARS].splitlines() if line.strip()]
 
 
 def _ingredients(lines: list[str], warnings: list[str]) -> list[dict[str, Any]]:
@@ -252,7 +262,8 @@ def _as_list(value: Json) -> list[Json]:
 
 
 def _text(value: Json) -> str | None:
-    """Plain text of a schema.org value: HTML entities decoded, tags removed, whitespace collapsed."""
+    """Plain text of a schema.org value: HTML entities decoded, tags and control characters removed, whitespace
+    collapsed."""
     if isinstance(value, Mapping):
         value = value.get("@value", value.get("text", value.get("name")))
     if isinstance(value, list):
@@ -261,6 +272,6 @@ def _text(value: Json) -> str | None:
         value = str(value)
     if not isinstance(value, str):
         return None
-    unescaped = html.unescape(value)
-    text = " ".join(html.unescape(_TAG.sub("", _BLOCK_TAG.sub(" ", unescaped))).split())
+    unescaped = html.unescape(value[:MAX_READ_CHARS])
+    text = " ".join(sanitize(html.unescape(_TAG.sub("", _BLOCK_TAG.sub(" ", unescaped)))).split())
     return text or None

@@ -19,7 +19,6 @@ import anyio
 import httpx2
 
 from alfred_mcp.errors import ImportSourceError
-from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.operations.addresses import IpAddress, IpNetwork, non_public
 
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "application/ld+json", "application/json", "text/plain")
@@ -148,4 +147,4 @@ def _checked(host: str, addresses: Sequence[IpAddress], policy: FetchPolicy) -> 
 
 
 def _error(message: str) -> ImportSourceError:
-    return ImportSourceError(f"source: {redact_raw_ids(message)}", field="source")
+    return ImportSourceError(f"source: {message}", field="source")

@@ -1,24 +1,28 @@
 """recipes_import: read recipes from a URL, JSON-LD, page HTML, plain text or a Paprika archive into drafts.
 
-Reading happens before the unit of work (a slow page never holds the session's lock); the drafts are
-then created through the same path as draft_create (validated whole, named gen_recipe_N, not saved
+Reading happens before the unit of work (a slow page never holds the session's lock) and off the event
+loop (`offload.off_loop`: parsing a large page never stalls other users' calls); the drafts are then created through the same path as draft_create (validated whole, named gen_recipe_N, not saved
 until draft_save). A source that yields no recipe is an error naming `source`; nothing is written.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, NoReturn
 
-import anyio
 from opentelemetry import trace
 
 from alfred_mcp.errors import ImportSourceError
-from alfred_mcp.kitchen.recipe_sources import recipe_in_text, recipes_in_html, recipes_in_json, recipes_in_paprika
+from alfred_mcp.kitchen.recipe_sources import ArchiveRead, recipe_in_text, recipes_in_html, recipes_in_json, recipes_in_paprika
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
 from alfred_mcp.operations.drafting import create_drafts
 from alfred_mcp.operations.fetching import FetchPolicy, fetch_page
+from alfred_mcp.operations.offload import LARGE_SOURCE, off_loop
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session
 from alfred_mcp.state.drafts import Draft
@@ -58,8 +62,9 @@ def source_kind(source: str) -> SourceKind:
     return "text"
 
 
-async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, offset: int = 0) -> ReadRecipes:
-    """The recipes in `source` (up to MAX_PER_CALL, from `offset`).
+async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, offset: int = 0, isolate: bool = False) -> ReadRecipes:
+    """The recipes in `source` (up to MAX_PER_CALL, from `offset`); with `isolate` (a server for many users), a
+    large source is parsed in a worker process (`offload.py`), any other in a worker thread.
 
     Raises:
         ImportSourceError: nothing that is a recipe, or a source that cannot be read; it names `source`.
@@ -71,21 +76,38 @@ async def read_source(source: str, *, policy: FetchPolicy, local_files: bool, of
         with tracer.start_as_current_span("import.fetch", kind=trace.SpanKind.CLIENT):
             page = await fetch_page(source.strip(), policy)
         await report_progress(1, 3, f"fetched {len(page.text):,} characters")
-        url, found = page.url, _recipes_in_page(page.text, page.content_type, page.url)
+        url = page.url
+        found = await off_loop(_recipes_in_page, page.text, page.content_type, page.url,
+                               isolate=isolate and len(page.text) >= LARGE_SOURCE)
     elif kind == "paprika":
-        found = recipes_in_paprika(await _archive(source.strip(), local_files))
-    elif kind == "json":
-        found = recipes_in_json(source)
-    elif kind == "html":
-        found = recipes_in_html(source)
+        archive = await off_loop(_read_archive, source.strip(), local_files, offset, isolate=isolate)
+        if archive.total and offset >= archive.total:
+            raise _past_the_end(archive.total, offset)
+        return ReadRecipes(kind, archive.recipes, total=archive.total, offset=offset) if archive.recipes else _nothing(kind, url)
     else:
-        recipe = recipe_in_text(source)
-        found = [recipe] if recipe else []
+        found = await off_loop(_recipes_in_text, kind, source, isolate=isolate and len(source) >= LARGE_SOURCE)
     if not found:
-        raise ImportSourceError(_nothing_found(kind, url), field="source", kind=kind)
+        _nothing(kind, url)
     if offset >= len(found):
-        raise ImportSourceError(f"offset: the source holds {len(found)} recipe(s); offset {offset} is past the end.", field="offset")
+        raise _past_the_end(len(found), offset)
     return ReadRecipes(kind, found[offset:offset + MAX_PER_CALL], url=url, total=len(found), offset=offset)
+
+
+def _nothing(kind: SourceKind, url: str | None) -> NoReturn:
+    raise ImportSourceError(_nothing_found(kind, url), field="source", kind=kind)
+
+
+def _past_the_end(total: int, offset: int) -> ImportSourceError:
+    return ImportSourceError(f"offset: the source holds {total} recipe(s); offset {offset} is past the end.", field="offset")
+
+
+def _recipes_in_text(kind: SourceKind, source: str) -> list[dict[str, Any]]:
+    if kind == "json":
+        return recipes_in_json(source)
+    if kind == "html":
+        return recipes_in_html(source)
+    recipe = recipe_in_text(source)
+    return [recipe] if recipe else []
 
 
 def _recipes_in_page(text: str, content_type: str, url: str) -> list[dict[str, Any]]:
@@ -108,30 +130,45 @@ def _nothing_found(kind: SourceKind, url: str | None) -> str:
             "steps (or a URL, or schema.org JSON-LD).")
 
 
-async def _archive(path: str, local_files: bool) -> bytes:
+def _read_archive(path: str, local_files: bool, offset: int) -> ArchiveRead:
+    """The recipes of a local Paprika archive from `offset`: a regular file only (no symlink, device or
+    fifo), within MAX_ARCHIVE_BYTES, read from disk as the zip reader needs it, never whole."""
     if not local_files:
         raise ImportSourceError(
             "source: local files are read only when the server runs on stdio for one user; send a URL or the recipe text.",
             field="source",
         )
     try:
-        file = await anyio.Path(path).expanduser()
-        size = (await file.stat()).st_size
-        if size > MAX_ARCHIVE_BYTES:
-            raise ImportSourceError(f"source: {path} is {size:,} bytes; archives over {MAX_ARCHIVE_BYTES:,} bytes are not read.", field="source")
-        return bytes(await file.read_bytes())
+        descriptor = os.open(Path(path).expanduser(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
-        raise ImportSourceError(f"source: cannot read {path}: {error.strerror or error}.", field="source") from None
+        why = "it is a symbolic link; give the archive's own path" if error.errno == errno.ELOOP else (error.strerror or str(error))
+        raise ImportSourceError(f"source: cannot read {path}: {why}.", field="source") from None
+    facts = os.fstat(descriptor)
+    if not stat.S_ISREG(facts.st_mode):
+        os.close(descriptor)
+        raise ImportSourceError(f"source: {path} is not a regular file; give a .paprikarecipes archive.", field="source")
+    with os.fdopen(descriptor, "rb") as file:
+        if facts.st_size > MAX_ARCHIVE_BYTES:
+            raise ImportSourceError(
+                f"source: {path} is {facts.st_size:,} bytes; archives over {MAX_ARCHIVE_BYTES:,} bytes are not read.", field="source"
+            )
+        try:
+            return recipes_in_paprika(file, offset=offset, limit=MAX_PER_CALL)
+        except OSError as error:
+            raise ImportSourceError(f"source: cannot read {path}: {error.strerror or error}.", field="source") from None
 
 
 async def draft_recipes(session: Session, read: ReadRecipes) -> tuple[list[Draft], list[str]]:
     """Each recipe as a pending recipe draft (all validated before any is held), and the import's warnings."""
     items, warnings = [], list(read.warnings)
     many = len(read.recipes) > 1
-    for index, recipe in enumerate(read.recipes):
-        item, notes = draft_from_recipe(recipe, source_url=read.url)
+    for index, (item, notes) in enumerate(await off_loop(_drafts_from, read.recipes, read.url)):
         items.append(item)
         warnings.extend(f"{item['name']}: {note}" if many else note for note in notes)
         if many:
             await report_progress(index + 1, len(read.recipes), f"read {item['name']}")
     return create_drafts(session, "recipe", items), warnings
+
+
+def _drafts_from(recipes: list[dict[str, Any]], url: str | None) -> list[tuple[dict[str, Any], list[str]]]:
+    return [draft_from_recipe(recipe, source_url=url) for recipe in recipes]

@@ -32,6 +32,7 @@ from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.session_args import CURRENT, LABEL_SEPARATOR, invalid_params, session_arg
 from alfred_mcp.state.context import STEP_KINDS
+from alfred_mcp.state.known_ids import knowing_ids
 from alfred_mcp.state.registry import SessionIdRegistry
 
 MAX_VALUES = 100
@@ -46,11 +47,12 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     ) -> Completion | None:
         _check_argument(argument.name, await _arguments_of(server, ref), ref)
         known = (context.arguments or {}) if context is not None else {}
-        try:
-            values = await _values(app, argument.name, argument.value, known.get("session"))
-        except AlfredError as error:
-            raise invalid_params(error) from None
-        return None if values is None else _completion(values)
+        with knowing_ids():  # the leak guard knows the ids this completion handles (state/known_ids.py)
+            try:
+                values = await _values(app, argument.name, argument.value, known.get("session"))
+            except AlfredError as error:
+                raise invalid_params(error) from None
+            return None if values is None else _completion(values)
 
 
 async def _arguments_of(server: MCPServer[AlfredApp], ref: PromptReference | ResourceTemplateReference) -> list[str]:

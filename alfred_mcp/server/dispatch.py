@@ -26,8 +26,9 @@ from pydantic_core import to_json
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
-from alfred_mcp.kitchen.text import redaction_note
+from alfred_mcp.kitchen.text import is_large
 from alfred_mcp.operations.importing import source_kind
+from alfred_mcp.operations.offload import off_loop
 from alfred_mcp.operations.progress import Reporter, reporting_to
 from alfred_mcp.server.call_context import serving
 from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uuid
@@ -35,6 +36,7 @@ from alfred_mcp.server.observe import CallObserver, ToolCall, outcome_of
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
 from alfred_mcp.server.tools.view_texts import TEXTS
+from alfred_mcp.state.known_ids import knowing_ids
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +69,22 @@ async def _run(
     app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None,
     observers: Sequence[CallObserver],
 ) -> tuple[CallToolResult, ToolResult | None]:
+    """The call's result for the client, and its structured result when it succeeded (None on error).
+
+    The leak guard checks the result against the ids this call handled (`state/known_ids.py`)."""
+    with knowing_ids():
+        return await _run_tool_call(app, contract, arguments, context, observers)
+
+
+async def _run_tool_call(
+    app: AlfredApp, contract: ToolContract, arguments: ToolArgs, context: Context[AlfredApp, Any] | None,
+    observers: Sequence[CallObserver],
+) -> tuple[CallToolResult, ToolResult | None]:
     name = contract.name
     completed = False
     try:
-        admitted = contract.admit_arguments(arguments)
+        # a large call (a batch of drafts, a pasted page) is checked in a parsing thread, never holding the loop
+        admitted = await off_loop(contract.admit_arguments, arguments) if is_large(arguments) else contract.admit_arguments(arguments)
         with serving(context), reporting_to(_progress_reporter(context)):
             result = await _handled(app, name, admitted.value, observers)
         completed = True
@@ -87,11 +101,7 @@ async def _run(
     except Exception as error:
         logger.exception("tool %s failed", name)
         return internal_error(name, completed=completed, cause=error), None
-    meta = None
-    if admitted.redacted:
-        text = f"{redaction_note(admitted.redacted)}\n{text}"
-        meta = {REDACTED_META: list(dict.fromkeys(admitted.redacted))}
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result, _meta=meta), result
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=result), result
 
 
 CONFLICT_ATTEMPTS = 8
@@ -143,8 +153,6 @@ def summary_line(name: str, result: ToolResult) -> str:
 
 ERROR_META = "alfred/error"
 """The `_meta` key of an error result's fields."""
-REDACTED_META = "alfred/redacted"
-"""The `_meta` key listing the arguments whose UUID-shaped text was stored redacted (`kitchen/text.py`)."""
 
 
 def error_result(fields: dict[str, Any]) -> CallToolResult:

@@ -48,6 +48,7 @@ from alfred_mcp.server.subscriptions import Subscriptions
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.server.user_bus import UserScopedBus
+from alfred_mcp.state.known_ids import knowing_ids
 
 logger = logging.getLogger(__name__)
 INSTRUCTIONS = (
@@ -135,7 +136,8 @@ class AlfredServer(MCPServer[AlfredApp]):
     async def read_resource(self, uri: Any, context: Context[AlfredApp, Any] | None = None) -> Any:
         """The SDK's read, with its errors made safe: no raw id the client sent is echoed back (`session_args`)."""
         try:
-            return await super().read_resource(uri, context)
+            with knowing_ids():  # the leak guard knows the ids this read handles (state/known_ids.py)
+                return await super().read_resource(uri, context)
         except ResourceError as error:
             raise resource_failure(error, str(uri)) from None
 
@@ -170,7 +172,8 @@ class AlfredServer(MCPServer[AlfredApp]):
         """A role prompt; a client's mistake is -32602 naming the prompt or argument, a server fault -32603."""
         prompts.check_prompt_call(await self.list_prompts(), name, arguments)
         try:
-            return await super().get_prompt(name, arguments, context)
+            with knowing_ids():
+                return await super().get_prompt(name, arguments, context)
         except ValueError:  # the SDK wraps whatever a prompt function raised (other than MCPError) as ValueError
             logger.exception("prompt %s failed", name)
             raise MCPError(code=INTERNAL_ERROR, message=f"Internal error in the {name} prompt; the server log has details.") from None

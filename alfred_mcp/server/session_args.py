@@ -36,7 +36,7 @@ def bare_ref(value: str) -> str:
 
 def admitted_args(**args: str) -> dict[str, str]:
     """Prompt arguments checked at the door like tool arguments (`kitchen/text.py`): a control
-    character or a bare raw id is refused naming the argument; a raw id inside text is redacted.
+    character is refused naming the argument; UUID-shaped text is kept as given.
 
     Raises:
         MCPError: INVALID_PARAMS, naming the argument.

@@ -26,6 +26,7 @@ from alfred_mcp.session.journal import KitchenJournal, journaling
 from alfred_mcp.session.manager import SessionManager
 from alfred_mcp.session.session import Session
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.known_ids import current_ids
 from alfred_mcp.state.undo import MAX_ENTRIES, UndoEntry
 from alfred_mcp.store.base import KitchenStore, Store
 
@@ -152,6 +153,9 @@ async def unit_of_work(
     try:
         async with sessions.acting_on(user_id, session_name) as session:
             work = UnitOfWork(store, session, call=scope.tool, turns=turns)
+            known = current_ids()
+            if known is not None:  # the leak guard also knows every row id the session's registry holds
+                known.add_source(lambda row_ids: work.session.registry.holds_any_row(row_ids))
             try:
                 with journaling(work.journal):
                     yield work

@@ -76,7 +76,7 @@ class TurnState(BaseModel):
 
     turn: int
     message: Annotated[str, BeforeValidator(sanitize)] = Field(
-        description="The user's message, whole (a raw id in it is redacted, whichever driver began the turn).")
+        description="The user's message, whole (as given: control characters removed, whichever driver began the turn).")
     stage: Stage = "understand"
     outcome: Outcome = "in_progress"
     understanding: UnderstandOutput | None = None

@@ -40,7 +40,7 @@ DEFAULT_CONVERSATION = ConversationConfig()
 
 
 Said = Annotated[str | None, BeforeValidator(sanitize)]
-"""Text of the dialogue: whole, with any raw id redacted (whoever recorded it, whenever it was stored)."""
+"""Text of the dialogue: whole and as given, control characters removed (whoever recorded it, whenever it was stored)."""
 
 
 class Exchange(BaseModel):

@@ -344,6 +344,11 @@ class SessionIdRegistry:
         found = self._by_row.get(row_id)
         return found if found is not None or self._source is None else self._known_row(row_id)
 
+    def holds_any_row(self, row_ids: list[str]) -> bool:
+        """True when any of these row ids has a ref in this session (one ask of the store for those not in memory)."""
+        self.prefetch_rows(row_ids)
+        return any(row_id in self._by_row for row_id in row_ids)
+
     def entry(self, ref: str) -> RefEntry:
         """The entry of `ref` (a live object: change it only through the registry).
 

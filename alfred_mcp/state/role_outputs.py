@@ -37,7 +37,7 @@ class _Contract(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _sanitized(cls, data: Any) -> Any:
-        """No raw id or control character is kept, whoever wrote the output (a client's model went
+        """No control character is kept (UUID-shaped text is kept as written: it is data), whoever wrote the output (a client's model went
         through the tools' door already; the server's own model did not) and when it is read back."""
         return sanitize(data)
 

@@ -3,19 +3,21 @@
 Each tool has one valid base call (`BASES`, completed by the harness's setup state). Cases are
 mutations of it, one value at a time:
 
-- at every string of the arguments: a control character, a bare raw id (dashed or 32 hex) and a
-  raw id inside text; at every number: Infinity, NaN or a number too large to store; at every
-  enum, a value outside it; at every maxLength / maxItems of the inputSchema, one more; once per
-  tool, a 1 MB string;
+- at every string of the arguments: a control character (every Unicode Cc character in turn: C0,
+  DEL and C1), a bare UUID (dashed or 32 hex) and a UUID inside text; at every number: Infinity,
+  NaN or a number too large to store; at every enum, a value outside it; at every maxLength /
+  maxItems of the inputSchema, one more; once per tool, a 1 MB string, arguments nested deeper
+  than the door allows, and a key with a control character (in the arguments and in each object);
 - domain cases: typed filters (impossible dates, wrong types, enums, refs unknown, deleted or of
   the wrong type) and typed writes for every column of every table, match-all writes, drafts
   naming unknown or deleted rows, curation of unknown refs, unknown drafts and batches;
 - every resource template parameter and every prompt argument: raw ids, unknown names, control characters.
 
 Expectations: `refused` (an error naming `field`: its path, or the column or argument it ends
-in), `redacted` (accepted with the field listed as redacted, or refused naming a field; never an
-internal error), `accepted` (a result). Every case must leave the kitchen as it was, except an
-accepted write, which must hold no raw-id text.
+in), `given` (UUID-shaped text: accepted and, when written, stored exactly as given; or refused
+naming a field where a ref or a name is expected; never an internal error), `accepted` (a result).
+Every case must leave the kitchen as it was, except an accepted write, which must store no
+database id in text.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from typing import Any, Literal
 
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
+from alfred_mcp.kitchen.text import MAX_DEPTH
 
 UUID = "123e4567-e89b-12d3-a456-426614174000"
 HEX32 = "123e4567e89b12d3a456426614174000"
 HUGE = "x" * 1_000_000
 
-Expect = Literal["refused", "redacted", "accepted"]
+Expect = Literal["refused", "given", "accepted"]
 Path = tuple[str | int, ...]
 
 
@@ -68,6 +71,8 @@ class Case:
     expect: Expect
     field: str | None = None
     code: str | None = None
+    given: str | None = None
+    """UUID-shaped text the case types: when a write is accepted, it is stored exactly so."""
 
 
 # -- the valid base calls -------------------------------------------------------------------------
@@ -205,24 +210,56 @@ def _generic(base: ToolCall, schema: dict[str, Any]) -> list[Case]:
         cases.append(_rule_case(base, path, rule))
     cases.append(Case(base.tool, f"{_tag(base)} unknown argument", ToolCall(base.tool, {**base.args, "colour": "red"}),
                       "refused", "colour"))
-    return cases
+    return cases + _door_cases(base)
+
+
+CONTROLS = [chr(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(code) not in "\t\n\r"]
+"""Every Unicode control character (category Cc) a text may not hold: C0 but tab and line breaks, DEL, C1."""
 
 
 def _string_cases(base: ToolCall, path: Path, where: str, value: str, index: int) -> list[Case]:
     raw = UUID if index % 2 == 0 else HEX32
-    control = "\x00" if index % 2 == 0 else "\x1b"
+    control = CONTROLS[(len(base.tool) * 7 + index) % len(CONTROLS)]
     return [
-        _case(base, path, "control-character", value[:1] + control + value[1:], "refused"),
-        _case(base, path, "raw-id", raw, "refused", code="invalid_ref"),
-        _case(base, path, "raw-id-in-text", f"{value} {raw}", "redacted"),
+        _case(base, path, f"control-character U+{ord(control):04X}", value[:1] + control + value[1:], "refused"),
+        _case(base, path, "raw-id", raw, "given", given=raw),
+        _case(base, path, "raw-id-in-text", f"{value} {raw}", "given", given=raw),
     ]
 
 
-def _case(base: ToolCall, path: Path, kind: str, value: Any, expect: Expect, *, code: str | None = None) -> Case:
+def _case(base: ToolCall, path: Path, kind: str, value: Any, expect: Expect, *, code: str | None = None,
+          given: str | None = None) -> Case:
     where = format_path(path)
     label = f"{_tag(base)} {where} {kind}"
     stage = None if expect == "refused" else base.stage  # refused at the door, whatever the turn's stage
-    return Case(base.tool, label, ToolCall(base.tool, replace_at(base.args, path, value), stage), expect, where, code)
+    return Case(base.tool, label, ToolCall(base.tool, replace_at(base.args, path, value), stage), expect, where, code, given)
+
+
+def _nesting(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _door_cases(base: ToolCall) -> list[Case]:
+    """Once per base call: arguments nested past the door's depth (in the first argument, and in an object the
+    call holds), and a key with a control character at the top and in the first object argument."""
+    tag = _tag(base)
+    first = next(iter(base.args), "session")
+    cases = [Case(base.tool, f"{tag} {first} nested too deep", ToolCall(base.tool, {**base.args, first: _nesting(MAX_DEPTH + 8)}),
+                  "refused", first, "invalid_input"),
+             Case(base.tool, f"{tag} key with a control character", ToolCall(base.tool, {**base.args, "col\x85our": "red"}),
+                  "refused", "col\\u0085our", "invalid_input")]
+    for name, value in base.args.items():
+        if isinstance(value, dict):
+            control = CONTROLS[len(name) % len(CONTROLS)]
+            key = f"ke{control}y"
+            cases.append(Case(base.tool, f"{tag} {name} key with U+{ord(control):04X}",
+                              ToolCall(base.tool, {**base.args, name: {**value, key: "x"}}), "refused",
+                              f"{name}.ke\\u{ord(control):04x}y", "invalid_input"))
+            break
+    return cases
 
 
 def _tag(base: ToolCall) -> str:
@@ -343,7 +380,7 @@ def _bad_filter_values(table: Table, column: Column) -> list[tuple[str, str, Any
         target = TABLES[column.fk.table] if column.fk else table
         prefix = target.entity_type
         other = "recipe" if prefix != "recipe" else "inv"
-        bad += [("raw-id", "eq", UUID, "filters[0].value", "invalid_ref"), ("raw-id-hex", "in", [HEX32], "filters[0].value[0]", "invalid_ref"),
+        bad += [("raw-id", "eq", UUID, name, "invalid_ref"), ("raw-id-hex", "in", [HEX32], name, "invalid_ref"),
                 ("unknown-ref", "eq", f"{prefix}_999", name, "unknown_ref"), ("wrong-type-ref", "eq", f"{other}_1", name, "invalid_ref"),
                 ("name-not-ref", "eq", "thai curry", name, "invalid_ref")]
         if prefix == "recipe":
@@ -518,6 +555,29 @@ def _date_range_cases(tool: str, base: dict[str, Any], where: tuple[str, ...]) -
     return cases
 
 
+def _import_cases() -> list[Case]:
+    """Sources that used to stall or crash an import: each refused naming `source` (or `offset`), none an internal error."""
+    recipe = json.loads(IMPORTED)
+    sources = {
+        "JSON-LD nested 10,000 deep": ("[" * 10_000 + "]" * 10_000, "source"),
+        "objects nested 10,000 deep": ('{"a":' * 10_000 + "1" + "}" * 10_000, "source"),
+        "a flat graph of 200,000 entries": ('{"@graph": [' + ",".join(["{}"] * 200_000) + "]}", "source"),
+        "a recipe nested in 5,000 sections": (json.dumps({**recipe, "recipeInstructions": "x"})[:-1] + ', "x": '
+                                              + '{"itemListElement": [' * 5_000 + "]}" * 5_000 + "}", "source"),
+        "not JSON": ('{"@type": "Recipe", "name": ', "source"),
+        "a page without a recipe": ("<html><body><div>" * 300 + "</div>" * 300 + "</body></html>", "source"),
+        "a missing archive": ("/no/such/folder/recipes.paprikarecipes", "source"),
+    }
+    cases = [Case("recipes_import", f"recipes_import source {label}", ToolCall("recipes_import", {"source": source}), "refused", field)
+             for label, (source, field) in sources.items()]
+    escaped = json.dumps({**recipe, "name": "Soup\u0000\u0085", "weird\u0001key": "x"})
+    cases += [Case("recipes_import", "recipes_import source escaped control characters", ToolCall("recipes_import", {"source": escaped}),
+                   "accepted"),
+              Case("recipes_import", "recipes_import offset past the end", ToolCall("recipes_import", {"source": IMPORTED, "offset": 5}),
+                   "refused", "offset")]
+    return cases
+
+
 def _recipe_ref_cases(tool: str, extra: dict[str, Any]) -> list[Case]:
     return [Case(tool, f"{tool} recipe {label}", ToolCall(tool, {"recipe": ref, **extra}), "refused", "recipe", code)
             for label, ref, code in (("unknown-ref", "recipe_999", "unknown_ref"), ("deleted-ref", DELETED["recipe"], "deleted_ref"),
@@ -546,6 +606,7 @@ _DOMAIN = {
     "shopping_list_from": lambda: _date_range_cases("shopping_list_from", BASES["shopping_list_from"][1].args, ("meal_plans", "from"))
     + [Case("shopping_list_from", "shopping_list_from recipes unknown-ref",
             ToolCall("shopping_list_from", {"recipes": ["recipe_1", "recipe_999"]}), "refused", "recipes[1]", "unknown_ref")],
+    "recipes_import": _import_cases,
     "recipe_show": lambda: _recipe_ref_cases("recipe_show", {}),
     "recipes_export": lambda: _recipe_ref_cases("recipes_export", {}),
     "recipes_scale": lambda: _recipe_ref_cases("recipes_scale", {"servings": 2}),
@@ -605,12 +666,13 @@ def prompt_cases(name: str) -> list[Case]:
              Case(target, f"{name} unknown argument", PromptGet(name, {**base, "colour": "red"}), "refused", "colour")]
     for index, arg in enumerate(base):
         raw = UUID if index % 2 == 0 else HEX32
+        control = CONTROLS[(len(name) + index * 5) % len(CONTROLS)]
+        expect: Expect = "given" if arg in _PROMPT_FREE_TEXT else "refused"  # free text is data; a name is not an id
         cases += [
-            Case(target, f"{name} {arg} raw-id", PromptGet(name, {**base, arg: raw}), "refused", arg),
-            Case(target, f"{name} {arg} control-character", PromptGet(name, {**base, arg: f"a\x00{base[arg]}"}), "refused", arg),
+            Case(target, f"{name} {arg} raw-id", PromptGet(name, {**base, arg: raw}), expect, arg),
+            Case(target, f"{name} {arg} control-character", PromptGet(name, {**base, arg: f"a{control}{base[arg]}"}), "refused", arg),
+            Case(target, f"{name} {arg} raw-id-in-text", PromptGet(name, {**base, arg: f"{base[arg]} {raw}"}), expect, arg),
         ]
-        expect: Expect = "redacted" if arg in _PROMPT_FREE_TEXT else "refused"
-        cases.append(Case(target, f"{name} {arg} raw-id-in-text", PromptGet(name, {**base, arg: f"{base[arg]} {raw}"}), expect, arg))
     if name == "act":
         cases += [Case(target, "act step_type unknown", PromptGet(name, {**base, "step_type": "dance"}), "refused", "step_type"),
                   Case(target, "act step_number not a number", PromptGet(name, {**base, "step_number": "two"}), "refused", "step_number")]

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcp import Client, MCPError
+from stored_ids import ids_shown
 
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.kitchen.schema import TABLES
-from alfred_mcp.server.dispatch import ERROR_META, REDACTED_META
-from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.dispatch import ERROR_META
 from alfred_mcp.server.mcp_server import AlfredServer
 
 from .corpus import DELETED, DRAFT_ITEMS, THINK, UNDERSTAND, PromptGet, ResourceRead, ToolCall
@@ -32,15 +32,15 @@ class Outcome:
     ok: bool
     text: str
     fields: dict[str, Any] = field(default_factory=dict)
-    redacted: list[str] = field(default_factory=list)
     structured: Any = None
 
     @property
     def internal(self) -> bool:
         return self.fields.get("code") in ("internal_error", -32603) or "Internal" in self.text
 
-    def leaked(self) -> bool:
-        return find_uuid(self.text) is not None or find_uuid(self.fields) is not None or find_uuid(self.structured) is not None
+    def leaked(self, ids: set[str]) -> list[str]:
+        """The database ids of `ids` (read from the database: `db_ids`) that came back; text people typed is no leak."""
+        return ids_shown([self.text, self.fields, self.structured], ids)
 
 
 @dataclass
@@ -122,7 +122,7 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> Outcome:
     meta = result.meta or {}
     if result.is_error:
         return Outcome(False, text, dict(meta.get(ERROR_META) or {"code": "no_fields"}))
-    return Outcome(True, text, redacted=list(meta.get(REDACTED_META, [])), structured=result.structured_content)
+    return Outcome(True, text, structured=result.structured_content)
 
 
 def has_non_finite(value: Any) -> bool:
@@ -147,7 +147,7 @@ async def call_in_process(server: AlfredServer, tool: str, arguments: dict[str, 
     meta = result.meta or {}
     if result.is_error:
         return Outcome(False, text, dict(meta.get(ERROR_META) or {"code": "no_fields"}))
-    return Outcome(True, text, redacted=list(meta.get(REDACTED_META, [])), structured=result.structured_content)
+    return Outcome(True, text, structured=result.structured_content)
 
 
 async def read(client: Client, uri: str) -> Outcome:
@@ -198,20 +198,34 @@ class KitchenSnapshot:
         (self._pg if self._postgres else self._lite).close()
 
 
-def raw_ids_in_text(snapshot: dict[str, list[str]]) -> list[str]:
-    """Kitchen values other than ids and foreign keys that hold raw-id-shaped text (none may)."""
+def _id_columns(name: str) -> set[str]:
+    return {"id", "user_id", *(c.name for c in TABLES[name].fk_columns)}
+
+
+def db_ids(snapshot: dict[str, list[str]]) -> set[str]:
+    """Every id in the snapshot: ids, users and foreign keys of every row (lower case)."""
+    found = set()
+    for name, rows in snapshot.items():
+        columns = _id_columns(name)
+        for row in rows:
+            found.update(str(value).lower() for key, value in json.loads(row).items() if key in columns and value)
+    return found
+
+
+def ids_in_text(snapshot: dict[str, list[str]], ids: set[str]) -> list[str]:
+    """Kitchen values other than ids and foreign keys that hold a database id (none may; UUID-shaped text people
+    typed is data and may be stored)."""
     found = []
     for name, rows in snapshot.items():
-        table = TABLES[name]
-        id_columns = {"id", "user_id", *(c.name for c in table.fk_columns)}
+        columns = _id_columns(name)
         for row in rows:
-            values = {key: value for key, value in json.loads(row).items() if key not in id_columns}
-            if find_uuid(values) is not None:
+            values = {key: value for key, value in json.loads(row).items() if key not in columns}
+            if ids_shown(values, ids):
                 found.append(f"{name}: {row[:120]}")
     return found
 
 
-async def render_everything(client: Client) -> list[str]:
+async def render_everything(client: Client, ids: set[str]) -> list[str]:
     """Every session resource, the dashboard and every role prompt of the current session: problems found."""
     problems = []
     outcomes = [(uri, await read(client, uri)) for uri in
@@ -220,6 +234,6 @@ async def render_everything(client: Client) -> list[str]:
     for where, outcome in outcomes:
         if not outcome.ok:
             problems.append(f"{where} failed: {outcome.text[:200]}")
-        elif outcome.leaked():
-            problems.append(f"{where} shows a raw id")
+        elif outcome.leaked(ids):
+            problems.append(f"{where} shows a database id")
     return problems

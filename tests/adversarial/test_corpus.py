@@ -1,13 +1,15 @@
 """The bad-input corpus (`corpus.py`) against the real server on SQLite and PostgreSQL.
 
 For each tool, resource and prompt: every case gets a clear error naming its field (or the
-documented acceptance), never an internal error, never a raw id in what comes back, and leaves
-every kitchen table as it was (an accepted write holds no raw-id text). Afterwards, and after a
+documented acceptance), never an internal error, never a database id in what comes back (the ids
+are read from the database itself: UUID-shaped text a case types is data and may come back as
+given), and leaves every kitchen table as it was (an accepted write stores no database id in text). Afterwards, and after a
 restart, every session resource and every role prompt still renders.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -26,9 +28,10 @@ from .harness import (
     Outcome,
     call,
     call_in_process,
+    db_ids,
     has_non_finite,
+    ids_in_text,
     prompt,
-    raw_ids_in_text,
     reach_stage,
     read,
     render_everything,
@@ -64,20 +67,21 @@ def names_field(actual: str | None, expected: str | None) -> bool:
     return actual == expected or a[-len(e):] == e or e[-len(a):] == a
 
 
-def judge(case: Case, outcome: Outcome, unchanged: bool, raw_text: list[str]) -> list[str]:
-    """Why `outcome` breaks the case's expectation (empty: it holds)."""
+def judge(case: Case, outcome: Outcome, unchanged: bool, raw_text: list[str], ids: set[str], stored_text: str = "") -> list[str]:
+    """Why `outcome` breaks the case's expectation (empty: it holds); `ids` are the database's ids, `stored_text`
+    the kitchen as stored after the case (JSON)."""
     problems = []
     if outcome.internal:
         problems.append(f"internal error: {outcome.text[:160]}")
-    if outcome.leaked():
-        problems.append("a raw id came back")
+    if outcome.leaked(ids):
+        problems.append(f"a database id came back: {outcome.leaked(ids)[:1]}")
     is_tool = isinstance(case.request, ToolCall)
     writes = is_tool and case.target in WRITES
     if outcome.ok:
         if case.expect == "refused":
             problems.append(f"accepted: {outcome.text[:160]}")
-        if case.expect == "redacted" and is_tool and not any(names_field(path, case.field) for path in outcome.redacted):
-            problems.append(f"accepted without saying {case.field} was redacted (redacted: {outcome.redacted})")
+        if case.expect == "given" and case.given is not None and not unchanged and case.given not in stored_text:
+            problems.append(f"accepted and written, but {case.given} is not stored as given")
         if not (writes and case.expect != "refused") and not unchanged:
             problems.append("the kitchen changed")
     else:
@@ -93,7 +97,7 @@ def judge(case: Case, outcome: Outcome, unchanged: bool, raw_text: list[str]) ->
         if not unchanged:
             problems.append("refused, yet the kitchen changed")
     if raw_text:
-        problems.append(f"raw-id text stored: {raw_text[:2]}")
+        problems.append(f"a database id stored in text: {raw_text[:2]}")
     return problems
 
 
@@ -112,14 +116,17 @@ async def run_corpus(app: AlfredApp, kitchen: Kitchen, cases: list[Case], *, eli
     try:
         async with Client(server, elicitation_callback=elicitation) as client:
             before = snapshot.take()
+            ids = db_ids(before)
             for case in cases:
                 outcome = await run(client, server, kitchen.state.resolve(case.request))
                 after = snapshot.take()
+                ids |= db_ids(after)
                 unchanged = after == before
-                stored = [] if unchanged else raw_ids_in_text(after)
-                failures += [f"{case.label}: {problem}" for problem in judge(case, outcome, unchanged, stored)]
+                stored = [] if unchanged else ids_in_text(after, ids)
+                stored_text = "" if unchanged else json.dumps(after)
+                failures += [f"{case.label}: {problem}" for problem in judge(case, outcome, unchanged, stored, ids, stored_text)]
                 before = after
-            failures += [f"after the corpus: {problem}" for problem in await render_everything(client)]
+            failures += [f"after the corpus: {problem}" for problem in await render_everything(client, ids)]
     finally:
         snapshot.close()
     return failures
@@ -136,10 +143,18 @@ async def test_bad_input_is_refused_naming_its_field_and_changes_nothing(kitchen
     await restarted.open()
     try:
         async with Client(build_server(restarted)) as client:
-            failures += [f"after a restart: {problem}" for problem in await render_everything(client)]
+            failures += [f"after a restart: {problem}" for problem in await render_everything(client, _ids_of(kitchen))]
     finally:
         await restarted.close()
     assert not failures, f"{len(failures)} of {len(cases_for(target))} cases failed:\n" + "\n".join(failures)
+
+
+def _ids_of(kitchen: Kitchen) -> set[str]:
+    snapshot = KitchenSnapshot(kitchen.db)
+    try:
+        return db_ids(snapshot.take())
+    finally:
+        snapshot.close()
 
 
 @pytest.mark.sqlite_only

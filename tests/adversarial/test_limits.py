@@ -46,7 +46,7 @@ QUERIES = {"filters", "or_filters", "order_by", "category", "ingredient", "equip
 ACT_DECISIONS = {"tool_call": "ToolCallDecision", "step_complete": "StepCompleteDecision"}
 TEXT = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs", "Zl", "Zp"], exclude_characters="0123456789abcdefABCDEF\u00a0"),
                min_size=1)
-"""Text a person types; hex digits left out, so no value at its limit is a 32-hex run (those are redacted: test_corpus)."""
+"""Text a person types; hex digits left out (UUID-shaped text at its limits is test_uuid_text's and test_corpus's)."""
 
 
 def _schema_for(base: ToolCall) -> dict[str, Any]:

@@ -2,13 +2,17 @@
 
 A hypothesis state machine drives one server (the real client, a SQLite copy of the set-up
 kitchen, a scripted model for `chat`) through turns, understandings, drafts, saves, writes,
-prompts and resource reads, with text that carries UUIDs (dashed, 32 hex, upper case, alone or
-inside words, up to the fields' limits). After every step: no internal error and no raw id in
-anything that came back. At the end, and after a restart, every resource and prompt renders.
+prompts and resource reads, and the kitchen and view tools (recipes_import, recipes_export,
+recipes_scale, shopping_list_from, shopping_list_check, meal_cooked, kitchen_undo, recipe_show,
+meal_plan_show, shopping_list_show, entity_resolve), with text that carries UUIDs (dashed, 32 hex,
+upper case, alone or inside words, up to the fields' limits). After every step: no internal error
+and no database id (read from the database itself) in anything that came back; text written is read
+back exactly as given. At the end, and after a restart, every resource and prompt renders.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,7 +29,7 @@ from alfred_mcp.config import Settings
 from alfred_mcp.server.mcp_server import build_server
 
 from .corpus import DRAFT_ITEMS
-from .harness import SESSION_RESOURCES, Outcome, call, prompt, read, render_everything, scripted_model
+from .harness import SESSION_RESOURCES, KitchenSnapshot, Outcome, call, db_ids, prompt, read, render_everything, scripted_model
 
 _PLAIN = st.text(alphabet=st.characters(exclude_categories=["Cc", "Cs"]), min_size=1, max_size=40).filter(str.strip)
 _IDS = st.uuids().map(str).flatmap(lambda u: st.sampled_from([u, u.upper(), u.replace("-", ""), f"{u}-{u[:4]}"]))
@@ -65,6 +69,19 @@ class UuidTextMachine(RuleBasedStateMachine):
 
     def _tool(self, tool: str, arguments: dict[str, Any]) -> None:
         self.last = self.portal.call(call, self.client, tool, arguments)
+
+    def _ids(self) -> set[str]:
+        snapshot = KitchenSnapshot(self.db)
+        try:
+            return db_ids(snapshot.take())
+        finally:
+            snapshot.close()
+
+    def _written_as_given(self, column: str, text: str) -> None:
+        """The last call wrote rows whose `column` must read back exactly as given."""
+        if self.last is not None and self.last.ok:
+            for row in self.last.structured["rows"]:
+                assert row[column] == text, f"{column} came back as {row[column]!r}, given {text!r}"
 
     @initialize()
     def start(self) -> None:
@@ -152,10 +169,60 @@ class UuidTextMachine(RuleBasedStateMachine):
     @rule(name=TEXT, notes=TEXT)
     def db_create(self, name: str, notes: str) -> None:
         self._tool("db_create", {"table": "shopping_list", "data": {"name": name[:200], "notes": notes}})
+        self._written_as_given("notes", notes)
 
     @rule(text=TEXT, ref=REFS)
     def db_update(self, text: str, ref: str) -> None:
         self._tool("db_update", {"table": "recipes", "filters": [{"field": "id", "op": "eq", "value": ref}], "data": {"notes": text}})
+        self._written_as_given("notes", text)
+
+    # -- the kitchen and view tools ----------------------------------------------------------------
+
+    @rule(name=TEXT, step=TEXT, url=TEXT)
+    def recipes_import(self, name: str, step: str, url: str) -> None:
+        source = json.dumps({"@type": "Recipe", "name": name[:200], "url": f"https://example.test/r/{url.replace(' ', '-')}",
+                             "recipeIngredient": ["1 cup lentils", "2 cups water"], "recipeInstructions": [step]})
+        self._tool("recipes_import", {"source": source})
+
+    @rule(ref=REFS, fmt=st.sampled_from(["schema.org", "markdown"]))
+    def recipes_export(self, ref: str, fmt: str) -> None:
+        self._tool("recipes_export", {"recipe": ref, "format": fmt})
+
+    @rule(ref=REFS, servings=st.integers(1, 12))
+    def recipes_scale(self, ref: str, servings: int) -> None:
+        self._tool("recipes_scale", {"recipe": ref, "servings": servings})
+
+    @rule(ref=REFS)
+    def recipe_show(self, ref: str) -> None:
+        self._tool("recipe_show", {"recipe": ref})
+
+    @rule(ref=REFS)
+    def shopping_list_from(self, ref: str) -> None:
+        self._tool("shopping_list_from", {"recipes": [ref]})
+
+    @rule(ref=st.sampled_from(["shop_1", "shop_2", "shop_3"]), bought=st.booleans())
+    def shopping_list_check(self, ref: str, bought: bool) -> None:
+        self._tool("shopping_list_check", {"items": [ref], "bought": bought})
+
+    @rule()
+    def shopping_list_show(self) -> None:
+        self._tool("shopping_list_show", {})
+
+    @rule()
+    def meal_plan_show(self) -> None:
+        self._tool("meal_plan_show", {"from": "2026-01-12", "to": "2026-01-18"})
+
+    @rule(ref=st.sampled_from(["meal_1", "meal_2"]), servings=st.integers(1, 8))
+    def meal_cooked(self, ref: str, servings: int) -> None:
+        self._tool("meal_cooked", {"meal": ref, "servings": servings})
+
+    @rule()
+    def kitchen_undo(self) -> None:
+        self._tool("kitchen_undo", {})
+
+    @rule(text=TEXT)
+    def entity_resolve(self, text: str) -> None:
+        self._tool("entity_resolve", {"text": text[:500]})
 
     @rule(text=TEXT)
     def db_read(self, text: str) -> None:
@@ -186,19 +253,19 @@ class UuidTextMachine(RuleBasedStateMachine):
     # -- what must hold --------------------------------------------------------------------------
 
     @invariant()
-    def nothing_internal_and_no_raw_id(self) -> None:
+    def nothing_internal_and_no_database_id(self) -> None:
         if self.last is not None:
             assert not self.last.internal, f"internal error: {self.last.text[:300]}"
-            assert not self.last.leaked(), f"a raw id came back: {self.last.text[:300]}"
+            assert not self.last.leaked(self._ids()), f"a database id came back: {self.last.text[:300]}"
 
     def teardown(self) -> None:
         try:
-            problems = self.portal.call(render_everything, self.client)
+            problems = self.portal.call(render_everything, self.client, self._ids())
             self.client_cm.__exit__(None, None, None)
             self.portal.call(self.app.close)
             self.app = self._open_app()  # a restart: everything stored must still render
             with self.portal.wrap_async_context_manager(Client(build_server(self.app))) as client:
-                problems += [f"after a restart: {p}" for p in self.portal.call(render_everything, client)]
+                problems += [f"after a restart: {p}" for p in self.portal.call(render_everything, client, self._ids())]
             self.portal.call(self.app.close)
             assert not problems, problems
         finally:

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcp import Client
 
+from alfred_mcp.kitchen.raw_ids import raw_ids_in
 from alfred_mcp.server.dispatch import ERROR_META
-from alfred_mcp.server.leak_guard import find_uuid
+
+_GIVEN = "_alfred_test_given_ids"
+"""The attribute holding the UUID-shaped text a client sent in its arguments: the only UUID-shaped text it may see come back."""
+
+
+def ids_not_given(client: Client, arguments: dict[str, Any], *payloads: Any) -> list[str]:
+    """UUID-shaped text in `payloads` that this client never sent (a database id, since text people give is
+    returned as given); `arguments` is what it sends now."""
+    given: set[str] = getattr(client, _GIVEN, None) or set()
+    object.__setattr__(client, _GIVEN, given)
+    given.update(found.lower() for found in raw_ids_in(json.dumps(arguments)))
+    text = json.dumps(payloads, default=str)
+    return [found for found in raw_ids_in(text) if found.lower() not in given]
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -15,7 +29,8 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     text = "".join(block.text for block in result.content if block.type == "text")
     assert not result.is_error, text
-    assert find_uuid(text) is None and find_uuid(result.structured_content) is None
+    leaked = ids_not_given(client, arguments, text, result.structured_content)
+    assert leaked == [], (leaked, text[:500])
     return result.structured_content
 
 
@@ -31,7 +46,7 @@ async def call_error(client: Client, tool: str, **arguments: Any) -> dict[str, A
     assert result.structured_content is None, "an error result must not carry structuredContent"
     fields: dict[str, Any] = (result.meta or {})[ERROR_META]
     assert text == f"Error: {fields['message']}"
-    assert find_uuid(text) is None and find_uuid(fields) is None
+    assert ids_not_given(client, arguments, text, fields) == []
     return fields
 
 

@@ -20,16 +20,15 @@ from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from recipe_site import PLAIN_TEXT, SLOW_SECONDS, recipe_site
+from stored_ids import ids_shown, stored_ids
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.operations.fetching import FetchPolicy
-from alfred_mcp.server.dispatch import REDACTED_META
-from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools import recipes as recipe_tools
 
-from .helpers import call, call_error
+from .helpers import call, call_error, eq
 
 pytestmark = pytest.mark.anyio
 
@@ -172,18 +171,21 @@ async def test_a_url_import_reports_progress(client: Client, site: str) -> None:
     assert [(done, total) for done, total, _ in seen] == [(0, 3), (1, 3)] and "fetched" in str(seen[1][2])
 
 
-async def test_ids_of_the_source_site_are_redacted_not_leaked(client: Client, site: str) -> None:
-    """A page's own UUIDs (in a name, a step, a URL) never reach the client and never break the import."""
+async def test_ids_of_the_source_site_come_back_as_given_and_no_row_id_leaks(client: Client, app: AlfredApp, site: str) -> None:
+    """A page's own UUIDs (in a name, a step, a URL) are its text: imported, saved and read back as given,
+    while no id of a row of ours reaches the client."""
     uuid = "123e4567-e89b-12d3-a456-426614174000"
     recipe = {"@type": "Recipe", "@id": f"https://x.test/{uuid}", "name": f"Soup {uuid}", "url": f"https://x.test/r/{uuid}",
               "recipeIngredient": f"1 cup lentils\n2 cups water ({uuid})", "recipeInstructions": [f"Simmer {uuid}."]}
-    imported = await client.call_tool("recipes_import", {"source": json.dumps(recipe)})
-    content = imported.structured_content["drafts"][0]["content"]
-    assert content["name"] == "Soup [id]" and content["source_url"] == "https://x.test/r/[id]" and len(content["ingredients"]) == 2
-    assert (imported.meta or {}).get(REDACTED_META) == ["source"]  # pasted text: redacted at the door, and the result says so
-    assert find_uuid(imported.model_dump()) is None
+    imported = await call(client, "recipes_import", source=json.dumps(recipe))
+    content = imported["drafts"][0]["content"]
+    assert content["name"] == f"Soup {uuid}" and content["source_url"] == f"https://x.test/r/{uuid}" and len(content["ingredients"]) == 2
+    saved = await call(client, "draft_save", refs=[imported["drafts"][0]["ref"]])
+    (row,) = (await call(client, "db_read", table="recipes", filters=[eq("id", saved["items"][0]["saved_as"])]))["rows"]
+    assert (row["name"], row["source_url"], row["instructions"]) == (f"Soup {uuid}", f"https://x.test/r/{uuid}", [f"Simmer {uuid}."])
+    assert ids_shown([imported, row], await stored_ids(app)) == []
     error = await call_error(client, "recipes_import", source=f"{site}/{uuid}")
-    assert "[id]" in error["message"] and "404" in error["message"]
+    assert uuid in error["message"] and "404" in error["message"]
 
 
 def test_the_fetch_limits_are_the_ones_the_readme_states() -> None:

@@ -40,7 +40,7 @@ def test_text_without_headings_uses_amount_lines_and_numbered_steps() -> None:
 
 
 def test_a_paprika_archive_reads_every_recipe() -> None:
-    recipes = recipes_in_paprika(paprika_archive(PAPRIKA_RECIPE, {**PAPRIKA_RECIPE, "name": "Second"}))
+    recipes = recipes_in_paprika(paprika_archive(PAPRIKA_RECIPE, {**PAPRIKA_RECIPE, "name": "Second"})).recipes
     draft, warnings = draft_from_recipe(recipes[0], source_url=None)
     assert len(recipes) == 2 and warnings == []
     assert (draft["servings"], draft["prep_time_minutes"], draft["cook_time_minutes"]) == (6, 15, 60)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ipaddress
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.operations import exporting, importing, scaling
 from alfred_mcp.operations.fetching import FetchPolicy
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
@@ -21,11 +20,12 @@ def fetch_policy(app: AlfredApp) -> FetchPolicy:
 
 async def recipes_import(app: AlfredApp, args: ToolArgs) -> ToolResult:
     read = await importing.read_source(
-        args["source"], policy=fetch_policy(app), local_files=not app.serves_many, offset=args.get("offset", 0)
+        args["source"], policy=fetch_policy(app), local_files=not app.serves_many, offset=args.get("offset", 0),
+        isolate=app.serves_many,
     )
     async with work_on(app, "recipes_import", args) as work:
         drafts, warnings = await importing.draft_recipes(work.session, read)
-        source = {"kind": read.kind, **({"url": redact_raw_ids(read.url)} if read.url else {})}
+        source = {"kind": read.kind, **({"url": read.url} if read.url else {})}
         return {
             "drafts": [draft_view(d) for d in drafts], "count": len(drafts), "source": source, "warnings": warnings,
             "remaining": read.total - read.offset - len(drafts), **_context(work.session),
