@@ -254,10 +254,18 @@ def _argument_names(contract: ToolContract) -> str:
     return f"{contract.name}({', '.join(arguments)})"
 
 
+DESCRIPTION_CHARS = 90
+"""How much of a tool's first clause the bundled loop's model reads (its signature says the rest)."""
+
+
 def _first_sentence(text: str) -> str:
-    """A tool's description up to its first full stop, colon or semicolon (the step's guidance says the rest)."""
+    """A tool's description up to its first full stop, colon or semicolon, at most DESCRIPTION_CHARS (the step's
+    guidance says the rest)."""
     ends = [found for mark in (". ", ": ", "; ") if (found := text.find(mark)) >= 0]
-    return text if not ends else text[: min(ends)] + "."
+    clause = text if not ends else text[: min(ends)] + "."
+    if len(clause) <= DESCRIPTION_CHARS:
+        return clause
+    return clause[: clause.rfind(" ", 0, DESCRIPTION_CHARS)].rstrip(" ,(") + "…"
 
 
 def _without_session(schema: dict[str, Any]) -> dict[str, Any]:

@@ -53,6 +53,9 @@ async def cook(work: UnitOfWork, *, recipe: str | None, meal: str | None, servin
         outcome.log = await _log(work, loaded, servings, meal_row)
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_cooked", table="inventory", action="updated",
                                         refs=[line["ref"] for line in outcome.deducted], count=len(outcome.deducted)))
+    # the cook itself is a fact of the turn too: a reply saying it was logged is backed by it
+    work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_cooked", table=COOKING_LOG.name, action="created",
+                                        refs=[outcome.log], count=1))
     return outcome
 
 

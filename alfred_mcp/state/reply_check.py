@@ -51,6 +51,13 @@ _DESCRIBES = re.compile(
     re.IGNORECASE,
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
+_DETERMINER = re.compile(r"\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those)\s+$", re.IGNORECASE)
+_STATE = re.compile(r"\b(?:is|are)\s+(?:(?:already|still|all|both)\s+)?$", re.IGNORECASE)
+"""'… are planned': a present passive says how things stand, not what this turn did ('are now planned' does)."""
+_VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
+               "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
+               "checked off": "shopping_list"}
+"""The table a verb is about when the clause names none ('Logged tonight's fajitas': the cooking log)."""
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
 _TABLES: tuple[tuple[str, str], ...] = (
@@ -88,7 +95,7 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _PASSIVE = re.compile(r"\b(?:was|were|been|is|are|got|get)\s+(?:\w+ly\s+|also\s+|now\s+|all\s+|both\s+)?$", re.IGNORECASE)
-_BOUNDARY = re.compile(r"\b(?:to|from|onto|on|into|in|off|for|at|as|under|with|by|so|too|this|today|now|again)\b", re.IGNORECASE)
+_BOUNDARY = re.compile(r"\b(?:to|from|onto|on|into|in|off|for|at|as|under|with|by|so|too|this|today|now|again)\b|:", re.IGNORECASE)
 _SPLIT_ITEMS = re.compile(r",|\band\b|&|\bplus\b|\bas well as\b", re.IGNORECASE)
 _FILLER = frozenset((
     "the a an some your my our its their all both also just only now then i i've we've i have has have had it's "
@@ -112,6 +119,11 @@ _DESCRIBING = re.compile(
     r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|those|these|that|this|you|me|us|items?|things?|rest)\b",
     re.IGNORECASE)
 """'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
+
+_RELATIVE = re.compile(r"\b(?:that|which|who|you)\b.*$", re.IGNORECASE | re.DOTALL)
+_GENERIC_HEAD = re.compile(
+    r"\b(?:ingredients?|items?|things?|dishes|ones|rest|everything|groceries|bits|extras|essentials)\W*$", re.IGNORECASE)
+"""'the carbonara's missing ingredients', 'dishes that work': a phrase whose head is a kind describes things, it names none."""
 
 _UNLINKED = re.compile(
     r"without (?:a |its |their |any )?(?:recipe|meal)|no (?:longer )?(?:has |have )?(?:a )?recipe|unlinked|left empty|"
@@ -214,11 +226,15 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
     for index, match in enumerate(verbs):
         before, after = clause[: match.start()], clause[match.end():]
         region = clause[match.end(): verbs[index + 1].start()] if index + 1 < len(verbs) else after
-        table = _table_named(region) or whole
+        table = _table_named(region) or whole or _VERB_TABLE.get(match.group(1).lower())
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
-        if _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b", after, re.IGNORECASE):
-            continue  # 'the meals planned with them', 'the dinner it was planned for': describes a thing, claims nothing
+        if _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
+            continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
+        if _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
+            continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
+        if _STATE.search(before):
+            continue  # 'Ten meals are planned, ...': how things stand (a change says 'now', or was/were)
         word = match.group(1).lower()
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
@@ -255,7 +271,8 @@ def _items(phrase: str) -> tuple[str, ...]:
     items = []
     for part in _SPLIT_ITEMS.split(phrase):
         words = _content_words(part)
-        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part):
+        if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
+                and not _GENERIC_HEAD.search(_RELATIVE.sub("", part)):
             items.append(part.strip(" \t.,!;:'\""))
     return tuple(items)
 

@@ -77,7 +77,7 @@ async def test_act_scales_shops_cooks_and_undoes_inside_turns(client: Client, ap
         "reply": [{"response": "Here it is for 6; I added what you lack to your shopping list and logged the salmon."}]})
     result = await call(client, "chat", message="carbonara for 6 please, put it on the list, and we ate the salmon")
     assert result["outcome"] == "completed", result["reply"]
-    assert {e["type"] for e in result["summary"]["entities_created"]} == {"shop"}  # the ledger counts the kitchen tools' rows
+    assert {e["type"] for e in result["summary"]["entities_created"]} == {"shop", "log"}  # the ledger counts the kitchen tools' rows
 
     state = (await call(client, "turn_status"))["state"]
     scaled_card = state["steps"][0]["tool_calls"][0]["card"]

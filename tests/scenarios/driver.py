@@ -124,7 +124,7 @@ class StageClient:
         while status.get("expected_role"):
             role = status["expected_role"]
             assert status["next"]["role"] == role, f"the answer gives {status['next']['role']} what {role} needs"
-            assert queues.get(role), f"the script has no {role} output left for {message!r} (status: {status})"
+            assert queues.get(role), f"the script has no {role} output left for {message!r} (refused: {log.errors[-1:]}; status: {status})"
             output = queues[role].pop(0)
             submitted = await self.call(log, "turn_submit", role=role, output=dict(output(self.seen) if callable(output) else output))
             if submitted.result is not None:

@@ -30,7 +30,10 @@ SHOP = [Fact("created", "shopping_list", "shop_1", "Eggs"), Fact("created", "sho
         pytest.param("Here are 3 unsaved drafts.", [], id="unsaved-is-not-saved"),
         pytest.param("I deleted the tacos; the meals planned with them are now empty.", ["deleted"], id="participle-describes"),
         pytest.param("I deleted the tacos; the dinner it was planned for is now empty.", ["deleted"], id="relative-clause-describes"),
-        pytest.param("The tacos are planned for Friday.", ["planned"], id="passive-still-claims"),
+        pytest.param("The tacos are now planned for Friday.", ["planned"], id="now-passive-claims"),
+        pytest.param("Ten meals are planned, from the salmon tonight to the cod next week.", [], id="present-passive-describes"),
+        pytest.param("Here is what goes into it, with the optional garnish marked.", [], id="trailing-participle-describes"),
+        pytest.param("I deleted it; its planned dinner stays on the plan without a recipe.", ["deleted"], id="adjective-participle"),
         pytest.param("The two tacos were planned for Friday.", ["planned"], id="passive-with-a-number-still-claims"),
     ],
 )
