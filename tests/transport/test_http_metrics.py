@@ -177,7 +177,7 @@ async def _stored_calls(raw: httpx2.AsyncClient, api: str, *, want: int) -> Coun
         while True:
             try:
                 answer = (await raw.get(f"{api}/api/v1/query", params={"query": "alfred_tool_calls_total"})).json()
-            except httpx2.TransportError:
+            except (httpx2.TransportError, ValueError):  # not up yet: refused, or a plain-text "not ready" answer
                 answer = {}
             rows = answer.get("data", {}).get("result", [])
             stored = Counter({(row["metric"]["tool"], row["metric"]["outcome"]): int(float(row["value"][1])) for row in rows})
