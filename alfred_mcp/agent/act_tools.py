@@ -173,9 +173,17 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
         verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {VERBS.get(tool, 'result(s)')}"
     elif any(isinstance(result.get(key), str) for key in _REF_FIELDS):  # one recipe cooked, whatever refs it names
         verb = VERBS.get(tool, "done")
+    elif not refs and (counted := _counted_list(result)) is not None:  # a view's result: '2 meals', never '0 results'
+        verb = f"{len(result[counted])} {counted.replace('_', ' ')}"
     else:
         verb = f"{len(refs)} {VERBS.get(tool, 'result(s)')}"
     return f"{tool}: {verb}" + (f": {shown}" if shown else "")
+
+
+def _counted_list(result: dict[str, Any]) -> str | None:
+    """The result's list worth counting when it names no refs: meals, lines, rows or items first, else the first list."""
+    lists = [key for key, value in result.items() if isinstance(value, list) and key != "warnings"]
+    return next((key for key in ("meals", "lines", "rows", "items", *lists) if key in lists), None)
 
 
 MAX_RESULT_CARD = 2_000
