@@ -381,8 +381,10 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
     if reason is None or goal is None:
         return goal, None
     earlier = session.replaced if session.replaced is not None and session.replaced.turn == turn else None
-    carried = [c for c in goal.constraints if (c.type in EXCLUSION_TYPES and c.about is None)
-               or (earlier is not None and c in earlier.carried)] if reason == "new_subdomain" else []
+    dropped_by_user = reason in ("reset_all", "trigger_phrase")  # 'never mind' ends the goal whole, whatever came before
+    carried = [] if dropped_by_user else [
+        c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
+        or (earlier is not None and c in earlier.carried)]
     kept = ActiveGoal(description=DEFAULT_GOAL, started_turn=turn, constraints=carried) if carried else None
     if goal.started_turn != turn:
         dropped = [c for c in goal.constraints if c not in carried]
