@@ -7,11 +7,10 @@ calendar shows them ("Wed Jan 14"). One row is one sentence; more are a short li
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
 from typing import Any
 
 from alfred_mcp.kitchen.measures import amount_text
-from alfred_mcp.kitchen.schema import TABLES, row_label
+from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
 
 MAX_QUICK_ROWS = 20
 Row = dict[str, Any]
@@ -66,17 +65,6 @@ def _minutes(row: Row) -> str | None:
     return f"{minutes} min" if minutes else None
 
 
-def _day(value: Any) -> str | None:
-    """'2026-01-14' -> 'Wed Jan 14'; anything else as it is."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value) if "T" in value or " " in value else date.fromisoformat(value)
-    except ValueError:
-        return value
-    return f"{parsed:%a %b} {parsed.day}"
-
-
 def _where(row: Row) -> str | None:
     location = row.get("location")
     if not isinstance(location, str) or not location:
@@ -105,10 +93,10 @@ def _preferences(row: Row) -> str:
 
 
 _DETAILS: dict[str, Callable[[Row], list[str | None]]] = {
-    "inventory": lambda row: [_amount(row), _where(row), f"use by {_day(row['expiry_date'])}" if row.get("expiry_date") else None],
+    "inventory": lambda row: [_amount(row), _where(row), f"use by {short_date(row['expiry_date'])}" if row.get("expiry_date") else None],
     "shopping_list": lambda row: [_amount(row), "bought" if row.get("is_purchased") else None],
     "recipes": lambda row: [row.get("cuisine"), _minutes(row)],
     "meal_plans": lambda row: [row.get("notes")],
-    "tasks": lambda row: [f"due {_day(row['due_date'])}" if row.get("due_date") else None, "done" if row.get("completed") else None],
+    "tasks": lambda row: [f"due {short_date(row['due_date'])}" if row.get("due_date") else None, "done" if row.get("completed") else None],
 }
 """What a cook wants to know of each row, beside its name."""

@@ -427,9 +427,9 @@ def children_of(table: str) -> list[tuple[Table, Column]]:
 def row_label(table: Table, row: dict[str, Any]) -> str:
     """The human label of a row: 'Thai Curry', 'Sat Jan 12 [dinner]', 'Preferences'."""
     if table.name == "meal_plans":
-        return f"{_short_date(row.get('date'))} [{row.get('meal_type') or '?'}]"
+        return f"{short_date(row.get('date'))} [{row.get('meal_type') or '?'}]"
     if table.name == "cooking_log":
-        return f"Cooked {_short_date(row.get('cooked_at'))}"
+        return f"Cooked {short_date(row.get('cooked_at'))}"
     if table.name == "preferences":
         return "Preferences"
     for name in table.label_columns:
@@ -439,7 +439,7 @@ def row_label(table: Table, row: dict[str, Any]) -> str:
     return table.noun
 
 
-def _short_date(value: Any) -> str:
+def short_date(value: Any) -> str:
     """'2026-01-12' or a timestamp -> 'Mon Jan 12'."""
     if isinstance(value, str):
         try:
