@@ -1,0 +1,121 @@
+"""Record a conversation as a client's model drives it: one MCP call per invocation, over stdio, with the real client.
+
+    python -m tests.scenarios.live --db K.db list                     # tools/list as the client sees it
+    python -m tests.scenarios.live --db K.db --label t1 call turn_start '{"message": "..."}'
+    python -m tests.scenarios.live --db K.db prompts | resources | read URI
+    python -m tests.scenarios.live --db K.db stats                    # calls and bytes per label
+    python -m tests.scenarios.live --db K.db export NAME --out tests/scenarios/recorded/NAME.json
+
+The kitchen (a SQLite file, seeded as of today on the first call) and the conversation session persist
+between invocations, like one client session. Every call is appended to K.db.record.jsonl with its
+label (one label per user turn), its arguments, the text the model read, and the kitchen's digest
+after it; `export` turns that log into the replayed scenario `test_recorded_conversations` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+from .kitchen_digest import kitchen_digest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _server(db: Path) -> StdioServerParameters:
+    env = {"PYTHONPATH": str(ROOT), "ALFRED_DB": str(db), "PATH": os.environ.get("PATH", ""),
+           "HOME": os.environ.get("HOME", "/root")}
+    env.update({key: value for key, value in os.environ.items() if key in ("ALFRED_TOOLS", "ALFRED_MODEL")})
+    return StdioServerParameters(command=sys.executable, args=["-m", "alfred_mcp"], env=env)
+
+
+def _dump(items: Any) -> str:
+    return json.dumps([item.model_dump(mode="json", exclude_none=True, by_alias=True) for item in items], indent=1)
+
+
+async def _call(db: Path, what: str, rest: list[str], label: str) -> str:
+    async with Client(_server(db)) as client:
+        if what == "list":
+            return _dump((await client.list_tools()).tools)
+        if what == "prompts":
+            return _dump((await client.list_prompts()).prompts)
+        if what == "resources":
+            return _dump((await client.list_resources()).resources) + "\n" + _dump((await client.list_resource_templates()).resource_templates)
+        if what == "read":
+            return "\n".join(getattr(block, "text", "") for block in (await client.read_resource(rest[0])).contents)
+        if what != "call":
+            raise SystemExit(f"unknown command: {what}")
+        arguments = json.loads(rest[1]) if len(rest) > 1 else {}
+        result = await client.call_tool(rest[0], arguments)
+        text = "".join(block.text for block in result.content if block.type == "text")
+        entry = {"label": label, "tool": rest[0], "arguments": arguments, "is_error": bool(result.is_error),
+                 "bytes": len(text.encode()), "text": text, "today": date.today().isoformat(), "t": time.time()}
+    entry["digest"] = kitchen_digest(db)
+    with Path(f"{db}.record.jsonl").open("a") as log:
+        log.write(json.dumps(entry) + "\n")
+    return ("ERROR " if entry["is_error"] else "") + text
+
+
+def _entries(db: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(f"{db}.record.jsonl").read_text().splitlines() if line.strip()]
+
+
+def stats(db: Path) -> str:
+    per: dict[str, list[int]] = {}
+    for entry in _entries(db):
+        tally = per.setdefault(entry["label"], [0, 0])
+        tally[0] += 1
+        tally[1] += entry["bytes"]
+    return "\n".join(f"{label or '(no label)'}: {calls} calls, {size} bytes" for label, (calls, size) in per.items())
+
+
+def export(db: Path, name: str) -> dict[str, Any]:
+    """The recorded conversation: its day, and per turn every call in order with what the kitchen held after the turn."""
+    entries = _entries(db)
+    turns: list[dict[str, Any]] = []
+    for entry in entries:
+        if not entry["label"]:
+            continue
+        if not turns or turns[-1]["label"] != entry["label"]:
+            turns.append({"label": entry["label"], "message": None, "calls": []})
+        turn = turns[-1]
+        if entry["tool"] == "turn_start":
+            turn["message"] = entry["arguments"].get("message")
+        turn["calls"].append({"tool": entry["tool"], "arguments": entry["arguments"], "is_error": entry["is_error"],
+                              "bytes": entry["bytes"]})
+        turn["digest"] = entry["digest"]
+    return {"name": name, "today": entries[0]["today"], "turns": turns}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", required=True, type=Path)
+    parser.add_argument("--label", default="", help="the user turn this call belongs to (e.g. t1)")
+    parser.add_argument("--out", type=Path, help="export: the file to write")
+    parser.add_argument("what")
+    parser.add_argument("rest", nargs="*")
+    args = parser.parse_args()
+    db = args.db.resolve()
+    if args.what == "stats":
+        print(stats(db))
+    elif args.what == "export":
+        text = json.dumps(export(db, args.rest[0]), indent=1, ensure_ascii=False) + "\n"
+        if args.out:
+            args.out.write_text(text)
+        else:
+            print(text)
+    else:
+        print(asyncio.run(_call(db, args.what, args.rest, args.label)))
+
+
+if __name__ == "__main__":
+    main()

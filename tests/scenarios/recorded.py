@@ -1,0 +1,138 @@
+"""Conversations recorded from a client's model (`live.py`), replayed call for call against a fresh kitchen.
+
+A recording holds, per user turn, every call the model made (tool and arguments, and whether it was
+refused) and the kitchen's digest after the turn. Replays run on the recording's day (the seeded
+kitchen and every date the model wrote are relative to it), over the real `mcp` Client in memory.
+The same turns also run through the bundled loop, their accepted role outputs as its scripted model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any
+
+import time_machine
+from e2e.conftest import seeded_app
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.leak_guard import find_uuid
+from alfred_mcp.server.mcp_server import build_server
+
+from .kitchen_digest import Digest, kitchen_digest
+from .loop_driver import ScenarioModel, loop_turn
+
+RECORDED = Path(__file__).parent / "recorded"
+STAGE_TOOLS = frozenset({"turn_start", "turn_submit", "turn_context"})
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    tool: str
+    arguments: dict[str, Any]
+    is_error: bool
+    bytes: int
+
+
+@dataclass(frozen=True)
+class RecordedTurn:
+    label: str
+    message: str
+    calls: tuple[RecordedCall, ...]
+    digest: Digest
+
+    @property
+    def bytes(self) -> int:
+        return sum(call.bytes for call in self.calls)
+
+    @property
+    def staged_only(self) -> bool:
+        """Whether the model stayed inside the turn (no plain tool called on the side)."""
+        return all(call.tool in STAGE_TOOLS for call in self.calls)
+
+    def role_outputs(self) -> dict[str, list[dict[str, Any]]]:
+        """The outputs the server accepted, per role, in order: what the bundled loop's model answers."""
+        outputs: dict[str, list[dict[str, Any]]] = {}
+        for call in self.calls:
+            if call.tool == "turn_submit" and not call.is_error:
+                outputs.setdefault(call.arguments["role"], []).append(call.arguments["output"])
+        return outputs
+
+
+@dataclass(frozen=True)
+class Recording:
+    name: str
+    today: date
+    turns: tuple[RecordedTurn, ...]
+
+
+def load_recordings(folder: Path = RECORDED) -> list[Recording]:
+    return [_recording(json.loads(path.read_text())) for path in sorted(folder.glob("*.json"))]
+
+
+def _recording(data: dict[str, Any]) -> Recording:
+    turns = tuple(
+        RecordedTurn(turn["label"], turn["message"] or "", tuple(RecordedCall(**call) for call in turn["calls"]), turn["digest"])
+        for turn in data["turns"])
+    return Recording(data["name"], date.fromisoformat(data["today"]), turns)
+
+
+@dataclass
+class ReplayedTurn:
+    label: str
+    calls: int = 0
+    bytes: int = 0
+    digest: Digest = field(default_factory=dict)
+    diverged: list[str] = field(default_factory=list)
+    """Calls whose outcome differs from the recording: 'turn_submit #3: refused (recorded: accepted)'."""
+
+
+@contextmanager
+def on_day(day: date) -> Iterator[None]:
+    """The clock set to `day` at noon and running: the day the recording was made."""
+    with time_machine.travel(datetime.combine(day, time(12)), tick=True):
+        yield
+
+
+@asynccontextmanager
+async def recorded_kitchen(recording: Recording, folder: Path) -> AsyncIterator[AlfredApp]:
+    with on_day(recording.today):
+        async with seeded_app(folder, recording.today) as app:
+            yield app
+
+
+async def replay(recording: Recording, folder: Path) -> list[ReplayedTurn]:
+    """Every recorded call, in order, through the real client; the kitchen's digest after each turn."""
+    replayed: list[ReplayedTurn] = []
+    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
+        for turn in recording.turns:
+            log = ReplayedTurn(turn.label)
+            for number, call in enumerate(turn.calls, 1):
+                result = await client.call_tool(call.tool, call.arguments)
+                text = "".join(block.text for block in result.content if block.type == "text")
+                assert find_uuid(text) is None, f"{call.tool} showed a raw id in {turn.label}"
+                log.calls += 1
+                log.bytes += len(text.encode())
+                if bool(result.is_error) != call.is_error:
+                    said = lambda refused: "refused" if refused else "accepted"  # noqa: E731
+                    log.diverged.append(f"{call.tool} #{number}: {said(bool(result.is_error))} (recorded: {said(call.is_error)}): {text[:300]}")
+            log.digest = kitchen_digest(folder / "kitchen.db")
+            replayed.append(log)
+    return replayed
+
+
+async def replay_through_loop(recording: Recording, folder: Path) -> list[Digest]:
+    """The recording's turns through the bundled loop (`chat`'s path), the accepted role outputs as its model;
+    the kitchen's digest after each turn. Only for recordings whose model never stepped outside a turn."""
+    digests: list[Digest] = []
+    async with recorded_kitchen(recording, folder) as app:
+        model = ScenarioModel()
+        for turn in recording.turns:
+            await loop_turn(app, model, turn.message, turn.role_outputs())
+            digests.append(kitchen_digest(folder / "kitchen.db"))
+    return digests

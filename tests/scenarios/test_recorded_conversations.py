@@ -1,0 +1,39 @@
+"""Conversations a client's model drove stage by stage (recorded with `live.py`), replayed call for call.
+
+Each replay must take every call the way it went live (accepted or refused), leave the kitchen as it
+was after every turn, and keep every turn within the budgets of issue 24. The same turns through the
+bundled loop (`chat`), their accepted role outputs as its model, must reach the same kitchen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .kitchen_digest import digest_changes
+from .recorded import Recording, load_recordings, replay, replay_through_loop
+from .scripts import TURN_BYTES_BUDGET, TURN_CALLS_BUDGET
+
+pytestmark = pytest.mark.anyio
+
+RECORDINGS = load_recordings()
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_replays_to_the_same_kitchen(recording: Recording, tmp_path: Path) -> None:
+    replayed = await replay(recording, tmp_path)
+    for turn, log in zip(recording.turns, replayed, strict=True):
+        assert not log.diverged, f"{turn.label} {turn.message!r}: {log.diverged}"
+        assert log.digest == turn.digest, f"{turn.label} {turn.message!r}: {digest_changes(turn.digest, log.digest)}"
+        assert log.calls <= TURN_CALLS_BUDGET, f"{turn.label}: {log.calls} calls"
+        assert log.bytes <= TURN_BYTES_BUDGET, f"{turn.label}: {log.bytes} bytes"
+
+
+@pytest.mark.parametrize("recording", [r for r in RECORDINGS if all(t.staged_only for t in r.turns)],
+                         ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_through_the_bundled_loop_reaches_the_same_kitchen(
+        recording: Recording, tmp_path: Path) -> None:
+    digests = await replay_through_loop(recording, tmp_path)
+    for turn, digest in zip(recording.turns, digests, strict=True):
+        assert digest == turn.digest, f"{turn.label} {turn.message!r}: {digest_changes(turn.digest, digest)}"
