@@ -85,6 +85,8 @@ ENTRIES: tuple[Entry, ...] = (
           economy.tools_list_bytes),
     Entry("stage_turns", "calls and bytes of each stage-by-stage turn of the scenario conversations (a client following the answers)",
           "<= 14 calls and 24,000 bytes a turn; a later one-step read <= 6 calls and 8,000 bytes", economy.stage_turns),
+    Entry("recorded_turns", "calls and bytes of each turn of the conversations a client's model drove (tests/scenarios/recorded), "
+          "replayed stage by stage, and the same conversations with plain tools", "as stage_turns; diverged = 0", economy.recorded_turns),
     Entry("prompt_tokens", "the bundled loop's largest prompt per role and step type over the same conversations",
           "<= 2,000 tokens in one-step turns", economy.prompt_tokens),
     Entry("import_pages", "recipes_import's reading of saved real pages (ALFRED_IMPORT_CORPUS): drafted, quantity and unit, servings, time",

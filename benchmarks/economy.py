@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from scenarios.driver import StageClient  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
+from scenarios.recorded import load_recordings, replay  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
     READ_TURN_BYTES_BUDGET,
     READ_TURN_CALLS_BUDGET,
@@ -106,3 +107,34 @@ async def prompt_tokens() -> dict[str, object]:
     return {"one_step_turns": dict(sorted(one_step.items())), "all_turns": dict(sorted(every.items())),
             "estimator": f"characters / {CHARS_PER_TOKEN}", "target": PROMPT_TOKENS_BUDGET,
             "ok": max(one_step.values()) <= PROMPT_TOKENS_BUDGET}
+
+
+async def recorded_turns() -> dict[str, object]:
+    """The conversations a client's model drove (tests/scenarios/recorded), replayed call for call: per turn the calls
+    and bytes the model read, stage by stage; beside each, the same conversation driven with plain tools, replayed in
+    the same run, and the ratios of the totals (staged / plain)."""
+    recordings = {recording.name: recording for recording in load_recordings()}
+    out: dict[str, object] = {}
+    worst = {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0, "diverged": 0}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, recording in recordings.items():
+            if recording.plain:
+                continue
+            logs = await replay(recording, Path(folder) / name)
+            entry: dict[str, object] = {"calls": [log.calls for log in logs], "bytes": [log.bytes for log in logs]}
+            for number, (turn, log) in enumerate(zip(recording.turns, logs)):
+                worst["calls"], worst["bytes"] = max(worst["calls"], log.calls), max(worst["bytes"], log.bytes)
+                worst["diverged"] += len(log.diverged)
+                if turn.one_step_read and number > 0:
+                    worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], log.calls), max(worst["read_bytes"], log.bytes)
+            plain = recordings.get(f"{name}.plain")
+            if plain is not None:
+                plain_logs = await replay(plain, Path(folder) / f"{name}.plain")
+                entry["plain_calls"] = [log.calls for log in plain_logs]
+                entry["plain_bytes"] = [log.bytes for log in plain_logs]
+                entry["calls_ratio"] = round(sum(log.calls for log in logs) / max(1, sum(log.calls for log in plain_logs)), 2)
+                entry["bytes_ratio"] = round(sum(log.bytes for log in logs) / max(1, sum(log.bytes for log in plain_logs)), 2)
+            out[name] = entry
+    targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
+               "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
+    return {**out, "max": worst, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}

@@ -55,6 +55,12 @@ class RecordedTurn:
         """Whether the model stayed inside the turn (no plain tool called on the side)."""
         return all(call.tool in STAGE_TOOLS for call in self.calls)
 
+    @property
+    def one_step_read(self) -> bool:
+        """Whether Think's accepted plan was a single read step (the turn the read targets of issue 24 name)."""
+        plans = self.role_outputs().get("think", [])
+        return len(plans) == 1 and [step.get("step_type") for step in plans[0].get("steps", [])] == ["read"]
+
     def role_outputs(self) -> dict[str, list[dict[str, Any]]]:
         """The outputs the server accepted, per role, in order: what the bundled loop's model answers."""
         outputs: dict[str, list[dict[str, Any]]] = {}
@@ -69,6 +75,11 @@ class Recording:
     name: str
     today: date
     turns: tuple[RecordedTurn, ...]
+
+    @property
+    def plain(self) -> bool:
+        """A recording of the same conversation with plain tools only (named `<name>.plain`), kept to compare."""
+        return self.name.endswith(".plain")
 
 
 def load_recordings(folder: Path = RECORDED) -> list[Recording]:
