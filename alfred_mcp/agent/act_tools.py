@@ -211,7 +211,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     if drafts is not None:
         lines = [f"- {d.get('ref')}: {d.get('label')} [{d.get('status')}]" for d in drafts[:10]]
         more = [f"+{len(drafts) - 10} more"] if len(drafts) > 10 else []
-        return "\n".join([summarize_result(tool, result), *lines, *more])
+        return "\n".join([summarize_result(tool, result), *lines, *more, *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
@@ -219,6 +219,12 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
     cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
     return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
+
+
+def warning_lines(result: dict[str, Any]) -> list[str]:
+    """A result's warnings, whole (a draft's allergen, dislike or exclusion names the line and the rule)."""
+    warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
+    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
 
 
 def removal_lines(result: dict[str, Any]) -> list[str]:

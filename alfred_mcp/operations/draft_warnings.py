@@ -1,0 +1,67 @@
+"""What a draft holds against the user's constraints, said the moment it is drafted.
+
+`draft_save` refuses an allergen (`operations/allergies.py`); a disliked or an excluded ingredient is
+never refused. Both are worth knowing before the save, so every tool that drafts (draft_create,
+draft_revise, recipes_import) answers with one warning per line and rule: the draft, the line, and
+the rule it meets. Allergies match whatever holds the allergen, dislikes and exclusions the thing
+itself (`kitchen/ingredient_match.py`), as search and the recipe card judge them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.ingredient_match import term_matches
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
+from alfred_mcp.operations import allergies
+from alfred_mcp.operations.drafting import draft_texts
+from alfred_mcp.operations.understanding import current_constraints
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.constraints import GUEST_ALLERGY, SessionConstraints, compile_constraints, constraint_values
+from alfred_mcp.state.drafts import Draft
+
+MAX_WARNINGS = 20
+_ALLERGY_REASONS = frozenset({"allergy", GUEST_ALLERGY})
+
+
+async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]:
+    """One warning per draft line that holds an allergen (refused at save), or is a disliked or excluded ingredient."""
+    held = await allergies.write_allergies(work)
+    constraints = await current_constraints(work)
+    avoided = _avoided(constraints)
+    in_call = {draft.ref for draft in drafts}
+    warnings: list[str] = []
+    for draft in drafts:
+        texts = await draft_texts(work, draft, in_call)
+        for hit in allergen_hits(texts, held.all()):
+            warnings.append(f"{hit.describe()}: {held.whose([hit.allergen])}; draft_save will refuse it unless the user "
+                            "explicitly accepts it (allergy_override)")
+        rules = avoided + [(value, "the user excluded it from this draft") for value in _excluded_from(constraints, draft.ref)]
+        for where, text in texts:
+            for value, why in rules:
+                if term_matches(text, value, default_taxonomy(), strict=True):
+                    warnings.append(f"{where} '{text}' is {value}: {why}")
+    more = [f"+{len(warnings) - MAX_WARNINGS} more warnings"] if len(warnings) > MAX_WARNINGS else []
+    return list(dict.fromkeys(warnings))[:MAX_WARNINGS] + more
+
+
+def _avoided(constraints: SessionConstraints) -> list[tuple[str, str]]:
+    """(ingredient, why) of every goal-wide exclusion that is not an allergy: the user's dislikes, the goal's exclusions."""
+    avoided = []
+    for item in compile_constraints(constraints).must_exclude:
+        reasons = [why for why in item.why if why not in _ALLERGY_REASONS]
+        if reasons and len(reasons) == len(item.why):
+            avoided.append((item.value, "; ".join(_reason(why) for why in reasons)))
+    return avoided
+
+
+def _reason(why: str) -> str:
+    return "the user dislikes it" if why == "dislike" else f"the goal excludes it ({why.removeprefix('goal:')})"
+
+
+def _excluded_from(constraints: SessionConstraints, ref: str) -> list[str]:
+    """The ingredients a constraint about this one draft excludes ('make it dairy-free')."""
+    held = [*(constraints.occasion.constraints if constraints.occasion else []),
+            *(constraints.active_goal.constraints if constraints.active_goal else [])]
+    return [value for c in held if c.about == ref and c.type == "ingredient_excluded" for value in constraint_values(c)]

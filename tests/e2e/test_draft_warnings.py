@@ -1,0 +1,125 @@
+"""A draft that holds the user's allergen, a guest's allergen, a disliked or an excluded ingredient says so the
+moment it is drafted, through every tool that drafts (draft_create, draft_revise, recipes_import), naming the
+draft, the line and the rule; Act's notice of the result carries the same warnings. A line made from the thing
+('olive oil' for the disliked olives) is not warned about, and a clean draft carries no warnings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.agent.act_tools import result_card
+
+from .helpers import call
+
+pytestmark = pytest.mark.anyio
+
+GUESTS = {"occasion_update": "Saturday dinner", "goal_update": "a menu for Saturday", "goal_subdomain": "recipes",
+          "new_constraints": [{"type": "allergy", "field": "guests", "value": ["sesame"], "lifetime": "occasion"}]}
+NO_CILANTRO = {"goal_update": "dinners this week", "goal_subdomain": "recipes",
+               "new_constraints": [{"type": "ingredient_excluded", "field": "herbs", "value": "cilantro"}]}
+
+
+async def _nothing(client: Client) -> None:
+    return None
+
+
+async def _guests(client: Client) -> None:
+    await call(client, "understanding_submit", message="six guests on Saturday, one is allergic to sesame", constraint_snapshot=GUESTS)
+
+
+async def _goal(client: Client) -> None:
+    await call(client, "understanding_submit", message="no cilantro this week", constraint_snapshot=NO_CILANTRO)
+
+
+RULES: list[tuple[str, Callable[[Client], Awaitable[None]], str, tuple[str, ...]]] = [
+    ("user-allergy", _nothing, "peanut oil", ("contains peanuts", "the user is allergic to peanuts", "draft_save will refuse")),
+    ("guest-allergy", _guests, "toasted sesame oil", ("contains sesame", "the guests (Saturday dinner) are allergic to sesame")),
+    ("dislike", _nothing, "kalamata olives", ("is olives: the user dislikes it",)),
+    ("goal-exclusion", _goal, "fresh cilantro", ("is cilantro: the goal excludes it (herbs)",)),
+]
+"""Each rule a draft line can meet (the demo user is allergic to peanuts and dislikes olives), how it comes to hold,
+the line that meets it, and what its warning says."""
+
+
+def recipe(*lines: str) -> dict[str, Any]:
+    return {"name": "Weeknight Bowl", "servings": 2, "instructions": ["Cook.", "Serve."],
+            "ingredients": [{"name": name, "quantity": 1, "unit": "cup"} for name in ("rice", "olive oil", *lines)]}
+
+
+async def draft_by_create(client: Client, *lines: str) -> tuple[str, dict[str, Any]]:
+    result = await call(client, "draft_create", entity_type="recipe", items=[recipe(*lines)])
+    return "draft_create", result
+
+
+async def draft_by_revise(client: Client, *lines: str) -> tuple[str, dict[str, Any]]:
+    ref = (await call(client, "draft_create", entity_type="recipe", items=[recipe()]))["drafts"][0]["ref"]
+    return "draft_revise", await call(client, "draft_revise", ref=ref, content=recipe(*lines))
+
+
+async def draft_by_import(client: Client, *lines: str) -> tuple[str, dict[str, Any]]:
+    page = {"@context": "https://schema.org", "@type": "Recipe", "name": "Weeknight Bowl", "recipeYield": "2",
+            "recipeIngredient": [f"1 cup {name}" for name in ("rice", "olive oil", *lines)],
+            "recipeInstructions": [{"@type": "HowToStep", "text": "Cook."}, {"@type": "HowToStep", "text": "Serve."}]}
+    return "recipes_import", await call(client, "recipes_import", source=json.dumps(page))
+
+
+DRAFTING = [draft_by_create, draft_by_revise, draft_by_import]
+
+
+def _drafts(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return result["drafts"] if "drafts" in result else [result["draft"]]
+
+
+@pytest.mark.parametrize("drafting", DRAFTING, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(("rule", "setup", "line", "says"), RULES, ids=[rule[0] for rule in RULES])
+async def test_a_draft_line_that_meets_a_rule_is_warned_about_at_once(
+    client: Client, drafting: Callable[..., Awaitable[tuple[str, dict[str, Any]]]], rule: str,
+    setup: Callable[[Client], Awaitable[None]], line: str, says: tuple[str, ...],
+) -> None:
+    await setup(client)
+    tool, result = await drafting(client, line)
+    (draft,) = _drafts(result)
+    ours = [w for w in result.get("warnings", []) if draft["ref"] in w]
+    assert len(ours) == 1, result.get("warnings")
+    assert f"{draft['ref']} (Weeknight Bowl): ingredient '{line}'" in ours[0] and all(words in ours[0] for words in says), ours[0]
+    assert not any("olive oil" in w or "'rice'" in w for w in result.get("warnings", []))
+    card = result_card(tool, {}, result)
+    assert "tell the user" in card and ours[0] in card
+
+
+@pytest.mark.parametrize("drafting", DRAFTING, ids=lambda f: f.__name__)
+async def test_a_clean_draft_carries_no_warning_of_its_own(
+    client: Client, drafting: Callable[..., Awaitable[tuple[str, dict[str, Any]]]],
+) -> None:
+    for _, setup, _, _ in RULES:
+        await setup(client)
+    tool, result = await drafting(client, "green beans")
+    (draft,) = _drafts(result)
+    assert not [w for w in result.get("warnings", []) if draft["ref"] in w]
+    if tool != "recipes_import":  # the import's own reading notes stay
+        assert "warnings" not in result and "Warnings" not in result_card(tool, {}, result)
+
+
+async def test_an_exclusion_about_one_draft_warns_on_that_draft_only(client: Client) -> None:
+    """'Make that one dairy-free' (a constraint about gen_recipe_1): a revision that adds cream is warned about,
+    the same line in another draft is not."""
+    first, second = (d["ref"] for d in (await call(client, "draft_create", entity_type="recipe", items=[recipe(), recipe()]))["drafts"])
+    await call(client, "understanding_submit", message="make the first one dairy-free", constraint_snapshot={
+        "new_constraints": [{"type": "ingredient_excluded", "field": "diet", "value": "dairy", "about": first}]})
+    revised = await call(client, "draft_revise", ref=first, content=recipe("heavy cream"))
+    assert revised["warnings"] == [f"{first} (Weeknight Bowl): ingredient 'heavy cream' is dairy: the user excluded it from this draft"]
+    assert "warnings" not in await call(client, "draft_revise", ref=second, content=recipe("heavy cream"))
+
+
+async def test_a_meal_draft_of_a_saved_recipe_with_an_allergen_is_warned_about(client: Client) -> None:
+    consent = {"allergens": ["peanuts"], "reason": "for a guest"}
+    await call(client, "draft_create", entity_type="recipe", items=[recipe("peanut butter")])
+    saved = (await call(client, "draft_save", refs=["gen_recipe_1"], allergy_override=consent))["items"][0]["saved_as"]
+    meal = await call(client, "draft_create", entity_type="meal", items=[{"date": "2026-02-01", "meal_type": "dinner", "recipe": saved}])
+    (warning,) = meal["warnings"]
+    assert "gen_meal_1" in warning and "'peanut butter' contains peanuts" in warning and "draft_save will refuse" in warning
