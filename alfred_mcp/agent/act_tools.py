@@ -228,7 +228,8 @@ def warning_lines(result: dict[str, Any]) -> list[str]:
 
 
 def removal_lines(result: dict[str, Any]) -> list[str]:
-    """What a removal touched beyond its own rows: the rows deleted with them and the rows left pointing at nothing."""
+    """What a removal touched beyond its own rows: the rows deleted with them and the rows left pointing at nothing;
+    what an undone removal linked again."""
     lines = []
     cascaded = [c for c in result.get("cascaded", ()) if isinstance(c, dict)]
     if cascaded:
@@ -238,6 +239,11 @@ def removal_lines(result: dict[str, Any]) -> list[str]:
         lines.append(f"Left without what they pointed at ({len(unlinked)}; tell the user):")
         lines += [f"- {u.get('ref')} {u.get('label')}: {unlinked_words(u)}" for u in unlinked[:10]]
         lines += [f"+{len(unlinked) - 10} more"] if len(unlinked) > 10 else []
+    relinked = [r for r in result.get("relinked", ()) if isinstance(r, dict)]
+    if relinked:
+        lines.append(f"Pointing at what was restored again ({len(relinked)}; tell the user):")
+        lines += [f"- {r.get('ref')} {r.get('label')}: {r.get('column')} is {r.get('now') or 'set'} again" for r in relinked[:10]]
+        lines += [f"+{len(relinked) - 10} more"] if len(relinked) > 10 else []
     return lines
 
 

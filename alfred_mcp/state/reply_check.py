@@ -25,7 +25,7 @@ _VERBS: dict[str, tuple[str, ...]] = {
     "plan": ("planned", "scheduled", "booked", "pencilled in", "penciled in"),
     "remove": ("removed", "deleted", "dropped", "cleared", "crossed off", "discarded", "erased", "unlinked"),
     "change": ("changed", "updated", "modified", "edited", "renamed", "moved", "replaced", "swapped", "marked", "checked off",
-               "adjusted", "increased", "reduced", "bumped"),
+               "adjusted", "increased", "reduced", "bumped", "relinked", "re-linked", "linked again"),
     "undo": ("undid", "undone", "reverted", "restored"),
 }
 _BACKED_BY: dict[str, frozenset[str]] = {
@@ -34,8 +34,8 @@ _BACKED_BY: dict[str, frozenset[str]] = {
     "create": frozenset({"created", "saved", "generated"}),
     "plan": frozenset({"created", "saved", "updated"}),
     "remove": frozenset({"deleted", "unlinked", "updated", "discarded", "cascaded", "undone"}),
-    "change": frozenset({"updated", "unlinked", "undone", "saved", "revised"}),
-    "undo": frozenset({"undone"}),
+    "change": frozenset({"updated", "unlinked", "relinked", "undone", "saved", "revised"}),
+    "undo": frozenset({"undone", "relinked"}),
 }
 _WRITE_ACTIONS = frozenset().union(*_BACKED_BY.values())
 _VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
@@ -150,7 +150,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing a call did: its action (created, updated, deleted, saved, unlinked, cascaded, discarded,
+    """One thing a call did: its action (created, updated, deleted, saved, unlinked, cascaded, relinked, discarded,
     generated, undone), the table, the row's ref and label."""
 
     action: str
@@ -181,6 +181,8 @@ class ReplyFacts:
     """Why the turn stopped before its plan was done (None: it was not stopped)."""
     unlinked: Sequence[Item] = field(default_factory=tuple)
     """Rows a removal of this turn left pointing at nothing (a meal without its recipe): the user must hear of them."""
+    relinked: Sequence[Item] = field(default_factory=tuple)
+    """Rows an undo of this turn pointed at a restored row again (a meal with its recipe back)."""
     earlier: Sequence[Fact] = field(default_factory=tuple)
     """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
 
