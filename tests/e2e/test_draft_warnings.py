@@ -68,7 +68,8 @@ async def draft_by_import(client: Client, *lines: str) -> tuple[str, dict[str, A
     return "recipes_import", await call(client, "recipes_import", source=json.dumps(page))
 
 
-DRAFTING = [draft_by_create, draft_by_revise, draft_by_import]
+DRAFTING_BY_TOOL = {"draft_create": draft_by_create, "draft_revise": draft_by_revise, "recipes_import": draft_by_import}
+DRAFTING = list(DRAFTING_BY_TOOL.values())
 
 
 def _drafts(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -123,3 +124,24 @@ async def test_a_meal_draft_of_a_saved_recipe_with_an_allergen_is_warned_about(c
     meal = await call(client, "draft_create", entity_type="meal", items=[{"date": "2026-02-01", "meal_type": "dinner", "recipe": saved}])
     (warning,) = meal["warnings"]
     assert "gen_meal_1" in warning and "'peanut butter' contains peanuts" in warning and "draft_save will refuse" in warning
+
+
+def test_every_tool_that_drafts_content_is_covered_here() -> None:
+    """Every tool a generate step calls that holds new draft content (draft_discard only drops drafts) warns, and is tested above."""
+    from alfred_mcp.contracts import load_contracts
+
+    drafting = {name for name, contract in load_contracts().items()
+                if (contract.meta or {}).get("alfred/step") == "generate" and name != "draft_discard"}
+    assert drafting == set(DRAFTING_BY_TOOL)
+
+
+@pytest.mark.parametrize(("rule", "setup", "line", "says"), RULES, ids=[rule[0] for rule in RULES])
+async def test_a_shopping_draft_that_meets_a_rule_is_warned_about(
+    client: Client, rule: str, setup: Callable[[Client], Awaitable[None]], line: str, says: tuple[str, ...],
+) -> None:
+    await setup(client)
+    result = await call(client, "draft_create", entity_type="shop", items=[{"name": line}, {"name": "olive oil"}])
+    first, second = (d["ref"] for d in result["drafts"])
+    (warning,) = result["warnings"]
+    assert warning.startswith(f"{first} (") and f"item '{line}'" in warning and all(words in warning for words in says), warning
+    assert second not in warning
