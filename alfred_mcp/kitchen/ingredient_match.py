@@ -12,14 +12,19 @@ Two strengths, both through `ingredient_words` (case, plurals and punctuation fo
   the allergen ('peanut oil' holds peanuts, 'sesame oil' sesame).
 
 A term that names a taxonomy category ('dairy', 'shellfish', 'mushrooms') matches by the category, with
-its members and excludes, at either strength. Whatever is the thing also holds it, so a dislike never
+its members and excludes, at either strength; any other term also by the other names the ingredient
+catalog gives the same ingredient ('aubergine' is eggplant, 'scallions' green onions). Whatever is the thing also holds it, so a dislike never
 catches what the same word as an allergy would not. Pure and deterministic.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 
+from alfred_mcp.kitchen.seed import catalog_spellings
 from alfred_mcp.kitchen.taxonomy import Taxonomy, Words, ingredient_words
 
 FORM_WORDS = frozenset({
@@ -74,6 +79,24 @@ def _ends_with(words: list[str], needle: Words) -> bool:
     return tuple(words[-len(needle) :]) == needle
 
 
+@cache
+def _spellings_by_name() -> Mapping[Words, tuple[str, ...]]:
+    """Each catalog name or alias, folded -> every name of that ingredient (the first ingredient to claim it)."""
+    found: dict[Words, tuple[str, ...]] = {}
+    for names in catalog_spellings():
+        for name in names:
+            found.setdefault(ingredient_words(name), names)
+    return MappingProxyType(found)
+
+
+def spellings(term: str) -> tuple[str, ...]:
+    """`term`, and when the ingredient catalog knows it, every other name of that ingredient ('aubergine':
+    eggplant too; 'scallions': green onions, spring onions...)."""
+    words = ingredient_words(term)
+    others = [name for name in _spellings_by_name().get(words, ()) if ingredient_words(name) != words]
+    return (term, *others)
+
+
 def term_matches(name: str, term: str, taxonomy: Taxonomy, *, strict: bool = False) -> bool:
     """`name` is, or belongs to, `term`: a taxonomy category ('peanuts', 'shellfish') or an ingredient.
 
@@ -84,8 +107,8 @@ def term_matches(name: str, term: str, taxonomy: Taxonomy, *, strict: bool = Fal
     if category is not None:
         return taxonomy.matches(name, category)
     if not strict:
-        return holds_words(name, term)
-    return heads_with(name, term) and not taxonomy.excludes_from_member(name, term)
+        return any(holds_words(name, spelling) for spelling in spellings(term))
+    return any(heads_with(name, spelling) and not taxonomy.excludes_from_member(name, spelling) for spelling in spellings(term))
 
 
 def is_disliked(name: str, dislikes: tuple[str, ...], taxonomy: Taxonomy) -> str | None:

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.allergens import allergen_of
-from alfred_mcp.kitchen.ingredient_match import heads_with, holds_words, is_disliked, term_matches
+from alfred_mcp.kitchen.ingredient_match import heads_with, holds_words, is_disliked, spellings, term_matches
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words
 
@@ -45,7 +45,10 @@ def test_every_known_name_is_its_own_thing_however_a_line_writes_it() -> None:
 def _products() -> list[tuple[str, str]]:
     return [(name, f"{name} {product}") for name in KNOWN for product in PRODUCTS
             if ingredient_words(name)[-len(ingredient_words(product)):] != ingredient_words(product)
-            and TAXONOMY.resolve_category(name) is None]
+            and TAXONOMY.resolve_category(name) is None
+            and not any(heads_with(f"{name} {product}", other) for other in spellings(name)[1:])]
+    """Every known name with a product word after it, unless the catalog names the product as that very thing
+    ('miso paste' is the catalog's miso, so 'white miso paste' is white miso)."""
 
 
 def test_a_product_made_from_a_thing_is_not_that_thing_for_a_dislike() -> None:
@@ -113,3 +116,16 @@ def test_whatever_a_dislike_catches_the_same_word_as_an_allergy_catches(name: st
     line = extra + name if extra.endswith(" ") else name + extra
     if term_matches(line, term, TAXONOMY, strict=True):
         assert allergen_of(line, [term]) == term
+
+
+def test_every_name_the_catalog_gives_one_ingredient_matches_it_both_ways() -> None:
+    """A dislike or an allergy written with one of an ingredient's catalog names catches a line written with another
+    ('aubergine' and 'grilled eggplant', 'scallions' and 'green onions')."""
+    from alfred_mcp.kitchen.seed import catalog_spellings
+
+    pairs = [(a, b) for names in catalog_spellings() for a in names for b in names if a != b]
+    assert len(pairs) > 100
+    missed = [(a, b) for a, b in pairs if is_disliked(f"chopped {b}", (a,), TAXONOMY) != a or allergen_of(f"{b}, sliced", [a]) != a]
+    assert missed == []
+    assert is_disliked("grilled eggplant", ("aubergine",), TAXONOMY) == "aubergine"
+    assert allergen_of("eggplant parmesan", ["aubergine"]) == "aubergine"
