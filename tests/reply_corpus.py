@@ -225,6 +225,15 @@ def _known_names() -> list[str]:
     return sorted(name for name in names if name.replace(" ", "").isalpha() and not any(p.search(name) for p, _ in _TABLE))
 
 
+def _recipe_names() -> list[str]:
+    """The demo kitchen's recipe names, and a few with '&' and 'and' in them."""
+    from datetime import date
+
+    from alfred_mcp.kitchen.seed import demo_kitchen
+
+    return [recipe.row["name"] for recipe in demo_kitchen(date(2026, 1, 12)).recipes] + ["Mac & Cheese", "Sweet and Sour Chicken"]
+
+
 def _shop(label: str, ref: str = "shop_1") -> ReplyFacts:
     return ReplyFacts(things=[Fact("created", "shopping_list", ref, label)])
 
@@ -278,5 +287,11 @@ def whole_name_cases() -> list[Case]:
         cases.append(Case(text, facts, True, "a name a person would use"))
         cases.append(Case(text, ReplyFacts(things=[Fact(facts.things[0].action, table, "x_2", "Rice Vinegar Dressing")]), False,
                           "a name of another thing"))
+    recipes = _recipe_names()
+    for index, name in enumerate(recipes):  # whole recipe names, 'and' and all ('Greek Lemon Chicken and Potatoes')
+        other = recipes[(index + 1) % len(recipes)]
+        for text in (f"I saved {name} to your recipes.", f"{name} was saved to your recipe box."):
+            cases.append(Case(text, ReplyFacts(things=[Fact("saved", "recipes", "recipe_1", name)]), True, "a recipe by its name"))
+            cases.append(Case(text, ReplyFacts(things=[Fact("saved", "recipes", "recipe_2", other)]), False, "another recipe's name"))
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())

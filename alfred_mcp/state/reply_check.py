@@ -311,7 +311,7 @@ def names_whole(item: str, label: str) -> bool:
     said, named = _name_words(item), _name_words(label)
     if not said or not named:
         return False
-    if _head(said) != _head(named):  # 'the honey garlic one': a head that only points, at a thing these words name
+    if _head_of(item) != _head_of(label):  # 'the honey garlic one': a head that only points, at a thing these words name
         pointing = _words_of(item)[-1:] in (("one",), ("recipe",), ("dish",), ("meal",))
         return pointing and _in_order(said, named)
     shorter, longer = sorted((said, named), key=len)
@@ -338,6 +338,16 @@ def _name_words(text: str) -> tuple[str, ...]:
 def _words_of(text: str) -> tuple[str, ...]:
     """Lowercase words in order, singular as the ingredient taxonomy folds them ('leaves' -> leaf), "'s" dropped."""
     return tuple(singular(word.removesuffix("'s")) for word in re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
+
+
+_WHAT_COMES_WITH = re.compile(r"\s(?:with|in|on|over|and|&)\s", re.IGNORECASE)
+"""Where a name's head ends: 'Salmon with Bok Choy' is salmon, 'Chicken and Potatoes' chicken (then potatoes too)."""
+
+
+def _head_of(text: str) -> str:
+    """The head word of a name, the last of its first part ('Miso-Glazed Salmon with Bok Choy' -> salmon)."""
+    first = _name_words(_WHAT_COMES_WITH.split(text, maxsplit=1)[0]) or _name_words(text)
+    return _head(first) if first else ""
 
 
 def _head(words: tuple[str, ...]) -> str:
@@ -380,7 +390,7 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
                 f"(what happened: {_happened(facts)})"]
     problems = []
-    for item in claim.items:
+    for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
         if any(fact.names(words, item) for fact in backing):
             continue
@@ -391,6 +401,20 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
             why = f"what happened: {_happened(facts)}"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but this turn did not do that ({why})")
     return problems
+
+
+def _as_named(items: tuple[str, ...], facts: Sequence[Fact]) -> list[str]:
+    """The claim's items, with neighbours split at 'and' joined again where together they are the whole name of a
+    thing whose name has parts ('mac', 'cheese' -> 'mac and cheese' when a fact is Mac & Cheese)."""
+    grouped: list[str] = []
+    start = 0
+    while start < len(items):
+        end = next((end for end in range(len(items), start + 1, -1)
+                    if any(_WHAT_COMES_WITH.search(fact.label) and fact.names(_content_words(joined), joined) for fact in facts
+                           if (joined := " and ".join(items[start:end])))), start + 1)
+        grouped.append(" and ".join(items[start:end]))
+        start = end
+    return grouped
 
 
 def _past(claim: Claim) -> str:

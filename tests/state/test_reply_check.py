@@ -162,6 +162,9 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
         pytest.param("chicken", "Chicken Thighs", True, id="past-a-form-word"),
         pytest.param("the honey garlic one", "Honey Garlic Cod", True, id="a-pointing-head"),
         pytest.param("defrosting the salmon", "Defrost the salmon", True, id="another-form-of-a-word"),
+        pytest.param("the miso-glazed salmon", "Miso-Glazed Salmon with Bok Choy", True, id="the-head-before-with"),
+        pytest.param("bok choy", "Miso-Glazed Salmon with Bok Choy", False, id="what-comes-with-it"),
+        pytest.param("mac and cheese", "Mac & Cheese", True, id="a-name-with-and"),
     ],
 )
 def test_a_claim_names_a_thing_as_a_whole_never_a_fragment_of_another(item: str, label: str, named: bool) -> None:
