@@ -202,7 +202,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
             card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
         else:
             card = f"{tool} {card}"
-        return "\n".join([card, *removal_lines(result)])
+        return "\n".join([card, *removal_lines(result), *warning_lines(result)])
     if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
         columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
@@ -222,7 +222,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:
-    """A result's warnings, whole (a draft's allergen, dislike or exclusion names the line and the rule)."""
+    """A result's warnings, whole (a draft's allergen, dislike or exclusion, a write's dislike or exclusion: each
+    names the line and the rule)."""
     warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
     return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
 

@@ -1,7 +1,8 @@
 """A draft that holds the user's allergen, a guest's allergen, a disliked or an excluded ingredient says so the
 moment it is drafted, through every tool that drafts (draft_create, draft_revise, recipes_import), naming the
 draft, the line and the rule; Act's notice of the result carries the same warnings. A line made from the thing
-('olive oil' for the disliked olives) is not warned about, and a clean draft carries no warnings."""
+('olive oil' for the disliked olives) is not warned about, and a clean draft carries no warnings. A direct write
+(db_create, db_update) of a disliked or excluded ingredient is warned about the same way."""
 
 from __future__ import annotations
 
@@ -145,3 +146,42 @@ async def test_a_shopping_draft_that_meets_a_rule_is_warned_about(
     (warning,) = result["warnings"]
     assert warning.startswith(f"{first} (") and f"item '{line}'" in warning and all(words in warning for words in says), warning
     assert second not in warning
+
+
+WRITES = [
+    pytest.param("shopping_list", lambda line, recipe: {"name": line}, id="shopping-item"),
+    pytest.param("recipe_ingredients", lambda line, recipe: {"recipe_id": recipe, "position": 9, "name": line}, id="recipe-ingredient"),
+    pytest.param("recipes", lambda line, recipe: {"name": line.title()}, id="recipe-name"),
+]
+"""Every table a write can put an ingredient's name in, and the row that does."""
+AVOIDED = [rule for rule in RULES if "allergy" not in rule[0]]
+"""The rules a write is warned about (an allergen is refused before the write runs)."""
+
+
+@pytest.mark.parametrize(("table", "row"), WRITES)
+@pytest.mark.parametrize(("rule", "setup", "line", "says"), AVOIDED, ids=[rule[0] for rule in AVOIDED])
+async def test_a_write_of_a_disliked_or_excluded_ingredient_is_warned_about(
+    client: Client, table: str, row: Callable[[str, str], dict[str, Any]], rule: str,
+    setup: Callable[[Client], Awaitable[None]], line: str, says: tuple[str, ...],
+) -> None:
+    """A direct write has its allergens refused before it runs; a disliked or excluded line is written and said:
+    db_create and db_update answer with the line and the rule, and Act's notice lists them."""
+    await setup(client)
+    recipe = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
+    created = await call(client, "db_create", table=table, data=row(line, recipe))
+    (warning,) = created["warnings"]
+    written = line.title() if table == "recipes" else line
+    assert f"data.name ({'shopping item' if table == 'shopping_list' else 'recipe' if table == 'recipes' else 'ingredient'}) '{written}'" in warning
+    assert all(words in warning for words in says) and warning in result_card("db_create", {}, created)
+    ref = created["rows"][0]["id"]
+    renamed = await call(client, "db_update", table=table, filters=[{"field": "id", "op": "eq", "value": ref}], data={"name": "green beans"})
+    assert "warnings" not in renamed
+    back = await call(client, "db_update", table=table, filters=[{"field": "id", "op": "eq", "value": ref}], data={"name": written})
+    assert back["warnings"] == [warning]
+
+
+async def test_planning_a_recipe_with_a_disliked_line_is_warned_about(client: Client) -> None:
+    (recipe,) = (await call(client, "db_read", table="recipes", filters=[{"field": "name", "op": "eq", "value": "Greek Lemon Chicken and Potatoes"}]))["rows"]
+    planned = await call(client, "db_create", table="meal_plans", data={"date": "2026-02-01", "meal_type": "dinner", "recipe_id": recipe["id"]})
+    (warning,) = planned["warnings"]
+    assert recipe["id"] in warning and "'kalamata olives' is olives: the user dislikes it" in warning and "olive oil" not in warning

@@ -7,7 +7,7 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
-from alfred_mcp.operations.draft_warnings import draft_warnings
+from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork

@@ -6,7 +6,7 @@ import ipaddress
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import exporting, importing, scaling
-from alfred_mcp.operations.draft_warnings import draft_warnings
+from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.operations.fetching import FetchPolicy
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context

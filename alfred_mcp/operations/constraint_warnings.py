@@ -1,18 +1,22 @@
-"""What a draft holds against the user's constraints, said the moment it is drafted.
+"""What a draft or a write holds against the user's constraints, said the moment it is made.
 
 `draft_save` refuses an allergen (`operations/allergies.py`); a disliked or an excluded ingredient is
 never refused. Both are worth knowing before the save, so every tool that drafts (draft_create,
 draft_revise, recipes_import) answers with one warning per line and rule: the draft, the line, and
-the rule it meets. Allergies match whatever holds the allergen, dislikes and exclusions the thing
-itself (`kitchen/ingredient_match.py`), as search and the recipe card judge them.
+the rule it meets. A direct write (db_create, db_update) has had its allergens refused already; it
+answers with the disliked or excluded lines it wrote. Allergies match whatever holds the allergen,
+dislikes and exclusions the thing itself (`kitchen/ingredient_match.py`), as search and the recipe
+card judge them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.ingredient_match import term_matches
+from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.drafting import draft_texts
@@ -38,12 +42,32 @@ async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]
             warnings.append(f"{hit.describe()}: {held.whose([hit.allergen])}; draft_save will refuse it unless the user "
                             "explicitly accepts it (allergy_override)")
         rules = avoided + [(value, "the user excluded it from this draft") for value in _excluded_from(constraints, draft.ref)]
-        for where, text in texts:
-            for value, why in rules:
-                if term_matches(text, value, default_taxonomy(), strict=True):
-                    warnings.append(f"{where} '{text}' is {value}: {why}")
-    more = [f"+{len(warnings) - MAX_WARNINGS} more warnings"] if len(warnings) > MAX_WARNINGS else []
-    return list(dict.fromkeys(warnings))[:MAX_WARNINGS] + more
+        warnings += _avoided_lines(texts, rules)
+    return _bounded(warnings)
+
+
+async def write_warnings(work: UnitOfWork, table: Table, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One warning per text a write puts in the kitchen (a recipe or shopping name, an ingredient, a planned
+    recipe's lines) that is a disliked or excluded ingredient."""
+    if table.name not in allergies.CHECKED_TABLES:
+        return []
+    avoided = _avoided(await current_constraints(work))
+    if not avoided:
+        return []
+    warnings: list[str] = []
+    for index, row in enumerate(rows):
+        warnings += _avoided_lines(await allergies.row_texts(work, table, row, f"data[{index}]" if len(rows) > 1 else "data"), avoided)
+    return _bounded(warnings)
+
+
+def _avoided_lines(texts: Sequence[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"{where} '{text}' is {value}: {why}" for where, text in texts for value, why in rules
+            if term_matches(text, value, default_taxonomy(), strict=True)]
+
+
+def _bounded(warnings: list[str]) -> list[str]:
+    unique = list(dict.fromkeys(warnings))
+    return unique[:MAX_WARNINGS] + ([f"+{len(unique) - MAX_WARNINGS} more warnings"] if len(unique) > MAX_WARNINGS else [])
 
 
 def _avoided(constraints: SessionConstraints) -> list[tuple[str, str]]:
