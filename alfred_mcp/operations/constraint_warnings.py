@@ -48,15 +48,19 @@ async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]
 
 async def write_warnings(work: UnitOfWork, table: Table, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One warning per text a write puts in the kitchen (a recipe or shopping name, an ingredient, a planned
-    recipe's lines) that is a disliked or excluded ingredient."""
+    recipe's lines) that is a disliked or excluded ingredient, an ingredient excluded from its own recipe included."""
     if table.name not in allergies.CHECKED_TABLES:
         return []
-    avoided = _avoided(await current_constraints(work))
-    if not avoided:
-        return []
+    constraints = await current_constraints(work)
+    avoided = _avoided(constraints)
     warnings: list[str] = []
     for index, row in enumerate(rows):
-        warnings += _avoided_lines(await allergies.row_texts(work, table, row, f"data[{index}]" if len(rows) > 1 else "data"), avoided)
+        recipe = row.get("recipe_id") if table.name == "recipe_ingredients" else None
+        about = _excluded_from(constraints, recipe) if isinstance(recipe, str) else []
+        rules = avoided + [(value, f"the user excluded it from {recipe}") for value in about]
+        if rules:
+            where = f"data[{index}]" if len(rows) > 1 else "data"
+            warnings += _avoided_lines(await allergies.row_texts(work, table, row, where), rules)
     return _bounded(warnings)
 
 

@@ -185,3 +185,15 @@ async def test_planning_a_recipe_with_a_disliked_line_is_warned_about(client: Cl
     planned = await call(client, "db_create", table="meal_plans", data={"date": "2026-02-01", "meal_type": "dinner", "recipe_id": recipe["id"]})
     (warning,) = planned["warnings"]
     assert recipe["id"] in warning and "'kalamata olives' is olives: the user dislikes it" in warning and "olive oil" not in warning
+
+
+async def test_an_ingredient_excluded_from_its_recipe_is_warned_about_when_written(client: Client) -> None:
+    """'Make the fajitas dairy-free' (about that recipe): adding sour cream to it is warned about, to another recipe not."""
+    fajitas, other = [(await call(client, "db_read", table="recipes", filters=[{"field": "name", "op": "eq", "value": name}]))["rows"][0]["id"]
+                      for name in ("Chicken Fajitas", "Mushroom Risotto")]
+    await call(client, "understanding_submit", message="make the fajitas dairy-free", constraint_snapshot={
+        "new_constraints": [{"type": "ingredient_excluded", "field": "diet", "value": "dairy", "about": fajitas}]})
+    added = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": fajitas, "position": 20, "name": "sour cream"})
+    assert added["warnings"] == [f"data.name (ingredient) 'sour cream' is dairy: the user excluded it from {fajitas}"]
+    elsewhere = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": other, "position": 20, "name": "sour cream"})
+    assert "warnings" not in elsewhere
