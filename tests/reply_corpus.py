@@ -13,7 +13,9 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from alfred_mcp.state.reply_check import Fact, ReplyFacts
+from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
+from alfred_mcp.kitchen.taxonomy import singular
+from alfred_mcp.state.reply_check import _TABLE, Fact, Item, ReplyFacts
 
 Check = Callable[[str, ReplyFacts], list[str]]
 
@@ -167,6 +169,7 @@ def corpus() -> list[Case]:
                 cases.append(Case(text, ReplyFacts(things=_facts(other, "created", other.things[:1])) if "your" in text
                                   else ReplyFacts(), False, "false, generic"))
     cases.extend(_two_claims())
+    cases.extend(whole_name_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -200,3 +203,95 @@ def rates(check: Check, cases: Sequence[Case]) -> dict[str, object]:
         "false_accepted_examples": [f"[{c.kind}] {c.text}" for c in false_accepted[:5]],
         "true_refused_examples": [f"[{c.kind}] {c.text}" for c in true_refused[:5]],
     }
+
+
+# --- whole names: a claim about a thing names that thing, never a fragment of another label --------------------
+
+PRODUCT_WORDS = ("oil", "vinegar", "paste", "powder", "sauce", "stock", "dressing", "butter", "flour", "tea", "juice", "syrup")
+"""Words that, after an ingredient, make a label about another thing ('Rice Vinegar', 'Garlic Powder')."""
+FRAGMENT_TEMPLATES = ("I added {item} to your shopping list.", "{Item} {be} added to your list.")
+
+
+def _known_names() -> list[str]:
+    """Every ingredient name the catalog (names, aliases) and the taxonomy (members) know, lowercase, sorted."""
+    from datetime import date
+
+    from alfred_mcp.kitchen.seed import demo_kitchen
+    from alfred_mcp.kitchen.taxonomy import default_taxonomy
+
+    taxonomy = default_taxonomy()
+    names = {name.lower() for row in demo_kitchen(date(2026, 1, 12)).catalog for name in (row["name"], *(row.get("aliases") or ()))}
+    names |= {member.lower() for category in taxonomy.categories() for member in taxonomy.category(category).members}
+    return sorted(name for name in names if name.replace(" ", "").isalpha() and not any(p.search(name) for p, _ in _TABLE))
+
+
+def _recipe_names() -> list[str]:
+    """The demo kitchen's recipe names, and a few with '&' and 'and' in them."""
+    from datetime import date
+
+    from alfred_mcp.kitchen.seed import demo_kitchen
+
+    return [recipe.row["name"] for recipe in demo_kitchen(date(2026, 1, 12)).recipes] + ["Mac & Cheese", "Sweet and Sour Chicken"]
+
+
+def _shop(label: str, ref: str = "shop_1") -> ReplyFacts:
+    return ReplyFacts(things=[Fact("created", "shopping_list", ref, label)])
+
+
+def _fragment_claims(item: str) -> Iterator[str]:
+    for template in FRAGMENT_TEMPLATES:
+        yield template.format(item=item, Item=item[0].upper() + item[1:], be="was")
+
+
+def whole_name_cases() -> list[Case]:
+    """Generated from every known ingredient name: a one-word item never matches a label it is only a word of
+    ('rice' in 'Rice Vinegar', false) or a piece of a word in ('pepper' in 'Peppermint Tea', false), while the
+    thing itself, in either number, with its modifiers, or by its head word, is matched (true)."""
+    names = _known_names()
+    single = [name for name in names if " " not in name]
+    cases: list[Case] = []
+    for index, name in enumerate(single):
+        for product in (PRODUCT_WORDS[index % len(PRODUCT_WORDS)],):  # each product word in turn
+            if name.endswith(product) or product.endswith(name):
+                continue
+            label = f"{name} {product}".title()
+            for text in _fragment_claims(name):
+                cases.append(Case(text, _shop(label), False, "a word of another label"))
+            for text in _fragment_claims(f"{name} {product}"):
+                cases.append(Case(text, _shop(label), True, "whole name"))
+    pieces = ((a, b) for a in single for b in single
+              if singular(a) != singular(b) and len(a) >= 3 and (b.startswith(singular(a)) or singular(b).endswith(singular(a))))
+    for part, whole in pieces:
+        for text in _fragment_claims(part):
+            cases.append(Case(text, _shop(whole.title()), False, "a piece of another word"))
+    for name in names:
+        if " " in name:  # 'kalamata olives': the thing by its head word, and whole
+            head = next(word for word in reversed(name.split()) if singular(word) not in FORM_WORDS)
+            for item in (name, head):
+                for text in _fragment_claims(item):
+                    cases.append(Case(text, _shop(name.title()), True, "whole name"))
+    for item, label in (("pepper", "Peppermint Tea"), ("rice", "Rice Vinegar Dressing"), ("eggs", "Egg Noodles"),
+                        ("lemons", "Lemon Curd"), ("chicken", "Chicken Stock")):
+        for text in _fragment_claims(item):
+            cases.append(Case(text, _shop(label), False, "a word of another label"))
+        failed = ReplyFacts(failed=[Item("shop_2", item.rstrip("s").title(), "failed")], things=[Fact("created", "shopping_list", "shop_1", label)])
+        cases.append(Case(f"I added {label.lower()} to your shopping list.", failed, False, "a failure named only inside another label"))
+        cases.append(Case(f"I added {label.lower()} to your shopping list, but {item} failed.", failed, True, "a failure named"))
+    for item, label, table, verb in (("the honey garlic one", "Honey Garlic Cod", "recipes", "saved"),
+                                     ("your curry recipe", "Thai Green Curry", "recipes", "saved"),
+                                     ("defrosting the salmon", "Defrost the salmon", "tasks", "added"),
+                                     ("the chicken", "Chicken Thighs", "inventory", "added")):
+        place = next(p for p in PLACES if p.table == table)
+        facts = ReplyFacts(things=[Fact("saved" if verb == "saved" else "created", table, "x_1", label)])
+        text = f"I {verb} {item} {place.preposition.get('save' if verb == 'saved' else 'add', 'to')} your {place.words[0]}."
+        cases.append(Case(text, facts, True, "a name a person would use"))
+        cases.append(Case(text, ReplyFacts(things=[Fact(facts.things[0].action, table, "x_2", "Rice Vinegar Dressing")]), False,
+                          "a name of another thing"))
+    recipes = _recipe_names()
+    for index, name in enumerate(recipes):  # whole recipe names, 'and' and all ('Greek Lemon Chicken and Potatoes')
+        other = recipes[(index + 1) % len(recipes)]
+        for text in (f"I saved {name} to your recipes.", f"{name} was saved to your recipe box."):
+            cases.append(Case(text, ReplyFacts(things=[Fact("saved", "recipes", "recipe_1", name)]), True, "a recipe by its name"))
+            cases.append(Case(text, ReplyFacts(things=[Fact("saved", "recipes", "recipe_2", other)]), False, "another recipe's name"))
+    unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
+    return list(unique.values())

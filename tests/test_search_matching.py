@@ -6,16 +6,14 @@ from typing import Any
 
 import pytest
 
+from alfred_mcp.kitchen.ingredient_match import heads_with, holds_words, term_matches
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.search import (
     Candidate,
     Coverage,
     check_constraints,
-    heads_with,
-    holds_words,
     pantry_coverage,
     rank_by_coverage,
-    term_matches,
 )
 from alfred_mcp.state.constraints import (
     ActiveGoal,

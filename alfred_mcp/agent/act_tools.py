@@ -202,7 +202,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
             card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
         else:
             card = f"{tool} {card}"
-        return "\n".join([card, *removal_lines(result)])
+        return "\n".join([card, *removal_lines(result), *warning_lines(result)])
     if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
         columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
@@ -211,7 +211,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     if drafts is not None:
         lines = [f"- {d.get('ref')}: {d.get('label')} [{d.get('status')}]" for d in drafts[:10]]
         more = [f"+{len(drafts) - 10} more"] if len(drafts) > 10 else []
-        return "\n".join([summarize_result(tool, result), *lines, *more])
+        return "\n".join([summarize_result(tool, result), *lines, *more, *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
@@ -221,8 +221,16 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
 
 
+def warning_lines(result: dict[str, Any]) -> list[str]:
+    """A result's warnings, whole (a draft's allergen, dislike or exclusion, a write's dislike or exclusion: each
+    names the line and the rule)."""
+    warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
+    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+
+
 def removal_lines(result: dict[str, Any]) -> list[str]:
-    """What a removal touched beyond its own rows: the rows deleted with them and the rows left pointing at nothing."""
+    """What a removal touched beyond its own rows: the rows deleted with them and the rows left pointing at nothing;
+    what an undone removal linked again."""
     lines = []
     cascaded = [c for c in result.get("cascaded", ()) if isinstance(c, dict)]
     if cascaded:
@@ -232,6 +240,11 @@ def removal_lines(result: dict[str, Any]) -> list[str]:
         lines.append(f"Left without what they pointed at ({len(unlinked)}; tell the user):")
         lines += [f"- {u.get('ref')} {u.get('label')}: {unlinked_words(u)}" for u in unlinked[:10]]
         lines += [f"+{len(unlinked) - 10} more"] if len(unlinked) > 10 else []
+    relinked = [r for r in result.get("relinked", ()) if isinstance(r, dict)]
+    if relinked:
+        lines.append(f"Pointing at what was restored again ({len(relinked)}; tell the user):")
+        lines += [f"- {r.get('ref')} {r.get('label')}: {r.get('column')} is {r.get('now') or 'set'} again" for r in relinked[:10]]
+        lines += [f"+{len(relinked) - 10} more"] if len(relinked) > 10 else []
     return lines
 
 

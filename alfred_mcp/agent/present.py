@@ -23,13 +23,19 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
     things = [*_written(session, state.turn), *_side_effects(state)]
     return ReplyFacts(things=things, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, earlier=earlier,
-                      unlinked=unlinked_items(session, state))
+                      unlinked=unlinked_items(session, state), relinked=relinked_items(session, state))
 
 
 def unlinked_items(session: Session, state: TurnState) -> list[Item]:
     """Rows this turn's removals left pointing at nothing (a meal without its recipe), from the call log."""
     refs = dict.fromkeys(ref for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.unlinked or ())
     return [Item(ref, _label(session, ref), "left pointing at a removed row") for ref in refs]
+
+
+def relinked_items(session: Session, state: TurnState) -> list[Item]:
+    """Rows this turn's undos pointed at a restored row again (a meal with its recipe back), from the call log."""
+    refs = dict.fromkeys(ref for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.relinked or ())
+    return [Item(ref, _label(session, ref), "pointing at the restored row again") for ref in refs]
 
 
 def _label(session: Session, ref: str) -> str:
@@ -54,9 +60,10 @@ def _written(session: Session, turn: int) -> list[Fact]:
 
 
 def removal_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), as facts of the turn."""
+    """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), and an undo's `relinked`
+    ones (reference set back), as facts of the turn."""
     effects = []
-    for action in ("unlinked", "cascaded"):
+    for action in ("unlinked", "cascaded", "relinked"):
         entries = result.get(action)
         for entry in entries if isinstance(entries, list) else ():
             if isinstance(entry, dict) and isinstance(entry.get("table"), str):
@@ -84,7 +91,8 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     done, what was not, and, when it stopped (`said`: the plain words for why), what to try. The one code path for
     such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _not_done_sentence(facts)) if part)
+    first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _relinked_sentence(facts),
+                                       _not_done_sentence(facts)) if part)
     if said is None:
         return first or _read_sentence(session, state) or "Done: nothing needed changing."
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
@@ -124,6 +132,12 @@ def _unlinked_sentence(facts: ReplyFacts) -> str:
     """'Now without their recipe: Fri 28 Nov [dinner].' for rows a removal left pointing at nothing."""
     names = list(dict.fromkeys(item.label or item.ref for item in facts.unlinked))
     return f"Now without what was removed: {_listed(names)}." if names else ""
+
+
+def _relinked_sentence(facts: ReplyFacts) -> str:
+    """'Linked again to what was restored: Fri 28 Nov [dinner].' for rows an undo pointed at a restored row again."""
+    names = list(dict.fromkeys(item.label or item.ref for item in facts.relinked))
+    return f"Linked again to what was restored: {_listed(names)}." if names else ""
 
 
 def _not_done_sentence(facts: ReplyFacts) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import unlinked_items
+from alfred_mcp.agent.present import relinked_items, unlinked_items
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
@@ -287,6 +287,10 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
     if unlinked:
         lines.append("Left pointing at a removed row (tell the user, e.g. a meal now without its recipe): "
                      + ", ".join(item.show() for item in unlinked))
+    relinked = relinked_items(machine.session, state)
+    if relinked:
+        lines.append("Pointing at what the undo restored again (tell the user, e.g. a meal with its recipe back): "
+                     + ", ".join(item.show() for item in relinked))
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
     if pending:
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))

@@ -20,7 +20,7 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
         "steps_completed": sum(step.status == "completed" for step in state.steps),
         "steps_total": len(state.steps),
         "tools_called": _tool_counts(calls),
-        "entities_created": [], "entities_updated": [], "entities_deleted": [], "entities_unlinked": [],
+        "entities_created": [], "entities_updated": [], "entities_deleted": [], "entities_unlinked": [], "entities_relinked": [],
         "artifacts_generated": [], "artifacts_saved": [],
         "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool} for c in calls if c.outcome == "error"]
         + [dict(error) for error in state.errors if "role" in error],
@@ -31,6 +31,7 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
         if call.outcome != "ok":
             continue
         ledger["entities_unlinked"].extend(_entities(session, call.unlinked or []))
+        ledger["entities_relinked"].extend(_entities(session, call.relinked or []))
         if call.action in _DELTAS:  # db_*, and the kitchen tools' rows: shopping lines added, pantry items used up
             ledger[_DELTAS[call.action]].extend(_entities(session, call.refs))
         elif call.tool == "draft_create":
@@ -56,7 +57,7 @@ def _entities(session: Session, refs: list[str]) -> list[dict[str, Any]]:
 
 def _one_line(ledger: dict[str, Any], state: TurnState) -> str:
     parts = [f"turn {state.turn}: {state.outcome}"]
-    for key, word in (("entities_created", "created"), ("entities_updated", "updated"), ("entities_deleted", "deleted"), ("entities_unlinked", "unlinked"),
+    for key, word in (("entities_created", "created"), ("entities_updated", "updated"), ("entities_deleted", "deleted"), ("entities_unlinked", "unlinked"), ("entities_relinked", "relinked"),
                       ("artifacts_generated", "drafted"), ("artifacts_saved", "saved")):
         if ledger[key]:
             parts.append(f"{len(ledger[key])} {word}")

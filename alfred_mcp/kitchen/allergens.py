@@ -3,7 +3,8 @@
 An allergy that names a taxonomy category ('shellfish', 'peanuts', 'tree nuts', 'dairy') covers
 every name the category holds (shrimp, prawns, crab, lobster ...; peanut butter, satay ...),
 with the category's excludes honored ('oyster mushroom' is not shellfish, 'peanut-free' is not
-peanuts). Any other allergy ('strawberries') matches names holding its words. Pure and
+peanuts). Any other allergy ('strawberries') matches names holding its words, or those of another name the
+ingredient catalog gives the same ingredient ('aubergine' holds for 'eggplant': `kitchen/ingredient_match.py`). Pure and
 deterministic; the taxonomy is the packaged one unless another is given.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from alfred_mcp.kitchen.ingredient_match import holds_words, spellings
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 
 
@@ -64,8 +66,7 @@ def _allergen_of(name: str, allergies: tuple[str, ...], taxonomy: Taxonomy) -> s
             if taxonomy.matches(name, category):
                 return allergy
             continue
-        needle = ingredient_words(allergy)
-        if needle and any(words[i : i + len(needle)] == needle for i in range(len(words) - len(needle) + 1)):
+        if any(holds_words(name, spelling) for spelling in spellings(allergy)):
             return allergy
     return None
 

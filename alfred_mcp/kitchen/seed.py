@@ -73,6 +73,11 @@ def _days(today: date, offset: int | None) -> str | None:
 # -- the catalog --------------------------------------------------------------------------------
 
 
+def catalog_spellings() -> tuple[tuple[str, ...], ...]:
+    """Each catalog ingredient's name and aliases: the names of one thing ('eggplant', 'aubergine')."""
+    return tuple((item.name, *item.aliases) for item in _CATALOG)
+
+
 class _Ingredient(NamedTuple):
     name: str
     category: str

@@ -154,6 +154,13 @@ class Taxonomy:
         """
         return self._holds_name(ingredient_words(ingredient_name), self._require(category))
 
+    def excludes_from_member(self, ingredient_name: str, member: str) -> bool:
+        """True when a category that lists `member` excludes the name: 'peanut butter' is not the 'butter' of
+        dairy, 'coconut milk' not its 'milk'."""
+        words, wanted = ingredient_words(ingredient_name), ingredient_words(member)
+        return any(wanted in self._members[name] and any(_holds(words, phrase) for phrase in self._excludes[name])
+                   for name in self.entries)
+
     def _holds_name(self, words: Words, category: str) -> bool:
         if any(_holds(words, phrase) for phrase in self._excludes[category]):
             return False

@@ -109,11 +109,12 @@ async def check_rows(
     named: list[tuple[str, str]] = []
     for index, row in enumerate(rows):
         where = f"data[{index}]" if len(rows) > 1 else "data"
-        named += await _texts(work, table, row, where)
+        named += await row_texts(work, table, row, where)
     return verdict(allergen_hits(named, allergies.all()), override, allergies=allergies)
 
 
-async def _texts(work: UnitOfWork, table: Table, row: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
+async def row_texts(work: UnitOfWork, table: Table, row: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
+    """The texts of a row to write that a constraint could speak against (a name; a planned recipe's name and lines)."""
     if table.name in _NAMED:
         name = row.get("name")
         return [(f"{where}.name ({_NAMED[table.name]})", name)] if isinstance(name, str) else []

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TypedDict
 
 from alfred_mcp.kitchen.allergens import allergen_of
-from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
+from alfred_mcp.kitchen.ingredient_match import is_disliked
+from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy
 from alfred_mcp.operations.search import Candidate, check_constraints
 from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
@@ -55,13 +56,8 @@ class Standing:
     dislikes: tuple[str, ...] = ()
 
     def disliked(self, name: str) -> str | None:
-        """The dislike an ingredient name falls under ('olives' for 'kalamata olives'), or None."""
-        words = ingredient_words(name)
-        for dislike in self.dislikes:
-            phrase = ingredient_words(dislike)
-            if phrase and any(words[i:i + len(phrase)] == phrase for i in range(len(words) - len(phrase) + 1)):
-                return dislike
-        return None
+        """The dislike an ingredient name is the thing of ('olives' for 'kalamata olives', not for 'olive oil'), or None."""
+        return is_disliked(name, self.dislikes, self.taxonomy)
 
 
 async def standing_constraints(work: UnitOfWork) -> Standing:

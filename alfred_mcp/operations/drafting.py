@@ -399,7 +399,7 @@ async def _check_allergens(
     if not held.all():
         return {}, None
     in_call = {draft.ref for draft in drafts}
-    hits = {draft.ref: allergen_hits(await _named_texts(work, draft, in_call), held.all()) for draft in drafts}
+    hits = {draft.ref: allergen_hits(await draft_texts(work, draft, in_call), held.all()) for draft in drafts}
     if whole_call:
         return {}, allergies.verdict([hit for found in hits.values() for hit in found], override, allergies=held)
     refused: dict[str, str] = {}
@@ -414,8 +414,8 @@ async def _check_allergens(
     return refused, allergies.verdict(allowed, override, allergies=held)
 
 
-async def _named_texts(work: UnitOfWork, draft: Draft, in_call: set[str]) -> list[tuple[str, str]]:
-    """The texts of a draft an allergy could forbid, each with where it is."""
+async def draft_texts(work: UnitOfWork, draft: Draft, in_call: set[str]) -> list[tuple[str, str]]:
+    """The texts of a draft a constraint could speak against (its name, its lines; a meal's saved recipe), each with where it is."""
     model: Any = draft.parsed()
     where = f"{draft.ref} ({draft.label})"
     if draft.entity_type == "recipe":

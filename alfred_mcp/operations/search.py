@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
+from alfred_mcp.kitchen.ingredient_match import holds_words, term_matches
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.operations import crud
@@ -41,11 +42,6 @@ DIETARY_EXCLUDES: dict[str, tuple[str, ...]] = {
     "kosher": ("pork", "shellfish"),
     "no pork": ("pork",),
 }
-FORM_WORDS = frozenset({
-    "fillet", "breast", "thigh", "leg", "wing", "drumstick", "steak", "chunk", "piece", "slice", "leaf", "sprig",
-    "clove", "head", "stalk", "floret", "cube", "strip", "ball", "crumble", "round", "half", "wedge",
-})
-"""Words naming a cut or form of an ingredient rather than another ingredient."""
 DIFFICULTY_WORDS = {"simple": "easy", "basic": "easy", "beginner": "easy", "moderate": "medium",
                     "intermediate": "medium", "challenging": "hard", "advanced": "hard"}
 
@@ -248,33 +244,6 @@ def _matches_query(candidate: Candidate, query: RecipeQuery, category: str | Non
         total = candidate.total_minutes
         return total is not None and total <= query.max_minutes
     return True
-
-
-def holds_words(name: str, term: str) -> bool:
-    """True when the words of `term` appear in `name` in order ('cod' in 'Cod Fillets'), plurals folded."""
-    words, needle = ingredient_words(name), ingredient_words(term)
-    size = len(needle)
-    return size > 0 and any(words[i : i + size] == needle for i in range(len(words) - size + 1))
-
-
-def term_matches(name: str, term: str, taxonomy: Taxonomy, *, strict: bool = False) -> bool:
-    """`name` is, or belongs to, `term`: a taxonomy category ('peanuts', 'shellfish') or an ingredient.
-
-    Strict matching (for dislikes) wants the term as the name's head: 'kalamata olives' and
-    'cod fillets' hold 'olives' and 'cod', 'olive oil' does not hold 'olives'.
-    """
-    category = taxonomy.resolve_category(term)
-    if category is not None:
-        return taxonomy.matches(name, category)
-    return heads_with(name, term) if strict else holds_words(name, term)
-
-
-def heads_with(name: str, term: str) -> bool:
-    """True when `term`'s words end `name`, allowing trailing form words ('fillets', 'leaves', 'crumbles')."""
-    words, needle = list(ingredient_words(name)), ingredient_words(term)
-    while words and words[-1] in FORM_WORDS and tuple(words[-len(needle):]) != needle:
-        words.pop()
-    return len(needle) > 0 and tuple(words[-len(needle):]) == needle
 
 
 # -- constraints ------------------------------------------------------------------------------

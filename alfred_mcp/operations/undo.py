@@ -2,7 +2,7 @@
 
 Rows it created are deleted (a saved draft becomes a pending draft again, under its gen ref), rows it
 updated get their earlier values back, rows it deleted come back with the same ids, so the same refs
-(with their children, and the references the delete had cleared). Before anything is written every
+(with their children, and the references the delete had cleared, reported as `relinked`). Before anything is written every
 row is checked; a row changed, deleted or pointed at since is a conflict, and the undo is refused
 naming it: nothing is written. Each undo consumes one entry, so repeated calls walk back.
 """
@@ -38,6 +38,8 @@ class Undone:
     drafts_reopened: list[str] = field(default_factory=list)
     unlinked: list[dict[str, Any]] = field(default_factory=list)
     """Rows outside the entry that removing its rows left pointing at nothing (`operations/unlinking.py`)."""
+    relinked: list[dict[str, Any]] = field(default_factory=list)
+    """The mirror: rows whose reference the undone delete had cleared, pointing at the restored row again."""
     rows: int = 0
     """Rows written back in all (children such as a recipe's ingredients included)."""
     remaining: int = 0
@@ -91,7 +93,8 @@ async def undo_last(work: UnitOfWork) -> Undone:
     undone.remaining = len(undo_numbers(session))
     refs = [item["ref"] for item in (*undone.removed, *undone.restored, *undone.reverted)]
     session.record_call(CallRecord(turn=session.turn, tool="kitchen_undo", action="undone", refs=refs, count=len(refs),
-                                   note=f"undid {entry.describe()}", unlinked=[u["ref"] for u in undone.unlinked] or None))
+                                   note=f"undid {entry.describe()}", unlinked=[u["ref"] for u in undone.unlinked] or None,
+                                   relinked=[r["ref"] for r in undone.relinked] or None))
     return undone
 
 
@@ -221,8 +224,19 @@ async def _restore(work: UnitOfWork, table: Table, step: UndoStep, undone: Undon
                 work.session.registry.register_row(child.entity_type, row["id"], row_label(child, row), turn=work.session.turn,
                                                    action="created")
     for unlinked in step.unlinked:
+        child = get_table(unlinked.table)
         where = Where(all_of=(Filter("id", "eq", unlinked.row["id"]), Filter(unlinked.column, "is_null", True)))
-        await work.store.update(get_table(unlinked.table), where, {unlinked.column: unlinked.row[unlinked.column]}, user_id=work.user_id)
+        target = unlinked.row[unlinked.column]
+        for row in await work.store.update(child, where, {unlinked.column: target}, user_id=work.user_id):
+            undone.relinked.append(_relinked(work.session, child, row, unlinked.column, str(target)))
+
+
+def _relinked(session: Session, table: Table, row: Row, column: str, target: str) -> dict[str, Any]:
+    """{table, ref, label, column, now}: a row pointing at the restored row again (`now`: its ref), as `unlinked` names one."""
+    label = row_label(table, row)
+    ref = session.registry.register_row(table.entity_type, row["id"], label, turn=session.turn, action="updated")
+    now = session.registry.ref_for_row(target)
+    return {"table": table.name, "ref": ref, "label": label, "column": column, **({"now": now} if now else {})}
 
 
 def _reopen_drafts(session: Session, saved_ref: str) -> list[str]:

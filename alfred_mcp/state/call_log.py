@@ -32,6 +32,8 @@ class CallRecord(BaseModel):
     card: str | None = Field(default=None, description="For a read: the rows it returned as a compact card.")
     unlinked: list[str] | None = Field(
         default=None, description="A removal's rows left pointing at nothing (a meal without its recipe), by ref.")
+    relinked: list[str] | None = Field(
+        default=None, description="An undone removal's rows pointing at the restored row again (a meal with its recipe back), by ref.")
 
 
 def to_document(record: CallRecord) -> dict[str, Any]:
@@ -43,4 +45,6 @@ def to_document(record: CallRecord) -> dict[str, Any]:
     stored["refs"] = record.refs[:MAX_REFS_PER_CALL]
     if record.unlinked is not None:
         stored["unlinked"] = record.unlinked[:MAX_REFS_PER_CALL]
+    if record.relinked is not None:
+        stored["relinked"] = record.relinked[:MAX_REFS_PER_CALL]
     return stored

@@ -8,8 +8,10 @@ removed", "Milk is now on your list") is checked per thing: each thing it names 
 this turn whose action backs the verb, on the table the clause names; a claim naming no thing ("I
 saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
 question, and a correction of what was said before ("I said I had added X, but I had not") claim
-nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. The
-check is literal (words, refs, labels), so it is the same every time.
+nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
+named by its ref or its label as a whole name (`names_whole`: the same head word, plurals folded), never
+by a word of another label ('rice' is not 'Rice Vinegar Dressing') nor a piece of a word ('pepper' is not
+'Peppermint Tea'). The check is literal (words, refs, labels), so it is the same every time.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
+from alfred_mcp.kitchen.taxonomy import singular
+
 _VERBS: dict[str, tuple[str, ...]] = {
     "add": ("added", "put", "restocked", "topped up", "logged", "recorded", "noted down"),
     "save": ("saved", "stored", "filed"),
@@ -25,7 +30,7 @@ _VERBS: dict[str, tuple[str, ...]] = {
     "plan": ("planned", "scheduled", "booked", "pencilled in", "penciled in"),
     "remove": ("removed", "deleted", "dropped", "cleared", "crossed off", "discarded", "erased", "unlinked"),
     "change": ("changed", "updated", "modified", "edited", "renamed", "moved", "replaced", "swapped", "marked", "checked off",
-               "adjusted", "increased", "reduced", "bumped"),
+               "adjusted", "increased", "reduced", "bumped", "relinked", "re-linked", "linked again"),
     "undo": ("undid", "undone", "reverted", "restored"),
 }
 _BACKED_BY: dict[str, frozenset[str]] = {
@@ -34,8 +39,8 @@ _BACKED_BY: dict[str, frozenset[str]] = {
     "create": frozenset({"created", "saved", "generated"}),
     "plan": frozenset({"created", "saved", "updated"}),
     "remove": frozenset({"deleted", "unlinked", "updated", "discarded", "cascaded", "undone"}),
-    "change": frozenset({"updated", "unlinked", "undone", "saved", "revised"}),
-    "undo": frozenset({"undone"}),
+    "change": frozenset({"updated", "unlinked", "relinked", "undone", "saved", "revised"}),
+    "undo": frozenset({"undone", "relinked"}),
 }
 _WRITE_ACTIONS = frozenset().union(*_BACKED_BY.values())
 _VERB_OF = {word: verb for verb, words in _VERBS.items() for word in words}
@@ -140,9 +145,20 @@ class Item:
     label: str = ""
     reason: str = ""
 
-    def named_in(self, text: str) -> bool:
-        lowered = text.lower()
-        return self.ref.lower() in lowered or bool(self.label) and self.label.lower() in lowered
+    def named_in(self, text: str, others: Iterable[str] = ()) -> bool:
+        """The reply names this item: its ref, or its whole label as words (plurals folded), never inside another word
+        nor inside one of the `others` labels ('Rice' is not named by 'rice vinegar dressing' when that is a label)."""
+        if re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
+            return True
+        label = _words_of(self.label)
+        if not label:
+            return False
+        words = list(_words_of(text))
+        for other in {_words_of(o) for o in others}:
+            if len(other) > len(label) and _at(other, label) is not None:  # blank out a longer label holding this one
+                while (start := _at(tuple(words), other)) is not None:
+                    words[start:start + len(other)] = ["|"]
+        return _at(tuple(words), label) is not None
 
     def show(self) -> str:
         return f"{self.ref} ({self.label})" if self.label else self.ref
@@ -150,7 +166,7 @@ class Item:
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing a call did: its action (created, updated, deleted, saved, unlinked, cascaded, discarded,
+    """One thing a call did: its action (created, updated, deleted, saved, unlinked, cascaded, relinked, discarded,
     generated, undone), the table, the row's ref and label."""
 
     action: str
@@ -159,10 +175,13 @@ class Fact:
     label: str = ""
 
     def names(self, words: frozenset[str], text: str) -> bool:
-        """True when an item (its content words, its text) names this thing: its ref, or a word of its label."""
+        """True when an item (its content words, its text) names this thing: its ref, or its label as a whole name
+        (`names_whole`); a meal, whose label is a date and a meal type, by a word of it ('Saturday's dinner')."""
         if self.ref and re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
             return True
-        return bool(words & _content_words(self.label))
+        if _MEAL_LABEL.search(self.label):
+            return bool(words & _content_words(self.label))
+        return names_whole(text, self.label)
 
     def show(self) -> str:
         return self.label or self.ref or (self.table or "a row")
@@ -181,6 +200,8 @@ class ReplyFacts:
     """Why the turn stopped before its plan was done (None: it was not stopped)."""
     unlinked: Sequence[Item] = field(default_factory=tuple)
     """Rows a removal of this turn left pointing at nothing (a meal without its recipe): the user must hear of them."""
+    relinked: Sequence[Item] = field(default_factory=tuple)
+    """Rows an undo of this turn pointed at a restored row again (a meal with its recipe back)."""
     earlier: Sequence[Fact] = field(default_factory=tuple)
     """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
 
@@ -277,6 +298,66 @@ def _items(phrase: str) -> tuple[str, ...]:
     return tuple(items)
 
 
+_MEAL_LABEL = re.compile(r"\[[a-z ]+\]\s*$", re.IGNORECASE)
+"""A meal plan's label: 'Sat Jan 12 [dinner]'."""
+
+
+def names_whole(item: str, label: str) -> bool:
+    """True when `item` names the thing `label` names, as a whole: the two share their head word (the last, past
+    form words: 'chicken thighs' is chicken) and one's words hold the other's in order ('defrosting' holds
+    'defrost'). 'the curry' and 'Thai curry' name 'Thai Green Curry', 'rice' names 'Basmati Rice', and 'the honey
+    garlic one' names 'Honey Garlic Cod'; 'rice' does not name 'Rice Vinegar Dressing', nor 'pepper' 'Peppermint
+    Tea', nor 'chicken breasts' 'Chicken Thighs'."""
+    said, named = _name_words(item), _name_words(label)
+    if not said or not named:
+        return False
+    if _head_of(item) != _head_of(label):  # 'the honey garlic one': a head that only points, at a thing these words name
+        pointing = _words_of(item)[-1:] in (("one",), ("recipe",), ("dish",), ("meal",))
+        return pointing and _in_order(said, named)
+    shorter, longer = sorted((said, named), key=len)
+    return _in_order(shorter, longer)
+
+
+def _in_order(shorter: tuple[str, ...], longer: tuple[str, ...]) -> bool:
+    """Every word of `shorter` in `longer`, in order; a word also stands for its longer forms ('defrost': 'defrosting')."""
+    rest = iter(longer)
+    return all(any(other == word or len(word) >= 4 and other.startswith(word) or len(other) >= 4 and word.startswith(other)
+                   for other in rest) for word in shorter)
+
+
+def _at(words: tuple[str, ...], run: tuple[str, ...]) -> int | None:
+    """Where `run` starts in `words` as whole words, or None."""
+    return next((i for i in range(len(words) - len(run) + 1) if words[i:i + len(run)] == run), None)
+
+
+def _name_words(text: str) -> tuple[str, ...]:
+    """A name's words in order, as whole names are compared: singular, without filler, generic words or numbers."""
+    return tuple(word for word in _words_of(text) if word not in _FILLER and word not in _GENERIC and not _NUMBER.match(word))
+
+
+def _words_of(text: str) -> tuple[str, ...]:
+    """Lowercase words in order, singular as the ingredient taxonomy folds them ('leaves' -> leaf), "'s" dropped."""
+    return tuple(singular(word.removesuffix("'s")) for word in re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
+
+
+_WHAT_COMES_WITH = re.compile(r"\s(?:with|in|on|over|and|&)\s", re.IGNORECASE)
+"""Where a name's head ends: 'Salmon with Bok Choy' is salmon, 'Chicken and Potatoes' chicken (then potatoes too)."""
+
+
+def _head_of(text: str) -> str:
+    """The head word of a name, the last of its first part ('Miso-Glazed Salmon with Bok Choy' -> salmon)."""
+    first = _name_words(_WHAT_COMES_WITH.split(text, maxsplit=1)[0]) or _name_words(text)
+    return _head(first) if first else ""
+
+
+def _head(words: tuple[str, ...]) -> str:
+    """The last word, past trailing form words ('chicken thighs' -> chicken)."""
+    kept = list(words)
+    while len(kept) > 1 and kept[-1] in FORM_WORDS:
+        kept.pop()
+    return kept[-1]
+
+
 def _content_words(text: str) -> frozenset[str]:
     words = re.findall(r"[a-z][a-z'-]*|\d+", text.lower())
     return frozenset(_singular(w) for w in words if w not in _FILLER and not _NUMBER.match(w) and len(w) > 1)
@@ -309,7 +390,7 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
                 f"(what happened: {_happened(facts)})"]
     problems = []
-    for item in claim.items:
+    for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
         if any(fact.names(words, item) for fact in backing):
             continue
@@ -320,6 +401,20 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
             why = f"what happened: {_happened(facts)}"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but this turn did not do that ({why})")
     return problems
+
+
+def _as_named(items: tuple[str, ...], facts: Sequence[Fact]) -> list[str]:
+    """The claim's items, with neighbours split at 'and' joined again where together they are the whole name of a
+    thing whose name has parts ('mac', 'cheese' -> 'mac and cheese' when a fact is Mac & Cheese)."""
+    grouped: list[str] = []
+    start = 0
+    while start < len(items):
+        end = next((end for end in range(len(items), start + 1, -1)
+                    if any(_WHAT_COMES_WITH.search(fact.label) and fact.names(_content_words(joined), joined) for fact in facts
+                           if (joined := " and ".join(items[start:end])))), start + 1)
+        grouped.append(" and ".join(items[start:end]))
+        start = end
+    return grouped
 
 
 def _past(claim: Claim) -> str:
@@ -335,19 +430,20 @@ def _happened(facts: ReplyFacts) -> str:
 def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     """Each way the reply contradicts or leaves out the state, as one sentence; empty when it is truthful."""
     problems: list[str] = []
+    labels = [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
     for claim in claims(text):
         problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
     for item in facts.failed:
-        if not item.named_in(text):
+        if not item.named_in(text, labels):
             problems.append(f"it leaves out {item.show()}, which failed: {item.reason or 'see the batch'}")
     failed = {item.ref for item in facts.failed}
     unsaved = [item for item in facts.unsaved if item.ref not in failed]  # a failed draft is named above already
-    missing = [item for item in unsaved if not item.named_in(text)]
+    missing = [item for item in unsaved if not item.named_in(text, labels)]
     if missing:
         problems.append("it leaves out the drafts generated and not saved: " + ", ".join(item.show() for item in missing))
     elif unsaved and not _NOT_SAVED.search(text):
         problems.append("it must say that " + ", ".join(item.show() for item in unsaved) + " are not saved yet")
-    if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text) for item in facts.unlinked):
+    if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text, labels) for item in facts.unlinked):
         shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
         problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
     if facts.stopped and not _STOPPED.search(text):

@@ -71,3 +71,15 @@ async def test_a_removals_cascaded_rows_are_facts_of_the_turn(app: AlfredApp) ->
         facts = reply_facts(work.session, state)
     assert ("cascaded", "recipe_ingredients") in {(fact.action, fact.table) for fact in facts.things}
     assert ("deleted", "recipes", FAJITAS) in {(fact.action, fact.table, fact.label) for fact in facts.things}
+
+
+async def test_an_undone_removal_names_the_rows_it_linked_again_in_the_facts_and_the_states_reply(app: AlfredApp) -> None:
+    """Delete the planned fajitas, then undo it in the next turn: the dinner points at the recipe again, the reply
+    facts say so, and when no model reply passes, the state's own reply names that dinner."""
+    await drive(app, _turn("delete", [DELETE], f"I deleted {FAJITAS}; its dinner on the meal plan is now without a recipe."))
+    state = await drive(app, _turn("undo", [{"tool": "kitchen_undo", "arguments": {}}], "I deleted the pears."))
+    async with app.work("read") as work:
+        facts = reply_facts(work.session, state)
+    dinners = [item for item in facts.relinked if item.label.endswith("[dinner]")]
+    assert dinners and {(fact.action, fact.table) for fact in facts.things} >= {("relinked", "meal_plans"), ("undone", "recipes")}
+    assert state.reply_source == "fallback" and "Linked again to what was restored: " + dinners[0].label in state.reply

@@ -20,8 +20,10 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.cli import build_parser
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import load_contracts
+from alfred_mcp.kitchen.ingredient_match import is_disliked
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import SHOPPING_LIST
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.server.apps import MAX_VIEW_BYTES, VIEWS, render_view
 from alfred_mcp.server.mcp_server import AlfredServer, build_server
 
@@ -280,3 +282,17 @@ async def test_the_view_tools_cost_a_plain_client_under_2_kb_of_tools_list(serve
     size = sum(len(json.dumps(tool, separators=(",", ":"), ensure_ascii=False).encode()) for tool in listed
                if tool["name"] in VIEW_TOOLS)
     assert size < 1_800, size
+
+
+async def test_every_recipe_card_marks_the_disliked_thing_and_not_a_product_made_from_it(client: Client) -> None:
+    """The demo user dislikes olives and blue cheese: 'kalamata olives' is marked on every card that has it,
+    'olive oil' on none, and every card's marks are the dislike rule's (`kitchen/ingredient_match.py`)."""
+    dislikes = tuple((await call(client, "db_read", table="preferences"))["rows"][0]["disliked_ingredients"])
+    recipes = (await call(client, "db_read", table="recipes", limit=100))["rows"]
+    marked: dict[str, set[str]] = {}
+    for recipe in recipes:
+        card = await call(client, "recipe_show", recipe=recipe["id"])
+        for line in card["ingredients"]:
+            assert line.get("disliked") == is_disliked(line["name"], dislikes, default_taxonomy()), line
+            marked.setdefault(line["name"].lower(), set()).add(line.get("disliked"))
+    assert marked["olive oil"] == {None} and marked["kalamata olives"] == {"olives"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from reply_corpus import corpus, rates
 
-from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts, check_reply, claims
+from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts, check_reply, claims, names_whole
 
 DRAFT = Item("gen_recipe_1", "Honey Garlic Cod")
 FAILED = Item("gen_recipe_2", "Lemon Butter Cod", "name is required")
@@ -139,7 +139,42 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
     negations, paraphrases): at most 2% of untruthful ones pass, at most 2% of truthful ones are refused."""
     cases = corpus()
     kinds = {case.kind for case in cases}
-    assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims"} <= kinds
+    assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims",
+                                  "a word of another label", "a piece of another word", "whole name", "a name a person would use",
+                                  "a failure named only inside another label"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
+
+
+@pytest.mark.parametrize(
+    ("item", "label", "named"),
+    [
+        pytest.param("rice", "Rice Vinegar Dressing", False, id="a-word-of-another-label"),
+        pytest.param("pepper", "Peppermint Tea", False, id="a-piece-of-another-word"),
+        pytest.param("peppermint", "Pepper", False, id="a-longer-word"),
+        pytest.param("chicken breasts", "Chicken Thighs", False, id="another-cut"),
+        pytest.param("eggs", "Egg Noodles", False, id="a-modifier"),
+        pytest.param("rice", "Basmati Rice", True, id="the-head"),
+        pytest.param("the pears", "Pears", True, id="whole"),
+        pytest.param("lemon", "Lemons", True, id="singular-for-plural"),
+        pytest.param("thai curry", "Thai Green Curry", True, id="some-modifiers"),
+        pytest.param("chicken", "Chicken Thighs", True, id="past-a-form-word"),
+        pytest.param("the honey garlic one", "Honey Garlic Cod", True, id="a-pointing-head"),
+        pytest.param("defrosting the salmon", "Defrost the salmon", True, id="another-form-of-a-word"),
+        pytest.param("the miso-glazed salmon", "Miso-Glazed Salmon with Bok Choy", True, id="the-head-before-with"),
+        pytest.param("bok choy", "Miso-Glazed Salmon with Bok Choy", False, id="what-comes-with-it"),
+        pytest.param("mac and cheese", "Mac & Cheese", True, id="a-name-with-and"),
+    ],
+)
+def test_a_claim_names_a_thing_as_a_whole_never_a_fragment_of_another(item: str, label: str, named: bool) -> None:
+    assert names_whole(item, label) is named
+    facts = ReplyFacts(things=[Fact("created", "shopping_list", "shop_1", label)])
+    assert (check_reply(f"I added {item} to your shopping list.", facts) == []) is named
+
+
+def test_a_failure_named_only_inside_another_label_is_not_named() -> None:
+    facts = ReplyFacts(things=[Fact("created", "shopping_list", "shop_1", "Rice Vinegar")], failed=[Item("shop_2", "Rice", "failed")])
+    assert check_reply("I added rice vinegar to your shopping list.", facts) != []
+    assert check_reply("I added rice vinegar to your shopping list; the rice failed.", facts) == []
+    assert check_reply("I added rice vinegar to your shopping list; shop_2 failed.", facts) == []

@@ -113,3 +113,79 @@ async def test_acts_notice_and_the_reply_check_name_the_meal_a_delete_left_witho
     assert done["stage"] == "done" and done["reply"].startswith("Deleted the carbonara.")
     assert {e["ref"] for e in done["summary"]["entities_unlinked"]} == {ref for _, ref, _ in _expected_unlinked(kitchen)}
 
+
+
+# --- the mirror: undoing a removal says what it linked again -------------------------------------------------
+
+CHILD_ROWS: dict[tuple[str, str], dict[str, Any]] = {
+    ("meal_plans", "recipe_id"): {"date": "2030-01-05", "meal_type": "dinner"},
+    ("tasks", "recipe_id"): {"title": "Buy eggs"},
+    ("recipes", "parent_recipe_id"): {"name": "Carbonara with peas"},
+    ("cooking_log", "recipe_id"): {"cooked_at": "2030-01-04T19:00:00Z", "servings": 2},
+    ("tasks", "meal_plan_id"): {"title": "Thaw the fish"},
+    ("cooking_log", "from_meal_plan_id"): {"cooked_at": "2030-01-05T19:00:00Z", "servings": 2},
+}
+"""A row of each table that can point at a removable row (its reference cleared when that row goes)."""
+PARENT_ROWS = {"recipes": {"name": "Carbonara", "servings": 2}, "meal_plans": {"date": "2030-01-05", "meal_type": "dinner"}}
+REMOVABLE = [name for name in PARENT_ROWS]
+
+
+def test_every_reference_a_removal_clears_has_a_row_here() -> None:
+    """A new set-null reference to a table a user removes from is covered by the undo test below, or this fails."""
+    from alfred_mcp.kitchen.schema import TABLES, children_of
+
+    cleared = {(child.name, column.name) for parent in TABLES.values() if parent.name != "ingredients"
+               for child, column in children_of(parent.name) if column.fk is not None and column.fk.on_delete == "set_null"}
+    assert cleared == set(CHILD_ROWS) and {column.fk.table for t in TABLES.values() for column in t.fk_columns
+                                          if column.fk and (t.name, column.name) in cleared} == set(REMOVABLE)
+
+
+@pytest.mark.parametrize("parent", REMOVABLE)
+async def test_undoing_a_removal_names_every_row_it_linked_again(client: Client, app: AlfredApp, parent: str) -> None:
+    """Delete a row that others point at, then undo: the result, Act's notice, the call log and the state's own
+    reply name each row pointing at the restored row again (the mirror of the delete's `unlinked`)."""
+    from alfred_mcp.agent.act_tools import result_card
+    from alfred_mcp.kitchen.schema import children_of
+
+    (row,) = (await call(client, "db_create", table=parent, data=PARENT_ROWS[parent]))["rows"]
+    children = {}
+    for child, column in children_of(parent):
+        if (child.name, column.name) in CHILD_ROWS:
+            (made,) = (await call(client, "db_create", table=child.name,
+                                  data={**CHILD_ROWS[(child.name, column.name)], column.name: row["id"]}))["rows"]
+            children[made["id"]] = (child.name, column.name)
+    deleted = await call(client, "db_delete", table=parent, filters=[eq("id", row["id"])])
+    assert {u["ref"] for u in deleted["unlinked"] if u["column"] != "source"} == set(children)
+
+    undone = await call(client, "kitchen_undo")
+    assert {(r["table"], r["ref"], r["column"], r["now"]) for r in undone["relinked"]} == \
+        {(table, ref, column, row["id"]) for ref, (table, column) in children.items()}
+    assert all(r["label"] for r in undone["relinked"])
+    for ref, (table, column) in children.items():
+        (now,) = (await call(client, "db_read", table=table, filters=[eq("id", ref)]))["rows"]
+        assert now[column] == row["id"]
+    notice = result_card("kitchen_undo", {}, undone)
+    assert "Pointing at what was restored again" in notice and all(ref in notice for ref in children)
+
+
+async def test_an_undo_inside_a_turn_names_the_meal_it_gave_its_recipe_back_to(client: Client) -> None:
+    """'Bring it back' after deleting a planned recipe: Act's notice, the Reply context and the turn's summary name
+    the meal whose recipe is set again."""
+    kitchen = await _planned_recipe(client)
+    await call(client, "db_delete", table="recipes", filters=[eq("id", kitchen["recipe"])])
+    await call(client, "turn_start", message="bring the carbonara back")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": []})
+    plan = {"goal": "Restore the carbonara", "decision": "plan_direct", "steps": [
+        {"description": "Undo the delete of the carbonara", "step_type": "write", "subdomain": "recipes"}]}
+    await call(client, "turn_submit", role="think", output=plan)
+    acted = await call(client, "turn_submit", role="act", output={"decision": {"action": "tool_call", "tool": "kitchen_undo", "arguments": {}}})
+    relinked = {kitchen["meal"], kitchen["task"], kitchen["variation"]}
+    assert "Pointing at what was restored again (3; tell the user)" in acted["notice"]
+    assert all(f"{ref} " in acted["notice"] for ref in relinked) and f"recipe_id is {kitchen['recipe']} again" in acted["notice"]
+    await call(client, "turn_submit", role="act", output={"decision": {"action": "step_complete", "result_summary": "restored"}})
+    reply_context = (await call(client, "turn_context", full=True))["context"]
+    assert "Pointing at what the undo restored again" in reply_context and kitchen["meal"] in reply_context
+    done = await call(client, "turn_submit", role="reply", output={
+        "response": "I brought the carbonara back, and Saturday's dinner has its recipe again."})
+    assert done["stage"] == "done"
+    assert {e["ref"] for e in done["summary"]["entities_relinked"]} == relinked

@@ -10,6 +10,7 @@ from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
+from alfred_mcp.operations.constraint_warnings import write_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session
@@ -17,6 +18,11 @@ from alfred_mcp.session import Session
 
 def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
     return {"table": result.table, "rows": result.rows, "count": len(result.rows), **_context(session)}
+
+
+def _warned(warnings: list[str]) -> dict[str, list[str]]:
+    """{"warnings": [...]} when a write holds a disliked or excluded ingredient, else nothing."""
+    return {"warnings": warnings} if warnings else {}
 
 
 async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -38,7 +44,8 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
-        return _rows_result(work.session, await crud.create(work, table, data, allergy_override=override))
+        created = _rows_result(work.session, await crud.create(work, table, data, allergy_override=override))
+        return {**created, **_warned(await write_warnings(work, table, data))}
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -48,7 +55,8 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "db_update", args) as work:
         result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
-        return _rows_result(work.session, result)
+        warnings = await write_warnings(work, table, [args["data"]]) if result.rows and isinstance(args["data"], dict) else []
+        return {**_rows_result(work.session, result), **_warned(warnings)}
 
 
 async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -7,8 +7,10 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
+from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.drafts import Draft
 
@@ -30,12 +32,19 @@ def manifest_view(manifest: BatchManifest) -> dict[str, Any]:
     }
 
 
+async def warnings_of(work: UnitOfWork, drafts: list[Draft]) -> dict[str, list[str]]:
+    """{"warnings": [...]} when the drafts hold an allergen, a disliked or an excluded ingredient, else nothing."""
+    warnings = await draft_warnings(work, drafts)
+    return {"warnings": warnings} if warnings else {}
+
+
 async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_create", args) as work:
         session = work.session
         drafts = drafting.create_drafts(session, args["entity_type"], args["items"])
         await drafting.check_rows_exist(work, drafts)
-        return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **_context(session)}
+        warned = await warnings_of(work, drafts)
+        return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **warned, **_context(session)}
 
 
 async def draft_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -55,7 +64,7 @@ async def draft_revise(app: AlfredApp, args: ToolArgs) -> ToolResult:
         session = work.session
         draft = drafting.revise(session, args["ref"], patch=args.get("patch"), content=args.get("content"))
         await drafting.check_rows_exist(work, [draft])
-        return {"draft": draft_view(draft), **_context(session)}
+        return {"draft": draft_view(draft), **await warnings_of(work, [draft]), **_context(session)}
 
 
 async def draft_discard(app: AlfredApp, args: ToolArgs) -> ToolResult:

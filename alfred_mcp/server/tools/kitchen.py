@@ -50,7 +50,7 @@ async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
         return {
             "undone": {"tool": undone.entry.tool, "turn": undone.entry.turn}, "removed": undone.removed,
             "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,
-            "unlinked": undone.unlinked, "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
+            "unlinked": undone.unlinked, "relinked": undone.relinked, "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
         }
 
 

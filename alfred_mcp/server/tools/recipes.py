@@ -6,6 +6,7 @@ import ipaddress
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import exporting, importing, scaling
+from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.operations.fetching import FetchPolicy
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
@@ -25,6 +26,7 @@ async def recipes_import(app: AlfredApp, args: ToolArgs) -> ToolResult:
     )
     async with work_on(app, "recipes_import", args) as work:
         drafts, warnings = await importing.draft_recipes(work.session, read)
+        warnings += await draft_warnings(work, drafts)
         source = {"kind": read.kind, **({"url": read.url} if read.url else {})}
         return {
             "drafts": [draft_view(d) for d in drafts], "count": len(drafts), "source": source, "warnings": warnings,
