@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
+from alfred_mcp.kitchen.schema import UNITS
 from alfred_mcp.kitchen.taxonomy import singular
 
 _VERBS: dict[str, tuple[str, ...]] = {
@@ -107,7 +108,11 @@ _FILLER = frozenset((
     "another more extra new fresh few of few couple dozen half whole pack packs bag bags can cans jar jars bunch box "
     "oz g kg lb lbs ml l cup cups tbsp tsp pound pounds gram grams piece pieces quantity amount bit little lot lots "
     "successfully already back up out down over in on two three four five six seven eight nine ten eleven twelve "
-    "first second third each every").split())
+    "first second third each every").split()) | {unit for unit in UNITS if unit not in FORM_WORDS} \
+    | {f"{unit}s" for unit in UNITS if unit not in FORM_WORDS}
+"""Words that say how much or which, never what: an amount's unit ('1 carton', 'two bottles') included."""
+_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+"""An aside beside a thing ('the buttermilk (1 carton)'): how much, or a note, never part of its name."""
 _GENERIC = frozenset((
     "it them they those these that this everything anything all both one ones rest item items thing things entry entries "
     "row rows recipe recipes dish dishes meal meals draft drafts change changes list lists plan plans task tasks ingredient "
@@ -247,7 +252,10 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
     for index, match in enumerate(verbs):
         before, after = clause[: match.start()], clause[match.end():]
         region = clause[match.end(): verbs[index + 1].start()] if index + 1 < len(verbs) else after
-        table = _table_named(region) or whole or _VERB_TABLE.get(match.group(1).lower())
+        own = _VERB_TABLE.get(match.group(1).lower())
+        # a verb about one table ('logged': the cooking log) takes another only if its own phrase names it, not what a
+        # later part of the clause names ('I logged the cod as cooked, and took the fillets out of your pantry')
+        table = (_table_named(region.split(",", 1)[0]) or own) if own else _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
         if _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
@@ -290,7 +298,7 @@ def _items(phrase: str) -> tuple[str, ...]:
     if any(pattern.search(phrase) for pattern, _ in _TABLE):
         return ()
     items = []
-    for part in _SPLIT_ITEMS.split(phrase):
+    for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
         words = _content_words(part)
         if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
                 and not _GENERIC_HEAD.search(_RELATIVE.sub("", part)):

@@ -5,7 +5,19 @@ from __future__ import annotations
 import pytest
 from reply_corpus import corpus, rates
 
-from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts, check_reply, claims, names_whole
+from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
+from alfred_mcp.kitchen.schema import UNITS
+from alfred_mcp.state.reply_check import (
+    _BACKED_BY,
+    _VERB_OF,
+    _VERB_TABLE,
+    Fact,
+    Item,
+    ReplyFacts,
+    check_reply,
+    claims,
+    names_whole,
+)
 
 DRAFT = Item("gen_recipe_1", "Honey Garlic Cod")
 FAILED = Item("gen_recipe_2", "Lemon Butter Cod", "name is required")
@@ -178,3 +190,23 @@ def test_a_failure_named_only_inside_another_label_is_not_named() -> None:
     assert check_reply("I added rice vinegar to your shopping list.", facts) != []
     assert check_reply("I added rice vinegar to your shopping list; the rice failed.", facts) == []
     assert check_reply("I added rice vinegar to your shopping list; shop_2 failed.", facts) == []
+
+
+@pytest.mark.parametrize("unit", [unit for unit in UNITS if unit not in FORM_WORDS])
+@pytest.mark.parametrize("amount", ["({n} {unit})", "[{n} {unit}]", "({n} {unit}, from the dairy aisle)"])
+def test_an_amount_said_beside_a_thing_is_no_part_of_its_name(unit: str, amount: str) -> None:
+    """'I removed the buttermilk (1 carton)': the aside says how much; the thing is still the buttermilk."""
+    aside = amount.format(n=2, unit=f"{unit}s")
+    facts = ReplyFacts(things=[Fact("deleted", "shopping_list", "shop_4", "buttermilk")])
+    assert check_reply(f"I removed the buttermilk {aside} from your shopping list.", facts) == []
+    assert check_reply(f"I removed the pears {aside} from your shopping list.", facts) != []
+
+
+@pytest.mark.parametrize(("verb", "table"), [(verb, table) for verb, table in _VERB_TABLE.items()])
+@pytest.mark.parametrize("later", ["took 2 cod fillets out of your pantry", "crossed the lemons off your shopping list",
+                                   "left the rest of it in your freezer"])
+def test_a_verb_about_one_table_keeps_it_past_a_later_phrase_naming_another(verb: str, table: str, later: str) -> None:
+    """'I logged the cod as cooked, and took 2 fillets out of your pantry': the log is the cooking log's."""
+    action = sorted(_BACKED_BY[_VERB_OF[verb]])[0]
+    facts = ReplyFacts(things=[Fact(action, table, "row_1", "Air-Fryer Lemon Garlic Cod")])
+    assert check_reply(f"I {verb} the Air-Fryer Lemon Garlic Cod for tonight, and {later}.", facts) == []
