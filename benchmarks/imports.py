@@ -6,7 +6,9 @@ Point `ALFRED_IMPORT_CORPUS` at such a folder; pages are not shipped with the re
 Each page goes through what `recipes_import` runs on a fetched page (`recipes_in_html` with the page's address, then
 `draft_from_recipe`, then the draft model a saved recipe is compiled from), so the figures are the tool's, not a
 library's. Times are judged on what the saved recipe reports: its total time as every read gives it
-(`recipe_times.total_minutes`: the stored total, else prep + cook), its prep and cook times as stored.
+(`recipe_times.total_minutes`: the stored total, else prep + cook), its prep and cook times as stored; the pages
+whose expected total is not their prep + cook (rising, resting, only a total given) are also scored apart, since
+only they need the stored total.
 
 The expected side is read independently of the importer: a line's leading amount (a number, a fraction, a mixed
 number or the first of a range, in digits or Unicode fractions) and the word after it when that word is a unit.
@@ -106,8 +108,11 @@ def score_page(page: str, expected: Mapping[str, Any]) -> dict[str, Any]:
     total = total_minutes(saved)
     given = [(expected.get(key), saved.get(column)) for key, column in (("prep_time", "prep_time_minutes"), ("cook_time", "cook_time_minutes"))
              if isinstance(expected.get(key), (int, float)) and expected.get(key)]
+    parts = [expected.get(key) for key in ("prep_time", "cook_time")]
+    beyond = minutes is not None and sum(part for part in parts if isinstance(part, (int, float))) != minutes
     return {
         "drafted": True, "lines": checked, "lines_right": right,
+        "beyond_right": None if not beyond else total == minutes,
         "servings_right": None if servings is None else saved.get("servings") == servings,
         "total_time_right": None if minutes is None else total == minutes,
         "prep_cook_right": None if not given else all(mine == theirs for theirs, mine in given),
@@ -121,6 +126,7 @@ def score_corpus(folder: Path) -> dict[str, Any]:
     servings = [0, 0]
     totals = [0, 0]
     prep_cook = [0, 0]
+    beyond = [0, 0]
     failures: dict[str, int] = {}
     for path in pages:
         expected_path = path.with_suffix(".json")
@@ -134,7 +140,8 @@ def score_corpus(folder: Path) -> dict[str, Any]:
         drafted += 1
         lines += result["lines"]
         lines_right += result["lines_right"]
-        for key, tally in (("servings_right", servings), ("total_time_right", totals), ("prep_cook_right", prep_cook)):
+        for key, tally in (("servings_right", servings), ("total_time_right", totals), ("prep_cook_right", prep_cook),
+                           ("beyond_right", beyond)):
             if result[key] is not None:
                 tally[0] += bool(result[key])
                 tally[1] += 1
@@ -143,6 +150,7 @@ def score_corpus(folder: Path) -> dict[str, Any]:
         "pages": len(pages), "sites": len({path.parent.name for path in pages}),
         "drafted": share(drafted, len(pages)), "quantity_unit_right": share(lines_right, lines), "lines_checked": lines,
         "servings_right": share(*servings), "total_time_right": share(*totals),
+        "total_time_right_where_not_prep_plus_cook": share(*beyond), "pages_where_total_is_not_prep_plus_cook": beyond[1],
         "prep_and_cook_time_right": share(*prep_cook),
         "seconds": round(time.perf_counter() - started, 1),
         "not_drafted": dict(sorted(failures.items(), key=lambda item: -item[1])[:8]),
