@@ -1,7 +1,8 @@
 """Every view in every state a person meets, at a phone's width (400 px) and a desktop's (1000 px): the content
 fits without sideways scrolling or a word broken in two, an error or a cancelled call replaces the loading
 placeholder with its message, refs are never shown as words, dislikes are marked on their lines, and the meal
-plan's button says what it adds, adds once however often it is pressed, and says so when it is done."""
+plan's button shows what it will add before adding (already listed lines marked), adds once however often it is
+pressed, says so when it is done, and shows the message of a call that fails or cannot complete."""
 
 from __future__ import annotations
 
@@ -312,3 +313,23 @@ async def test_an_empty_plan_and_an_empty_list_say_so_and_offer_nothing_to_add(a
         await _assert_reads_whole(listed)
         plan.assert_clean()
         listed.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_call_the_host_cannot_complete_shows_its_message_and_adds_nothing(app: AlfredApp, mount: Any, width: int) -> None:
+    """The host's connection to the server is gone when the person confirms (the call fails or is cancelled on the
+    way): the view shows the host's message, adds nothing, and lets the person try again."""
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        confirm = shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines? to the list$"))
+        await expect(confirm).to_be_visible()
+    before = await _listed(app)
+    await confirm.click()
+    await expect(shown.view.get_by_role("alert")).not_to_be_empty()
+    await expect(shown.view.locator("#status")).to_be_empty()
+    await expect(confirm).to_be_enabled()
+    await expect(shown.view.get_by_role("button", name="Already added")).to_have_count(0)
+    assert await _listed(app) == before
+    await _assert_reads_whole(shown)
+    shown.assert_clean()
