@@ -157,7 +157,7 @@ async def add_to_list(
     written = [line.row for line in pending.values()]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, written, allergy_override)
     if preview:
-        outcome.lines = [_line(line, line.row, "updated" if line.existing else "added") for line in pending.values()]
+        await _preview(work, outcome, list(pending.values()))
         return outcome
     async with work.atomic():
         inserts = [line for line in pending.values() if line.existing is None]
@@ -277,6 +277,14 @@ def _new_line(need: Need) -> Row:
 async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]], action: str) -> None:
     views = await rows_to_refs(work, SHOPPING_LIST, [row for _, row in written], action="created" if action == "added" else "updated")
     outcome.lines += [{"ref": view["id"], **_line(pending, row, action)} for (pending, row), view in zip(written, views)]
+
+
+async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pending]) -> None:
+    """The lines as they would be written: a line it would top up with its ref, a new line without one."""
+    existing = [line.existing for line in pending if line.existing is not None]
+    views = iter(await rows_to_refs(work, SHOPPING_LIST, existing, action="read"))
+    outcome.lines = [{"ref": next(views)["id"], **_line(line, line.row, "updated")} if line.existing is not None
+                     else _line(line, line.row, "added") for line in pending]
 
 
 def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:

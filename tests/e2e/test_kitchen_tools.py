@@ -213,8 +213,10 @@ async def test_an_amount_that_cannot_be_added_stays_on_the_ingredients_one_line(
     """The demo list has 1 carton of buttermilk: cups of it join that line beside the carton, and more cups add up there."""
     scones = await _recipe(client, "Test Scones", 1, [{"name": "buttermilk", "quantity": 0.75, "unit": "cup"}])
     bread = await _recipe(client, "Test Soda Bread", 1, [{"name": "buttermilk", "quantity": 4, "unit": "tbsp"}])
+    preview = await call(client, "shopping_list_from", recipes=[scones], preview=True)
     first = await call(client, "shopping_list_from", recipes=[scones])
     assert [(line["text"], line["action"]) for line in first["lines"]] == [("1 carton + 3/4 cup buttermilk", "updated")]
+    assert preview["lines"] == first["lines"], "the preview names the line it would top up by its ref"
     second = await call(client, "shopping_list_from", recipes=[bread])
     assert [line["text"] for line in second["lines"]] == ["1 carton + 1 cup buttermilk"]
     shown = await call(client, "shopping_list_show")
@@ -279,6 +281,8 @@ async def test_a_preview_lists_exactly_what_adding_then_adds_and_writes_nothing(
     added = await call(client, "shopping_list_from", **source)
     assert "preview" not in added
     assert _without_refs(added["lines"]) == _without_refs(preview["lines"])
+    assert [line.get("ref") for line in preview["lines"] if line["action"] == "updated"] == [
+        line["ref"] for line in added["lines"] if line["action"] == "updated"]
     assert (added["covered"], added["already_listed"]) == (preview["covered"], preview["already_listed"])
     after = await call(client, "shopping_list_from", preview=True, **source)
     assert after["lines"] == [] and after["already_listed"] and after["message"].startswith("Nothing to add:")
