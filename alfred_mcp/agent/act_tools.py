@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from alfred_mcp.contracts import ToolContract, load_contracts
@@ -110,10 +110,11 @@ VERBS = {
 """What a tool did, in a word: a result's summary line, and the action of the batch items a write completes."""
 
 
-def is_write(tool: str) -> bool:
-    """Whether the tool writes kitchen rows (its class is 'write'): only such a call completes a write step's items."""
+def is_write(tool: str, arguments: Mapping[str, Any] | None = None) -> bool:
+    """Whether the call writes kitchen rows (the tool's class is 'write' and it is no `preview`): only such a call
+    completes a write step's items."""
     contract = load_contracts().get(tool)
-    return contract is not None and tool_class(contract) == "write"
+    return contract is not None and tool_class(contract) == "write" and not (arguments or {}).get("preview")
 
 
 def batch_action(tool: str) -> str:
@@ -170,7 +171,8 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
     listed = [key for key in _ROW_LISTS if isinstance(result.get(key), list)]
     if "count" in result or listed:  # rows by count: shopping lines, not the recipes they came from
-        verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {VERBS.get(tool, 'result(s)')}"
+        done = "to add (a preview: nothing written)" if result.get("preview") else VERBS.get(tool, "result(s)")
+        verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {done}"
     elif any(isinstance(result.get(key), str) for key in _REF_FIELDS):  # one recipe cooked, whatever refs it names
         verb = VERBS.get(tool, "done")
     elif not refs and (counted := _counted_list(result)) is not None:  # a view's result: '2 meals', never '0 results'

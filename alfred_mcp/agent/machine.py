@@ -375,16 +375,16 @@ class TurnMachine:
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
-        self._mark_batch(step, decision.tool, touched, result)
+        self._mark_batch(step, decision.tool, decision.arguments, touched, result)
         state.notice = card
         return state
 
-    def _mark_batch(self, step: StepState, tool: str, touched: dict[str, str], result: dict[str, Any]) -> None:
+    def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any]) -> None:
         """Items of the step's manifest that this call handled are completed (or failed) by the state."""
         if step.batch is None:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
-        writes = act_tools.is_write(tool)
+        writes = act_tools.is_write(tool, arguments)
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
         doing = any(item.ref in touched for item in manifest.items)
@@ -425,7 +425,7 @@ class TurnMachine:
 
     def _step_wrote(self, step: StepState) -> bool:
         """A write call of the step succeeded, or an item of its batch is done (also by a direct call between stages)."""
-        if any(call.ok and act_tools.is_write(call.tool) for call in step.tool_calls):
+        if any(call.ok and act_tools.is_write(call.tool, call.arguments) for call in step.tool_calls):
             return True
         manifest = drafting.load_manifest(self.session, step.batch) if step.batch is not None else None
         return manifest is not None and any(item.status == "completed" for item in manifest.items)

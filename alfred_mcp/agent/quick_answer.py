@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
 
 MAX_QUICK_ROWS = 20
@@ -61,7 +62,7 @@ def _amount(row: Row) -> str | None:
 
 
 def _minutes(row: Row) -> str | None:
-    minutes = (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
+    minutes = total_minutes(row)
     return f"{minutes} min" if minutes else None
 
 

@@ -218,8 +218,10 @@ RECIPES = Table(
         _tags("equipment_tags", "Equipment it needs.", suggested=EQUIPMENT),
         _created(),
         _updated(),
+        _int("total_time_minutes", "Total time in minutes, when it is not prep + cook (resting, rising).", maximum=10_000),
     ),
 )
+"""`total_time_minutes` came after the first schema (migration 0006), so it is the last column in every database."""
 
 RECIPE_INGREDIENTS = Table(
     name="recipe_ingredients",

@@ -19,6 +19,7 @@ from typing import Any
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.ingredient_lines import ingredient_line, parse_ingredient_line
 from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.kitchen.units import iso_duration, iso_minutes
 
@@ -121,8 +122,9 @@ def recipe_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[st
         out["prepTime"] = iso_duration(prep)
     if cook is not None:
         out["cookTime"] = iso_duration(cook)
-    if prep is not None or cook is not None:
-        out["totalTime"] = iso_duration((prep or 0) + (cook or 0))
+    total = total_minutes(recipe)
+    if total is not None:
+        out["totalTime"] = iso_duration(total)
     out["recipeIngredient"] = [
         ingredient_line(row["name"], row.get("quantity"), row.get("unit"), row.get("notes"), bool(row.get("is_optional")))
         for row in ingredients
@@ -142,6 +144,7 @@ def markdown_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[
     facts = [f"Serves {recipe['servings']}" if recipe.get("servings") else None,
              f"Prep {recipe['prep_time_minutes']} min" if recipe.get("prep_time_minutes") is not None else None,
              f"Cook {recipe['cook_time_minutes']} min" if recipe.get("cook_time_minutes") is not None else None,
+             f"Total {recipe['total_time_minutes']} min" if recipe.get("total_time_minutes") is not None else None,
              str(recipe["cuisine"]).title() if recipe.get("cuisine") else None]
     parts = [f"# {recipe['name']}"]
     if recipe.get("description"):
@@ -220,15 +223,15 @@ def _put_servings(item: dict[str, Any], value: Json, warnings: list[str]) -> Non
 
 
 def _put_times(item: dict[str, Any], recipe: Mapping[str, Any], warnings: list[str]) -> None:
-    minutes = {key: _minutes(recipe.get(key), key, warnings) for key in ("prepTime", "cookTime", "totalTime")}
-    prep, cook, total = minutes["prepTime"], minutes["cookTime"], minutes["totalTime"]
-    if cook is None and total is not None:
-        cook = total - prep if prep is not None and total >= prep else total
-        warnings.append(f"cookTime: not given; {cook} min taken from totalTime{' less prepTime' if prep is not None and total >= prep else ''}.")
-    if prep is not None:
-        item["prep_time_minutes"] = prep
-    if cook is not None:
-        item["cook_time_minutes"] = cook
+    """Each time the recipe gives, as it gives it: a total is kept apart (resting or rising make it more than
+    prep + cook), never spread into a cook time the page did not state; a total of 0 means none was given."""
+    for key, column in _TIMES:
+        minutes = _minutes(recipe.get(key), key, warnings)
+        if minutes is not None and (minutes or key != "totalTime"):
+            item[column] = minutes
+
+
+_TIMES = (("prepTime", "prep_time_minutes"), ("cookTime", "cook_time_minutes"), ("totalTime", "total_time_minutes"))
 
 
 def _minutes(value: Json, key: str, warnings: list[str]) -> int | None:

@@ -15,7 +15,7 @@ from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.store.base import Row
 
-DETAILS = ("description", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "source_url")
+DETAILS = ("description", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "total_time_minutes", "source_url")
 
 
 async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:

@@ -29,8 +29,8 @@ from alfred_mcp.store.base import KitchenStore, Row
 
 T = TypeVar("T")
 RECIPE_COLUMNS = (
-    "id", "name", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "servings", "equipment_tags",
-    "flavor_tags",
+    "id", "name", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "total_time_minutes", "servings",
+    "equipment_tags", "flavor_tags",
 )
 PART_COLUMNS = ("id", "recipe_id", "ingredient_id", "position", "name", "is_optional")
 USERS_KEPT = 8

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
 from alfred_mcp.kitchen.ingredient_match import holds_words, term_matches
+from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.operations import crud
@@ -71,9 +72,7 @@ class Candidate:
 
     @property
     def total_minutes(self) -> int | None:
-        times = [self.row.get("prep_time_minutes"), self.row.get("cook_time_minutes")]
-        known = [t for t in times if t is not None]
-        return sum(known) if known else None
+        return total_minutes(self.row)
 
 
 @dataclass(frozen=True)

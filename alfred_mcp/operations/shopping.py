@@ -115,8 +115,12 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     return uses, len(meals)
 
 
-async def add_to_list(work: UnitOfWork, uses: list[Use], allergy_override: AllergyOverride | None = None) -> ShoppingOutcome:
+async def add_to_list(
+    work: UnitOfWork, uses: list[Use], allergy_override: AllergyOverride | None = None, *, preview: bool = False,
+) -> ShoppingOutcome:
     """Add what the uses need and the pantry lacks; what a line already lists for the same use is not added again.
+    With `preview`, the same lines are worked out and returned (without refs for lines not on the list yet) and
+    nothing is written or recorded.
 
     An ingredient of a use whose entry is already in the source of a line of that ingredient (bought or not) is
     skipped and reported under `already`; listed for fewer servings before, only the difference is added.
@@ -152,6 +156,9 @@ async def add_to_list(work: UnitOfWork, uses: list[Use], allergy_override: Aller
         line.add(need, missing, recipes, note, replaced)
     written = [line.row for line in pending.values()]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, written, allergy_override)
+    if preview:
+        await _preview(work, outcome, list(pending.values()))
+        return outcome
     async with work.atomic():
         inserts = [line for line in pending.values() if line.existing is None]
         if inserts:
@@ -269,9 +276,21 @@ def _new_line(need: Need) -> Row:
 
 async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]], action: str) -> None:
     views = await rows_to_refs(work, SHOPPING_LIST, [row for _, row in written], action="created" if action == "added" else "updated")
-    for (pending, row), view in zip(written, views):
-        line = {"ref": view["id"], "name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"),
-                "text": shopping_text(row), "recipes": pending.recipes, "action": action}
-        if pending.notes:
-            line["note"] = "; ".join(pending.notes)
-        outcome.lines.append(line)
+    outcome.lines += [{"ref": view["id"], **_line(pending, row, action)} for (pending, row), view in zip(written, views)]
+
+
+async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pending]) -> None:
+    """The lines as they would be written: a line it would top up with its ref, a new line without one."""
+    existing = [line.existing for line in pending if line.existing is not None]
+    views = iter(await rows_to_refs(work, SHOPPING_LIST, existing, action="read"))
+    outcome.lines = [{"ref": next(views)["id"], **_line(line, line.row, "updated")} if line.existing is not None
+                     else _line(line, line.row, "added") for line in pending]
+
+
+def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
+    """A written (or, in a preview, would-be) line as the result lists it."""
+    line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": shopping_text(row),
+            "recipes": pending.recipes, "action": action}
+    if pending.notes:
+        line["note"] = "; ".join(pending.notes)
+    return line

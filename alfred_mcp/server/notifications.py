@@ -46,8 +46,8 @@ class Subscribers(Protocol):
 
 
 def changed_resources(tool: str, arguments: Mapping[str, Any], *, read_only: bool) -> frozenset[str]:
-    """The resource kinds a successful call of `tool` may have changed."""
-    effects = EFFECTS.get(tool)
+    """The resource kinds a successful call of `tool` may have changed (a `preview` writes nothing: those of a read)."""
+    effects = _READS if arguments.get("preview") is True else EFFECTS.get(tool)
     if effects is None:
         return frozenset() if read_only else EVERYTHING
     if arguments.get("table") == "preferences" and DASHBOARD in effects:

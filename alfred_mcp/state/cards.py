@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.state.folding import ELLIPSIS, clip
 from alfred_mcp.state.narrative import compact_refs
@@ -102,7 +103,7 @@ def _row_line(table: str, row: Mapping[str, Any], columns: Sequence[str], width:
 
 def _value(row: Mapping[str, Any], column: str, width: int) -> str:
     if column == "total_minutes":
-        minutes = row.get("total_minutes") or (row.get("prep_time_minutes") or 0) + (row.get("cook_time_minutes") or 0)
+        minutes = row.get("total_minutes") or total_minutes(row)
         return f"{minutes} min" if minutes else ""
     value = row.get(column)
     if value is None or value == [] or value == "":

@@ -345,6 +345,7 @@ def _compile_recipe(c: _Compilation, draft: BaseModel) -> CompiledRow:
         "difficulty": _one_of(c, DIFFICULTY, draft.difficulty, fallback=None, spill=spill),
         "prep_time_minutes": draft.prep_time_minutes,
         "cook_time_minutes": draft.cook_time_minutes,
+        "total_time_minutes": draft.total_time_minutes,
         "servings": draft.servings,
         "instructions": list(draft.instructions),
         "occasions": _tags_of(c, OCCASION, draft.occasions, spill),

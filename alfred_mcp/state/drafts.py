@@ -153,11 +153,15 @@ class RecipeDraft(_DraftModel):
     difficulty: Word | None = Field(None, description="easy, medium or hard.")
     prep_time_minutes: Minutes | None = Field(
         None, validation_alias=_aliases("prep_time_minutes", "prep_time", "prep_minutes"),
-        description="Minutes, or text such as '1 hr 15 min'.",
+        description="Minutes or '1 hr 15 min'.",
     )
     cook_time_minutes: Minutes | None = Field(
         None, validation_alias=_aliases("cook_time_minutes", "cook_time", "cook_minutes"),
-        description="Minutes, or text such as '25 min'.",
+        description="Minutes or '25 min'.",
+    )
+    total_time_minutes: Minutes | None = Field(
+        None, validation_alias=_aliases("total_time_minutes", "total_time", "total_minutes"),
+        description="When more than prep + cook (resting).",
     )
     servings: int | None = Field(
         None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="People it serves."
@@ -195,7 +199,7 @@ class RecipeDraft(_DraftModel):
     )
     parent_recipe: RecipeRef = Field(
         None, validation_alias=_aliases("parent_recipe", "parent_recipe_id", "variation_of"),
-        description="The recipe this varies: recipe_3, or gen_recipe_2 (saved first when saved together).",
+        description="The recipe this varies: recipe_3 or gen_recipe_2.",
     )
 
 
@@ -208,7 +212,7 @@ class MealPlanDraft(_DraftModel):
     )
     recipe: RecipeRef = Field(
         None, validation_alias=_aliases("recipe", "recipe_id", "recipe_ref"),
-        description="recipe_3, or gen_recipe_2 (a draft: saved first when saved together).",
+        description="recipe_3, or gen_recipe_2 (a draft, saved first).",
     )
     notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
     servings: int | None = Field(None, ge=1, le=1_000, description="Servings to make.")

@@ -33,10 +33,13 @@
     return result.structuredContent || {};
   }
 
-  // Text for a person: the refs in it (recipe_6, meal_12: the model's names for rows) as small secondary text.
-  const REF = /\b((?:gen_)?[a-z]+_[1-9][0-9]*)\b/;
+  // Text for a person: the refs in it (recipe_6, meal_12: the model's names for rows) as small secondary text, and
+  // words with a hyphen (2026-01-12, read-only) kept whole, never broken at the hyphen on a narrow view.
+  const REF = /^(?:gen_)?[a-z]+_[1-9][0-9]*$/;
+  const PARTS = /(\b(?:gen_)?[a-z]+_[1-9][0-9]*\b|\S*\w-\w\S*)/;
   function withRefs(text) {
-    return String(text || "").split(REF).map((part, n) => (n % 2 ? el("span", { class: "ref", text: part }) : part))
+    return String(text || "").split(PARTS)
+      .map((part, n) => (n % 2 ? el("span", { class: REF.test(part) ? "ref" : "nowrap", text: part }) : part))
       .filter((part) => part !== "");
   }
 
@@ -84,5 +87,5 @@
       .catch((error) => fail(new Error("Not connected to a host: " + error.message)));
   }
 
-  window.alfredView = { $, el, call, status, fail, clearError, tellModel, dayLabel, start };
+  window.alfredView = { $, el, call, status, fail, clearError, tellModel, dayLabel, start, withRefs };
 })();

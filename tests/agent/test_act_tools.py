@@ -139,3 +139,13 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
 ])
 def test_a_kitchen_tools_summary_counts_what_it_did(tool: str, result: dict[str, Any], line: str) -> None:
     assert act_tools.summarize_result(tool, result) == line
+
+
+@pytest.mark.parametrize("tool", sorted(name for name, contract in load_contracts().items()
+                                        if "preview" in contract.input_schema.get("properties", {})))
+def test_a_preview_call_of_a_write_tool_writes_nothing_so_completes_no_write_step(tool: str) -> None:
+    """A preview lists what the call would write: it is no write (a write step's items stay pending) and its summary
+    says nothing was written."""
+    assert act_tools.is_write(tool, {}) and not act_tools.is_write(tool, {"preview": True})
+    summary = act_tools.summarize_result(tool, {"lines": [{"name": "leeks", "action": "added"}], "preview": True})
+    assert summary == f"{tool}: 1 to add (a preview: nothing written)"

@@ -213,8 +213,10 @@ async def test_an_amount_that_cannot_be_added_stays_on_the_ingredients_one_line(
     """The demo list has 1 carton of buttermilk: cups of it join that line beside the carton, and more cups add up there."""
     scones = await _recipe(client, "Test Scones", 1, [{"name": "buttermilk", "quantity": 0.75, "unit": "cup"}])
     bread = await _recipe(client, "Test Soda Bread", 1, [{"name": "buttermilk", "quantity": 4, "unit": "tbsp"}])
+    preview = await call(client, "shopping_list_from", recipes=[scones], preview=True)
     first = await call(client, "shopping_list_from", recipes=[scones])
     assert [(line["text"], line["action"]) for line in first["lines"]] == [("1 carton + 3/4 cup buttermilk", "updated")]
+    assert preview["lines"] == first["lines"], "the preview names the line it would top up by its ref"
     second = await call(client, "shopping_list_from", recipes=[bread])
     assert [line["text"] for line in second["lines"]] == ["1 carton + 1 cup buttermilk"]
     shown = await call(client, "shopping_list_show")
@@ -252,3 +254,35 @@ async def test_servings_for_a_recipe_that_does_not_say_how_many_it_serves_is_ref
     bare = (await call(client, "db_create", table="recipes", data={"name": "Quux Bare"}))["rows"][0]["id"]
     refused = await call_error(client, "shopping_list_from", recipes=[bare], servings={bare: 4})
     assert refused["field"] == "servings" and "how many it serves" in refused["message"]
+
+
+def _without_refs(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{key: value for key, value in line.items() if key != "ref"} for line in lines]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [pytest.param({"meal_plans": {"from": "2026-01-12", "to": "2026-01-18"}}, id="demo-week"),
+     pytest.param({"recipes": 2, "servings": 6}, id="recipes-at-servings")],
+)
+async def test_a_preview_lists_exactly_what_adding_then_adds_and_writes_nothing(client: Client, source: dict[str, Any]) -> None:
+    """preview: the lines the call would add or top up (new lines without a ref), what is already listed and what the
+    pantry covers, and not a row written nor an undo step recorded; the call then adds exactly those lines; a preview
+    after it has nothing to add and says why."""
+    if "recipes" in source:  # the first recipes of the demo kitchen, the last one at more servings
+        refs = [row["id"] for row in (await call(client, "db_read", table="recipes", limit=source["recipes"]))["rows"]]
+        source = {"recipes": refs, "servings": {refs[-1]: source["servings"]}}
+    before = await _rows(client, "shopping_list")
+    preview = await call(client, "shopping_list_from", preview=True, **source)
+    assert preview["preview"] is True and preview["lines"]
+    assert all(("ref" in line) == (line["action"] == "updated") for line in preview["lines"])
+    assert await _rows(client, "shopping_list") == before
+    assert (await call_error(client, "kitchen_undo"))["message"].startswith("Nothing to undo")
+    added = await call(client, "shopping_list_from", **source)
+    assert "preview" not in added
+    assert _without_refs(added["lines"]) == _without_refs(preview["lines"])
+    assert [line.get("ref") for line in preview["lines"] if line["action"] == "updated"] == [
+        line["ref"] for line in added["lines"] if line["action"] == "updated"]
+    assert (added["covered"], added["already_listed"]) == (preview["covered"], preview["already_listed"])
+    after = await call(client, "shopping_list_from", preview=True, **source)
+    assert after["lines"] == [] and after["already_listed"] and after["message"].startswith("Nothing to add:")

@@ -73,3 +73,21 @@ async def test_subscribing_to_a_resource_the_server_lacks_is_invalid_params(serv
         await client.subscribe_resource("alfred://session/session_1/ref/recipe_1")
     assert refused.value.error.code == INVALID_PARAMS and "Unknown resource: test://watched-resource" in refused.value.error.message
 
+
+
+async def test_a_shopping_list_preview_announces_no_kitchen_change_and_adding_does(server: AlfredServer) -> None:
+    """preview writes nothing, so a dashboard subscriber hears nothing of it; the same call without it changes the list."""
+    updates: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, ResourceUpdatedNotification):
+            updates.append(message.params.uri)
+
+    week = {"from": "2026-01-12", "to": "2026-01-18"}
+    async with Client(server, mode="legacy", message_handler=on_message) as client:
+        await client.subscribe_resource(DASHBOARD_URI)
+        previewed = await client.call_tool("shopping_list_from", {"meal_plans": week, "preview": True})
+        assert not previewed.is_error and DASHBOARD_URI not in updates
+        added = await client.call_tool("shopping_list_from", {"meal_plans": week})
+        assert not added.is_error and DASHBOARD_URI in updates
+        await client.unsubscribe_resource(DASHBOARD_URI)

@@ -31,7 +31,7 @@ def test_a_microdata_only_page_keeps_every_quantity_and_unit(url: str | None) ->
     (recipe,) = recipes_in_html(microdata_page(lines), url)
     item, _ = draft_from_recipe(recipe, source_url=url)
     assert item["name"] == "Weeknight Chicken" and item["servings"] == 4
-    assert (item["prep_time_minutes"], item["cook_time_minutes"]) == (10, 25)
+    assert (item["prep_time_minutes"], item["total_time_minutes"]) == (10, 35) and "cook_time_minutes" not in item
     got = [(ingredient.get("quantity"), normalize_unit(ingredient.get("unit"))) for ingredient in item["ingredients"]]
     assert got == [(quantity, unit) for _, quantity, unit in LINES]
 

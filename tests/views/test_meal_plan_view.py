@@ -52,15 +52,21 @@ async def test_the_plan_shows_days_as_columns_meal_types_as_rows_and_marks_the_c
 
 
 async def test_the_button_puts_the_shown_range_on_the_shopping_list(app: AlfredApp, mount: Any) -> None:
+    """From the keyboard: the button previews the shown range (preview: true), Enter on "Add N lines" adds it."""
     before = await _shopping_lines(app)
     async with apps_client(build_server(app)) as client:
         shown = await mount(client, "meal_plan_show", WEEK)
         button = shown.view.get_by_role("button", name=re.compile("^Add .* to the shopping list$"))
         await button.focus()
         await shown.page.keyboard.press("Enter")
+        confirm = shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines to the list$"))
+        await confirm.focus()
+        await shown.page.keyboard.press("Enter")
         await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines to the shopping list"))
     session = shown.result["structuredContent"]["session"]
-    assert ("tools/call", {"name": "shopping_list_from", "arguments": {"meal_plans": WEEK, "session": session}}) in shown.forwarded
+    calls = [params for method, params in shown.forwarded if method == "tools/call"]
+    assert calls == [{"name": "shopping_list_from", "arguments": {"meal_plans": WEEK, "preview": True, "session": session}},
+                     {"name": "shopping_list_from", "arguments": {"meal_plans": WEEK, "session": session}}]
     after = await _shopping_lines(app)
     added = [row["name"] for row in after if row["id"] not in {old["id"] for old in before}]
     assert added and len(after) > len(before)

@@ -1,11 +1,13 @@
 """Every view in every state a person meets, at a phone's width (400 px) and a desktop's (1000 px): the content
 fits without sideways scrolling or a word broken in two, an error or a cancelled call replaces the loading
 placeholder with its message, refs are never shown as words, dislikes are marked on their lines, and the meal
-plan's button says what it adds, adds once however often it is pressed, and says so when it is done."""
+plan's button shows what it will add before adding (already listed lines marked), adds once however often it is
+pressed, says so when it is done, and shows the message of a call that fails or cannot complete."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from playwright.async_api import expect
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
 from alfred_mcp.server.mcp_server import build_server
 from tests.e2e.helpers import call, eq
 
@@ -179,26 +181,121 @@ async def test_a_disliked_ingredient_is_marked_on_its_line_like_an_allergen(app:
         shown.assert_clean()
 
 
+def _list_calls(shown: Any) -> list[dict[str, Any]]:
+    """The view's shopping_list_from calls, in order, as the host forwarded them."""
+    return [params["arguments"] for method, params in shown.forwarded if method == "tools/call" and params["name"] == "shopping_list_from"]
+
+
+async def _listed(app: AlfredApp) -> list[dict[str, Any]]:
+    return list(await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id))
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-async def test_the_add_button_says_what_it_adds_adds_once_on_a_double_press_and_then_says_already_added(
+async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press_and_then_says_already_added(
         app: AlfredApp, mount: Any, width: int) -> None:
+    """The first press previews (nothing written): the merged lines as they will read, those topping up a line marked;
+    "Add N lines" pressed twice adds them once, exactly as previewed; shown again, the plan has nothing to add, every
+    ingredient marked already on the list, and the button reads Already added."""
     async with apps_client(build_server(app)) as client:
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        before = await _listed(app)
         shown = await mount(client, "meal_plan_show", WEEK, width=width)
         button = shown.view.get_by_role("button", name=BUTTON)
         await expect(button).to_have_text("Add 8 meals to the shopping list")  # the week's 8 meals with a recipe
         await button.dblclick()
-        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines to the shopping list"))
-        done = shown.view.get_by_role("button", name="Already added")
-        await expect(done).to_be_disabled()
-        calls = [params for method, params in shown.forwarded if method == "tools/call" and params["name"] == "shopping_list_from"]
-        assert len(calls) == 1
-        listed = await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id)
+        count = len(expected["lines"])
+        await expect(shown.view.locator("#preview-title")).to_have_text(f"{count} lines to add to the shopping list")
+        items = shown.view.locator("#preview-lines li:not(.kept)")
+        await expect(items).to_have_text([re.compile("^" + re.escape(line["text"])) for line in expected["lines"]])
+        await expect(shown.view.locator("#preview-lines li .badge", has_text="tops up a line")).to_have_count(
+            sum(line["action"] == "updated" for line in expected["lines"]))
+        await _assert_reads_whole(shown)
+        assert _list_calls(shown) == [{"meal_plans": WEEK, "preview": True, "session": shown.result["structuredContent"]["session"]}]
+        assert await _listed(app) == before
+
+        confirm = shown.view.get_by_role("button", name=f"Add {count} lines to the list")
+        await confirm.dblclick()
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines? to the shopping list"))
+        await expect(shown.view.get_by_role("button", name="Already added")).to_be_disabled()
+        await expect(shown.view.locator("#preview-title")).to_have_text("Added to the shopping list")
+        await expect(confirm).to_be_hidden()
+        assert [("preview" in arguments) for arguments in _list_calls(shown)] == [True, False]
+        listed = await _listed(app)
+        new_lines = [row for row in listed if row["id"] not in {old["id"] for old in before}]
+        assert len(new_lines) == sum(line["action"] == "added" for line in expected["lines"])
+        await _assert_reads_whole(shown)
+
         again = await mount(client, "meal_plan_show", WEEK, width=width)
         await again.view.get_by_role("button", name=BUTTON).click()
+        await expect(again.view.locator("#preview-title")).to_have_text("Nothing to add")
         await expect(again.view.get_by_role("status")).to_have_text(re.compile("already on the list"))
-        assert await app.store.select(SHOPPING_LIST, Query(limit=1_000), user_id=app.user_id) == listed
+        await expect(again.view.locator("#preview-lines li.kept .badge").first).to_have_text("already on the list")
+        await expect(again.view.get_by_role("button", name="Already added")).to_be_disabled()
+        await expect(again.view.locator("#confirm")).to_be_hidden()
+        assert await _listed(app) == listed
+        await _assert_reads_whole(again)
         shown.assert_clean()
         again.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_preview_marks_what_is_already_on_the_list_and_adds_only_the_rest(app: AlfredApp, mount: Any, width: int) -> None:
+    """Two days of the week already listed: the week's preview marks their ingredients already on the list, adds the
+    rest, and Cancel leaves everything as it was."""
+    async with apps_client(build_server(app)) as client:
+        await call(client, "shopping_list_from", meal_plans={"from": "2026-01-12", "to": "2026-01-13"})
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        assert expected["lines"] and expected["already_listed"]
+        before = await _listed(app)
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        kept = shown.view.locator("#preview-lines li.kept", has=shown.view.locator(".badge", has_text="already on the list"))
+        await expect(kept).to_have_text([re.compile("^" + re.escape(item["name"])) for item in expected["already_listed"]])
+        await _assert_reads_whole(shown)
+        await shown.view.get_by_role("button", name="Cancel").click()
+        await expect(shown.view.locator("#preview")).to_be_hidden()
+        await expect(shown.view.get_by_role("button", name=BUTTON)).to_be_enabled()
+        assert await _listed(app) == before
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_an_error_result_of_the_add_shows_its_message_and_adds_nothing(app: AlfredApp, mount: Any, width: int) -> None:
+    """The plan changed after the preview (its meals removed): adding is refused, the view shows the server's message,
+    nothing is added, and the button does not claim it was."""
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        confirm = shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines? to the list$"))
+        await expect(confirm).to_be_visible()
+        meals = await app.store.select(MEAL_PLANS, Query(columns=("id",), limit=1_000), user_id=app.user_id)
+        await app.store.delete(MEAL_PLANS, Where(all_of=(Filter("id", "in", [row["id"] for row in meals]),)), user_id=app.user_id)
+        before = await _listed(app)
+        await confirm.click()
+        await expect(shown.view.get_by_role("alert")).to_have_text(
+            "meal_plans: no planned meal with a recipe from 2026-01-12 to 2026-01-18.")
+        await expect(shown.view.get_by_role("button", name="Already added")).to_have_count(0)
+        await expect(confirm).to_be_enabled()
+        assert await _listed(app) == before
+        await _assert_reads_whole(shown)
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_an_error_result_of_the_preview_shows_its_message_and_changes_nothing(app: AlfredApp, mount: Any, width: int) -> None:
+    """Under --read-only the preview meets the server's refusal: the message is shown, no preview, nothing written."""
+    app.settings = replace(app.settings, read_only=True)
+    before = await _listed(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        await expect(shown.view.get_by_role("alert")).to_have_text(
+            "shopping_list_from is not available: this server is read-only (--read-only).")
+        await expect(shown.view.locator("#preview")).to_be_hidden()
+        await expect(shown.view.get_by_role("button", name=BUTTON)).to_be_enabled()
+        await _assert_reads_whole(shown)
+    assert await _listed(app) == before
+    shown.assert_clean()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -216,3 +313,23 @@ async def test_an_empty_plan_and_an_empty_list_say_so_and_offer_nothing_to_add(a
         await _assert_reads_whole(listed)
         plan.assert_clean()
         listed.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_call_the_host_cannot_complete_shows_its_message_and_adds_nothing(app: AlfredApp, mount: Any, width: int) -> None:
+    """The host's connection to the server is gone when the person confirms (the call fails or is cancelled on the
+    way): the view shows the host's message, adds nothing, and lets the person try again."""
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        confirm = shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines? to the list$"))
+        await expect(confirm).to_be_visible()
+    before = await _listed(app)
+    await confirm.click()
+    await expect(shown.view.get_by_role("alert")).not_to_be_empty()
+    await expect(shown.view.locator("#status")).to_be_empty()
+    await expect(confirm).to_be_enabled()
+    await expect(shown.view.get_by_role("button", name="Already added")).to_have_count(0)
+    assert await _listed(app) == before
+    await _assert_reads_whole(shown)
+    shown.assert_clean()

@@ -20,18 +20,21 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         else:
             span = args["meal_plans"]
             uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
-        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")))
+        preview = bool(args.get("preview"))
+        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
         return {
             "lines": outcome.lines, "covered": outcome.covered, "already_listed": outcome.already,
             "recipes": list(dict.fromkeys(use.recipe.ref for use in uses)), "meals": meals,
-            **({"message": _nothing_added(outcome)} if not outcome.lines else {}), **_context(work.session),
+            **({"preview": True} if preview else {}),
+            **({"message": _nothing_added(outcome, preview)} if not outcome.lines else {}), **_context(work.session),
         }
 
 
-def _nothing_added(outcome: shopping.ShoppingOutcome) -> str:
+def _nothing_added(outcome: shopping.ShoppingOutcome, preview: bool) -> str:
+    nothing = "Nothing to add" if preview else "Nothing added"
     if outcome.already:
-        return "Nothing added: everything these need is already on the list (or in the pantry)."
-    return "Nothing added: the pantry already has everything these need."
+        return f"{nothing}: everything these need is already on the list (or in the pantry)."
+    return f"{nothing}: the pantry already has everything these need."
 
 
 async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:

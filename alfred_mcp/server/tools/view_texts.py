@@ -18,6 +18,7 @@ TextRenderer = Callable[[ToolResult], str]
 def recipe_text(card: ToolResult) -> str:
     facts = [f"serves {card['servings']}" if card.get("servings") else None,
              _minutes("prep", card.get("prep_time_minutes")), _minutes("cook", card.get("cook_time_minutes")),
+             _minutes("total", card.get("total_time_minutes")),
              card.get("cuisine"), card.get("difficulty")]
     lines = [f"{card['name']} ({card['recipe']})" + "".join(f" · {fact}" for fact in facts if fact)]
     if card.get("description"):

@@ -12,7 +12,15 @@ from functools import cache
 from pathlib import Path
 
 from alfred_mcp.store.postgres.rpc import rpc_sql
-from alfred_mcp.store.postgres.schema import HEADER, SHIM_SQL, kitchen_sql, scale_sql, table_stamps_sql, user_origins_sql
+from alfred_mcp.store.postgres.schema import (
+    HEADER,
+    SHIM_SQL,
+    added_columns_sql,
+    kitchen_sql,
+    scale_sql,
+    table_stamps_sql,
+    user_origins_sql,
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ def migrations() -> tuple[Migration, ...]:
         Migration(3, "scale", scale_sql()),
         Migration(4, "user_origins", user_origins_sql()),
         Migration(5, "table_stamps", table_stamps_sql()),
+        Migration(6, "recipe_total_time", added_columns_sql(6)),
     )
 
 

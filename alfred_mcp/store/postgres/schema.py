@@ -2,7 +2,7 @@
 
 Pure: returns statement text. `migrations()` is the single source; the files in the repo's
 `migrations/` folder are written from it (`migrations.py`) and a test proves they match.
-Five migrations:
+Seven migrations:
 
 - 0000 `bare_postgres_shim`: the roles (`anon`, `authenticated`, `service_role`), the `auth`
   schema and `auth.uid()` that Supabase already has. Every statement is guarded, so on a
@@ -19,6 +19,8 @@ Five migrations:
   handles that name their origin (`user_origins.py`) never meet an older user by accident.
 - 0005 `table_stamps`: the same triggers also stamp (user, table) in `alfred_table_stamps`, so a memo
   built from a few tables (the recipe index) is kept across writes to the others.
+- 0006 `recipe_total_time`: `recipes.total_time_minutes` (`COLUMNS_ADDED`): a page's total time when it is
+  not prep + cook. 0001 stays as it was written, without the columns added later.
 
 Text columns use the "C" collation so ordering and `ilike` case folding match SQLite's
 bytewise, ASCII-only behaviour on every server, whatever its locale.
@@ -153,13 +155,16 @@ INTERNAL_INDEXES_SQL: tuple[str, ...] = (
     'CREATE INDEX "alfred_session_refs_seq_idx" ON "alfred_session_refs" ("session_id", "seq")',
 )
 SESSION_CHILD_TABLES = ("alfred_session_refs", "alfred_session_counters", "alfred_session_docs")
+COLUMNS_ADDED: dict[int, tuple[tuple[str, str], ...]] = {6: (("recipes", "total_time_minutes"),)}
+"""Migration version -> the (table, column) pairs it adds. Earlier migrations are written without them, so their
+text (and the checksum a migrated database recorded) never changes when the schema grows."""
 
 
 def kitchen_sql() -> str:
     """Migration 0001: tables, indexes, row-level security, grants, the schema version."""
     kitchen = tables_in_fk_order()
     statements = [USERS_SQL]
-    statements += [create_table_sql(table) for table in kitchen]
+    statements += [create_table_sql(table, since=1) for table in kitchen]
     statements += [sql for table in kitchen for sql in create_index_sql(table)]
     statements += [*INTERNAL_TABLES_SQL, *INTERNAL_INDEXES_SQL]
     statements += security_sql()
@@ -243,6 +248,20 @@ def table_stamps_sql() -> str:
     return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
 
 
+def added_columns_sql(version: int) -> str:
+    """A migration that adds the columns `COLUMNS_ADDED` names for `version`, with their checks and references."""
+    statements = [
+        f"ALTER TABLE {q(table)} ADD COLUMN {_column_sql(TABLES[table], TABLES[table].column(column))}"
+        for table, column in COLUMNS_ADDED[version]
+    ]
+    statements.append("NOTIFY pgrst, 'reload schema'")
+    return HEADER + "".join(statement + ";\n\n" for statement in statements).rstrip() + "\n"
+
+
+def _added_after(version: int) -> set[tuple[str, str]]:
+    return {pair for later, pairs in COLUMNS_ADDED.items() if later > version for pair in pairs}
+
+
 def _stamp_triggers(name: str) -> list[str]:
     """AFTER INSERT / UPDATE / DELETE, once per statement, over the rows it changed (a transition table)."""
     found = []
@@ -255,9 +274,10 @@ def _stamp_triggers(name: str) -> list[str]:
     return found
 
 
-def create_table_sql(table: Table) -> str:
-    """`CREATE TABLE` for one kitchen table, plus the hidden insertion-order column."""
-    lines = [_column_sql(table, column) for column in table.columns]
+def create_table_sql(table: Table, *, since: int) -> str:
+    """`CREATE TABLE` for one kitchen table as migration `since` made it, plus the hidden insertion-order column."""
+    later = _added_after(since)
+    lines = [_column_sql(table, column) for column in table.columns if (table.name, column.name) not in later]
     lines.append(f"{q(INSERT_ORDER_COLUMN)} bigint GENERATED ALWAYS AS IDENTITY")
     lines += [f"CONSTRAINT {q(name)} UNIQUE ({', '.join(q(c) for c in columns)})" for name, columns in unique_constraints(table).items()]
     body = ",\n    ".join(lines)

@@ -27,9 +27,10 @@ from typing import TypeVar
 import anyio
 
 from alfred_mcp.errors import StoreError
-from alfred_mcp.store.ddl import LEGACY_USERS_SQL, SCHEMA_VERSION, USER_ORIGINS_KEY
+from alfred_mcp.store.ddl import LEGACY_USERS_SQL, SCHEMA_VERSION, USER_ORIGINS_KEY, tables_in_fk_order
+from alfred_mcp.store.filters import quote_identifier as q
 from alfred_mcp.store.sqlite.errors import to_store_error
-from alfred_mcp.store.sqlite.schema import schema_sql
+from alfred_mcp.store.sqlite.schema import missing_columns_sql, schema_sql
 
 T = TypeVar("T")
 
@@ -286,6 +287,10 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _create_schema(connection: sqlite3.Connection) -> None:
     for statement in schema_sql():
         connection.execute(statement)
+    for table in tables_in_fk_order():
+        present = {row[1] for row in connection.execute(f"PRAGMA table_info({q(table.name)})")}
+        for statement in missing_columns_sql(table, present):
+            connection.execute(statement)
     connection.execute(
         'INSERT INTO "alfred_meta" ("key", "value") VALUES (?, ?) ON CONFLICT ("key") DO NOTHING',
         ("schema_version", str(SCHEMA_VERSION)),

@@ -6,6 +6,8 @@ literals come from the schema, not from input, and are quoted all the same.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from alfred_mcp.kitchen.schema import Column, Table
 from alfred_mcp.store.ddl import (
     KITCHEN_STAMPS,
@@ -102,6 +104,12 @@ def schema_sql() -> list[str]:
     statements += [*INTERNAL_TABLES_SQL[1:], *INTERNAL_INDEXES_SQL]
     statements += [sql for table in kitchen for sql in scale_index_sql(table)]
     return statements
+
+
+def missing_columns_sql(table: Table, present: Collection[str]) -> list[str]:
+    """`ALTER TABLE ... ADD COLUMN` for each schema column a database made by an older alfred-mcp lacks
+    (a column added later is nullable or has a default, so existing rows stay valid)."""
+    return [f"ALTER TABLE {q(table.name)} ADD COLUMN {_column_sql(column)}" for column in table.columns if column.name not in present]
 
 
 def create_table_sql(table: Table) -> str:
