@@ -5,6 +5,7 @@
     python -m tests.scenarios.live --db K.db prompts | resources | read URI
     python -m tests.scenarios.live --db K.db stats                    # calls and bytes per label
     python -m tests.scenarios.live --db K.db export NAME --out tests/scenarios/recorded/NAME.json
+    python -m tests.scenarios.live --db X rebase tests/scenarios/recorded/NAME.json   # after a fix: see `rebase`
 
 The kitchen (a SQLite file, seeded as of today on the first call) and the conversation session persist
 between invocations, like one client session. Every call is appended to K.db.record.jsonl with its
@@ -19,6 +20,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -96,6 +98,21 @@ def export(db: Path, name: str) -> dict[str, Any]:
     return {"name": name, "today": entries[0]["today"], "turns": turns}
 
 
+def _rebase(path: Path) -> str:
+    """Rewrite a recording as the current server answers it (recorded.rebase), unless a call or the kitchen differs."""
+    sys.path.insert(0, str(ROOT / "tests"))  # the replay opens its kitchen as the tests do (tests/e2e)
+    from .recorded import rebase, recording_of
+
+    data = json.loads(path.read_text())
+    with tempfile.TemporaryDirectory() as folder:
+        rebased, problems = asyncio.run(rebase(recording_of(data), data, Path(folder)))
+    if problems:
+        return "kept as it was:\n  " + "\n  ".join(problems)
+    path.write_text(json.dumps(rebased, indent=1, ensure_ascii=False) + "\n")
+    dropped = sum(len(a["calls"]) - len(b["calls"]) for a, b in zip(data["turns"], rebased["turns"]))
+    return f"rebased ({dropped} retries dropped)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", required=True, type=Path)
@@ -105,7 +122,10 @@ def main() -> None:
     parser.add_argument("rest", nargs="*")
     args = parser.parse_args()
     db = args.db.resolve()
-    if args.what == "stats":
+    if args.what == "rebase":
+        for path in map(Path, args.rest):
+            print(f"{path.name}: " + _rebase(path))
+    elif args.what == "stats":
         print(stats(db))
     elif args.what == "export":
         text = json.dumps(export(db, args.rest[0]), indent=1, ensure_ascii=False) + "\n"

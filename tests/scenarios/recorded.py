@@ -24,7 +24,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
 
-from .kitchen_digest import Digest, kitchen_digest
+from .kitchen_digest import Digest, digest_changes, kitchen_digest
 from .loop_driver import ScenarioModel, loop_turn
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -83,10 +83,10 @@ class Recording:
 
 
 def load_recordings(folder: Path = RECORDED) -> list[Recording]:
-    return [_recording(json.loads(path.read_text())) for path in sorted(folder.glob("*.json"))]
+    return [recording_of(json.loads(path.read_text())) for path in sorted(folder.glob("*.json"))]
 
 
-def _recording(data: dict[str, Any]) -> Recording:
+def recording_of(data: dict[str, Any]) -> Recording:
     turns = tuple(
         RecordedTurn(turn["label"], turn["message"] or "", tuple(RecordedCall(**call) for call in turn["calls"]), turn["digest"])
         for turn in data["turns"])
@@ -135,6 +135,36 @@ async def replay(recording: Recording, folder: Path) -> list[ReplayedTurn]:
             log.digest = kitchen_digest(folder / "kitchen.db")
             replayed.append(log)
     return replayed
+
+
+async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tuple[dict[str, Any], list[str]]:
+    """The recording as the current server answers it: a role output the server no longer expects (the retry of one
+    it refused before and now accepts) is dropped, and each call's outcome is taken anew (its bytes stay those read
+    live: the recording keeps what the model was shown when it decided). Returns the new
+    recording and what could not be rebased: a call refused now that was accepted, or a turn that leaves the kitchen
+    otherwise than recorded (then the recording is kept as it was)."""
+    problems: list[str] = []
+    turns: list[dict[str, Any]] = []
+    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
+        for turn, recorded in zip(recording.turns, data["turns"], strict=True):
+            expected: str | None = None
+            calls: list[dict[str, Any]] = []
+            for call in turn.calls:
+                if call.tool == "turn_submit" and call.arguments.get("role") != expected:
+                    continue  # the server moved on: a retry of an output it now accepts
+                result = await client.call_tool(call.tool, call.arguments)
+                text = "".join(block.text for block in result.content if block.type == "text")
+                if result.is_error and not call.is_error:
+                    problems.append(f"{turn.label}: {call.tool} is refused now: {text[:300]}")
+                if call.tool in ("turn_start", "turn_submit") and not result.is_error:
+                    expected = (result.structured_content or {}).get("expected_role")
+                calls.append({"tool": call.tool, "arguments": call.arguments, "is_error": bool(result.is_error),
+                              "bytes": call.bytes})
+            digest = kitchen_digest(folder / "kitchen.db")
+            if digest != turn.digest:
+                problems.append(f"{turn.label}: the kitchen differs: {digest_changes(turn.digest, digest)}")
+            turns.append({**recorded, "calls": calls})
+    return {**data, "turns": turns}, problems
 
 
 async def replay_through_loop(recording: Recording, folder: Path) -> list[Digest]:
