@@ -3,10 +3,11 @@ real `alfred-mcp serve --http` replicas and HAProxy, each output block compared 
 each configuration file written from the guide and used, each example log line matched with a line the replicas
 wrote. Between blocks the test does only what the guide's prose says it does (stop and start PostgreSQL), and
 checks the guide's claims with the real `mcp` client through the load balancer: handshake-era sessions stay on
-their replica, stateless calls reach both, and every call made while the replicas are rolled forward is answered.
+their replica, stateless calls reach both, the OAuth issuer's tokens are accepted, and every call made while the
+replicas are rolled forward is answered.
 
 The variables the guide declares (its "Before you start" table) are filled with addresses on 127.0.0.1, the test
-cluster, and a next version: this code plus one more additive migration. Without curl, HAProxy, sqlite3 or
+cluster, a loopback OAuth issuer, and a next version: this code plus one more additive migration. Without curl, HAProxy, sqlite3 or
 promtool the run skips with the install command, except under CI=true, where it fails.
 """
 
@@ -28,10 +29,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parent / "transport")]
+from asgi_server import serving  # noqa: E402
 from guide_blocks import Block, GuideError, blocks, declared_variables, output_matches  # noqa: E402
 from guide_shell import GuideShell  # noqa: E402
 from http_harness import free_port  # noqa: E402
+from oauth_issuer import authorization_server, signed  # noqa: E402
 from pg_harness import PostgresServer, PostgresUnavailable, postgres_server, start_server, stop_server  # noqa: E402
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "deploy.md"
@@ -70,7 +73,7 @@ def test_every_block_of_the_guide_is_one_the_test_knows_how_to_run_or_check() ->
     assert commands and {block.kind for block in found} <= {"command", "output", "file", "log"}
     for hook in (STOPS_POSTGRES, STARTS_POSTGRES, CALLS_THROUGH_THE_BALANCER, *ROLLS):
         assert sum(hook in block.prose for block in commands) == 1, f"no single command block follows prose with {hook!r}"
-    assert set(_variables(Path("/"), PostgresServer("127.0.0.1", 5432, Path("/"), Path("/")))) <= set(
+    assert set(_variables(Path("/"), PostgresServer("127.0.0.1", 5432, Path("/"), Path("/")), "https://auth.example")) <= set(
         declared_variables(markdown, VARIABLES_HEADING))
 
 
@@ -111,11 +114,13 @@ def test_an_output_block_matches_what_the_commands_printed(expected: str, actual
 async def test_every_command_of_the_deployment_guide_runs_as_written(tmp_path: Path) -> None:
     _require_tools()
     guide = blocks(GUIDE.read_text(encoding="utf-8"))
+    issuer: dict[str, str] = {}
     with _postgres() as server:
-        variables = _variables(tmp_path, server)
-        _write_next_version(Path(variables["NEW_ALFRED_MCP"]))
-        with GuideShell(tmp_path, _environment(variables, server)) as shell:
-            done = await _run(guide, shell, server, variables)
+        async with serving(lambda port: authorization_server(issuer)) as issuer["issuer"]:
+            variables = _variables(tmp_path, server, issuer["issuer"])
+            _write_next_version(Path(variables["NEW_ALFRED_MCP"]))
+            with GuideShell(tmp_path, _environment(variables, server)) as shell:
+                done = await _run(guide, shell, server, variables)
     assert done == len(guide), "every block of the guide is run, compared, written or checked"
 
 
@@ -181,17 +186,19 @@ async def _calling(public_url: str, token: str) -> AsyncIterator[list[str]]:
 
 
 async def _check_clients_through_the_balancer(variables: dict[str, str], folder: Path) -> None:
-    """A 2025-11-25 client's session stays on its replica (each of its calls answered); stateless calls reach both."""
-    token = _alice_token(folder)
+    """A 2025-11-25 client's session stays on its replica (each of its calls answered); stateless calls reach both;
+    the OAuth issuer's token for the public URL reaches its subject's own kitchen."""
+    public_url, token = variables["PUBLIC_URL"], _alice_token(folder)
+    jwt = signed(variables["OAUTH_ISSUER"], f"{public_url}/mcp", sub="carol")
     before = [await _tool_calls(address, folder) for address in (variables["REPLICA_1"], variables["REPLICA_2"])]
-    for mode in ("legacy", "auto"):
-        async with _client(variables["PUBLIC_URL"], token, mode) as client:
+    for mode, bearer, rows in (("legacy", token, 1), ("auto", token, 1), ("auto", jwt, 0)):
+        async with _client(public_url, bearer, mode) as client:
             for _ in range(CLIENT_CALLS):
                 result = await client.call_tool("db_read", {"table": "shopping_list"})
-                assert not result.is_error and result.structured_content["count"] == 1, (mode, result.content)
+                assert not result.is_error and result.structured_content["count"] == rows, (mode, result.content)
     after = [await _tool_calls(address, folder) for address in (variables["REPLICA_1"], variables["REPLICA_2"])]
     served = [now - then for now, then in zip(after, before, strict=True)]
-    assert sum(served) == 2 * CLIENT_CALLS and all(count > 0 for count in served), served
+    assert sum(served) == 3 * CLIENT_CALLS and all(count > 0 for count in served), served
 
 
 def _client(url: str, token: str, mode: str) -> Client:
@@ -227,14 +234,14 @@ def _shape(entry: dict[str, Any]) -> tuple[Any, ...]:
     return entry.get("event"), entry.get("level"), entry.get("logger"), entry.get("ready"), tuple(sorted(entry))
 
 
-def _variables(folder: Path, server: PostgresServer) -> dict[str, str]:
-    """The guide's declared variables, filled for this machine."""
+def _variables(folder: Path, server: PostgresServer, issuer: str) -> dict[str, str]:
+    """The guide's declared variables, filled for this machine and the loopback OAuth `issuer`."""
     lb = f"127.0.0.1:{free_port()}"
     return {
         "PGHOST": server.host, "PGPORT": str(server.port), "PGUSER": server.superuser,
         "REPLICA_1": f"127.0.0.1:{free_port()}", "REPLICA_2": f"127.0.0.1:{free_port()}", "SPARE": f"127.0.0.1:{free_port()}",
         "LB": lb, "LB_STATS": f"127.0.0.1:{free_port()}", "PUBLIC_URL": f"http://{lb}",
-        "NEW_ALFRED_MCP": str(folder / "next" / "alfred-mcp"),
+        "OAUTH_ISSUER": issuer, "NEW_ALFRED_MCP": str(folder / "next" / "alfred-mcp"),
     }
 
 
