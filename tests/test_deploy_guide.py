@@ -156,8 +156,9 @@ async def _run_command(block: Block, shell: GuideShell, server: PostgresServer, 
         return await anyio.to_thread.run_sync(run)
     async with _calling(variables["PUBLIC_URL"], _alice_token(shell.folder)) as answered:
         output = await anyio.to_thread.run_sync(run)
-    assert len(answered) >= 3 and [failure for failure in answered if failure] == [], (
-        f"line {block.line}: calls made while the replicas were rolled went unanswered")
+    failures = [failure for failure in answered if failure]
+    assert len(answered) >= 3 and failures == [], (
+        f"line {block.line}: {len(failures)} of {len(answered)} calls made while the replicas were rolled failed: {failures[:3]}")
     return output
 
 
@@ -221,8 +222,8 @@ def _alice_token(folder: Path) -> str:
 
 
 def _check_log_lines(block: Block, folder: Path) -> None:
-    """Each example line has the event, level, logger and keys of a line the replicas wrote."""
-    written = [json.loads(line) for log in sorted(folder.glob("*.log")) for line in log.read_text(encoding="utf-8").splitlines()
+    """Each example line has the event, level, logger, readiness and keys of a line the replicas wrote (replica-*.log)."""
+    written = [json.loads(line) for log in sorted(folder.glob("replica-*.log")) for line in log.read_text(encoding="utf-8").splitlines()
                if line.startswith("{")]
     shapes = {_shape(entry) for entry in written}
     for line in block.text.splitlines():
