@@ -47,6 +47,8 @@ CALLS_THROUGH_THE_BALANCER = "A call through HAProxy"
 ROLLS = ("Back up first, then roll", "replace it now")
 """Prose before blocks: the test stops/starts PostgreSQL before them, checks clients after one, keeps calling during the rolls."""
 CLIENT_CALLS = 6
+BLOCK_TIMEOUT = 180.0
+"""Seconds a block may run: its own waits are bounded (curl's retries), this catches one that hangs."""
 NEXT_VERSION = '''#!{python}
 """alfred-mcp as its next version: this code plus one more, additive, migration."""
 import sys
@@ -151,7 +153,7 @@ async def _run_command(block: Block, shell: GuideShell, server: PostgresServer, 
         stop_server(server)
     if STARTS_POSTGRES in block.prose:
         start_server(server)
-    run = lambda: shell.run(block.text, timeout=90)  # noqa: E731
+    run = lambda: shell.run(block.text, timeout=BLOCK_TIMEOUT)  # noqa: E731
     if not any(roll in block.prose for roll in ROLLS):
         return await anyio.to_thread.run_sync(run)
     async with _calling(variables["PUBLIC_URL"], _alice_token(shell.folder)) as answered:
