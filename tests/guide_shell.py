@@ -46,10 +46,11 @@ class GuideShell:
         self.stop()
 
     def run(self, text: str, *, timeout: float = 60.0) -> str:
-        """Run one block; its output (stdout and stderr).
+        """Run one block; what it printed (stdout and stderr), exactly.
 
         Raises:
-            BlockFailed: the shell ended (a command failed) or the block ran past `timeout` seconds.
+            BlockFailed: the shell ended (a command failed), or the block ran past `timeout` seconds (the shell is
+                stopped then); every later block fails too.
         """
         self._count += 1
         script = self.folder / f".guide-block-{self._count}.sh"
@@ -61,10 +62,14 @@ class GuideShell:
         while True:
             try:
                 line = self._lines.get(timeout=0.2)
-            except queue.Empty:
-                line = "" if self._process.poll() is None else None  # a background process may hold the output open
-                if line == "" and time.monotonic() > deadline:
+            except queue.Empty:  # quiet, or the shell exited while a background process holds the output open
+                if self._process.poll() is not None:
+                    line = None
+                elif time.monotonic() > deadline:
+                    self.stop()  # what it left running can't be trusted by the next block
                     raise BlockFailed(f"the block did not finish within {timeout:.0f} s; its output so far:\n{''.join(output)}") from None
+                else:
+                    continue
             if line is None:
                 code = self._process.wait(timeout=STOP_WAIT)
                 time.sleep(0.2)  # the reader may still hold the last lines
@@ -78,7 +83,10 @@ class GuideShell:
     def stop(self) -> None:
         """End the shell and every process it started (SIGTERM to its group, SIGKILL after STOP_WAIT s)."""
         if self._process.stdin is not None and not self._process.stdin.closed:
-            self._process.stdin.close()
+            try:
+                self._process.stdin.close()
+            except BrokenPipeError:  # the shell has exited already
+                pass
         for signum in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(self._process.pid, signum)
@@ -96,8 +104,11 @@ class GuideShell:
 
     def _send(self, text: str) -> None:
         assert self._process.stdin is not None
-        self._process.stdin.write(text)
-        self._process.stdin.flush()
+        try:
+            self._process.stdin.write(text)
+            self._process.stdin.flush()
+        except (BrokenPipeError, ValueError):  # the shell exited, or was stopped (its stdin closed)
+            raise BlockFailed(f"the shell exited ({self._process.wait(timeout=STOP_WAIT)}) before this block") from None
 
     def _read(self) -> None:
         assert self._process.stdout is not None

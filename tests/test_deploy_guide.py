@@ -32,7 +32,7 @@ from prometheus_client.parser import text_string_to_metric_families
 sys.path[:0] = [str(Path(__file__).parent), str(Path(__file__).parent / "transport")]
 from asgi_server import serving  # noqa: E402
 from guide_blocks import Block, GuideError, blocks, declared_variables, output_matches  # noqa: E402
-from guide_shell import GuideShell  # noqa: E402
+from guide_shell import BlockFailed, GuideShell  # noqa: E402
 from http_harness import free_port  # noqa: E402
 from oauth_issuer import authorization_server, signed  # noqa: E402
 from pg_harness import PostgresServer, PostgresUnavailable, postgres_server, start_server, stop_server  # noqa: E402
@@ -111,6 +111,30 @@ def test_an_output_without_its_commands_a_nameless_file_or_an_open_block_is_refu
 def test_an_output_block_matches_what_the_commands_printed(expected: str, actual: str, matches: bool) -> None:
     """Lines equal; a line `...` stands for any run of lines, `...` in a line for any text; nothing else is loose."""
     assert output_matches(expected, actual) is matches
+
+
+@pytest.mark.parametrize(("block", "says"), [
+    ("echo before; false; echo after", "before"),
+    ("echo $NEVER_SET_BY_THE_GUIDE", "NEVER_SET_BY_THE_GUIDE: unbound variable"),
+    ("false | cat", "exited with 1"),
+    ("sleep 30", "did not finish within 1 s"),
+])
+def test_a_block_fails_on_a_failed_command_an_unset_variable_or_a_hang(tmp_path: Path, block: str, says: str) -> None:
+    """A block is run as an operator's shell would, under `set -euo pipefail`: the first failure ends it, saying why."""
+    with GuideShell(tmp_path, {"PATH": os.environ["PATH"]}) as shell:
+        assert shell.run("STEP=one; printf '%s\\n' \"$STEP\"") == "one\n"
+        with pytest.raises(BlockFailed, match=says):
+            shell.run(block, timeout=1)
+        with pytest.raises(BlockFailed):
+            shell.run("echo $STEP")
+
+
+def test_what_the_blocks_started_in_the_background_ends_with_the_shell(tmp_path: Path) -> None:
+    with GuideShell(tmp_path, {"PATH": os.environ["PATH"]}) as shell:
+        assert shell.run("sleep 300 & echo $! > sleep.pid; echo $(( $(cat sleep.pid) > 0 ))") == "1\n"
+        pid = int((tmp_path / "sleep.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 async def test_every_command_of_the_deployment_guide_runs_as_written(tmp_path: Path) -> None:
