@@ -7,8 +7,8 @@ their replica, stateless calls reach both, the OAuth issuer's tokens are accepte
 replicas are rolled forward is answered.
 
 The variables the guide declares (its "Before you start" table) are filled with addresses on 127.0.0.1, the test
-cluster, a loopback OAuth issuer, and a next version: this code plus one more additive migration. Without curl, HAProxy, sqlite3 or
-promtool the run skips with the install command, except under CI=true, where it fails.
+cluster, a loopback OAuth issuer, and a next version: this code plus one more additive migration. Without curl,
+HAProxy, sqlite3 or promtool the run skips with the install command, except under CI=true, where it fails.
 """
 
 from __future__ import annotations
