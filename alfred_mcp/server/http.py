@@ -65,10 +65,10 @@ def transport_security(host: str, extra_hosts: str | None = None) -> TransportSe
     hosts = list(LOOPBACK) if host in (*LOOPBACK, "::1") else [host]
     extra = extra_hosts if extra_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV, "")
     hosts += [name.strip() for name in extra.split(",") if name.strip()]
-    return TransportSecuritySettings(
+    return TransportSecuritySettings(  # each name with any port, or none (a public name on 80/443 comes without)
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in hosts],
-        allowed_origins=[f"http://{name}:*" for name in hosts] + [f"https://{name}:*" for name in hosts],
+        allowed_hosts=[allowed for name in hosts for allowed in (name, f"{name}:*")],
+        allowed_origins=[f"{scheme}://{allowed}" for scheme in ("http", "https") for name in hosts for allowed in (name, f"{name}:*")],
     )
 
 

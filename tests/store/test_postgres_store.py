@@ -147,6 +147,26 @@ async def test_an_unreachable_server_is_a_store_error_without_secrets() -> None:
         await store.count(RECIPES, Where(), user_id=MISSING_ID)
 
 
+@pytest.mark.parametrize(("dsn", "env", "named"), [
+    ("postgresql:///kitchen", {"PGHOST": "127.0.0.1", "PGPORT": "{port}"}, "127.0.0.1:{port}/kitchen"),
+    ("postgresql://", {"PGHOST": "127.0.0.1", "PGPORT": "{port}", "PGDATABASE": "pantry"}, "127.0.0.1:{port}/pantry"),
+    ("postgresql://127.0.0.1:{port}/kitchen", {"PGHOST": "db.invalid", "PGPORT": "1"}, "127.0.0.1:{port}/kitchen"),
+])
+async def test_an_unreachable_server_is_named_as_libpq_reached_for_it(
+        dsn: str, env: dict[str, str], named: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A URL that leaves the host, port or database to libpq's PGHOST, PGPORT, PGDATABASE names what they gave."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(port=port))
+    monkeypatch.setenv("PGPASSWORD", "s3cret")
+    with pytest.raises(StoreError) as caught:
+        await postgres_store(dsn.format(port=port), timeout=2).open()
+    assert caught.value.message.startswith(f"Cannot connect to PostgreSQL at {named.format(port=port)}: ")
+    assert "s3cret" not in str(caught.value.to_dict())
+
+
 # -- storage and values ----------------------------------------------------------------------
 
 

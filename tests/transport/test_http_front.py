@@ -86,6 +86,17 @@ async def test_host_and_origin_are_checked_before_the_token(tmp_path: Path) -> N
         assert metadata.status_code == 421
 
 
+@pytest.mark.parametrize("host", ["kitchen.example", "kitchen.example:443", "localhost", "127.0.0.1:8765"])
+async def test_a_served_name_passes_the_host_check_with_or_without_a_port(tmp_path: Path, host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behind a load balancer on 80 or 443 the Host is the public name alone: a listed name passes with or without a
+    port (and its Origin too), so the request reaches the token check."""
+    monkeypatch.setenv("ALFRED_ALLOWED_HOSTS", "kitchen.example")
+    async with front_door(tmp_path) as url, httpx2.AsyncClient(timeout=10) as raw:
+        response = await raw.post(url, json=INITIALIZE, headers={**JSON, "Host": host, "Origin": f"https://{host}"})
+        foreign = await raw.post(url, json=INITIALIZE, headers={**JSON, "Host": f"evil.{host}"})
+    assert (response.status_code, foreign.status_code) == (401, 421)
+
+
 async def test_a_missing_or_wrong_token_gets_a_401_saying_how_to_send_one(tmp_path: Path) -> None:
     """With static tokens there is no OAuth metadata to point to: the 401 says which header to send."""
     async with front_door(tmp_path) as url, httpx2.AsyncClient(timeout=10) as raw:

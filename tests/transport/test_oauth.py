@@ -1,10 +1,9 @@
 """An external OAuth authorization server: its JWTs are accepted, checked against its JWKS, and only then is
-protected-resource metadata advertised. The authorization server is a loopback one written here: its
+protected-resource metadata advertised. The authorization server is a loopback one (`oauth_issuer.py`): its
 RFC 8414 metadata and a JWKS with one RSA key, as a real one publishes them."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,15 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import jwt
 import pytest
 from asgi_server import serving
 from cryptography.hazmat.primitives.asymmetric import rsa
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from oauth_issuer import authorization_server, signed
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import HttpSettings, OAuthSettings, Settings
@@ -32,26 +28,10 @@ from alfred_mcp.server.http import http_app
 from alfred_mcp.server.oauth import discover_jwks_url
 
 pytestmark = pytest.mark.anyio
-KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 OTHER_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
 JSON = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def authorization_server(issuer_holder: dict[str, str]) -> Starlette:
-    """RFC 8414 metadata naming its issuer and JWKS, and the JWKS itself (one RSA signing key, kid k1)."""
-    jwk = {**json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(KEY.public_key())), "kid": "k1", "use": "sig", "alg": "RS256"}
-
-    async def metadata(request: Any) -> JSONResponse:
-        issuer = issuer_holder["issuer"]
-        return JSONResponse({"issuer": issuer, "jwks_uri": f"{issuer}/jwks.json", "token_endpoint": f"{issuer}/token",
-                             "authorization_endpoint": f"{issuer}/authorize", "response_types_supported": ["code"]})
-
-    async def jwks(request: Any) -> JSONResponse:
-        return JSONResponse({"keys": [jwk]})
-
-    return Starlette(routes=[Route("/.well-known/oauth-authorization-server", metadata), Route("/jwks.json", jwks)])
 
 
 @dataclass
@@ -60,10 +40,8 @@ class Stack:
     url: str
     """The alfred-mcp /mcp URL."""
 
-    def token(self, key: Any = KEY, kid: str = "k1", algorithm: str = "RS256", **claims: Any) -> str:
-        now = int(time.time())
-        body = {"iss": self.issuer, "aud": self.url, "sub": "carol", "exp": now + 300, "iat": now, "scope": "kitchen", **claims}
-        return jwt.encode({k: v for k, v in body.items() if v is not None}, key, algorithm=algorithm, headers={"kid": kid})
+    def token(self, **claims: Any) -> str:
+        return signed(self.issuer, self.url, **claims)
 
 
 @asynccontextmanager

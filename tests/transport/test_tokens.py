@@ -99,14 +99,18 @@ async def test_a_many_user_app_never_falls_back_to_a_default_user(tmp_path: Path
 @pytest.mark.parametrize(
     ("host", "extra", "allowed"),
     [
-        pytest.param("127.0.0.1", "", ["127.0.0.1:*", "localhost:*", "[::1]:*"], id="loopback"),
-        pytest.param("0.0.0.0", "kitchen.example, 10.0.0.5", ["0.0.0.0:*", "kitchen.example:*", "10.0.0.5:*"], id="public-names"),
+        pytest.param("127.0.0.1", "", ["127.0.0.1", "localhost", "[::1]"], id="loopback"),
+        pytest.param("0.0.0.0", "kitchen.example, 10.0.0.5", ["0.0.0.0", "kitchen.example", "10.0.0.5"], id="public-names"),
     ],
 )
 def test_dns_rebinding_protection_allows_only_the_served_names(host: str, extra: str, allowed: list[str]) -> None:
-    """Protection is on, and Host may only name the served host, loopback aliases or the configured names."""
+    """Protection is on, and Host may only name the served host, loopback aliases or the configured names, with any
+    port or none (behind a load balancer on 80 or 443 the Host has no port); Origin the same, over http or https."""
     settings = transport_security(host, extra)
-    assert settings.enable_dns_rebinding_protection and settings.allowed_hosts == allowed
+    assert settings.enable_dns_rebinding_protection
+    assert settings.allowed_hosts == [each for name in allowed for each in (name, f"{name}:*")]
+    assert sorted(settings.allowed_origins) == sorted(f"{scheme}://{each}" for scheme in ("http", "https") for name in allowed
+                                                      for each in (name, f"{name}:*"))
 
 
 def test_the_http_app_builds_without_warnings_and_serves_no_local_user(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -116,12 +117,15 @@ class PostgresConnection:
 
     @property
     def location(self) -> str:
-        """host:port/database of the DSN, without user or password (for messages)."""
+        """host:port/database the DSN reaches, libpq's PGHOST, PGPORT and PGDATABASE filling in what it leaves out
+        (as they do for the connection), without user or password (for messages)."""
         try:
             parts = conninfo_to_dict(self.dsn)
         except psycopg.ProgrammingError:
             return "the configured URL"
-        return f"{parts.get('host') or 'localhost'}:{parts.get('port') or 5432}/{parts.get('dbname') or ''}"
+        host = parts.get("host") or os.environ.get("PGHOST") or "localhost"
+        port = parts.get("port") or os.environ.get("PGPORT") or 5432
+        return f"{host}:{port}/{parts.get('dbname') or os.environ.get('PGDATABASE') or ''}"
 
     async def _migrate(self) -> None:
         try:
