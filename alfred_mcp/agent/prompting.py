@@ -22,6 +22,7 @@ from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within
 from alfred_mcp.state.context import StepView
 from alfred_mcp.state.folding import clip
+from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.schema_text import named_enums, signature
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ async def role_prompt(
         user = _reply_turn(machine, state)
     if not for_client:  # a client's model has the output schema and the instructions: no closing request
         user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
-    return Prompt(system=system, user=user, template=template_name(role, view))
+    return Prompt(system=without_empty_headings(system), user=without_empty_headings(user), template=template_name(role, view))
 
 
 ASK = {

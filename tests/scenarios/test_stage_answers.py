@@ -1,0 +1,58 @@
+"""What every answer of the stage tools carries to the client's model, over every scenario conversation: no
+heading without content, and nothing the client's model already read in this session sent again (its model
+reads every answer: a notice's rows, a context section, the instructions)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from empty_markers import HEADING, empty_markers
+
+from alfred_mcp.state.client_memo import KEEP_TURNS
+
+from .driver import StageClient, TurnLog
+from .scripts import SCENARIOS, Scenario, drive
+
+pytestmark = pytest.mark.anyio
+
+
+
+def _answers(logs: list[TurnLog]) -> list[tuple[int, dict[str, Any]]]:
+    return [(turn, call.result) for turn, log in enumerate(logs, start=1) for call in log.calls if call.result is not None]
+
+
+def _sections(context: str) -> list[tuple[str, str]]:
+    pieces = re.split(r"(?m)^(?=## )", context)
+    return [(piece.split("\n", 1)[0], piece.strip()) for piece in pieces if piece.startswith("## ")]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+async def test_no_answer_has_an_empty_marker_or_resends_what_the_client_read(stage: StageClient, scenario: Scenario) -> None:
+    logs = await drive(stage, scenario)
+    rows: dict[str, int] = {}
+    sections: dict[str, list[tuple[str, int]]] = {}  # by heading: each version sent whole, with its turn
+    instructions: set[str] = set()
+    for turn, result in _answers(logs):
+        notice, view = result.get("notice") or "", result.get("next") or {}
+        context = view.get("context", "")
+        for text in (notice, context, view.get("instructions", "")):
+            assert empty_markers(text) == [], f"turn {turn}: a marker without content in:\n{text}"
+        for line in context.splitlines():
+            sent = rows.get(line.strip())
+            assert sent is None or turn - sent > KEEP_TURNS, f"turn {turn}: a notice's row sent again: {line!r}"
+        for heading, section in _sections(context):
+            if not heading.endswith(":)"):  # a whole section, not the new lines of one
+                versions = sections.setdefault(heading, [])
+                for index, (earlier, sent) in enumerate(versions):
+                    # unless a version sent after it in the same turn makes 'as sent in turn N' ambiguous
+                    ambiguous = any(other != earlier and when == sent for other, when in versions[index + 1:])
+                    assert earlier != section or turn - sent > KEEP_TURNS or ambiguous, f"turn {turn}: sent again whole:\n{section}"
+                versions.append((section, turn))
+        for part in filter(None, view.get("instructions", "").split("\n\n")):
+            assert part not in instructions, f"turn {turn}: instructions sent again: {part!r}"
+            instructions.add(part)
+        lines = [line.strip() for line in context.splitlines() if len(line.strip()) > 40 and not HEADING.match(line)]
+        assert len(lines) == len(set(lines)), f"turn {turn}: a line twice in one context:\n{context}"
+        rows.update({line.strip(): turn for line in notice.splitlines()[1:] if line.strip()})
