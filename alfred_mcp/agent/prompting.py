@@ -19,7 +19,7 @@ from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within
+from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within, draft_size, draft_text
 from alfred_mcp.state.context import StepView
 from alfred_mcp.state.folding import clip
 from alfred_mcp.state.headings import without_empty_headings
@@ -189,26 +189,12 @@ def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, wh
     drafts = [pending[ref] for ref in covered_drafts(state, step) if ref in pending]
     if not drafts:
         return []
-    contents = [json.dumps(draft.content, ensure_ascii=False) for draft in drafts]
+    contents = [draft_text(draft.content) for draft in drafts]
     if whole and sum(len(text) for text in contents) <= DRAFTS_BUDGET:
         lines = ["", "## Drafts this step covers (pending, full content)"]
         return lines + [f"### {draft.ref}: {draft.label}\n{text}" for draft, text in zip(drafts, contents)]
     lines = ["", "## Drafts this step covers (pending; whole with draft_read" + (", or turn_context full: true)" if not whole else ")")]
-    return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
-
-
-def _size(content: dict[str, Any]) -> str:
-    """'13 ingredients, 5 steps, serves 4' for a recipe; the fields given for anything else."""
-    parts = []
-    if isinstance(content.get("ingredients"), list):
-        parts.append(f"{len(content['ingredients'])} ingredients")
-    if isinstance(content.get("instructions"), list):
-        parts.append(f"{len(content['instructions'])} steps")
-    if content.get("servings"):
-        parts.append(f"serves {content['servings']}")
-    if content.get("parent_recipe"):
-        parts.append(f"variation of {content['parent_recipe']}")
-    return ", ".join(parts) or ", ".join(f"{k}: {v}" for k, v in content.items() if isinstance(v, (str, int, float)))[:160]
+    return lines + [f"- {draft.ref}: {draft.label} ({draft_size(draft.content)})" for draft in drafts]
 
 
 def _signature(contract: ToolContract) -> str:

@@ -29,9 +29,10 @@ class Seen:
     def __init__(self) -> None:
         self.texts: list[str] = []
 
-    def ref(self, label: str, prefix: str = "recipe") -> str:
-        """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas'."""
-        pattern = re.compile(rf"\b((?:gen_)?{prefix}_\d+)\b[:\s]+{re.escape(label)}")
+    def ref(self, label: str, prefix: str = "recipe", *, saved: bool = False) -> str:
+        """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas' (`saved`: a row's, not
+        the draft's it was saved from)."""
+        pattern = re.compile(rf"\b({'' if saved else '(?:gen_)?'}(?<!gen_){prefix}_\d+)\b[:\s]+{re.escape(label)}")
         for text in reversed(self.texts):
             found = pattern.findall(text)
             if found:

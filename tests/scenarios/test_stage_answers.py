@@ -13,7 +13,7 @@ from empty_markers import HEADING, empty_markers
 from alfred_mcp.state.client_memo import KEEP_TURNS
 
 from .driver import StageClient, TurnLog
-from .scripts import SCENARIOS, Scenario, drive
+from .scripts import SCENARIOS, Scenario, done, drive, plan, reply, step, tool
 
 pytestmark = pytest.mark.anyio
 
@@ -56,3 +56,29 @@ async def test_no_answer_has_an_empty_marker_or_resends_what_the_client_read(sta
         lines = [line.strip() for line in context.splitlines() if len(line.strip()) > 40 and not HEADING.match(line)]
         assert len(lines) == len(set(lines)), f"turn {turn}: a line twice in one context:\n{context}"
         rows.update({line.strip(): turn for line in notice.splitlines()[1:] if line.strip()})
+
+
+SOUP = {"name": "Tomato Soup", "servings": 2, "ingredients": [{"name": "canned tomatoes", "quantity": 1, "unit": "can"},
+                                                             {"name": "onion", "quantity": 1}],
+        "instructions": ["Soften the onion.", "Add the tomatoes, simmer and blend."]}
+
+
+@pytest.mark.parametrize("revision", [{"patch": {"name": "Sunset Soup"}}, {"content": {**SOUP, "name": "Sunset Soup"}}],
+                         ids=["patch", "content"])
+async def test_a_renamed_draft_is_named_as_it_is_now_in_every_later_answer(stage: StageClient, revision: dict[str, Any]) -> None:
+    """A draft renamed by draft_revise in the write step that saves it: the batch, the drafts the step covers and
+    Reply's context name it by its new name only, and the notice of the revision shows the draft as it will be saved."""
+    log = await stage.turn("Draft a tomato soup and save it as Sunset Soup", {
+        "understand": [{"processed_message": "draft a tomato soup, save it as Sunset Soup"}],
+        "think": [plan("Draft and save the soup", step("generate", "Draft the soup", expected_count=1), step("write", "Rename and save it"))],
+        "act": [tool("draft_create", entity_type="recipe", items=[SOUP]), done("Drafted gen_recipe_1"),
+                tool("draft_revise", ref="gen_recipe_1", **revision), tool("draft_save", refs=["gen_recipe_1"]), done("Saved it")],
+        "reply": [reply("Saved Sunset Soup, with its 2 ingredients and 2 steps.")],
+    })
+    answers = [call.result for call in log.calls if call.result is not None]
+    revised = next(index for index, result in enumerate(answers) if (result.get("notice") or "").startswith("draft_revise"))
+    assert '"name":"Sunset Soup"' in answers[revised]["notice"] and '"canned tomatoes"' in answers[revised]["notice"]
+    for result in answers[revised:]:
+        shown = "\n".join([result.get("notice") or "", (result.get("next") or {}).get("context", "")])
+        assert "Tomato Soup" not in shown, shown
+    assert log.final["outcome"] == "completed" and log.final["reply"].startswith("Saved Sunset Soup")

@@ -108,9 +108,8 @@ def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: s
         if not line.strip() or (line.strip() not in rows and not memo.row_sent(line)):
             out.append(line)
             continue
-        pointer = line[: len(line) - len(line.lstrip())] + _ROWS_IN_NOTICE
-        if not out or out[-1] != pointer:
-            out.append(pointer)
+        if not out or out[-1].strip() != _ROWS_IN_NOTICE:
+            out.append(line[: len(line) - len(line.lstrip())] + _ROWS_IN_NOTICE)
     return "\n".join(out)
 
 
