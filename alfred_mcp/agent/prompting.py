@@ -80,7 +80,7 @@ async def role_prompt(
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
-        user = _reply_turn(machine, state)
+        user = _reply_turn(machine, state, said=system)
     if not for_client:  # a client's model has the output schema and the instructions: no closing request
         user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
     return Prompt(system=without_empty_headings(system), user=without_empty_headings(user), template=template_name(role, view))
@@ -135,7 +135,7 @@ def _batch_block(machine: TurnMachine, step: StepState) -> str:
         expected = step.step.expected_count
         return f"## Step progress\nDrafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
     manifest = drafting.load_manifest(machine.session, step.batch)
-    lines = [f"## Batch {step.batch} ({manifest.policy}): {manifest.summary()}"]
+    lines = [f"## Batch {step.batch} ({manifest.policy})", manifest.summary()]
     for item in manifest.items:
         done = f" -> {item.result_ref}" if item.result_ref else ""
         why = f": {item.reason}" if item.reason else ""
@@ -260,7 +260,9 @@ def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties}
 
 
-def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
+def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "") -> str:
+    """The turn's outcome for Reply: how it ended, its batches, what a removal left unlinked, and the drafts of this
+    turn not saved yet unless the context (`said`) already lists them."""
     lines = [f"## Outcome: {state.outcome}"]
     if state.blocked_reason:
         lines.append(f"Stopped before finishing: {state.blocked_reason}")
@@ -275,6 +277,7 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
         lines.append("Left pointing at a removed row (tell the user, e.g. a meal now without its recipe): "
                      + ", ".join(item.show() for item in unlinked))
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
-    if pending:
+    listed = next((line for line in said.splitlines() if line.startswith("**Generated, not saved:**")), "")
+    if pending and not all(f"{d.ref} ({d.label})" in listed for d in pending):
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
     return "\n".join(lines)

@@ -44,6 +44,9 @@ class Version(BaseModel):
     role: str
     lines: list[str]
     """A short digest of each line, so a section that only grew is sent as its new lines."""
+    starts: list[str] = Field(default_factory=list)
+    """A short digest of each line's start (before its first ':'; '' for none), so a line that changed after its
+    start is sent as a replacement of the line that starts the same."""
 
 
 class ClientMemo(BaseModel):
@@ -71,7 +74,8 @@ class ClientMemo(BaseModel):
         """The client now has `body` under `heading` (its newest version of it)."""
         key = digest(body)
         kept = [v for v in self.sections.get(heading, []) if v.digest != key]
-        self.sections[heading] = [*kept, Version(digest=key, turn=turn, role=role, lines=_line_digests(body))][-KEEP_VERSIONS:]
+        version = Version(digest=key, turn=turn, role=role, lines=_line_digests(body), starts=[_start(line) for line in body.splitlines()])
+        self.sections[heading] = [*kept, version][-KEEP_VERSIONS:]
 
     def remember_rows(self, rows: Iterable[str], turn: int) -> None:
         for row in rows:
@@ -103,6 +107,12 @@ def _line_digests(text: str) -> list[str]:
     return [digest(line)[:8] for line in text.splitlines()]
 
 
+def _start(line: str) -> str:
+    """A digest of the line's start, the text before its first ':' ('- Shopping list', '- recipe_1'); '' for none."""
+    start = line.split(":", 1)[0] if ":" in line else ""
+    return digest(start)[:8] if start.strip() and len(start) <= 40 else ""
+
+
 def split_sections(text: str) -> list[str]:
     """`text` cut before each '## ' heading (the first piece may have no heading)."""
     starts = [match.start() for match in _HEADING.finditer(text)]
@@ -131,12 +141,15 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         grown = _grown_from(body, versions)
         known = {line for v in versions for line in v.lines}
         memo.remember_section(heading, body, turn, role)
-        if grown is None:
-            out.append("\n".join([heading, *_known_refs_named(body.splitlines(), known)]))
-        elif not grown[1]:  # only blank lines differ
+        whole = "\n".join([heading, *_known_refs_named(body.splitlines(), known)])
+        if grown is not None and not grown[1]:  # only blank lines differ
             unchanged.append(heading[3:] + grown[0])
-        else:
-            out.append(_grown(f"{heading} ({grown[0][2:] or 'as sent before'}, with these lines added:)", body.splitlines(), grown[1]))
+            continue
+        if grown is not None:
+            what = "added or replacing the line with the same start" if grown[2] else "added"
+            new_lines = _grown(f"{heading} ({grown[0][2:] or 'as sent before'}, with these lines {what}:)", body.splitlines(), grown[1])
+            whole = new_lines if len(new_lines) < len(whole) else whole
+        out.append(whole)
     if unchanged:
         out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
@@ -153,33 +166,37 @@ def _which(version: Version, versions: list[Version]) -> str | None:
     return f", as sent to {version.role} in turn {version.turn}" if version.role else None
 
 
-def _grown_from(body: str, versions: list[Version]) -> tuple[str, list[int]] | None:
-    """The version `body` only grew from (every line of it still there, in order) with the fewest new lines: how it
-    is named, and the indexes of the new lines that are not blank; None when it grew from none."""
+def _grown_from(body: str, versions: list[Version]) -> tuple[str, list[int], bool] | None:
+    """The version `body` grew from (every line of it still there in order, or replaced by a line with the same
+    start) with the fewest new lines: how it is named, the indexes of the new or replacing lines that are not blank,
+    and whether any replaces one; None when it grew from none."""
     lines = body.splitlines()
-    best: tuple[str, list[int]] | None = None
+    best: tuple[str, list[int], bool] | None = None
     for version in versions:
-        added = _added_lines(lines, version.lines)
+        found = _added_lines(lines, version)
         named = _which(version, versions)
-        if added is None or named is None:
+        if found is None or named is None:
             continue
-        added = [index for index in added if lines[index].strip()]
+        added = [index for index in found[0] if lines[index].strip()]
         if best is None or len(added) <= len(best[1]):
-            best = (named, added)
+            best = (named, added, found[1])
     return best
 
 
-def _added_lines(lines: list[str], old: list[str]) -> list[int] | None:
-    """The indexes of `lines` that are new, when every one of the `old` line digests is still there in order; else None."""
-    remaining = iter(old)
-    wanted = next(remaining, None)
-    added = []
+def _added_lines(lines: list[str], version: Version) -> tuple[list[int], bool] | None:
+    """The indexes of `lines` that are new or replace a line of `version` with the same start (unique in it), when
+    every line of it is still there in order or so replaced, and whether one is replaced; else None."""
+    starts = version.starts if len(version.starts) == len(version.lines) else [""] * len(version.lines)
+    at, added, replaced = 0, [], False
     for index, line in enumerate(lines):
-        if digest(line)[:8] == wanted:
-            wanted = next(remaining, None)
-        else:
-            added.append(index)
-    return added if wanted is None else None
+        if at < len(version.lines) and digest(line)[:8] == version.lines[at]:
+            at += 1
+            continue
+        start = _start(line)
+        if at < len(version.lines) and start and start == starts[at] and starts.count(start) == 1:
+            at, replaced = at + 1, True
+        added.append(index)
+    return (added, replaced) if at == len(version.lines) else None
 
 
 _REF_LINE = re.compile(r"^(\s*)- ((?:gen_)?[a-z]+_\d+)\b")

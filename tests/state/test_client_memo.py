@@ -84,13 +84,27 @@ def test_two_versions_the_words_cannot_tell_apart_are_sent_whole() -> None:
 def test_a_new_group_is_sent_with_every_line_under_it() -> None:
     """A line that moved under a new '### ' heading (Recent -> Excluded) is sent again, under it."""
     memo = ClientMemo()
-    elide_sections("## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]", memo, 1, full=False)
-    moved = "## Entities\n### Recent\n- recipe_1: Cod [read]\n### Excluded\n- recipe_2: Salmon [read]"
+    recent = [f"- recipe_{n}: Recipe number {n} [read]" for n in range(3, 12)]
+    elide_sections("\n".join(["## Entities", "### Recent", "- recipe_1: Cod [read]", *recent, "- recipe_2: Salmon [read]"]), memo, 1, full=False)
+    moved = "\n".join(["## Entities", "### Recent", "- recipe_1: Cod [read]", *recent, "### Excluded", "- recipe_2: Salmon [read]"])
     assert elide_sections(moved, memo, 2, full=False) == (
         "## Entities (as sent before, with these lines added:)\n### Excluded\n- recipe_2: Salmon [read]")
 
 
-LINES = st.lists(st.sampled_from(["### Recent", "### Excluded", "- recipe_1: Cod", "- recipe_2: Salmon", "- inv_1: eggs", "note", ""]),
+def test_a_line_changed_after_its_start_is_sent_as_a_replacement() -> None:
+    """The dashboard after one line changed: that line only, replacing the one that starts the same."""
+    lines = ["- Recipes: 11 saved (italian: 2, mediterranean: 2, mexican: 2)", "- Inventory: 49 items (fridge: 19, pantry: 11)",
+             "- Past their date: inv_8 milk (2026-11-26)", "- Shopping list: 9 to buy | Tasks: 5 open"]
+    memo = ClientMemo()
+    elide_sections("## Kitchen dashboard\n" + "\n".join(lines), memo, 1, full=False)
+    changed = "\n".join([*lines[:3], "- Shopping list: 11 to buy | Tasks: 5 open"])
+    assert elide_sections("## Kitchen dashboard\n" + changed, memo, 2, full=False) == (
+        "## Kitchen dashboard (as sent before, with these lines added or replacing the line with the same start:)\n"
+        "- Shopping list: 11 to buy | Tasks: 5 open")
+
+
+LINES = st.lists(st.sampled_from(["### Recent", "### Excluded", "- recipe_1: Cod", "- recipe_1: Cod [created]", "- recipe_2: Salmon",
+                                  "- inv_1: eggs", "note", ""]),
                  min_size=1, max_size=8)
 SENDINGS = st.lists(st.tuples(LINES, st.sampled_from(["understand", "think", "act", "reply"]), st.integers(0, 2)), min_size=1, max_size=5)
 
