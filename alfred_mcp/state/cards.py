@@ -17,7 +17,7 @@ from typing import Any
 
 from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.state.folding import ELLIPSIS, clip
-from alfred_mcp.state.narrative import compact_refs
+from alfred_mcp.state.narrative import compact_refs, plural
 
 CARD_BUDGET = 1_500
 """Characters a card may take, its head and its notes about cuts included."""
@@ -56,7 +56,7 @@ def read_card(
         return f"{table}: no rows matched."
     noun = TABLES[table].noun if table in TABLES else "row"
     more = " (more exist: narrow the filters or raise the limit)" if truncated else ""
-    lines = [f"{table}: {len(rows)} {noun}{'' if len(rows) == 1 else 's'}{more}"]
+    lines = [f"{table}: {len(rows)} {noun if len(rows) == 1 else plural(noun)}{more}"]
     shown = _columns(table, rows, columns)
     width = MAX_ASKED_VALUE if columns else MAX_VALUE
     used = len(lines[0])
