@@ -213,3 +213,23 @@ def _with_lines(base: list[str], added: list[str]) -> list[str]:
                 at += 1
         out.insert(at, line)
     return out
+
+
+def resent_characters(logs: Sequence[TurnLog]) -> int:
+    """Characters of the lines (over 25 characters, headings aside) a session's answers sent again after the client's
+    model had read them verbatim in an earlier answer (a notice, instructions or a context): bytes for no new information."""
+    seen: set[str] = set()
+    again = 0
+    for log in logs:
+        for call in log.calls:
+            result = call.result or {}
+            view = result.get("next") or {}
+            for text in (result.get("notice"), view.get("instructions"), view.get("context")):
+                for line in (text or "").splitlines():
+                    key = line.strip()
+                    if len(key) <= 25 or key.startswith("#"):
+                        continue
+                    if key in seen:
+                        again += len(line)
+                    seen.add(key)
+    return again
