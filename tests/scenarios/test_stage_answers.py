@@ -5,11 +5,18 @@ reads every answer: a notice's rows, a context section, the instructions)."""
 from __future__ import annotations
 
 import re
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.conftest import seeded_app
 from empty_markers import HEADING, empty_markers
+from mcp import Client
 
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.state.client_memo import KEEP_TURNS
 
 from .driver import StageClient, TurnLog
@@ -82,3 +89,39 @@ async def test_a_renamed_draft_is_named_as_it_is_now_in_every_later_answer(stage
         shown = "\n".join([result.get("notice") or "", (result.get("next") or {}).get("context", "")])
         assert "Tomato Soup" not in shown, shown
     assert log.final["outcome"] == "completed" and log.final["reply"].startswith("Saved Sunset Soup")
+
+
+@pytest.mark.parametrize("role_outputs", [1, 2, 3], ids=["think-after-restart", "act-after-restart", "reply-after-restart"])
+async def test_what_a_session_was_sent_holds_across_server_processes(tmp_path: Path, role_outputs: int) -> None:
+    """The memo is the session's own (stored with it): a server started again on the same kitchen, continuing the
+    session, still leaves out what this session's client read before the restart, and only that."""
+    outputs: list[tuple[str, dict[str, Any]]] = [
+        ("understand", {"processed_message": "list fish recipes"}),
+        ("think", plan("List fish recipes", step("read", "Search fish recipes"))),
+        ("act", tool("recipes_search", category="fish")),
+    ]
+    async with seeded_app(tmp_path, date.today()) as first:
+        async with Client(build_server(first)) as client:
+            started = (await client.call_tool("turn_start", {"message": "What fish recipes do I have?"})).structured_content
+            session, read = started["session"], [started["next"]["context"]]
+            for role, output in outputs[: role_outputs - 1]:
+                submitted = await client.call_tool("turn_submit", {"session": session, "role": role, "output": output})
+                read.append(submitted.structured_content["next"]["context"])
+    sections_read = {section for context in read for _, section in _sections(context)}
+    again = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False))
+    await again.open()
+    try:
+        async with Client(build_server(again)) as client:
+            role, output = outputs[role_outputs - 1]
+            answer = (await client.call_tool("turn_submit", {"session": session, "role": role, "output": output})).structured_content
+            context = answer["next"]["context"]
+            assert "(As sent before, unchanged: " in context
+            assert not [section for _, section in _sections(context) if section in sections_read], context
+            assert "instructions" not in answer["next"] or "# Understand" not in answer["next"]["instructions"]
+            assert "output_shapes" not in answer["next"]
+        async with Client(build_server(again)) as other:  # another session on the same kitchen was sent nothing
+            opened = (await other.call_tool("session_start", {})).structured_content
+            fresh = (await other.call_tool("turn_start", {"session": opened["session"], "message": "What fish recipes do I have?"})).structured_content
+            assert fresh["session"] != session and "**User says:**" in fresh["next"]["context"] and "output_shapes" in fresh["next"]
+    finally:
+        await again.close()
