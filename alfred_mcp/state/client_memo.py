@@ -5,8 +5,9 @@ role instructions, the context sections and the notices' rows it received stay i
 context, whichever role they were sent for. `ClientMemo` records a digest of each (with the turn and
 role it was sent for); it is a session document, so it holds across the server's processes.
 `elide_sections` leaves out the sections the client has verbatim (named in one closing line, with the
-role and turn when a later answer sent another version of that heading) and sends a section that only
-grew as its new lines. `full=True` (the client's model has not seen it, e.g. a new conversation) sends
+role and turn when a later answer sent another version of that heading), sends a section that only
+grew, or changed lines after their start, as those lines, and names the ref lines of a changed one it has by
+their refs. `full=True` (the client's model has not seen it, e.g. a new conversation) sends
 everything again. Pure: the digest is a hash of the text.
 """
 
@@ -124,9 +125,10 @@ def split_sections(text: str) -> list[str]:
 
 def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "") -> str:
     """`text` without the '## ' sections the client already has verbatim (any version it was sent, for any role):
-    one closing line names them. A section that only grew from a version it has comes as its new lines, each under
-    the '### ' heading it sits in. Where the client was sent another version of the heading since, the version
-    meant is named by role and turn; where that would not tell them apart, the section is sent whole."""
+    one closing line names them. A section that only grew from a version it has, or changed lines after their start,
+    comes as those lines (each under the '### ' heading it sits in) when that is shorter; else whole, each run of ref
+    lines it has verbatim named by its refs. Where the client was sent another version of the heading since, the
+    version meant is named by role and turn; where that would not tell them apart, it is not relied on."""
     out, unchanged = [], []
     for section in split_sections(text):
         heading, _, body = section.partition("\n")
