@@ -20,7 +20,7 @@ from alfred_mcp.server.mcp_server import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from scenarios.driver import StageClient  # noqa: E402
+from scenarios.driver import StageClient, resent_characters  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
 from scenarios.recorded import load_recordings, replay  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
@@ -65,9 +65,11 @@ async def _seeded(folder: Path, name: str) -> AlfredApp:
 
 async def stage_turns() -> dict[str, object]:
     """Per conversation, each turn driven stage by stage by a client that follows the answers: its calls and the
-    bytes it returned to the model; the largest of each, and of one-step read turns after a session's first."""
+    bytes it returned to the model; the largest of each, and of one-step read turns after a session's first; in
+    all, the bytes and the characters of lines sent again after the model had read them (`resent_characters`)."""
     out: dict[str, object] = {}
     worst = {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0}
+    total = {"bytes": 0, "resent_characters": 0}
     with tempfile.TemporaryDirectory() as folder:
         for scenario in SCENARIOS:
             app = await _seeded(Path(folder), scenario.name)
@@ -77,13 +79,15 @@ async def stage_turns() -> dict[str, object]:
             finally:
                 await app.close()
             out[scenario.name] = {"calls": [log.count for log in logs], "bytes": [log.bytes for log in logs]}
+            total["bytes"] += sum(log.bytes for log in logs)
+            total["resent_characters"] += resent_characters(logs)
             for number, (turn, log) in enumerate(zip(scenario.turns, logs)):
                 worst["calls"], worst["bytes"] = max(worst["calls"], log.count), max(worst["bytes"], log.bytes)
                 if turn.one_step_read and number > 0:
                     worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], log.count), max(worst["read_bytes"], log.bytes)
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET}
-    return {**out, "max": worst, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}
+    return {**out, "max": worst, "total": total, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}
 
 
 async def prompt_tokens() -> dict[str, object]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
-from alfred_mcp.state.cards import read_card
+from alfred_mcp.state.cards import CARD_BUDGET, draft_lines, read_card
 
 STEP_KEY = "alfred/step"
 """A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
@@ -208,12 +208,16 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
         columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
-        return f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
+        card = f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
+        return "\n".join([card, *excluded_lines(result)])
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
     if drafts is not None:
-        lines = [f"- {d.get('ref')}: {d.get('label')} [{d.get('status')}]" for d in drafts[:10]]
+        listed = [d for d in drafts[:10] if isinstance(d, dict)]
+        if tool == "draft_create":  # the model wrote their content: labels are enough
+            listed = [{k: v for k, v in d.items() if k != "content"} for d in listed]
         more = [f"+{len(drafts) - 10} more"] if len(drafts) > 10 else []
-        return "\n".join([summarize_result(tool, result), *lines, *more, *warning_lines(result)])
+        budget = DRAFT_READ_BUDGET if tool == "draft_read" else CARD_BUDGET
+        return "\n".join([summarize_result(tool, result), *draft_lines(listed, budget=budget), *more, *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
@@ -228,6 +232,20 @@ def warning_lines(result: dict[str, Any]) -> list[str]:
     names the line and the rule)."""
     warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
     return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+
+
+DRAFT_READ_BUDGET = 4_000
+"""Characters of drafts draft_read's card shows whole (the model asked to read them); past it, each by its size."""
+
+
+def excluded_lines(result: dict[str, Any]) -> list[str]:
+    """The recipes a search's constraints left out, each with why: 'Left out by the constraints (2):' and a line each."""
+    excluded = [e for e in result.get("excluded", ()) if isinstance(e, dict)]
+    if not excluded:
+        return []
+    lines = [f"Left out by the constraints ({len(excluded)}):"]
+    lines += [f"- {e.get('ref')} {e.get('name')}: {'; '.join(str(r) for r in e.get('reasons', ()))}" for e in excluded[:10]]
+    return lines + ([f"+{len(excluded) - 10} more"] if len(excluded) > 10 else [])
 
 
 def removal_lines(result: dict[str, Any]) -> list[str]:

@@ -19,9 +19,10 @@ from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within
+from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within, draft_size, draft_text
 from alfred_mcp.state.context import StepView
 from alfred_mcp.state.folding import clip
+from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.schema_text import named_enums, signature
 
 if TYPE_CHECKING:
@@ -79,10 +80,10 @@ async def role_prompt(
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
-        user = _reply_turn(machine, state)
+        user = _reply_turn(machine, state, said=system)
     if not for_client:  # a client's model has the output schema and the instructions: no closing request
         user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
-    return Prompt(system=system, user=user, template=template_name(role, view))
+    return Prompt(system=without_empty_headings(system), user=without_empty_headings(user), template=template_name(role, view))
 
 
 ASK = {
@@ -134,7 +135,7 @@ def _batch_block(machine: TurnMachine, step: StepState) -> str:
         expected = step.step.expected_count
         return f"## Step progress\nDrafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
     manifest = drafting.load_manifest(machine.session, step.batch)
-    lines = [f"## Batch {step.batch} ({manifest.policy}): {manifest.summary()}"]
+    lines = [f"## Batch {step.batch} ({manifest.policy})", manifest.summary()]
     for item in manifest.items:
         done = f" -> {item.result_ref}" if item.result_ref else ""
         why = f": {item.reason}" if item.reason else ""
@@ -188,26 +189,12 @@ def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, wh
     drafts = [pending[ref] for ref in covered_drafts(state, step) if ref in pending]
     if not drafts:
         return []
-    contents = [json.dumps(draft.content, ensure_ascii=False) for draft in drafts]
+    contents = [draft_text(draft.content) for draft in drafts]
     if whole and sum(len(text) for text in contents) <= DRAFTS_BUDGET:
         lines = ["", "## Drafts this step covers (pending, full content)"]
         return lines + [f"### {draft.ref}: {draft.label}\n{text}" for draft, text in zip(drafts, contents)]
     lines = ["", "## Drafts this step covers (pending; whole with draft_read" + (", or turn_context full: true)" if not whole else ")")]
-    return lines + [f"- {draft.ref}: {draft.label} ({_size(draft.content)})" for draft in drafts]
-
-
-def _size(content: dict[str, Any]) -> str:
-    """'13 ingredients, 5 steps, serves 4' for a recipe; the fields given for anything else."""
-    parts = []
-    if isinstance(content.get("ingredients"), list):
-        parts.append(f"{len(content['ingredients'])} ingredients")
-    if isinstance(content.get("instructions"), list):
-        parts.append(f"{len(content['instructions'])} steps")
-    if content.get("servings"):
-        parts.append(f"serves {content['servings']}")
-    if content.get("parent_recipe"):
-        parts.append(f"variation of {content['parent_recipe']}")
-    return ", ".join(parts) or ", ".join(f"{k}: {v}" for k, v in content.items() if isinstance(v, (str, int, float)))[:160]
+    return lines + [f"- {draft.ref}: {draft.label} ({draft_size(draft.content)})" for draft in drafts]
 
 
 def _signature(contract: ToolContract) -> str:
@@ -273,7 +260,9 @@ def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties}
 
 
-def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
+def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "") -> str:
+    """The turn's outcome for Reply: how it ended, its batches, what a removal left unlinked, and the drafts of this
+    turn not saved yet unless the context (`said`) already lists them."""
     lines = [f"## Outcome: {state.outcome}"]
     if state.blocked_reason:
         lines.append(f"Stopped before finishing: {state.blocked_reason}")
@@ -292,6 +281,7 @@ def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
         lines.append("Pointing at what the undo restored again (tell the user, e.g. a meal with its recipe back): "
                      + ", ".join(item.show() for item in relinked))
     pending = [d for d in drafting.list_drafts(machine.session) if d.turn_created == state.turn]
-    if pending:
+    listed = next((line for line in said.splitlines() if line.startswith("**Generated, not saved:**")), "")
+    if pending and not all(f"{d.ref} ({d.label})" in listed for d in pending):
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
     return "\n".join(lines)

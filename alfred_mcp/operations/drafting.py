@@ -228,7 +228,8 @@ def open_batch(session: Session, refs: Sequence[str], policy: BatchPolicy | None
 
 
 def load_manifest(session: Session, batch: str | None) -> BatchManifest:
-    """The named batch, or the latest one.
+    """The named batch, or the latest one, each item under its current label (a draft revised since the batch
+    opened, a row renamed, is named as it is now).
 
     Raises:
         InputError: no such batch (the message lists the session's batches).
@@ -241,6 +242,10 @@ def load_manifest(session: Session, batch: str | None) -> BatchManifest:
         if not batch:
             raise InputError("This session has no batches yet; draft_save makes one.", field="batch")
         raise InputError(f"Unknown batch {describe_value(batch)}; this session's batches: {known}.", field="batch", value=field_value(batch))
+    for item in found.items:
+        entry = session.registry.get(item.ref)
+        if entry is not None and entry.label:
+            item.label = entry.label
     return found
 
 

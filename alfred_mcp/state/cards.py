@@ -5,18 +5,20 @@ useful ones), row after row while the card fits `CARD_BUDGET` characters. Every 
 left out and how to get it: the refs of the rows not shown with the read that shows them, a value
 cut short with how to read it whole, "more exist" when the read itself was cut by its limit.
 Text a read asked for (steps, notes) is kept up to `MAX_ASKED_VALUE`; the default columns are
-clipped to `MAX_VALUE`. Refs only; same rows, same card.
+clipped to `MAX_VALUE`. Refs only; same rows, same card. Drafts show their content (the values given)
+while they fit their budget, else their size with the draft_read that shows them whole.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.state.folding import ELLIPSIS, clip
-from alfred_mcp.state.narrative import compact_refs
+from alfred_mcp.state.narrative import compact_refs, plural
 
 CARD_BUDGET = 1_500
 """Characters a card may take, its head and its notes about cuts included."""
@@ -55,7 +57,7 @@ def read_card(
         return f"{table}: no rows matched."
     noun = TABLES[table].noun if table in TABLES else "row"
     more = " (more exist: narrow the filters or raise the limit)" if truncated else ""
-    lines = [f"{table}: {len(rows)} {noun}{'' if len(rows) == 1 else 's'}{more}"]
+    lines = [f"{table}: {len(rows)} {noun if len(rows) == 1 else plural(noun)}{more}"]
     shown = _columns(table, rows, columns)
     width = MAX_ASKED_VALUE if columns else MAX_VALUE
     used = len(lines[0])
@@ -131,3 +133,45 @@ def cards_within(cards: Sequence[str], budget: int) -> str | None:
         kept.append(text)
         used += len(text) + 1
     return "\n".join(reversed(kept)) or None
+
+
+def draft_text(content: Mapping[str, Any]) -> str:
+    """A draft's content as compact JSON of the values given (no null, empty text or empty list): what it saves."""
+    return json.dumps(_given(content), ensure_ascii=False, separators=(",", ":"))
+
+
+def _given(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _given(v) for k, v in value.items() if v is not None and v != "" and v != [] and v != {}}
+    if isinstance(value, list):
+        return [_given(item) for item in value]
+    return value
+
+
+def draft_size(content: Mapping[str, Any]) -> str:
+    """'13 ingredients, 5 steps, serves 4' for a recipe; the fields given for anything else."""
+    parts = []
+    if isinstance(content.get("ingredients"), list):
+        parts.append(f"{len(content['ingredients'])} ingredients")
+    if isinstance(content.get("instructions"), list):
+        parts.append(f"{len(content['instructions'])} steps")
+    if content.get("servings"):
+        parts.append(f"serves {content['servings']}")
+    if content.get("parent_recipe"):
+        parts.append(f"variation of {content['parent_recipe']}")
+    return ", ".join(parts) or ", ".join(f"{k}: {v}" for k, v in content.items() if isinstance(v, (str, int, float)))[:160]
+
+
+def draft_lines(drafts: Sequence[Mapping[str, Any]], *, budget: int = CARD_BUDGET) -> list[str]:
+    """Each draft as '- gen_recipe_1: Label [pending]' with its content (`draft_text`) on the next line, while the
+    drafts fit `budget` characters; a draft past it by its size, saying how to read it whole."""
+    lines, used = [], 0
+    for draft in drafts:
+        head = f"- {draft.get('ref')}: {draft.get('label')} [{draft.get('status')}]"
+        content = draft.get("content") if isinstance(draft.get("content"), Mapping) else None
+        text = f"  {draft_text(content)}" if content else ""
+        if content and used + len(head) + len(text) + 2 > budget:
+            text = f"  ({draft_size(content)}; draft_read refs=[\"{draft.get('ref')}\"] shows it whole)"
+        lines += [head, text] if text else [head]
+        used += len(head) + len(text) + 2
+    return lines

@@ -1,21 +1,28 @@
-"""What a stage-by-stage client has already been sent, so turn_context does not send it again.
+"""What a stage-by-stage client has already been sent, so no answer sends it again.
 
 A client driving turns with its own model keeps its conversation: the role output schemas, the
-role instructions and context sections it received stay in its model's context. `ClientMemo`
-records a digest of each (with the turn it was sent); `elide_sections` leaves out the sections
-unchanged since and names them in one closing line. `full=True` (the client's model has not seen it,
-e.g. a new conversation) sends everything again. Pure: the digest is a hash of the text.
+role instructions, the context sections and the notices' rows it received stay in its model's
+context, whichever role they were sent for. `ClientMemo` records a digest of each (with the turn and
+role it was sent for); it is a session document, so it holds across the server's processes.
+`elide_sections` leaves out the sections the client has verbatim (named in one closing line, with the
+role and turn when a later answer sent another version of that heading), sends a section that only
+grew, or changed lines after their start, as those lines, and names the ref lines of a changed one it has by
+their refs. `full=True` (the client's model has not seen it, e.g. a new conversation) sends
+everything again. Pure: the digest is a hash of the text.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 KEEP_TURNS = 6
-"""Context sections sent more than this many turns ago are forgotten (schemas and instructions are kept)."""
+"""Context sections and rows sent more than this many turns ago are forgotten (schemas and instructions are kept)."""
+KEEP_VERSIONS = 4
+"""Versions of one heading remembered (each role's context may carry its own)."""
 _HEADING = re.compile(r"^## ", re.MULTILINE)
 
 
@@ -25,48 +32,86 @@ class Sent(BaseModel):
     digest: str
     turn: int
     lines: list[str] = Field(default_factory=list)
-    """For a context section: a short digest of each of its lines, so a section that only grew is sent as its new lines."""
+    """Unused since sections are kept as `Version`s (read for sessions saved before)."""
+
+
+class Version(BaseModel):
+    """One version of a '## ' section as the client has it: sent whole, or as new lines of an earlier version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    digest: str
+    turn: int
+    role: str
+    lines: list[str]
+    """A short digest of each line, so a section that only grew is sent as its new lines."""
+    starts: list[str] = Field(default_factory=list)
+    """A short digest of each line's start (before its first ':'; '' for none), so a line that changed after its
+    start is sent as a replacement of the line that starts the same."""
 
 
 class ClientMemo(BaseModel):
-    """Digests of what the stage client was sent, by key: 'schema:<role>', 'instructions:<template>', '## <heading>'."""
+    """What the stage client was sent: schemas and instructions by key ('schema:<role>', 'instructions:<template>'),
+    the versions of each '## ' section by heading (oldest first), and the rows its notices showed."""
 
     model_config = ConfigDict(extra="forbid")
 
     sent: dict[str, Sent] = Field(default_factory=dict)
+    sections: dict[str, list[Version]] = Field(default_factory=dict)
+    rows: dict[str, int] = Field(default_factory=dict)
+    """A digest of each row line a notice showed (stripped), with the turn."""
+    row_refs: dict[str, int] = Field(default_factory=dict)
+    """The ref of each row a notice showed, with the turn."""
 
     def seen(self, key: str, text: str) -> int | None:
         """The turn `text` was sent under `key`, if it is unchanged since; else None."""
         found = self.sent.get(key)
         return found.turn if found is not None and found.digest == digest(text) else None
 
-    def remember(self, key: str, text: str, turn: int, *, lines: bool = False) -> None:
-        self.sent[key] = Sent(digest=digest(text), turn=turn, lines=[digest(line)[:8] for line in text.splitlines()] if lines else [])
+    def remember(self, key: str, text: str, turn: int) -> None:
+        self.sent[key] = Sent(digest=digest(text), turn=turn)
 
-    def added_lines(self, key: str, text: str) -> list[int] | None:
-        """The indexes of `text`'s lines that are new, when every line sent under `key` is still there in order
-        (the section only grew); else None."""
-        found = self.sent.get(key)
-        if found is None or not found.lines:
-            return None
-        old = iter(found.lines)
-        wanted = next(old, None)
-        added = []
-        for index, line in enumerate(text.splitlines()):
-            if digest(line)[:8] == wanted:
-                wanted = next(old, None)
-            else:
-                added.append(index)
-        return added if wanted is None else None
+    def remember_section(self, heading: str, body: str, turn: int, role: str) -> None:
+        """The client now has `body` under `heading` (its newest version of it)."""
+        key = digest(body)
+        kept = [v for v in self.sections.get(heading, []) if v.digest != key]
+        version = Version(digest=key, turn=turn, role=role, lines=_line_digests(body), starts=[_start(line) for line in body.splitlines()])
+        self.sections[heading] = [*kept, version][-KEEP_VERSIONS:]
+
+    def remember_rows(self, rows: Iterable[str], turn: int) -> None:
+        for row in rows:
+            if row.strip():
+                self.rows[digest(row.strip())] = turn
+                if (found := _REF_LINE.match(row)) is not None:
+                    self.row_refs[found.group(2)] = turn
+
+    def row_sent(self, row: str) -> bool:
+        return digest(row.strip()) in self.rows
+
+    def shown_in_notice(self, ref: str, turn: int) -> bool:
+        """Whether a notice of `turn` showed the row of `ref`."""
+        return self.row_refs.get(ref) == turn
 
     def pruned(self, turn: int) -> ClientMemo:
-        """Without context sections older than KEEP_TURNS turns."""
-        kept = {k: v for k, v in self.sent.items() if not k.startswith("## ") or turn - v.turn <= KEEP_TURNS}
-        return ClientMemo(sent=kept)
+        """Without context sections and rows older than KEEP_TURNS turns."""
+        sent = {k: v for k, v in self.sent.items() if not k.startswith("## ")}
+        sections = {h: kept for h, versions in self.sections.items() if (kept := [v for v in versions if turn - v.turn <= KEEP_TURNS])}
+        rows = {k: t for k, t in self.rows.items() if turn - t <= KEEP_TURNS}
+        return ClientMemo(sent=sent, sections=sections, rows=rows, row_refs={k: t for k, t in self.row_refs.items() if t == turn})
 
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _line_digests(text: str) -> list[str]:
+    return [digest(line)[:8] for line in text.splitlines()]
+
+
+def _start(line: str) -> str:
+    """A digest of the line's start, the text before its first ':' ('- Shopping list', '- recipe_1'); '' for none."""
+    start = line.split(":", 1)[0] if ":" in line else ""
+    return digest(start)[:8] if start.strip() and len(start) <= 40 else ""
 
 
 def split_sections(text: str) -> list[str]:
@@ -78,30 +123,113 @@ def split_sections(text: str) -> list[str]:
     return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
-def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool) -> str:
-    """`text` without the '## ' sections the client already has (unchanged): one closing line names them. A
-    section that only grew since it was sent comes as its new lines, each under the '### ' heading it sits in."""
+def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "") -> str:
+    """`text` without the '## ' sections the client already has verbatim (any version it was sent, for any role):
+    one closing line names them. A section that only grew from a version it has, or changed lines after their start,
+    comes as those lines (each under the '### ' heading it sits in) when that is shorter; else whole, each run of ref
+    lines it has verbatim named by its refs. Where the client was sent another version of the heading since, the
+    version meant is named by role and turn; where that would not tell them apart, it is not relied on."""
     out, unchanged = [], []
     for section in split_sections(text):
         heading, _, body = section.partition("\n")
         if not heading.startswith("## ") or not body.strip():
             out.append(section)
             continue
-        sent = None if full else memo.seen(heading, body)
-        if sent is not None:
-            unchanged.append(heading[3:])
+        versions = [] if full else memo.sections.get(heading, [])
+        exact = next((v for v in reversed(versions) if v.digest == digest(body)), None)
+        if exact is not None and (named := _which(exact, versions)) is not None:
+            unchanged.append(heading[3:] + named)
             continue
-        added = None if full else memo.added_lines(heading, body)
-        memo.remember(heading, body, turn, lines=True)
-        out.append(section if added is None else _grown(heading, body.splitlines(), added))
+        grown = _grown_from(body, versions)
+        known = {line for v in versions for line in v.lines}
+        memo.remember_section(heading, body, turn, role)
+        whole = "\n".join([heading, *_known_refs_named(body.splitlines(), known)])
+        if grown is not None and not grown[1]:  # only blank lines differ
+            unchanged.append(heading[3:] + grown[0])
+            continue
+        if grown is not None:
+            what = "added or replacing the line with the same start" if grown[2] else "added"
+            new_lines = _grown(f"{heading} ({grown[0][2:] or 'as sent before'}, with these lines {what}:)", body.splitlines(), grown[1])
+            whole = new_lines if len(new_lines) < len(whole) else whole
+        out.append(whole)
     if unchanged:
         out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
 
 
-def _grown(heading: str, lines: list[str], added: list[int]) -> str:
-    """'## Heading (as sent before, with these lines added:)' and the new lines, each after its '### ' heading."""
-    out = [f"{heading} (as sent before, with these lines added:)"]
+def _which(version: Version, versions: list[Version]) -> str | None:
+    """'' for the newest version of a heading; ', as sent to think in turn 3' for an older one; None when another
+    version sent since has the same role and turn (the words would not tell them apart)."""
+    later = versions[versions.index(version) + 1:]
+    if not later:
+        return ""
+    if any(v.role == version.role and v.turn == version.turn for v in later):
+        return None
+    return f", as sent to {version.role} in turn {version.turn}" if version.role else None
+
+
+def _grown_from(body: str, versions: list[Version]) -> tuple[str, list[int], bool] | None:
+    """The version `body` grew from (every line of it still there in order, or replaced by a line with the same
+    start) with the fewest new lines: how it is named, the indexes of the new or replacing lines that are not blank,
+    and whether any replaces one; None when it grew from none."""
+    lines = body.splitlines()
+    best: tuple[str, list[int], bool] | None = None
+    for version in versions:
+        found = _added_lines(lines, version)
+        named = _which(version, versions)
+        if found is None or named is None:
+            continue
+        added = [index for index in found[0] if lines[index].strip()]
+        if best is None or len(added) <= len(best[1]):
+            best = (named, added, found[1])
+    return best
+
+
+def _added_lines(lines: list[str], version: Version) -> tuple[list[int], bool] | None:
+    """The indexes of `lines` that are new or replace a line of `version` with the same start (unique in it), when
+    every line of it is still there in order or so replaced, and whether one is replaced; else None."""
+    starts = version.starts if len(version.starts) == len(version.lines) else [""] * len(version.lines)
+    at, added, replaced = 0, [], False
+    for index, line in enumerate(lines):
+        if at < len(version.lines) and digest(line)[:8] == version.lines[at]:
+            at += 1
+            continue
+        start = _start(line)
+        if at < len(version.lines) and start and start == starts[at] and starts.count(start) == 1:
+            at, replaced = at + 1, True
+        added.append(index)
+    return (added, replaced) if at == len(version.lines) else None
+
+
+_REF_LINE = re.compile(r"^(\s*)- ((?:gen_)?[a-z]+_\d+)\b")
+
+
+def _known_refs_named(lines: list[str], known: set[str]) -> list[str]:
+    """`lines` with each run of ref lines the client has verbatim (from a version of the same heading) named by
+    their refs on one line: '- as sent before: meal_1, meal_2'."""
+    out: list[str] = []
+    run: list[str] = []
+    indent = ""
+    for line in [*lines, ""]:
+        found = _REF_LINE.match(line)
+        if found is not None and digest(line)[:8] in known and (not run or found.group(1) == indent):
+            indent = found.group(1)
+            run.append(found.group(2))
+            continue
+        if run:
+            out.append(f"{indent}- as sent before: {', '.join(run)}")
+            run = []
+        found = _REF_LINE.match(line)
+        if found is not None and digest(line)[:8] in known:
+            indent, run = found.group(1), [found.group(2)]
+            continue
+        out.append(line)
+    return out[:-1]
+
+
+def _grown(title: str, lines: list[str], added: list[int]) -> str:
+    """`title` and the new lines, each after its '### ' heading."""
+    out = [title]
     grouped = set(added)
     for index in added:  # a new '### ' group: every line under it (one may have moved there) is sent with it
         if lines[index].startswith("### "):

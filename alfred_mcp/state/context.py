@@ -488,7 +488,6 @@ def flow_section(inputs: ContextInputs) -> str:
         if flow:
             notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
             lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
-        lines.append("You are mid-conversation: no greeting, no re-introduction; acknowledge and continue.")
     else:
         lines.append("This is the first exchange of the session.")
     if inputs.current is not None and inputs.current.user_expressed:

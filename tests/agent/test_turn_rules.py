@@ -180,7 +180,9 @@ async def test_draft_revise_shows_the_revised_draft(client: Client) -> None:
     recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
     await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=[recipe])})
     revised = await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1", patch={"name": "Spicy Cod"})})
-    assert revised["notice"] == "draft_revise: 1 revised: gen_recipe_1\n- gen_recipe_1: Spicy Cod [pending]"
+    assert revised["notice"] == ("draft_revise: 1 revised: gen_recipe_1\n- gen_recipe_1: Spicy Cod [pending]\n"
+                                 '  {"name":"Spicy Cod","ingredients":[{"name":"cod fillet","quantity":2.0,"is_optional":false}],'
+                                 '"instructions":["Bake it."]}')
 
 
 async def test_the_first_turn_begin_of_a_session_stays_turn_one(client: Client) -> None:

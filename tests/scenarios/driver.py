@@ -29,9 +29,10 @@ class Seen:
     def __init__(self) -> None:
         self.texts: list[str] = []
 
-    def ref(self, label: str, prefix: str = "recipe") -> str:
-        """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas'."""
-        pattern = re.compile(rf"\b((?:gen_)?{prefix}_\d+)\b[:\s]+{re.escape(label)}")
+    def ref(self, label: str, prefix: str = "recipe", *, saved: bool = False) -> str:
+        """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas' (`saved`: a row's, not
+        the draft's it was saved from)."""
+        pattern = re.compile(rf"\b({'' if saved else '(?:gen_)?'}(?<!gen_){prefix}_\d+)\b[:\s]+{re.escape(label)}")
         for text in reversed(self.texts):
             found = pattern.findall(text)
             if found:
@@ -132,3 +133,103 @@ class StageClient:
         leftover = {role: len(items) for role, items in queues.items() if items}
         assert not leftover, f"unused outputs for {message!r}: {leftover}"
         return log
+
+
+_DELTA = re.compile(r"^## (.+?) \((?:as sent to (.+) in turn (\d+)|as sent before), with these lines (?:added|added or replacing the line with the same start):\)$")
+_UNCHANGED = re.compile(r"^\(As sent before, unchanged: (.*)\.\)$")
+_QUALIFIED = re.compile(r"^(.+), as sent to (.+) in turn (\d+)$")
+
+
+def section_as_read(stage: StageClient, heading: str, *, until: tuple[int, str] | None = None) -> str:
+    """The body of '## `heading`' as the client's model has it after every answer so far, read the way the answers
+    say: a section sent whole is the new version ('- as sent before: refs' standing for those refs' earlier lines);
+    one sent as new lines is the version it names (or the latest) with them added, a line replacing the one with the
+    same start; one named unchanged is the version it names (or the latest). `until` (turn, role): read through the
+    first answer of that turn for that role."""
+    versions: list[tuple[str, int, list[str]]] = []  # (role, turn, lines), oldest first
+    current: list[str] = []
+
+    def named(role: str | None, turn: str | None) -> list[str]:
+        if role is None or turn is None:
+            return current
+        return next(lines for r, t, lines in reversed(versions) if r == role and t == int(turn))
+
+    for number, log in enumerate(stage.turns, start=1):
+        for view in log.contexts():
+            role = view["role"]
+            for piece in re.split(r"(?m)^(?=## )|\n\n(?=\(As sent before)", view["context"]):
+                if until is not None and number > until[0]:
+                    break
+                title, _, body = piece.strip().partition("\n")
+                delta = _DELTA.match(title)
+                if title == f"## {heading}":
+                    current = _expanded(body.splitlines(), [line for _, _, lines in versions for line in lines])
+                elif delta is not None and delta.group(1) == heading:
+                    current = _with_lines(named(delta.group(2), delta.group(3)), body.splitlines())
+                elif (unchanged := _UNCHANGED.match(title)) is not None:
+                    for name in unchanged.group(1).split("; "):
+                        qualified = _QUALIFIED.match(name)
+                        if (qualified.group(1) if qualified else name) == heading:
+                            current = named(qualified.group(2), qualified.group(3)) if qualified else current
+                    continue
+                else:
+                    continue
+                versions.append((role.split(" ")[0], number, current))
+            if until == (number, role):
+                return "\n".join(current)
+    return "\n".join(current)
+
+
+def _expanded(lines: list[str], known: list[str]) -> list[str]:
+    out = []
+    for line in lines:
+        found = re.match(r"^(\s*)- as sent before: (.*)$", line)
+        if found is None:
+            out.append(line)
+            continue
+        for ref in found.group(2).split(", "):
+            out.append(next(k for k in reversed(known) if k.startswith(f"{found.group(1)}- {ref}:") or k.startswith(f"{found.group(1)}- {ref} ")))
+    return out
+
+
+def _with_lines(base: list[str], added: list[str]) -> list[str]:
+    out = list(base)
+    group = None
+    for line in added:
+        if line.startswith("### "):
+            group = line
+            if line not in out:
+                out.append(line)
+            continue
+        start = line.split(":", 1)[0] if ":" in line else None
+        same = [i for i, old in enumerate(out) if start and old.split(":", 1)[0] == start and ":" in old]
+        if len(same) == 1:
+            out[same[0]] = line
+            continue
+        at = len(out)
+        if group is not None and group in out:
+            at = out.index(group) + 1
+            while at < len(out) and not out[at].startswith("### "):
+                at += 1
+        out.insert(at, line)
+    return out
+
+
+def resent_characters(logs: Sequence[TurnLog]) -> int:
+    """Characters of the lines (over 25 characters, headings aside) a session's answers sent again after the client's
+    model had read them verbatim in an earlier answer (a notice, instructions or a context): bytes for no new information."""
+    seen: set[str] = set()
+    again = 0
+    for log in logs:
+        for call in log.calls:
+            result = call.result or {}
+            view = result.get("next") or {}
+            for text in (result.get("notice"), view.get("instructions"), view.get("context")):
+                for line in (text or "").splitlines():
+                    key = line.strip()
+                    if len(key) <= 25 or key.startswith("#"):
+                        continue
+                    if key in seen:
+                        again += len(line)
+                    seen.add(key)
+    return again

@@ -209,11 +209,11 @@ VARIATIONS = [recipe("Air-Fryer Cod with Rice", "cod fillet", "paprika"),
 
 
 def _delete_second(seen: Seen) -> dict[str, Any]:
-    return tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": seen.ref("Cajun Cod with Rice")}])
+    return tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": seen.ref("Cajun Cod with Rice", saved=True)}])
 
 
 def _second(seen: Seen) -> dict[str, Any]:
-    return {"referenced_refs": [seen.ref("Cajun Cod with Rice")], "processed_message": "delete Cajun Cod with Rice"}
+    return {"referenced_refs": [seen.ref("Cajun Cod with Rice", saved=True)], "processed_message": "delete Cajun Cod with Rice"}
 
 
 FISH = Scenario("issue14_fish_cod_rice_variations", [

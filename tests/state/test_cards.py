@@ -7,6 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.state.cards import CARD_BUDGET, MAX_ASKED_VALUE, MAX_VALUE, cards_within, read_card
 from alfred_mcp.state.narrative import MAX_CARD
 
@@ -79,3 +80,12 @@ def test_several_reads_are_one_card_the_latest_whole_and_an_earlier_one_that_doe
     assert joined is not None and joined.endswith(second) and len(joined) <= len(second) + 200
     assert joined.startswith("recipe_ingredients: 14 recipe ingredients (its rows left out here: read them again to see them)")
     assert cards_within([], 100) is None
+
+
+@given(table=st.sampled_from(sorted(TABLES)), count=st.integers(1, 3))
+def test_a_cards_head_counts_its_rows_in_the_tables_own_words(table: str, count: int) -> None:
+    """'1 meal plan entry', '2 meal plan entries' (never 'entrys'), '3 preferences': for every table."""
+    noun = TABLES[table].noun
+    head = read_card(table, [{"id": f"x_{n}"} for n in range(1, count + 1)]).splitlines()[0]
+    words = noun if count == 1 else (noun if noun.endswith("s") else noun[:-1] + "ies" if re.search(r"[^aeiou]y$", noun) else noun + "s")
+    assert head == f"{table}: {count} {words}"

@@ -1,6 +1,9 @@
-"""What a stage client was sent is not sent again while unchanged; full: true resends everything."""
+"""What a stage client was sent is not sent again while unchanged, whichever role it was sent for; full: true
+resends everything."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,12 +31,14 @@ def test_full_sends_everything_again() -> None:
     assert elide_sections(CONTEXT, memo, 2, full=True) == CONTEXT
 
 
-def test_old_sections_are_forgotten_but_schemas_are_not() -> None:
+def test_old_sections_and_rows_are_forgotten_but_schemas_are_not() -> None:
     memo = ClientMemo()
-    memo.remember("## Profile", "x", 1)
+    memo.remember_section("## Profile", "x", 1, "think")
+    memo.remember_rows(["- recipe_1 Cod"], 1)
     memo.remember("schema:understand", "{}", 1)
     pruned = memo.pruned(2 + KEEP_TURNS)
-    assert pruned.seen("## Profile", "x") is None and pruned.seen("schema:understand", "{}") == 1
+    assert not pruned.sections and not pruned.row_sent("- recipe_1 Cod") and pruned.seen("schema:understand", "{}") == 1
+    assert memo.pruned(1 + KEEP_TURNS).row_sent("  - recipe_1 Cod")
 
 
 def test_a_section_that_only_grew_is_sent_as_its_new_lines_under_their_headings() -> None:
@@ -45,43 +50,108 @@ def test_a_section_that_only_grew_is_sent_as_its_new_lines_under_their_headings(
         "## Entities (as sent before, with these lines added:)\n### Recent\n- recipe_2: Salmon [read]")
 
 
-def test_a_section_that_lost_or_reordered_a_line_is_sent_whole() -> None:
+def test_a_section_that_only_gained_blank_lines_is_unchanged() -> None:
+    memo = ClientMemo()
+    elide_sections("## Constraints\n- Never use: cod", memo, 1, full=False)
+    assert elide_sections("## Constraints\n- Never use: cod\n\n", memo, 2, full=False) == "(As sent before, unchanged: Constraints.)"
+
+
+def test_a_changed_section_names_the_ref_lines_the_client_has_by_their_refs() -> None:
     memo = ClientMemo()
     elide_sections("## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]", memo, 1, full=False)
-    changed = "## Entities\n### Excluded\n- recipe_1: Cod [read]\n### Recent\n- recipe_2: Salmon [read]"
-    assert elide_sections(changed, memo, 2, full=False) == changed
+    changed = "## Entities\n### Excluded\n- recipe_1: Cod [read]\n- recipe_3: Tacos [read]\n### Recent\n- recipe_2: Salmon [read]"
+    assert elide_sections(changed, memo, 2, full=False) == (
+        "## Entities\n### Excluded\n- as sent before: recipe_1\n- recipe_3: Tacos [read]\n### Recent\n- as sent before: recipe_2")
+
+
+def test_a_version_sent_for_another_role_is_named_by_role_and_turn() -> None:
+    """Understand and Think each get their own 'Entities': Reply, given Understand's again, is told which one."""
+    memo = ClientMemo()
+    elide_sections("## Entities\n- recipe_1: Cod [background]", memo, 1, full=False, role="understand")
+    elide_sections("## Entities\nNone in view yet.", memo, 1, full=False, role="think")
+    assert elide_sections("## Entities\n- recipe_1: Cod [background]", memo, 1, full=False, role="reply") == (
+        "(As sent before, unchanged: Entities, as sent to understand in turn 1.)")
+    assert elide_sections("## Entities\nNone in view yet.", memo, 1, full=False, role="reply") == "(As sent before, unchanged: Entities.)"
+
+
+def test_two_versions_the_words_cannot_tell_apart_are_sent_whole() -> None:
+    memo = ClientMemo()
+    elide_sections("## Step\nstep 1", memo, 1, full=False, role="act")
+    elide_sections("## Step\nstep 2", memo, 1, full=False, role="act")
+    assert elide_sections("## Step\nstep 1", memo, 1, full=False, role="act") == "## Step\nstep 1"
 
 
 def test_a_new_group_is_sent_with_every_line_under_it() -> None:
     """A line that moved under a new '### ' heading (Recent -> Excluded) is sent again, under it."""
     memo = ClientMemo()
-    elide_sections("## Entities\n### Recent\n- recipe_1: Cod [read]\n- recipe_2: Salmon [read]", memo, 1, full=False)
-    moved = "## Entities\n### Recent\n- recipe_1: Cod [read]\n### Excluded\n- recipe_2: Salmon [read]"
+    recent = [f"- recipe_{n}: Recipe number {n} [read]" for n in range(3, 12)]
+    elide_sections("\n".join(["## Entities", "### Recent", "- recipe_1: Cod [read]", *recent, "- recipe_2: Salmon [read]"]), memo, 1, full=False)
+    moved = "\n".join(["## Entities", "### Recent", "- recipe_1: Cod [read]", *recent, "### Excluded", "- recipe_2: Salmon [read]"])
     assert elide_sections(moved, memo, 2, full=False) == (
         "## Entities (as sent before, with these lines added:)\n### Excluded\n- recipe_2: Salmon [read]")
 
 
-LINES = st.lists(st.sampled_from(["### Recent", "### Excluded", "- recipe_1: Cod", "- recipe_2: Salmon", "- inv_1: eggs", "note"]),
-                 min_size=1, max_size=8)
-
-
-@given(first=LINES, second=LINES)
-def test_what_is_left_out_was_sent_before_under_the_same_heading(first: list[str], second: list[str]) -> None:
-    """Whatever two versions of a section: a line the second sending leaves out was in the first, and its
-    '### ' group is named wherever a line of it is sent."""
+def test_a_line_changed_after_its_start_is_sent_as_a_replacement() -> None:
+    """The dashboard after one line changed: that line only, replacing the one that starts the same."""
+    lines = ["- Recipes: 11 saved (italian: 2, mediterranean: 2, mexican: 2)", "- Inventory: 49 items (fridge: 19, pantry: 11)",
+             "- Past their date: inv_8 milk (2026-11-26)", "- Shopping list: 9 to buy | Tasks: 5 open"]
     memo = ClientMemo()
-    elide_sections("## Entities\n" + "\n".join(first), memo, 1, full=False)
-    sent = elide_sections("## Entities\n" + "\n".join(second), memo, 2, full=False)
-    if sent == "(As sent before, unchanged: Entities.)":
-        assert second == first
-        return
-    body = sent.split("\n")[1:]
-    if sent.startswith("## Entities\n"):
-        assert body == second
-    else:
-        assert sent.startswith("## Entities (as sent before, with these lines added:)")
-        left_out = list(second)
-        for line in body:
-            if line in left_out:
-                left_out.remove(line)
-        assert all(line in first for line in left_out)
+    elide_sections("## Kitchen dashboard\n" + "\n".join(lines), memo, 1, full=False)
+    changed = "\n".join([*lines[:3], "- Shopping list: 11 to buy | Tasks: 5 open"])
+    assert elide_sections("## Kitchen dashboard\n" + changed, memo, 2, full=False) == (
+        "## Kitchen dashboard (as sent before, with these lines added or replacing the line with the same start:)\n"
+        "- Shopping list: 11 to buy | Tasks: 5 open")
+
+
+LINES = st.lists(st.sampled_from(["### Recent", "### Excluded", "- recipe_1: Cod", "- recipe_1: Cod [created]", "- recipe_2: Salmon",
+                                  "- inv_1: eggs", "note", ""]),
+                 min_size=1, max_size=8)
+SENDINGS = st.lists(st.tuples(LINES, st.sampled_from(["understand", "think", "act", "reply"]), st.integers(0, 2)), min_size=1, max_size=5)
+
+
+def _read_again(sent: str, heading: str) -> str | None:
+    """The body of `heading` in one answer as the client reads it (None: named as unchanged, or absent)."""
+    for section in split_sections(sent):
+        title, _, body = section.partition("\n")
+        if title == heading or title.startswith(heading + " (as sent"):
+            return body
+    return None
+
+
+@given(sendings=SENDINGS)
+def test_what_an_answer_leaves_out_the_client_read_before_under_the_same_heading(
+    sendings: list[tuple[list[str], str, int]],
+) -> None:
+    """Whatever versions of a section go to whichever roles: every line an answer leaves out, names by its ref or
+    calls unchanged, the client read verbatim in an earlier answer under that heading; a version named by role and
+    turn was sent to that role in that turn; nothing is left out the first time."""
+    memo = ClientMemo()
+    read: list[tuple[str, int, str]] = []  # (role, turn, line) the client read under '## Entities'
+    whole: list[tuple[str, int, list[str]]] = []  # versions as the client has them
+    turn = 1
+    for lines, role, later in sendings:
+        turn += later
+        body = "\n".join(lines)
+        sent = elide_sections("## Entities\n" + body, memo, turn, full=False, role=role)
+        if not body.strip():
+            assert sent == "## Entities"  # an empty section is the caller's to drop (state/headings.py)
+            continue
+        got = _read_again(sent, "## Entities")
+        known = {line for _, _, line in read}
+        if got is None:
+            named = re.search(r"unchanged: Entities(?:, as sent to (\w+) in turn (\d+))?\.\)", sent)
+            assert named is not None, sent
+            if named.group(1):
+                assert any(r == named.group(1) and t == int(named.group(2)) and [x for x in v if x.strip()] == [x for x in lines if x.strip()]
+                           for r, t, v in whole)
+            assert all(line in known for line in lines if line.strip())
+        else:
+            shown = got.splitlines()
+            by_ref = {ref for line in shown if line.startswith("- as sent before: ") for ref in line[18:].split(", ")}
+            for line in lines:
+                if line.strip() and line not in shown:
+                    assert line in known, (line, sent)
+                    assert not line.startswith("- ") or line[2:].split(":")[0] in by_ref or "lines added" in sent, (line, sent)
+            assert read or got.strip() == body.strip()
+        read += [(role, turn, line) for line in lines]
+        whole.append((role, turn, lines))

@@ -176,7 +176,7 @@ def test_reply_reports_what_this_turn_did() -> None:
     assert "**Generated, not saved:** gen_recipe_1 (Lemon Cod)" in results
     flow = context.section("flow")
     assert '**Last exchange:** User: "show me curries" / You: "Here is Thai Curry."' in flow
-    assert "mid-conversation" in flow and "**Phase:** executing" in flow
+    assert "**Phase:** executing" in flow and "greeting" not in flow  # the Reply instructions say it once
 
 
 def test_many_refs_of_a_type_collapse_into_ranges() -> None:

@@ -2,8 +2,9 @@
 
 Every answer of turn_start and turn_submit carries `next` (`next_role`), so a client that follows the
 answers never needs turn_context, which re-fetches the same view (`role_view` with markers). What the
-session's client was already sent is left out (state/client_memo.py): instructions once, each role's
-output shape once, context sections unchanged since or grown by new lines, rows the notice shows.
+session's client was already sent, for any role, is left out (state/client_memo.py): instructions once, each
+role's output shape once, context sections it has verbatim or that only grew (as their new lines), rows a
+notice showed; and no heading is left without content (state/headings.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.client_memo import ClientMemo, elide_sections
 from alfred_mcp.state.context import ROLES
+from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.role_outputs import output_schema
 from alfred_mcp.state.schema_text import schema_text
 
@@ -40,12 +42,15 @@ def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
 
 async def role_view(
     work: UnitOfWork, machine: TurnMachine, state: TurnState, role: str, *, full: bool = False, markers: bool = False,
+    notice: str | None = None,
 ) -> dict[str, Any]:
     """What `role`'s model needs that this session's client lacks: the instructions and output shapes
-    it was not sent yet, and the context without what it has (see `elide_sections`). Instructions already sent are left out, or (`markers`, for turn_context) replaced by a line saying when
-    they were sent. The first answer of a session carries every role's output as a typed signature
+    it was not sent yet, and the context without what it has: rows a notice showed (this answer's `notice` or an
+    earlier one), sections it has verbatim or as an earlier version (see `elide_sections`), and no heading left
+    without content. Instructions already sent are left out, or (`markers`, for turn_context) replaced by a line
+    saying when they were sent. The first answer of a session carries every role's output as a typed signature
     (`output_shapes`, a third of the JSON Schema's size); turn_context gives the role's JSON Schema
-    (`output_schema`) or the turn it was sent."""
+    (`output_schema`) or the turn it was sent. The memo records exactly what this answer sends."""
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
@@ -58,7 +63,10 @@ async def role_view(
     view: dict[str, Any] = {"role": role}
     if parts:
         view["instructions"] = "\n\n".join(parts)
-    view["context"] = elide_sections(prompt.context, memo, state.turn, full=full)
+    context = prompt.context if full else _without_rows_of(notice, memo, state.turn, prompt.context)
+    sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
+    view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to)
+    memo.remember_rows((notice or "").splitlines()[1:], state.turn)
     schemas = {r: output_schema(r) for r in ((role,) if markers else ROLES)}
     sent_in = {r: _sent_before(memo, f"schema:{r}", json.dumps(schema, sort_keys=True), state.turn, full) for r, schema in schemas.items()}
     if markers:
@@ -78,33 +86,33 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
 
 async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. Rows the notice shows are not repeated in the next context."""
+    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated."""
     status = status_view(machine, state)
     role = machine.expected_role(state)
     if role is None:
         return status
-    view = await role_view(work, machine, state, role)
-    view["context"] = _without_rows_of(status.get("notice"), view["context"])
-    return {**status, "next": view}
+    return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"))}
 
 
-def _without_rows_of(notice: str | None, context: str) -> str:
-    """`context` without what repeats the notice's rows: a card's lines after its head (replaced by one pointer)
-    and the entity lines of the refs those rows show."""
-    rows = [line.strip() for line in (notice or "").splitlines()[1:] if line.strip()]
+def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> str:
+    """`context` without what repeats rows the client was shown in a notice: a card's row lines (each run replaced
+    by one pointer after the card's head, which names the notice) and the entity lines of the refs a notice of
+    this turn showed (the notice says more)."""
+    rows = {line.strip() for line in (notice or "").splitlines()[1:] if line.strip()}
     refs = {found.group(1) for row in rows if (found := _ROW_REF.match(row))}
     out: list[str] = []
     for line in context.splitlines():
         entity = _ENTITY_REF.match(line)
-        if entity is not None and entity.group(1) in refs:
+        if entity is not None and (entity.group(1) in refs or memo.shown_in_notice(entity.group(1), turn)):
             continue
-        if line.strip() not in rows:
+        if not line.strip() or (line.strip() not in rows and not memo.row_sent(line)):
             out.append(line)
-        elif not out or out[-1] != _ROWS_IN_NOTICE:
-            out.append(_ROWS_IN_NOTICE)
+            continue
+        if not out or out[-1].strip() != _ROWS_IN_NOTICE:
+            out.append(line[: len(line) - len(line.lstrip())] + _ROWS_IN_NOTICE)
     return "\n".join(out)
 
 
 _ROW_REF = re.compile(r"^- ([a-z]+_\d+) ")
 _ENTITY_REF = re.compile(r"^- ([a-z]+_\d+): ")
-_ROWS_IN_NOTICE = "  (rows: as in the notice)"
+_ROWS_IN_NOTICE = "(rows: as in the notice)"
