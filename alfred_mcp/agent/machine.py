@@ -282,8 +282,12 @@ class TurnMachine:
         if plan.decision == "propose":
             return self._ask(state, "propose", plan.proposal_message or "")
         state.steps = [StepState(index=i, step=step) for i, step in enumerate(plan.steps)]
-        state.stage = "act"
-        self._start_step(state)
+        if not state.steps:  # nothing to do (a constraint noted, a request already true): Reply answers, no change made
+            state.stage = "reply"
+            state.outcome = "completed"
+        else:
+            state.stage = "act"
+            self._start_step(state)
         record_plan(self.session, state)
         return state
 

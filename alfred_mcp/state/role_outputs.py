@@ -100,7 +100,7 @@ class ThinkStep(_Contract):
 
 
 class ThinkOutput(_Contract):
-    """The plan: act directly, propose first, or ask."""
+    """The plan: act directly (no steps: nothing to do, Reply answers), propose first, or ask."""
 
     goal: str = Field(max_length=300)
     decision: Literal["plan_direct", "propose", "clarify"]
@@ -110,8 +110,6 @@ class ThinkOutput(_Contract):
 
     @model_validator(mode="after")
     def _decision_has_what_it_needs(self) -> ThinkOutput:
-        if self.decision == "plan_direct" and not self.steps:
-            raise ValueError("plan_direct needs at least one step")
         if self.decision == "propose" and not self.proposal_message:
             raise ValueError("propose needs proposal_message")
         if self.decision == "clarify" and not self.clarification_questions:

@@ -50,7 +50,7 @@ REPLY = {"response": MODEL_WORDS}
 SCRIPTS: dict[str, dict[str, list[Any]]] = {
     "understand unusable (needs_disambiguation without its question)":
         {"understand": [{"needs_disambiguation": True}] * 3, "reply": [REPLY]},
-    "think unusable": {"understand": [{}], "think": [{"goal": "x", "decision": "plan_direct", "steps": []}] * 3, "reply": [REPLY]},
+    "think unusable": {"understand": [{}], "think": [{"goal": "x", "decision": "propose"}] * 3, "reply": [REPLY]},
     "act unusable": {"understand": [{}], "think": [WRITE_PLAN], "act": [{"decision": {"action": "dance"}}] * 3, "reply": [REPLY]},
     "act blocked in its own words": {"understand": [{}], "think": [WRITE_PLAN],
                                      "act": [act({"action": "blocked", "reason_code": "insufficient_info", "reason": MODEL_WORDS})], "reply": [REPLY]},
@@ -156,7 +156,7 @@ async def test_a_stage_client_whose_last_try_fails_is_told_the_turn_ended(client
     await call(client, "turn_start", message="add eggs and milk")
     await call(client, "turn_submit", role="understand", output={})
     for attempt in range(3):
-        refused = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "plan_direct", "steps": []})
+        refused = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "propose"})
         assert refused["attempts_left"] == 2 - attempt
     assert "the turn ended blocked, and the state told the user" in refused["message"]
     state = (await call(client, "turn_status"))["state"]
