@@ -135,11 +135,9 @@ def _batch_block(machine: TurnMachine, step: StepState) -> str:
         return f"## Step progress\nDrafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
     manifest = drafting.load_manifest(machine.session, step.batch)
     lines = [f"## Batch {step.batch} ({manifest.policy}): {manifest.summary()}"]
-    for item in manifest.items:
-        done = f" -> {item.result_ref}" if item.result_ref else ""
-        why = f": {item.reason}" if item.reason else ""
-        lines.append(f"- {item.ref} {item.label or ''} [{item.status}{done}{why}]")
+    lines += [f"- {item.ref} {item.label or ''} [{manifest.shown(item)}]" for item in manifest.items]
     return "\n".join(lines)
+
 
 
 def _calls_block(step: StepState) -> list[str]:

@@ -48,7 +48,7 @@ class QuickRead(_Contract):
     table: TableName = Field(description="The one table to read.")
     filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="As db_read's: {field, op, value}, refs for ids.")
     order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="As db_read's: [{field, direction}].")
-    limit: int = Field(default=20, ge=1, le=100)
+    limit: int = Field(default=20, ge=1, le=100, description="Rows at most; default 20.")
 
 
 class UnderstandOutput(_Contract):
