@@ -273,6 +273,8 @@ def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _reply_turn(machine: TurnMachine, state: TurnState) -> str:
     lines = [f"## Outcome: {state.outcome}"]
+    if state.plan is not None and not state.steps and not state.superseded_steps:
+        lines.append(f"Nothing needed doing, so no step ran and nothing changed: {state.plan.goal}")
     if state.blocked_reason:
         lines.append(f"Stopped before finishing: {state.blocked_reason}")
     if state.replan_note:

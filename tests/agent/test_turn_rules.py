@@ -345,6 +345,7 @@ async def test_a_plan_with_no_steps_goes_straight_to_reply_and_changes_nothing(
     await submit(client, "understand", understood)
     planned = await submit(client, "think", {"goal": "acknowledge: nothing to change", "decision": "plan_direct", "steps": []})
     assert (planned["stage"], planned["expected_role"]) == ("reply", "reply")
+    assert "Nothing needed doing, so no step ran and nothing changed: acknowledge: nothing to change" in planned["next"]["context"]
     refused = await call_error(client, "turn_submit", role="reply", output={"response": false_claim})
     assert "this turn did not do that" in refused["message"] or "but nothing was" in refused["message"]
     finished = await submit(client, "reply", {"response": honest})
