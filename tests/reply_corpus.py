@@ -324,7 +324,8 @@ OTHER_THINGS = (Fact("undone", "inventory", "inv_3", "Cod Fillets"), Fact("creat
 
 def labelled_thing_cases() -> list[Case]:
     """For every label holding another table's words or a verb, and every way a reply says what was done to it: true
-    when this turn did that to the thing; false when it did something only to a row of another table, or nothing."""
+    when this turn did that to the thing; false when it did something only to a row of another table (the other list
+    too: a verb binds to the thing it is about), or nothing."""
     cases: list[Case] = []
     for table, prefix, labels in LABELLED:
         claims = TASK_CLAIMS if table == "tasks" else RECIPE_CLAIMS
@@ -339,6 +340,9 @@ def labelled_thing_cases() -> list[Case]:
                     cases.append(Case(text, ReplyFacts(things=[other], earlier=[fact]), False,
                                       "a label's words are not the claim's table"))
                     cases.append(Case(text, ReplyFacts(earlier=[fact]), False, "a label's words are not the claim's table"))
+                    if table == "tasks":  # 'your list' is either list, but the claim is about this task, not a line of the other
+                        line = Fact(action, "shopping_list", "shop_9", "Eggs")
+                        cases.append(Case(text, ReplyFacts(things=[line], earlier=[fact]), False, "another list's thing"))
     return cases
 
 

@@ -231,18 +231,19 @@ def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
     Words inside the `labels` of the turn's things are that thing's name, never a verb or a table of their own ('the
     task to move the cod from the freezer' claims no move and names no pantry)."""
     found: list[Claim] = []
-    named = [words for label in labels if (words := _stems(label))]
+    known = [(label, words) for label in dict.fromkeys(labels) if (words := _stems(label))]
     for found_sentence in _SENTENCE.finditer(text):
         sentence = found_sentence.group(0)
-        bare = _without_labels(sentence, named)
-        clauses = [(sentence[start:end], bare[start:end]) for start, end in _clause_spans(sentence) if sentence[start:end].strip()]
+        bare, runs = _without_labels(sentence, [words for _, words in known])
+        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)))
+                   for start, end in _clause_spans(sentence) if sentence[start:end].strip()]
         if sentence.strip().endswith("?"):
             clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
-        statements = [(clause, plain) for clause, plain in clauses if not _REPORTED.search(plain)]
+        statements = [clause for clause in clauses if not _REPORTED.search(clause[1])]
         # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
-        in_sentence = next((table for _, plain in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
-        for clause, plain in statements:
-            found.extend(_clause_claims(clause, plain, in_sentence))
+        in_sentence = next((table for _, plain, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
+        for clause, plain, things in statements:
+            found.extend(_clause_claims(clause, plain, in_sentence, things))
     return found
 
 
@@ -273,14 +274,15 @@ _RUN_NAMES = 3
 freezer to the fridge to thaw')."""
 
 
-def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> str:
+def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> tuple[str, list[tuple[int, int]]]:
     """The text with each run of words that is a label of the turn's things (whole, or `_RUN_NAMES` words of it in a
     row) blanked out (each letter an 'x': the same length and shape), so no word inside a thing's name is read as a
-    verb or a table."""
+    verb or a table; and where a label of `_RUN_NAMES` words or more was found (its start, its index): a thing named."""
     tokens = list(_TOKEN.finditer(text))
     stems = [_stems(token.group(0))[0] for token in tokens]
     blank = list(text)
-    for label in labels:
+    runs: list[tuple[int, int]] = []
+    for index, label in enumerate(labels):
         need = min(len(label), _RUN_NAMES)
         at: dict[str, list[int]] = {}
         for j, stem in enumerate(label):
@@ -292,12 +294,15 @@ def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> str:
             if run >= need:
                 for token in tokens[i: i + run]:
                     blank[token.start(): token.end()] = "x" * (token.end() - token.start())
-    return "".join(blank)
+                if len(label) >= _RUN_NAMES:
+                    runs.append((tokens[i].start(), index))
+    return "".join(blank), runs
 
 
-def _clause_claims(clause: str, plain: str, in_sentence: str | None) -> Iterable[Claim]:
+def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = ()) -> Iterable[Claim]:
     """The clause's claims (`plain`: the clause with the things' labels blanked out, where verbs and tables are read;
-    the things a claim names are read from the clause itself). A verb's table is the one named after it, before the
+    the things a claim names are read from the clause itself, and a lone verb naming none is about the `things` whose
+    long labels the clause holds: 'I undid it: the task to move the cod … is open again'). A verb's table is the one named after it, before the
     next verb ('I saved Thai Curry and added eggs to your list': the list is the eggs'); a clause of one verb may name
     it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
     earlier = bool(_EARLIER.search(plain))
@@ -326,6 +331,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None) -> Iterable
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
         if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
             items = _items(listed, plain[match.end() + colon + 1:])
+        if not items and len(verbs) == 1:
+            items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
     for match in _NOW_ON.finditer(plain):
         before = clause[: match.start()]
