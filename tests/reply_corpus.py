@@ -170,6 +170,8 @@ def corpus() -> list[Case]:
                                   else ReplyFacts(), False, "false, generic"))
     cases.extend(_two_claims())
     cases.extend(whole_name_cases())
+    cases.extend(labelled_thing_cases())
+    cases.extend(draft_edit_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -295,3 +297,82 @@ def whole_name_cases() -> list[Case]:
             cases.append(Case(text, ReplyFacts(things=[Fact("saved", "recipes", "recipe_2", other)]), False, "another recipe's name"))
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
+
+
+# --- a verb binds to its thing: words inside a label are no table; 'your list' is either list -------------------
+
+LABELLED = (
+    ("tasks", "task", ("Move the cod from the freezer to the fridge to thaw", "Wipe down the fridge shelves",
+                       "Check the pantry for rice", "Add milk to the shopping list", "Put the chicken in the freezer")),
+    ("recipes", "recipe", ("Freezer Breakfast Burritos", "Pantry Pasta", "Shopping Day Chili", "Fridge Pickles")),
+)
+"""Things whose labels hold another table's words (fridge, pantry, shopping list) or a verb (add, put)."""
+TASK_CLAIMS = {
+    "undone": ("No problem, I undid it: {label} is back on your list.", "I undid it: the task to {label} is open again.",
+               "Reverted: '{Label}' is open again on your list.", "I restored the task '{Label}'."),
+    "updated": ("I marked '{Label}' as done.", "Done: I marked the task to {label} as complete.",
+                "I updated '{Label}' on your to-do list."),
+    "created": ("I added '{Label}' to your tasks.", "I added a reminder to {label}.", "'{Label}' is now on your list."),
+}
+RECIPE_CLAIMS = {
+    "undone": ("I undid that: {Label} is back in your recipes.", "I restored {Label}."),
+    "saved": ("I saved {Label} to your recipe box.", "{Label} was saved to your recipes."),
+}
+OTHER_THINGS = (Fact("undone", "inventory", "inv_3", "Cod Fillets"), Fact("created", "inventory", "inv_4", "Chicken Thighs"),
+                Fact("updated", "inventory", "inv_5", "Milk"), Fact("saved", "meal_plans", "meal_2", "Sat Nov 28 [dinner]"))
+
+
+def labelled_thing_cases() -> list[Case]:
+    """For every label holding another table's words or a verb, and every way a reply says what was done to it: true
+    when this turn did that to the thing; false when it did something only to a row of another table (the other list
+    too: a verb binds to the thing it is about), or nothing."""
+    cases: list[Case] = []
+    for table, prefix, labels in LABELLED:
+        claims = TASK_CLAIMS if table == "tasks" else RECIPE_CLAIMS
+        for index, label in enumerate(labels):
+            for action, templates in claims.items():
+                fact = Fact(action, table, f"{prefix}_{index + 6}", label)
+                for template in templates:
+                    text = template.format(label=label[0].lower() + label[1:], Label=label)
+                    cases.append(Case(text, ReplyFacts(things=[fact]), True, "a label holding a table's words"))
+                    other = next(o for o in OTHER_THINGS if o.action == action) if action in {o.action for o in OTHER_THINGS} \
+                        else OTHER_THINGS[-1]
+                    cases.append(Case(text, ReplyFacts(things=[other], earlier=[fact]), False,
+                                      "a label's words are not the claim's table"))
+                    cases.append(Case(text, ReplyFacts(earlier=[fact]), False, "a label's words are not the claim's table"))
+                    if table == "tasks":  # 'your list' is either list, but the claim is about this task, not a line of the other
+                        line = Fact(action, "shopping_list", "shop_9", "Eggs")
+                        cases.append(Case(text, ReplyFacts(things=[line], earlier=[fact]), False, "another list's thing"))
+    return cases
+
+
+# --- describing a draft is not a kitchen write -----------------------------------------------------------------
+
+SWAPS = (("buttermilk", "oat milk"), ("butter", "olive oil"), ("sour cream", "greek yogurt"), ("pasta", "zucchini noodles"))
+DRAFT_EDITS = ("I swapped the {a} for {b}.", "I replaced the {a} with {b}.", "I changed the {a} to {b}.",
+               "I swapped that for {b}, which keeps it light.", "I reduced the {a} and added a little {b}.", "I removed the {a}.")
+UNSAVED_SAID = ("This is a draft, not saved yet.", "The draft is not saved yet; want me to save it?",
+                "This version isn't saved yet.", "{name} is a draft, not saved yet.")
+DRAFT_NAMES = ("Blueberry Oat Pancakes with Oat Milk", "Lighter Chicken Fajitas", "Dairy-Free Mushroom Risotto")
+
+
+def draft_edit_cases() -> list[Case]:
+    """Every edit a reply describes in a draft of this turn, with every way it says the draft is unsaved (true); the
+    same with a save or a shopping-list add claimed too, with the draft left unsaid, or with one of two drafts only
+    pointed at (false)."""
+    cases: list[Case] = []
+    for (index, name), (a, b), edit in itertools.product(enumerate(DRAFT_NAMES), SWAPS, DRAFT_EDITS):
+        draft = Item(f"gen_recipe_{index + 1}", name)
+        facts = ReplyFacts(things=[Fact("generated", "recipes", draft.ref, name)], unsaved=[draft])
+        said = edit.format(a=a, b=b)
+        for unsaved in UNSAVED_SAID:
+            cases.append(Case(f"Here it is for 6. {said} {unsaved.format(name=name)}", facts, True, "a draft's edits described"))
+        cases.append(Case(f"{said} I saved it to your recipes.", facts, False, "a draft's edits with a save claimed"))
+        cases.append(Case(f"{said} I also added {b} to your shopping list. It is a draft, not saved yet.", facts, False,
+                          "a draft's edits with a list add claimed"))
+        cases.append(Case(f"Here it is for 6. {said}", facts, False, "a draft's edits, the draft unsaid"))
+        second = Item("gen_recipe_9", "Classic Pancakes")
+        two = ReplyFacts(things=[*facts.things, Fact("generated", "recipes", second.ref, second.label)], unsaved=[draft, second])
+        cases.append(Case(f"{said} This is a draft, not saved yet.", two, False, "one of two drafts pointed at"))
+        cases.append(Case(f"{said} Both drafts are not saved yet.", two, True, "a draft's edits described"))
+    return cases

@@ -166,13 +166,16 @@ def touched_refs(result: dict[str, Any]) -> dict[str, str]:
 def summarize_result(tool: str, result: dict[str, Any]) -> str:
     """One line a model can act on: counts and refs, never the whole payload."""
     refs = list(touched_refs(result).values())
-    shown = ", ".join(refs[:12]) + (f" and {len(refs) - 12} more" if len(refs) > 12 else "")
+    shown = _few(refs)
     if "batch" in result and isinstance(result["batch"], dict):
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
     listed = [key for key in _ROW_LISTS if isinstance(result.get(key), list)]
-    if "count" in result or listed:  # rows by count: shopping lines, not the recipes they came from
+    if "count" in result or listed:  # rows by count: shopping lines, said apart from the recipes they came from
         done = "to add (a preview: nothing written)" if result.get("preview") else VERBS.get(tool, "result(s)")
         verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {done}"
+        sources = [ref for ref in result.get("recipes", ()) if isinstance(ref, str) and ref in refs]
+        rows = [ref for ref in refs if ref not in sources]
+        return f"{tool}: {verb}" + (f" from {_few(sources)}" if sources else "") + (f": {_few(rows)}" if rows else "")
     elif any(isinstance(result.get(key), str) for key in _REF_FIELDS):  # one recipe cooked, whatever refs it names
         verb = VERBS.get(tool, "done")
     elif not refs and (counted := _counted_list(result)) is not None:  # a view's result: '2 meals', never '0 results'
@@ -180,6 +183,10 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
     else:
         verb = f"{len(refs)} {VERBS.get(tool, 'result(s)')}"
     return f"{tool}: {verb}" + (f": {shown}" if shown else "")
+
+
+def _few(refs: list[str]) -> str:
+    return ", ".join(refs[:12]) + (f" and {len(refs) - 12} more" if len(refs) > 12 else "")
 
 
 def _counted_list(result: dict[str, Any]) -> str | None:

@@ -23,6 +23,7 @@ from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply
 from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
+from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
 from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
@@ -269,7 +270,7 @@ class TurnMachine:
             return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in other words")
         state.quick_result = result
         state.outcome = "quick"
-        state.reply = quick_answer(result)
+        state.reply = quick_answer(result, filtered=bool(read.filters))
         return await self._finish(state)
 
     # -- think --------------------------------------------------------------------------------
@@ -282,8 +283,12 @@ class TurnMachine:
         if plan.decision == "propose":
             return self._ask(state, "propose", plan.proposal_message or "")
         state.steps = [StepState(index=i, step=step) for i, step in enumerate(plan.steps)]
-        state.stage = "act"
-        self._start_step(state)
+        if not state.steps:  # nothing to do (a constraint noted, a request already true): Reply answers, no change made
+            state.stage = "reply"
+            state.outcome = "completed"
+        else:
+            state.stage = "act"
+            self._start_step(state)
         record_plan(self.session, state)
         return state
 
@@ -350,10 +355,11 @@ class TurnMachine:
             step.refused.append(f"{decision.tool} (not run): {refusal.message}")
             state.notice = f"{decision.tool} was not run: {refusal.message} (nothing ran, so this does not count as a failure)"
             return state
+        arguments = self._in_step_batch(step, decision.tool, decision.arguments)
         try:
-            result = await self.run_tool(decision.tool, decision.arguments)
+            result = await self.run_tool(decision.tool, arguments)
         except AlfredError as error:
-            step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=decision.arguments, ok=False, summary=error.message, error_code=error.code))
+            step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=arguments, ok=False, summary=error.message, error_code=error.code))
             step.consecutive_errors += 1
             state.errors.append({"step": step.index + 1, "tool": decision.tool, "code": error.code, "message": error.message})
             if step.consecutive_errors >= MAX_TOOL_ERRORS:
@@ -368,16 +374,29 @@ class TurnMachine:
             return state
         step.consecutive_errors = 0
         touched = act_tools.touched_refs(result)
-        card = act_tools.result_card(decision.tool, decision.arguments, result)
+        card = act_tools.result_card(decision.tool, arguments, result)
         step.tool_calls.append(ToolCallRecord(
-            tool=decision.tool, arguments=decision.arguments, ok=True, card=card,
+            tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
-        self._mark_batch(step, decision.tool, decision.arguments, touched, result)
+        self._mark_batch(step, decision.tool, arguments, touched, result)
         state.notice = card
         return state
+
+    def _in_step_batch(self, step: StepState, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A save of the step's own pending items, named without a batch, goes in the step's batch: one save is one
+        batch, never the step's and another the save opened beside it."""
+        contract = load_contracts().get(tool)
+        if step.batch is None or "batch" in arguments or contract is None or "batch" not in contract.input_schema.get("properties", {}):
+            return arguments
+        manifest = drafting.load_manifest(self.session, step.batch)
+        refs = arguments.get("refs")
+        pending = set(manifest.pending())
+        if isinstance(refs, list) and refs and all(isinstance(ref, str) and ref in pending for ref in refs):
+            return {**arguments, "batch": step.batch}
+        return arguments
 
     def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any]) -> None:
         """Items of the step's manifest that this call handled are completed (or failed) by the state."""
@@ -511,6 +530,10 @@ class TurnMachine:
         return state
 
     def _close(self, state: TurnState) -> None:
+        for step in state.steps:  # the turn ends here: a step still running was stopped, whichever way it ended
+            if step.status == "running":
+                step.status = "stopped"
+                step.result_summary = step.result_summary or _STOPPED_BY.get(state.outcome, "stopped before it finished")
         state.ledger = summarize_turn(self.session, state)
         if state.reply_source == "fallback":  # nobody answered the user: later prompts do not show this exchange
             record_plan(self.session, state)
@@ -539,6 +562,11 @@ _TOOL_REFUSALS = {
     "session_conflict": "another window changed the same things", "store_error": "the kitchen could not be saved to",
 }
 """What a tool's refusal means to the person, by error code (the message itself is written for the model)."""
+
+
+_STOPPED_BY = {"ask_user": "stopped to ask the user", "clarify": "stopped to ask the user",
+               "propose": "stopped for the user to confirm"}
+"""What a step still running when its turn ended says of itself, by how the turn ended."""
 
 
 def _step_of(state: TurnState, step: StepState) -> str:

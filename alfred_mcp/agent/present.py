@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.operations import drafting
 from alfred_mcp.session import Session
@@ -124,7 +125,7 @@ def _read_sentence(session: Session, state: TurnState) -> str:
     for call in session.calls(state.turn):
         if call.outcome == "ok" and call.action == "read" and call.table in TABLES:
             counts[call.table] = counts.get(call.table, 0) + call.count
-    shown = [f"{count} {TABLES[table].noun}{'' if count == 1 else 's'}" for table, count in counts.items()]
+    shown = [f"{count} {counted_name(TABLES[table].noun, count)}" for table, count in counts.items()]
     return f"I looked at {_listed(shown)}; ask again to hear about them." if shown else ""
 
 

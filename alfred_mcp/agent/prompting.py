@@ -136,11 +136,9 @@ def _batch_block(machine: TurnMachine, step: StepState) -> str:
         return f"## Step progress\nDrafts to generate: {expected} (so far: {', '.join(step.drafts) or 'none'})." if expected else ""
     manifest = drafting.load_manifest(machine.session, step.batch)
     lines = [f"## Batch {step.batch} ({manifest.policy})", manifest.summary()]
-    for item in manifest.items:
-        done = f" -> {item.result_ref}" if item.result_ref else ""
-        why = f": {item.reason}" if item.reason else ""
-        lines.append(f"- {item.ref} {item.label or ''} [{item.status}{done}{why}]")
+    lines += [f"- {item.ref} {item.label or ''} [{manifest.shown(item)}]" for item in manifest.items]
     return "\n".join(lines)
+
 
 
 def _calls_block(step: StepState) -> list[str]:
@@ -264,6 +262,8 @@ def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "") -> st
     """The turn's outcome for Reply: how it ended, its batches, what a removal left unlinked, and the drafts of this
     turn not saved yet unless the context (`said`) already lists them."""
     lines = [f"## Outcome: {state.outcome}"]
+    if state.plan is not None and not state.steps and not state.superseded_steps:
+        lines.append(f"Nothing needed doing, so no step ran and nothing changed: {state.plan.goal}")
     if state.blocked_reason:
         lines.append(f"Stopped before finishing: {state.blocked_reason}")
     if state.replan_note:

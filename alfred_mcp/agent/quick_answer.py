@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
 
@@ -17,21 +18,28 @@ MAX_QUICK_ROWS = 20
 Row = dict[str, Any]
 
 
-def quick_answer(result: dict[str, Any]) -> str:
-    """The answer to a quick lookup (a db_read result: table, rows, truncated)."""
+def quick_answer(result: dict[str, Any], *, filtered: bool = False) -> str:
+    """The answer to a quick lookup (a db_read result: table, rows, truncated). A `filtered` read found the rows that
+    matched, never the whole table ('2 meals matched in your meal plan', not 'Your meal plan has 2 meals'); a read cut
+    at its limit says how many it shows."""
     table = result["table"]
     rows: list[Row] = result["rows"]
     place = _PLACES.get(table)
     if not rows:
-        return f"Nothing matched {place[1]}." if place else f"No {TABLES[table].noun}s matched."
+        return f"Nothing matched {place[1]}." if place else f"No {counted_name(TABLES[table].noun, 2)} matched."
     lines = [_line(table, row) for row in rows[:MAX_QUICK_ROWS]]
     more = len(rows) - len(lines)
-    tail = f"…and {more} more." if more > 0 else "There are more; ask to see them." if result.get("truncated") else ""
+    tail = f"…and {more} more." if more > 0 else (
+        f"{'That is the first one' if len(rows) == 1 else f'Those are the first {len(rows)}'}; there are more, ask to see the rest."
+        if result.get("truncated") else "")
     if table == "preferences":
         return _preferences(rows[0])
     one = len(rows) == 1
-    head = place[0].format(n="one" if one else len(rows), s="" if one else "s") if place else (
-        f"{'One' if one else len(rows)} {TABLES[table].noun}{'' if one else 's'}")
+    count = "one" if one else str(len(rows))
+    if filtered and table in _MATCHED:
+        head = f"{count.capitalize()} {counted_name(_MATCHED[table], len(rows))} matched {place[1] if place else ''}".strip()
+    else:
+        head = place[0].format(n=count, s="" if one else "s") if place else f"{count.capitalize()} {counted_name(TABLES[table].noun, len(rows))}"
     if one:
         return f"{head}: {lines[0]}." + (f" {tail}" if tail else "")
     return "\n".join([f"{head}:", *(f"- {line}" for line in lines), *([tail] if tail else [])])
@@ -46,12 +54,16 @@ _PLACES: dict[str, tuple[str, str]] = {
     "cooking_log": ("You cooked {n} time{s}", "in your cooking log"),
 }
 """Per table: the line over the rows, and where nothing was found."""
+_MATCHED = {"inventory": "item", "shopping_list": "item", "meal_plans": "meal", "tasks": "task", "cooking_log": "entry",
+            "recipe_ingredients": "recipe ingredient", "ingredients": "catalog ingredient"}
+"""What a filtered read found, by table: rows that matched, not all there are (a recipe search says 'I found')."""
 
 
 def _line(table: str, row: Row) -> str:
     name = row_label(TABLES[table], row)
     if table == "meal_plans":
-        name = f"{name.replace(' [', ', ').rstrip(']')}" + (f": {row['recipe_id_label']}" if row.get("recipe_id_label") else "")
+        recipe = row.get("recipe_id_label") or ("no recipe" if "recipe_id" in row and row["recipe_id"] is None else None)
+        name = f"{name.replace(' [', ', ').rstrip(']')}" + (f": {recipe}" if recipe else "")
     details = [part for part in _DETAILS[table](row) if part] if table in _DETAILS else []
     return name + (f" ({', '.join(details)})" if details else "")
 

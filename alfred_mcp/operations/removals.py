@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.errors import AlfredError
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.query import Query, where_from_json
 from alfred_mcp.kitchen.schema import Table, get_table, row_label
 from alfred_mcp.operations import crud, undo, unlinking
@@ -43,7 +44,7 @@ class Removal:
     def question(self) -> str:
         table = get_table(self.table)
         shown = ", ".join(self.names) + (f" and {self.count - len(self.names)} more" if self.count > len(self.names) else "")
-        noun = table.noun if self.count == 1 else f"{table.noun}s"
+        noun = counted_name(table.noun, self.count)
         extra = (" with its ingredients" if self.count == 1 else " with their ingredients") if self.recipes else ""
         question = f"{self.what}: permanently remove {self.count} {noun}{extra} ({shown})?"
         if self.left_count:

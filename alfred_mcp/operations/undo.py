@@ -41,7 +41,8 @@ class Undone:
     relinked: list[dict[str, Any]] = field(default_factory=list)
     """The mirror: rows whose reference the undone delete had cleared, pointing at the restored row again."""
     rows: int = 0
-    """Rows written back in all (children such as a recipe's ingredients included)."""
+    """Rows the undo changed, each once: removed, reverted or restored (a recipe's ingredients included), and the rows
+    it left pointing at nothing or pointed at a restored row again."""
     remaining: int = 0
 
 
@@ -191,7 +192,9 @@ async def _revert(work: UnitOfWork, step: UndoStep, undone: Undone) -> None:
     if step.kind == "insert":
         reach = await unlinking.reach_of_delete(work, table, ids_of(step.after))
         deleted = [row for where in _id_wheres(ids_of(step.after)) for row in await work.store.delete(table, where, user_id=work.user_id)]
-        undone.unlinked += await unlinking.unlinked_entries(work, table, reach, deleted)
+        unlinked = await unlinking.unlinked_entries(work, table, reach, deleted)
+        undone.unlinked += unlinked
+        undone.rows += len(deleted) + len(unlinked)
         for row in step.after:
             ref = work.session.registry.ref_for_row(row["id"])
             if ref is not None:
@@ -207,18 +210,21 @@ async def _revert(work: UnitOfWork, step: UndoStep, undone: Undone) -> None:
                 rows += await work.store.update(table, Where(all_of=(Filter("id", "eq", before["id"]),)), values, user_id=work.user_id)
         views = await rows_to_refs(work, table, rows, action="updated")
         undone.reverted += [_item(table, view["id"], row) for row, view in zip(rows, views)]
+        undone.rows += len(rows)
     else:
         await _restore(work, table, step, undone)
-    undone.rows += step.size
 
 
 async def _restore(work: UnitOfWork, table: Table, step: UndoStep, undone: Undone) -> None:
     restored = await work.store.restore(table, step.before, user_id=work.user_id)
     views = await rows_to_refs(work, table, restored, action="created")
     undone.restored += [_item(table, view["id"], row) for row, view in zip(restored, views)]
+    undone.rows += len(restored)
     for name, rows in step.cascaded.items():
         child = get_table(name)
-        for row in await work.store.restore(child, rows, user_id=work.user_id):
+        children = await work.store.restore(child, rows, user_id=work.user_id)
+        undone.rows += len(children)
+        for row in children:
             ref = work.session.registry.ref_for_row(row["id"])
             if ref is not None:
                 work.session.registry.register_row(child.entity_type, row["id"], row_label(child, row), turn=work.session.turn,
@@ -229,6 +235,7 @@ async def _restore(work: UnitOfWork, table: Table, step: UndoStep, undone: Undon
         target = unlinked.row[unlinked.column]
         for row in await work.store.update(child, where, {unlinked.column: target}, user_id=work.user_id):
             undone.relinked.append(_relinked(work.session, child, row, unlinked.column, str(target)))
+            undone.rows += 1
 
 
 def _relinked(session: Session, table: Table, row: Row, column: str, target: str) -> dict[str, Any]:

@@ -16,7 +16,8 @@ from alfred_mcp.state.role_outputs import ThinkOutput, ThinkStep, UnderstandOutp
 
 Stage = Literal["understand", "think", "act", "reply", "done"]
 Outcome = Literal["in_progress", "completed", "quick", "clarify", "propose", "ask_user", "blocked"]
-StepStatus = Literal["pending", "running", "completed", "blocked"]
+StepStatus = Literal["pending", "running", "completed", "blocked", "stopped"]
+"""`stopped`: the turn ended while the step ran (Act asked the user, the turn was stopped), neither done nor failed."""
 
 class ToolCallRecord(BaseModel):
     """One tool Act called in a step, as the state saw it (refs only)."""

@@ -245,6 +245,14 @@ class BatchManifest:
                 f"Step {self.step} failed as a whole (all-or-nothing): {reasons}.", step=self.step, failed=failed
             )
 
+    def shown(self, item: BatchItem) -> str:
+        """An item's state in the batch's own words: a done item by what was done to it ('saved -> recipe_7', 'updated',
+        'undone'), never 'completed' (which reads as a task's own column); a failed or skipped one with why."""
+        done = item.status == "completed"
+        became = f" -> {item.result_ref}" if done and item.result_ref and item.result_ref != item.ref else ""
+        why = f": {item.reason}" if item.reason else ""
+        return f"{self.action if done else item.status}{became}{why}"
+
     def summary(self) -> str:
         """One line, e.g. '2 of 3 saved; gen_recipe_3 failed: name is required'."""
         completed = len(self._with_status("completed"))

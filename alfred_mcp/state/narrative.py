@@ -22,7 +22,7 @@ from alfred_mcp.state.folding import clip
 from alfred_mcp.state.refs import parse_ref
 
 StepType = Literal["read", "write", "analyze", "generate"]
-StepStatus = Literal["done", "running", "pending", "failed", "blocked"]
+StepStatus = Literal["done", "running", "pending", "failed", "blocked", "stopped"]
 Phase = Literal["exploring", "narrowing", "confirming", "executing"]
 Decision = Literal["plan_direct", "propose", "clarify"]
 
@@ -33,7 +33,8 @@ MAX_OUTCOME = 200
 MAX_ERRORS = 5
 MAX_CARD = 2_100
 """A stored card: a read card (state.cards.CARD_BUDGET) and the tool's name before it."""
-_PLAN_STATUS: dict[str | None, StepStatus] = {"completed": "done", "running": "running", "pending": "pending", "blocked": "blocked"}
+_PLAN_STATUS: dict[str | None, StepStatus] = {"completed": "done", "running": "running", "pending": "pending", "blocked": "blocked",
+                                                  "stopped": "stopped"}
 
 _ACTION_STEPS: dict[str, StepType] = {
     "read": "read", "created": "write", "updated": "write", "deleted": "write", "saved": "write",
@@ -65,7 +66,7 @@ class PlannedStep(_Model):
     outcome: Annotated[str | None, _clipped(MAX_OUTCOME)] = Field(default=None, description="What the step found or did.")
     note: Annotated[str | None, _clipped(300)] = Field(default=None, description="Act's note for the next step (refs only).")
     refs: list[str] = Field(default_factory=list)
-    status: str | None = Field(default=None, description="pending, running, completed or blocked, as the loop ran it.")
+    status: str | None = Field(default=None, description="pending, running, completed, blocked or stopped, as the loop ran it.")
     card: str | None = Field(default=None, max_length=MAX_CARD, description="The rows the step's last read returned, as a card.")
 
 
@@ -93,8 +94,9 @@ class StepExecutionSummary(_Model):
 
     @property
     def glyph(self) -> str:
-        """✓ done, ✗ failed or blocked, → running, · pending: never a check mark on what has not happened."""
-        return {"done": "✓", "running": "→", "pending": "·"}.get(self.status, "✗")
+        """✓ done, ✗ failed or blocked, → running, ‖ stopped (the turn ended first), · pending: never a check mark on
+        what has not happened."""
+        return {"done": "✓", "running": "→", "pending": "·", "stopped": "‖"}.get(self.status, "✗")
 
 
 class ToolCount(_Model):

@@ -66,8 +66,12 @@ _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "m
 """The table a verb is about when the clause names none ('Logged tonight's fajitas': the cooking log)."""
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
+LIST = "list"
+"""'your list', 'the list': the shopping list or the to-do list, whichever the thing it is about is on."""
+_LIST_TABLES = frozenset({"shopping_list", "tasks"})
 _TABLES: tuple[tuple[str, str], ...] = (
-    (r"shopping(?:\s+list)?|grocer(?:y|ies)(?:\s+list)?|(?:your|the)\s+list", "shopping_list"),
+    (r"shopping(?:\s+list)?|grocer(?:y|ies)(?:\s+list)?", "shopping_list"),
+    (r"(?:your|the|my)\s+list", LIST),
     (r"pantry|fridge|freezer|inventory|cupboard|larder|stock", "inventory"),
     (r"meal\s+plans?|(?:your|the)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
@@ -227,34 +231,95 @@ class Claim:
     earlier: bool = False
 
 
-def claims(text: str) -> list[Claim]:
-    """The assertions of what happened, clause by clause (negated, hedged, asked and corrected ones are not claims)."""
+def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
+    """The assertions of what happened, clause by clause (negated, hedged, asked and corrected ones are not claims).
+    Words inside the `labels` of the turn's things are that thing's name, never a verb or a table of their own ('the
+    task to move the cod from the freezer' claims no move and names no pantry)."""
     found: list[Claim] = []
-    for sentence in _SENTENCE.findall(text):
-        clauses = [clause for clause in _CLAUSE_BREAK.split(sentence) if clause and clause.strip()]
+    known = [(label, words) for label in dict.fromkeys(labels) if (words := _stems(label))]
+    for found_sentence in _SENTENCE.finditer(text):
+        sentence = found_sentence.group(0)
+        bare, runs = _without_labels(sentence, [words for _, words in known])
+        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)))
+                   for start, end in _clause_spans(sentence) if sentence[start:end].strip()]
         if sentence.strip().endswith("?"):
             clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
-        statements = [clause for clause in clauses if not _REPORTED.search(clause)]
+        statements = [clause for clause in clauses if not _REPORTED.search(clause[1])]
         # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
-        in_sentence = next((table for clause in statements if not _VERB.search(clause) and (table := _table_named(clause))), None)
-        for clause in statements:
-            found.extend(_clause_claims(clause, in_sentence))
+        in_sentence = next((table for _, plain, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
+        for clause, plain, things in statements:
+            found.extend(_clause_claims(clause, plain, in_sentence, things))
     return found
 
 
-def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
-    """The clause's claims. A verb's table is the one named after it, before the next verb ('I saved Thai Curry and
-    added eggs to your list': the list is the eggs'); a clause of one verb may name it anywhere, and a clause naming
-    none is about the one its sentence names ('…; your list is done')."""
-    earlier = bool(_EARLIER.search(clause))
-    verbs = list(_VERB.finditer(clause))
-    whole = _table_named(clause) or in_sentence if len(verbs) == 1 else None
+def _clause_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where each clause of the sentence starts and ends (split at ';', 'but', ', I', ...)."""
+    spans, start = [], 0
+    for cut in _CLAUSE_BREAK.finditer(sentence):
+        spans.append((start, cut.start()))
+        start = cut.end()
+    return [*spans, (start, len(sentence))]
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.IGNORECASE)
+
+
+def _stems(text: str) -> tuple[str, ...]:
+    """A text's words as their stems ('moving', 'move' -> mov; 'shelves' -> shelf), for finding a label in a reply."""
+    stems = []
+    for token in _TOKEN.findall(text):
+        word = singular(token.lower().removesuffix("'s"))
+        stem = next((word[: -len(end)] for end in ("ing", "ed", "e") if word.endswith(end) and len(word) - len(end) >= 3), word)
+        stems.append(stem)
+    return tuple(stems)
+
+
+_RUN_NAMES = 3
+"""How many words of a longer label in a row are that label ('move the cod from the freezer' of 'Move the cod from the
+freezer to the fridge to thaw')."""
+
+
+def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> tuple[str, list[tuple[int, int]]]:
+    """The text with each run of words that is a label of the turn's things (whole, or `_RUN_NAMES` words of it in a
+    row) blanked out (each letter an 'x': the same length and shape), so no word inside a thing's name is read as a
+    verb or a table; and where a label of `_RUN_NAMES` words or more was found (its start, its index): a thing named."""
+    tokens = list(_TOKEN.finditer(text))
+    stems = [_stems(token.group(0))[0] for token in tokens]
+    blank = list(text)
+    runs: list[tuple[int, int]] = []
+    for index, label in enumerate(labels):
+        need = min(len(label), _RUN_NAMES)
+        at: dict[str, list[int]] = {}
+        for j, stem in enumerate(label):
+            at.setdefault(stem, []).append(j)
+        for i, j in ((i, j) for i, stem in enumerate(stems) for j in at.get(stem, ())):
+            run = 0
+            while i + run < len(stems) and j + run < len(label) and stems[i + run] == label[j + run]:
+                run += 1
+            if run >= need:
+                for token in tokens[i: i + run]:
+                    blank[token.start(): token.end()] = "x" * (token.end() - token.start())
+                if len(label) >= _RUN_NAMES:
+                    runs.append((tokens[i].start(), index))
+    return "".join(blank), runs
+
+
+def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = ()) -> Iterable[Claim]:
+    """The clause's claims (`plain`: the clause with the things' labels blanked out, where verbs and tables are read;
+    the things a claim names are read from the clause itself, and a lone verb naming none is about the `things` whose
+    long labels the clause holds: 'I undid it: the task to move the cod … is open again'). A verb's table is the one named after it, before the
+    next verb ('I saved Thai Curry and added eggs to your list': the list is the eggs'); a clause of one verb may name
+    it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
+    earlier = bool(_EARLIER.search(plain))
+    verbs = list(_VERB.finditer(plain))
+    whole = _table_named(plain) or in_sentence if len(verbs) == 1 else None
     for index, match in enumerate(verbs):
-        before, after = clause[: match.start()], clause[match.end():]
-        region = clause[match.end(): verbs[index + 1].start()] if index + 1 < len(verbs) else after
+        end = verbs[index + 1].start() if index + 1 < len(verbs) else len(clause)
+        before, after = plain[: match.start()], plain[match.end():]
         own = _VERB_TABLE.get(match.group(1).lower())
         # a verb about one table ('logged': the cooking log) takes another only if its own phrase names it, not what a
         # later part of the clause names ('I logged the cod as cooked, and took the fillets out of your pantry')
+        region = plain[match.end(): end]
         table = (_table_named(region.split(",", 1)[0]) or own) if own else _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
@@ -268,22 +333,28 @@ def _clause_claims(clause: str, in_sentence: str | None) -> Iterable[Claim]:
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
         since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
-        phrase = before[since: passive.start()] if passive else named_before.group(1) if named_before else _object_phrase(region)
-        items = _items(phrase)
-        listed = after.split(":", 1)[1] if ":" in after else ""
+        start, stop = (since, passive.start()) if passive else (0, named_before.end(1)) if named_before \
+            else (match.end(), match.end() + _object_end(plain[match.end(): end]))
+        items = _items(clause[start:stop], plain[start:stop])
+        colon = after.find(":")
+        listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
         if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
-            items = _items(listed)
+            items = _items(listed, plain[match.end() + colon + 1:])
+        if not items and len(verbs) == 1:
+            items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
-    for match in _NOW_ON.finditer(clause):
+    for match in _NOW_ON.finditer(plain):
         before = clause[: match.start()]
-        if not _HEDGE.search(before):
+        if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
-            yield Claim(verb, match.group(0).lower(), _items(before), _table_named(clause[match.end():]), clause.strip(), earlier)
+            yield Claim(verb, match.group(0).lower(), _items(before, plain[: match.start()]), _table_named(plain[match.end():]),
+                        clause.strip(), earlier)
 
 
-def _object_phrase(after: str) -> str:
+def _object_end(after: str) -> int:
+    """Where the object after a verb ends (at 'to', 'from', ':', ...; a label's own words were blanked out before)."""
     boundary = _BOUNDARY.search(after)
-    return after[: boundary.start()] if boundary else after
+    return boundary.start() if boundary else len(after)
 
 
 def _table_named(clause: str) -> str | None:
@@ -293,9 +364,10 @@ def _table_named(clause: str) -> str | None:
     return None
 
 
-def _items(phrase: str) -> tuple[str, ...]:
-    """The things a phrase names ('the arugula, pears and lemons' -> arugula, pears, lemons); generic words name none."""
-    if any(pattern.search(phrase) for pattern, _ in _TABLE):
+def _items(phrase: str, plain: str) -> tuple[str, ...]:
+    """The things a phrase names ('the arugula, pears and lemons' -> arugula, pears, lemons); generic words name none,
+    and a phrase naming a table (in `plain`, the phrase with the things' labels blanked out) names no thing."""
+    if any(pattern.search(plain) for pattern, _ in _TABLE):
         return ()
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
@@ -382,16 +454,33 @@ def _backs(fact: Fact, claim: Claim) -> bool:
     if fact.action not in _BACKED_BY[claim.verb]:
         return False
     if claim.table is not None:
-        return fact.table == claim.table
+        return _on(fact.table, claim.table)
     return claim.verb != "plan" or fact.table in _PLAN_TABLES
+
+
+def _on(table: str | None, named: str) -> bool:
+    """True when a row of `table` is on the table a reply named ('your list': either list)."""
+    return table in _LIST_TABLES if named == LIST else table == named
+
+
+_DRAFT_EDITS = frozenset({"add", "change", "remove"})
+_DRAFTED = frozenset({"generated", "revised"})
+
+
+def _describes_a_draft(claim: Claim, facts: ReplyFacts) -> bool:
+    """'I swapped the buttermilk for oat milk', 'I cut the sugar' in a turn that drafted: an edit naming no kitchen table
+    tells what the draft holds, not a write to the kitchen (whether the draft is said to be unsaved is checked apart)."""
+    return claim.verb in _DRAFT_EDITS and claim.table is None and any(fact.action in _DRAFTED for fact in facts.things)
 
 
 def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
     known = [*facts.things, *facts.earlier] if claim.earlier else facts.things
     backing = [fact for fact in known if _backs(fact, claim)]
     if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
-        backing = [fact for fact in known if fact.table == claim.table and fact.action in _WRITE_ACTIONS]
-    where = f" on {claim.table.replace('_', ' ')}" if claim.table else ""
+        backing = [fact for fact in known if _on(fact.table, claim.table) and fact.action in _WRITE_ACTIONS]
+    if _describes_a_draft(claim, facts):
+        return []
+    where = f" on {'your list' if claim.table == LIST else claim.table.replace('_', ' ')}" if claim.table else ""
     if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
         if backing:
             return []
@@ -439,7 +528,7 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     """Each way the reply contradicts or leaves out the state, as one sentence; empty when it is truthful."""
     problems: list[str] = []
     labels = [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
-    for claim in claims(text):
+    for claim in claims(text, [*labels, *(fact.label for fact in facts.earlier), *(item.label for item in facts.relinked)]):
         problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
     for item in facts.failed:
         if not item.named_in(text, labels):
@@ -447,6 +536,8 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     failed = {item.ref for item in facts.failed}
     unsaved = [item for item in facts.unsaved if item.ref not in failed]  # a failed draft is named above already
     missing = [item for item in unsaved if not item.named_in(text, labels)]
+    if missing and (_ONE_DRAFT if len(unsaved) == 1 else _ALL_DRAFTS).search(text):
+        missing = []  # 'This is a draft', 'the new version' (the one draft); 'the drafts', 'all three drafts' (every one)
     if missing:
         problems.append("it leaves out the drafts generated and not saved: " + ", ".join(item.show() for item in missing))
     elif unsaved and not _NOT_SAVED.search(text):
@@ -459,6 +550,13 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     return problems
 
 
+_ONE_DRAFT = re.compile(
+    r"\b(?:the|this|that|a|your|my|its)\s+(?:new\s+|revised\s+|updated\s+|adapted\s+|scaled\s+)?(?:draft|version|variation)\b|"
+    r"\bdraft(?:ed)?\b", re.IGNORECASE)
+_ALL_DRAFTS = re.compile(
+    r"\b(?:the|these|those|both|all|your|my)\s+(?:(?:the|\d+|two|three|four|five|six|new)\s+)?(?:drafts|versions|variations)\b",
+    re.IGNORECASE)
+"""How a reply names the turn's drafts without their names: the one draft, or all of them together."""
 _NOT_SAVED = re.compile(
     r"not (?:be |been |yet )?saved|unsaved|n't (?:be |been |yet )?saved|draft|want me to save|shall i save|"
     r"should i save|save (?:them|it|these|those|any|all)",

@@ -48,7 +48,7 @@ class QuickRead(_Contract):
     table: TableName = Field(description="The one table to read.")
     filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="As db_read's: {field, op, value}, refs for ids.")
     order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="As db_read's: [{field, direction}].")
-    limit: int = Field(default=20, ge=1, le=100)
+    limit: int = Field(default=20, ge=1, le=100, description="Rows at most; default 20.")
 
 
 class UnderstandOutput(_Contract):
@@ -100,7 +100,7 @@ class ThinkStep(_Contract):
 
 
 class ThinkOutput(_Contract):
-    """The plan: act directly, propose first, or ask."""
+    """The plan: act directly (no steps: nothing to do, Reply answers), propose first, or ask."""
 
     goal: str = Field(max_length=300)
     decision: Literal["plan_direct", "propose", "clarify"]
@@ -110,8 +110,6 @@ class ThinkOutput(_Contract):
 
     @model_validator(mode="after")
     def _decision_has_what_it_needs(self) -> ThinkOutput:
-        if self.decision == "plan_direct" and not self.steps:
-            raise ValueError("plan_direct needs at least one step")
         if self.decision == "propose" and not self.proposal_message:
             raise ValueError("propose needs proposal_message")
         if self.decision == "clarify" and not self.clarification_questions:

@@ -127,7 +127,11 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
 
 @pytest.mark.parametrize(("tool", "result", "line"), [
     ("shopping_list_from", {"lines": [{"ref": "shop_1"}, {"ref": "shop_2"}], "recipes": ["recipe_1"], "covered": [], "meals": 0},
-     "shopping_list_from: 2 added to the shopping list: recipe_1, shop_1, shop_2"),
+     "shopping_list_from: 2 added to the shopping list from recipe_1: shop_1, shop_2"),
+    ("shopping_list_from", {"lines": [{"ref": f"shop_{n}"} for n in range(1, 18)], "recipes": ["recipe_3", "recipe_4"], "covered": [],
+                            "meals": 3},
+     "shopping_list_from: 17 added to the shopping list from recipe_3, recipe_4: shop_1, shop_2, shop_3, shop_4, shop_5, shop_6, "
+     "shop_7, shop_8, shop_9, shop_10, shop_11, shop_12 and 5 more"),
     ("meal_cooked", {"recipe": "recipe_1", "meal": "meal_1", "log": "log_3", "deducted": [], "not_deducted": []},
      "meal_cooked: cooked: recipe_1, meal_1, log_3"),
     ("kitchen_undo", {"undone": {}, "removed": [{"ref": "recipe_5"}], "restored": [], "reverted": [], "unlinked": []},

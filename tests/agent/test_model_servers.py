@@ -135,7 +135,7 @@ async def test_prose_is_retried_and_the_refusal_note_goes_only_to_that_roles_nex
 
 async def test_a_refusal_note_never_reaches_another_role(app: AlfredApp) -> None:
     """Think refused once: its next request carries the note; Act and Reply never do."""
-    bad_plan = {"goal": "x", "decision": "plan_direct", "steps": []}
+    bad_plan = {"goal": "x", "decision": "propose"}
     outputs = {**FRIDGE, "understand": [{}], "think": [bad_plan, *FRIDGE["think"]]}
     with FakeModelServer(by_role(outputs)) as server:
         state = await turn(app, model(server), "what is in the fridge?")

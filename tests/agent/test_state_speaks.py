@@ -50,7 +50,7 @@ REPLY = {"response": MODEL_WORDS}
 SCRIPTS: dict[str, dict[str, list[Any]]] = {
     "understand unusable (needs_disambiguation without its question)":
         {"understand": [{"needs_disambiguation": True}] * 3, "reply": [REPLY]},
-    "think unusable": {"understand": [{}], "think": [{"goal": "x", "decision": "plan_direct", "steps": []}] * 3, "reply": [REPLY]},
+    "think unusable": {"understand": [{}], "think": [{"goal": "x", "decision": "propose"}] * 3, "reply": [REPLY]},
     "act unusable": {"understand": [{}], "think": [WRITE_PLAN], "act": [{"decision": {"action": "dance"}}] * 3, "reply": [REPLY]},
     "act blocked in its own words": {"understand": [{}], "think": [WRITE_PLAN],
                                      "act": [act({"action": "blocked", "reason_code": "insufficient_info", "reason": MODEL_WORDS})], "reply": [REPLY]},
@@ -156,10 +156,24 @@ async def test_a_stage_client_whose_last_try_fails_is_told_the_turn_ended(client
     await call(client, "turn_start", message="add eggs and milk")
     await call(client, "turn_submit", role="understand", output={})
     for attempt in range(3):
-        refused = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "plan_direct", "steps": []})
+        refused = await call_error(client, "turn_submit", role="think", output={"goal": "x", "decision": "propose"})
         assert refused["attempts_left"] == 2 - attempt
     assert "the turn ended blocked, and the state told the user" in refused["message"]
     state = (await call(client, "turn_status"))["state"]
     assert (state["stage"], state["outcome"], state["reply_source"]) == ("done", "blocked", "fallback")
     assert state["reply"] == ("Nothing was changed.\nI couldn't finish this: the model could not make a plan (3 tries); "
                               "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server.")
+
+
+ASK_MID_STEP = {"understand": [{}], "think": [ADD_PLAN], "act": [COMPLETE, act({"action": "ask_user", "question": "Which milk?"})]}
+
+
+@pytest.mark.parametrize("case", [*sorted(SCRIPTS), *sorted(ENDERS), "act asked the user mid-step"])
+async def test_no_step_is_left_running_once_its_turn_ended(app: AlfredApp, case: str) -> None:
+    """Whichever way a turn ends (blocked, stopped from outside, Act asking the user), no step of it still says it runs."""
+    state = await (ENDERS[case](app) if case in ENDERS else drive(app, SCRIPTS.get(case, ASK_MID_STEP)))
+    assert state.stage == "done"
+    statuses = [step.status for step in [*state.superseded_steps, *state.steps]]
+    assert "running" not in statuses, statuses
+    if case == "act asked the user mid-step":
+        assert statuses == ["completed", "stopped"] and state.steps[1].result_summary == "stopped to ask the user"

@@ -318,3 +318,39 @@ async def test_the_rows_a_notice_shows_are_not_repeated_in_the_next_context(clie
     assert "(rows: as in the notice)" in context
     refs = [row.split()[1] for row in rows]
     assert not any(line.startswith(f"- {ref}: ") for ref in refs for line in context.splitlines())
+
+
+NOTHING_TO_DO = [
+    pytest.param("I'm avoiding gluten for now.",
+                 {"constraint_snapshot": {"new_constraints": [{"type": "ingredient_excluded", "field": "gluten", "value": "gluten"}]}},
+                 "Got it: I'll leave gluten out of what I suggest for now.", "I added gluten-free pasta to your shopping list.",
+                 id="a-constraint-noted"),
+    pytest.param("Actually, forget the gluten thing.", {"constraint_snapshot": {"reset_all": True}},
+                 "Sure, gluten is back in play.", "I removed the gluten-free pasta from your pantry.", id="a-constraint-dropped"),
+    pytest.param("Scale the carbonara to 4 servings.", {}, "The carbonara already serves 4, so its amounts are right as they are.",
+                 "I updated the carbonara in your recipes to serve 4.", id="a-request-already-true"),
+]
+
+
+async def _kitchen_counts(app: AlfredApp) -> dict[str, int]:
+    return {name: len(await app.store.select(TABLES[name], Query(limit=500), user_id=app.user_id))
+            for name in ("recipes", "recipe_ingredients", "shopping_list", "inventory", "meal_plans", "tasks")}
+
+
+@pytest.mark.parametrize(("message", "understood", "honest", "false_claim"), NOTHING_TO_DO)
+async def test_a_plan_with_no_steps_goes_straight_to_reply_and_changes_nothing(
+        client: Client, app: AlfredApp, message: str, understood: dict[str, Any], honest: str, false_claim: str) -> None:
+    """plan_direct with no steps says nothing needs doing: the next role is Reply (no Act), a reply claiming a change is
+    refused (no step made one), an honest one ends the turn completed, and the kitchen is as it was."""
+    before = await _kitchen_counts(app)
+    await call(client, "turn_start", message=message)
+    await submit(client, "understand", understood)
+    planned = await submit(client, "think", {"goal": "acknowledge: nothing to change", "decision": "plan_direct", "steps": []})
+    assert (planned["stage"], planned["expected_role"]) == ("reply", "reply")
+    assert "Nothing needed doing, so no step ran and nothing changed: acknowledge: nothing to change" in planned["next"]["context"]
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": false_claim})
+    assert "this turn did not do that" in refused["message"] or "but nothing was" in refused["message"]
+    finished = await submit(client, "reply", {"response": honest})
+    assert (finished["stage"], finished["outcome"], finished["reply"]) == ("done", "completed", honest)
+    assert (await status(client))["steps"] == []
+    assert await _kitchen_counts(app) == before

@@ -147,19 +147,19 @@ async def test_chat_scenario_5_one_failed_save_is_named_in_the_reply(client: Cli
 
 
 async def test_invalid_think_output_is_retried_with_its_error_then_accepted(client: Client, app: AlfredApp) -> None:
-    invalid = {"goal": "Save recipes", "decision": "plan_direct", "steps": []}
+    invalid = {"goal": "Save recipes", "decision": "propose"}
     llm = script(app, {"understand": [UNDERSTAND_COD], "think": [invalid, THINK_COD], "act": COD_ACTS, "reply": [{"response": "Done."}]})
     result = await call(client, "chat", message="Make 3 cod recipes and save them")
     assert result["outcome"] == "completed"
     thinks = [r for r in llm.requests if r.role == "think"]
     assert len(thinks) == 2
-    assert "plan_direct needs at least one step" in thinks[1].messages[0].content
+    assert "propose needs proposal_message" in thinks[1].messages[0].content
     status = await call(client, "turn_status")
     assert status["state"]["invalid_outputs"] == {"think": 1}
 
 
 async def test_invalid_outputs_past_the_limit_end_the_turn_blocked_and_apply_nothing(client: Client, app: AlfredApp) -> None:
-    invalid = {"goal": "x", "decision": "plan_direct", "steps": []}
+    invalid = {"goal": "x", "decision": "propose"}
     before = len(await rows(app, "recipes"))
     script(app, {"understand": [UNDERSTAND_COD], "think": [invalid] * 3, "reply": [{"response": "I could not plan that."}]})
     result = await call(client, "chat", message="Make 3 cod recipes")
@@ -179,7 +179,7 @@ async def test_quick_read_takes_one_model_call_and_reads_only(client: Client, ap
     result = await call(client, "chat", message="what's in my freezer?")
     assert result["model_calls"] == {"understand": 1} and result["outcome"] == "quick"
     freezer = await rows(app, "inventory", Filter("location", "eq", "freezer"))
-    assert result["reply"].startswith(f"In your pantry, {len(freezer)} items:") and "inv_" not in result["reply"]
+    assert result["reply"].startswith(f"{len(freezer)} items matched in your pantry:") and "inv_" not in result["reply"]
     assert all(row["name"] in result["reply"] for row in freezer)
 
 
@@ -314,3 +314,18 @@ async def test_generate_step_cannot_complete_short_of_its_expected_count(client:
     assert result["outcome"] == "completed"
     generate = (await call(client, "turn_status"))["state"]["steps"][0]
     assert len(generate["refused"]) == 1 and "must generate 3 drafts; it has 1 (gen_recipe_1)" in generate["refused"][0]
+
+
+@pytest.mark.parametrize("understood", [
+    pytest.param({"constraint_snapshot": {"new_constraints": [{"type": "ingredient_excluded", "field": "gluten", "value": "gluten"}]}},
+                 id="a-constraint-noted"),
+    pytest.param({"constraint_snapshot": {"reset_all": True}}, id="a-constraint-dropped"),
+    pytest.param({}, id="a-request-already-true"),
+])
+async def test_the_bundled_loop_goes_from_a_plan_with_no_steps_to_reply(client: Client, app: AlfredApp, understood: dict) -> None:
+    """The bundled loop runs a no-step plan as the stage tools do: no Act call, Reply answers, the turn is completed."""
+    nothing = {"goal": "acknowledge", "decision": "plan_direct", "steps": []}
+    script(app, {"understand": [understood], "think": [nothing], "reply": [{"response": "Got it."}]})
+    result = await call(client, "chat", message="I'm avoiding gluten for now.")
+    assert (result["outcome"], result["reply"]) == ("completed", "Got it.")
+    assert result["model_calls"] == {"understand": 1, "think": 1, "reply": 1}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from reply_corpus import corpus, rates
+from reply_corpus import corpus, draft_edit_cases, labelled_thing_cases, rates
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.schema import UNITS
@@ -95,7 +95,7 @@ def test_a_truthful_reply_passes(text: str, facts: ReplyFacts) -> None:
         pytest.param("I also added the arugula, pears and lemons to your shopping list.", ReplyFacts(things=[SAVED]),
                      "it says 'the arugula' was added on shopping list, but this turn did not do that", id="issue-24-sample"),
         pytest.param("I added eggs and pears to your list.", ReplyFacts(things=SHOP),
-                     "it says 'pears' was added on shopping list", id="one-of-two-things"),
+                     "it says 'pears' was added on your list", id="one-of-two-things"),
         pytest.param("I added eggs to your pantry.", ReplyFacts(things=SHOP), "it says 'eggs' was added on inventory", id="wrong-table"),
         pytest.param("I saved Honey Garlic Cod and added eggs to your pantry.", ReplyFacts(things=[SAVED, *SHOP]),
                      "it says 'eggs' was added on inventory", id="the-second-verbs-table"),
@@ -153,7 +153,9 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
     kinds = {case.kind for case in cases}
     assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims",
                                   "a word of another label", "a piece of another word", "whole name", "a name a person would use",
-                                  "a failure named only inside another label"} <= kinds
+                                  "a failure named only inside another label", "a label holding a table's words",
+                                  "a label's words are not the claim's table", "a draft's edits described",
+                                  "a draft's edits with a save claimed", "one of two drafts pointed at", "another list's thing"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
@@ -210,3 +212,30 @@ def test_a_verb_about_one_table_keeps_it_past_a_later_phrase_naming_another(verb
     action = sorted(_BACKED_BY[_VERB_OF[verb]])[0]
     facts = ReplyFacts(things=[Fact(action, table, "row_1", "Air-Fryer Lemon Garlic Cod")])
     assert check_reply(f"I {verb} the Air-Fryer Lemon Garlic Cod for tonight, and {later}.", facts) == []
+
+
+@pytest.mark.parametrize("cases", [labelled_thing_cases, draft_edit_cases], ids=["labels-holding-table-words", "draft-edits"])
+def test_a_verb_binds_to_its_thing_and_a_drafts_edits_are_no_kitchen_write(cases: object) -> None:
+    """Every generated case of the class is judged as labelled: a word of a thing's label (fridge, pantry, shopping list,
+    add, put) is no table and no verb, 'your list' is either list, and an edit told of this turn's draft is no write,
+    while a save or a list add beside it is still checked and the draft must still be said to be unsaved."""
+    assert callable(cases)
+    wrong = [(case.kind, case.text, check_reply(case.text, case.facts)) for case in cases()
+             if (check_reply(case.text, case.facts) == []) is not case.truthful]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("No problem, I undid it: moving the cod from the freezer to the fridge is back on your list, due Wednesday (Dec 2).",
+                     id="back-on-your-list"),
+        pytest.param("No problem, I undid it: the task to move the cod from the freezer to the fridge is open again, due Wednesday (Dec 2).",
+                     id="freezer-inside-the-task"),
+    ],
+)
+def test_an_undone_task_told_as_people_say_it_passes(text: str) -> None:
+    facts = ReplyFacts(things=[Fact("undone", "tasks", "task_6", "Move the cod from the freezer to the fridge to thaw")])
+    assert check_reply(text, facts) == []
+    assert check_reply(text, ReplyFacts(things=[Fact("undone", "inventory", "inv_3", "Cod Fillets")],
+                                        earlier=facts.things)) != []
