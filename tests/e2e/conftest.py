@@ -20,9 +20,9 @@ TODAY = date(2026, 1, 12)
 
 
 @asynccontextmanager
-async def opened_app(folder: Path) -> AsyncIterator[AlfredApp]:
-    """An opened app on `folder`/kitchen.db, checking its results."""
-    app = AlfredApp.from_settings(Settings(db=str(folder / "kitchen.db"), seed_demo=False, check_results=True))
+async def opened_app(folder: Path, *, seed_demo: bool = False) -> AsyncIterator[AlfredApp]:
+    """An opened app on `folder`/kitchen.db, checking its results (`seed_demo`: a new user gets the demo kitchen)."""
+    app = AlfredApp.from_settings(Settings(db=str(folder / "kitchen.db"), seed_demo=seed_demo, check_results=True))
     await app.open()
     try:
         yield app
@@ -46,7 +46,7 @@ class SeededKitchens:
         self._templates: dict[date, Path] = {}
 
     @asynccontextmanager
-    async def copy(self, folder: Path, today: date) -> AsyncIterator[AlfredApp]:
+    async def copy(self, folder: Path, today: date, *, seed_demo: bool = False) -> AsyncIterator[AlfredApp]:
         """Like `seeded_app(folder, today)`, from a copy of the seeded file instead of seeding again."""
         template = self._templates.get(today)
         if template is None:
@@ -56,7 +56,7 @@ class SeededKitchens:
                 pass
             self._templates[today] = template
         shutil.copy(template / "kitchen.db", folder / "kitchen.db")
-        async with opened_app(folder) as app:
+        async with opened_app(folder, seed_demo=seed_demo) as app:
             yield app
 
 
