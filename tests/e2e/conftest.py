@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date
@@ -19,21 +20,50 @@ TODAY = date(2026, 1, 12)
 
 
 @asynccontextmanager
-async def seeded_app(folder: Path, today: date) -> AsyncIterator[AlfredApp]:
-    """An opened app on a fresh SQLite file, seeded with the demo kitchen as of `today`, checking its results."""
-    app = AlfredApp.from_settings(Settings(db=str(folder / "kitchen.db"), seed_demo=False, check_results=True))
+async def opened_app(folder: Path, *, seed_demo: bool = False) -> AsyncIterator[AlfredApp]:
+    """An opened app on `folder`/kitchen.db, checking its results (`seed_demo`: a new user gets the demo kitchen)."""
+    app = AlfredApp.from_settings(Settings(db=str(folder / "kitchen.db"), seed_demo=seed_demo, check_results=True))
     await app.open()
     try:
-        await seed(app.store, app.user_id, today=today)
         yield app
     finally:
         await app.close()
 
 
+@asynccontextmanager
+async def seeded_app(folder: Path, today: date) -> AsyncIterator[AlfredApp]:
+    """An opened app on a fresh SQLite file, seeded with the demo kitchen as of `today`, checking its results."""
+    async with opened_app(folder) as app:
+        await seed(app.store, app.user_id, today=today)
+        yield app
+
+
+class SeededKitchens:
+    """The demo kitchen seeded once per date (a SQLite file in `folder`); each test opens a copy of its own."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._templates: dict[date, Path] = {}
+
+    @asynccontextmanager
+    async def copy(self, folder: Path, today: date, *, seed_demo: bool = False) -> AsyncIterator[AlfredApp]:
+        """Like `seeded_app(folder, today)`, from a copy of the seeded file instead of seeding again."""
+        template = self._templates.get(today)
+        if template is None:
+            template = self.folder / today.isoformat()
+            template.mkdir()
+            async with seeded_app(template, today):
+                pass
+            self._templates[today] = template
+        shutil.copy(template / "kitchen.db", folder / "kitchen.db")
+        async with opened_app(folder, seed_demo=seed_demo) as app:
+            yield app
+
+
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
-    """An opened app on a fresh SQLite file, seeded with the demo kitchen as of TODAY."""
-    async with seeded_app(tmp_path, TODAY) as opened:
+async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[AlfredApp]:
+    """An opened app on a fresh SQLite file holding the demo kitchen as of TODAY."""
+    async with seeded_kitchens.copy(tmp_path, TODAY) as opened:
         yield opened
 
 

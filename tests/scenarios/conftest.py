@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from e2e.conftest import seeded_app
+from e2e.conftest import SeededKitchens
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
@@ -17,9 +17,9 @@ from .driver import StageClient
 
 
 @pytest.fixture
-async def app(tmp_path: Path) -> AsyncIterator[AlfredApp]:
+async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[AlfredApp]:
     """Seeded as of today: the date the role contexts are built with."""
-    async with seeded_app(tmp_path, date.today()) as opened:
+    async with seeded_kitchens.copy(tmp_path, date.today()) as opened:
         yield opened
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import inspect
 import re
-import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
 import pytest
 from pg_harness import DatabaseFactory
+from ports import free_port
 
 from alfred_mcp.errors import ConstraintViolationError, StoreError
 from alfred_mcp.kitchen.query import Filter, Query, Where
@@ -136,9 +136,7 @@ async def test_a_database_migrated_by_another_build_is_refused(pg_dsn: str, tamp
 
 async def test_an_unreachable_server_is_a_store_error_without_secrets() -> None:
     """Connection failures name host, port and database, never the password."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     store = postgres_store(f"postgresql://alice:s3cret@127.0.0.1:{port}/kitchen", timeout=2)
     with pytest.raises(StoreError) as caught:
         await store.open()

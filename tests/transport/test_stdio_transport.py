@@ -25,6 +25,8 @@ from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCError
 from alfred_mcp.server.stdio import MAX_DEPTH, MAX_LINE, parse_line, scan_envelope
 
 REPO = Path(__file__).resolve().parents[2]
+STARTUP = 30.0
+"""Seconds a fresh server may take to start and answer its first message (a busy machine runs two test workers)."""
 LEGACY_INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
@@ -84,8 +86,9 @@ class RawServer:
     async def send(self, line: str | bytes) -> None:
         await self.stdin.send((line.encode() if isinstance(line, str) else line) + b"\n")
 
-    async def answer(self) -> dict[str, Any]:
-        with anyio.fail_after(10):
+    async def answer(self, *, within: float = 10) -> dict[str, Any]:
+        """The next message with an id, within `within` seconds (the first one also waits for the server to start)."""
+        with anyio.fail_after(within):
             while True:
                 message = json.loads(await self.stdout.receive_until(b"\n", MAX_LINE))
                 if "id" in message:
@@ -113,12 +116,12 @@ async def test_bad_lines_over_stdio_are_answered_and_the_server_keeps_serving(tm
         meta: dict[str, Any] = {}
         if era == "legacy":
             await server.send(json.dumps(LEGACY_INIT))
-            assert (await server.answer())["result"]["protocolVersion"] == "2025-11-25"
+            assert (await server.answer(within=STARTUP))["result"]["protocolVersion"] == "2025-11-25"
             await server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
         else:
             meta = {"_meta": MODERN_META}
             await server.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": meta}))
-            assert "2026-07-28" in (await server.answer())["result"]["supportedVersions"]
+            assert "2026-07-28" in (await server.answer(within=STARTUP))["result"]["supportedVersions"]
         await server.send(nested(250))
         assert (await server.answer())["error"]["code"] == INVALID_REQUEST
         await server.send('{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{')
@@ -136,7 +139,7 @@ async def test_ctrl_c_or_sigterm_ends_serve_on_stdio_at_once(tmp_path: Path, sig
     """The server stops within seconds with 130 (Ctrl-C) or 143 (SIGTERM), while stdin stays open."""
     async with raw_server(tmp_path) as server:
         await server.send(json.dumps(LEGACY_INIT))
-        await server.answer()
+        await server.answer(within=STARTUP)
         server.process.send_signal(signum)
         with anyio.fail_after(5):
             assert await server.process.wait() == code

@@ -160,8 +160,8 @@ async def test_service_unavailable_on_every_try_is_unavailable() -> None:
 @pytest.mark.anyio
 async def test_slow_answer_times_out_as_unavailable() -> None:
     """No answer within the timeout: ModelUnavailableError, no retry."""
-    with ReplayServer(Reply.recording("openai_json_schema", delay=0.3)) as server:
-        llm = OpenAICompatibleLLM("gpt-4.1-mini", base_url=server.url, timeout=0.05, retry=FAST)
+    with ReplayServer(Reply.recording("openai_json_schema", delay=1.0)) as server:  # the timeout leaves a busy machine
+        llm = OpenAICompatibleLLM("gpt-4.1-mini", base_url=server.url, timeout=0.3, retry=FAST)  # time to send the request
         with pytest.raises(ModelUnavailableError, match="did not answer within"):
             await llm.complete(_request())
     assert len(server.received) == 1

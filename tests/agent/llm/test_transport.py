@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
+from ports import free_port
 
 from alfred_mcp.agent.llm.transport import ModelEndpoint, RetryPolicy
 from alfred_mcp.errors import ModelError, ModelUnavailableError
@@ -37,16 +37,10 @@ def test_retry_delay(retry_number: int, retry_after: float | None, expected: flo
     assert RetryPolicy(base_delay=1.0, max_delay=30.0).delay(retry_number, retry_after) == expected
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.mark.anyio
 async def test_unreachable_server_is_unavailable_after_every_attempt() -> None:
     """Connection refused is retried, then reported as ModelUnavailableError with the URL."""
-    url = f"http://127.0.0.1:{_closed_port()}/v1/messages"
+    url = f"http://127.0.0.1:{free_port()}/v1/messages"
     with pytest.raises(ModelUnavailableError, match=r"test-api at .*/v1/messages could not be reached \(ConnectError, 2 tries\)") as caught:
         await _endpoint(url, attempts=2).post({"model": "m"})
     assert caught.value.fields["attempts"] == 2 and "server is running" in caught.value.fields["hint"]
