@@ -60,6 +60,11 @@ _DESCRIBES = re.compile(
 _DETERMINER = re.compile(r"\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those)\s+$", re.IGNORECASE)
 _STATE = re.compile(r"\b(?:is|are)\s+(?:(?:already|still|all|both)\s+)?$", re.IGNORECASE)
 """'… are planned': a present passive says how things stand, not what this turn did ('are now planned' does)."""
+_HAVE_STATE = re.compile(
+    r"\b(?:you|we|they)(?:\s+(?:still\s+|already\s+|also\s+)?(?:have|had)|'ve)\s+(?:got\s+)?(?!(?:just\s+)?(?:been\s+)?[a-z]+ed\b)\S",
+    re.IGNORECASE)
+"""'Tonight you have the salmon planned': what the user has, a participle after its object, says how things stand
+('you now have…' says what this turn did)."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -327,6 +332,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
+        if _HAVE_STATE.search(before) and not re.search(r"\bnow\b", before, re.IGNORECASE):
+            continue  # 'you have the salmon planned': how things stand
         if _STATE.search(before):
             continue  # 'Ten meals are planned, ...': how things stand (a change says 'now', or was/were)
         word = match.group(1).lower()

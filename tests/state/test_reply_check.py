@@ -239,3 +239,11 @@ def test_an_undone_task_told_as_people_say_it_passes(text: str) -> None:
     assert check_reply(text, facts) == []
     assert check_reply(text, ReplyFacts(things=[Fact("undone", "inventory", "inv_3", "Cod Fillets")],
                                         earlier=facts.things)) != []
+
+
+@pytest.mark.parametrize("word", sorted(_VERB_OF))
+@pytest.mark.parametrize("subject", ["you have", "Tonight you have", "you still have", "we have", "you've got"])
+def test_what_the_user_has_done_to_a_thing_says_how_things_stand(word: str, subject: str) -> None:
+    """'Tonight you have Miso-Glazed Salmon planned' claims nothing of this turn; 'you now have it planned' does."""
+    assert claims(f"{subject} Miso-Glazed Salmon {word} for Saturday.") == []
+    assert claims(f"You now have Miso-Glazed Salmon {word} for Saturday.") != []
