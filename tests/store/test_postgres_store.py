@@ -153,9 +153,7 @@ async def test_an_unreachable_server_is_a_store_error_without_secrets() -> None:
 async def test_an_unreachable_server_is_named_as_libpq_reached_for_it(
         dsn: str, env: dict[str, str], named: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A URL that leaves the host, port or database to libpq's PGHOST, PGPORT, PGDATABASE names what they gave."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
+    port = str(free_port())
     for name, value in env.items():
         monkeypatch.setenv(name, value.format(port=port))
     monkeypatch.setenv("PGPASSWORD", "s3cret")
