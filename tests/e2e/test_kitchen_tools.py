@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kitchen.test_held_amounts import read_back
 from mcp import Client
 
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
@@ -252,3 +253,20 @@ async def test_servings_for_a_recipe_that_does_not_say_how_many_it_serves_is_ref
     bare = (await call(client, "db_create", table="recipes", data={"name": "Quux Bare"}))["rows"][0]["id"]
     refused = await call_error(client, "shopping_list_from", recipes=[bare], servings={bare: 4})
     assert refused["field"] == "servings" and "how many it serves" in refused["message"]
+
+
+@pytest.mark.parametrize(("held", "used"), [
+    (("garlic", 2, "head"), (2, "clove")), (("quuxflour", 1, "kg"), (333, "g")), (("quuxmilk", 2, "cup"), (3, "tbsp")),
+    (("quuxtomatoes", 2, "can"), (0.15, "can")), (("garlic", 1, "head"), (10, "clove")),
+], ids=lambda case: "-".join(str(part) for part in case))
+async def test_meal_cooked_says_left_what_the_pantry_then_holds(
+    client: Client, held: tuple[str, float, str], used: tuple[float, str]
+) -> None:
+    name = held[0]
+    dish = await _recipe(client, f"Test {name}", 1, [{"name": name, "quantity": used[0], "unit": used[1]}])
+    await _pantry(client, held)
+    cooked = await call(client, "meal_cooked", recipe=dish)
+    assert cooked["deducted"]
+    for line in cooked["deducted"]:  # the demo pantry may hold some too: every row deducted says what it holds
+        (stock,) = await _rows(client, "inventory", id=line["ref"])
+        assert read_back(line["left"], stock["name"], stock["unit"]) == pytest.approx(stock["quantity"], rel=1e-3, abs=1e-3), line
