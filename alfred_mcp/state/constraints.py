@@ -658,6 +658,8 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
 
 
 GUEST_ALLERGY = "guest allergy"
+ALLERGY_REASONS = frozenset({"allergy", GUEST_ALLERGY})
+"""Why an exclusion is an allergy (the user's or a guest's): matched broadly, apart from dislikes and goal exclusions."""
 
 
 def _about(constraints: Iterable[Constraint]) -> dict[str, list[str]]:
