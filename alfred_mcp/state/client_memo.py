@@ -14,9 +14,13 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alfred_mcp.state.table_columns import COLUMNS_HEADING
+
 KEEP_TURNS = 6
 """Context sections sent more than this many turns ago are forgotten (schemas and instructions are kept)."""
 _HEADING = re.compile(r"^## ", re.MULTILINE)
+SESSION_SECTIONS = (COLUMNS_HEADING,)
+"""Context sections sent once a session, like the schemas: a write step's table columns."""
 
 
 class Sent(BaseModel):
@@ -60,8 +64,9 @@ class ClientMemo(BaseModel):
         return added if wanted is None else None
 
     def pruned(self, turn: int) -> ClientMemo:
-        """Without context sections older than KEEP_TURNS turns."""
-        kept = {k: v for k, v in self.sent.items() if not k.startswith("## ") or turn - v.turn <= KEEP_TURNS}
+        """Without context sections older than KEEP_TURNS turns (a table's columns are kept: sent once a session)."""
+        kept = {k: v for k, v in self.sent.items()
+                if not k.startswith("## ") or k.startswith(SESSION_SECTIONS) or turn - v.turn <= KEEP_TURNS}
         return ClientMemo(sent=kept)
 
 

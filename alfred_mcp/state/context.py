@@ -31,6 +31,7 @@ from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState
 from alfred_mcp.state.entity_resolver import Candidate, Mention
 from alfred_mcp.state.folding import FoldedLines, clip, render_folded
 from alfred_mcp.state.narrative import TurnExecutionSummary, compact_refs
+from alfred_mcp.state.table_columns import columns_section
 from alfred_mcp.state.working_set import DraftView, EntityLine, Entry, WorkingSet, build_working_set
 
 Role = Literal["understand", "think", "act", "reply"]
@@ -280,6 +281,8 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
         Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
         constraints_of(inputs.constraints, 1 if kind == "generate" else 2),
     ]
+    if kind == "write":
+        sections.append(Section("columns", columns_section(step.subdomain if step is not None else None), 3))
     if kind in ("analyze", "generate"):
         sections.append(Section("what_happened", what_happened_section(
             inputs, config, last_only=True, this_turn=False, said=_said(working)), 4))
@@ -299,7 +302,7 @@ def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}
 SECTION_NAMES: tuple[str, ...] = (
-    "task", "step", "flow", "results", "entities", "resolver", "decisions", "what_happened", "conversation",
+    "task", "step", "columns", "flow", "results", "entities", "resolver", "decisions", "what_happened", "conversation",
     "constraints", "profile", "dashboard",
 )
 
