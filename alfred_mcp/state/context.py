@@ -39,7 +39,7 @@ StepKind = Literal["read", "analyze", "generate", "write"]
 ROLES: tuple[str, ...] = get_args(Role)
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
-DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_700, "reply": 3_500}
+DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_500, "reply": 3_500}
 """Characters of each role's session context: with its instructions, this turn's facts and its output schema as
 text, a role's prompt of a one-step turn stays within 2,000 tokens (the `prompt_tokens` benchmark)."""
 MIN_KEPT = 120
@@ -278,11 +278,11 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
     kind = step.step_type if step is not None else "read"
     sections = [
         Section("step", step_section(step or StepView(kind), inputs.current), 0),
+        # a write step's columns come before the entities, which give way first (same priority, later in order)
+        Section("columns", columns_section(step.subdomain if step is not None and kind == "write" else None), 1),
         Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
         constraints_of(inputs.constraints, 1 if kind == "generate" else 2),
     ]
-    if kind == "write":
-        sections.append(Section("columns", columns_section(step.subdomain if step is not None else None), 3))
     if kind in ("analyze", "generate"):
         sections.append(Section("what_happened", what_happened_section(
             inputs, config, last_only=True, this_turn=False, said=_said(working)), 4))
@@ -379,12 +379,13 @@ def _by_reason(lines: Sequence[EntityLine]) -> str:
 
 
 def _grouped(lines: Sequence[EntityLine], per_type: int) -> str:
-    """Each type's refs with labels, up to `per_type`; the rest as ref ranges with a count."""
+    """Each type's refs with labels, up to `per_type`; the rest as ref ranges with a count. The type used most
+    recently comes first, so a cut (from the end) drops the refs of older turns, not the ones just made."""
     by_type: dict[str, list[EntityLine]] = {}
     for line in lines:
         by_type.setdefault(line.entity_type, []).append(line)
     out: list[str] = []
-    for entity_type, group in by_type.items():
+    for entity_type, group in sorted(by_type.items(), key=lambda item: -max(line.turn_last_ref for line in item[1])):
         out += [_entity(line) for line in group[:per_type]]
         rest = group[per_type:]
         if rest:
