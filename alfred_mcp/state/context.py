@@ -254,7 +254,7 @@ def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | Non
         Section("task", task_section(inputs), 0),
         Section("entities", entities_section(
             working, config, reasons=True, others=True, background=inputs.background, decisions_shown=True), 1),
-        Section("resolver", resolver_section(inputs.mentions), 1),
+        Section("resolver", resolver_section(inputs.mentions), 0),  # short (candidates capped): what the message names
         Section("decisions", decisions_section(inputs.curation), 2),
         conversation_of(inputs, config, 3),
         constraints_of(inputs.constraints, 4),

@@ -1,5 +1,6 @@
 """Cutting a role's context to its budget keeps what the message depends on: the last exchange, the goal and
-every constraint (compacted, never dropped), and an ambiguous pronoun is a hint, not a list of every candidate."""
+every constraint (compacted, never dropped), the resolver's reading of the message, and an ambiguous pronoun is a
+hint, not a list of every candidate."""
 
 from __future__ import annotations
 
@@ -78,6 +79,8 @@ def test_a_cut_context_keeps_the_last_exchange_the_goal_and_every_constraint_wit
         assert all(word in constraints for word in excluded), (role, constraints)
         assert goal[:60] in constraints, (role, constraints)
         assert f'"{message}"' in text, role
+        if role == "understand" and candidates:
+            assert context.section("resolver").startswith('## Resolver (what the words may refer to)\n- "it" →'), role
 
 
 def test_the_conversation_is_cut_from_its_oldest_end() -> None:
