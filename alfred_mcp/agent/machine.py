@@ -64,6 +64,11 @@ class ToolRunner(Protocol):
         """The tools the host serves (--read-only, --tools): no step lists a tool outside them."""
         ...
 
+    @property
+    def listed(self) -> frozenset[str]:
+        """The served tools a client's tools/list shows (by default not the extras): the others Act names with their arguments."""
+        ...
+
     async def __call__(self, tool: str, arguments: dict[str, Any], /) -> dict[str, Any]: ...
 
 
@@ -99,6 +104,10 @@ class TurnMachine:
     def step_tools(self, step_type: str) -> tuple[str, ...]:
         """The tools a step of this type may call here: its classes of tools, within what the host serves."""
         return act_tools.tools_for_step(step_type, self._run_tool.served)
+
+    def listed_tools(self) -> frozenset[str]:
+        """The tools a client's tools/list shows, so a prompt can give the arguments of the others."""
+        return self._run_tool.listed
 
     def load(self, turn: int) -> TurnState | None:
         return self.session.read(AGENT_TURNS.at(turn))

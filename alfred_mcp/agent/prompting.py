@@ -16,7 +16,7 @@ from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.present import relinked_items, unlinked_items
 from alfred_mcp.agent.role_templates import load_template, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
-from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, load_contracts
+from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within, draft_size, draft_text
@@ -126,7 +126,8 @@ def _act_turn(machine: TurnMachine, state: TurnState, *, for_client: bool, whole
     lines += _calls_block(step)
     lines += _drafts_block(machine, state, step, whole=whole_drafts)
     step_type = step.step.step_type
-    lines += ["", "## Tools for this step", _tools_block(machine.step_tools(step_type), names_only=for_client, step_type=step_type)]
+    lines += ["", "## Tools for this step", _tools_block(machine.step_tools(step_type), names_only=for_client, step_type=step_type,
+                                                      listed=machine.listed_tools())]
     return "\n".join(line for line in lines if line is not None).strip()
 
 
@@ -195,28 +196,24 @@ def _drafts_block(machine: TurnMachine, state: TurnState, step: StepState, *, wh
     return lines + [f"- {draft.ref}: {draft.label} ({draft_size(draft.content)})" for draft in drafts]
 
 
-def _signature(contract: ToolContract) -> str:
-    """'batch_skip(batch, refs, reason)': a tool's arguments by name, optional ones marked with '?'."""
-    schema = _without_session(contract.input_schema)
-    required = set(schema.get("required", ()))
-    return f"{contract.name}({', '.join(name if name in required else f'{name}?' for name in schema.get('properties', {}))})"
-
-
 ALWAYS_DESCRIBED = ("db_read", "draft_read")
 """Read tools a step of any type leans on: described in every step, beside the step's own class of tools."""
 _OWN_CLASS = {"read": "read", "analyze": "read", "generate": "generate", "write": "write"}
 
 
-def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str) -> str:
+def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str, listed: frozenset[str] = frozenset()) -> str:
     """The step's tools for the model: a client's model gets their names (it has tools/list); the bundled loop's
     model gets a typed signature and the first clause of each tool of the step's own class (and db_read,
     draft_read), and the others' names with their arguments on one line, so every tool stays reachable within a
     small model's context."""
     contracts = load_contracts()
     if names_only:
-        # A tool outside the default tools/list may be unknown to the client: its arguments are named here.
-        shown = [name if name not in EXTRA_TOOLS else _signature(contracts[name]) for name in names]
-        return ", ".join(shown) + " (arguments as in tools/list; leave out `session`)."
+        # A tool outside the default tools/list may be unknown to the client: its arguments are given here, apart.
+        seen = [name for name in names if name in listed]
+        extra = [_argument_names(contracts[name]) for name in names if name not in listed]
+        text = ", ".join(seen) + " (arguments as in tools/list; leave out `session`)." if seen else ""
+        return (text + " Not in the default tools/list (call them by these arguments; the server runs them): "
+                + ", ".join(extra) + ".").strip() if extra else text
     own = _OWN_CLASS[step_type]
     described = [name for name in names if name in ALWAYS_DESCRIBED or act_tools.tool_class(contracts[name]) == own]
     lines, shapes = [], []

@@ -5,7 +5,8 @@ themselves; cups and grams never meet (that needs a density, which recipes do no
 unit is a count of itself: cloves add to cloves, and a missing unit counts pieces (a pack and its pieces convert
 for the ingredient they belong to: a head of garlic is 10 cloves). The one place amounts are written:
 `sensible` for a recipe (nearest kitchen measure: 3 tsp -> 1 tbsp, 10 tbsp -> 2/3 cup, 1500 g -> 1.5 kg, eggs
-and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), and
+and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), `held` for
+what the pantry holds (never rounded away from it: 1.8 heads of garlic are '1 head + 8 cloves'), and
 `line_text` / `ingredient_text` for the whole line, its name agreeing with the number (`plurals.py`).
 """
 
@@ -124,6 +125,26 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     eggs (`name`) whole; other pieces whole from 1 up and in quarters below; packs (cans, heads) in halves.
     """
     return _measured(amount, name, up=False)
+
+
+def held(amount: Amount, name: str | None = None) -> str:
+    """What a pantry holds, written as a cook would and never rounded away from it: the kitchen measure when it is
+    the amount exactly ('1/2 cup', '500 g'), whole packs and their pieces ('1 head + 8 cloves' of garlic), else
+    the amount in its own unit to the thousandth ('1.85 cans')."""
+    shown = _measured(amount, name, up=False)
+    if shown.unit is not None or amount.unit is None:
+        back = convert_for(name, shown.quantity, shown.unit, amount.unit)
+        if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
+            return shown.text
+    pack = pack_of(name)
+    if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
+        whole = math.floor(amount.quantity + 1e-9)
+        pieces = (amount.quantity - whole) * pack[2]
+        if math.isclose(pieces, round(pieces), abs_tol=1e-6):
+            parts = [amount_text(whole, pack[0])] if whole else []
+            parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
+            return " + ".join(parts)
+    return amount_text(round(amount.quantity, 3), amount.unit)
 
 
 def to_buy(amount: Amount, name: str | None = None) -> Shown:

@@ -1,8 +1,9 @@
 """Where a recipe meets the user's standing constraints: allergens first, then dislikes, diet and equipment.
 
-The standing constraints are the preferences row (allergies, dislikes, dietary restrictions, the
-kitchen's equipment), read fresh; a turn's goal (this week's cuisine, a time limit) is left out, so a
-recipe card or a week's plan marks the same things whatever the conversation is about. Allergies
+The constraints are the preferences row (allergies, dislikes, dietary restrictions, the kitchen's
+equipment), read fresh, with the session's goal-wide exclusions and its guests' allergies, as search and
+makeable apply them; the rest of a goal (this week's cuisine, a time limit) is left out, so a recipe card or a
+week's plan marks the same things whatever the turn asks for. Allergies
 match through the ingredient taxonomy as writes check them (`kitchen/allergens.py`: 'peanuts' holds
 'peanut butter').
 """
@@ -17,9 +18,9 @@ from alfred_mcp.kitchen.allergens import allergen_of
 from alfred_mcp.kitchen.ingredient_match import is_disliked
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy
 from alfred_mcp.operations.search import Candidate, check_constraints
-from alfred_mcp.operations.understanding import preferences_row
+from alfred_mcp.operations.understanding import preferences_row, with_permanent
 from alfred_mcp.session import UnitOfWork
-from alfred_mcp.state.constraints import CompiledConstraints, SessionConstraints, compile_constraints, permanent_from_preferences
+from alfred_mcp.state.constraints import ALLERGY_REASONS, CompiledConstraints, SessionConstraints, compile_constraints
 from alfred_mcp.store.base import Row
 
 
@@ -61,10 +62,15 @@ class Standing:
 
 
 async def standing_constraints(work: UnitOfWork) -> Standing:
-    """The preferences row's constraints (no turn goal), compiled once for many recipes."""
-    permanent = permanent_from_preferences(await preferences_row(work.store, work.user_id) or {})
+    """The constraints every tool that reports conflicts applies, compiled once for many recipes: the allergies (the
+    user's and the occasion's guests'), the dislikes, the session's goal-wide exclusions, diet and equipment; not
+    the rest of a goal (its cuisine or time limit), so a card marks the same things whatever the turn asks for."""
+    session = with_permanent(work.session, await preferences_row(work.store, work.user_id))
+    permanent, compiled = session.permanent, compile_constraints(session)
+    excluded = [item for item in compiled.must_exclude if not ALLERGY_REASONS.intersection(item.why)]
     rest = compile_constraints(SessionConstraints(permanent=permanent.model_copy(update={"allergies": []})))
-    return Standing(tuple(permanent.allergies), rest, default_taxonomy(), tuple(permanent.dislikes))
+    return Standing(tuple(dict.fromkeys([*permanent.allergies, *compiled.guest_allergies])),
+                    rest.model_copy(update={"must_exclude": excluded}), default_taxonomy(), tuple(permanent.dislikes))
 
 
 def recipe_conflicts(standing: Standing, recipe: Row, ingredients: Sequence[Row]) -> Conflicts:

@@ -22,11 +22,10 @@ from alfred_mcp.operations import allergies
 from alfred_mcp.operations.drafting import draft_texts
 from alfred_mcp.operations.understanding import current_constraints
 from alfred_mcp.session import UnitOfWork
-from alfred_mcp.state.constraints import GUEST_ALLERGY, SessionConstraints, compile_constraints, constraint_values
+from alfred_mcp.state.constraints import ALLERGY_REASONS, SessionConstraints, compile_constraints, constraint_values
 from alfred_mcp.state.drafts import Draft
 
 MAX_WARNINGS = 20
-_ALLERGY_REASONS = frozenset({"allergy", GUEST_ALLERGY})
 
 
 async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]:
@@ -78,7 +77,7 @@ def _avoided(constraints: SessionConstraints) -> list[tuple[str, str]]:
     """(ingredient, why) of every goal-wide exclusion that is not an allergy: the user's dislikes, the goal's exclusions."""
     avoided = []
     for item in compile_constraints(constraints).must_exclude:
-        reasons = [why for why in item.why if why not in _ALLERGY_REASONS]
+        reasons = [why for why in item.why if why not in ALLERGY_REASONS]
         if reasons and len(reasons) == len(item.why):
             avoided.append((item.value, "; ".join(_reason(why) for why in reasons)))
     return avoided

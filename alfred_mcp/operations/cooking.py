@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import Amount, sensible
+from alfred_mcp.kitchen.measures import Amount, held, sensible
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS
 from alfred_mcp.operations.crud import rows_to_refs
@@ -75,7 +75,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
         changes[step.row["id"]] = (step.row, step.left)
         used = in_need_unit(need, step.used, step.row.get("unit")) or 0.0
         outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
-                                 "left": sensible(Amount(step.left, step.row.get("unit")), step.row["name"]).text})
+                                 "left": held(Amount(step.left, step.row.get("unit")), step.row["name"])})
     if plan.shortfall > EPSILON:
         short = sensible(need.amount(plan.shortfall)).text
         reason = (f"the pantry has it only as {', '.join(plan.apart)}, which does not convert" if plan.apart and not plan.deductions

@@ -5,9 +5,13 @@ The context builders (`state/context.py`) are pure; this gathers their `ContextI
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
 from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.operations.drafting import pending_draft_views
 from alfred_mcp.operations.entities import read_references
@@ -17,6 +21,7 @@ from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.constraints import compile_constraints
 from alfred_mcp.state.context import ContextInputs
 from alfred_mcp.state.entity_resolver import Candidate, Mention
+from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.base import Row
 
 _PROFILE_HIDDEN = ("id", "user_id", "created_at", "updated_at")
@@ -52,7 +57,7 @@ async def context_inputs(
         mentions=[m for m in mentions if m.resolution != "unresolved"],
         turn=session.turn,
         user_message=message,
-        entries=session.registry.entries(),
+        entries=await with_meal_recipes(work, session.registry.entries()),
         curation=curation_of(session),
         constraints=compiled,
         drafts=pending_draft_views(session),
@@ -64,3 +69,31 @@ async def context_inputs(
         dashboard=dashboard,
         today=today.isoformat(),
     )
+
+
+async def with_meal_recipes(work: UnitOfWork, entries: Sequence[RefEntry]) -> list[RefEntry]:
+    """The entries with each meal's label naming its recipe ('Sat Nov 28 [dinner] → recipe_3 Salmon') or saying it
+    has none, so a role can act on "the recipe planned for Saturday" (the registry's own labels are unchanged)."""
+    meals = {entry.row_id: entry for entry in entries
+             if entry.entity_type == MEAL_PLANS.entity_type and entry.row_id and entry.deleted_turn is None}
+    if not meals:
+        return list(entries)
+    rows = await work.store.select(MEAL_PLANS, Query(where=Where(all_of=(Filter("id", "in", sorted(meals)),)),
+                                                     columns=("id", "recipe_id")), user_id=work.user_id)
+    recipe_ids = sorted({row["recipe_id"] for row in rows if row.get("recipe_id")})
+    recipes = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", recipe_ids),)),
+                                                     columns=("id", "name")), user_id=work.user_id) if recipe_ids else []
+    registry, turn = work.session.registry, work.session.turn
+    named: dict[str, str] = {}
+    for recipe in recipes:
+        ref, _ = registry.register_link(RECIPES.entity_type, recipe["id"], turn=turn)
+        if registry.entry(ref).label is None:
+            registry.set_label(ref, row_label(RECIPES, recipe))
+        named[recipe["id"]] = f"{ref} {registry.entry(ref).label}"
+    planned = {row["id"]: named.get(row.get("recipe_id") or "") for row in rows}
+    return [replace(entry, label=_meal_label(entry.label, planned[entry.row_id]))
+            if entry.row_id in planned and entry.row_id is not None else entry for entry in entries]
+
+
+def _meal_label(label: str | None, recipe: str | None) -> str:
+    return f"{label or 'meal'} → {recipe}" if recipe else f"{label or 'meal'} (no recipe)"

@@ -19,11 +19,15 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alfred_mcp.state.table_columns import COLUMNS_HEADING
+
 KEEP_TURNS = 6
 """Context sections and rows sent more than this many turns ago are forgotten (schemas and instructions are kept)."""
 KEEP_VERSIONS = 4
 """Versions of one heading remembered (each role's context may carry its own)."""
 _HEADING = re.compile(r"^## ", re.MULTILINE)
+SESSION_SECTIONS = (COLUMNS_HEADING,)
+"""Context sections sent once a session, like the schemas: a write step's table columns."""
 
 
 class Sent(BaseModel):
@@ -93,9 +97,10 @@ class ClientMemo(BaseModel):
         return self.row_refs.get(ref) == turn
 
     def pruned(self, turn: int) -> ClientMemo:
-        """Without context sections and rows older than KEEP_TURNS turns."""
-        sent = {k: v for k, v in self.sent.items() if not k.startswith("## ")}
-        sections = {h: kept for h, versions in self.sections.items() if (kept := [v for v in versions if turn - v.turn <= KEEP_TURNS])}
+        """Without context sections and rows older than KEEP_TURNS turns (a table's columns are kept: sent once a session)."""
+        sent = {k: v for k, v in self.sent.items() if not k.startswith("## ") or k.startswith(SESSION_SECTIONS)}
+        sections = {h: kept for h, versions in self.sections.items()
+                    if (kept := [v for v in versions if h.startswith(SESSION_SECTIONS) or turn - v.turn <= KEEP_TURNS])}
         rows = {k: t for k, t in self.rows.items() if turn - t <= KEEP_TURNS}
         return ClientMemo(sent=sent, sections=sections, rows=rows, row_refs={k: t for k, t in self.row_refs.items() if t == turn})
 

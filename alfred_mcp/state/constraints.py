@@ -25,6 +25,7 @@ from pydantic.json_schema import SkipJsonSchema
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.kitchen.allergens import allergen_of
 from alfred_mcp.kitchen.schema import MEAL_TYPES
+from alfred_mcp.state.folding import clip
 from alfred_mcp.state.refs import parse_ref
 
 ConstraintType = Literal[
@@ -657,6 +658,8 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
 
 
 GUEST_ALLERGY = "guest allergy"
+ALLERGY_REASONS = frozenset({"allergy", GUEST_ALLERGY})
+"""Why an exclusion is an allergy (the user's or a guest's): matched broadly, apart from dislikes and goal exclusions."""
 
 
 def _about(constraints: Iterable[Constraint]) -> dict[str, list[str]]:
@@ -726,19 +729,23 @@ def _numbers(constraints: Iterable[Constraint], kind: str) -> list[int | float]:
     return [c.value for c in constraints if c.type == kind and isinstance(c.value, (int, float))]
 
 
-def render_constraints(compiled: CompiledConstraints) -> str:
-    """Short Markdown for a role prompt; empty sections are left out, order is fixed."""
+def render_constraints(compiled: CompiledConstraints, *, compact: bool = False) -> str:
+    """Short Markdown for a role prompt; empty sections are left out, order is fixed.
+
+    `compact`: every constraint still, without where each came from and with the goal's texts clipped,
+    for a context that has no room for the whole (a constraint is state: it is compacted, never dropped).
+    """
     lines = ["## Constraints"]
     if compiled.goal:
         area = f" ({compiled.subdomain})" if compiled.subdomain else ""
-        lines.append(f"- Goal: {compiled.goal}{area}")
+        lines.append(f"- Goal: {_clipped(compiled.goal, compact)}{area}")
     if compiled.replaced:
-        lines.append(f"- Replaced: {compiled.replaced}")
+        lines.append(f"- Replaced: {_clipped(compiled.replaced, compact)}")
     if compiled.occasion:
-        lines.append(f"- Occasion (lasts until done): {compiled.occasion}")
-    lines += _item_line("Never use", compiled.must_exclude)
-    lines += _item_line("Must include", compiled.must_include)
-    lines += _item_line("Refused (allergy)", compiled.blocked)
+        lines.append(f"- Occasion (lasts until done): {_clipped(compiled.occasion, compact)}")
+    lines += _item_line("Never use", compiled.must_exclude, compact=compact)
+    lines += _item_line("Must include", compiled.must_include, compact=compact)
+    lines += _item_line("Refused (allergy)", compiled.blocked, compact=compact)
     for label, values in (
         ("Dietary", compiled.dietary),
         ("Equipment required", compiled.equipment),
@@ -764,7 +771,17 @@ def render_constraints(compiled: CompiledConstraints) -> str:
     return "\n".join(lines)
 
 
-def _item_line(label: str, items: list[CompiledItem]) -> list[str]:
+def _item_line(label: str, items: list[CompiledItem], *, compact: bool = False) -> list[str]:
     if not items:
         return []
+    if compact:
+        return [f"- {label}: " + ", ".join(item.value for item in items)]
     return [f"- {label}: " + ", ".join(f"{item.value} ({', '.join(item.why)})" for item in items)]
+
+
+_COMPACT_TEXT = 100
+"""Characters of a goal, occasion or replaced-goal text in the compact constraints."""
+
+
+def _clipped(text: str, compact: bool) -> str:
+    return clip(text, _COMPACT_TEXT) if compact else text

@@ -5,7 +5,8 @@ Understand, Think, Act (per step type) and Reply each get the sections the seeds
 excluded), what happened (turn narratives), the conversation, the compiled constraints, the
 profile and the kitchen dashboard. Refs only: nothing here knows a row id. Each role has a
 character budget; when the sections exceed it, the lowest-priority sections are cut first and
-say so with a marker. Same inputs, same text.
+say so with a marker. A section may have a compact form it is never cut below (the constraints, all of
+them; the conversation's last exchange), and the conversation is cut from its oldest end. Same inputs, same text.
 """
 
 from __future__ import annotations
@@ -14,16 +15,23 @@ import heapq
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 from alfred_mcp.errors import ConfigError
 from alfred_mcp.state.constraints import DEFAULT_RESET_CONFIG, CompiledConstraints, ResetConfig, render_constraints
-from alfred_mcp.state.conversation import DEFAULT_CONVERSATION, ConversationConfig, ConversationHistory, render_conversation
+from alfred_mcp.state.conversation import (
+    DEFAULT_CONVERSATION,
+    ConversationConfig,
+    ConversationHistory,
+    exchange_lines,
+    render_conversation,
+)
 from alfred_mcp.state.curation import DEFAULT_WINDOW, CurationState
 from alfred_mcp.state.entity_resolver import Candidate, Mention
 from alfred_mcp.state.folding import FoldedLines, clip, render_folded
 from alfred_mcp.state.narrative import TurnExecutionSummary, compact_refs
+from alfred_mcp.state.table_columns import columns_section
 from alfred_mcp.state.working_set import DraftView, EntityLine, Entry, WorkingSet, build_working_set
 
 Role = Literal["understand", "think", "act", "reply"]
@@ -31,7 +39,7 @@ StepKind = Literal["read", "analyze", "generate", "write"]
 ROLES: tuple[str, ...] = get_args(Role)
 STEP_KINDS: tuple[str, ...] = get_args(StepKind)
 
-DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_700, "reply": 3_500}
+DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1_500, "reply": 3_500}
 """Characters of each role's session context: with its instructions, this turn's facts and its output schema as
 text, a role's prompt of a one-step turn stays within 2,000 tokens (the `prompt_tokens` benchmark)."""
 MIN_KEPT = 120
@@ -105,6 +113,10 @@ class Section:
     text: str
     priority: int
     """0 is kept longest; the highest number is cut first."""
+    compact: str = ""
+    """What is kept whatever the cut (the section's essentials, shorter); empty: the section may be left out."""
+    oldest_first: bool = False
+    """Its lines run oldest to newest, so a cut drops them from the start (after the heading)."""
 
 
 @dataclass(frozen=True)
@@ -166,20 +178,27 @@ def render_prompt(template: str, context: RoleContext) -> str:
 
 
 def fit_budget(role: str, sections: Sequence[Section], budget: int) -> RoleContext:
-    """Cut the lowest-priority sections first (at a line break, with a marker) until all fit."""
+    """Cut the lowest-priority sections first (at a line break, with a marker) until all fit.
+
+    A section is not cut below its compact form while another section can give way; only when the
+    compact forms alone exceed the budget are they cut too (the budget always holds).
+    """
     kept = list(sections)
     truncated: list[str] = []
-    over = _size(kept) - budget
-    for index in sorted(range(len(kept)), key=lambda i: (-kept[i].priority, -i)):
-        if over <= 0:
-            break
-        section = kept[index]
-        if not section.text:
-            continue
-        cut = _cut(section, len(section.text) - over, budget)
-        kept[index] = cut
-        truncated.append(section.name)
-        over = _size(kept) - budget
+    for keep_compact in (True, False):
+        for index in sorted(range(len(kept)), key=lambda i: (-kept[i].priority, -i)):
+            over = _size(kept) - budget
+            if over <= 0:
+                break
+            section = kept[index]
+            if not section.text:
+                continue
+            cut = _cut(section, len(section.text) - over, budget, keep_compact=keep_compact)
+            if cut.text == section.text:
+                continue
+            kept[index] = cut
+            if section.name not in truncated:
+                truncated.append(section.name)
     return RoleContext(role, tuple(kept), budget, tuple(truncated))
 
 
@@ -188,14 +207,41 @@ def _size(sections: Sequence[Section]) -> int:
     return sum(len(t) for t in texts) + 2 * max(len(texts) - 1, 0)
 
 
-def _cut(section: Section, room: int, budget: int) -> Section:
+def _cut(section: Section, room: int, budget: int, *, keep_compact: bool = True) -> Section:
+    """`section` within `room` characters: its compact form (kept however short the room, while `keep_compact`),
+    or its lines cut at a break (the oldest ones when `oldest_first`) with a marker, or a marker alone."""
+    compact = section.compact if keep_compact and section.compact != section.text else ""
     marker = f"[… {section.name} cut to fit the {budget}-character budget]"
-    room -= len(marker) + 1
-    if room < MIN_KEPT:
+    lines = _kept_lines(section, room - len(marker) - 1)
+    if compact and (not section.oldest_first or lines is None or not _ends_with(lines, compact)):
+        return replace(section, text=compact)
+    if lines is None:
         return Section(section.name, f"[{section.name} left out to fit the {budget}-character budget]", section.priority)
-    head = section.text[:room]
-    head = head[: head.rfind("\n")] if "\n" in head else head
-    return Section(section.name, f"{head.rstrip()}\n{marker}", section.priority)
+    if section.oldest_first:
+        heading, _, _ = section.text.partition("\n")
+        return replace(section, text=f"{heading}\n{marker}\n{lines}", compact="")
+    return replace(section, text=f"{lines}\n{marker}", compact="")
+
+
+def _ends_with(kept: str, compact: str) -> bool:
+    """Whether the lines `kept` of an oldest-first section hold its compact form's (after its heading and marker)."""
+    kept_lines = set(kept.splitlines())
+    return all(line in kept_lines for line in compact.splitlines()[2:])
+
+
+def _kept_lines(section: Section, room: int) -> str | None:
+    """The whole lines that fit `room`: the first ones, or (oldest first) the heading's room kept and the last ones."""
+    if room < MIN_KEPT:
+        return None
+    text = section.text
+    if not section.oldest_first:
+        head = text[:room]
+        return (head[: head.rfind("\n")] if "\n" in head else head).rstrip()
+    heading, _, body = text.partition("\n")
+    start = len(body) - (room - len(heading) - 1)
+    if start > 0 and body[start - 1] != "\n":
+        start = body.find("\n", start) + 1 or len(body)
+    return body[max(start, 0):].strip("\n") or None
 
 
 # -- roles ------------------------------------------------------------------------------------
@@ -208,10 +254,10 @@ def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | Non
         Section("task", task_section(inputs), 0),
         Section("entities", entities_section(
             working, config, reasons=True, others=True, background=inputs.background, decisions_shown=True), 1),
-        Section("resolver", resolver_section(inputs.mentions), 1),
+        Section("resolver", resolver_section(inputs.mentions), 0),  # short (candidates capped): what the message names
         Section("decisions", decisions_section(inputs.curation), 2),
-        Section("conversation", conversation_section(inputs, config), 3),
-        Section("constraints", constraints_section(inputs.constraints), 4),
+        conversation_of(inputs, config, 3),
+        constraints_of(inputs.constraints, 4),
         Section("what_happened", what_happened_section(inputs, config, brief=True, said=_said(working, inputs.curation)), 5),
     ]
 
@@ -220,10 +266,10 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
     return [
         Section("profile", profile_section(inputs.profile), 5),
         Section("dashboard", dashboard_section(inputs.dashboard), 6),
-        Section("constraints", constraints_section(inputs.constraints), 1),
+        constraints_of(inputs.constraints, 1),
         Section("entities", entities_section(working, config), 2),
         Section("what_happened", what_happened_section(inputs, config, said=_said(working, talk=inputs.conversation)), 3),
-        Section("conversation", conversation_section(inputs, config), 4),
+        conversation_of(inputs, config, 4),
         Section("task", task_section(inputs), 0),
     ]
 
@@ -232,8 +278,10 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
     kind = step.step_type if step is not None else "read"
     sections = [
         Section("step", step_section(step or StepView(kind), inputs.current), 0),
+        # a write step's columns come before the entities, which give way first (same priority, later in order)
+        Section("columns", columns_section(step.subdomain if step is not None and kind == "write" else None), 1),
         Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
-        Section("constraints", constraints_section(inputs.constraints), 1 if kind == "generate" else 2),
+        constraints_of(inputs.constraints, 1 if kind == "generate" else 2),
     ]
     if kind in ("analyze", "generate"):
         sections.append(Section("what_happened", what_happened_section(
@@ -247,14 +295,14 @@ def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("flow", flow_section(inputs), 2),
         Section("results", results_section(inputs.current, working), 1),
         Section("entities", entities_section(working, config), 3),
-        Section("conversation", conversation_section(inputs, config), 4),
+        conversation_of(inputs, config, 4),
         Section("task", task_section(inputs), 0),
     ]
 
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}
 SECTION_NAMES: tuple[str, ...] = (
-    "task", "step", "flow", "results", "entities", "resolver", "decisions", "what_happened", "conversation",
+    "task", "step", "columns", "flow", "results", "entities", "resolver", "decisions", "what_happened", "conversation",
     "constraints", "profile", "dashboard",
 )
 
@@ -331,12 +379,13 @@ def _by_reason(lines: Sequence[EntityLine]) -> str:
 
 
 def _grouped(lines: Sequence[EntityLine], per_type: int) -> str:
-    """Each type's refs with labels, up to `per_type`; the rest as ref ranges with a count."""
+    """Each type's refs with labels, up to `per_type`; the rest as ref ranges with a count. The type used most
+    recently comes first, so a cut (from the end) drops the refs of older turns, not the ones just made."""
     by_type: dict[str, list[EntityLine]] = {}
     for line in lines:
         by_type.setdefault(line.entity_type, []).append(line)
     out: list[str] = []
-    for entity_type, group in by_type.items():
+    for entity_type, group in sorted(by_type.items(), key=lambda item: -max(line.turn_last_ref for line in item[1])):
         out += [_entity(line) for line in group[:per_type]]
         rest = group[per_type:]
         if rest:
@@ -378,16 +427,49 @@ def decisions_section(curation: CurationState) -> str:
 
 
 def conversation_section(inputs: ContextInputs, config: ContextConfig = DEFAULT_CONFIG) -> str:
-    """Earlier exchanges (the current message is the task's): empty at the start of a conversation."""
+    """Earlier exchanges, oldest first (the current message is the task's): empty at the start of a conversation."""
     talk = inputs.conversation if config.compress_older else inputs.conversation.model_copy(update={"earlier": FoldedLines()})
     if all(exchange.turn >= inputs.turn for exchange in talk.recent) and talk.earlier.is_empty:
         return ""
-    text = render_conversation(talk, current_turn=inputs.turn, config=config.conversation)
+    text = render_conversation(talk, current_turn=inputs.turn, config=config.conversation, earlier_first=True)
     return "## Conversation\n" + text
+
+
+LAST_MESSAGE_CHARS = 360
+"""Characters of each message of the last exchange when the conversation is cut to it."""
+
+
+def conversation_of(inputs: ContextInputs, config: ContextConfig, priority: int) -> Section:
+    """The conversation section: cut from its oldest end, never below the last exchange (what the user
+    answers is often Alfred's last question)."""
+    text = conversation_section(inputs, config)
+    previous = [exchange for exchange in inputs.conversation.recent if exchange.turn < inputs.turn]
+    if not text or not previous:
+        return Section("conversation", text, priority, oldest_first=True)
+    last = previous[-1]
+    short = last.model_copy(update={"user": last.user and clip(last.user, LAST_MESSAGE_CHARS),
+                                    "assistant": last.assistant and _clip_keeping_end(last.assistant, LAST_MESSAGE_CHARS)})
+    compact = "\n".join(["## Conversation", "[… older exchanges cut to fit the budget; the last one:]", *exchange_lines(short)])
+    return Section("conversation", text, priority, compact=compact, oldest_first=True)
+
+
+def _clip_keeping_end(text: str, width: int) -> str:
+    """`text` on one line within `width`, its start and its end kept (a reply's question is at its end)."""
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    head = width // 3
+    return flat[:head].rstrip() + " … " + flat[len(flat) - (width - head - 3):].lstrip()
 
 
 def constraints_section(compiled: CompiledConstraints | None) -> str:
     return render_constraints(compiled or CompiledConstraints())
+
+
+def constraints_of(compiled: CompiledConstraints | None, priority: int) -> Section:
+    """The constraints section; a cut compacts it (every constraint, without where each came from), never drops it."""
+    compiled = compiled or CompiledConstraints()
+    return Section("constraints", render_constraints(compiled), priority, compact=render_constraints(compiled, compact=True))
 
 
 def what_happened_section(

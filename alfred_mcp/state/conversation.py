@@ -144,20 +144,29 @@ def _put(
 
 
 def render_conversation(
-    history: ConversationHistory, *, current_turn: int | None = None, config: ConversationConfig = DEFAULT_CONVERSATION
+    history: ConversationHistory, *, current_turn: int | None = None, config: ConversationConfig = DEFAULT_CONVERSATION,
+    earlier_first: bool = False,
 ) -> str:
     """Markdown: the recent exchanges (each message cut past `message_chars`, the current turn marked),
-    then the folded earlier turns."""
+    then the folded earlier turns (before them with `earlier_first`, so the text runs oldest to newest)."""
     lines: list[str] = []
     for exchange in history.recent:
-        if exchange.user:
-            lines.append(f"User: {_cut(exchange.user, config.message_chars)}")
-        if exchange.assistant:
-            lines.append(f"Alfred: {_cut(exchange.assistant, config.message_chars)}")
-        elif exchange.turn == current_turn:
-            lines.append("→ (current turn, being processed)")
+        lines += exchange_lines(exchange, current_turn=current_turn, message_chars=config.message_chars)
         lines.append("")
     earlier = render_folded(history.earlier)
-    if earlier:
-        lines += ["### Earlier", earlier]
-    return "\n".join(lines).strip()
+    recent = "\n".join(lines).strip()
+    if not earlier:
+        return recent
+    return f"### Earlier\n{earlier}\n### Recent\n{recent}" if earlier_first else f"{recent}\n### Earlier\n{earlier}".strip()
+
+
+def exchange_lines(exchange: Exchange, *, current_turn: int | None = None, message_chars: int = DEFAULT_CONVERSATION.message_chars) -> list[str]:
+    """One exchange as 'User: …' / 'Alfred: …' lines (the current turn marked when it has no reply yet)."""
+    lines: list[str] = []
+    if exchange.user:
+        lines.append(f"User: {_cut(exchange.user, message_chars)}")
+    if exchange.assistant:
+        lines.append(f"Alfred: {_cut(exchange.assistant, message_chars)}")
+    elif exchange.turn == current_turn:
+        lines.append("→ (current turn, being processed)")
+    return lines

@@ -65,6 +65,10 @@ class Candidate:
         return {"ref": self.ref, "label": self.label, "tier": self.tier, "reason": self.reason}
 
 
+CANDIDATES_SHOWN = 3
+"""Candidates of an ambiguous mention shown with their labels in a role's context; the rest by ref only."""
+
+
 @dataclass(frozen=True)
 class Mention:
     """What one phrase of the text refers to."""
@@ -85,6 +89,12 @@ class Mention:
             found = next((c for c in self.candidates if c.ref == self.ref), None)
             label = f" {found.label}" if found else ""
             return f'- "{self.text}" → {self.ref}{label} ({self.confidence}, {self.resolution})'
+        if len(self.candidates) > CANDIDATES_SHOWN:
+            others = [c.ref for c in self.candidates[CANDIDATES_SHOWN:]]
+            rest = ", ".join(others[:CANDIDATES_SHOWN]) + (f" and {len(others) - CANDIDATES_SHOWN} more" if len(others) > CANDIDATES_SHOWN else "")
+            listed = "; ".join(f"{c.ref} {c.label} ({c.tier})" for c in self.candidates[:CANDIDATES_SHOWN])
+            return (f'- "{self.text}" → {len(self.candidates)} candidates, too many to pick from: {listed}; also {rest} '
+                    "(ambiguous: pick by the conversation or ask which one)")
         if self.candidates:
             listed = "; ".join(f"{c.ref} {c.label} ({c.tier})" for c in self.candidates)
             return f'- "{self.text}" → {len(self.candidates)} candidates: {listed} (low: pick by the conversation or ask)'

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kitchen.test_held_amounts import read_back
 from mcp import Client
 
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
@@ -286,3 +287,20 @@ async def test_a_preview_lists_exactly_what_adding_then_adds_and_writes_nothing(
     assert (added["covered"], added["already_listed"]) == (preview["covered"], preview["already_listed"])
     after = await call(client, "shopping_list_from", preview=True, **source)
     assert after["lines"] == [] and after["already_listed"] and after["message"].startswith("Nothing to add:")
+
+
+@pytest.mark.parametrize(("held", "used"), [
+    (("garlic", 2, "head"), (2, "clove")), (("quuxflour", 1, "kg"), (333, "g")), (("quuxmilk", 2, "cup"), (3, "tbsp")),
+    (("quuxtomatoes", 2, "can"), (0.15, "can")), (("garlic", 1, "head"), (10, "clove")),
+], ids=lambda case: "-".join(str(part) for part in case))
+async def test_meal_cooked_says_left_what_the_pantry_then_holds(
+    client: Client, held: tuple[str, float, str], used: tuple[float, str]
+) -> None:
+    name = held[0]
+    dish = await _recipe(client, f"Test {name}", 1, [{"name": name, "quantity": used[0], "unit": used[1]}])
+    await _pantry(client, held)
+    cooked = await call(client, "meal_cooked", recipe=dish)
+    assert cooked["deducted"]
+    for line in cooked["deducted"]:  # the demo pantry may hold some too: every row deducted says what it holds
+        (stock,) = await _rows(client, "inventory", id=line["ref"])
+        assert read_back(line["left"], stock["name"], stock["unit"]) == pytest.approx(stock["quantity"], rel=1e-3, abs=1e-3), line

@@ -1,0 +1,36 @@
+"""The columns a write step may set, as the few lines Act reads instead of calling describe_table.
+
+One line per table of the step's subdomain: each writable column by name, its type when it is not text, `*`
+when a create must give it, its allowed values, and what a foreign key takes (a ref of that table). Pure.
+"""
+
+from __future__ import annotations
+
+from alfred_mcp.kitchen.schema import TABLES, Column, Table
+
+COLUMNS_HEADING = "## Columns of"
+"""The heading every columns section starts with (the stage client's memo keeps it for the whole session)."""
+
+
+def subdomain_tables(subdomain: str | None) -> tuple[Table, ...]:
+    """The tables a step of `subdomain` writes ('recipes': recipes and their ingredient lines); none for an unknown one."""
+    return tuple(table for table in TABLES.values() if table.subdomain == subdomain)
+
+
+def columns_section(subdomain: str | None) -> str:
+    """'## Columns of tasks' and one line per table: 'tasks: title*, due_date date, category prep|shopping|…'."""
+    tables = subdomain_tables(subdomain)
+    if not tables:
+        return ""
+    lines = [f"{COLUMNS_HEADING} {', '.join(table.name for table in tables)} (* required on create)"]
+    lines += [f"{table.name}: " + ", ".join(_column(column) for column in table.columns if column.writable) for table in tables]
+    return "\n".join(lines)
+
+
+def _column(column: Column) -> str:
+    text = column.name + ("*" if column.required_on_create else "")
+    if column.fk is not None:
+        return f"{text} {TABLES[column.fk.table].entity_type} ref"
+    kind = "" if column.type == "text" else f" {column.type}"
+    values = f" {'|'.join(str(value) for value in column.enum)}" if column.enum else ""
+    return text + kind + values

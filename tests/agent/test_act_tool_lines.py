@@ -1,0 +1,47 @@
+"""Act's tool line in a stage client's context never sends the model to tools/list for a tool that is not in it:
+every tool the step may call is either in the client's own tools/list (named) or given with its arguments, apart.
+Generated over every step type and host control."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from e2e.helpers import call
+from mcp import Client
+
+from alfred_mcp.agent import act_tools
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import load_contracts
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.toolsets import HostControls
+
+pytestmark = pytest.mark.anyio
+CONTRACTS = load_contracts()
+CONTROLS: dict[str, dict[str, Any]] = {"default": {}, "tools all": {"tools": ("all",)}, "tools core,stages,drafts": {"tools": ("core", "stages", "drafts")}}
+APART = "Not in the default tools/list"
+
+
+@pytest.mark.parametrize("controls", CONTROLS.values(), ids=list(CONTROLS))
+@pytest.mark.parametrize("step_type", act_tools.STEP_TYPES)
+async def test_every_step_tool_is_in_the_clients_tools_list_or_comes_with_its_arguments(
+    app: AlfredApp, controls: dict[str, Any], step_type: str
+) -> None:
+    app.settings = replace(app.settings, **controls)
+    async with Client(build_server(app)) as client:
+        seen = {tool.name for tool in (await client.list_tools()).tools}
+        await call(client, "turn_start", message="do the thing")
+        await call(client, "turn_submit", role="understand", output={})
+        await call(client, "turn_submit", role="think", output={"goal": "Do it", "decision": "plan_direct", "steps": [
+            {"description": "Do the thing", "step_type": step_type, "subdomain": "recipes"}]})
+        context = (await call(client, "turn_context", full=True))["context"]
+    block = context.split("## Tools for this step\n", 1)[1].split("\n\n", 1)[0]
+    named, _, apart = block.partition(APART)
+    served = HostControls.from_settings(app.settings, CONTRACTS).served
+    for name in act_tools.tools_for_step(step_type, served):
+        in_named = re.search(rf"\b{name}\b", named) is not None
+        assert in_named == (name in seen), (name, block)
+        if name not in seen:
+            assert re.search(rf"\b{name}\(", apart), (name, block)

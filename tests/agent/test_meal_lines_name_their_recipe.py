@@ -1,0 +1,54 @@
+"""A meal's line in a role's context names its recipe (ref and name) or says it has none, so "delete the recipe
+planned for Saturday" can be acted on from the context alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from e2e.helpers import call
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.server.mcp_server import build_server
+
+pytestmark = pytest.mark.anyio
+MEAL_TYPES = ("breakfast", "lunch", "dinner")
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[Client]:
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False, check_results=True))
+    await app.open()
+    async with Client(build_server(app)) as connected:
+        yield connected
+    await app.close()
+
+
+@pytest.mark.parametrize("planned", [(True,), (False,), (True, False, True), (False, False, True)],
+                         ids=lambda planned: "-".join("recipe" if p else "empty" for p in planned))
+async def test_every_meal_line_names_its_recipe_or_says_it_has_none(client: Client, planned: tuple[bool, ...]) -> None:
+    expected: dict[str, str | None] = {}
+    for day, has_recipe in enumerate(planned, start=1):
+        recipe = None
+        if has_recipe:
+            (row,) = (await call(client, "db_create", table="recipes", data={"name": f"Dish number {day}", "servings": 2}))["rows"]
+            recipe = row["id"]
+        (meal,) = (await call(client, "db_create", table="meal_plans", data={
+            "date": f"2030-01-0{day}", "meal_type": MEAL_TYPES[day % 3], "recipe_id": recipe}))["rows"]
+        expected[meal["id"]] = f"{recipe} Dish number {day}" if recipe else None
+    await call(client, "db_read", table="meal_plans")
+    for role in ("understand", "think", "reply"):
+        context = (await call(client, "turn_context", role=role, full=True))["context"] if role != "understand" else (
+            await call(client, "turn_start", message="delete the recipe planned for Saturday"))["next"]["context"]
+        for meal, recipe in expected.items():
+            (line,) = [text for text in context.splitlines() if re.match(rf"- {meal}\b", text)]
+            assert (f"→ {recipe}" in line) if recipe else ("(no recipe)" in line), (role, line)
+        if role == "understand":
+            await call(client, "turn_submit", role="understand", output={})
+            await call(client, "turn_submit", role="think", output={
+                "goal": "Answer", "decision": "plan_direct", "steps": [{"description": "Read meals", "step_type": "read",
+                                                                        "subdomain": "meal_plans"}]})
