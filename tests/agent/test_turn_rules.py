@@ -158,11 +158,12 @@ async def test_quick_mode_answers_only_above_its_confidence_threshold(client: Cl
 
 
 async def test_the_answers_carry_what_the_next_role_needs_and_send_each_thing_once(client: Client) -> None:
-    """turn_start's answer has Understand's instructions and context and every role's output shape; the next
-    turn's has none of what is unchanged; turn_context re-fetches (markers for what was sent, full: true resends)."""
+    """turn_start's answer has Understand's instructions, context and output shape (a role's shape comes the first
+    time it is expected: a turn that ends early pays for no other); the next turn's has none of what is unchanged;
+    turn_context re-fetches (markers for what was sent, full: true resends)."""
     first = (await call(client, "turn_start", message="hello"))["next"]
     assert first["role"] == "understand" and first["instructions"].startswith("# Understand")
-    assert set(first["output_shapes"]) == {"understand", "think", "act", "reply"}
+    assert set(first["output_shapes"]) == {"understand"}
     assert "referenced_refs?: string[]" in first["output_shapes"]["understand"]
     await submit(client, "understand", {"needs_clarification": True, "clarification_questions": ["Which?"]})
     second = (await call(client, "turn_start", message="hello again"))["next"]
@@ -173,6 +174,8 @@ async def test_the_answers_carry_what_the_next_role_needs_and_send_each_thing_on
     full = await call(client, "turn_context", full=True)
     assert "referenced_refs" in full["output_schema"]["properties"] and full["instructions"] == first["instructions"]
     assert "hello again" in full["context"] and "As sent before" not in full["context"]
+    thinking = (await submit(client, "understand", {}))["next"]
+    assert thinking["role"] == "think" and set(thinking["output_shapes"]) == {"think"}
 
 
 async def test_draft_revise_shows_the_revised_draft(client: Client) -> None:

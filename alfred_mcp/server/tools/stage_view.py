@@ -19,7 +19,6 @@ from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.client_memo import ClientMemo, elide_sections
-from alfred_mcp.state.context import ROLES
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.role_outputs import output_schema
 from alfred_mcp.state.schema_text import schema_text
@@ -48,8 +47,9 @@ async def role_view(
     it was not sent yet, and the context without what it has: rows a notice showed (this answer's `notice` or an
     earlier one), sections it has verbatim or as an earlier version (see `elide_sections`), and no heading left
     without content. Instructions already sent are left out, or (`markers`, for turn_context) replaced by a line
-    saying when they were sent. The first answer of a session carries every role's output as a typed signature
-    (`output_shapes`, a third of the JSON Schema's size); turn_context gives the role's JSON Schema
+    saying when they were sent. A role's first answer in a session carries its output as a typed signature
+    (`output_shapes`, a third of the JSON Schema's size; a turn that ends early never pays for the roles it did not
+    reach); turn_context gives the role's JSON Schema
     (`output_schema`) or the turn it was sent. The memo records exactly what this answer sends."""
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
@@ -67,7 +67,7 @@ async def role_view(
     sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
     view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to)
     memo.remember_rows((notice or "").splitlines()[1:], state.turn)
-    schemas = {r: output_schema(r) for r in ((role,) if markers else ROLES)}
+    schemas = {role: output_schema(role)}
     sent_in = {r: _sent_before(memo, f"schema:{r}", json.dumps(schema, sort_keys=True), state.turn, full) for r, schema in schemas.items()}
     if markers:
         view.update({"output_schema": schemas[role]} if sent_in[role] is None else {"output_schema_sent_turn": sent_in[role]})
