@@ -21,6 +21,7 @@ from e2e.conftest import seeded_app
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.contracts import load_contracts
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
 
@@ -54,6 +55,13 @@ class RecordedTurn:
     def staged_only(self) -> bool:
         """Whether the model stayed inside the turn (no plain tool called on the side)."""
         return all(call.tool in STAGE_TOOLS for call in self.calls)
+
+    @property
+    def writes_only_in_turn(self) -> bool:
+        """Whether every change was made inside the turn: a plain tool called on the side only read (readOnlyHint),
+        so the bundled loop, which has no such side calls, can reach the same kitchen."""
+        contracts = load_contracts()
+        return all(call.tool in STAGE_TOOLS or contracts[call.tool].hint("readOnlyHint") for call in self.calls)
 
     @property
     def one_step_read(self) -> bool:
@@ -169,7 +177,7 @@ async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tu
 
 async def replay_through_loop(recording: Recording, folder: Path) -> list[Digest]:
     """The recording's turns through the bundled loop (`chat`'s path), the accepted role outputs as its model;
-    the kitchen's digest after each turn. Only for recordings whose model never stepped outside a turn."""
+    the kitchen's digest after each turn. Only for recordings whose model made every change inside a turn."""
     digests: list[Digest] = []
     async with recorded_kitchen(recording, folder) as app:
         model = ScenarioModel()

@@ -20,6 +20,12 @@ pytestmark = pytest.mark.anyio
 RECORDINGS = load_recordings()
 
 
+def test_at_least_twelve_conversations_are_recorded_each_beside_its_plain_run() -> None:
+    staged = {recording.name for recording in RECORDINGS if not recording.plain}
+    assert len(staged) >= 12, sorted(staged)
+    assert {recording.name.removesuffix(".plain") for recording in RECORDINGS if recording.plain} == staged
+
+
 @pytest.mark.parametrize("recording", RECORDINGS, ids=lambda recording: recording.name)
 async def test_a_recorded_conversation_replays_to_the_same_kitchen(recording: Recording, tmp_path: Path) -> None:
     replayed = await replay(recording, tmp_path)
@@ -30,7 +36,7 @@ async def test_a_recorded_conversation_replays_to_the_same_kitchen(recording: Re
         assert log.bytes <= TURN_BYTES_BUDGET, f"{turn.label}: {log.bytes} bytes"
 
 
-@pytest.mark.parametrize("recording", [r for r in RECORDINGS if all(t.staged_only for t in r.turns)],
+@pytest.mark.parametrize("recording", [r for r in RECORDINGS if not r.plain and all(t.writes_only_in_turn for t in r.turns)],
                          ids=lambda recording: recording.name)
 async def test_a_recorded_conversation_through_the_bundled_loop_reaches_the_same_kitchen(
         recording: Recording, tmp_path: Path) -> None:
