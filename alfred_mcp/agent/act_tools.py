@@ -9,6 +9,7 @@ from typing import Any
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.state.cards import read_card
+from alfred_mcp.state.refs import is_ref
 
 STEP_KEY = "alfred/step"
 """A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
@@ -161,6 +162,26 @@ def touched_refs(result: dict[str, Any]) -> dict[str, str]:
         if isinstance(result.get(key), str):
             touched[result[key]] = result[key]
     return touched
+
+
+def handled_refs(result: dict[str, Any], drafts_saved: Mapping[str, Collection[str]] | None = None) -> dict[str, str]:
+    """What a write's result did to the items of a batch: the rows it touched (`touched_refs`), and each existing
+    row that a row it wrote refers to, mapped to that row (a meal planned with recipe_1, a task for it, a shopping
+    line from it: recipe_1 is handled as meal_3). `drafts_saved` gives, per saved draft, the refs its content names.
+    """
+    handled: dict[str, str] = {}
+    written = [row for key in ("rows", *_ROW_LISTS) if isinstance(result.get(key), list) for row in result[key]]
+    for row in written:
+        own = (row.get("id") or row.get("ref")) if isinstance(row, dict) else None
+        if isinstance(own, str):
+            for key, value in row.items():
+                if key not in ("id", "ref") and is_ref(value):
+                    handled.setdefault(value, own)
+    touched = touched_refs(result)
+    for draft, named in (drafts_saved or {}).items():
+        for ref in named:
+            handled.setdefault(ref, touched.get(draft, draft))
+    return {**handled, **touched}
 
 
 def summarize_result(tool: str, result: dict[str, Any]) -> str:

@@ -387,6 +387,8 @@ class TurnMachine:
         writes = act_tools.is_write(tool, arguments)
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
+        elif writes:  # an existing row is also handled by a row written that refers to it (a meal planned with it)
+            touched = act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched))
         doing = any(item.ref in touched for item in manifest.items)
         if writes and doing and not any(item.status == "completed" for item in manifest.items):
             manifest.action = act_tools.batch_action(tool)  # what the first write that handles an item does to them
