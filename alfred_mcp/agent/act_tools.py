@@ -8,7 +8,7 @@ from typing import Any
 
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
-from alfred_mcp.state.cards import read_card
+from alfred_mcp.state.cards import card_columns, read_card
 from alfred_mcp.state.refs import is_ref
 
 STEP_KEY = "alfred/step"
@@ -219,7 +219,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     a save's items with their saved refs, the rows a removal unlinked; any other result as compact JSON.
     Every cut says so."""
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
-        columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else None
+        columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
         if tool != "db_read" and tool in VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
             card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
@@ -242,6 +242,14 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
     cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
     return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
+
+
+def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:
+    """A write's card shows every column it set (a rating and its notes), after the table's usual ones."""
+    data = arguments.get("data")
+    rows = [data] if isinstance(data, dict) else [row for row in data if isinstance(row, dict)] if isinstance(data, list) else []
+    set_columns = [column for row in rows for column in row]
+    return list(dict.fromkeys([*card_columns(table), *set_columns])) if set_columns else None
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:

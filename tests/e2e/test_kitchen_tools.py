@@ -286,3 +286,22 @@ async def test_a_preview_lists_exactly_what_adding_then_adds_and_writes_nothing(
     assert (added["covered"], added["already_listed"]) == (preview["covered"], preview["already_listed"])
     after = await call(client, "shopping_list_from", preview=True, **source)
     assert after["lines"] == [] and after["already_listed"] and after["message"].startswith("Nothing to add:")
+
+
+@pytest.mark.parametrize("rating", [1, 2, 3, 4, 5])
+async def test_meal_cooked_logs_how_it_went(client: Client, rating: int) -> None:
+    """'I cooked it, they were great': the rating and notes go on the log entry in the same call, and are reported."""
+    soup = await _recipe(client, "Test Soup", 2, [{"name": "quuxleek", "quantity": 1}])
+    result = await call(client, "meal_cooked", recipe=soup, rating=rating, notes="the kids loved it")
+    assert result["rating"] == rating and result["notes"] == "the kids loved it"
+    (log,) = await _rows(client, "cooking_log", id=result["log"])
+    assert (log["rating"], log["notes"]) == (rating, "the kids loved it")
+
+
+@pytest.mark.parametrize(("field", "value"), [("rating", 0), ("rating", 6), ("rating", "great"), ("notes", "x" * 2001), ("notes", 5)])
+async def test_meal_cooked_refuses_a_bad_rating_or_notes_naming_it_and_changes_nothing(client: Client, field: str, value: Any) -> None:
+    soup = await _recipe(client, "Test Stew", 2, [{"name": "quuxleek", "quantity": 1}])
+    before = await _rows(client, "cooking_log")
+    error = await call_error(client, "meal_cooked", recipe=soup, **{field: value})
+    assert field in error.get("field", "") + error.get("message", "")
+    assert await _rows(client, "cooking_log") == before
