@@ -238,7 +238,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
-        return "\n".join([summarize_result(tool, result), *lines])
+        return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
     cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
     return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
