@@ -31,6 +31,7 @@ from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.curation import check_curation_refs
+from alfred_mcp.state.refs import name_refs
 from alfred_mcp.state.reply_check import check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
@@ -473,11 +474,16 @@ class TurnMachine:
 
     def _ask(self, state: TurnState, outcome: str, question: str) -> TurnState:
         state.outcome = outcome  # type: ignore[assignment]
-        state.question = question
-        state.reply = question
+        state.question = name_refs(question, self._person_label)  # the user reads names, never refs
+        state.reply = state.question
         state.stage = "done"
         self._close(state)
         return state
+
+    def _person_label(self, ref: str) -> str | None:
+        """A ref's label as a person reads it: 'Salmon Tacos', 'Fri Mar 6 dinner'."""
+        entry = self.session.registry.get(ref)
+        return entry.label.replace(" [", " ").replace("]", "") if entry is not None and entry.label else None
 
     def _block(self, state: TurnState, reason: str, *, said: str, hint: str = "") -> TurnState:
         """End the turn blocked: `reason` goes on record (status, ledger); the user reads the state's own account,

@@ -105,7 +105,7 @@ class ThinkOutput(_Contract):
     goal: str = Field(max_length=300)
     decision: Literal["plan_direct", "propose", "clarify"]
     steps: list[ThinkStep] = Field(default_factory=list, max_length=MAX_STEPS)
-    proposal_message: str | None = Field(default=None, max_length=2000)
+    proposal_message: str | None = Field(default=None, max_length=2000, description="Shown to the user as written: names, not refs.")
     clarification_questions: list[str] = Field(default_factory=list, max_length=5)
 
     @model_validator(mode="after")
