@@ -118,8 +118,16 @@ def is_write(tool: str, arguments: Mapping[str, Any] | None = None) -> bool:
     return contract is not None and tool_class(contract) == "write" and not (arguments or {}).get("preview")
 
 
-def batch_action(tool: str) -> str:
-    """What a write tool does to the items of a batch it completes: 'saved', 'deleted', 'cooked', ..."""
+_USED_IN = {"meal": "planned", "task": "given a task", "shop": "added to the shopping list", "log": "cooked",
+            "ri": "used in a recipe", "inv": "stocked", "recipe": "varied"}
+"""What an existing item became when a row written refers to it (a meal planned with the recipe: 'planned')."""
+
+
+def batch_action(tool: str, item: str | None = None, result_ref: str | None = None) -> str:
+    """What a write tool does to the items of a batch it completes: 'saved', 'deleted', 'cooked', ...; an existing
+    `item` handled by another row (`result_ref`, a meal naming the recipe) by what that row is: 'planned'."""
+    if item is not None and result_ref is not None and result_ref != item and not item.startswith("gen_"):
+        return _USED_IN.get(result_ref.rsplit("_", 1)[0], VERBS.get(tool, "done"))
     return VERBS.get(tool, "done")
 
 

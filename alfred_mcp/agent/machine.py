@@ -390,9 +390,9 @@ class TurnMachine:
             touched = {}  # reading or revising an item of a write step does not write it
         elif writes:  # an existing row is also handled by a row written that refers to it (a meal planned with it)
             touched = act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched))
-        doing = any(item.ref in touched for item in manifest.items)
+        doing = next((item.ref for item in manifest.items if item.ref in touched), None)
         if writes and doing and not any(item.status == "completed" for item in manifest.items):
-            manifest.action = act_tools.batch_action(tool)  # what the first write that handles an item does to them
+            manifest.action = act_tools.batch_action(tool, doing, touched[doing])  # what the first write that handles an item does to them
         failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         for item in manifest.items:
             if item.status == "completed":

@@ -86,6 +86,8 @@ async def test_a_row_created_that_refers_to_an_item_handles_it(
     manifest = await step_batch(client)
     (done,) = manifest.items
     assert done.status == "completed" and done.result_ref is not None and done.result_ref.startswith(table.entity_type + "_")
+    assert manifest.action != "created"  # recipe_1 was not created: 'planned', 'given a task', ...
+    assert manifest.action == "planned" or table.name != "meal_plans"
 
 
 @pytest.mark.parametrize("tool_name", ["db_update", "db_delete"])
