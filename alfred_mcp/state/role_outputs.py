@@ -95,7 +95,7 @@ class ThinkStep(_Contract):
     description: str = Field(max_length=500, description="What the step does, for the log.")
     step_type: StepType
     subdomain: Subdomain
-    batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Each thing the step must write (or create a row naming); all must be done to complete.")
+    batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Each item the step must write (or write a row naming); none may stay pending.")
     expected_count: int | None = Field(default=None, ge=1, le=MAX_BATCH, description="For a generate step: how many drafts it must produce.")
 
 
@@ -105,7 +105,7 @@ class ThinkOutput(_Contract):
     goal: str = Field(max_length=300)
     decision: Literal["plan_direct", "propose", "clarify"]
     steps: list[ThinkStep] = Field(default_factory=list, max_length=MAX_STEPS)
-    proposal_message: str | None = Field(default=None, max_length=2000, description="Shown to the user as written: names, not refs.")
+    proposal_message: str | None = Field(default=None, max_length=2000)
     clarification_questions: list[str] = Field(default_factory=list, max_length=5)
 
     @model_validator(mode="after")
