@@ -35,13 +35,16 @@ Messages never contain UUIDs, SQL or stack traces; `fields` carries the same fac
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 
 class AlfredError(Exception):
     """Base class: `message` is for people and models, `fields` for programs."""
 
     code = "alfred_error"
+    protocol_slip: ClassVar[bool] = False
+    """A client's slip in driving the protocol (a stage out of order, a role output of the wrong shape): answered
+    as an error, never a fact or failure of the turn (not in its call log)."""
 
     def __init__(self, message: str, **fields: Any) -> None:
         super().__init__(message)
@@ -115,6 +118,7 @@ class UnitMismatchError(InputError):
 
 class RoleOutputError(InputError):
     code = "role_output_invalid"
+    protocol_slip = True
 
 
 class StateError(AlfredError):
@@ -159,6 +163,7 @@ class AllergenError(StateError):
 
 class OutOfOrderError(StateError):
     code = "out_of_order"
+    protocol_slip = True
 
 
 class SessionConflictError(StateError):

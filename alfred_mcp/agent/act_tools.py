@@ -8,7 +8,8 @@ from typing import Any
 
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
-from alfred_mcp.state.cards import CARD_BUDGET, draft_lines, read_card
+from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, read_card
+from alfred_mcp.state.refs import is_ref
 
 STEP_KEY = "alfred/step"
 """A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
@@ -117,8 +118,16 @@ def is_write(tool: str, arguments: Mapping[str, Any] | None = None) -> bool:
     return contract is not None and tool_class(contract) == "write" and not (arguments or {}).get("preview")
 
 
-def batch_action(tool: str) -> str:
-    """What a write tool does to the items of a batch it completes: 'saved', 'deleted', 'cooked', ..."""
+_USED_IN = {"meal": "planned", "task": "given a task", "shop": "added to the shopping list", "log": "cooked",
+            "ri": "used in a recipe", "inv": "stocked", "recipe": "varied"}
+"""What an existing item became when a row written refers to it (a meal planned with the recipe: 'planned')."""
+
+
+def batch_action(tool: str, item: str | None = None, result_ref: str | None = None) -> str:
+    """What a write tool does to the items of a batch it completes: 'saved', 'deleted', 'cooked', ...; an existing
+    `item` handled by another row (`result_ref`, a meal naming the recipe) by what that row is: 'planned'."""
+    if item is not None and result_ref is not None and result_ref != item and not item.startswith("gen_"):
+        return _USED_IN.get(result_ref.rsplit("_", 1)[0], VERBS.get(tool, "done"))
     return VERBS.get(tool, "done")
 
 
@@ -163,6 +172,26 @@ def touched_refs(result: dict[str, Any]) -> dict[str, str]:
     return touched
 
 
+def handled_refs(result: dict[str, Any], drafts_saved: Mapping[str, Collection[str]] | None = None) -> dict[str, str]:
+    """What a write's result did to the items of a batch: the rows it touched (`touched_refs`), and each existing
+    row that a row it wrote refers to, mapped to that row (a meal planned with recipe_1, a task for it, a shopping
+    line from it: recipe_1 is handled as meal_3). `drafts_saved` gives, per saved draft, the refs its content names.
+    """
+    handled: dict[str, str] = {}
+    written = [row for key in ("rows", *_ROW_LISTS) if isinstance(result.get(key), list) for row in result[key]]
+    for row in written:
+        own = (row.get("id") or row.get("ref")) if isinstance(row, dict) else None
+        if isinstance(own, str):
+            for key, value in row.items():
+                if key not in ("id", "ref") and is_ref(value):
+                    handled.setdefault(value, own)
+    touched = touched_refs(result)
+    for draft, named in (drafts_saved or {}).items():
+        for ref in named:
+            handled.setdefault(ref, touched.get(draft, draft))
+    return {**handled, **touched}
+
+
 def summarize_result(tool: str, result: dict[str, Any]) -> str:
     """One line a model can act on: counts and refs, never the whole payload."""
     refs = list(touched_refs(result).values())
@@ -205,7 +234,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     a save's items with their saved refs, the rows a removal unlinked; any other result as compact JSON.
     Every cut says so."""
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
-        columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else None
+        columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
         if tool != "db_read" and tool in VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
             card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
@@ -228,10 +257,18 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
-        return "\n".join([summarize_result(tool, result), *lines])
+        return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
     cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
     return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
+
+
+def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:
+    """A write's card shows every column it set (a rating and its notes), after the table's usual ones."""
+    data = arguments.get("data")
+    rows = [data] if isinstance(data, dict) else [row for row in data if isinstance(row, dict)] if isinstance(data, list) else []
+    set_columns = [column for row in rows for column in row]
+    return list(dict.fromkeys([*card_columns(table), *set_columns])) if set_columns else None
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:

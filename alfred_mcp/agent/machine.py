@@ -32,6 +32,7 @@ from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.curation import check_curation_refs
+from alfred_mcp.state.refs import name_refs
 from alfred_mcp.state.reply_check import check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
@@ -415,9 +416,11 @@ class TurnMachine:
         writes = act_tools.is_write(tool, arguments)
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
-        doing = any(item.ref in touched for item in manifest.items)
+        elif writes:  # an existing row is also handled by a row written that refers to it (a meal planned with it)
+            touched = act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched))
+        doing = next((item.ref for item in manifest.items if item.ref in touched), None)
         if writes and doing and not any(item.status == "completed" for item in manifest.items):
-            manifest.action = act_tools.batch_action(tool)  # what the first write that handles an item does to them
+            manifest.action = act_tools.batch_action(tool, doing, touched[doing])  # what the first write that handles an item does to them
         failed = {i["ref"]: i.get("reason") or "failed" for i in result.get("items", ()) if isinstance(i, dict) and i.get("status") == "failed"}
         for item in manifest.items:
             if item.status == "completed":
@@ -499,11 +502,16 @@ class TurnMachine:
 
     def _ask(self, state: TurnState, outcome: str, question: str) -> TurnState:
         state.outcome = outcome  # type: ignore[assignment]
-        state.question = question
-        state.reply = question
+        state.question = name_refs(question, self._person_label)  # the user reads names, never refs
+        state.reply = state.question
         state.stage = "done"
         self._close(state)
         return state
+
+    def _person_label(self, ref: str) -> str | None:
+        """A ref's label as a person reads it: 'Salmon Tacos', 'Fri Mar 6 dinner'."""
+        entry = self.session.registry.get(ref)
+        return entry.label.replace(" [", " ").replace("]", "") if entry is not None and entry.label else None
 
     def _block(self, state: TurnState, reason: str, *, said: str, hint: str = "") -> TurnState:
         """End the turn blocked: `reason` goes on record (status, ledger); the user reads the state's own account,

@@ -17,8 +17,9 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
     ledger: dict[str, Any] = {
         "turn": state.turn,
         "outcome": state.outcome,
-        "steps_completed": sum(step.status == "completed" for step in state.steps),
-        "steps_total": len(state.steps),
+        # the steps of a plan given up for a re-plan ran too: what they completed counts
+        "steps_completed": sum(step.status == "completed" for step in [*state.superseded_steps, *state.steps]),
+        "steps_total": len(state.superseded_steps) + len(state.steps),
         "tools_called": _tool_counts(calls),
         "entities_created": [], "entities_updated": [], "entities_deleted": [], "entities_unlinked": [], "entities_relinked": [],
         "artifacts_generated": [], "artifacts_saved": [],

@@ -13,7 +13,9 @@ Two strengths, both through `ingredient_words` (case, plurals and punctuation fo
 
 A term that names a taxonomy category ('dairy', 'shellfish', 'mushrooms') matches by the category, with
 its members and excludes, at either strength; any other term also by the other names the ingredient
-catalog gives the same ingredient ('aubergine' is eggplant, 'scallions' green onions). Whatever is the thing also holds it, so a dislike never
+catalog gives the same ingredient ('aubergine' is eggplant, 'scallions' green onions). A free-from variant
+('dairy-free yogurt', 'vegan butter', 'gluten-free pasta') is another item than the plain one (`same_variant`):
+the pantry's Greek yogurt is no dairy-free yogurt. Whatever is the thing also holds it, so a dislike never
 catches what the same word as an allergy would not. Pure and deterministic.
 """
 
@@ -39,6 +41,31 @@ MEASURE_WORDS = FORM_WORDS | frozenset({
 """Words that, before 'of', measure the thing after it ('cloves of garlic', 'a can of tomatoes')."""
 _HEAD_ENDS = re.compile(r"[,(;\[]|\s[-–—]\s")
 _ALTERNATIVES = re.compile(r"\s+(?:and|or|&)\s+|/|\+", re.IGNORECASE)
+
+
+_FREE_FROM = re.compile(
+    r"\b(?:(?P<free>dairy|gluten|egg|nut|peanut|lactose|soy|wheat|milk)[\s-]*free|(?P<non>non)[\s-]*dairy|(?P<vegan>vegan|plant[\s-]*based))\b",
+    re.IGNORECASE,
+)
+_SAME_FREEDOM = {"milk": "dairy", "non": "dairy"}
+
+
+def free_from_marks(name: str) -> frozenset[str]:
+    """What a name says its item is made without: 'dairy-free yogurt' and 'non-dairy yogurt' -> {'dairy-free'},
+    'vegan butter' -> {'vegan'}. Such a variant is another item than the plain one ('Greek yogurt')."""
+    marks = set()
+    for found in _FREE_FROM.finditer(name):
+        if found.group("vegan"):
+            marks.add("vegan")
+        else:
+            kind = (found.group("free") or found.group("non")).lower()
+            marks.add(f"{_SAME_FREEDOM.get(kind, kind)}-free")
+    return frozenset(marks)
+
+
+def same_variant(name: str, other: str) -> bool:
+    """Whether two names of one ingredient are the same variant: both plain, or free from the same things."""
+    return free_from_marks(name) == free_from_marks(other)
 
 
 def holds_words(name: str, term: str) -> bool:

@@ -31,8 +31,11 @@ class Cooked:
     not_deducted: list[dict[str, Any]] = field(default_factory=list)
 
 
-async def cook(work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None) -> Cooked:
-    """Deduct the recipe's ingredients (scaled to `servings`, or the meal's) and write a cooking log entry."""
+async def cook(
+    work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None, rating: int | None = None, notes: str | None = None
+) -> Cooked:
+    """Deduct the recipe's ingredients (scaled to `servings`, or the meal's) and write a cooking log entry (with the
+    `rating` and `notes` given)."""
     meal_row = await _meal(work, meal) if meal else None
     recipe_ref = recipe or (meal_row or {}).get("recipe_ref")
     if recipe_ref is None:
@@ -50,7 +53,7 @@ async def cook(work: UnitOfWork, *, recipe: str | None, meal: str | None, servin
             await work.store.update(INVENTORY, Where(all_of=(Filter("id", "eq", row["id"]),)), {"quantity": round(left, 4)},
                                     user_id=work.user_id)
         await _name_rows(work, outcome, [row for row, _ in changes.values()])
-        outcome.log = await _log(work, loaded, servings, meal_row)
+        outcome.log = await _log(work, loaded, servings, meal_row, {"rating": rating, "notes": notes})
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_cooked", table="inventory", action="updated",
                                         refs=[line["ref"] for line in outcome.deducted], count=len(outcome.deducted)))
     # the cook itself is a fact of the turn too: a reply saying it was logged is backed by it
@@ -99,8 +102,10 @@ async def _name_rows(work: UnitOfWork, outcome: Cooked, rows: list[Row]) -> None
         line["ref"] = ref_of[line.pop("row_id")]
 
 
-async def _log(work: UnitOfWork, recipe: RecipeRows, servings: int | None, meal: dict[str, Any] | None) -> str:
-    row: Row = {"recipe_id": recipe.recipe["id"], "servings": servings}
+async def _log(
+    work: UnitOfWork, recipe: RecipeRows, servings: int | None, meal: dict[str, Any] | None, how_it_went: dict[str, Any]
+) -> str:
+    row: Row = {"recipe_id": recipe.recipe["id"], "servings": servings, **{k: v for k, v in how_it_went.items() if v is not None}}
     if meal is not None:
         row["from_meal_plan_id"] = meal["id"]
     inserted = await work.store.insert(COOKING_LOG, [row], user_id=work.user_id)

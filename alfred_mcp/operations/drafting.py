@@ -8,7 +8,7 @@ batch manifest (`state/batch.py`, document BATCHES).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -181,6 +181,16 @@ def load_drafts(session: Session, refs: Sequence[str], *, pending: bool = False)
         for index, draft in enumerate(drafts):
             ensure_pending(draft, f"refs[{index}]")
     return drafts
+
+
+def saved_drafts_references(session: Session, refs: Iterable[str]) -> dict[str, list[str]]:
+    """For each saved draft among `refs`, the refs its content names (a meal draft's recipe, a task's meal)."""
+    named: dict[str, list[str]] = {}
+    for ref in refs:
+        draft = session.read(DRAFTS.at(ref)) if ref.startswith("gen_") else None
+        if isinstance(draft, Draft) and draft.status == "saved":
+            named[ref] = [named_ref for _, _, named_ref in draft_refs(draft.parsed())]
+    return named
 
 
 def list_drafts(session: Session, *, include_done: bool = False) -> list[Draft]:

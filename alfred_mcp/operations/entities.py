@@ -2,7 +2,8 @@
 entities from the kitchen, and the resolver that maps a user's words to refs over both.
 
 Background rows are the kitchen's recent recipes, the meals planned next, recipes whose names
-hold the goal's required ingredients, and recipes named by the words of the message. They get
+hold the goal's required ingredients, and the rows of every table people name (recipes, pantry and
+shopping items, tasks) named by the words of the message. They get
 refs the way foreign-key targets do ('linked': known, not pulled into the working set), so a
 model can name them and the resolver can answer with them.
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, OrderBy, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, Table, row_label
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, TABLES, Table, row_label
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.drafting import pending_draft_views
 from alfred_mcp.operations.understanding import compiled_constraints, curation_of
@@ -33,6 +34,12 @@ from alfred_mcp.store.base import Row
 MAX_BACKGROUND = 12
 PER_SOURCE = 4
 MAX_MESSAGE_WORDS = 4
+NAMED_TABLES = tuple(
+    table for table in TABLES.values()
+    if table.user_owned and len(table.label_columns) == 1 and table.column(table.label_columns[0]).type == "text"
+    and not any(column.fk is not None and column.fk.on_delete == "cascade" for column in table.fk_columns)
+)
+"""Tables whose rows people name (recipes, pantry and shopping items, tasks), not the lines of another row."""
 
 
 def active_candidates(work: UnitOfWork) -> list[Candidate]:
@@ -55,7 +62,9 @@ async def background_candidates(work: UnitOfWork, message: str | None, *, today:
     found: dict[str, Candidate] = {}
     skip = set(active)
     for word in _message_words(message):
-        await _add(work, found, skip, RECIPES, Where(all_of=(Filter("name", "ilike", f"%{word}%"),)), f"name has: {word}")
+        for table in NAMED_TABLES:  # 'the eggs' may be the pantry's, the shopping list's or a recipe's
+            (column,) = table.label_columns
+            await _add(work, found, skip, table, Where(all_of=(Filter(column, "ilike", f"%{word}%"),)), f"{column} has: {word}")
     constraints = await compiled_constraints(work)
     for item in constraints.must_include[:3]:
         await _add(work, found, skip, RECIPES, Where(all_of=(Filter("name", "ilike", f"%{item.value}%"),)), f"contains: {item.value}")
@@ -147,7 +156,7 @@ async def _planned_recipes(work: UnitOfWork, plan_refs: Sequence[str]) -> list[s
 
 
 def _message_words(message: str | None) -> list[str]:
-    words = [w for w in ingredient_words(message or "") if len(w) >= 4 and w not in STOP_WORDS and not w.isdigit()]
+    words = [w for w in ingredient_words(message or "") if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()]
     return list(dict.fromkeys(words))[:MAX_MESSAGE_WORDS]
 
 
@@ -157,7 +166,8 @@ async def _add(
 ) -> None:
     if len(found) >= MAX_BACKGROUND:
         return
-    columns = ("id", *table.label_columns, "updated_at") if table is RECIPES else ("id", *table.label_columns, "recipe_id")
+    extra = ("updated_at",) if table is RECIPES else tuple(c.name for c in table.fk_columns if c.name == "recipe_id")
+    columns = ("id", *table.label_columns, *extra)
     rows = await work.store.select(table, Query(where=where, columns=columns, order_by=order, limit=limit),
                                    user_id=work.user_id)
     for row in rows:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
-from alfred_mcp.kitchen.ingredient_match import holds_words, term_matches
+from alfred_mcp.kitchen.ingredient_match import free_from_marks, holds_words, term_matches
 from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
@@ -341,21 +341,35 @@ class Coverage:
 
 def pantry_coverage(ingredients: Sequence[Row], pantry: Sequence[Row]) -> Coverage:
     """Required ingredients found in the pantry, by catalog ingredient or by name words."""
-    catalog_ids = {item["ingredient_id"] for item in pantry if item.get("ingredient_id")}
-    pantry_words = [ingredient_words(item["name"]) for item in pantry]
+    catalog_ids = _catalog_ids(pantry)
+    pantry_words = _pantry_words(pantry)
     required = [part for part in ingredients if not part.get("is_optional")]
     missing = tuple(part["name"] for part in required if not _in_pantry(part, catalog_ids, pantry_words))
     return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
 
 
-def _in_pantry(part: Row, catalog_ids: set[str], pantry_words: list[tuple[str, ...]]) -> bool:
-    if part.get("ingredient_id") and part["ingredient_id"] in catalog_ids:
+_PantryWords = list[tuple[tuple[str, ...], frozenset[str]]]
+
+
+def _catalog_ids(pantry: Sequence[Row]) -> set[tuple[str, frozenset[str]]]:
+    """The pantry's catalog ingredients, each with its variant ('dairy-free' yogurt is not yogurt)."""
+    return {(item["ingredient_id"], free_from_marks(item["name"])) for item in pantry if item.get("ingredient_id")}
+
+
+def _pantry_words(pantry: Sequence[Row]) -> _PantryWords:
+    return [(ingredient_words(item["name"]), free_from_marks(item["name"])) for item in pantry]
+
+
+def _in_pantry(part: Row, catalog_ids: set[tuple[str, frozenset[str]]], pantry_words: _PantryWords) -> bool:
+    variant = free_from_marks(part["name"])
+    if part.get("ingredient_id") and (part["ingredient_id"], variant) in catalog_ids:
         return True
     wanted = ingredient_words(part["name"])
     size = len(wanted)
     # A pantry item covers an ingredient whose words it holds ('baby spinach' covers 'spinach'),
-    # never the reverse ('milk' must not cover 'coconut milk').
-    return size > 0 and any(words[i : i + size] == wanted for words in pantry_words for i in range(len(words) - size + 1))
+    # never the reverse ('milk' must not cover 'coconut milk'), and only in its variant ('vegan butter' is no butter).
+    return size > 0 and any(words[i : i + size] == wanted for words, marks in pantry_words if marks == variant
+                            for i in range(len(words) - size + 1))
 
 
 def rank_by_coverage(candidates: Iterable[tuple[Candidate, Coverage]]) -> list[tuple[Candidate, Coverage]]:
@@ -403,8 +417,8 @@ class _Stocked:
     """The pantry as coverage asks it: by catalog id, or by the words of each ingredient name (memoized)."""
 
     def __init__(self, pantry: Sequence[Row], index: RecipeIndex) -> None:
-        self._catalog_ids = {item["ingredient_id"] for item in pantry if item.get("ingredient_id")}
-        self._words = [ingredient_words(item["name"]) for item in pantry]
+        self._catalog_ids = _catalog_ids(pantry)
+        self._words = _pantry_words(pantry)
         self._index = index
         self._by_name: dict[str, bool] = {}
         """The index's pantry answers as this query has asked them (one lookup per name, not per line)."""
@@ -415,7 +429,7 @@ class _Stocked:
         return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
 
     def _holds(self, part: Row) -> bool:
-        if part.get("ingredient_id") and part["ingredient_id"] in self._catalog_ids:
+        if part.get("ingredient_id") and (part["ingredient_id"], free_from_marks(part["name"])) in self._catalog_ids:
             return True
         name = part["name"]
         found = self._by_name.get(name)

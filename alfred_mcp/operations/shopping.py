@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import Amount, convert_for, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, sensible, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -262,7 +262,7 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         return (0.0 if have > 0 or apart else None), None
     missing = need.quantity - have
     if missing > EPSILON and apart:
-        wanted = to_buy(need.amount(missing), need.name).text
+        wanted = sensible(need.amount(missing), need.name).text  # as recipes_scale says it, not rounded up to buy
         return 0.0, f"the pantry has {', '.join(apart)}: not comparable with {wanted}; check there is enough"
     return missing, None
 

@@ -164,7 +164,7 @@ async def unit_of_work(
                 await work._end(error)
                 raise
     except AlfredError as error:
-        if scope.log_refusals:
+        if scope.log_refusals and not error.protocol_slip:
             await _log_refusal(sessions, store, user_id, session_name, scope, error)
         raise
 

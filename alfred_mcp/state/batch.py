@@ -235,7 +235,8 @@ class BatchManifest:
         if pending:
             raise BatchIncompleteError(
                 f"Step {self.step} cannot complete: {len(pending)} of {len(self.items)} items are still pending "
-                f"({', '.join(pending)}). Finish each one, or mark it failed or skipped with a reason.",
+                f"({', '.join(pending)}). A write in this step handles an item by saving, updating or deleting it, or by "
+                f"creating a row that refers to it (a meal planned with it); or skip it with a reason (batch_skip).",
                 step=self.step, pending=pending,
             )
         failed = self.failed()

@@ -89,6 +89,11 @@ def _rest(table: str, rows: Sequence[Mapping[str, Any]], room: int) -> str:
     return text
 
 
+def card_columns(table: str) -> tuple[str, ...]:
+    """The columns a card of `table` shows when none are asked for."""
+    return CARD_COLUMNS.get(table, ())[:MAX_COLUMNS]
+
+
 def _columns(table: str, rows: Sequence[Mapping[str, Any]], asked: Sequence[str] | None) -> tuple[str, ...]:
     present = set().union(*(row.keys() for row in rows)) | {"total_minutes"}
     label = set(TABLES[table].label_columns) if table in TABLES else set()

@@ -7,10 +7,12 @@ refs; ordinals such as "the second one") and matches each against the candidates
 whole words with plurals folded, or by ingredient category ("the fish one" finds "Lemon Cod").
 
 One active match resolves with high confidence; no active but one background match, medium;
-several matches are candidates to ask about (low), unless exactly one of them is the conversation's
-own (created, saved, planned or imported in it): that one wins. A run made only of category words
+several matches are candidates to ask about (low: from every kind of thing that has the name, within a
+kind the closest tier), unless exactly one of them is the conversation's own (created, saved, planned
+or imported in it): that one wins. A run made only of category words
 ("the fish one") is a filter, never a single-entity answer: its matches are candidates. Ordinals
-("the first one") count in the last list the user was shown; "it" / "that one" is the single thing
+("the first one"; "the first two", "the last three", "both", "all three": one mention per ref) count
+in the last list the user was shown; "it" / "that one" is the single thing
 of the previous turn. None of these, unresolved. Same inputs, same answer.
 """
 
@@ -43,6 +45,8 @@ _TYPE_WORDS = {"recipe": "recipe", "dish": "recipe", "meal": "meal", "plan": "me
                "item": None}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
              "fifth": 5, "5th": 5, "last": -1, "latter": -1, "former": 1}
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+"""Counts after 'the first', 'the last' or 'all' ('the first two', 'all three'); digits count as well."""
 _SEPARATORS = frozenset({"and", "or", "but", "plus", "then", "also", "not", "no"})
 _CUES = frozenset({"the", "that", "this", "those", "these", "my", "your", "our"})
 
@@ -97,7 +101,8 @@ class Mention:
                     "(ambiguous: pick by the conversation or ask which one)")
         if self.candidates:
             listed = "; ".join(f"{c.ref} {c.label} ({c.tier})" for c in self.candidates)
-            return f'- "{self.text}" → {len(self.candidates)} candidates: {listed} (low: pick by the conversation or ask)'
+            count = f"{len(self.candidates)} candidate{'s' if len(self.candidates) > 1 else ''}"
+            return f'- "{self.text}" → {count}: {listed} (low: pick by the conversation or ask)'
         return f'- "{self.text}" → nothing in the session or the kitchen matches'
 
 
@@ -141,7 +146,7 @@ def _runs(tokens: Sequence[str]) -> list[tuple[tuple[str, ...], bool]]:
     current: list[str] = []
     start = 0
     for index, token in enumerate([*tokens, "."]):
-        if token in STOP_WORDS or token in _SEPARATORS or token in _ORDINALS or token.isdigit() or token == ".":
+        if token in STOP_WORDS or token in _SEPARATORS or token in _ORDINALS or token in _COUNTS or token.isdigit() or token == ".":
             if current:
                 runs.append((tuple(current), _refers(tokens, start, index)))
             current = []
@@ -171,25 +176,52 @@ def _explicit_refs(text: str, pool: Sequence[Candidate]) -> list[Mention]:
 
 def _ordinals(tokens: Sequence[str], pool: Sequence[Candidate], shown: Sequence[str] = ()) -> list[Mention]:
     """'the second one': the n-th entity of the last list shown, in its order (else of the latest group the
-    session touched, in ref order). Only a noun right after the ordinal narrows the list ('the first recipe';
-    'plan the first one' still counts in a list of recipes). A position whose ref is no longer a candidate is
-    unresolved, never shifted onto the next row."""
+    session touched, in ref order); 'the first two', 'the last three': that many from its start or end; 'both' and
+    'all three': the whole list when it has that many. Only a noun right after the words narrows the list ('the
+    first recipe'; 'plan the first one' still counts in a list of recipes). A position whose ref is no longer a
+    candidate is unresolved, never shifted onto the next row."""
     mentions = []
     for at, word in enumerate(tokens):
-        if word not in _ORDINALS:
+        count = _count(tokens, at + 1)
+        if word not in _ORDINALS and word != "both" and not (word == "all" and count):
             continue
-        noun = _TYPE_WORDS.get(tokens[at + 1]) if at + 1 < len(tokens) else None
+        after = at + (2 if count else 1)
+        noun = _TYPE_WORDS.get(tokens[after]) if after < len(tokens) else None
         group = _ordered_group([c for c in pool if noun is None or c.entity_type == noun], shown)
-        index = _ORDINALS[word]
-        position = index - 1 if index > 0 else len(group) + index
-        if not 0 <= position < len(group):
+        text = " ".join(["the" if word in _ORDINALS else "", word, *([tokens[at + 1]] if count else [])]).strip()
+        positions = _positions(word, count, len(group))
+        if not positions or not all(0 <= p < len(group) for p in positions):
             continue
-        chosen = group[position]
-        if chosen is None:
-            mentions.append(Mention(text=f"the {word}", resolution="unresolved", confidence="low"))
-        else:
-            mentions.append(Mention(text=f"the {word}", resolution="fuzzy", confidence="medium", ref=chosen.ref, candidates=(chosen,)))
+        for position in positions:
+            chosen = group[position]
+            if chosen is None:
+                mentions.append(Mention(text=text, resolution="unresolved", confidence="low"))
+            else:
+                mentions.append(Mention(text=text, resolution="fuzzy", confidence="medium", ref=chosen.ref, candidates=(chosen,)))
     return mentions
+
+
+def _positions(word: str, count: int | None, size: int) -> list[int]:
+    """Where in a list of `size` 'the second', 'the first two', 'the last three', 'both' or 'all three' point."""
+    if word in ("both", "all"):
+        wanted = count or 2
+        return list(range(wanted)) if size == wanted else []
+    if count is None:
+        index = _ORDINALS[word]
+        return [index - 1 if index > 0 else size + index]
+    if word == "first":
+        return list(range(count))
+    if word == "last":
+        return list(range(size - count, size))
+    return []
+
+
+def _count(tokens: Sequence[str], at: int) -> int | None:
+    """The count word or digit at `at` ('two', '3'), if any."""
+    if at >= len(tokens):
+        return None
+    token = tokens[at]
+    return _COUNTS.get(token) or (int(token) if token.isdigit() and 1 < int(token) <= MAX_CANDIDATES else None)
 
 
 def _ordered_group(pool: Sequence[Candidate], shown: Sequence[str]) -> list[Candidate | None]:
@@ -252,8 +284,18 @@ def _match_run(run: tuple[str, ...], pool: Sequence[Candidate], taxonomy: Taxono
             return Mention(text, "exact" if exact else "fuzzy", "high", active[0].ref, (active[0],))
         if not own and not active and len(background) == 1:
             return Mention(text, "fuzzy", "medium", background[0].ref, (background[0],))
-    ordered = sorted(own or active or background, key=lambda c: (-c.turn, _ref_key(c.ref)))
+    ordered = sorted(_closest_per_kind(matches), key=lambda c: (not c.own, c.tier != "active", -c.turn, _ref_key(c.ref)))
     return Mention(text, "ambiguous", "low", None, tuple(ordered[:MAX_CANDIDATES]))
+
+
+def _closest_per_kind(matches: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates from every kind of thing that has the name (the pantry's eggs and the shopping list's); within
+    a kind, the conversation's own, else those in view, else the kitchen's."""
+    closest: list[Candidate] = []
+    for kind in dict.fromkeys(c.entity_type for c in matches):
+        same = [c for c in matches if c.entity_type == kind]
+        closest += [c for c in same if c.own] or [c for c in same if c.tier == "active"] or same
+    return closest
 
 
 def _score(run: tuple[str, ...], label: str, taxonomy: Taxonomy) -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """Ingredients against the pantry: what a plan needs in total, what is missing, what a cooked meal uses up.
 
 Pure arithmetic over rows. The same ingredient is recognised by its catalog ingredient, else by its
-name with plurals folded ('Eggs' = 'egg'). Amounts add up within a dimension (g + kg, tsp + cup) and
+name with plurals folded ('Eggs' = 'egg'), and only in the same variant ('dairy-free yogurt' is not yogurt). Amounts add up within a dimension (g + kg, tsp + cup) and
 stay apart across dimensions (cups and grams of flour are two needs: no density is assumed).
 """
 
@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from alfred_mcp.kitchen.ingredient_match import free_from_marks, same_variant
 from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convert_for, dimension, ingredient_text, sensible
 from alfred_mcp.state.compiler import folded_words
 
@@ -54,12 +55,12 @@ class Need:
 
 def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
     """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient and dimension; optional ones left out."""
-    merged: dict[tuple[str, str], Need] = {}
+    merged: dict[tuple[str, str, frozenset[str]], Need] = {}
     for recipe_ref, row, factor in uses:
         if row.get("is_optional"):
             continue
         unit = row.get("unit")
-        key = (str(row.get("ingredient_id") or name_key(row["name"])), dimension(unit))
+        key = (str(row.get("ingredient_id") or name_key(row["name"])), dimension(unit), free_from_marks(row["name"]))
         quantity = None if row.get("quantity") is None else convert(float(row["quantity"]) * factor, unit, base_unit(unit))
         need = merged.get(key)
         if need is None:
@@ -85,10 +86,11 @@ class Stock:
             self._by_name.setdefault(name_key(str(row.get("name") or "")), []).append(row)
 
     def matching(self, name: str, ingredient_id: str | None) -> list[Row]:
-        """Rows of the same ingredient: by catalog ingredient when it has one, plus rows of the same name."""
+        """Rows of the same ingredient and variant: by catalog ingredient when it has one, plus rows of the same name
+        ('dairy-free yogurt' is not the pantry's Greek yogurt)."""
         found = list(self._by_id.get(str(ingredient_id), [])) if ingredient_id else []
         found += [row for row in self._by_name.get(name_key(name), []) if row not in found]
-        return found
+        return [row for row in found if same_variant(str(row.get("name") or ""), name)]
 
 
 def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:

@@ -90,12 +90,12 @@ class BatchEntry(_Contract):
 
 
 class ThinkStep(_Contract):
-    """One step of the plan; a step over several existing items names them in `batch`."""
+    """One step of the plan; what it must write item by item is listed in `batch`."""
 
     description: str = Field(max_length=500, description="What the step does, for the log.")
     step_type: StepType
     subdomain: Subdomain
-    batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Every existing item the step must handle; it cannot complete while any is pending.")
+    batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Each item the step must write (or write a row naming); none may stay pending.")
     expected_count: int | None = Field(default=None, ge=1, le=MAX_BATCH, description="For a generate step: how many drafts it must produce.")
 
 

@@ -16,9 +16,11 @@ from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.runner import KITCHEN_HANDLERS, tool_runner
 from alfred_mcp.server.toolsets import HostControls
+from alfred_mcp.state.cards import card_columns
 
 pytestmark = pytest.mark.anyio
 CONTRACTS = load_contracts()
@@ -154,3 +156,22 @@ def test_a_preview_call_of_a_write_tool_writes_nothing_so_completes_no_write_ste
     assert act_tools.is_write(tool, {}) and not act_tools.is_write(tool, {"preview": True})
     summary = act_tools.summarize_result(tool, {"lines": [{"name": "leeks", "action": "added"}], "preview": True})
     assert summary == f"{tool}: 1 to add (a preview: nothing written)"
+
+
+_SET_VALUES = {"text": "set by the call", "text[]": ["set"], "numeric": 2.5, "int": 3, "bool": True, "date": "2026-03-02",
+               "timestamp": "2026-03-02T10:00:00Z"}
+_SET_COLUMNS = [(table, column) for table in TABLES.values() for column in table.writable_columns
+                if column.name not in table.label_columns]
+
+
+@pytest.mark.parametrize("tool", ["db_create", "db_update"])
+@pytest.mark.parametrize(("table", "column"), _SET_COLUMNS, ids=[f"{t.name}.{c.name}" for t, c in _SET_COLUMNS])
+def test_a_writes_notice_shows_every_column_it_set(tool: str, table: Any, column: Any) -> None:
+    """db_update set rating=5 and notes: Act's notice shows both, whatever the table's usual card columns are."""
+    value = f"{TABLES[column.fk.table].entity_type}_2" if column.fk is not None else (
+        column.enum[-1] if column.enum else _SET_VALUES[column.type])
+    others = {name: "usual" for name in card_columns(table.name)}
+    row = {"id": f"{table.entity_type}_1", **others, column.name: value}
+    card = act_tools.result_card(tool, {"table": table.name, "data": {column.name: value}},
+                                 {"table": table.name, "rows": [row]})
+    assert f"{column.name}=" in card, card

@@ -304,3 +304,45 @@ async def test_meal_cooked_says_left_what_the_pantry_then_holds(
     for line in cooked["deducted"]:  # the demo pantry may hold some too: every row deducted says what it holds
         (stock,) = await _rows(client, "inventory", id=line["ref"])
         assert read_back(line["left"], stock["name"], stock["unit"]) == pytest.approx(stock["quantity"], rel=1e-3, abs=1e-3), line
+
+
+@pytest.mark.parametrize("rating", [1, 2, 3, 4, 5])
+async def test_meal_cooked_logs_how_it_went(client: Client, rating: int) -> None:
+    """'I cooked it, they were great': the rating and notes go on the log entry in the same call, and are reported."""
+    soup = await _recipe(client, "Test Soup", 2, [{"name": "quuxleek", "quantity": 1}])
+    result = await call(client, "meal_cooked", recipe=soup, rating=rating, notes="the kids loved it")
+    assert result["rating"] == rating and result["notes"] == "the kids loved it"
+    (log,) = await _rows(client, "cooking_log", id=result["log"])
+    assert (log["rating"], log["notes"]) == (rating, "the kids loved it")
+
+
+@pytest.mark.parametrize(("field", "value"), [("rating", 0), ("rating", 6), ("rating", "great"), ("notes", "x" * 2001), ("notes", 5)])
+async def test_meal_cooked_refuses_a_bad_rating_or_notes_naming_it_and_changes_nothing(client: Client, field: str, value: Any) -> None:
+    soup = await _recipe(client, "Test Stew", 2, [{"name": "quuxleek", "quantity": 1}])
+    before = await _rows(client, "cooking_log")
+    error = await call_error(client, "meal_cooked", recipe=soup, **{field: value})
+    assert field in error.get("field", "") + error.get("message", "")
+    assert await _rows(client, "cooking_log") == before
+
+
+@pytest.mark.parametrize(("quantity", "unit"), [(3, "tbsp"), (0.25, "cup"), (1, "tsp"), (0.75, "cup"), (2, "tbsp"), (100, "ml")])
+@pytest.mark.parametrize("servings", [3, 4, 6])
+async def test_the_shopping_note_says_the_amount_as_recipes_scale_does(client: Client, quantity: float, unit: str, servings: int) -> None:
+    """Olive oil for 6 was '1/4 cup + 2 tbsp' in recipes_scale and '1/2 cup' (rounded up to buy) in the pantry note."""
+    dressing = await _recipe(client, f"Test Dressing {quantity} {unit}", 2, [{"name": "quuxoil", "quantity": quantity, "unit": unit}])
+    await _pantry(client, ("quuxoil", 1, "bottle"))
+    scaled = (await call(client, "recipes_scale", recipe=dressing, servings=servings))["ingredients"][0]
+    (covered,) = (await call(client, "shopping_list_from", recipes=[dressing],
+                             servings={dressing: servings}, preview=True))["covered"]
+    wanted = covered["note"].split("not comparable with ", 1)[1].split(";", 1)[0]
+    assert scaled["text"] == f"{wanted} quuxoil"
+
+
+@pytest.mark.parametrize("variant", ["dairy-free yogurt", "vegan yogurt", "non-dairy yogurt"])
+async def test_meal_cooked_never_takes_the_plain_item_for_a_free_from_one(client: Client, variant: str) -> None:
+    """'dairy-free yogurt' was matched to the pantry's Greek yogurt ('only as 24 oz, which does not convert')."""
+    bowl = await _recipe(client, f"Test Bowl {variant}", 2, [{"name": variant, "quantity": 1, "unit": "cup"}])
+    (greek,) = await _pantry(client, ("Greek yogurt", 24, "oz"))
+    result = await call(client, "meal_cooked", recipe=bowl)
+    assert result["deducted"] == [] and result["not_deducted"][0]["reason"] == "not in the pantry"
+    assert (await _rows(client, "inventory", id=greek))[0]["quantity"] == 24

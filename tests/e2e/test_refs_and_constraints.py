@@ -18,6 +18,7 @@ from mcp import Client
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.operations.entities import NAMED_TABLES
 from alfred_mcp.server.dispatch import ERROR_META
 from alfred_mcp.server.mcp_server import AlfredServer
 
@@ -280,3 +281,17 @@ async def test_the_occasion_done_ends_the_guests_allergies(client: Client, app: 
     assert done["constraints"]["guest_allergies"] == [] and done["constraints"]["occasion"] is None
     assert "error" not in await write_shopping(client, None)
     assert "shrimp" in await names(app, "shopping_list")
+
+
+async def test_a_name_is_looked_up_in_every_table_people_name(client: Client) -> None:
+    """'the quuxberries': a recipe, a pantry item, a shopping line and a task of that name, none seen in this session,
+    are each a candidate (egg: the pantry's eggs were left out when only recipes were searched)."""
+    other = (await call(client, "session_start"))["session"]
+    for table in NAMED_TABLES:
+        (column,) = table.label_columns
+        required = [c for c in table.writable_columns if c.required_on_create and c.name != column]
+        row = {column: "quuxberry", **{c.name: c.enum[0] if c.enum else {"int": 2, "numeric": 2}.get(c.type, "x") for c in required}}
+        await call(client, "db_create", table=table.name, data=row, session=other)
+    (mention,) = (await call(client, "entity_resolve", text="the quuxberries"))["mentions"]
+    kinds = {candidate["ref"].rsplit("_", 1)[0] for candidate in mention["candidates"]}
+    assert mention["ref"] is None and kinds == {table.entity_type for table in NAMED_TABLES}

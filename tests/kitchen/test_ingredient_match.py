@@ -14,9 +14,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.allergens import allergen_of
-from alfred_mcp.kitchen.ingredient_match import heads_with, holds_words, is_disliked, spellings, term_matches
+from alfred_mcp.kitchen.ingredient_match import (
+    free_from_marks,
+    heads_with,
+    holds_words,
+    is_disliked,
+    same_variant,
+    spellings,
+    term_matches,
+)
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words
+from alfred_mcp.operations.search import pantry_coverage
+from alfred_mcp.state.pantry import Stock, needs_of
 
 TAXONOMY = default_taxonomy()
 CATALOG = demo_kitchen(date(2026, 1, 12)).catalog
@@ -129,3 +139,28 @@ def test_every_name_the_catalog_gives_one_ingredient_matches_it_both_ways() -> N
     assert missed == []
     assert is_disliked("grilled eggplant", ("aubergine",), TAXONOMY) == "aubergine"
     assert allergen_of("eggplant parmesan", ["aubergine"]) == "aubergine"
+
+
+_FREE_FROM_SPELLINGS = [("dairy-free", "dairy-free"), ("Dairy Free", "dairy-free"), ("non-dairy", "dairy-free"),
+                        ("milk-free", "dairy-free"), ("vegan", "vegan"), ("plant-based", "vegan"),
+                        ("gluten-free", "gluten-free"), ("egg-free", "egg-free"), ("lactose free", "lactose-free")]
+_PLAIN_ITEMS = ["Greek yogurt", "yogurt", "butter", "cheddar cheese", "pasta", "bread", "mayonnaise", "milk"]
+
+
+@pytest.mark.parametrize(("spelling", "mark"), _FREE_FROM_SPELLINGS)
+@pytest.mark.parametrize("item", _PLAIN_ITEMS)
+def test_a_free_from_variant_is_not_the_plain_item(spelling: str, mark: str, item: str) -> None:
+    """'dairy-free yogurt' is not the pantry's Greek yogurt; two spellings of one freedom are the same variant."""
+    variant = f"{spelling} {item}"
+    assert free_from_marks(variant) == {mark} and free_from_marks(item) == frozenset()
+    assert not same_variant(variant, item) and same_variant(variant, f"{mark} {item}")
+    pantry = Stock([{"id": "1", "name": item, "ingredient_id": "ing_1", "quantity": 1, "unit": "cup"},
+                    {"id": "2", "name": f"{mark} {item}", "ingredient_id": "ing_1", "quantity": 1, "unit": "cup"}])
+    assert [row["id"] for row in pantry.matching(variant, "ing_1")] == ["2"]
+    assert [row["id"] for row in pantry.matching(item, "ing_1")] == ["1"]
+    rows = [{"name": variant, "ingredient_id": "ing_1", "quantity": 1, "unit": "cup"},
+            {"name": item, "ingredient_id": "ing_1", "quantity": 1, "unit": "cup"}]
+    assert len(needs_of(("recipe_1", row, 1.0) for row in rows)) == 2  # never summed into one need
+    for linked in ("ing_1", None):  # what can I cook: neither covers the other, by catalog link or by words
+        assert pantry_coverage([{"name": variant, "ingredient_id": linked}], [{"name": item, "ingredient_id": linked}]).missing == (variant,)
+        assert pantry_coverage([{"name": item, "ingredient_id": linked}], [{"name": variant, "ingredient_id": linked}]).missing == (item,)

@@ -175,3 +175,49 @@ def test_a_category_word_is_never_a_single_entity_answer(word: str, phrase: str)
             Candidate("recipe_31", "recipe", "Garlic Shrimp with Penne and Parmesan", "active", "read", 3)]
     for mention in resolve(phrase.format(word), pool):
         assert mention.ref is None, mention
+
+
+_SHOWN = [Candidate(f"recipe_{n}", "recipe", f"Dish {name}", "active", "read", 4)
+          for n, name in zip(range(21, 27), ("Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"))]
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+@pytest.mark.parametrize("size", range(2, 7))
+@pytest.mark.parametrize("spelled", [True, False], ids=["word", "digit"])
+def test_ordinal_plurals_count_in_the_list_shown(size: int, spelled: bool) -> None:
+    """'the first two', 'the last three', 'both', 'all four': every ref they cover, in the list's order."""
+    shown = [c.ref for c in _SHOWN[:size]]
+    for count in range(2, size + 1):
+        number = _COUNT_WORDS[count] if spelled else str(count)
+        first = resolve(f"plan the first {number}", _SHOWN, shown=shown)
+        last = resolve(f"delete the last {number} recipes", _SHOWN, shown=shown)
+        assert [m.ref for m in first] == shown[:count] and [m.ref for m in last] == shown[-count:]
+        assert all(m.confidence == "medium" for m in first + last)
+    every = resolve(f"save all {_COUNT_WORDS[size] if spelled else size}", _SHOWN, shown=shown)
+    assert [m.ref for m in every] == shown
+    both = [m.ref for m in resolve("save both", _SHOWN, shown=shown) if m.ref]
+    assert both == (shown if size == 2 else [])  # 'both' of a longer list is no answer
+
+
+def test_a_plural_ordinal_past_the_list_resolves_nothing() -> None:
+    shown = [c.ref for c in _SHOWN[:2]]
+    assert all(m.ref is None for m in resolve("the first three", _SHOWN, shown=shown))
+
+
+_NAMED_KINDS = [("recipe", "Eggs Benedict"), ("inv", "eggs"), ("shop", "Eggs"), ("task", "buy eggs")]
+
+
+@pytest.mark.parametrize("in_view", [kind for kind, _ in _NAMED_KINDS])
+def test_a_name_several_tables_hold_gives_a_candidate_from_each(in_view: str) -> None:
+    """'egg': the shopping line in view and the pantry's eggs (not yet seen) are both candidates, whatever is in view."""
+    pool = [Candidate(f"{kind}_{i}", kind, label, "active" if kind == in_view else "background", "x", 2 if kind == in_view else 0)
+            for i, (kind, label) in enumerate(_NAMED_KINDS, start=1)]
+    mention = only(resolve("the egg", pool))
+    assert mention.ref is None and {c.entity_type for c in mention.candidates} == {kind for kind, _ in _NAMED_KINDS}
+    assert mention.candidates[0].entity_type == in_view  # the one in view first
+    assert f"{len(_NAMED_KINDS)} candidates:" in mention.line()
+
+
+def test_one_candidate_is_not_counted_as_several() -> None:
+    mention = only(resolve("the egg", [Candidate("shop_13", "shop", "eggs", "active", "read", 2)]))
+    assert "1 candidate:" in mention.line()

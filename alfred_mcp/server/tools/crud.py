@@ -7,13 +7,14 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.describe import describe_tables
 from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
-from alfred_mcp.kitchen.schema import get_table
+from alfred_mcp.kitchen.schema import MEAL_PLANS, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import write_warnings
+from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
-from alfred_mcp.session import Session
+from alfred_mcp.session import Session, UnitOfWork
 
 
 def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
@@ -21,8 +22,13 @@ def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
 
 
 def _warned(warnings: list[str]) -> dict[str, list[str]]:
-    """{"warnings": [...]} when a write holds a disliked or excluded ingredient, else nothing."""
+    """{"warnings": [...]} when a write holds a disliked or excluded ingredient or double-books a meal, else nothing."""
     return {"warnings": warnings} if warnings else {}
+
+
+async def _double_bookings(work: UnitOfWork, table: str, result: crud.CrudResult) -> list[str]:
+    """A meal the write planned where that day already has one (a warning, never a refusal)."""
+    return await booking_warnings(work, slots_of_rows(result.rows)) if table == MEAL_PLANS.name else []
 
 
 async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -44,8 +50,9 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
-        created = _rows_result(work.session, await crud.create(work, table, data, allergy_override=override))
-        return {**created, **_warned(await write_warnings(work, table, data))}
+        result = await crud.create(work, table, data, allergy_override=override)
+        warnings = await write_warnings(work, table, data) + await _double_bookings(work, table.name, result)
+        return {**_rows_result(work.session, result), **_warned(warnings)}
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -56,6 +63,8 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
         result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
         warnings = await write_warnings(work, table, [args["data"]]) if result.rows and isinstance(args["data"], dict) else []
+        if {"date", "meal_type"} & set(args["data"]):
+            warnings += await _double_bookings(work, table.name, result)
         return {**_rows_result(work.session, result), **_warned(warnings)}
 
 

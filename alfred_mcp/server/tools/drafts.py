@@ -8,6 +8,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
+from alfred_mcp.operations.double_booking import booking_warnings, slots_of_drafts
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork
@@ -33,8 +34,9 @@ def manifest_view(manifest: BatchManifest) -> dict[str, Any]:
 
 
 async def warnings_of(work: UnitOfWork, drafts: list[Draft]) -> dict[str, list[str]]:
-    """{"warnings": [...]} when the drafts hold an allergen, a disliked or an excluded ingredient, else nothing."""
-    warnings = await draft_warnings(work, drafts)
+    """{"warnings": [...]} when the drafts hold an allergen, a disliked or an excluded ingredient, or plan a meal where
+    that day has one, else nothing."""
+    warnings = await draft_warnings(work, drafts) + await booking_warnings(work, slots_of_drafts(drafts))
     return {"warnings": warnings} if warnings else {}
 
 
@@ -85,8 +87,15 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
             "items": [vars(item) for item in items],
             "saved": sum(item.status == "completed" for item in items),
             "failed": sum(item.status != "completed" for item in items),
+            **await _saved_bookings(work, [item.ref for item in items if item.saved_as]),
             **_context(session),
         }
+
+
+async def _saved_bookings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:
+    """{"warnings": [...]} when a saved meal draft planned a meal where that day already has one, else nothing."""
+    warnings = await booking_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs)))
+    return {"warnings": warnings} if warnings else {}
 
 
 async def batch_open(app: AlfredApp, args: ToolArgs) -> ToolResult:
