@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_INDENT = "  "
+_INDENT = " "
 
 
 def schema_text(schema: Mapping[str, Any]) -> str:
@@ -49,7 +49,7 @@ def _object(schema: Mapping[str, Any], *, depth: int, described: bool = False) -
     if schema.get("description") and described:
         lines.append(f"{pad}// {schema['description']}")
     for key, body in properties.items():
-        comment = f"  // {body['description']}" if isinstance(body, Mapping) and body.get("description") else ""
+        comment = f" // {body['description']}" if isinstance(body, Mapping) and body.get("description") else ""
         lines.append(f"{pad}{key}{'' if key in required else '?'}: {_type(body)}{comment}")
     lines.append(_INDENT * depth + "}")
     return "\n".join(lines)
