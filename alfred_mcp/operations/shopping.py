@@ -201,8 +201,7 @@ async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: Al
         del pending[key]
         allergen = hits[0].allergen
         meals = list(dict.fromkeys(line.labels))
-        text = (f"{line.row['name']} ({', '.join(meals)}) was left out: it contains {allergen}, and "
-                f"{held.whose([allergen], user='you are')}.")
+        text = f"Left out {line.row['name']}, for {', '.join(meals)}: it contains {allergen}, and {held.whose([allergen], user='you are')}."
         left.append({"name": line.row["name"], "allergen": allergen, "for": meals, "recipes": line.recipes, "text": text})
     return left
 

@@ -52,7 +52,7 @@ async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_lin
     assert (left["name"], left["allergen"], left["recipes"]) == ("peanut oil", "peanuts", [noodles])
     where = "Quux Noodles (Fri 6 Jun lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
     assert left["for"] == [where]
-    assert left["text"] == f"peanut oil ({where}) was left out: it contains peanuts, and you are allergic to peanuts."
+    assert left["text"] == f"Left out peanut oil, for {where}: it contains peanuts, and you are allergic to peanuts."
     assert left["text"] in result["message"] and "allergy_override" not in result["message"] and "data[" not in result["message"]
     assert await _lines(client, "peanut oil") == []
     assert len(await _lines(client, "quuxnoodles")) == (0 if preview else 1)
