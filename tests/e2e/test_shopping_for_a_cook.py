@@ -124,3 +124,20 @@ async def test_what_a_long_week_leaves_out_stands_in_acts_card_of_the_result(cli
     card = result_card("shopping_list_from", arguments, result)
     assert len(result["lines"]) > 10 and "cut at" in card
     assert "Left out peanut oil, for Quux Noodles (Fri 16 Jan lunch, for 2): it contains peanuts" in card
+
+
+GUESTS = {"occasion_update": "Saturday dinner", "goal_update": "a menu for Saturday", "goal_subdomain": "recipes",
+          "new_constraints": [{"type": "allergy", "field": "guests", "value": ["sesame"], "lifetime": "occasion"}]}
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_a_line_holding_the_guests_allergen_is_left_out_while_the_occasion_holds(client: Client, preview: bool) -> None:
+    """The occasion's guests are allergic to sesame: the sesame oil line is left out, saying whose allergy it is."""
+    dish = await _recipe(client, "Quux Greens", 4, [{"name": "toasted sesame oil", "quantity": 1, "unit": "tbsp"},
+                                                    {"name": "quuxgreens", "quantity": 2, "unit": "bunch"}])
+    await call(client, "understanding_submit", message="six guests on Saturday, one is allergic to sesame", constraint_snapshot=GUESTS)
+    result = await call(client, "shopping_list_from", recipes=[dish], preview=preview)
+    assert [line["name"] for line in result["lines"]] == ["quuxgreens"]
+    (left,) = result["left_out"]
+    assert left["text"] == ("Left out toasted sesame oil, for Quux Greens (for 4): it contains sesame, and the guests "
+                            "(Saturday dinner) are allergic to sesame.")
