@@ -291,6 +291,33 @@ async def test_a_meal_holding_an_allergen_leaves_its_lines_out_and_the_rest_of_t
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+async def test_more_servings_after_listing_top_lines_up_saying_what_each_was_and_adds(app: AlfredApp, mount: Any, width: int) -> None:
+    """The week listed, then a meal raised to more servings: the preview shows each top-up as what the line was, what it
+    becomes and what it adds, each ingredient once; added, each carries one badge and the summary says "Topped up"."""
+    async with apps_client(build_server(app)) as client:
+        await call(client, "shopping_list_from", meal_plans=WEEK)
+        (meal,) = (await call(client, "db_read", table="meal_plans", filters=[eq("date", "2026-01-15"), eq("meal_type", "dinner")]))["rows"]
+        await call(client, "db_update", table="meal_plans", filters=[eq("id", meal["id"])], data={"servings": 6})
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        topped = [line for line in expected["lines"] if line["action"] == "updated"]
+        assert topped and not {line["name"] for line in expected["lines"]} & {item["name"] for item in expected["already_listed"]}
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        items = shown.view.locator("#preview-lines li:not(.kept)")
+        await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)")
+                                          if line["action"] == "updated" else re.compile("^" + re.escape(line["text"]))
+                                          for line in expected["lines"]])
+        await shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines? to the list$")).click()
+        status = "Topped up" if len(topped) == len(expected["lines"]) else "Added"
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(f"^{status} \\d+ lines?: "))
+        await expect(shown.view.get_by_role("status")).to_contain_text(f"Topped up {len(topped)} line")
+        for item in await items.all():
+            await expect(item.locator(".badge")).to_have_count(1)
+        await _assert_reads_whole(shown)
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 async def test_a_pantry_amount_to_check_is_shown_with_its_note(app: AlfredApp, mount: Any, width: int) -> None:
     """What the pantry holds in an amount that does not compare is shown with its note (what is needed, what it has),
     one line each, not folded into the names of what the pantry covers."""
