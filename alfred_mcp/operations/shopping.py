@@ -53,7 +53,7 @@ class ShoppingOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     covered: list[dict[str, Any]] = field(default_factory=list)
     already: list[dict[str, Any]] = field(default_factory=list)
-    """Ingredients already on the list for these meals or recipes (nothing added for them)."""
+    """Ingredients already on the list (or bought: note 'bought already') for these meals or recipes (nothing added)."""
     left_out: list[dict[str, Any]] = field(default_factory=list)
     """Lines not added because they hold an allergen, each saying which meals it was for and why."""
     meals: int = 0
@@ -144,7 +144,7 @@ async def add_to_list(
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
         matches = open_lines.matching(need.name, need.ingredient_id)
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
-        listed_for = existing if existing is not None and existing.get("id") in held else None
+        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id) if row.get("id") in held), None)
         if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
             missing, note = need.quantity, None  # the pantry was counted when this line was listed
         else:
@@ -158,6 +158,7 @@ async def add_to_list(
         if listed_for is not None:
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
+                short = short or ("bought already" if listed_for.get("is_purchased") else None)
                 outcome.already.append({"name": need.name, "recipes": recipes, **({"note": short} if short else {})})
                 continue
         line = pending.get(_key(need))
@@ -213,7 +214,8 @@ def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | 
         return None, None
     have = in_need_unit(need, float(line["quantity"]), line.get("unit"))
     if have is None:
-        return None, f"the list has {shopping_text(line)}, which does not compare with {_needed(need, missing)}: check it is enough"
+        held = "bought" if line.get("is_purchased") else "the list has"
+        return None, f"need {_needed(need, missing)}, {held} {shopping_text(line)}: check it is enough"
     return (missing - have, None) if missing - have > EPSILON else (None, None)
 
 
@@ -227,9 +229,8 @@ def _not_yet_listed(
     uses: list[Use], lines: Stock,
 ) -> tuple[list[tuple[str, Row, float]], dict[str, str], ShoppingOutcome, set[Any]]:
     """(entry text, ingredient row, factor) still to list; entries they replace (fewer servings before); the outcome
-    with what is already listed; the ids of open lines a person listed for one of these recipes (their amount counts).
-
-    A line ticked as bought covers only the use it was listed for (by this tool), never a recipe in general."""
+    with what is already listed; the ids of lines a person listed for one of these recipes (what they hold counts,
+    bought or not: a bought line is reported as bought, never as on the list)."""
     wanted: list[tuple[str, Row, float]] = []
     replaced: dict[str, str] = {}
     already: dict[str, dict[str, Any]] = {}
@@ -246,7 +247,7 @@ def _not_yet_listed(
                 continue
             if found is not None and (found.servings is None or found.servings >= listed):
                 seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})
-                if line is None:
+                if line is not None and line.get("is_purchased"):
                     seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
                     seen["recipes"].append(use.recipe.ref)
@@ -260,14 +261,13 @@ def _not_yet_listed(
 
 
 def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
-    """The entry that already lists `use` and its line: an open line's entry for this use or for the recipe in
-    general, else a bought line's entry for this very use (its line then None: it holds nothing any more)."""
+    """The entry that already lists `use` and its line (open or bought): an entry for this use or for the recipe
+    in general; an open line first."""
     general = recipe_entry(use.recipe.name, None).identity
-    for line in lines:
-        bought = bool(line.get("is_purchased"))
+    for line in sorted(lines, key=lambda row: bool(row.get("is_purchased"))):
         found = covering([line.get("source")], use.entry.identity, general)
-        if found is not None and not (bought and found.servings is None):
-            return found, None if bought else line
+        if found is not None:
+            return found, line
     return None, None
 
 
@@ -336,7 +336,7 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         return (0.0 if have > 0 or apart else None), None
     missing = need.quantity - have
     if missing > EPSILON and apart:
-        return 0.0, f"the pantry has {', '.join(apart)}, which does not compare with {_needed(need, missing)}: check there is enough"
+        return 0.0, f"need {_needed(need, missing)}, the pantry has {', '.join(apart)}: check there is enough"
     return missing, None
 
 
