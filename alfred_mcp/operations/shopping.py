@@ -126,9 +126,10 @@ async def add_to_list(
     nothing is written or recorded.
 
     An ingredient of a use whose entry is already in the source of a line of that ingredient (bought or not) is
-    skipped and reported under `already`; listed for fewer servings before, only the difference is added. An open
-    line a person listed for the recipe (its entry says no servings) counts as what it holds: short of what is
-    needed, it is topped up by the gap; in a unit that does not compare, both amounts are named.
+    skipped and reported under `already`; listed for fewer servings before, only the difference is added. A line
+    a person listed for the recipe (its entry says no servings) counts as what it holds, bought or not: short of
+    what is needed, the gap is added (an open line topped up); in a unit that does not compare, both amounts are
+    named; a bought one is reported as bought.
     Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
     A line holding an allergen of the user or of the occasion's guests is left out (under `left_out`, saying
     which meals it was for and why) unless `allergy_override` names that allergen; every other line is added.
@@ -208,8 +209,8 @@ async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: Al
 
 
 def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | None, str | None]:
-    """What is still needed beyond an open line a person listed for the recipe (None: the line covers it), and,
-    when its amount does not compare, a note naming both."""
+    """What is still needed beyond a line a person listed (or bought) for the recipe (None: the line covers it),
+    and, when its amount does not compare, a note naming both."""
     if missing is None or line.get("quantity") is None:
         return None, None
     have = in_need_unit(need, float(line["quantity"]), line.get("unit"))
