@@ -9,7 +9,7 @@ Rules, not a model: what a rule cannot place stays in the name, and the issue sa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from alfred_mcp.kitchen.measures import quantity_text, unit_word
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit, parse_quantity
@@ -20,6 +20,9 @@ _AMOUNT = re.compile(rf"^(?P<amount>{_NUMBER}(?:\s*(?:-|–|—|to)\s*{_NUMBER})
 _ARTICLE = re.compile(r"^(?:a|an|one)\s+(?!few\b|couple\b|little\b|bit\b)", re.IGNORECASE)
 _PAREN = re.compile(r"^\(([^()]{1,60})\)\s*")
 _OF = re.compile(r"^of\s+", re.IGNORECASE)
+_PART_OF = re.compile(r"^(?:the\s+)?(juice|zest|zest\s+and\s+juice|juice\s+and\s+zest)\s+of\s+(?=\S)", re.IGNORECASE)
+"""'juice of 1 lime': the part of the fruit, which is the line's note ('1 lime, juiced')."""
+_PART_NOTE = {"juice": "juiced", "zest": "zested"}
 _OPTIONAL = re.compile(r"(?:\s*\(optional\)|,\s*optional)\s*$", re.IGNORECASE)
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]{1,120})\)$")
 _SIZE = re.compile(r"^(small|medium|large|extra[- ]large|jumbo|big)\s+(?=\S)", re.IGNORECASE)
@@ -65,6 +68,12 @@ def parse_ingredient_line(text: str) -> IngredientLine:
     """The line read into its parts; never raises (an unreadable line becomes a name with an issue)."""
     line = _spell_fractions(" ".join(text.split()))
     line = _BULLET.sub("", line)
+    part = _PART_OF.match(line)
+    if part:
+        read = parse_ingredient_line(line[part.end():])
+        said = " ".join(part.group(1).lower().split())
+        noted = "; ".join(n for n in (_PART_NOTE.get(said, said), read.notes) if n)
+        return read if read.issue else replace(read, notes=noted[:MAX_NOTES])
     optional = bool(_OPTIONAL.search(line))
     line = _OPTIONAL.sub("", line)
     quantity, line, said_a = _take_amount(line)

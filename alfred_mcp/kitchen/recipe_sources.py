@@ -26,7 +26,7 @@ from typing import IO, Any
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.json_bounds import MAX_DEPTH, check_shape, depth_within, loads_bounded, too_deep
 from alfred_mcp.kitchen.page_scrapers import has_site_scraper, scraped_recipe
-from alfred_mcp.kitchen.schema_org import find_recipes
+from alfred_mcp.kitchen.schema_org import READ_NOTES, find_recipes
 from alfred_mcp.kitchen.units import iso_duration, parse_minutes
 
 MAX_ARCHIVE_RECIPES = 2_000
@@ -59,7 +59,14 @@ _INLINE_HEADING = re.compile(
     r"(?:^|(?<=[.;:!?])|(?<=\s))\s*(ingredients?|instructions?|directions?|method|steps|preparation)\s*:\s*", re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9½⅓⅔¼¾⅛])")
-_STARTS_WITH_AMOUNT = re.compile(r"^\s*(?:[-*•]\s*)?(?:\d|[½⅓⅔¼¾⅛]|an?\s+(?:pinch|dash|handful)\b)", re.IGNORECASE)
+_STARTS_WITH_AMOUNT = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:\d|[½⅓⅔¼¾⅛]|(?:an?\s+|one\s+|a\s+few\s+|few\s+|some\s+)?(?:pinch|dash|handful|splash|sprig|knob|drizzle|"
+    r"squeeze|sprinkle|bunch|clove|glug)(?:e?s)?\b|(?:the\s+)?(?:juice|zest|zest\s+and\s+juice|juice\s+and\s+zest)\s+of\b)"
+    r"|\b(?:to\s+taste|as\s+needed|for\s+(?:serving|garnish|frying))\s*$|^\s*(?:salt|pepper|salt\s+and\s+pepper)\s*$",
+    re.IGNORECASE,
+)
+"""A line that reads as an ingredient: it starts with an amount ('2 tbsp', 'a pinch of', 'juice of 1 lime') or says
+'to taste', 'for serving'."""
 
 
 def recipes_in_html(page: str, url: str | None = None) -> list[dict[str, Any]]:
@@ -157,7 +164,7 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
     if len(lines) <= 2:
         lines = _paragraph_lines(text)
     recipe: dict[str, Any] = {"@type": "Recipe"}
-    sections: dict[str, list[str]] = {"head": [], "ingredients": [], "steps": []}
+    sections: dict[str, list[str]] = {"head": [], "ingredients": [], "steps": [], "among": []}
     current = "head"
     for line in lines:
         heading = next((name for name, pattern in _SECTION.items() if pattern.match(line)), None)
@@ -176,6 +183,9 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
     recipe["name"] = sections["head"][0].lstrip("#").strip()
     if len(sections["head"]) > 1:
         recipe["description"] = " ".join(sections["head"][1:])
+    if sections["among"]:
+        recipe[READ_NOTES] = [f"'{line}' stands among the ingredients but does not read as one; it was kept in the description, "
+                              "not as an ingredient: check it." for line in sections["among"]]
     recipe["recipeIngredient"] = [line for line in sections["ingredients"] if not line.endswith(":")]
     recipe["recipeInstructions"] = [_BULLET.sub("", line) for line in sections["steps"]]
     return recipe
@@ -212,8 +222,16 @@ def _paragraph_lines(text: str) -> list[str]:
 def _ingredients_from_head(sections: dict[str, list[str]]) -> None:
     """Steps under a heading but no ingredient heading: the lines after the title that begin with an amount."""
     title, *rest = sections["head"] or [""]
-    sections["ingredients"] = [line for line in rest if _STARTS_WITH_AMOUNT.match(line)]
-    sections["head"] = [title, *(line for line in rest if not _STARTS_WITH_AMOUNT.match(line))]
+    sections["ingredients"] = [line for line in rest if _STARTS_WITH_AMOUNT.search(line)]
+    sections["head"] = [title, *(line for line in rest if not _STARTS_WITH_AMOUNT.search(line))]
+    sections["among"] = _among_ingredients(rest)
+
+
+def _among_ingredients(lines: list[str]) -> list[str]:
+    """The lines after the first that reads as an ingredient that do not read as one."""
+    marked = [bool(_STARTS_WITH_AMOUNT.search(line)) for line in lines]
+    first = marked.index(True) if True in marked else len(lines)
+    return [line for line, is_one in zip(lines[first:], marked[first:]) if not is_one]
 
 
 def _split_without_headings(sections: dict[str, list[str]]) -> None:
@@ -226,12 +244,13 @@ def _split_without_headings(sections: dict[str, list[str]]) -> None:
     for line in rest:
         if _NUMBERED.match(line):
             sections["steps"].append(line)
-        elif _STARTS_WITH_AMOUNT.match(line) and not sections["steps"]:
+        elif _STARTS_WITH_AMOUNT.search(line) and not sections["steps"]:
             sections["ingredients"].append(line)
         elif sections["steps"]:
             sections["steps"].append(line)
         else:
             sections["head"].append(line)
+    sections["among"] = _among_ingredients([line for line in rest if line not in sections["steps"]])
 
 
 @dataclass

@@ -39,6 +39,9 @@ _BLOCK_TAG = re.compile(r"<(?:br|/?p|/?li|/?div|/?h[1-6]|/?tr|/?td)\b[^>]{0,500}
 _INTEGER = re.compile(r"\d+")
 
 
+READ_NOTES = "alfredReadNotes"
+"""A Recipe's key (set by the plain-text reader) for what the reading could not place: the draft's warnings."""
+
 def is_recipe(node: Json) -> bool:
     """True for a schema.org Recipe object (`@type` 'Recipe', ['Recipe', ...], 'schema:Recipe' or the full IRI)."""
     if not isinstance(node, Mapping):
@@ -78,7 +81,7 @@ def draft_from_recipe(recipe: Mapping[str, Any], *, source_url: str | None) -> t
     Raises:
         ImportSourceError: the Recipe has no name, no ingredients or no steps (naming which).
     """
-    warnings: list[str] = []
+    warnings: list[str] = [note for note in _as_list(recipe.get(READ_NOTES)) if isinstance(note, str)]
     name = _text(recipe.get("name")) or _text(recipe.get("headline"))
     if not name:
         raise ImportSourceError("source: the Recipe has no name.", field="source")

@@ -68,12 +68,13 @@ class WriteAllergies:
     def all(self) -> list[str]:
         return [*self.user, *(a for a in self.guests if normalize_text(a) not in {normalize_text(u) for u in self.user})]
 
-    def whose(self, allergens: Iterable[str]) -> str:
-        """'the user is allergic to shellfish' / 'the guests (Saturday dinner) are allergic to sesame'."""
+    def whose(self, allergens: Iterable[str], *, user: str = "the user is") -> str:
+        """'the user is allergic to shellfish' / 'the guests (Saturday dinner) are allergic to sesame' (`user`: 'you are'
+        where a cook reads it)."""
         own = {normalize_text(a) for a in self.user}
         mine = sorted(a for a in allergens if normalize_text(a) in own)
         theirs = sorted(a for a in allergens if normalize_text(a) not in own)
-        parts = [f"the user is allergic to {', '.join(mine)}"] if mine else []
+        parts = [f"{user} allergic to {', '.join(mine)}"] if mine else []
         if theirs:
             guests = f"the guests ({self.occasion})" if self.occasion else "the guests"
             parts.append(f"{guests} are allergic to {', '.join(theirs)}")

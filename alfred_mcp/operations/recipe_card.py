@@ -10,7 +10,7 @@ from typing import Any
 
 from alfred_mcp.kitchen.measures import line_text
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
-from alfred_mcp.operations.recipe_rows import load_recipes
+from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.store.base import Row
@@ -25,7 +25,7 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
         InvalidRefError, UnknownRefError, DeletedRefError, PendingDraftError, InputError: `recipe` names
             no saved recipe.
     """
-    (loaded,) = await load_recipes(work, [ref], field="recipe")
+    loaded = await recipe_or_draft(work, ref, field="recipe")
     row = loaded.recipe
     standing = await standing_constraints(work)
     conflicts = recipe_conflicts(standing, row, loaded.ingredients)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from alfred_mcp.errors import InputError
+from alfred_mcp.errors import InputError, PendingDraftError
 from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
 from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session.documents import DRAFTS
+from alfred_mcp.state.compiler import compile_draft
 from alfred_mcp.store.base import Row
 
 MAX_INGREDIENT_ROWS = 500
@@ -53,3 +55,22 @@ async def load_recipes(work: UnitOfWork, refs: Sequence[str], *, field: str) -> 
     for row in await work.store.select(RECIPE_INGREDIENTS, query, user_id=work.user_id):
         ingredients.setdefault(row["recipe_id"], []).append(row)
     return [RecipeRows(ref_of[i], by_id[i], ingredients.get(i, [])) for i in unique]
+
+
+async def recipe_or_draft(work: UnitOfWork, ref: str, *, field: str) -> RecipeRows:
+    """The saved recipe `ref`, or the pending recipe draft it names as the rows that would save it (what a card
+    and scaling read: a draft can be looked at before it is saved).
+
+    Raises:
+        InvalidRefError, UnknownRefError, DeletedRefError: a ref that names no recipe, naming `field`.
+    """
+    try:
+        (loaded,) = await load_recipes(work, [ref], field=field)
+        return loaded
+    except PendingDraftError:
+        draft = work.session.read(DRAFTS.at(ref))
+        if draft is None or draft.entity_type != "recipe":
+            raise
+    (root,) = compile_draft(draft).rows
+    parts = [dict(child.data) for child in root.children if child.table == RECIPE_INGREDIENTS.name]
+    return RecipeRows(ref, dict(root.data), sorted(parts, key=lambda part: int(part.get("position") or 0)))

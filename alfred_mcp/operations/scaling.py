@@ -8,7 +8,8 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.measures import Amount, ingredient_text, sensible
-from alfred_mcp.operations.recipe_rows import load_recipes
+from alfred_mcp.kitchen.note_amounts import scaled_notes
+from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 
 
@@ -28,7 +29,7 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
     Raises:
         InputError: the recipe does not say how many it serves (naming `recipe`).
     """
-    (loaded,) = await load_recipes(work, [ref], field="recipe")
+    loaded = await recipe_or_draft(work, ref, field="recipe")
     base = loaded.recipe.get("servings")
     if not base:
         raise InputError(
@@ -52,7 +53,7 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
         if shown.rounded_from is not None:
             line["rounded_from"] = shown.rounded_from
     if row.get("notes"):
-        line["notes"] = row["notes"]
+        line["notes"] = scaled_notes(str(row["notes"]), factor, row.get("unit"))
     if row.get("is_optional"):
         line["optional"] = True
     return line

@@ -14,7 +14,8 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.measures import Amount, convert_for, sensible, to_buy
+from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -52,7 +53,9 @@ class ShoppingOutcome:
     lines: list[dict[str, Any]] = field(default_factory=list)
     covered: list[dict[str, Any]] = field(default_factory=list)
     already: list[dict[str, Any]] = field(default_factory=list)
-    """Ingredients already on the list for these meals or recipes (nothing added for them)."""
+    """Ingredients already on the list (or bought: note 'bought already') for these meals or recipes (nothing added)."""
+    left_out: list[dict[str, Any]] = field(default_factory=list)
+    """Lines not added because they hold an allergen, each saying which meals it was for and why."""
     meals: int = 0
 
 
@@ -123,15 +126,16 @@ async def add_to_list(
     nothing is written or recorded.
 
     An ingredient of a use whose entry is already in the source of a line of that ingredient (bought or not) is
-    skipped and reported under `already`; listed for fewer servings before, only the difference is added.
+    skipped and reported under `already`; listed for fewer servings before, only the difference is added. A line
+    a person listed for the recipe (its entry says no servings) counts as what it holds, bought or not: short of
+    what is needed, the gap is added (an open line topped up); in a unit that does not compare, both amounts are
+    named; a bought one is reported as bought.
     Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
-
-    Raises:
-        AllergenError: a line would hold one of the user's allergens and `allergy_override` does not
-            cover it (nothing is written).
+    A line holding an allergen of the user or of the occasion's guests is left out (under `left_out`, saying
+    which meals it was for and why) unless `allergy_override` names that allergen; every other line is added.
     """
     every_line = Stock(await work.store.select(SHOPPING_LIST, Query(limit=5_000), user_id=work.user_id))
-    wanted, replaced, outcome = _not_yet_listed(uses, every_line)
+    wanted, replaced, outcome, held = _not_yet_listed(uses, every_line)
     needs = needs_of((entry, row, factor) for entry, row, factor in wanted)
     ref_of = {use.entry.text: use.recipe.ref for use in uses}
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
@@ -139,8 +143,10 @@ async def add_to_list(
     pending: dict[str, _Pending] = {}
     for need in needs:
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
-        existing = next(iter(open_lines.matching(need.name, need.ingredient_id)), None)
-        if existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
+        matches = open_lines.matching(need.name, need.ingredient_id)
+        existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
+        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id) if row.get("id") in held), None)
+        if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
             missing, note = need.quantity, None  # the pantry was counted when this line was listed
         else:
             siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
@@ -150,48 +156,100 @@ async def add_to_list(
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
             continue
+        if listed_for is not None:
+            missing, short = _beyond_line(need, missing, listed_for)
+            if missing is None:
+                short = short or ("bought already" if listed_for.get("is_purchased") else None)
+                outcome.already.append({"name": need.name, "recipes": recipes, **({"note": short} if short else {})})
+                continue
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
         line.add(need, missing, recipes, note, replaced)
-    written = [line.row for line in pending.values()]
-    override_note = await allergies.check_rows(work, SHOPPING_LIST, written, allergy_override)
+    outcome.left_out = await _left_out(work, pending, allergy_override)
+    topped = {name_key(line.row["name"]) for line in pending.values()}
+    outcome.already = [item for item in outcome.already if name_key(item["name"]) not in topped]
+    override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
     if preview:
         await _preview(work, outcome, list(pending.values()))
         return outcome
     async with work.atomic():
         inserts = [line for line in pending.values() if line.existing is None]
-        if inserts:
-            rows = await work.store.insert(SHOPPING_LIST, [_columns(line.row) for line in inserts], user_id=work.user_id)
-            await _report(work, outcome, [(line, row) for line, row in zip(inserts, rows)], "added")
+        rows = await work.store.insert(SHOPPING_LIST, [_columns(line.row) for line in inserts], user_id=work.user_id) if inserts else []
+        written: dict[int, Row] = {id(line): row for line, row in zip(inserts, rows)}
         for line in pending.values():
             changed = _changed(line.existing, line.row) if line.existing is not None else None
-            if not changed or line.existing is None:
-                continue
-            (row,) = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)),
-                                             changed, user_id=work.user_id)
-            await _report(work, outcome, [(line, row)], "updated")
+            if line.existing is not None and changed:
+                (written[id(line)],) = await work.store.update(
+                    SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)), changed, user_id=work.user_id)
+        await _report(work, outcome, [(line, written[id(line)]) for line in pending.values() if id(line) in written])
     refs = [line["ref"] for line in outcome.lines]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
                                         action="created", refs=refs, count=len(refs), note=override_note))
     return outcome
 
 
-def _not_yet_listed(uses: list[Use], lines: Stock) -> tuple[list[tuple[str, Row, float]], dict[str, str], ShoppingOutcome]:
+async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: AllergyOverride | None) -> list[dict[str, Any]]:
+    """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it."""
+    held = await allergies.write_allergies(work)
+    if not held.all():
+        return []
+    left: list[dict[str, Any]] = []
+    for key, line in list(pending.items()):
+        hits = [hit for hit in allergen_hits([(line.row["name"], line.row["name"])], held.all())
+                if override is None or not override.allows(hit.allergen)]
+        if not hits:
+            continue
+        del pending[key]
+        allergen = hits[0].allergen
+        meals = list(dict.fromkeys(line.labels))
+        text = f"Left out {line.row['name']}, for {', '.join(meals)}: it contains {allergen}, and {held.whose([allergen], user='you are')}."
+        left.append({"name": line.row["name"], "allergen": allergen, "for": meals, "recipes": line.recipes, "text": text})
+    return left
+
+
+def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | None, str | None]:
+    """What is still needed beyond a line a person listed (or bought) for the recipe (None: the line covers it),
+    and, when its amount does not compare, a note naming both."""
+    if missing is None or line.get("quantity") is None:
+        return None, None
+    have = in_need_unit(need, float(line["quantity"]), line.get("unit"))
+    if have is None:
+        held = "bought" if line.get("is_purchased") else "the list has"
+        return None, f"need {_needed(need, missing)}, {held} {shopping_text(line)}: check it is enough"
+    return (missing - have, None) if missing - have > EPSILON else (None, None)
+
+
+def _needed(need: Need, quantity: float) -> str:
+    """'2 carrots', '2 3/4 quarts vegetable broth': `quantity` of the need as it is bought, with its name."""
+    shown = to_buy(need.amount(quantity), need.name)
+    return shopping_text({"name": need.name, "quantity": shown.quantity, "unit": shown.unit})
+
+
+def _not_yet_listed(
+    uses: list[Use], lines: Stock,
+) -> tuple[list[tuple[str, Row, float]], dict[str, str], ShoppingOutcome, set[Any]]:
     """(entry text, ingredient row, factor) still to list; entries they replace (fewer servings before); the outcome
-    with what is already listed."""
+    with what is already listed; the ids of lines a person listed for one of these recipes (what they hold counts,
+    bought or not: a bought line is reported as bought, never as on the list)."""
     wanted: list[tuple[str, Row, float]] = []
     replaced: dict[str, str] = {}
     already: dict[str, dict[str, Any]] = {}
+    held: set[Any] = set()
     for use in uses:
         for row in use.recipe.ingredients:
             if row.get("is_optional"):
                 continue
-            sources = [line.get("source") for line in lines.matching(row["name"], row.get("ingredient_id"))]
-            found = covering(sources, use.entry.identity, recipe_entry(use.recipe.name, None).identity)
+            found, line = _listing(lines.matching(row["name"], row.get("ingredient_id")), use)
             listed = use.entry.servings or 0
+            if found is not None and found.servings is None and line is not None:
+                held.add(line.get("id"))
+                wanted.append((use.entry.text, row, use.factor))
+                continue
             if found is not None and (found.servings is None or found.servings >= listed):
                 seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})
+                if line is not None and line.get("is_purchased"):
+                    seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
                     seen["recipes"].append(use.recipe.ref)
                 continue
@@ -200,7 +258,18 @@ def _not_yet_listed(uses: list[Use], lines: Stock) -> tuple[list[tuple[str, Row,
                 factor = use.factor * (listed - found.servings) / listed
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values()))
+    return wanted, replaced, ShoppingOutcome(already=list(already.values())), held
+
+
+def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
+    """The entry that already lists `use` and its line (open or bought): an entry for this use or for the recipe
+    in general; an open line first."""
+    general = recipe_entry(use.recipe.name, None).identity
+    for line in sorted(lines, key=lambda row: bool(row.get("is_purchased"))):
+        found = covering([line.get("source")], use.entry.identity, general)
+        if found is not None:
+            return found, line
+    return None, None
 
 
 @dataclass
@@ -211,16 +280,22 @@ class _Pending:
     row: Row
     recipes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    """The uses (source entries) whose amounts it adds."""
+    added: list[str] = field(default_factory=list)
+    """What it adds to the line, as bought ('9 oz')."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str]) -> None:
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
         self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
         self.recipes += [ref for ref in recipes if ref not in self.recipes]
+        self.labels += need.recipes
         if note:
             self.notes.append(note)
         if missing is None:
             return
         amount = need.amount(missing)
+        self.added.append(to_buy(amount, need.name).text)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
@@ -262,8 +337,8 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         return (0.0 if have > 0 or apart else None), None
     missing = need.quantity - have
     if missing > EPSILON and apart:
-        wanted = sensible(need.amount(missing), need.name).text  # as recipes_scale says it, not rounded up to buy
-        return 0.0, f"the pantry has {', '.join(apart)}: not comparable with {wanted}; check there is enough"
+        needed = need.amount(missing)  # as recipes_scale says it, not rounded up to buy
+        return 0.0, f"need {line_text(needed.quantity, needed.unit, need.name)}, the pantry has {', '.join(apart)}: check there is enough"
     return missing, None
 
 
@@ -274,9 +349,14 @@ def _new_line(need: Need) -> Row:
     return row
 
 
-async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]], action: str) -> None:
-    views = await rows_to_refs(work, SHOPPING_LIST, [row for _, row in written], action="created" if action == "added" else "updated")
-    outcome.lines += [{"ref": view["id"], **_line(pending, row, action)} for (pending, row), view in zip(written, views)]
+async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]]) -> None:
+    """The written lines, in the order they were worked out (as a preview lists them), each with its ref."""
+    added = [row for line, row in written if line.existing is None]
+    updated = [row for line, row in written if line.existing is not None]
+    views = iter(await rows_to_refs(work, SHOPPING_LIST, added, action="created") if added else [])
+    changed = iter(await rows_to_refs(work, SHOPPING_LIST, updated, action="updated") if updated else [])
+    outcome.lines += [{"ref": next(changed if line.existing is not None else views)["id"],
+                       **_line(line, row, "added" if line.existing is None else "updated")} for line, row in written]
 
 
 async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pending]) -> None:
@@ -293,4 +373,6 @@ def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
             "recipes": pending.recipes, "action": action}
     if pending.notes:
         line["note"] = "; ".join(pending.notes)
+    if pending.existing is not None and pending.added:
+        line["was"], line["adds"] = shopping_text(pending.existing), " + ".join(pending.added)
     return line

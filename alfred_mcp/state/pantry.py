@@ -54,13 +54,19 @@ class Need:
 
 
 def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
-    """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient and dimension; optional ones left out."""
+    """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient and dimension (a row of the same name
+    joins it with or without a catalog id; a free-from variant, 'dairy-free yogurt', is another); optional ones left out."""
     merged: dict[tuple[str, str, frozenset[str]], Need] = {}
+    named: dict[tuple[str, str, frozenset[str]], tuple[str, str, frozenset[str]]] = {}
     for recipe_ref, row, factor in uses:
         if row.get("is_optional"):
             continue
         unit = row.get("unit")
-        key = (str(row.get("ingredient_id") or name_key(row["name"])), dimension(unit), free_from_marks(row["name"]))
+        by_name = (name_key(row["name"]), dimension(unit), free_from_marks(row["name"]))
+        key = (str(row.get("ingredient_id") or by_name[0]), by_name[1], by_name[2])
+        if key not in merged and by_name in named and len({merged[named[by_name]].ingredient_id, row.get("ingredient_id")} - {None}) <= 1:
+            key = named[by_name]  # the same name with and without its catalog id: one ingredient
+        named.setdefault(by_name, key)
         quantity = None if row.get("quantity") is None else convert(float(row["quantity"]) * factor, unit, base_unit(unit))
         need = merged.get(key)
         if need is None:
@@ -68,6 +74,7 @@ def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
             continue
         if quantity is not None:
             need.quantity = quantity if need.quantity is None else need.quantity + quantity
+        need.ingredient_id = need.ingredient_id or row.get("ingredient_id")
         if recipe_ref not in need.recipes:
             need.recipes.append(recipe_ref)
     return list(merged.values())

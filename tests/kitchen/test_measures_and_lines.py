@@ -74,7 +74,8 @@ def test_sensible_amounts_stay_close(unit: str, quantity: float) -> None:
     ("1 T-bone steak", ("T-bone steak", 1, None, None, False)),
     ("- 2 tbsp butter (optional)", ("butter", 2, "tbsp", None, True)),
     ("an onion, diced", ("onion", 1, None, "diced", False)),
-    ("Juice of 1 lemon", ("Juice of 1 lemon", None, None, None, False)),
+    ("Juice of 1 lemon", ("lemon", 1, None, "juiced", False)),
+    ("zest of 2 limes, finely grated", ("limes", 2, None, "zested; finely grated", False)),
 ])
 def test_ingredient_lines_are_read_into_their_parts(line: str, parts: tuple[object, ...]) -> None:
     parsed = parse_ingredient_line(line)

@@ -77,3 +77,45 @@ def test_what_cannot_carry_over_is_warned_about_not_dropped_silently() -> None:
     assert "servings" not in draft and "prep_time_minutes" not in draft and draft["total_time_minutes"] == 40
     assert "cook_time_minutes" not in draft, "a total is not spread into a cook time the page did not give"
     assert [w.split(":")[0] for w in warnings] == ["recipeYield", "prepTime"]
+
+
+INGREDIENT_LOOKING = [
+    ("juice of 1 lime", ("lime", 1.0, None, "juiced")),
+    ("zest and juice of 2 lemons", ("lemons", 2.0, None, "zest and juice")),
+    ("pinch of salt", ("salt", None, "pinch", None)),
+    ("a pinch of salt", ("salt", 1.0, "pinch", None)),
+    ("a handful of fresh cilantro", ("fresh cilantro", 1.0, "handful", None)),
+    ("dash of hot sauce", ("hot sauce", None, "dash", None)),
+    ("salt and pepper, to taste", ("salt and pepper", None, None, "to taste")),
+    ("fresh parsley, for serving", ("fresh parsley", None, None, "for serving")),
+]
+LAYOUTS = {
+    "paragraph": "Quux Tacos. Serves 4. 1 can chickpeas, drained; {line}; 2 tbsp olive oil. Steps: Warm the tortillas. Fill them.",
+    "titled list": "Quux Tacos\n1 can chickpeas, drained\n{line}\n2 tbsp olive oil\n1. Warm the tortillas.\n2. Fill them.",
+    "steps heading only": "Quux Tacos\nServes 4\n1 can chickpeas\n{line}\n2 tbsp olive oil\nMethod\nWarm the tortillas.\nFill them.",
+    "last before the steps": "Quux Tacos\n1 can chickpeas, drained\n2 tbsp olive oil\n{line}\n1. Warm the tortillas.\n2. Fill them.",
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize(("line", "parts"), INGREDIENT_LOOKING, ids=[line for line, _ in INGREDIENT_LOOKING])
+def test_every_ingredient_looking_line_of_pasted_text_is_an_ingredient(
+    layout: str, line: str, parts: tuple[str, float | None, str | None, str | None],
+) -> None:
+    """'juice of 1 lime', 'pinch of salt', '... to taste': an ingredient wherever it stands, never the description."""
+    recipe = recipe_in_text(LAYOUTS[layout].format(line=line))
+    assert recipe is not None and "description" not in recipe
+    draft, warnings = draft_from_recipe(recipe, source_url=None)
+    assert len(draft["ingredients"]) == 3 and warnings == []
+    read = draft["ingredients"][1 if layout != "last before the steps" else 2]
+    assert (read["name"], read.get("quantity"), read.get("unit"), read.get("notes")) == parts
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_a_line_among_the_ingredients_that_does_not_read_as_one_is_warned_about(layout: str) -> None:
+    """Kept (in the description), and the draft's warnings name it: never dropped silently."""
+    recipe = recipe_in_text(LAYOUTS[layout].format(line="freshly chopped dill"))
+    assert recipe is not None
+    draft, warnings = draft_from_recipe(recipe, source_url=None)
+    assert draft["description"] == "freshly chopped dill" and len(draft["ingredients"]) == 2
+    assert [w for w in warnings if "'freshly chopped dill'" in w and "not as an ingredient" in w]

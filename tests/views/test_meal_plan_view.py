@@ -62,7 +62,7 @@ async def test_the_button_puts_the_shown_range_on_the_shopping_list(app: AlfredA
         confirm = shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines to the list$"))
         await confirm.focus()
         await shown.page.keyboard.press("Enter")
-        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines to the shopping list"))
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines: "))
     session = shown.result["structuredContent"]["session"]
     calls = [params for method, params in shown.forwarded if method == "tools/call"]
     assert calls == [{"name": "shopping_list_from", "arguments": {"meal_plans": WEEK, "preview": True, "session": session}},
@@ -71,7 +71,7 @@ async def test_the_button_puts_the_shown_range_on_the_shopping_list(app: AlfredA
     added = [row["name"] for row in after if row["id"] not in {old["id"] for old in before}]
     assert added and len(after) > len(before)
     status = await shown.view.get_by_role("status").text_content()
-    assert status is not None and status.startswith(f"Added {len(added)} lines")
+    assert status is not None and status.startswith(f"Added {len(added)} lines: ")
     shown.assert_clean()
 
 
@@ -83,6 +83,6 @@ async def test_a_refused_shopping_list_from_is_shown_and_changes_nothing(app: Al
         shown = await mount(client, "meal_plan_show", WEEK)
         await shown.view.get_by_role("button", name=re.compile("^Add .* to the shopping list$")).click()
         await expect(shown.view.get_by_role("alert")).to_have_text(
-            "shopping_list_from is not available: this server is read-only (--read-only).")
+            "This kitchen is read-only: nothing can be added to the shopping list.")
     assert await _shopping_lines(app) == before
     shown.assert_clean()

@@ -206,7 +206,8 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         count = len(expected["lines"])
         await expect(shown.view.locator("#preview-title")).to_have_text(f"{count} lines to add to the shopping list")
         items = shown.view.locator("#preview-lines li:not(.kept)")
-        await expect(items).to_have_text([re.compile("^" + re.escape(line["text"])) for line in expected["lines"]])
+        await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)" if line.get("was")
+                                                     else "^" + re.escape(line["text"])) for line in expected["lines"]])
         await expect(shown.view.locator("#preview-lines li .badge", has_text="tops up a line")).to_have_count(
             sum(line["action"] == "updated" for line in expected["lines"]))
         await _assert_reads_whole(shown)
@@ -215,7 +216,7 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
 
         confirm = shown.view.get_by_role("button", name=f"Add {count} lines to the list")
         await confirm.dblclick()
-        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines? to the shopping list"))
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(r"^Added \d+ lines?: "))
         await expect(shown.view.get_by_role("button", name="Already added")).to_be_disabled()
         await expect(shown.view.locator("#preview-title")).to_have_text("Added to the shopping list")
         await expect(confirm).to_be_hidden()
@@ -250,12 +251,89 @@ async def test_a_preview_marks_what_is_already_on_the_list_and_adds_only_the_res
         shown = await mount(client, "meal_plan_show", WEEK, width=width)
         await shown.view.get_by_role("button", name=BUTTON).click()
         kept = shown.view.locator("#preview-lines li.kept", has=shown.view.locator(".badge", has_text="already on the list"))
-        await expect(kept).to_have_text([re.compile("^" + re.escape(item["name"])) for item in expected["already_listed"]])
+        await expect(kept).to_have_text([re.compile("^" + re.escape(item["name"])) for item in expected["already_listed"]
+                                         if item.get("note") != "bought already"])
+        bought = shown.view.locator("#preview-lines li.kept", has=shown.view.locator(".badge", has_text="bought"))
+        await expect(bought).to_have_text([re.compile("^" + re.escape(item["name"])) for item in expected["already_listed"]
+                                           if item.get("note") == "bought already"])
         await _assert_reads_whole(shown)
         await shown.view.get_by_role("button", name="Cancel").click()
         await expect(shown.view.locator("#preview")).to_be_hidden()
         await expect(shown.view.get_by_role("button", name=BUTTON)).to_be_enabled()
         assert await _listed(app) == before
+        shown.assert_clean()
+
+
+async def _assert_next_to_the_buttons(shown: Any) -> None:
+    """The message stands right under the button pressed, on a phone too: never below the week."""
+    button, message = shown.view.locator("#shop"), shown.view.locator("#status:not(:empty), #error:not(:empty)").first
+    top, under = await button.bounding_box(), await message.bounding_box()
+    assert top is not None and under is not None and 0 <= under["y"] - top["y"] < 200, (top, under)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_meal_holding_an_allergen_leaves_its_lines_out_and_the_rest_of_the_week_is_added(
+        app: AlfredApp, mount: Any, width: int) -> None:
+    """Friday's Peanut Noodles hold the user's allergen: the preview lists the week's other lines, and each line left
+    out with the meal it was for and why, in a cook's words; adding adds the rest and says what was left out."""
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        assert [item["name"] for item in expected["left_out"]] == ["peanut butter", "roasted peanuts"] and expected["lines"]
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        left = shown.view.locator("#preview-lines li.left-out")
+        await expect(left).to_have_text([re.compile("^" + re.escape(item["text"])) for item in expected["left_out"]])
+        await expect(left.first).to_have_text(re.compile("^Left out peanut butter, for Peanut Noodles \\(Fri 16 Jan lunch, for 2\\): it contains peanuts, and you are allergic"))
+        await expect(shown.view.locator("#error")).to_be_empty()
+        await shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines to the list$")).click()
+        await expect(shown.view.get_by_role("status")).to_contain_text("Left out roasted peanuts, for Peanut Noodles (Fri 16 Jan lunch, for 2)")
+        await _assert_next_to_the_buttons(shown)
+        await _assert_reads_whole(shown)
+        assert not [row for row in await _listed(app) if "peanut" in row["name"]]
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_more_servings_after_listing_top_lines_up_saying_what_each_was_and_adds(app: AlfredApp, mount: Any, width: int) -> None:
+    """The week listed, then a meal raised to more servings: the preview shows each top-up as what the line was, what it
+    becomes and what it adds, each ingredient once; added, each carries one badge and the summary says "Topped up"."""
+    async with apps_client(build_server(app)) as client:
+        await call(client, "shopping_list_from", meal_plans=WEEK)
+        (meal,) = (await call(client, "db_read", table="meal_plans", filters=[eq("date", "2026-01-15"), eq("meal_type", "dinner")]))["rows"]
+        await call(client, "db_update", table="meal_plans", filters=[eq("id", meal["id"])], data={"servings": 6})
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        topped = [line for line in expected["lines"] if line["action"] == "updated"]
+        assert topped and not {line["name"] for line in expected["lines"]} & {item["name"] for item in expected["already_listed"]}
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        items = shown.view.locator("#preview-lines li:not(.kept)")
+        await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)")
+                                          if line["action"] == "updated" else re.compile("^" + re.escape(line["text"]))
+                                          for line in expected["lines"]])
+        await shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines? to the list$")).click()
+        status = "Topped up" if len(topped) == len(expected["lines"]) else "Added"
+        await expect(shown.view.get_by_role("status")).to_have_text(re.compile(f"^{status} \\d+ lines?: "))
+        await expect(shown.view.get_by_role("status")).to_contain_text(f"Topped up {len(topped)} line")
+        for item in await items.all():
+            await expect(item.locator(".badge")).to_have_count(1)
+        await _assert_reads_whole(shown)
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_a_pantry_amount_to_check_is_shown_with_its_note(app: AlfredApp, mount: Any, width: int) -> None:
+    """What the pantry holds in an amount that does not compare is shown with its note (what is needed, what it has),
+    one line each, not folded into the names of what the pantry covers."""
+    async with apps_client(build_server(app)) as client:
+        expected = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        check = [item for item in expected["covered"] if item["note"]]
+        assert check
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        items = shown.view.locator("#preview-lines li.kept", has=shown.view.locator(".badge", has_text="in the pantry: check"))
+        await expect(items).to_have_text([re.compile(re.escape(item["name"]) + ".*" + re.escape(item["note"])) for item in check])
+        await _assert_reads_whole(shown)
         shown.assert_clean()
 
 
@@ -273,9 +351,10 @@ async def test_an_error_result_of_the_add_shows_its_message_and_adds_nothing(app
         before = await _listed(app)
         await confirm.click()
         await expect(shown.view.get_by_role("alert")).to_have_text(
-            "meal_plans: no planned meal with a recipe from 2026-01-12 to 2026-01-18.")
+            "No meals with a recipe are planned Mon, Jan 12 – Sun, Jan 18 any more; nothing was added.")
+        await _assert_next_to_the_buttons(shown)
         await expect(shown.view.get_by_role("button", name="Already added")).to_have_count(0)
-        await expect(confirm).to_be_enabled()
+        await expect(shown.view.locator("#preview")).to_be_hidden()
         assert await _listed(app) == before
         await _assert_reads_whole(shown)
         shown.assert_clean()
@@ -290,7 +369,8 @@ async def test_an_error_result_of_the_preview_shows_its_message_and_changes_noth
         shown = await mount(client, "meal_plan_show", WEEK, width=width)
         await shown.view.get_by_role("button", name=BUTTON).click()
         await expect(shown.view.get_by_role("alert")).to_have_text(
-            "shopping_list_from is not available: this server is read-only (--read-only).")
+            "This kitchen is read-only: nothing can be added to the shopping list.")
+        await _assert_next_to_the_buttons(shown)
         await expect(shown.view.locator("#preview")).to_be_hidden()
         await expect(shown.view.get_by_role("button", name=BUTTON)).to_be_enabled()
         await _assert_reads_whole(shown)

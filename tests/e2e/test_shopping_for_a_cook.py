@@ -1,0 +1,144 @@
+"""shopping_list_from as a cook meets it: an allergen line is left out (never the whole list), a line a person listed
+counts for what it holds (topped up when short), and every note names the amounts with their noun."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from alfred_mcp.agent.act_tools import result_card
+
+from .helpers import call, eq
+
+pytestmark = pytest.mark.anyio
+
+CONSENT = {"allergens": ["peanuts"], "reason": "the user accepts peanut oil for this"}
+SPAN = {"from": "2031-06-01", "to": "2031-06-07"}
+
+
+async def _recipe(client: Client, name: str, servings: int, ingredients: list[dict[str, Any]], **override: Any) -> str:
+    created = await call(client, "db_create", table="recipes", data={"name": name, "servings": servings, "instructions": ["Cook."]}, **override)
+    ref = str(created["rows"][0]["id"])
+    await call(client, "db_create", table="recipe_ingredients", **override,
+               data=[{"recipe_id": ref, "position": i + 1, **item} for i, item in enumerate(ingredients)])
+    return ref
+
+
+async def _lines(client: Client, name: str) -> list[dict[str, Any]]:
+    return list((await call(client, "db_read", table="shopping_list", filters=[eq("name", name)], limit=10))["rows"])
+
+
+def _by_meal_or_recipe(kind: str, ref: str) -> dict[str, Any]:
+    return {"meal_plans": SPAN} if kind == "meal_plans" else {"recipes": [ref]}
+
+
+@pytest.mark.parametrize("kind", ["meal_plans", "recipes"])
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_line_is_added(
+    client: Client, kind: str, preview: bool,
+) -> None:
+    """The demo user is allergic to peanuts: the peanut oil line is left out, saying which meal and why in a cook's
+    words, and the other lines are listed (a preview is never refused); with the user's consent it is added too."""
+    noodles = await _recipe(client, "Quux Noodles", 2, [{"name": "peanut oil", "quantity": 2, "unit": "tbsp"},
+                                                        {"name": "quuxnoodles", "quantity": 200, "unit": "g"}],
+                            allergy_override=CONSENT)
+    if kind == "meal_plans":
+        await call(client, "db_create", table="meal_plans", allergy_override=CONSENT,
+                   data={"date": "2031-06-06", "meal_type": "lunch", "recipe_id": noodles, "servings": 2})
+    source = _by_meal_or_recipe(kind, noodles)
+    result = await call(client, "shopping_list_from", preview=preview, **source)
+    assert [line["name"] for line in result["lines"]] == ["quuxnoodles"]
+    (left,) = result["left_out"]
+    assert (left["name"], left["allergen"], left["recipes"]) == ("peanut oil", "peanuts", [noodles])
+    where = "Quux Noodles (Fri 6 Jun lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
+    assert left["for"] == [where]
+    assert left["text"] == f"Left out peanut oil, for {where}: it contains peanuts, and you are allergic to peanuts."
+    assert left["text"] in result["message"] and "allergy_override" not in result["message"] and "data[" not in result["message"]
+    assert await _lines(client, "peanut oil") == []
+    assert len(await _lines(client, "quuxnoodles")) == (0 if preview else 1)
+    consented = await call(client, "shopping_list_from", preview=preview, allergy_override=CONSENT, **source)
+    assert "peanut oil" in [line["name"] for line in consented["lines"]] and "left_out" not in consented
+    assert len(await _lines(client, "peanut oil")) == (0 if preview else 1)
+
+
+@pytest.mark.parametrize(
+    ("on_list", "needed", "expected"),
+    [pytest.param((6, "oz"), (18, "oz"), ("updated", "1 1/4 lb quuxpancetta", "12 oz"), id="same-unit-short"),
+     pytest.param((1, "lb"), (250, "g"), ("already", None, None), id="converted-enough"),
+     pytest.param((2, "head"), (3, "head"), ("updated", "3 heads quuxbok choy", "1 head"), id="count-short"),
+     pytest.param((1, "bag"), (24, None), ("already", "need 24 quuxtortillas, the list has 1 bag quuxtortillas: check it is enough", None), id="not-comparable")],
+)
+async def test_a_line_a_person_listed_for_the_recipe_counts_for_what_it_holds(
+    client: Client, on_list: tuple[float, str], needed: tuple[float, str | None], expected: tuple[str, str | None, str | None],
+) -> None:
+    """A line whose source names the recipe without servings covers it only as far as its amount goes: short, it is
+    topped up by the gap (the result says what was there and what is added); in a unit that does not compare, it is
+    left with both amounts named; ticked as bought, it is reported as bought, never as on the list."""
+    name = {"oz": "quuxpancetta", "lb": "quuxpancetta", "head": "quuxbok choy", "bag": "quuxtortillas"}[on_list[1]]
+    dish = await _recipe(client, "Quux Dish", 4, [{"name": name, "quantity": needed[0], "unit": needed[1]}])
+    await call(client, "db_create", table="shopping_list",
+               data={"name": name, "quantity": on_list[0], "unit": on_list[1], "source": "Quux Dish"})
+    result = await call(client, "shopping_list_from", recipes=[dish])
+    action, text, adds = expected
+    if action == "updated":
+        (line,) = result["lines"]
+        assert (line["action"], line["text"], line["adds"]) == ("updated", text, adds)
+        assert result["already_listed"] == []
+    else:
+        assert result["lines"] == [] and [item["name"] for item in result["already_listed"]] == [name]
+        assert result["already_listed"][0].get("note") == text
+    again = await call(client, "shopping_list_from", recipes=[dish])
+    assert again["lines"] == [], "topped up once, the line holds what the recipe needs"
+    await call(client, "db_update", table="shopping_list", filters=[eq("name", name)], data={"is_purchased": True})
+    bought = await call(client, "shopping_list_from", recipes=[dish])
+    (kept,) = bought["already_listed"]
+    assert bought["lines"] == [] and kept["note"] == ("bought already" if text is None or action == "updated"
+                                                      else text.replace("the list has", "bought"))
+
+
+@pytest.mark.parametrize(("pantry", "needed", "noun"), [
+    pytest.param((1, "lb"), (2, None), "2 quuxcarrots", id="count"),
+    pytest.param((2, "carton"), (11, "cup"), "2 3/4 quarts quuxbroth", id="volume"),
+    pytest.param((1, "bottle"), (2, "tbsp"), "2 tbsp quuxoil", id="spoons"),
+])
+async def test_a_pantry_note_names_what_is_needed_with_its_noun(
+    client: Client, pantry: tuple[float, str], needed: tuple[float, str | None], noun: str,
+) -> None:
+    name = noun.rsplit(" ", 1)[-1]
+    dish = await _recipe(client, "Quux Soup", 2, [{"name": name, "quantity": needed[0], "unit": needed[1]}])
+    await call(client, "db_create", table="inventory", data={"name": name, "quantity": pantry[0], "unit": pantry[1]})
+    result = await call(client, "shopping_list_from", recipes=[dish], preview=True)
+    (covered,) = result["covered"]
+    assert covered["note"].startswith(f"need {noun}, the pantry has ") and covered["note"].endswith(": check there is enough")
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_what_a_long_week_leaves_out_stands_in_acts_card_of_the_result(client: Client, preview: bool) -> None:
+    """The demo week with a peanut meal: the card Act reads (cut at its length) still says which line was left out and why."""
+    noodles = await _recipe(client, "Quux Noodles", 2, [{"name": "peanut oil", "quantity": 2, "unit": "tbsp"}], allergy_override=CONSENT)
+    await call(client, "db_create", table="meal_plans", allergy_override=CONSENT,
+               data={"date": "2026-01-16", "meal_type": "lunch", "recipe_id": noodles, "servings": 2})
+    arguments = {"meal_plans": {"from": "2026-01-12", "to": "2026-01-18"}, "preview": preview}
+    result = await call(client, "shopping_list_from", **arguments)
+    card = result_card("shopping_list_from", arguments, result)
+    assert len(result["lines"]) > 10 and "cut at" in card
+    assert "Left out peanut oil, for Quux Noodles (Fri 16 Jan lunch, for 2): it contains peanuts" in card
+
+
+GUESTS = {"occasion_update": "Saturday dinner", "goal_update": "a menu for Saturday", "goal_subdomain": "recipes",
+          "new_constraints": [{"type": "allergy", "field": "guests", "value": ["sesame"], "lifetime": "occasion"}]}
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_a_line_holding_the_guests_allergen_is_left_out_while_the_occasion_holds(client: Client, preview: bool) -> None:
+    """The occasion's guests are allergic to sesame: the sesame oil line is left out, saying whose allergy it is."""
+    dish = await _recipe(client, "Quux Greens", 4, [{"name": "toasted sesame oil", "quantity": 1, "unit": "tbsp"},
+                                                    {"name": "quuxgreens", "quantity": 2, "unit": "bunch"}])
+    await call(client, "understanding_submit", message="six guests on Saturday, one is allergic to sesame", constraint_snapshot=GUESTS)
+    result = await call(client, "shopping_list_from", recipes=[dish], preview=preview)
+    assert [line["name"] for line in result["lines"]] == ["quuxgreens"]
+    (left,) = result["left_out"]
+    assert left["text"] == ("Left out toasted sesame oil, for Quux Greens (for 4): it contains sesame, and the guests "
+                            "(Saturday dinner) are allergic to sesame.")
