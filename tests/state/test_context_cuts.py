@@ -116,5 +116,5 @@ def test_an_ambiguous_mention_shows_a_few_candidates_and_counts_the_rest(count: 
     line = mention.line()
     labelled = sum(f"shop_{n} item {n} " in line for n in range(1, count + 1))
     assert labelled == min(count, CANDIDATES_SHOWN)
-    assert f"{count} candidates" in line if count else "nothing" in line
+    assert f"{count} candidate{'s' if count > 1 else ''}" in line if count else "nothing" in line
     assert line.count("shop_") <= 2 * CANDIDATES_SHOWN
