@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, get_args
 
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, read_card
 from alfred_mcp.state.refs import is_ref
+from alfred_mcp.state.role_outputs import Subdomain
 
 STEP_KEY = "alfred/step"
 """A contract's `_meta` key for what annotations cannot say: "generate" marks a tool that writes only pending
@@ -319,3 +321,16 @@ def unlinked_words(entry: dict[str, Any]) -> str:
     if column == "source":
         return f"its source still names {was or 'the removed row'}"
     return f"{column} is now empty" + (f" (was {was})" if was else "")
+
+
+_SUBDOMAIN_BY_PREFIX: tuple[tuple[str, Subdomain], ...] = (("meal_", "meal_plans"), ("shopping_", "shopping"), ("constraints_", "preferences"))
+_STEP_SUBDOMAINS: dict[str, Subdomain] = {area: area for area in get_args(Subdomain)}
+
+
+def subdomain_of(tool: str, arguments: Mapping[str, Any]) -> Subdomain:
+    """The area a call reads or writes, for a step made of it (quick mode's): a db_* call's table's, else the
+    tool's by its name (recipes when no other area fits)."""
+    table = TABLES.get(str(arguments.get("table", "")))
+    if table is not None and table.subdomain in _STEP_SUBDOMAINS:
+        return _STEP_SUBDOMAINS[table.subdomain]
+    return next((area for prefix, area in _SUBDOMAIN_BY_PREFIX if tool.startswith(prefix)), "recipes")

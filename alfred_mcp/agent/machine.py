@@ -42,6 +42,7 @@ from alfred_mcp.state.role_outputs import (
     ReplyOutput,
     StepCompleteDecision,
     ThinkOutput,
+    ThinkStep,
     ToolCallDecision,
     UnderstandOutput,
 )
@@ -238,6 +239,7 @@ class TurnMachine:
     def _check_refs(self, role: str, parsed: Any) -> None:
         """Refs a role names must be refs the session knows (a model never invents them)."""
         if isinstance(parsed, UnderstandOutput):
+            self._check_quick_tool(parsed)
             for ref in parsed.referenced_refs:
                 if ref not in self.session.registry:
                     raise RoleOutputError(f"referenced_refs: '{ref}' is not a ref of this session; use refs from the entity context.",
@@ -251,6 +253,19 @@ class TurnMachine:
                 for entry in step.batch:
                     if entry.ref not in self.session.registry:
                         raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.", field="output.steps")
+
+    def _check_quick_tool(self, output: UnderstandOutput) -> None:
+        """A quick read's tool must be a read tool this host serves, with arguments its contract accepts."""
+        read = output.quick_read if output.quick_mode else None
+        if read is None or read.tool is None:
+            return
+        try:
+            act_tools.check_tool_allowed(read.tool, "read", self._run_tool.served)
+            act_tools.check_arguments(read.tool, read.arguments)
+        except AlfredError as refusal:
+            named = refusal.fields.get("field")
+            field = "tool" if named == "tool" else f"arguments.{named}" if named else "arguments"
+            raise RoleOutputError(f"quick_read: {refusal.message}", field=f"output.quick_read.{field}") from None
 
     # -- understand ---------------------------------------------------------------------------
 
@@ -270,9 +285,12 @@ class TurnMachine:
         return state
 
     async def _run_quick_read(self, state: TurnState, output: UnderstandOutput) -> TurnState:
-        """Quick mode: one read-only lookup run by the system, answered without another model call."""
+        """Quick mode: one read-only lookup run by the system. A table's rows are answered without another model
+        call; a read tool's result goes to Reply, as a one-step read plan run at once (no Think, no Act)."""
         read = output.quick_read
         assert read is not None
+        if read.tool is not None:
+            return await self._run_quick_tool(state, output, read.tool, read.arguments)
         arguments = {"table": read.table, "filters": read.filters, "order_by": read.order_by, "limit": read.limit}
         try:
             result = await self.run_tool("db_read", arguments)
@@ -282,6 +300,19 @@ class TurnMachine:
         state.outcome = "quick"
         state.reply = quick_answer(result, filtered=bool(read.filters))
         return await self._finish(state)
+
+    async def _run_quick_tool(self, state: TurnState, output: UnderstandOutput, tool: str, arguments: dict[str, Any]) -> TurnState:
+        """The read tool runs as the one read step of a plan: on success the step completes and Reply is expected;
+        a failure leaves the step open for Act to correct, as any step's would."""
+        step = ThinkStep(description=f"{tool} (quick mode)", step_type="read", subdomain=act_tools.subdomain_of(tool, arguments))
+        state.plan = ThinkOutput(goal=output.processed_message or state.message[:300], decision="plan_direct", steps=[step])
+        state.steps, state.current_step = [StepState(index=0, step=step)], 0
+        state.stage = "act"
+        self._start_step(state)
+        record_plan(self.session, state)
+        running = state.step
+        assert running is not None
+        return await self._act_tool_call(state, running, ToolCallDecision(action="tool_call", tool=tool, arguments=arguments, complete_step=True))
 
     # -- think --------------------------------------------------------------------------------
 
@@ -392,6 +423,8 @@ class TurnMachine:
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result)
+        if decision.complete_step:
+            return self._complete_after_call(state, step, card)
         state.notice = card
         return state
 
@@ -443,16 +476,34 @@ class TurnMachine:
             return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
                                said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
                                hint="ask again, naming what to change")
+        self._finish_step(state, step, decision.result_summary, decision.note_for_next_step)
+        return state
+
+    def _complete_after_call(self, state: TurnState, step: StepState, card: str) -> TurnState:
+        """`complete_step`: the call that just succeeded finishes its step, summarised by the state, unless the step
+        cannot complete yet (its batch has pending items, a write step has not written); then it stays open, saying why."""
+        try:
+            self._check_step_can_complete(step)
+            if step.step.step_type == "write" and not self._step_wrote(step):
+                raise BatchIncompleteError("a write step completes after a call that writes", pending=1)
+        except BatchIncompleteError as refusal:
+            state.notice = f"{card}\n(Step {step.index + 1} stays open: {refusal.message})"
+            return state
+        self._finish_step(state, step, step.tool_calls[-1].summary, None)
+        state.notice = card
+        return state
+
+    def _finish_step(self, state: TurnState, step: StepState, summary: str, note: str | None) -> None:
+        """The step is done: the next one starts, or Reply is expected after the last."""
         step.status = "completed"
-        step.result_summary = decision.result_summary
-        step.note_for_next_step = decision.note_for_next_step
+        step.result_summary = summary
+        step.note_for_next_step = note
         state.current_step += 1
         if state.step is None:
             state.stage = "reply"
             state.outcome = "completed"
         else:
             self._start_step(state)
-        return state
 
     def _step_wrote(self, step: StepState) -> bool:
         """A write call of the step succeeded, or an item of its batch is done (also by a direct call between stages)."""

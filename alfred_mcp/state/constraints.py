@@ -65,7 +65,7 @@ _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
     "time_limit: max minutes; servings: people; days: a count or names ('monday', "
-    f"'weekend', '2026-01-14'); meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
+    f"'weekend', a date); meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
 )
 EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
 """Exclusions stand: a new goal area carries them over instead of dropping them."""

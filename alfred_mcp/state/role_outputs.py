@@ -43,12 +43,25 @@ class _Contract(BaseModel):
 
 
 class QuickRead(_Contract):
-    """A single-table read answered without planning: the system runs it and formats the rows."""
+    """A read answered without planning: one table (the system words its rows), or one read-only tool (Reply words
+    its result). Exactly one of `table` and `tool`."""
 
-    table: TableName = Field(description="The one table to read.")
-    filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="As db_read's: {field, op, value}, refs for ids.")
-    order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="As db_read's: [{field, direction}].")
+    table: TableName | None = Field(default=None, description="A table; the system words its rows.")
+    filters: list[dict[str, Any]] = Field(default_factory=list, max_length=10, description="db_read's {field, op, value}.")
+    order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="db_read's [{field, direction}].")
     limit: int = Field(default=20, ge=1, le=100, description="Rows at most; default 20.")
+    tool: str | None = Field(default=None, description="Or a read-only tool; Reply words its result.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> QuickRead:
+        if (self.table is None) == (self.tool is None):
+            raise ValueError("quick_read needs exactly one of table (a one-table lookup) and tool (a read-only tool with its arguments)")
+        if self.tool is not None and (self.filters or self.order_by):
+            raise ValueError("quick_read: filters and order_by go with table; a tool takes its own arguments")
+        if self.table is not None and self.arguments:
+            raise ValueError("quick_read: arguments go with tool; a table read takes filters, order_by and limit")
+        return self
 
 
 class UnderstandOutput(_Contract):
@@ -65,10 +78,10 @@ class UnderstandOutput(_Contract):
     needs_clarification: bool = Field(default=False, description="The request cannot be acted on without an answer.")
     clarification_questions: list[str] = Field(default_factory=list, max_length=5, description="The questions to ask.")
     quick_mode: bool = Field(
-        default=False, description="A one-table lookup the system answers itself, without planning; never a write."
+        default=False, description="Look up at once (quick_read), no planning; never a write."
     )
     quick_mode_confidence: float | None = Field(
-        default=None, ge=0, le=1, description="How sure quick mode fits, 0 to 1; below the server's threshold the turn is planned."
+        default=None, ge=0, le=1, description="0 to 1; too low: the turn is planned."
     )
     quick_read: QuickRead | None = Field(default=None, description="The read quick mode runs.")
     processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
@@ -76,7 +89,7 @@ class UnderstandOutput(_Contract):
     @model_validator(mode="after")
     def _quick_mode_needs_a_read(self) -> UnderstandOutput:
         if self.quick_mode and (self.quick_read is None or self.quick_mode_confidence is None):
-            raise ValueError("quick_mode needs quick_read (the one table to read and its filters) and quick_mode_confidence")
+            raise ValueError("quick_mode needs quick_read (a table to read, or a read-only tool with its arguments) and quick_mode_confidence")
         if self.needs_disambiguation and not self.disambiguation_question:
             raise ValueError("needs_disambiguation needs disambiguation_question")
         if self.needs_clarification and not self.clarification_questions:
@@ -121,6 +134,7 @@ class ToolCallDecision(_Contract):
     action: Literal["tool_call"]
     tool: str = Field(description="One of the tools listed in the context.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments; refs for ids.")
+    complete_step: bool = Field(default=False, description="It finishes the step: done on success, no step_complete.")
 
 
 class StepCompleteDecision(_Contract):

@@ -1,0 +1,196 @@
+"""The staged path's short cuts: quick mode with any read tool (Understand -> the read -> Reply, no Think, no Act)
+and Act's `complete_step` (the call that finishes a step completes it, summarised by the state).
+
+Driven through the real MCP client on the demo kitchen; what must not change is checked on the SQLite file itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.helpers import call, call_error
+from mcp import Client
+from scenarios.kitchen_digest import kitchen_digest
+
+from alfred_mcp.agent.act_tools import tools_for_step
+from alfred_mcp.agent.llm.scripted import ScriptedLLM
+from alfred_mcp.app import AlfredApp
+
+pytestmark = pytest.mark.anyio
+
+QUICK_SAMPLES: dict[str, dict[str, Any]] = {
+    "batch_status": {},
+    "constraints_read": {},
+    "db_read": {"table": "inventory", "filters": [{"field": "location", "op": "eq", "value": "fridge"}]},
+    "describe_table": {"table": "meal_plans"},
+    "draft_read": {},
+    "entity_resolve": {"text": "the salmon"},
+    "meal_plan_show": {},
+    "recipe_show": {"recipe": "recipe_1"},
+    "recipes_export": {"recipe": "recipe_1"},
+    "recipes_makeable": {},
+    "recipes_scale": {"recipe": "recipe_1", "servings": 6},
+    "recipes_search": {"category": "fish"},
+    "shopping_list_show": {},
+    "show_working_set": {},
+}
+"""A quick read of every read tool, as a client's model would ask for it (recipe_1: the first recipe the session read)."""
+
+
+def _db(app: AlfredApp) -> Path:
+    return Path(app.settings.db)
+
+
+def quick(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"tool": tool, "arguments": arguments},
+            "processed_message": f"{tool} lookup"}
+
+
+async def _a_recipe_read(client: Client) -> None:
+    """The session reads its recipes first, so recipe_1 is a ref it knows."""
+    await call(client, "db_read", table="recipes", columns=["name"], order_by=[{"field": "name"}], limit=3)
+
+
+async def _a_draft_in_a_batch(client: Client) -> None:
+    """A draft and the batch that will save it: what draft_read and batch_status read (no kitchen row is written)."""
+    await call(client, "draft_create", entity_type="task", items=[{"title": "Defrost the salmon"}])
+    await call(client, "batch_open", refs=["gen_task_1"])
+
+
+def test_every_read_tool_has_a_quick_sample() -> None:
+    """A read tool added later is tried in quick mode too (the samples cover the registry's read tools)."""
+    assert set(QUICK_SAMPLES) == set(tools_for_step("read"))
+
+
+@pytest.mark.parametrize("tool", sorted(QUICK_SAMPLES))
+async def test_a_quick_read_of_any_read_tool_goes_straight_to_reply_and_writes_nothing(client: Client, app: AlfredApp, tool: str) -> None:
+    await _a_recipe_read(client)
+    await _a_draft_in_a_batch(client)
+    before = kitchen_digest(_db(app))
+    await call(client, "turn_start", message=f"a lookup with {tool}")
+    answer = await call(client, "turn_submit", role="understand", output=quick(tool, QUICK_SAMPLES[tool]))
+    assert (answer["stage"], answer["expected_role"]) == ("reply", "reply"), answer.get("notice")
+    assert answer["notice"].startswith(tool) and answer["next"]["role"] == "reply"
+    done = await call(client, "turn_submit", role="reply", output={"response": "Here is what I found."})
+    assert done["outcome"] == "completed" and done["summary"]["steps_completed"] == 1
+    status = (await call(client, "turn_status"))["state"]
+    assert "think" not in status["model_calls"] and "act" not in status["model_calls"]
+    assert kitchen_digest(_db(app)) == before
+
+
+async def test_a_quick_read_is_three_calls_with_the_rows_in_the_notice(client: Client, app: AlfredApp) -> None:
+    """'What fish recipes do I have?': turn_start, Understand, Reply; the rows the reply names are in the notice."""
+    await call(client, "turn_start", message="What fish recipes do I have?")
+    answer = await call(client, "turn_submit", role="understand", output=quick("recipes_search", {"category": "fish"}))
+    rows = answer["notice"].splitlines()[1:]
+    assert rows and all(row.startswith("- recipe_") for row in rows)
+    names = [row.split(" ", 2)[2].split(" (")[0] for row in rows]
+    done = await call(client, "turn_submit", role="reply", output={"response": "You have " + ", ".join(names) + "."})
+    assert done["stage"] == "done"
+
+
+async def test_a_reply_after_a_quick_read_cannot_claim_a_write(client: Client, app: AlfredApp) -> None:
+    await call(client, "turn_start", message="What fish recipes do I have?")
+    await call(client, "turn_submit", role="understand", output=quick("recipes_search", {"category": "fish"}))
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": "I saved the cod recipe to your meal plan."})
+    assert refused["code"] == "role_output_invalid" and "refused" in refused["message"]
+
+
+@pytest.mark.parametrize("tool", sorted(set(tools_for_step("write")) - set(tools_for_step("read"))))
+async def test_quick_mode_refuses_a_tool_that_writes_and_nothing_runs(client: Client, app: AlfredApp, tool: str) -> None:
+    before = kitchen_digest(_db(app))
+    await call(client, "turn_start", message="quick, do it")
+    refused = await call_error(client, "turn_submit", role="understand", output=quick(tool, {}))
+    assert refused["field"] == "output.quick_read.tool" and "cannot call" in refused["message"]
+    assert (await call(client, "turn_status"))["state"]["stage"] == "understand"
+    assert kitchen_digest(_db(app)) == before
+
+
+@pytest.mark.parametrize(("arguments", "field"), [
+    ({"category": 7}, "output.quick_read.arguments.category"),
+    ({"query": "fish"}, "output.quick_read.arguments"),
+])
+async def test_quick_mode_names_the_argument_its_tool_refuses(client: Client, app: AlfredApp, arguments: dict[str, Any], field: str) -> None:
+    await call(client, "turn_start", message="fish recipes?")
+    refused = await call_error(client, "turn_submit", role="understand", output=quick("recipes_search", arguments))
+    assert refused["field"].startswith(field) and "recipes_search" in refused["message"]
+
+
+@pytest.mark.parametrize("read", [
+    {"table": "recipes", "tool": "recipes_search"},
+    {"tool": "recipes_search", "filters": [{"field": "name", "op": "eq", "value": "x"}]},
+    {"table": "recipes", "arguments": {"category": "fish"}},
+    {},
+])
+async def test_a_quick_read_names_one_source(client: Client, app: AlfredApp, read: dict[str, Any]) -> None:
+    await call(client, "turn_start", message="fish recipes?")
+    output = {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": read}
+    refused = await call_error(client, "turn_submit", role="understand", output=output)
+    assert "quick_read" in refused["message"]
+
+
+async def test_a_quick_read_that_fails_leaves_its_step_to_act(client: Client, app: AlfredApp) -> None:
+    """An unknown ref fails the read: the step stays open, Act sees why and can call again (one more failure blocks)."""
+    await call(client, "turn_start", message="show me that one")
+    answer = await call(client, "turn_submit", role="understand", output=quick("recipe_show", {"recipe": "recipe_99"}))
+    assert answer["expected_role"] == "act" and "recipe_99" in answer["notice"] and "failed" in answer["notice"]
+    await _a_recipe_read(client)
+    fixed = await call(client, "turn_submit", role="act", output={"action": "tool_call", "tool": "recipe_show",
+                                                                   "arguments": {"recipe": "recipe_1"}, "complete_step": True})
+    assert fixed["expected_role"] == "reply"
+
+
+def _write_plan(*batch: str) -> dict[str, Any]:
+    return {"goal": "plan and list", "decision": "plan_direct", "steps": [
+        {"description": "write it", "step_type": "write", "subdomain": "meal_plans", "batch": [{"ref": ref} for ref in batch]}]}
+
+
+def _meal(recipe: str, day: str) -> dict[str, Any]:
+    return {"action": "tool_call", "tool": "db_create", "complete_step": True,
+            "arguments": {"table": "meal_plans", "data": {"date": day, "meal_type": "lunch", "recipe_id": recipe}}}
+
+
+async def test_complete_step_finishes_a_write_step_with_the_states_summary(client: Client, app: AlfredApp) -> None:
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Plan the first one for lunch on the 2nd of next month")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
+    await call(client, "turn_submit", role="think", output=_write_plan())
+    answer = await call(client, "turn_submit", role="act", output=_meal("recipe_1", "2099-01-02"))
+    assert answer["expected_role"] == "reply" and answer["notice"].startswith("db_create meal_plans: 1 created")
+    step = (await call(client, "turn_status"))["state"]["steps"][0]
+    assert step["status"] == "completed" and step["result_summary"].startswith("db_create") and "meal_" in step["result_summary"]
+
+
+async def test_complete_step_leaves_a_batch_step_open_while_an_item_is_pending(client: Client, app: AlfredApp) -> None:
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Plan the first two for lunch")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1", "recipe_2"]})
+    await call(client, "turn_submit", role="think", output=_write_plan("recipe_1", "recipe_2"))
+    first = await call(client, "turn_submit", role="act", output=_meal("recipe_1", "2099-01-02"))
+    assert first["expected_role"] == "act" and "stays open" in first["notice"] and "recipe_2" in first["notice"]
+    second = await call(client, "turn_submit", role="act", output=_meal("recipe_2", "2099-01-03"))
+    assert second["expected_role"] == "reply"
+
+
+async def test_complete_step_on_a_read_in_a_write_step_leaves_it_open(client: Client, app: AlfredApp) -> None:
+    before = kitchen_digest(_db(app))
+    await call(client, "turn_start", message="Plan something")
+    await call(client, "turn_submit", role="understand", output={})
+    await call(client, "turn_submit", role="think", output=_write_plan())
+    read = await call(client, "turn_submit", role="act", output={"action": "tool_call", "tool": "recipes_search",
+                                                                  "arguments": {"category": "fish"}, "complete_step": True})
+    assert read["expected_role"] == "act" and "a write step completes after a call that writes" in read["notice"]
+    assert kitchen_digest(_db(app)) == before
+
+
+async def test_the_bundled_loop_answers_a_quick_tool_read_in_two_model_calls(client: Client, app: AlfredApp) -> None:
+    """chat: Understand asks for the read, Reply words it; Think and Act are never asked."""
+    llm = ScriptedLLM({"understand": [quick("recipes_search", {"category": "fish"})],
+                       "reply": [{"response": "You have a few fish recipes: the cod and the salmon."}]})
+    app.llm = llm
+    result = await call(client, "chat", message="What fish recipes do I have?")
+    assert result["outcome"] == "completed" and result["model_calls"] == {"understand": 1, "reply": 1}
+    reply_prompt = next(request for request in llm.requests if request.role == "reply").prompt_text()
+    assert "recipes_search recipes:" in reply_prompt
