@@ -19,7 +19,7 @@ _INDENT = " "
 
 def schema_text(schema: Mapping[str, Any]) -> str:
     """`schema` as a signature: the top-level object's properties one per line, then each `$defs` shape once."""
-    lines = [_object(schema, depth=0, described=True)]
+    lines = [_object(schema, depth=0)]  # the schema's own description: the role's instructions say it already
     defs = schema.get("$defs") or {}
     for name in _used_defs(schema, defs):
         lines.append(f"{name} = {_object(defs[name], depth=0)}")
@@ -38,16 +38,14 @@ def signature(name: str, schema: Mapping[str, Any]) -> str:
     return "\n".join([f"{name}({arguments})", *shapes])
 
 
-def _object(schema: Mapping[str, Any], *, depth: int, described: bool = False) -> str:
-    """An object's properties, one per line with its description as a comment (and its own, if `described`)."""
+def _object(schema: Mapping[str, Any], *, depth: int) -> str:
+    """An object's properties, one per line with its description as a comment."""
     properties = schema.get("properties")
     if not isinstance(properties, Mapping) or not properties:
         return _type(schema)
     required = set(schema.get("required") or ())
     pad = _INDENT * (depth + 1)
     lines = ["{"]
-    if schema.get("description") and described:
-        lines.append(f"{pad}// {schema['description']}")
     for key, body in properties.items():
         comment = f" // {body['description']}" if isinstance(body, Mapping) and body.get("description") else ""
         lines.append(f"{pad}{_field(key, body, required)}{comment}")
