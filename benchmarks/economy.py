@@ -5,8 +5,10 @@ role's prompt when the bundled loop drives the same conversations."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import tempfile
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from scenarios.driver import StageClient, resent_characters  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
-from scenarios.recorded import load_recordings, replay  # noqa: E402
+from scenarios.recorded import Recording, ReplayedTurn, load_recordings, replay  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
     READ_TURN_BYTES_BUDGET,
     READ_TURN_CALLS_BUDGET,
@@ -132,25 +134,28 @@ async def recorded_turns() -> dict[str, object]:
                 continue
             tally = rounds.setdefault("2" if name.startswith(ROUND_PREFIX) else "1", _round())
             logs = await replay(recording, Path(folder) / name)
-            entry: dict[str, object] = {"calls": [log.calls for log in logs], "bytes": [log.bytes for log in logs]}
             worst = tally["max"]
-            for number, (turn, log) in enumerate(zip(recording.turns, logs)):
-                worst["calls"], worst["bytes"] = max(worst["calls"], log.calls), max(worst["bytes"], log.bytes)
-                worst["diverged"] += len(log.diverged)
+            worst["diverged"] += sum(len(log.diverged) for log in logs)
+            turns = _user_turns(recording, logs)
+            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns]}
+            for number, turn in enumerate(turns):
+                worst["calls"], worst["bytes"] = max(worst["calls"], turn.calls), max(worst["bytes"], turn.bytes)
                 if turn.one_step_read and number > 0:
-                    worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], log.calls), max(worst["read_bytes"], log.bytes)
-            tally["turns"] += len(logs)
-            tally["calls"] += sum(log.calls for log in logs)
-            tally["bytes"] += sum(log.bytes for log in logs)
+                    worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], turn.calls), max(worst["read_bytes"], turn.bytes)
+            tally["turns"] += len(turns)
+            tally["calls"] += sum(turn.calls for turn in turns)
+            tally["bytes"] += sum(turn.bytes for turn in turns)
             plain = recordings.get(f"{name}.plain")
             if plain is not None:
                 plain_logs = await replay(plain, Path(folder) / f"{name}.plain")
-                entry["plain_calls"] = [log.calls for log in plain_logs]
-                entry["plain_bytes"] = [log.bytes for log in plain_logs]
-                entry["calls_ratio"] = _ratio(sum(log.calls for log in logs), sum(log.calls for log in plain_logs))
-                entry["bytes_ratio"] = _ratio(sum(log.bytes for log in logs), sum(log.bytes for log in plain_logs))
-                tally["plain_calls"] += sum(log.calls for log in plain_logs)
-                tally["plain_bytes"] += sum(log.bytes for log in plain_logs)
+                worst["diverged"] += sum(len(log.diverged) for log in plain_logs)
+                plain_turns = _user_turns(plain, plain_logs)
+                entry["plain_calls"] = [turn.calls for turn in plain_turns]
+                entry["plain_bytes"] = [turn.bytes for turn in plain_turns]
+                entry["calls_ratio"] = _ratio(sum(turn.calls for turn in turns), sum(turn.calls for turn in plain_turns))
+                entry["bytes_ratio"] = _ratio(sum(turn.bytes for turn in turns), sum(turn.bytes for turn in plain_turns))
+                tally["plain_calls"] += sum(turn.calls for turn in plain_turns)
+                tally["plain_bytes"] += sum(turn.bytes for turn in plain_turns)
             out[name] = entry
     for tally in rounds.values():
         tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
@@ -159,6 +164,29 @@ async def recorded_turns() -> dict[str, object]:
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
     latest = rounds[max(rounds)]["max"] if rounds else {key: 0 for key in targets}
     return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+@dataclass
+class _UserTurn:
+    calls: int = 0
+    bytes: int = 0
+    one_step_read: bool = False
+
+
+USER_TURN = re.compile(r"[tp]\d+")
+"""A user turn's label (t1, t2, ...; p1, p2, ... in the first round's plain runs); calls labelled otherwise (a recorder's `check` reads between turns) are replayed,
+as the session saw them, but are no turn's cost."""
+
+
+def _user_turns(recording: Recording, logs: list[ReplayedTurn]) -> list[_UserTurn]:
+    """The calls and bytes of each user turn, in order; a turn a check read split in two counts as one."""
+    turns: dict[str, _UserTurn] = {}
+    for turn, log in zip(recording.turns, logs):
+        if USER_TURN.fullmatch(turn.label):
+            tally = turns.setdefault(turn.label, _UserTurn())
+            tally.calls, tally.bytes = tally.calls + log.calls, tally.bytes + log.bytes
+            tally.one_step_read = tally.one_step_read or turn.one_step_read
+    return list(turns.values())
 
 
 def _round() -> dict[str, Any]:
