@@ -102,7 +102,7 @@ CALLS: list[tuple[str, str, Args]] = [
 
 ENVELOPE = frozenset({"session", "turn"})
 """What every session-scoped result carries (`server/tools/common.py` session_context): left undeclared, since
-declaring them in every tool's outputSchema would cost tools/list about 1.4 KB of its 40 KB budget."""
+declaring them in every tool's outputSchema would cost tools/list about 1.5 KB of its 40 KB budget."""
 OPTIONAL_KEYS = frozenset({"warnings", "relinked", "unlinked", "left_out", "already_listed", "was", "adds", "now", "next_cursor"})
 """Keys only some paths return: the calls above must reach every one of them."""
 
