@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.taxonomy import singular
-from alfred_mcp.state.reply_check import _TABLE, Fact, Item, ReplyFacts
+from alfred_mcp.state.reply_check import _MAKES, _TABLE, _VERB_OF, LIST, Fact, Item, ReplyFacts
 
 Check = Callable[[str, ReplyFacts], list[str]]
 
@@ -172,6 +172,7 @@ def corpus() -> list[Case]:
     cases.extend(whole_name_cases())
     cases.extend(labelled_thing_cases())
     cases.extend(draft_edit_cases())
+    cases.extend(standing_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -375,4 +376,40 @@ def draft_edit_cases() -> list[Case]:
         two = ReplyFacts(things=[*facts.things, Fact("generated", "recipes", second.ref, second.label)], unsaved=[draft, second])
         cases.append(Case(f"{said} This is a draft, not saved yet.", two, False, "one of two drafts pointed at"))
         cases.append(Case(f"{said} Both drafts are not saved yet.", two, True, "a draft's edits described"))
+    return cases
+
+
+# --- how things stood: a pluperfect, and what a planned meal or a saved recipe holds, claim nothing --------------
+
+STANDING_PLACES = {
+    "shopping_list": ("Eggs", "shopping list"), LIST: ("Milk", "list"), "inventory": ("Cheddar", "pantry"),
+    "meal_plans": ("Thursday dinner", "meal plan"), "recipes": ("Thai Curry", "recipes"), "tasks": ("Buy bread", "to-do list"),
+    "preferences": ("Shellfish", "preferences"), "cooking_log": ("Monday's fajitas", "cooking log"),
+}
+"""Every table a reply can name (reply_check's _TABLES): a thing on it, and the words that name it."""
+STANDING_PREP = {"add": "to", "save": "to", "create": "in", "plan": "on", "remove": "from", "change": "on", "undo": "on"}
+HOLDING = ("with", "around", "from")
+"""'Thursday dinner was planned with it': a planned meal, a saved or created thing holds what these name."""
+DELETED = Fact("deleted", "recipes", "recipe_30", "Fish Pie")
+
+
+def standing_cases() -> list[Case]:
+    """For every verb the check knows and every table: a pluperfect ('had been added to your list') says how things
+    stood and a past passive naming what a planned meal, a saved or created thing holds ('was planned with it') says
+    what it holds (true, in a turn that only deleted Fish Pie); the same verbs as a past or present-perfect passive
+    ('was added to your list', 'has been added'), and 'with it' after the verbs where it names what went along or took
+    the thing's place ('removed with it', 'replaced with it'), still claim (false there)."""
+    cases: list[Case] = []
+    facts = ReplyFacts(things=[DELETED])
+    for (word, verb), (thing, place) in itertools.product(sorted(_VERB_OF.items()), STANDING_PLACES.values()):
+        prep = STANDING_PREP[verb]
+        cases.append(Case(f"I deleted Fish Pie. {thing} had been {word} {prep} your {place}, so I left it as it was.", facts, True,
+                          "how things stood before"))
+        for be in ("was", "has been"):
+            cases.append(Case(f"I deleted Fish Pie. {thing} {be} {word} {prep} your {place}.", facts, False, "a passive claim"))
+        for holding, pronoun in itertools.product(HOLDING, ("it", "them")):
+            text = f"I deleted Fish Pie. {thing} was {word} {holding} {pronoun}."
+            holds = verb in _MAKES
+            if holds or holding == "with":
+                cases.append(Case(text, facts, holds, "what a thing holds" if holds else "what went along, claimed"))
     return cases

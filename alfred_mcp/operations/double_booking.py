@@ -47,21 +47,47 @@ def slots_of_drafts(drafts: Sequence[Draft]) -> list[Slot]:
 
 
 async def booking_warnings(work: UnitOfWork, slots: Sequence[Slot]) -> list[str]:
-    """One warning per slot whose day already has that meal (breakfast, lunch or dinner) planned by another row."""
+    """One warning per slot whose day already has that meal (breakfast, lunch or dinner) planned by another row.
+
+    However many meals the write plans, the meals already there are read in one query (every day and meal of the
+    write, matched to their slots here) and the recipes they name in one more."""
+    single = [slot for slot in slots if slot.meal_type in SINGLE_MEALS]
+    if not single:
+        return []
+    planned = await _meals_on(work, single)
+    recipes = await _recipe_names(work, [row for rows in planned.values() for row in rows])
     warnings = []
-    for slot in slots:
-        if slot.meal_type not in SINGLE_MEALS:
-            continue
-        where = Where(all_of=(Filter("date", "eq", slot.date), Filter("meal_type", "eq", slot.meal_type)))
-        rows = await work.store.select(MEAL_PLANS, Query(where=where, limit=20), user_id=work.user_id)
-        taken = [meal for row in rows if (meal := await _named(work, row, slot.ref)) is not None]
+    for slot in single:
+        named = (_named(work, row, slot.ref, recipes) for row in planned.get((slot.date, slot.meal_type), ()))
+        taken = [meal for meal in named if meal is not None]
         if taken:
             warnings.append(f"{slot.where}: {row_label(MEAL_PLANS, {'date': slot.date, 'meal_type': slot.meal_type})} "
                             f"already has {', '.join(taken)}; this plans a second {slot.meal_type} that day")
     return warnings
 
 
-async def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None) -> str | None:
+async def _meals_on(work: UnitOfWork, slots: Sequence[Slot]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The meal_plans rows on the slots' days and meals, by (date, meal_type): one query for them all."""
+    where = Where(all_of=(Filter("date", "in", sorted({slot.date for slot in slots})),
+                          Filter("meal_type", "in", sorted({slot.meal_type for slot in slots}))))
+    rows = await work.store.select(MEAL_PLANS, Query(where=where, columns=("date", "meal_type", "recipe_id")), user_id=work.user_id)
+    planned: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        planned.setdefault((str(row["date"]), str(row["meal_type"])), []).append(row)
+    return planned
+
+
+async def _recipe_names(work: UnitOfWork, rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Recipe row id -> name, for the recipes `rows` name: one query, none when they name no recipe."""
+    ids = sorted({str(row["recipe_id"]) for row in rows if row.get("recipe_id")})
+    if not ids:
+        return {}
+    found = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", ids),)), columns=("name",)),
+                                    user_id=work.user_id)
+    return {str(row["id"]): str(row["name"]) for row in found}
+
+
+def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None, recipes: Mapping[str, str]) -> str | None:
     """'meal_3 (Salmon Tacos, recipe_2)' for a meal other than `own_ref`; only the meal gets a ref if it had none (the
     recipe is named, and its ref given when it has one), so naming it renumbers nothing else."""
     registry, turn = work.session.registry, work.session.turn
@@ -71,8 +97,6 @@ async def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None) 
         return None
     if not row.get("recipe_id"):
         return f"{ref} (no recipe)"
-    found = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "eq", row["recipe_id"]),)), limit=1),
-                                    user_id=work.user_id)
     recipe_ref = registry.ref_for_row(str(row["recipe_id"]))
-    names = [str(found[0]["name"])] if found else []
-    return f"{ref} ({', '.join([*names, *([recipe_ref] if recipe_ref else [])]) or 'a recipe'})"
+    name = recipes.get(str(row["recipe_id"]))
+    return f"{ref} ({', '.join([*([name] if name else []), *([recipe_ref] if recipe_ref else [])]) or 'a recipe'})"

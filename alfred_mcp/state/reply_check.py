@@ -7,8 +7,9 @@ reads the reply clause by clause. A claim ("I added the pears to your shopping l
 removed", "Milk is now on your list") is checked per thing: each thing it names must have a fact of
 this turn whose action backs the verb, on the table the clause names; a claim naming no thing ("I
 saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
-question, and a correction of what was said before ("I said I had added X, but I had not") claim
-nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
+question, a correction of what was said before ("I said I had added X, but I had not") and a sentence
+saying how things stood ("Eggs had been added to your list", "Thursday dinner was planned with it": what
+the meal held) claim nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
 named by its ref or its label as a whole name (`names_whole`: the same head word, plurals folded), never
 by a word of another label ('rice' is not 'Rice Vinegar Dressing') nor a piece of a word ('pepper' is not
 'Peppermint Tea'). The check is literal (words, refs, labels), so it is the same every time.
@@ -65,6 +66,13 @@ _HAVE_STATE = re.compile(
     re.IGNORECASE)
 """'Tonight you have the salmon planned': what the user has, a participle after its object, says how things stand
 ('you now have…' says what this turn did)."""
+_PLUPERFECT = re.compile(r"\bhad\s+(?:already\s+|\w+ly\s+)?been\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+"""'The eggs had been added to your list': how things stood before this turn, not what it did."""
+_WAS = re.compile(r"\b(?:was|were)\s+(?:\w+ly\s+|also\s+|all\s+|both\s+)?$", re.IGNORECASE)
+_HOLDS = re.compile(r"\s+(?:with|around|using|from|for)\s+(?:it|them|that|this|those|these)\b\s*(?:[.,;!)]|and\b|$)", re.IGNORECASE)
+_MAKES = frozenset({"plan", "save", "create"})
+"""Verbs whose 'with it' says what their thing holds ('Thursday dinner was planned with it': its recipe, a sentence about how
+the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -337,6 +345,10 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if _STATE.search(before):
             continue  # 'Ten meals are planned, ...': how things stand (a change says 'now', or was/were)
         word = match.group(1).lower()
+        if _PLUPERFECT.search(before):
+            continue  # 'the eggs had been added to your list': how things stood before this turn
+        if _VERB_OF[word] in _MAKES and _WAS.search(before) and _HOLDS.match(after):
+            continue  # 'Thursday dinner was planned with it': what the meal holds, not a plan of this turn
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
         since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it

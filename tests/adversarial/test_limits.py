@@ -127,7 +127,9 @@ class Filler:
         return (filled * most)[:most]  # the same values again: each is checked once, whatever the list's length
 
     def _free_text(self, schema: dict[str, Any], key: str) -> bool:
-        return "maxLength" in schema and "pattern" not in schema and "enum" not in schema and key not in NOT_TEXT
+        """A string-only schema with a length limit (a filter's value, which may be a ref, a number or a list, is not)."""
+        return (schema.get("type") == "string" and "maxLength" in schema and "pattern" not in schema and "enum" not in schema
+                and key not in NOT_TEXT)
 
     def _text(self, length: int) -> str:
         core = self.draw(TEXT.filter(str.strip))

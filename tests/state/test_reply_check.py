@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from reply_corpus import corpus, draft_edit_cases, labelled_thing_cases, rates
+from reply_corpus import STANDING_PLACES, corpus, draft_edit_cases, labelled_thing_cases, rates, standing_cases
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.schema import UNITS
 from alfred_mcp.state.reply_check import (
     _BACKED_BY,
+    _TABLES,
     _VERB_OF,
     _VERB_TABLE,
     Fact,
@@ -155,7 +156,8 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
                                   "a word of another label", "a piece of another word", "whole name", "a name a person would use",
                                   "a failure named only inside another label", "a label holding a table's words",
                                   "a label's words are not the claim's table", "a draft's edits described",
-                                  "a draft's edits with a save claimed", "one of two drafts pointed at", "another list's thing"} <= kinds
+                                  "a draft's edits with a save claimed", "one of two drafts pointed at", "another list's thing",
+                                  "how things stood before", "a passive claim", "what a thing holds", "what went along, claimed"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
@@ -214,11 +216,13 @@ def test_a_verb_about_one_table_keeps_it_past_a_later_phrase_naming_another(verb
     assert check_reply(f"I {verb} the Air-Fryer Lemon Garlic Cod for tonight, and {later}.", facts) == []
 
 
-@pytest.mark.parametrize("cases", [labelled_thing_cases, draft_edit_cases], ids=["labels-holding-table-words", "draft-edits"])
+@pytest.mark.parametrize("cases", [labelled_thing_cases, draft_edit_cases, standing_cases],
+                         ids=["labels-holding-table-words", "draft-edits", "how-things-stand"])
 def test_a_verb_binds_to_its_thing_and_a_drafts_edits_are_no_kitchen_write(cases: object) -> None:
     """Every generated case of the class is judged as labelled: a word of a thing's label (fridge, pantry, shopping list,
     add, put) is no table and no verb, 'your list' is either list, and an edit told of this turn's draft is no write,
-    while a save or a list add beside it is still checked and the draft must still be said to be unsaved."""
+    while a save or a list add beside it is still checked and the draft must still be said to be unsaved; a sentence
+    saying how things stood ('had been added', 'was planned with it') claims nothing, a passive of this turn does."""
     assert callable(cases)
     wrong = [(case.kind, case.text, check_reply(case.text, case.facts)) for case in cases()
              if (check_reply(case.text, case.facts) == []) is not case.truthful]
@@ -247,3 +251,17 @@ def test_what_the_user_has_done_to_a_thing_says_how_things_stand(word: str, subj
     """'Tonight you have Miso-Glazed Salmon planned' claims nothing of this turn; 'you now have it planned' does."""
     assert claims(f"{subject} Miso-Glazed Salmon {word} for Saturday.") == []
     assert claims(f"You now have Miso-Glazed Salmon {word} for Saturday.") != []
+
+
+def test_how_things_stand_is_generated_on_every_table_a_reply_names() -> None:
+    assert set(STANDING_PLACES) == {table for _, table in _TABLES}
+
+
+def test_a_meal_said_to_have_been_planned_with_a_deleted_recipe_is_no_plan_of_this_turn() -> None:
+    """Issue 24: 'Thursday dinner was planned with it' says what the meal held; the meal left without its recipe is
+    named, so the reply passes. 'Thursday dinner was planned' (with nothing it holds) still claims a plan."""
+    meal = Item("meal_4", "Thu Jan 15 [dinner]")
+    facts = ReplyFacts(things=[Fact("deleted", "recipes", "recipe_3", "Fish Pie"), Fact("unlinked", "meal_plans", meal.ref, meal.label)],
+                       unlinked=[meal])
+    assert check_reply("I deleted Fish Pie. Thursday dinner was planned with it, so it has no recipe now.", facts) == []
+    assert check_reply("I deleted Fish Pie. Thursday dinner was planned, so it has no recipe now.", facts) != []

@@ -21,6 +21,8 @@ import anyio
 import pytest
 from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
 
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
 from alfred_mcp.store.base import Store
 from alfred_mcp.store.sqlite import SQLiteStore
 
@@ -126,6 +128,15 @@ def store_target(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
 async def store(backend: str, store_target: Any) -> AsyncIterator[Store]:
     """An opened store of the test's backend on a fresh database."""
     opened = _store_on(backend, store_target)
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+async def app(store: Store) -> AsyncIterator[AlfredApp]:
+    """An app over the test's backend, with an empty kitchen, checking its results."""
+    opened = AlfredApp(store=store, settings=Settings(seed_demo=False, check_results=True))
     await opened.open()
     yield opened
     await opened.close()

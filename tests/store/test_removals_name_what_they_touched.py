@@ -13,22 +13,11 @@ from e2e.helpers import call, call_error, eq
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.config import Settings
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, SHOPPING_LIST, TASKS
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.store.base import Store
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def app(store: Store) -> AsyncIterator[AlfredApp]:
-    """An app over the test's backend, with an empty kitchen."""
-    opened = AlfredApp(store=store, settings=Settings(seed_demo=False, check_results=True))
-    await opened.open()
-    yield opened
-    await opened.close()
 
 
 @pytest.fixture
