@@ -15,6 +15,7 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, with_cuts
 from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
@@ -38,7 +39,7 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand, row_kind
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
@@ -141,17 +142,21 @@ async def add_to_list(
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
     open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
     pending: dict[str, _Pending] = {}
+    drawn: dict[int, str] = {}
+    """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
-        matches = open_lines.matching(need.name, need.ingredient_id)
+        matches = open_lines.matching(need.name, need.ingredient_id, need.kind)
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
-        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id) if row.get("id") in held), None)
+        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
+                           if row.get("id") in held), None)
         if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
             missing, note = need.quantity, None  # the pantry was counted when this line was listed
         else:
             siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
-            stock = [row for row in pantry.matching(need.name, need.ingredient_id)
-                     if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)]
+            stock = [row for row in pantry.matching(need.name, need.ingredient_id, need.kind)
+                     if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)
+                     and drawn.setdefault(id(row), _key(need)) == _key(need)]
             missing, note = _missing(need, stock)
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
@@ -167,8 +172,8 @@ async def add_to_list(
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
         line.add(need, missing, recipes, note, replaced)
     outcome.left_out = await _left_out(work, pending, allergy_override)
-    topped = {name_key(line.row["name"]) for line in pending.values()}
-    outcome.already = [item for item in outcome.already if name_key(item["name"]) not in topped]
+    topped = {(name_key(line.row["name"]), kind_of(line.row["name"])) for line in pending.values()}
+    outcome.already = [item for item in outcome.already if (name_key(item["name"]), kind_of(item["name"])) not in topped]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
     if preview:
         await _preview(work, outcome, list(pending.values()))
@@ -234,20 +239,20 @@ def _not_yet_listed(
     bought or not: a bought line is reported as bought, never as on the list)."""
     wanted: list[tuple[str, Row, float]] = []
     replaced: dict[str, str] = {}
-    already: dict[str, dict[str, Any]] = {}
+    already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
     for use in uses:
         for row in use.recipe.ingredients:
             if row.get("is_optional"):
                 continue
-            found, line = _listing(lines.matching(row["name"], row.get("ingredient_id")), use)
+            found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
             listed = use.entry.servings or 0
             if found is not None and found.servings is None and line is not None:
                 held.add(line.get("id"))
                 wanted.append((use.entry.text, row, use.factor))
                 continue
             if found is not None and (found.servings is None or found.servings >= listed):
-                seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})
+                seen = already.setdefault((name_key(row["name"]), row_kind(row)), {"name": row["name"], "recipes": []})
                 if line is not None and line.get("is_purchased"):
                     seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
@@ -319,7 +324,8 @@ def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
 
 
 def _key(need: Need) -> str:
-    return str(need.ingredient_id or need.key)
+    """One line per ingredient and kind: boneless and bone-in thighs, a can and fresh tomatoes, are two lines."""
+    return f"{need.ingredient_id or need.key}|{need.kind.form}|{','.join(need.kind.cut_words)}"
 
 
 def _columns(row: Row) -> Row:
@@ -343,7 +349,7 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
 
 
 def _new_line(need: Need) -> Row:
-    row: Row = {"name": need.name, "source": None}
+    row: Row = {"name": with_cuts(need.name, need.kind), "source": None}
     if need.ingredient_id:
         row["ingredient_id"] = need.ingredient_id
     return row
