@@ -15,6 +15,7 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, with_cuts
 from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
@@ -105,7 +106,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
                           Filter("recipe_id", "is_null", False)))
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
-        raise InputError(f"meal_plans: no planned meal with a recipe from {start} to {end}.", field="meal_plans")
+        raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
     views = await rows_to_refs(work, MEAL_PLANS, meals, action="read")
     refs = [view["recipe_id"] for view in views]
     loaded = {rows.ref: rows for rows in await load_recipes(work, refs, field="meal_plans")}
@@ -321,6 +322,11 @@ def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
             text, merged = to_buy(Amount(parsed[0] + added, parsed[1]), name).text, True
         extras.append(text)
     return extras if merged else extras + [to_buy(amount, name).text]
+
+
+def _on(start: date, end: date) -> str:
+    """'from Fri Nov 27 to Thu Dec 3', 'on Fri Nov 27'."""
+    return f"on {day_text(start)}" if start == end else f"from {span_text(start, end)}"
 
 
 def _key(need: Need) -> str:

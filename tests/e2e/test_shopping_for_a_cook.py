@@ -52,7 +52,7 @@ async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_lin
     assert [line["name"] for line in result["lines"]] == ["quuxnoodles"]
     (left,) = result["left_out"]
     assert (left["name"], left["allergen"], left["recipes"]) == ("peanut oil", "peanuts", [noodles])
-    where = "Quux Noodles (Fri 6 Jun lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
+    where = "Quux Noodles (Fri Jun 6 lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
     assert left["for"] == [where]
     assert left["text"] == f"Left out peanut oil, for {where}: it contains peanuts, and you are allergic to peanuts."
     assert left["text"] in result["message"] and "allergy_override" not in result["message"] and "data[" not in result["message"]
@@ -124,7 +124,7 @@ async def test_what_a_long_week_leaves_out_stands_in_acts_card_of_the_result(cli
     result = await call(client, "shopping_list_from", **arguments)
     card = result_card("shopping_list_from", arguments, result)
     assert len(result["lines"]) > 10 and "cut at" in card
-    assert "Left out peanut oil, for Quux Noodles (Fri 16 Jan lunch, for 2): it contains peanuts" in card
+    assert "Left out peanut oil, for Quux Noodles (Fri Jan 16 lunch, for 2): it contains peanuts" in card
 
 
 GUESTS = {"occasion_update": "Saturday dinner", "goal_update": "a menu for Saturday", "goal_subdomain": "recipes",
