@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from alfred_mcp.kitchen.measures import quantity_text
+from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
 
@@ -35,9 +35,10 @@ class CardLine(NamedTuple):
 
 
 def card_line(text: str, quantity: float | None, unit: str | None, name: str, notes: str | None,
-              written: float | None = None) -> CardLine:
-    """The line and its notes as a card shows them. `written` is the stored quantity when the line is shown as
-    written (not scaled): a range in the notes whose lower end it is becomes the amount ('2–3 tbsp')."""
+              written: Amount | None = None, factor: float = 1.0) -> CardLine:
+    """The line and its notes as a card shows them. `written` is the stored amount and `factor` what the line is
+    scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
+    the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
     parts = [part.strip() for part in (notes or "").split(SEPARATOR) if part.strip()]
     if quantity is None or not text.endswith(_tail(text, name)):
         return _said_after(text, parts)
@@ -54,9 +55,8 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
             size = part.lower()
         elif package is None and unit_words and (measure := _PACKAGE_SIZE.match(part)):
             package = f"({_package_text(measure)})" if unit in PACKAGES else f"({measure.group(1)} {measure.group(2)})"
-        elif written is not None and (ranged := _RANGE.match(part)) and _is(ranged.group(1), written) \
-                and number == [quantity_text(written)]:
-            number = [_range_text(ranged)]
+        elif written is not None and (ranged := _RANGE.match(part)) and _is(ranged.group(1), written.quantity):
+            number, unit_words = _range_words(ranged, written.unit, factor)
         else:
             kept.append(part)
     if unit == "piece" and size is not None:
@@ -84,8 +84,10 @@ def _is(text: str, quantity: float) -> bool:
     return read.value is not None and abs(read.value - quantity) < 1e-9
 
 
-def _range_text(found: re.Match[str]) -> str:
-    return f"{found.group(1)}–{found.group(2)}"
+def _range_words(found: re.Match[str], unit: str | None, factor: float) -> tuple[list[str], list[str]]:
+    """'2-3' of tbsp times 2 -> (['4–6'], ['tbsp']): both ends scaled, to the nearest quarter, in the stored unit."""
+    low, high = (max(0.125, round((parse_quantity(end).value or 0.0) * factor * 4) / 4) for end in found.groups())
+    return [f"{quantity_text(low)}–{quantity_text(high)}"], [] if unit in (None, "piece") else [unit_word(unit, high)]
 
 
 def _said_after(text: str, parts: list[str]) -> CardLine:

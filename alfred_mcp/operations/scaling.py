@@ -54,8 +54,8 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
         if shown.rounded_from is not None:
             line["rounded_from"] = shown.rounded_from
     notes = scaled_notes(str(row["notes"]), factor, row.get("unit")) if row.get("notes") else None
-    written = None if row.get("quantity") is None or abs(factor - 1) > 1e-9 else float(row["quantity"])
-    shown_line = card_line(line["text"], line["quantity"], line["unit"], row["name"], notes, written=written)
+    written = None if row.get("quantity") is None else Amount(float(row["quantity"]), row.get("unit"))
+    shown_line = card_line(line["text"], line["quantity"], line["unit"], row["name"], notes, written=written, factor=factor)
     line["text"] = shown_line.text
     if shown_line.notes:
         line["notes"] = shown_line.notes

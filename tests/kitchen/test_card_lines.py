@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.card_lines import PACKAGES, card_line
 from alfred_mcp.kitchen.ingredient_lines import PART_UNITS, parse_ingredient_line
-from alfred_mcp.kitchen.measures import dimension, line_text
+from alfred_mcp.kitchen.measures import Amount, dimension, line_text
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
 from alfred_mcp.kitchen.taxonomy import ingredient_words
@@ -67,7 +67,7 @@ def test_a_card_line_says_size_package_and_range_where_a_cook_does_and_reads_bac
     quantity, unit, name, size, package, ranged, rest = parts
     span = f"{quantity:g}-{quantity + 1:g}" if ranged and quantity == int(quantity) else None
     notes = "; ".join(part for part in (size, package, span, rest) if part) or None
-    shown = card_line(line_text(quantity, unit, name), quantity, unit, name, notes, written=quantity)
+    shown = card_line(line_text(quantity, unit, name), quantity, unit, name, notes, written=Amount(quantity, unit))
     whole = f"{shown.text}, {shown.notes}" if shown.notes else shown.text
     assert "; " not in shown.text and (size is None or size in shown.text)
     if span is not None:
@@ -96,9 +96,19 @@ def test_the_curry_a_cook_pasted_reads_as_a_cook_wrote_it() -> None:
         number = float(str(quantity).split("-")[0]) if quantity is not None else None
         text = line_text(number, item.get("unit"), item["name"])
         notes = "; ".join(part for part in (str(quantity) if isinstance(quantity, str) else None, item.get("notes")) if part)
-        card = card_line(text, number, item.get("unit"), item["name"], notes or None, written=number)
+        card = card_line(text, number, item.get("unit"), item["name"], notes or None,
+                         written=None if number is None else Amount(number, item.get("unit")))
         shown.append(f"{card.text}, {card.notes}" if card.notes else card.text)
     assert shown == ["1 large onion, finely chopped", "3 cloves garlic, minced", "1 thumb-sized piece ginger, grated",
                      "1 (14-oz) can coconut milk", "1 (400 g) can chopped tomatoes", "2–3 tbsp curry powder",
                      "1 1/2 cups (190 g) basmati rice", "Salt and pepper to taste", "1/2 lemon, juiced"]
     assert draft["servings"] == 4 and any("'Serves 4-6' is a range" in warning for warning in warnings)
+
+
+@pytest.mark.parametrize(("factor", "expected"), [(1.0, "2–3 tbsp curry powder"), (2.0, "4–6 tbsp curry powder"),
+                                                  (1.25, "2 1/2–3 3/4 tbsp curry powder"), (0.5, "1–1 1/2 tbsp curry powder")])
+def test_a_range_scales_both_ends_in_the_unit_it_was_written_in(factor: float, expected: str) -> None:
+    """recipes_scale: '2-3 tbsp' for twice the servings is '4–6 tbsp', not '1/4 cup, 2-3'."""
+    scaled = 2.0 * factor
+    text = line_text(scaled, "tbsp", "curry powder")
+    assert card_line(text, scaled, "tbsp", "curry powder", "2-3", written=Amount(2.0, "tbsp"), factor=factor) == (expected, None)
