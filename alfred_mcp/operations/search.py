@@ -12,6 +12,7 @@ back as refs, registered in the session.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -380,7 +381,20 @@ def _by_catalog(part: Row, catalog_ids: dict[str, list[Kind]]) -> bool:
     return bool(part.get("ingredient_id")) and any(same_kind(kind, held) for held in catalog_ids.get(str(part["ingredient_id"]), ()))
 
 
+_BOTH = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
+"""'salt and pepper': two things, each of which the pantry must hold."""
+
+
 def _in_pantry(part: Row, catalog_ids: dict[str, list[Kind]], pantry_words: _PantryWords) -> bool:
+    """The part is in the pantry: itself, or each of the things it names ('salt and pepper': salt and pepper)."""
+    if _one_in_pantry(part, catalog_ids, pantry_words):
+        return True
+    both = [thing for thing in _BOTH.split(str(part["name"])) if thing.strip()]
+    return len(both) > 1 and all(_one_in_pantry({**part, "name": thing, "ingredient_id": None}, catalog_ids, pantry_words)
+                                 for thing in both)
+
+
+def _one_in_pantry(part: Row, catalog_ids: dict[str, list[Kind]], pantry_words: _PantryWords) -> bool:
     if _by_catalog(part, catalog_ids):
         return True
     kind = _kind(part)

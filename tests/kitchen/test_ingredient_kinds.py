@@ -108,3 +108,16 @@ def test_a_word_that_only_says_the_kind_does_not_hide_the_same_thing(word: str, 
     named = plural_of(item) if many and name_key(plural_of(item)) == name_key(item) else item
     row = {"name": named, "quantity": 1, "notes": word}
     assert Stock([row]).matching(f"{word} {item}", None) == [row]
+
+
+SEASONINGS = ["salt", "black pepper", "olive oil", "lemon", "garlic", "butter"]
+
+
+@pytest.mark.parametrize(("one", "other"), list(itertools.combinations(SEASONINGS, 2)))
+@pytest.mark.parametrize("joined", [" and ", " & "])
+def test_a_line_naming_two_things_is_in_the_pantry_when_each_is(one: str, other: str, joined: str) -> None:
+    """'Salt and pepper, to taste' is covered by the pantry's kosher salt and black pepper; with one missing, it is missing."""
+    name = f"{one.split()[-1]}{joined}{other.split()[-1]}"
+    both = [{"name": f"good {one}"}, {"name": other}]
+    assert pantry_coverage([{"name": name}], both).missing == ()
+    assert pantry_coverage([{"name": name}], both[:1]).missing == (name,)
