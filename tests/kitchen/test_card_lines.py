@@ -112,3 +112,25 @@ def test_a_range_scales_both_ends_in_the_unit_it_was_written_in(factor: float, e
     scaled = 2.0 * factor
     text = line_text(scaled, "tbsp", "curry powder")
     assert card_line(text, scaled, "tbsp", "curry powder", "2-3", written=Amount(2.0, "tbsp"), factor=factor) == (expected, None)
+
+
+AMOUNTS = {"1": 1.0, "2": 2.0, "1 1/2": 1.5, "½": 0.5, "a": 1.0, "3/4": 0.75}
+
+
+@given(st.sampled_from(sorted(AMOUNTS)), st.sampled_from([None, "(14 oz)", "(400 g)"]), st.sampled_from([None, *SIZES]),
+       st.sampled_from([None, "cup", "tbsp", "can", "piece", "clove", "bunch"]),
+       st.sampled_from(["garlic", "coconut milk", "chopped tomatoes", "fresh ginger", "basmati rice", "chicken thighs"]),
+       st.sampled_from([None, "finely chopped", "drained", "to taste"]), st.booleans())
+def test_a_line_as_a_cook_writes_it_reads_into_amount_unit_name_and_notes(
+    amount: str, package: str | None, size: str | None, unit: str | None, name: str, notes: str | None, of: bool,
+) -> None:
+    """'1 (14 oz) large can of coconut milk, drained' -> 1, can, coconut milk, notes '14 oz; large; drained': whatever
+    a cook puts around the name, the name is what the pantry holds."""
+    if unit is None and (size is not None and size[0].isdigit() or package is not None):
+        size, package = None, None  # '1 1-inch garlic' and '1 (14 oz) garlic' are not lines a cook writes
+    words = [amount, package, size, unit, "of" if of and unit else None, name]
+    text = " ".join(word for word in words if word) + (f", {notes}" if notes else "")
+    line = parse_ingredient_line(text)
+    assert (line.quantity, line.unit, line.name) == (AMOUNTS[amount], unit, name), text
+    said = [part for part in (package and package.strip("()"), size, notes) if part]
+    assert (line.notes or "").split("; ") == (said or [""]), text
