@@ -137,11 +137,18 @@ def is_produce(name: str, taxonomy: Taxonomy) -> bool:
     return any(taxonomy.matches(name, category) for category in PRODUCE)
 
 
-def with_cuts(name: str, kind: Kind) -> str:
-    """The name with the cuts its line states in front, when the name does not say them ('boneless chicken thighs')."""
+def unnamed_cuts(name: str, kind: Kind) -> str | None:
+    """The cuts the line states that its name does not say ('bone-in, skin-on' for 'chicken thighs'), or None."""
     words = set(ingredient_words(name))
     missing = [cut for cut in kind.cut_words if not set(ingredient_words(cut)) <= words]
-    return " ".join([", ".join(missing), name]) if missing else name
+    return ", ".join(missing) or None
+
+
+def with_cuts(name: str, kind: Kind) -> str:
+    """The name with the cuts its line states in front, when the name does not say them ('bone-in, skin-on chicken
+    thighs'): how a butcher's label tells two lines of one meat apart."""
+    cut = unnamed_cuts(name, kind)
+    return f"{cut} {name}" if cut else name
 
 
 def _form(name: str, named: Words, noted: Words, unit: str | None, taxonomy: Taxonomy) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
-from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, with_cuts
+from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
@@ -59,6 +59,12 @@ class ShoppingOutcome:
     left_out: list[dict[str, Any]] = field(default_factory=list)
     """Lines not added because they hold an allergen, each saying which meals it was for and why."""
     meals: int = 0
+    already_of: list[tuple[str, Kind]] = field(default_factory=list)
+    """The ingredient and kind of each entry of `already`, in its order."""
+
+    def add_already(self, item: dict[str, Any], of: tuple[str, Kind]) -> None:
+        self.already.append(item)
+        self.already_of.append(of)
 
 
 @dataclass(frozen=True)
@@ -166,15 +172,18 @@ async def add_to_list(
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
                 short = short or ("bought already" if listed_for.get("is_purchased") else None)
-                outcome.already.append({"name": need.name, "recipes": recipes, **({"note": short} if short else {})})
+                outcome.add_already({"name": need.name, "recipes": recipes, **({"note": short} if short else {})},
+                                    (need.key, need.kind))
                 continue
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
         line.add(need, missing, recipes, note, replaced)
     outcome.left_out = await _left_out(work, pending, allergy_override)
-    topped = {(name_key(line.row["name"]), kind_of(line.row["name"])) for line in pending.values()}
-    outcome.already = [item for item in outcome.already if (name_key(item["name"]), kind_of(item["name"])) not in topped]
+    topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
+    kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)
+            if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
+    outcome.already, outcome.already_of = [item for item, _ in kept], [of for _, of in kept]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
     if preview:
         await _preview(work, outcome, list(pending.values()))
@@ -264,7 +273,7 @@ def _not_yet_listed(
                 factor = use.factor * (listed - found.servings) / listed
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values())), held
+    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
 
 
 def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
@@ -355,7 +364,9 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
 
 
 def _new_line(need: Need) -> Row:
-    row: Row = {"name": with_cuts(need.name, need.kind), "source": None}
+    row: Row = {"name": need.name, "source": None}
+    if cut := unnamed_cuts(need.name, need.kind):
+        row["notes"] = cut  # the cut the recipe's notes name, so the line is told apart (and matched) by it
     if need.ingredient_id:
         row["ingredient_id"] = need.ingredient_id
     return row
@@ -381,7 +392,9 @@ async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pe
 
 def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
     """A written (or, in a preview, would-be) line as the result lists it."""
-    line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": shopping_text(row),
+    cut = unnamed_cuts(row["name"], row_kind(row))
+    text = f"{shopping_text(row)} ({cut})" if cut else shopping_text(row)
+    line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": text,
             "recipes": pending.recipes, "action": action}
     if pending.notes:
         line["note"] = "; ".join(pending.notes)

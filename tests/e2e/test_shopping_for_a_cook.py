@@ -168,13 +168,16 @@ async def test_another_form_in_the_pantry_neither_covers_the_need_nor_counts_tow
 
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
 async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut(client: Client, preview: bool) -> None:
-    """Tikka wants boneless thighs, the Greek tray bake bone-in, skin-on ones: two purchases, two lines, each naming its
-    cut; the pantry's 2 lb of thighs (cut not said) counts once, not for each; listing them again adds nothing."""
+    """Tikka wants boneless thighs, the Greek tray bake bone-in, skin-on ones: two purchases, two lines, each saying its
+    cut (a cut the recipe gave in its notes is the line's note); the pantry's 2 lb of thighs (cut not said) counts
+    once, not for each; listing them again adds nothing."""
     tikka = await _recipe(client, "Quux Tikka", 4, [{"name": "boneless chicken thighs", "quantity": 5, "unit": "lb"}])
     greek = await _recipe(client, "Quux Greek Chicken", 4,
                           [{"name": "chicken thighs", "quantity": 3, "unit": "lb", "notes": "bone-in, skin-on"}])
     result = await call(client, "shopping_list_from", recipes=[tikka, greek], preview=preview)
-    assert sorted(line["text"] for line in result["lines"]) == ["3 lb bone-in, skin-on chicken thighs", "3 lb boneless chicken thighs"]
+    assert sorted(line["text"] for line in result["lines"]) == ["3 lb boneless chicken thighs", "3 lb chicken thighs (bone-in, skin-on)"]
     if not preview:
+        (greek_line,) = await _lines(client, "chicken thighs")
+        assert greek_line["notes"] == "bone-in, skin-on"
         again = await call(client, "shopping_list_from", recipes=[tikka, greek])
         assert again["lines"] == [] and {item["name"] for item in again["already_listed"]} == {"boneless chicken thighs", "chicken thighs"}
