@@ -2,7 +2,9 @@
 
 '1 1/2 cups all-purpose flour, sifted' -> 1.5, cup, 'all-purpose flour', 'sifted'; 'a pinch of salt' ->
 1, pinch, 'salt'; '1 (14 oz) can tomatoes' -> 1, can, 'tomatoes', notes '14 oz'; 'salt to taste' -> 'salt',
-notes 'to taste'. `ingredient_line` writes the inverse, so a line written here reads back the same.
+notes 'to taste'; '3 garlic cloves' -> 3, clove, 'garlic' (the count is of the part the name ends with); 'a
+thumb-sized piece of ginger' -> 1, piece, 'ginger', notes 'thumb-sized'; 'juice of half a lemon' -> 0.5, 'lemon',
+notes 'juiced'. `ingredient_line` writes the inverse, so a line written here reads back the same.
 Rules, not a model: what a rule cannot place stays in the name, and the issue says so.
 """
 
