@@ -2,7 +2,9 @@
 
 '1 1/2 cups all-purpose flour, sifted' -> 1.5, cup, 'all-purpose flour', 'sifted'; 'a pinch of salt' ->
 1, pinch, 'salt'; '1 (14 oz) can tomatoes' -> 1, can, 'tomatoes', notes '14 oz'; 'salt to taste' -> 'salt',
-notes 'to taste'. `ingredient_line` writes the inverse, so a line written here reads back the same.
+notes 'to taste'; '3 garlic cloves' -> 3, clove, 'garlic' (the count is of the part the name ends with); 'a
+thumb-sized piece of ginger' -> 1, piece, 'ginger', notes 'thumb-sized'; 'juice of half a lemon' -> 0.5, 'lemon',
+notes 'juiced'. `ingredient_line` writes the inverse, so a line written here reads back the same.
 Rules, not a model: what a rule cannot place stays in the name, and the issue says so.
 """
 
@@ -25,7 +27,15 @@ _PART_OF = re.compile(r"^(?:the\s+)?(juice|zest|zest\s+and\s+juice|juice\s+and\s
 _PART_NOTE = {"juice": "juiced", "zest": "zested"}
 _OPTIONAL = re.compile(r"(?:\s*\(optional\)|,\s*optional)\s*$", re.IGNORECASE)
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]{1,120})\)$")
-_SIZE = re.compile(r"^(small|medium|large|extra[- ]large|jumbo|big)\s+(?=\S)", re.IGNORECASE)
+_SIZE = re.compile(
+    r"^(small|medium|large|extra[- ]large|jumbo|big|[a-z]+-sized|heaping|heaped|level|scant|generous|"
+    r"\d+(?:\s*\d/\d|/\d|\.\d+)?[- ]?(?:inch|in|cm)(?:es)?(?![a-z]))\s+(?=\S)", re.IGNORECASE)
+"""A size said before the unit ('a thumb-sized piece of ginger', '1 heaping tbsp', '2 1-inch pieces') or the name
+('2 large eggs'): a note."""
+_HALF = re.compile(r"^(?:half\s+(?:a|an)|a\s+half|one\s+half)\s+(?:of\s+)?(?=\S)", re.IGNORECASE)
+"""'half a lemon' (juice of half a lemon): one half."""
+PART_UNITS = frozenset({"clove", "sprig", "stalk", "head", "bunch"})
+"""Units a name may end with ('3 garlic cloves'): the count is of those, and the name is what the pantry holds."""
 _PLURAL_MARK = re.compile(r"\((?:e?s)\)$", re.IGNORECASE)
 """'slice(s)', 'pinch(es)': a unit written for one or many."""
 _DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})(?![\d,])")
@@ -80,6 +90,12 @@ def parse_ingredient_line(text: str) -> IngredientLine:
     notes: list[str] = []
     line = _take_paren(line, notes)
     unit, line = _take_unit(line, counted=quantity is not None or said_a)
+    sized = _SIZE.match(line) if unit is None else None
+    if sized:
+        unit, rest = _take_unit(line[sized.end():], counted=quantity is not None or said_a)
+        if unit is not None:
+            notes.append(sized.group(1).lower())
+            line = rest
     if said_a:
         quantity = 1.0
     line = _take_paren(line, notes)
@@ -91,6 +107,8 @@ def parse_ingredient_line(text: str) -> IngredientLine:
         notes.append(trailing.group(1))
         name = name[: trailing.start()]
     name = _apart(_OF.sub("", name.strip(" ,")), notes)
+    if unit is None and quantity is not None:
+        unit, name = _part_unit(name)
     if not name:
         return IngredientLine(name=_clip(" ".join(text.split())), issue=f"'{text.strip()}' names no ingredient")
     return IngredientLine(
@@ -121,8 +139,18 @@ def ingredient_line(name: str, quantity: float | None, unit: str | None, notes: 
     return f"{line} (optional)" if is_optional else line
 
 
+def _part_unit(name: str) -> tuple[str | None, str]:
+    """'garlic cloves' -> ('clove', 'garlic'): a name ending with a part the count is of."""
+    head, _, last = name.rpartition(" ")
+    unit = normalize_unit(last) if head.strip() else None
+    return (unit, head.strip()) if unit in PART_UNITS else (None, name)
+
+
 def _take_amount(line: str) -> tuple[float | str | None, str, bool]:
     """(quantity, rest, whether the line began with 'a'/'an'/'one' instead of a number)."""
+    half = _HALF.match(line)
+    if half:
+        return 0.5, line[half.end():], False
     match = _AMOUNT.match(line)
     if match:
         text = match.group("amount")

@@ -8,11 +8,11 @@ Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from functools import cached_property
 from typing import Any, Literal
 
 from alfred_mcp.errors import UnknownColumnError, UnknownTableError
+from alfred_mcp.kitchen.dates import day_text
 
 ColumnType = Literal["uuid", "text", "int", "numeric", "bool", "date", "timestamp", "text[]"]
 OnDelete = Literal["cascade", "set_null"]
@@ -442,11 +442,5 @@ def row_label(table: Table, row: dict[str, Any]) -> str:
 
 
 def short_date(value: Any) -> str:
-    """'2026-01-12' or a timestamp -> 'Mon Jan 12'."""
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value) if "T" in value or " " in value else date.fromisoformat(value)
-        except ValueError:
-            return value
-        return f"{parsed:%a %b} {parsed.day}"
-    return "?"
+    """'2026-01-12' or a timestamp -> 'Mon Jan 12' (`dates.day_text`)."""
+    return day_text(value) if isinstance(value, str) else "?"

@@ -214,12 +214,20 @@ def _steps(steps: list[str], warnings: list[str]) -> list[str]:
     return [step[:MAX_TEXT] for step in steps]
 
 
+_RANGE_AFTER = re.compile(r"^\s*(?:-|–|—|to|or)\s*(\d+)")
+"""'-6' after the 4 of 'Serves 4-6': the yield is a range."""
+
+
 def _put_servings(item: dict[str, Any], value: Json, warnings: list[str]) -> None:
     texts = [_text(v) if not isinstance(v, (int, float)) else str(int(v)) for v in _as_list(value)]
     for text in texts:
         found = _INTEGER.search(text or "")
         if found and 1 <= int(found.group()) <= 1_000:
             item["servings"] = int(found.group())
+            ranged = _RANGE_AFTER.match((text or "")[found.end():])
+            if ranged:
+                warnings.append(f"recipeYield: {(text or '').strip()!r} is a range ({found.group()} to {ranged.group(1)}); saved as "
+                                f"{found.group()} servings, which the amounts are for.")
             return
     if texts:
         warnings.append(f"recipeYield: {texts[0]!r} gives no number of servings; left out.")

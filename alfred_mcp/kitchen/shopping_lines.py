@@ -5,7 +5,7 @@ in a unit the line's own cannot be added to is kept on the same line, in its not
 there: '1 carton + 1 cup buttermilk'.
 
 Source: what the line was listed for, one entry per recipe or meal, joined with '; ':
-'Mushroom Risotto (Thu 15 Jan dinner, for 3)' for a planned meal, 'Mushroom Risotto (for 6)' for a
+'Mushroom Risotto (Thu Jan 15 dinner, for 3)' for a planned meal, 'Mushroom Risotto (for 6)' for a
 recipe listed at 6 servings. An entry's identity is the entry without its servings; an entry without
 servings ('Mushroom Risotto', as a person writes it) covers every use of that recipe. Entries written
 before this format (joined with ', ') are read too. Pure.
@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any, NamedTuple
 
+from alfred_mcp.kitchen.dates import day_text, with_day_text
 from alfred_mcp.kitchen.measures import line_text
 from alfred_mcp.kitchen.units import parse_quantity
 
@@ -32,14 +33,14 @@ class Listed(NamedTuple):
     """One entry of a line's source."""
 
     identity: str
-    """The recipe or meal, without servings: 'Mushroom Risotto (Thu 15 Jan dinner)' or 'Mushroom Risotto'."""
+    """The recipe or meal, without servings: 'Mushroom Risotto (Thu Jan 15 dinner)' or 'Mushroom Risotto'."""
     servings: int | None
     """The servings listed; None when the entry does not say (it then covers any servings)."""
     text: str
 
 
 def meal_entry(recipe: str, day: date, meal_type: str, servings: int) -> Listed:
-    identity = f"{_plain(recipe)} ({day:%a} {day.day} {day:%b} {meal_type})"
+    identity = f"{_plain(recipe)} ({day_text(day)} {meal_type})"
     return Listed(identity, servings, f"{identity[:-1]}, for {servings})")
 
 
@@ -63,6 +64,7 @@ def source_entries(source: str | None) -> list[Listed]:
 
 
 def _entry(text: str) -> Listed:
+    text = with_day_text(text)  # an entry written before days were written one way is the same entry
     match = _ENTRY.match(text)
     if match is None or match.group("servings") is None:
         return Listed(text, None, text)
@@ -72,7 +74,7 @@ def _entry(text: str) -> Listed:
 
 
 def listed_recipes(source: str | None) -> list[str]:
-    """The recipes a line's source names: each entry's recipe ('Mushroom Risotto (Thu 15 Jan dinner, for 3)' ->
+    """The recipes a line's source names: each entry's recipe ('Mushroom Risotto (Thu Jan 15 dinner, for 3)' ->
     'Mushroom Risotto'), and the whole source as one name too ('Chicken, Leek Pie' may be one recipe)."""
     names = []
     for entry in source_entries(source):

@@ -69,7 +69,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
         outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": "the recipe gives no quantity"})
         return
     rows = [{**row, "quantity": changes[row["id"]][1]} if row["id"] in changes else row
-            for row in pantry.matching(need.name, need.ingredient_id)]
+            for row in pantry.matching(need.name, need.ingredient_id, need.kind)]
     if not rows:
         outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": "not in the pantry"})
         return

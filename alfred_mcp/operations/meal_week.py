@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.dates import span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, MEAL_TYPES
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
@@ -34,7 +35,7 @@ def plan_range(start: date | None, end: date | None, *, today: date) -> tuple[da
     if last < first:
         raise InputError(f"to: {last} is before from ({first}); give a range that ends on or after it starts.", field="to")
     if (last - first).days >= MAX_DAYS:
-        raise InputError(f"to: a plan shows at most {MAX_DAYS} days; {first} to {last} is {(last - first).days + 1}.", field="to")
+        raise InputError(f"to: a plan shows at most {MAX_DAYS} days; {span_text(first, last)} is {(last - first).days + 1}.", field="to")
     return first, last
 
 

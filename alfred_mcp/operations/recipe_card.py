@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.measures import line_text
+from alfred_mcp.kitchen.card_lines import card_line
+from alfred_mcp.kitchen.measures import Amount, line_text
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
@@ -46,10 +47,11 @@ def ingredient_line(part: Row, allergen: str | None, disliked: str | None = None
     """A stored ingredient as recipes_scale shapes one: name, quantity, unit, text; notes, optional, allergen and
     disliked (the dislike it falls under) when set."""
     quantity = None if part.get("quantity") is None else float(part["quantity"])
-    line: dict[str, Any] = {"name": part["name"], "quantity": quantity, "unit": part.get("unit"),
-                            "text": line_text(quantity, part.get("unit"), part["name"])}
-    if part.get("notes"):
-        line["notes"] = part["notes"]
+    shown = card_line(line_text(quantity, part.get("unit"), part["name"]), quantity, part.get("unit"), part["name"],
+                      part.get("notes"), written=None if quantity is None else Amount(quantity, part.get("unit")))
+    line: dict[str, Any] = {"name": part["name"], "quantity": quantity, "unit": part.get("unit"), "text": shown.text}
+    if shown.notes:
+        line["notes"] = shown.notes
     if part.get("is_optional"):
         line["optional"] = True
     if allergen is not None:

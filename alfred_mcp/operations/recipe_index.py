@@ -32,7 +32,7 @@ RECIPE_COLUMNS = (
     "id", "name", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "total_time_minutes", "servings",
     "equipment_tags", "flavor_tags",
 )
-PART_COLUMNS = ("id", "recipe_id", "ingredient_id", "position", "name", "is_optional")
+PART_COLUMNS = ("id", "recipe_id", "ingredient_id", "position", "name", "unit", "notes", "is_optional")
 USERS_KEPT = 8
 """Users whose index a store keeps (least recently used dropped first)."""
 OUTCOMES_KEPT = 64
@@ -128,4 +128,4 @@ async def _load(
 
 async def _pantry(store: KitchenStore, user_id: str) -> list[Row]:
     stocked = Where(all_of=(Filter("quantity", "gt", 0),))
-    return await store.select(INVENTORY, Query(where=stocked, columns=("id", "name", "ingredient_id")), user_id=user_id)
+    return await store.select(INVENTORY, Query(where=stocked, columns=("id", "name", "ingredient_id", "unit", "notes")), user_id=user_id)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.measures import Amount, ingredient_text, sensible
 from alfred_mcp.kitchen.note_amounts import scaled_notes
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
@@ -52,8 +53,12 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
                     text=ingredient_text(shown.text, shown.quantity, shown.unit, row["name"]))
         if shown.rounded_from is not None:
             line["rounded_from"] = shown.rounded_from
-    if row.get("notes"):
-        line["notes"] = scaled_notes(str(row["notes"]), factor, row.get("unit"))
+    notes = scaled_notes(str(row["notes"]), factor, row.get("unit")) if row.get("notes") else None
+    written = None if row.get("quantity") is None else Amount(float(row["quantity"]), row.get("unit"))
+    shown_line = card_line(line["text"], line["quantity"], line["unit"], row["name"], notes, written=written, factor=factor)
+    line["text"] = shown_line.text
+    if shown_line.notes:
+        line["notes"] = shown_line.notes
     if row.get("is_optional"):
         line["optional"] = True
     return line

@@ -12,12 +12,14 @@ back as refs, registered in the session.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
-from alfred_mcp.kitchen.ingredient_match import free_from_marks, holds_words, term_matches
+from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, same_kind, without_kind_words
+from alfred_mcp.kitchen.ingredient_match import holds_words, term_matches
 from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
@@ -348,27 +350,60 @@ def pantry_coverage(ingredients: Sequence[Row], pantry: Sequence[Row]) -> Covera
     return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
 
 
-_PantryWords = list[tuple[tuple[str, ...], frozenset[str]]]
+_PantryWords = list[tuple[tuple[str, ...], Kind]]
 
 
-def _catalog_ids(pantry: Sequence[Row]) -> set[tuple[str, frozenset[str]]]:
-    """The pantry's catalog ingredients, each with its variant ('dairy-free' yogurt is not yogurt)."""
-    return {(item["ingredient_id"], free_from_marks(item["name"])) for item in pantry if item.get("ingredient_id")}
+def _catalog_ids(pantry: Sequence[Row]) -> dict[str, list[Kind]]:
+    """The pantry's catalog ingredients, each with the kinds it holds ('dairy-free' yogurt is not yogurt, a can of
+    tomatoes not fresh ones)."""
+    kinds: dict[str, list[Kind]] = {}
+    for item in pantry:
+        if item.get("ingredient_id"):
+            kinds.setdefault(str(item["ingredient_id"]), []).append(_kind(item))
+    return kinds
+
+
+def _kind(row: Row) -> Kind:
+    return kind_of(str(row["name"]), row.get("unit"), None if row.get("notes") is None else str(row["notes"]))
 
 
 def _pantry_words(pantry: Sequence[Row]) -> _PantryWords:
-    return [(ingredient_words(item["name"]), free_from_marks(item["name"])) for item in pantry]
+    return [(_base_words(item["name"]), _kind(item)) for item in pantry]
 
 
-def _in_pantry(part: Row, catalog_ids: set[tuple[str, frozenset[str]]], pantry_words: _PantryWords) -> bool:
-    variant = free_from_marks(part["name"])
-    if part.get("ingredient_id") and (part["ingredient_id"], variant) in catalog_ids:
+def _base_words(name: str) -> tuple[str, ...]:
+    """The name's words without those that only say its kind ('fresh cilantro' is cilantro, in its kind)."""
+    return without_kind_words(ingredient_words(name), ingredient_words)
+
+
+def _by_catalog(part: Row, catalog_ids: dict[str, list[Kind]]) -> bool:
+    kind = _kind(part)
+    return bool(part.get("ingredient_id")) and any(same_kind(kind, held) for held in catalog_ids.get(str(part["ingredient_id"]), ()))
+
+
+_BOTH = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
+"""'salt and pepper': two things, each of which the pantry must hold."""
+
+
+def _in_pantry(part: Row, catalog_ids: dict[str, list[Kind]], pantry_words: _PantryWords) -> bool:
+    """The part is in the pantry: itself, or each of the things it names ('salt and pepper': salt and pepper)."""
+    if _one_in_pantry(part, catalog_ids, pantry_words):
         return True
-    wanted = ingredient_words(part["name"])
+    both = [thing for thing in _BOTH.split(str(part["name"])) if thing.strip()]
+    return len(both) > 1 and all(_one_in_pantry({**part, "name": thing, "ingredient_id": None}, catalog_ids, pantry_words)
+                                 for thing in both)
+
+
+def _one_in_pantry(part: Row, catalog_ids: dict[str, list[Kind]], pantry_words: _PantryWords) -> bool:
+    if _by_catalog(part, catalog_ids):
+        return True
+    kind = _kind(part)
+    wanted = _base_words(part["name"])
     size = len(wanted)
     # A pantry item covers an ingredient whose words it holds ('baby spinach' covers 'spinach'),
-    # never the reverse ('milk' must not cover 'coconut milk'), and only in its variant ('vegan butter' is no butter).
-    return size > 0 and any(words[i : i + size] == wanted for words, marks in pantry_words if marks == variant
+    # never the reverse ('milk' must not cover 'coconut milk'), and only in its kind ('vegan butter' is no butter,
+    # a can of chopped tomatoes is not the pantry's fresh tomatoes).
+    return size > 0 and any(words[i : i + size] == wanted for words, held in pantry_words if same_kind(kind, held)
                             for i in range(len(words) - size + 1))
 
 
@@ -420,7 +455,7 @@ class _Stocked:
         self._catalog_ids = _catalog_ids(pantry)
         self._words = _pantry_words(pantry)
         self._index = index
-        self._by_name: dict[str, bool] = {}
+        self._by_name: dict[tuple[str, Kind], bool] = {}
         """The index's pantry answers as this query has asked them (one lookup per name, not per line)."""
 
     def coverage(self, ingredients: Sequence[Row]) -> Coverage:
@@ -429,12 +464,12 @@ class _Stocked:
         return Coverage(have=len(required) - len(missing), need=len(required), missing=missing)
 
     def _holds(self, part: Row) -> bool:
-        if part.get("ingredient_id") and (part["ingredient_id"], free_from_marks(part["name"])) in self._catalog_ids:
+        if _by_catalog(part, self._catalog_ids):
             return True
-        name = part["name"]
-        found = self._by_name.get(name)
+        key = (str(part["name"]), _kind(part))
+        found = self._by_name.get(key)
         if found is None:
-            found = self._by_name[name] = self._index.verdict(name, lambda: _in_pantry(part, set(), self._words), pantry=True)
+            found = self._by_name[key] = self._index.verdict(key, lambda: _in_pantry(part, {}, self._words), pantry=True)
         return found
 
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.dates import day_text, span_text
+from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
@@ -38,7 +40,7 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand, row_kind
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
@@ -57,6 +59,12 @@ class ShoppingOutcome:
     left_out: list[dict[str, Any]] = field(default_factory=list)
     """Lines not added because they hold an allergen, each saying which meals it was for and why."""
     meals: int = 0
+    already_of: list[tuple[str, Kind]] = field(default_factory=list)
+    """The ingredient and kind of each entry of `already`, in its order."""
+
+    def add_already(self, item: dict[str, Any], of: tuple[str, Kind]) -> None:
+        self.already.append(item)
+        self.already_of.append(of)
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
                           Filter("recipe_id", "is_null", False)))
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
-        raise InputError(f"meal_plans: no planned meal with a recipe from {start} to {end}.", field="meal_plans")
+        raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
     views = await rows_to_refs(work, MEAL_PLANS, meals, action="read")
     refs = [view["recipe_id"] for view in views]
     loaded = {rows.ref: rows for rows in await load_recipes(work, refs, field="meal_plans")}
@@ -141,17 +149,21 @@ async def add_to_list(
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
     open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
     pending: dict[str, _Pending] = {}
+    drawn: dict[int, str] = {}
+    """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
-        matches = open_lines.matching(need.name, need.ingredient_id)
+        matches = open_lines.matching(need.name, need.ingredient_id, need.kind)
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
-        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id) if row.get("id") in held), None)
+        listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
+                           if row.get("id") in held), None)
         if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
             missing, note = need.quantity, None  # the pantry was counted when this line was listed
         else:
             siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
-            stock = [row for row in pantry.matching(need.name, need.ingredient_id)
-                     if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)]
+            stock = [row for row in pantry.matching(need.name, need.ingredient_id, need.kind)
+                     if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)
+                     and drawn.setdefault(id(row), _key(need)) == _key(need)]
             missing, note = _missing(need, stock)
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
@@ -160,15 +172,18 @@ async def add_to_list(
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
                 short = short or ("bought already" if listed_for.get("is_purchased") else None)
-                outcome.already.append({"name": need.name, "recipes": recipes, **({"note": short} if short else {})})
+                outcome.add_already({"name": need.name, "recipes": recipes, **({"note": short} if short else {})},
+                                    (need.key, need.kind))
                 continue
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
         line.add(need, missing, recipes, note, replaced)
     outcome.left_out = await _left_out(work, pending, allergy_override)
-    topped = {name_key(line.row["name"]) for line in pending.values()}
-    outcome.already = [item for item in outcome.already if name_key(item["name"]) not in topped]
+    topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
+    kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)
+            if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
+    outcome.already, outcome.already_of = [item for item, _ in kept], [of for _, of in kept]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
     if preview:
         await _preview(work, outcome, list(pending.values()))
@@ -234,20 +249,20 @@ def _not_yet_listed(
     bought or not: a bought line is reported as bought, never as on the list)."""
     wanted: list[tuple[str, Row, float]] = []
     replaced: dict[str, str] = {}
-    already: dict[str, dict[str, Any]] = {}
+    already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
     for use in uses:
         for row in use.recipe.ingredients:
             if row.get("is_optional"):
                 continue
-            found, line = _listing(lines.matching(row["name"], row.get("ingredient_id")), use)
+            found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
             listed = use.entry.servings or 0
             if found is not None and found.servings is None and line is not None:
                 held.add(line.get("id"))
                 wanted.append((use.entry.text, row, use.factor))
                 continue
             if found is not None and (found.servings is None or found.servings >= listed):
-                seen = already.setdefault(name_key(row["name"]), {"name": row["name"], "recipes": []})
+                seen = already.setdefault((name_key(row["name"]), row_kind(row)), {"name": row["name"], "recipes": []})
                 if line is not None and line.get("is_purchased"):
                     seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
@@ -258,7 +273,7 @@ def _not_yet_listed(
                 factor = use.factor * (listed - found.servings) / listed
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values())), held
+    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
 
 
 def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
@@ -318,8 +333,14 @@ def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
     return extras if merged else extras + [to_buy(amount, name).text]
 
 
+def _on(start: date, end: date) -> str:
+    """'from Fri Nov 27 to Thu Dec 3', 'on Fri Nov 27'."""
+    return f"on {day_text(start)}" if start == end else f"from {span_text(start, end)}"
+
+
 def _key(need: Need) -> str:
-    return str(need.ingredient_id or need.key)
+    """One line per ingredient and kind: boneless and bone-in thighs, a can and fresh tomatoes, are two lines."""
+    return f"{need.ingredient_id or need.key}|{need.kind.form}|{','.join(need.kind.cut_words)}"
 
 
 def _columns(row: Row) -> Row:
@@ -344,6 +365,8 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
 
 def _new_line(need: Need) -> Row:
     row: Row = {"name": need.name, "source": None}
+    if cut := unnamed_cuts(need.name, need.kind):
+        row["notes"] = cut  # the cut the recipe's notes name, so the line is told apart (and matched) by it
     if need.ingredient_id:
         row["ingredient_id"] = need.ingredient_id
     return row
@@ -369,7 +392,9 @@ async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pe
 
 def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
     """A written (or, in a preview, would-be) line as the result lists it."""
-    line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": shopping_text(row),
+    cut = unnamed_cuts(row["name"], row_kind(row))
+    text = f"{shopping_text(row)} ({cut})" if cut else shopping_text(row)
+    line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": text,
             "recipes": pending.recipes, "action": action}
     if pending.notes:
         line["note"] = "; ".join(pending.notes)

@@ -68,7 +68,7 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> di
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
     taxonomy = default_taxonomy()
     views = await rows_to_refs(work, SHOPPING_LIST, rows, action=action)
-    return [_line(view, store_section(view["name"], view.get("category"), taxonomy)) for view in views]
+    return [_line(view, store_section(view["name"], view.get("category"), taxonomy, view.get("unit"))) for view in views]
 
 
 def _line(view: dict[str, Any], section: str) -> dict[str, Any]:

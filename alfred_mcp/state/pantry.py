@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from alfred_mcp.kitchen.ingredient_match import free_from_marks, same_variant
+from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
 from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convert_for, dimension, ingredient_text, sensible
 from alfred_mcp.state.compiler import folded_words
 
@@ -20,8 +20,15 @@ EPSILON = 1e-9
 
 
 def name_key(name: str) -> str:
-    """'Cod Fillets' and 'cod fillet' share a key."""
-    return " ".join(folded_words(name))
+    """'Cod Fillets' and 'cod fillet' share a key, and so do 'fresh cilantro' and 'cilantro', 'boneless chicken
+    thighs' and 'chicken thighs' (what says only the kind is left out: `row_kind` tells those apart)."""
+    return " ".join(without_kind_words(folded_words(name), folded_words))
+
+
+def row_kind(row: Row) -> Kind:
+    """The kind of ingredient a row means (its form and cut, read from its name, unit and notes)."""
+    notes = row.get("notes")
+    return kind_of(str(row.get("name") or ""), row.get("unit"), None if notes is None else str(notes))
 
 
 @dataclass
@@ -36,6 +43,8 @@ class Need:
     """What it came from, in first-seen order: recipe refs (cooking), or the uses a shopping line lists (shopping)."""
     shown_in: str | None = None
     """The unit the first recipe wrote it in (cups stay cups, grams stay grams, when shown)."""
+    kind: Kind = field(default_factory=lambda: kind_of(""))
+    """Which kind of the ingredient (form, cut) its rows state: rows of another kind are another need."""
 
     @property
     def key(self) -> str:
@@ -54,30 +63,35 @@ class Need:
 
 
 def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
-    """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient and dimension (a row of the same name
-    joins it with or without a catalog id; a free-from variant, 'dairy-free yogurt', is another); optional ones left out."""
-    merged: dict[tuple[str, str, frozenset[str]], Need] = {}
-    named: dict[tuple[str, str, frozenset[str]], tuple[str, str, frozenset[str]]] = {}
+    """Ingredient rows (recipe ref, row, factor) merged: one Need per ingredient, dimension and kind (a row of the same
+    name joins it with or without a catalog id; a free-from variant, 'dairy-free yogurt', a can against fresh, or
+    another cut, 'boneless' against 'bone-in', is another); optional ones left out."""
+    merged_needs: dict[tuple[str, str], list[Need]] = {}
+    named: dict[tuple[str, str], tuple[str, str]] = {}
     for recipe_ref, row, factor in uses:
         if row.get("is_optional"):
             continue
         unit = row.get("unit")
-        by_name = (name_key(row["name"]), dimension(unit), free_from_marks(row["name"]))
-        key = (str(row.get("ingredient_id") or by_name[0]), by_name[1], by_name[2])
-        if key not in merged and by_name in named and len({merged[named[by_name]].ingredient_id, row.get("ingredient_id")} - {None}) <= 1:
+        kind = row_kind(row)
+        by_name = (name_key(row["name"]), dimension(unit))
+        key = (str(row.get("ingredient_id") or by_name[0]), by_name[1])
+        if key not in merged_needs and by_name in named and len(
+                ({need.ingredient_id for need in merged_needs[named[by_name]]} | {row.get("ingredient_id")}) - {None}) <= 1:
             key = named[by_name]  # the same name with and without its catalog id: one ingredient
         named.setdefault(by_name, key)
         quantity = None if row.get("quantity") is None else convert(float(row["quantity"]) * factor, unit, base_unit(unit))
-        need = merged.get(key)
+        need = next((need for need in merged_needs.get(key, []) if same_kind(need.kind, kind)), None)
         if need is None:
-            merged[key] = Need(row["name"], row.get("ingredient_id"), base_unit(unit), quantity, [recipe_ref], shown_in=unit)
+            merged_needs.setdefault(key, []).append(
+                Need(row["name"], row.get("ingredient_id"), base_unit(unit), quantity, [recipe_ref], shown_in=unit, kind=kind))
             continue
         if quantity is not None:
             need.quantity = quantity if need.quantity is None else need.quantity + quantity
         need.ingredient_id = need.ingredient_id or row.get("ingredient_id")
+        need.kind = merged(need.kind, kind)
         if recipe_ref not in need.recipes:
             need.recipes.append(recipe_ref)
-    return list(merged.values())
+    return [need for needs in merged_needs.values() for need in needs]
 
 
 class Stock:
@@ -92,12 +106,14 @@ class Stock:
                 self._by_id.setdefault(str(row["ingredient_id"]), []).append(row)
             self._by_name.setdefault(name_key(str(row.get("name") or "")), []).append(row)
 
-    def matching(self, name: str, ingredient_id: str | None) -> list[Row]:
-        """Rows of the same ingredient and variant: by catalog ingredient when it has one, plus rows of the same name
-        ('dairy-free yogurt' is not the pantry's Greek yogurt)."""
+    def matching(self, name: str, ingredient_id: str | None, kind: Kind | None = None) -> list[Row]:
+        """Rows of the same ingredient and kind: by catalog ingredient when it has one, plus rows of the same name
+        ('dairy-free yogurt' is not the pantry's Greek yogurt, a can of chopped tomatoes not its fresh tomatoes,
+        boneless thighs not bone-in ones). `kind` defaults to what the name alone says."""
+        wanted = kind_of(name) if kind is None else kind
         found = list(self._by_id.get(str(ingredient_id), [])) if ingredient_id else []
         found += [row for row in self._by_name.get(name_key(name), []) if row not in found]
-        return [row for row in found if same_variant(str(row.get("name") or ""), name)]
+        return [row for row in found if same_kind(row_kind(row), wanted)]
 
 
 def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:

@@ -52,11 +52,18 @@
     mcpApp.updateModelContext({ content: [{ type: "text", text }] }).catch(() => {});
   }
 
-  function dayLabel(iso, options) {
+  // A day as everything else a person reads writes it (the server's kitchen/dates.py): "Fri Nov 27"; part
+  // "weekday" ("Fri") or "date" ("Nov 27") for a column head that sets the two apart.
+  const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  function dayLabel(iso, part) {
     const [y, m, d] = iso.split("-").map(Number);
-    const locale = (mcpApp.hostContext && mcpApp.hostContext.locale) || "en-US";
-    return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(locale, Object.assign({ timeZone: "UTC" }, options));
+    const weekday = WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()];
+    const date = `${MONTHS[m - 1]} ${d}`;
+    return part === "weekday" ? weekday : part === "date" ? date : `${weekday} ${date}`;
   }
+  // "Fri Nov 27 to Thu Dec 3" (the server's span_text).
+  const spanLabel = (first, last) => first === last ? dayLabel(first) : `${dayLabel(first)} to ${dayLabel(last)}`;
 
   // Nothing to show (an error or a cancelled call): every loading placeholder ([data-failed]) says so instead, the
   // parts that wait for a result ([data-needs-result]) are hidden, and the message stands where the content would.
@@ -87,5 +94,5 @@
       .catch((error) => fail(new Error("Not connected to a host: " + error.message)));
   }
 
-  window.alfredView = { $, el, call, status, fail, clearError, tellModel, dayLabel, start, withRefs };
+  window.alfredView = { $, el, call, status, fail, clearError, tellModel, dayLabel, spanLabel, start, withRefs };
 })();

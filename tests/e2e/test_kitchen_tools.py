@@ -249,7 +249,7 @@ async def test_more_servings_of_a_listed_meal_add_only_the_difference(client: Cl
     more = await call(client, "shopping_list_from", meal_plans=span)
     assert [(line["text"], line["action"]) for line in more["lines"]] == [("500 g quuxbeans", "updated")]
     (row,) = await _rows(client, "shopping_list", name="quuxbeans")
-    assert row["source"] == "Test Stew (Mon 2 Jun dinner, for 5)"
+    assert row["source"] == "Test Stew (Mon Jun 2 dinner, for 5)"
     again = await call(client, "shopping_list_from", meal_plans=span)
     assert again["lines"] == [] and again["already_listed"] == [{"name": "quuxbeans", "recipes": [stew]}]
 

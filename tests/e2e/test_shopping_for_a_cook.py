@@ -52,7 +52,7 @@ async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_lin
     assert [line["name"] for line in result["lines"]] == ["quuxnoodles"]
     (left,) = result["left_out"]
     assert (left["name"], left["allergen"], left["recipes"]) == ("peanut oil", "peanuts", [noodles])
-    where = "Quux Noodles (Fri 6 Jun lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
+    where = "Quux Noodles (Fri Jun 6 lunch, for 2)" if kind == "meal_plans" else "Quux Noodles (for 2)"
     assert left["for"] == [where]
     assert left["text"] == f"Left out peanut oil, for {where}: it contains peanuts, and you are allergic to peanuts."
     assert left["text"] in result["message"] and "allergy_override" not in result["message"] and "data[" not in result["message"]
@@ -124,7 +124,7 @@ async def test_what_a_long_week_leaves_out_stands_in_acts_card_of_the_result(cli
     result = await call(client, "shopping_list_from", **arguments)
     card = result_card("shopping_list_from", arguments, result)
     assert len(result["lines"]) > 10 and "cut at" in card
-    assert "Left out peanut oil, for Quux Noodles (Fri 16 Jan lunch, for 2): it contains peanuts" in card
+    assert "Left out peanut oil, for Quux Noodles (Fri Jan 16 lunch, for 2): it contains peanuts" in card
 
 
 GUESTS = {"occasion_update": "Saturday dinner", "goal_update": "a menu for Saturday", "goal_subdomain": "recipes",
@@ -142,3 +142,42 @@ async def test_a_line_holding_the_guests_allergen_is_left_out_while_the_occasion
     (left,) = result["left_out"]
     assert left["text"] == ("Left out toasted sesame oil, for Quux Greens (for 4): it contains sesame, and the guests "
                             "(Saturday dinner) are allergic to sesame.")
+
+
+@pytest.mark.parametrize(("pantry", "needed"), [
+    pytest.param({"name": "pumpkin", "quantity": 2, "unit": "piece"}, {"name": "pumpkin puree", "quantity": 1, "unit": "can", "notes": "15 oz"},
+                 id="can-against-fresh"),
+    pytest.param({"name": "artichoke hearts", "quantity": 2, "unit": "can"}, {"name": "artichoke hearts", "quantity": 3}, id="fresh-against-can"),
+    pytest.param({"name": "porcini mushrooms", "quantity": 8, "unit": "oz"}, {"name": "dried porcini mushrooms", "quantity": 1, "unit": "oz"},
+                 id="dried-against-fresh"),
+    pytest.param({"name": "corn", "quantity": 4, "unit": "piece"}, {"name": "frozen corn", "quantity": 1, "unit": "cup"}, id="frozen-against-fresh"),
+])
+async def test_another_form_in_the_pantry_neither_covers_the_need_nor_counts_toward_makeable(
+    client: Client, pantry: dict[str, Any], needed: dict[str, Any],
+) -> None:
+    """A can is bought even with the fresh thing in the pantry (and the reverse), with no 'check' note comparing the
+    two; makeable counts it missing."""
+    dish = await _recipe(client, "Quux Stew", 2, [needed])
+    await call(client, "db_create", table="inventory", data=pantry)
+    result = await call(client, "shopping_list_from", recipes=[dish], preview=True)
+    assert [line["name"] for line in result["lines"]] == [needed["name"]] and result["covered"] == []
+    makeable = await call(client, "recipes_makeable", limit=50, honor_constraints=False)
+    (hit,) = [hit for hit in makeable["recipes"] if hit["ref"] == dish]
+    assert hit["missing"] == [needed["name"]]
+
+
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut(client: Client, preview: bool) -> None:
+    """Tikka wants boneless thighs, the Greek tray bake bone-in, skin-on ones: two purchases, two lines, each saying its
+    cut (a cut the recipe gave in its notes is the line's note); the pantry's 2 lb of thighs (cut not said) counts
+    once, not for each; listing them again adds nothing."""
+    tikka = await _recipe(client, "Quux Tikka", 4, [{"name": "boneless chicken thighs", "quantity": 5, "unit": "lb"}])
+    greek = await _recipe(client, "Quux Greek Chicken", 4,
+                          [{"name": "chicken thighs", "quantity": 3, "unit": "lb", "notes": "bone-in, skin-on"}])
+    result = await call(client, "shopping_list_from", recipes=[tikka, greek], preview=preview)
+    assert sorted(line["text"] for line in result["lines"]) == ["3 lb boneless chicken thighs", "3 lb chicken thighs (bone-in, skin-on)"]
+    if not preview:
+        (greek_line,) = await _lines(client, "chicken thighs")
+        assert greek_line["notes"] == "bone-in, skin-on"
+        again = await call(client, "shopping_list_from", recipes=[tikka, greek])
+        assert again["lines"] == [] and {item["name"] for item in again["already_listed"]} == {"boneless chicken thighs", "chicken thighs"}

@@ -76,7 +76,7 @@ def test_a_size_is_a_note_not_part_of_the_name(size: str, name: str) -> None:
     assert (line.quantity, line.name, line.notes) == (2.0, name, size)
 
 
-@pytest.mark.parametrize(("name", "note"), list(itertools.product(["chicken thighs", "garlic cloves", "fresh basil"],
+@pytest.mark.parametrize(("name", "note"), list(itertools.product(["chicken thighs", "cod fillets", "fresh basil"],
                                                              ["skin-on", "finely sliced", "about 5 oz"])))
 def test_a_closing_parenthesis_is_a_note(name: str, note: str) -> None:
     line = parse_ingredient_line(f"4 {name} ({note})")

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS, FRESH_BY_DEFAULT, NOT_PRODUCE, PRODUCE
 from alfred_mcp.kitchen.schema import SHOPPING_CATEGORIES
-from alfred_mcp.kitchen.sections import BY_FORM, BY_TAXONOMY, DRIED_BY_DEFAULT, OTHER, WALK, section_order, store_section
+from alfred_mcp.kitchen.sections import BY_FORM, BY_TAXONOMY, OTHER, WALK, section_order, store_section
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 
 TAXONOMY = default_taxonomy()
+PRODUCE_ITEMS = sorted({member for category in PRODUCE for member in TAXONOMY.expand(category)
+                        if not any(TAXONOMY.matches(member, other) for other in NOT_PRODUCE)
+                        and not TAXONOMY.resolve_category(member)})
+"""Every taxonomy member a shopper buys fresh in produce (and in a can, dried or frozen elsewhere)."""
+SEASONINGS = sorted(set(TAXONOMY.expand("spices")) - set(FRESH_BY_DEFAULT) - {"spice", "seasoning"})
 
 
 @pytest.mark.parametrize(("category", "section"), BY_TAXONOMY)
@@ -19,7 +25,7 @@ def test_every_rule_names_a_taxonomy_category_and_a_store_section(category: str,
 @pytest.mark.parametrize(("name", "section"), [
     ("chicken stock", "canned"), ("fish sauce", "condiments"), ("cod fillets", "seafood"), ("chicken thighs", "meat"),
     ("cheddar", "dairy"), ("eggs", "dairy"), ("garlic", "produce"), ("lemons", "produce"), ("spaghetti", "dry goods"),
-    ("sourdough bread", "bakery"), ("olive oil", "condiments"), ("ground cumin", "spices"), ("white wine", "beverages"),
+    ("sourdough bread", "bakery"), ("olive oil", "dry goods"), ("vegetable oil", "dry goods"), ("ground cumin", "spices"), ("white wine", "beverages"),
     ("peanut butter", "dry goods"), ("dish soap", OTHER),
 ])
 def test_a_line_without_a_category_goes_where_the_taxonomy_puts_its_name(name: str, section: str) -> None:
@@ -30,22 +36,43 @@ def test_a_line_without_a_category_goes_where_the_taxonomy_puts_its_name(name: s
     ("dried oregano", "spices"), ("oregano", "spices"), ("fresh oregano", "produce"), ("bay leaves", "spices"),
     ("tomato paste", "canned"), ("crushed tomatoes", "canned"), ("tomatoes", "produce"), ("frozen peas", "frozen"),
     ("canned chickpeas", "canned"), ("coconut milk", "canned"), ("dried porcini", "dry goods"), ("ground beef", "meat"),
-    ("ground turmeric", "spices"),
+    ("ground turmeric", "spices"), ("black beans", "dry goods"), ("ginger", "produce"), ("fresh ginger", "produce"),
+    ("ground ginger", "spices"),
 ])
 def test_the_form_a_name_says_decides_before_what_the_ingredient_is(name: str, section: str) -> None:
     """Where a shopper finds it: dried herbs with the spices, tomato paste with the cans, not in produce."""
     assert store_section(name, None, TAXONOMY) == section
 
 
-@pytest.mark.parametrize(("phrase", "section"), BY_FORM)
-def test_every_form_rule_names_a_store_section(phrase: str, section: str) -> None:
-    assert section in SHOPPING_CATEGORIES and store_section(f"{phrase} thyme", None, TAXONOMY) in SHOPPING_CATEGORIES
+@pytest.mark.parametrize("item", PRODUCE_ITEMS)
+def test_every_produce_item_is_found_where_its_form_is_sold(item: str) -> None:
+    """Fresh in produce, canned with the cans (said in the name or by the unit), frozen in frozen, dried in dry goods
+    (or with the spices when it is a herb)."""
+    dried = "spices" if TAXONOMY.matches(item, "herbs") else "dry goods"
+    assert {form: store_section(name, None, TAXONOMY, unit) for form, name, unit in (
+        ("fresh", f"fresh {item}", None), ("canned", f"canned {item}", None), ("can", item, "can"),
+        ("frozen", f"frozen {item}", "cup"), ("dried", f"dried {item}", "oz"))} == {
+        "fresh": "produce", "canned": "canned", "can": "canned", "frozen": "frozen", "dried": dried}
 
 
-@pytest.mark.parametrize("herb", DRIED_BY_DEFAULT)
-def test_herbs_bought_dried_are_spices_unless_fresh(herb: str) -> None:
-    fresh = "spices" if TAXONOMY.matches(herb, "spices") else "produce"  # a seasoning blend is a spice either way
-    assert store_section(herb, None, TAXONOMY) == "spices" and store_section(f"fresh {herb}", None, TAXONOMY) == fresh
+@pytest.mark.parametrize("spice", SEASONINGS)
+def test_every_spice_ground_or_dried_is_with_the_spices(spice: str) -> None:
+    assert store_section(f"ground {spice}", None, TAXONOMY) == store_section(f"dried {spice}", None, TAXONOMY) == "spices"
+
+
+@pytest.mark.parametrize("product", CANNED_PRODUCTS)
+def test_what_is_sold_in_cans_is_canned_whatever_the_unit(product: str) -> None:
+    assert {store_section(product, None, TAXONOMY, unit) for unit in (None, "oz", "cup", "can", "g")} == {"canned"}
+
+
+@pytest.mark.parametrize(("form", "section"), BY_FORM.items())
+def test_every_form_names_a_store_section(form: str, section: str) -> None:
+    assert section in SHOPPING_CATEGORIES
+
+
+@pytest.mark.parametrize("category", sorted({category for category, _ in BY_TAXONOMY}))
+def test_every_taxonomy_members_section_is_a_store_section(category: str) -> None:
+    assert {store_section(member, None, TAXONOMY) for member in TAXONOMY.expand(category)} <= set(SHOPPING_CATEGORIES)
 
 
 @pytest.mark.parametrize(("category", "section"), [("Frozen", "frozen"), ("  dry   goods ", "dry goods"), ("Household", "household")])

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 from playwright.async_api import expect
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
 from alfred_mcp.server.mcp_server import build_server
@@ -95,6 +97,44 @@ async def test_the_meal_plan_shows_every_day_whole_at_phone_and_desktop_width(ap
         await _assert_reads_whole(shown)
         if width == 400:
             save_screenshot(await shown.screenshot(), "meal-plan-400px")
+        shown.assert_clean()
+
+
+CONFLICT_REASON = "contains peanut butter, roasted peanuts (allergy: peanuts)"
+MARK_BOX = """(mark) => { const box = mark.getBoundingClientRect(); const cell = mark.closest("td, .slot").getBoundingClientRect();
+  return {left: box.left, right: box.right, cellRight: cell.right + 1, room: document.documentElement.clientWidth,
+          clipped: mark.scrollWidth > mark.clientWidth + 1 || mark.scrollHeight > mark.clientHeight + 1}; }"""
+
+
+@pytest.mark.parametrize("width", [400, 560, 1000])
+async def test_a_conflict_cell_says_its_reason_whole_where_the_meal_is(app: AlfredApp, mount: Any, width: int) -> None:
+    """The cell of a meal with a conflict says why ('⚠ contains peanut butter, …'), not only '⚠ conflict': at a
+    phone's width the reason is read in the day it belongs to, inside its cell and the view, nothing cut off."""
+    await add_peanut_noodles(app)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        marks = shown.view.locator(".meal .mark").locator("visible=true")
+        await expect(marks).to_have_text([f"⚠ {CONFLICT_REASON}"])
+        box = await marks.first.evaluate(MARK_BOX)
+        assert 0 <= box["left"] < box["right"] <= min(box["cellRight"], box["room"]) and not box["clipped"], box
+        await _assert_reads_whole(shown)
+        if width == 400:
+            save_screenshot(await shown.screenshot(), "meal-plan-conflict-400px")
+        shown.assert_clean()
+
+
+async def test_the_views_write_every_day_as_the_server_does(app: AlfredApp, mount: Any) -> None:
+    """One date format: the view's dayLabel and spanLabel write each day of four years (a leap day among them) as
+    kitchen/dates.py does, whatever the host's locale."""
+    days = [(date(2026, 1, 1) + timedelta(days=n)).isoformat() for n in range(4 * 366)]
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK)
+        await shown.page.evaluate("() => testHost.setContext({locale: 'de-DE'})")
+        frame = await _frame(shown)
+        written = await frame.evaluate("(days) => days.map((day) => window.alfredView.dayLabel(day))", days)
+        spans = await frame.evaluate("(days) => days.map((day, n) => window.alfredView.spanLabel(days[0], day))", days[:40])
+        assert written == [day_text(day) for day in days]
+        assert spans == [span_text(days[0], day) for day in days[:40]]
         shown.assert_clean()
 
 
@@ -284,10 +324,10 @@ async def test_a_meal_holding_an_allergen_leaves_its_lines_out_and_the_rest_of_t
         await shown.view.get_by_role("button", name=BUTTON).click()
         left = shown.view.locator("#preview-lines li.left-out")
         await expect(left).to_have_text([re.compile("^" + re.escape(item["text"])) for item in expected["left_out"]])
-        await expect(left.first).to_have_text(re.compile("^Left out peanut butter, for Peanut Noodles \\(Fri 16 Jan lunch, for 2\\): it contains peanuts, and you are allergic"))
+        await expect(left.first).to_have_text(re.compile("^Left out peanut butter, for Peanut Noodles \\(Fri Jan 16 lunch, for 2\\): it contains peanuts, and you are allergic"))
         await expect(shown.view.locator("#error")).to_be_empty()
         await shown.view.get_by_role("button", name=re.compile(r"^Add \d+ lines to the list$")).click()
-        await expect(shown.view.get_by_role("status")).to_contain_text("Left out roasted peanuts, for Peanut Noodles (Fri 16 Jan lunch, for 2)")
+        await expect(shown.view.get_by_role("status")).to_contain_text("Left out roasted peanuts, for Peanut Noodles (Fri Jan 16 lunch, for 2)")
         await _assert_next_to_the_buttons(shown)
         await _assert_reads_whole(shown)
         assert not [row for row in await _listed(app) if "peanut" in row["name"]]
@@ -351,7 +391,7 @@ async def test_an_error_result_of_the_add_shows_its_message_and_adds_nothing(app
         before = await _listed(app)
         await confirm.click()
         await expect(shown.view.get_by_role("alert")).to_have_text(
-            "No meals with a recipe are planned Mon, Jan 12 – Sun, Jan 18 any more; nothing was added.")
+            "No meals with a recipe are planned from Mon Jan 12 to Sun Jan 18 any more; nothing was added.")
         await _assert_next_to_the_buttons(shown)
         await expect(shown.view.get_by_role("button", name="Already added")).to_have_count(0)
         await expect(shown.view.locator("#preview")).to_be_hidden()

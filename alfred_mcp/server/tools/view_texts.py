@@ -7,9 +7,9 @@ lines with every ref, so nothing the view shows is lost without it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from typing import Any
 
+from alfred_mcp.kitchen.dates import day_text
 from alfred_mcp.server.tools.common import ToolResult
 
 TextRenderer = Callable[[ToolResult], str]
@@ -93,8 +93,7 @@ def _shopping_line(line: dict[str, Any]) -> str:
 
 
 def _day(iso: str) -> str:
-    day = date.fromisoformat(iso)
-    return f"{day:%a %b} {day.day}"
+    return day_text(iso)
 
 
 TEXTS: dict[str, TextRenderer] = {
