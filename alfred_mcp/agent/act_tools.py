@@ -134,12 +134,15 @@ def batch_action(tool: str, item: str | None = None, result_ref: str | None = No
 
 
 def new_drafts(tool: str, result: dict[str, Any]) -> list[str]:
-    """Drafts a drafting tool created (draft_create, recipes_import): the pending drafts of its `drafts` list."""
+    """Drafts a drafting tool produced for its step: the pending drafts of a `drafts` list (draft_create,
+    recipes_import), or the one draft a revision changed (draft_revise: 'make it dairy-free' generates it anew)."""
     contract = load_contracts().get(tool)
-    if contract is None or tool_class(contract) != "generate" or not isinstance(result.get("drafts"), list):
+    if contract is None or tool_class(contract) != "generate":
         return []
-    drafts = [d for d in result["drafts"] if isinstance(d, dict) and isinstance(d.get("ref"), str)]
-    return [d["ref"] for d in drafts if d.get("status") == "pending"]
+    revised = result.get("draft")
+    listed = result.get("drafts") if isinstance(result.get("drafts"), list) else [revised] if isinstance(revised, dict) else []
+    drafts = [d for d in listed if isinstance(d, dict) and isinstance(d.get("ref"), str)]
+    return [d["ref"] for d in drafts if d.get("status", "pending") == "pending"]
 
 
 _ROW_LISTS = ("lines", "removed", "restored", "reverted")
@@ -273,11 +276,15 @@ def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None
     return list(dict.fromkeys([*card_columns(table), *set_columns])) if set_columns else None
 
 
+WARNINGS_HEAD = "Warnings ("
+"""How a card's warnings start: a chain of planned calls stops at a card that has them (the user may want to choose)."""
+
+
 def warning_lines(result: dict[str, Any]) -> list[str]:
     """A result's warnings, whole (a draft's allergen, dislike or exclusion, a write's dislike or exclusion: each
     names the line and the rule)."""
     warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
-    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+    return [f"{WARNINGS_HEAD}{len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
 
 
 DRAFT_READ_BUDGET = 4_000

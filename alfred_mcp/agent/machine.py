@@ -322,14 +322,16 @@ class TurnMachine:
 
     async def _run_planned_calls(self, state: TurnState) -> TurnState:
         """Steps whose plan carries their call run it at once, in order, each completing on success (as Act's call with
-        complete_step); the first that fails or cannot complete yet stays open for Act. The notices of all are kept."""
+        complete_step); the first that fails or cannot complete yet stays open for Act, and a call that warns (an
+        allergen, a dislike, a meal already planned there) stops the chain before the next step's call, so the
+        model can ask first. The notices of all are kept."""
         notices: list[str] = []
         while state.stage == "act" and (step := state.step) is not None and step.step.call is not None and not step.tool_calls:
             call = step.step.call
             state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
                                                                             complete_step=True))
             notices.append(state.notice or "")
-            if step.status != "completed":
+            if step.status != "completed" or act_tools.WARNINGS_HEAD in (state.notice or ""):
                 break
         if notices:
             state.notice = "\n\n".join(notice for notice in notices if notice)

@@ -265,3 +265,33 @@ async def test_the_bundled_loop_runs_a_planned_call_without_asking_act(client: C
                            "reply": [{"response": "Planned it for lunch on 2 January 2099."}]})
     result = await call(client, "chat", message="Plan the first one for lunch on 2 January 2099")
     assert result["outcome"] == "completed" and result["model_calls"] == {"understand": 1, "think": 1, "reply": 1}
+
+
+OLIVE_TAPENADE = {"name": "Olive Tapenade", "servings": 4, "instructions": ["Blend everything."],
+                  "ingredients": [{"name": "kalamata olives", "quantity": 1, "unit": "cup"}, {"name": "capers", "quantity": 1, "unit": "tbsp"}]}
+
+
+async def test_a_revised_draft_counts_for_its_generate_step(client: Client, app: AlfredApp) -> None:
+    """'Make it dairy-free': a generate step of one draft is done by revising the draft the user means."""
+    await call(client, "draft_create", entity_type="recipe", items=[{**OLIVE_TAPENADE, "name": "Caper Dip"}])
+    await call(client, "turn_start", message="Make it without capers")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["gen_recipe_1"]})
+    await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": [
+        {"description": "revise gen_recipe_1", "step_type": "generate", "subdomain": "recipes", "expected_count": 1}]})
+    answer = await call(client, "turn_submit", role="act", output={"action": "tool_call", "tool": "draft_revise", "complete_step": True,
+                                                                   "arguments": {"ref": "gen_recipe_1", "patch": {"name": "Caper-free Dip"}}})
+    assert answer["expected_role"] == "reply", answer.get("notice")
+
+
+async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(client: Client, app: AlfredApp) -> None:
+    """A draft holding the disliked olives is made, and its save waits: Act (or the user) decides."""
+    await call(client, "turn_start", message="Make an olive tapenade and save it")
+    await call(client, "turn_submit", role="understand", output={})
+    steps = [{"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
+              "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [OLIVE_TAPENADE]}}},
+             {"description": "save it", "step_type": "write", "subdomain": "recipes",
+              "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}]
+    before = kitchen_digest(_db(app))
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "Warnings (" in answer["notice"]
+    assert kitchen_digest(_db(app)) == before
