@@ -16,6 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
+from alfred_mcp.kitchen.bought_as import measure_key, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -24,6 +25,8 @@ VOLUME_ML: dict[str, float] = {
 }
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
 _SPOONS = ("tsp", "tbsp", "cup")
+_CUP_VOLUMES = ("fl oz", "pint", "quart", "gallon")
+"""US volumes a recipe writes in spoons, cups and quarts ('1/8 fl oz' is 3/4 tsp); a shopping list keeps them."""
 _WHOLE_COUNTS = frozenset({
     "pinch", "dash", "drop", "splash", "handful", "sprig", "leaf", "clove", "fillet", "slice", "ear", "strip", "sheet",
     "stalk", "scoop", "cube",
@@ -52,6 +55,9 @@ class Shown(NamedTuple):
     text: str
     rounded_from: float | None
     """The exact amount, when rounding changed it by more than 2%."""
+    bought: tuple[float, str | None] | None = None
+    """On a shopping list, fresh produce as the shop sells it (1, 'bunch'): how many to take, and of what (None: the
+    thing itself, '2 onions'); None when the amount is bought as written."""
 
 
 def dimension(unit: str | None) -> str:
@@ -160,8 +166,12 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     unit: str | None
     text: str | None = None
-    if amount.unit in _SPOONS:
+    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and not up):
         rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
+        if unit == "pinch":
+            return Shown(rounded, unit, amount_text(rounded, unit), None)
+    elif amount.unit in ("oz", "lb"):
+        rounded, unit = _weight(convert(amount.quantity, amount.unit, "oz"), up=up)
     elif dimension(amount.unit).startswith("count:"):
         pack = pack_of(name) if up and not _names_unit(name or "", amount.unit) else None
         if pack is not None and amount.unit == pack[1]:  # 14 cloves of garlic are bought as 2 heads
@@ -177,7 +187,18 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
     shown = text if text is not None else amount_text(rounded, unit)
-    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None)
+    bought = _bought(rounded, unit, name) if up and name else None
+    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None, bought)
+
+
+def _bought(quantity: float, unit: str | None, name: str) -> tuple[float, str | None] | None:
+    """How many of what the shop sells `name` as hold `quantity` of `unit` (rounded up), or None (bought as written)."""
+    purchase = purchase_of(name)
+    key = measure_key(unit, frozenset(VOLUME_ML), frozenset(MASS_G))
+    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit):
+        return None
+    held = convert(quantity, unit, key) if key in ("ml", "g") else quantity
+    return _pick(held / purchase.holds[key], (1,), up=True, smallest=1.0), purchase.unit
 
 
 _UP_SLACK = 0.02
@@ -199,29 +220,55 @@ def _up(exact: float, step: int) -> float:
 
 
 def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
-    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp up to 4, cups above."""
+    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp below 1/2 cup where no cup measure holds it,
+    cups above, quarts above 8 cups (above 4 when buying)."""
+    if up:
+        return _spoon_to_buy(tsp)
     tbsp = tsp / 3
-    if up and tsp > 4 * 48 * (1 + _UP_SLACK):  # more than 4 cups is bought by the quart
-        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
-    if tbsp >= 4 - 1e-9:
-        cups = tsp / 48
-        rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)
-        if up or abs(rounded - cups) <= 0.08 * cups:
-            return rounded, "cup", None
-        splits = [(whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
-                  for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
-        whole_cups, rest = min((split for split in splits if split[1] <= 4), key=lambda split: abs(split[0] + split[1] / 16 - cups))
+    if tsp > 8 * 48 * (1 + 1e-9):  # more than 8 cups is written in quarts
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=False, smallest=1.0), "quart", None
+    if tsp < 3 * 0.95:
+        if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
+            return 1.0, "pinch", None
+        return _teaspoons(tsp, up=False), "tsp", None
+    halves = _pick(tbsp, (2,), up=False, smallest=1.0)
+    cups = tsp / 48
+    near_cup = _pick(cups, _CUP_STEPS, up=False, smallest=0.25)
+    if abs(halves - tbsp) <= 0.1 * tbsp:
+        if halves < 4:
+            return halves, "tbsp", None
+        if halves == 4 or tbsp < 4:  # 4 tbsp is 1/4 cup
+            return 0.25, "cup", None
+    if tbsp < 4 - 1e-9:  # between halves: '1 tbsp + 1 tsp'
+        whole = math.floor(tbsp + 1e-9)
+        rest = _pick(tsp - whole * 3, (2,), up=False, smallest=0.0)
+        if rest >= 3:
+            return whole + 1.0, "tbsp", None
         if rest == 0:
-            return whole_cups, "cup", None
-        return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
-    if tsp >= 3 * (1 - (_UP_SLACK if up else 0.05)):
-        rounded = _pick(tbsp, (2,), up=up, smallest=1.0)
-        if up or abs(rounded - tbsp) <= 0.1 * tbsp:
-            return rounded, "tbsp", None
-        whole = math.floor(tbsp)
-        rest = _teaspoons(tsp - whole * 3, up=False)
+            return float(whole), "tbsp", None
         return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
-    teaspoons = _teaspoons(tsp, up=up)
+    if abs(near_cup - cups) <= (0.02 if cups < 0.5 else 0.08) * cups:
+        return near_cup, "cup", None
+    if cups < 0.5 - 1e-9:  # '4 1/2 tbsp', '6 tbsp': no cup measure holds it
+        return (halves, "tbsp", None) if halves not in (4, 8) else (halves / 16, "cup", None)
+    splits = [(whole, _pick((cups - whole) * 16, (1,), up=False, smallest=0.0))
+              for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
+    whole_cups, rest = min((split for split in splits if split[1] <= 3), key=lambda split: abs(split[0] + split[1] / 16 - cups))
+    if rest == 0:
+        return whole_cups, "cup", None
+    return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
+
+
+def _spoon_to_buy(tsp: float) -> tuple[float, str, str | None]:
+    """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups."""
+    if tsp > 4 * 48 * (1 + _UP_SLACK):
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
+    if tsp / 3 >= 4 - 1e-9:
+        return _pick(tsp / 48, _CUP_STEPS, up=True, smallest=0.25), "cup", None
+    if tsp >= 3 * (1 - _UP_SLACK):
+        tbsp = _pick(tsp / 3, (2,), up=True, smallest=1.0)
+        return (tbsp, "tbsp", None) if tbsp < 4 else (0.25, "cup", None)
+    teaspoons = _teaspoons(tsp, up=True)
     return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
 
 
@@ -240,8 +287,10 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         return _pick(quantity, (1,), up=True, smallest=1.0)
     if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
         return float(max(1, math.floor(quantity + 0.5)))
-    if unit in (None, "piece"):
-        return float(math.floor(quantity + 0.5)) if quantity >= 1 else _pick(quantity, (4,), up=False, smallest=0.25)
+    if unit in (None, "piece"):  # quarters below one, 1 1/2, whole from 2
+        if quantity < 1:
+            return _pick(quantity, (4,), up=False, smallest=0.25)
+        return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
     return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
 
 
@@ -256,6 +305,22 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
             as_small = convert(quantity, unit, small)
             return (as_small / step, large) if as_small >= step else (as_small, small)
     return quantity, unit
+
+
+def _weight(oz: float, *, up: bool) -> tuple[float, str]:
+    """Ounces (quarters or thirds below 1, halves from 1) below a pound; pounds in quarters from 1 lb (always when
+    buying), or in a recipe whole and half ounces below 3 lb where no quarter pound is within 4% ('18 oz', not
+    '1 1/8 lb')."""
+    if oz < 1 - 1e-9:
+        rounded = _pick(oz, (4, 3), up=up, smallest=0.25)
+    else:
+        rounded = _pick(oz, (2,), up=up, smallest=1.0)
+    if rounded < 16 - 1e-9:
+        return rounded, "oz"
+    pounds = _pick(oz / 16, (4,), up=up, smallest=1.0)
+    if up or oz >= 48 or abs(pounds - oz / 16) <= 0.04 * oz / 16:  # bought by the quarter pound
+        return pounds, "lb"
+    return rounded, "oz"
 
 
 def _round_for(quantity: float, unit: str | None, *, up: bool = False) -> float:
@@ -279,10 +344,16 @@ def _kitchen_fraction(quantity: float) -> float:
 
 
 def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
-    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list), then the name."""
+    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list, fresh produce
+    as the shop sells it with the amount needed after it), then the name."""
     if quantity is None:
         return ingredient_text(None, None, unit, name)
     shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
+    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
+        count, sold_as = shown.bought
+        taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else \
+            f"{quantity_text(count)} {unit_word(sold_as, count)} {name}"
+        return f"{taken} (need {shown.text})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 

@@ -100,7 +100,7 @@ async def test_a_line_a_person_listed_for_the_recipe_counts_for_what_it_holds(
 
 @pytest.mark.parametrize(("pantry", "needed", "noun"), [
     pytest.param((1, "lb"), (2, None), "2 quuxcarrots", id="count"),
-    pytest.param((2, "carton"), (11, "cup"), "11 cups quuxbroth", id="volume"),  # as recipes_scale says it
+    pytest.param((2, "carton"), (11, "cup"), "2 3/4 quarts quuxbroth", id="volume"),  # as recipes_scale says it
     pytest.param((1, "bottle"), (2, "tbsp"), "2 tbsp quuxoil", id="spoons"),
 ])
 async def test_a_pantry_note_names_what_is_needed_with_its_noun(
