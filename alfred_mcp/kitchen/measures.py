@@ -351,10 +351,22 @@ def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bo
     shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
     if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
         count, sold_as = shown.bought
-        taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else \
-            f"{quantity_text(count)} {unit_word(sold_as, count)} {name}"
+        taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
         return f"{taken} (need {shown.text})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def amount_to_buy(quantity: float, unit: str | None, name: str) -> str:
+    """The amount of a shopping line without its name: '1 1/2 cups', '1 bunch, need 3/4 tsp', '2, need 1 cup' (onions)."""
+    shown = to_buy(Amount(quantity, unit), name)
+    if shown.bought is None:
+        return shown.text
+    return f"{_taken(*shown.bought)}, need {shown.text}"
+
+
+def _taken(count: float, sold_as: str | None) -> str:
+    """'1 bunch', '2 pieces', '2' (the thing itself): what to take from the shelf."""
+    return quantity_text(count) if sold_as is None else f"{quantity_text(count)} {unit_word(sold_as, count)}"
 
 
 def ingredient_text(amount: str | None, quantity: float | None, unit: str | None, name: str) -> str:

@@ -142,3 +142,34 @@ async def test_a_line_holding_the_guests_allergen_is_left_out_while_the_occasion
     (left,) = result["left_out"]
     assert left["text"] == ("Left out toasted sesame oil, for Quux Greens (for 4): it contains sesame, and the guests "
                             "(Saturday dinner) are allergic to sesame.")
+
+
+FRESH = [{"name": "quuxthyme thyme", "quantity": 1, "unit": "tsp", "notes": "leaves only"},
+         {"name": "fresh ginger", "quantity": 1.5, "unit": "tsp", "notes": "grated"},
+         {"name": "quux cremini mushrooms", "quantity": 1, "unit": "oz"},
+         {"name": "quux cilantro", "quantity": 2, "unit": "handful"},
+         {"name": "quux vegetable broth", "quantity": 18, "unit": "cup"}]
+
+
+@pytest.mark.parametrize("servings", [1, 2, 5])
+async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_keeps_one_purchase(client: Client, servings: int) -> None:
+    """Spoons of thyme and ginger, an ounce of mushrooms, handfuls of cilantro: the list says what to take from the
+    shelf (a bunch, a piece, a pack) and the amount needed after it; more servings add to what is needed, and one
+    bunch that still holds it stays one bunch."""
+    from alfred_mcp.kitchen.odd_amounts import oddities
+
+    ref = await _recipe(client, "Quux Herb Broth", 2, FRESH)
+    first = await call(client, "shopping_list_from", recipes=[ref], servings={ref: servings})
+    texts = {line["name"]: line["text"] for line in first["lines"]}
+    assert texts["quuxthyme thyme"].startswith("1 bunch quuxthyme thyme (need ")
+    assert texts["fresh ginger"].startswith("1 piece fresh ginger (need ")  # a piece grates to 3 tbsp
+    assert texts["quux cremini mushrooms"].startswith("1 pack quux cremini mushrooms (need ")
+    assert texts["quux cilantro"].startswith(f"{1 if servings < 5 else 3} bunch")
+    assert texts["quux vegetable broth"].endswith("quarts quux vegetable broth") and "cups" not in texts["quux vegetable broth"]
+    more = await call(client, "shopping_list_from", recipes=[ref], servings={ref: servings + 1})
+    shown = (await call(client, "shopping_list_show"))["sections"]
+    lines = [line for section in shown for line in section["lines"] if line["name"] in texts]
+    assert len(lines) == len(FRESH) and {line["name"] for line in more["lines"]} <= set(texts)
+    for line in lines:
+        assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True) == [], line["text"]
+    assert next(line["text"] for line in lines if line["name"] == "quuxthyme thyme").startswith("1 bunch ")

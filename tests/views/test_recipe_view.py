@@ -29,7 +29,7 @@ async def test_the_card_shows_ingredients_steps_and_allergens_and_scales_through
         shown = await mount(client, "recipe_show", {"recipe": ref})
         view = shown.view
         await expect(view.locator("h1")).to_have_text("Peanut Noodles")
-        await expect(view.locator("#facts")).to_have_text("Prep 10 min · Cook 10 min · Thai · Easy")
+        await expect(view.locator("#facts")).to_have_text("Prep 10 min · Cook 10 min · Total 20 min · Thai · Easy")
         await expect(view.locator("#ingredients li")).to_contain_text(LINES)
         await expect(view.locator("#steps li")).to_have_text(
             ["Cook the noodles.", "Whisk the peanut butter, soy sauce and lime juice.", "Toss the noodles in the sauce and top with the peanuts."])
