@@ -1,10 +1,12 @@
-"""What fresh produce is bought as: herbs by the bunch, fresh ginger by the piece, mushrooms by the pack, an onion
-whole. A recipe measures them (1 1/2 tsp grated ginger, 3/4 tsp thyme leaves, 1 oz mushrooms); a shopping list says
-what to take from the shelf (1 piece ginger, 1 bunch thyme, 1 pack mushrooms).
+"""What fresh produce and canned goods are bought as: herbs by the bunch, fresh ginger by the piece, mushrooms by the
+pack, an onion whole, crushed tomatoes by the can. A recipe measures them (1 1/2 tsp grated ginger, 3/4 tsp thyme
+leaves, 1 oz mushrooms, 28 oz crushed tomatoes); a shopping list says what to take from the shelf (1 piece ginger,
+1 bunch thyme, 1 pack mushrooms, 2 cans crushed tomatoes).
 
-`purchase_of(name)` is the purchase for a name the shop files under produce (the store sections, from the
-taxonomy; fresh ginger too, which the taxonomy counts among the spices), None for anything else and for a form that
-is not fresh ('dried thyme', 'ground ginger', 'lemon juice', 'garlic powder'). A purchase says how much one holds,
+`purchase_of(name)` is the purchase for a name the shop files under produce or canned goods (the store sections,
+from the taxonomy; fresh ginger too, which the taxonomy counts among the spices; broths, sold by the quart, aside),
+None for anything else and for a fresh name's other forms ('dried thyme', 'ground ginger', 'lemon juice', 'garlic
+powder'). A purchase says how much one holds,
 per measure it can be bought for: millilitres ('ml', any volume), grams ('g', any weight) or a count unit ('sprig').
 A measure it does not hold (a weight of onions, a head of garlic) is bought as written. Pure.
 """
@@ -63,6 +65,14 @@ _BY_CATEGORY: tuple[tuple[str, Purchase], ...] = (
     ("fruit", Purchase(None, {"ml": CUP_ML})),
 )
 """The taxonomy's produce categories, each as a shop sells it (a vegetable or fruit whole: about a cup, chopped)."""
+OZ_G = 28.349523125
+CAN = Purchase("can", {"g": 14 * OZ_G, "ml": 1.75 * CUP_ML})
+"""A can of tomatoes, beans or vegetables: 14 oz (about 1 3/4 cups)."""
+_CANS: tuple[tuple[tuple[str, ...], Purchase], ...] = (
+    (("tomato paste",), Purchase("can", {"g": 6 * OZ_G, "ml": 0.75 * CUP_ML})),
+    (("coconut milk", "coconut cream"), Purchase("can", {"g": 13.5 * OZ_G, "ml": 400.0})),
+)
+"""Canned goods in cans of another size."""
 NOT_FRESH: frozenset[str] = frozenset({
     "dried", "dry", "ground", "powder", "paste", "juice", "zest", "oil", "extract", "seed", "flake", "sauce", "puree",
     "canned", "tinned", "frozen", "pickled", "jarred", "crystallized", "candied", "syrup", "jam", "chip", "salt",
@@ -75,11 +85,14 @@ FRESH_AMONG_SPICES: tuple[str, ...] = ("ginger", "gingerroot")
 
 @cache
 def purchase_of(name: str) -> Purchase | None:
-    """How the shop sells the fresh produce `name` names, or None (not produce, or a form that is not fresh)."""
+    """How the shop sells the fresh produce or canned goods `name` names, or None (neither, or a form that is not
+    fresh)."""
     words = ingredient_words(name)
+    taxonomy = default_taxonomy()
+    if words and store_section(name, None, taxonomy) == "canned" and not taxonomy.matches(name, "broths"):
+        return next((can for phrases, can in _CANS if any(_holds(words, ingredient_words(phrase)) for phrase in phrases)), CAN)
     if not words or any(word in NOT_FRESH for word in words):
         return None
-    taxonomy = default_taxonomy()
     fresh_spice = any(word in FRESH_AMONG_SPICES for word in words) and taxonomy.matches(name, "spices")
     if store_section(name, None, taxonomy) != "produce" and not fresh_spice:
         return None
@@ -100,3 +113,9 @@ def measure_key(unit: str | None, volume_units: frozenset[str], mass_units: froz
 
 def _holds(words: Words, phrase: Words) -> bool:
     return any(words[start:start + len(phrase)] == phrase for start in range(len(words) - len(phrase) + 1))
+
+
+def can_weight(name: str) -> float | None:
+    """The ounces in one can of `name`, when it is canned goods bought by the can (None otherwise)."""
+    purchase = purchase_of(name)
+    return purchase.holds["g"] / OZ_G if purchase is not None and purchase.unit == "can" and "g" in purchase.holds else None

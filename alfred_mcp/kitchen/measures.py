@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import measure_key, purchase_of
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -171,7 +171,11 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
         if unit == "pinch":
             return Shown(rounded, unit, amount_text(rounded, unit), None)
     elif amount.unit in ("oz", "lb"):
-        rounded, unit = _weight(convert(amount.quantity, amount.unit, "oz"), up=up)
+        ounces = convert(amount.quantity, amount.unit, "oz")
+        rounded, unit = _weight(ounces, up=up)
+        cans = None if up or not name else _in_cans(ounces, name) or _in_cans(convert(rounded, unit, "oz"), name)
+        if cans is not None:
+            (rounded, text), unit = cans, "oz"
     elif dimension(amount.unit).startswith("count:"):
         pack = pack_of(name) if up and not _names_unit(name or "", amount.unit) else None
         if pack is not None and amount.unit == pack[1]:  # 14 cloves of garlic are bought as 2 heads
@@ -187,7 +191,7 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
     shown = text if text is not None else amount_text(rounded, unit)
-    bought = _bought(rounded, unit, name) if up and name else None
+    bought = _bought(exact, unit, name) if up and name else None
     return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None, bought)
 
 
@@ -305,6 +309,18 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
             as_small = convert(quantity, unit, small)
             return (as_small / step, large) if as_small >= step else (as_small, small)
     return quantity, unit
+
+
+def _in_cans(oz: float, name: str) -> tuple[float, str] | None:
+    """(ounces, '2 (14-oz) cans'): a recipe's canned goods by the can when the weight is whole or half cans (within
+    5%), else None (the weight is written)."""
+    size = can_weight(name)
+    if size is None or oz < 0.95 * size:
+        return None
+    cans = round(oz / size * 2) / 2
+    if abs(cans * size - oz) > 0.05 * oz:
+        return None
+    return cans * size, f"{quantity_text(cans)} ({size:g}-oz) {unit_word('can', cans)}"
 
 
 def _weight(oz: float, *, up: bool) -> tuple[float, str]:

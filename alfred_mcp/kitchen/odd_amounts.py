@@ -18,6 +18,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   line's `rounded_from`): '1/8 tsp' for 1/16 (a pinch), '2 red onions' for 1 1/2. Things counted whole (a clove, an
   egg, a pinch) and pieces below one are rounded as they must be; teaspoons from 1/8 up may move by 1/8 tsp (3/8 tsp
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
+- ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
+  tomatoes' is 2 (14-oz) cans).
 - ``unit you cannot buy``: on a shopping list, fresh produce in a measure the shop does not sell it by ('1 1/2 tsp
   ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 oz cremini mushrooms'): `bought_as.purchase_of` says what one
   piece, bunch or pack holds.
@@ -37,7 +39,7 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.bought_as import measure_key, purchase_of
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
@@ -98,6 +100,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("weight no scale shows")
     if exact is not None and not shopping and _rounded_far(quantity, exact, unit) and not whole_thing and not (counted and exact < 1):
         found.append("rounded far from the amount")
+    if not shopping and _whole_cans_by_weight(text, name):
+        found.append("cans written as a weight")
     if shopping and _unbuyable(text, name):
         found.append("unit you cannot buy")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
@@ -147,6 +151,12 @@ def _odd_compound(text: str) -> bool:
         if match.group(2).startswith("cup") and first + added / 16 < 0.5 - 1e-9:
             return True
     return False
+
+
+def _whole_cans_by_weight(text: str, name: str) -> bool:
+    size = can_weight(name)
+    ounces = sum(amount * (16 if shown == "lb" else 1) for amount, shown in _weights(text))
+    return size is not None and ounces >= 0.95 * size and abs(round(ounces / size * 2) / 2 * size - ounces) <= 0.05 * ounces
 
 
 def _unbuyable(text: str, name: str) -> bool:

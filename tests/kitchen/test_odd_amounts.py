@@ -52,6 +52,10 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("1 oz cremini mushrooms", 1, "oz", "cremini mushrooms", True, "unit you cannot buy"),
     ("2 handfuls fresh cilantro", 2, "handful", "fresh cilantro", True, "unit you cannot buy"),
     ("1 3/4 onions", 1.75, None, "onions", False, "fraction of a whole item"),
+    ("1 3/4 lb crushed tomatoes", 1.75, "lb", "crushed tomatoes", False, "cans written as a weight"),
+    ("2 5/8 lb crushed tomatoes", 2.625, "lb", "crushed tomatoes", False, "cans written as a weight"),
+    ("1 3/4 lb crushed tomatoes", 1.75, "lb", "crushed tomatoes", True, "unit you cannot buy"),
+    ("2 tbsp tomato paste", 2, "tbsp", "tomato paste", True, "unit you cannot buy"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
@@ -65,7 +69,8 @@ def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, 
     ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("1 tbsp + 1 tsp mirin", 4 / 3, "tbsp", "mirin"),
     ("4 1/2 tbsp olive oil", 4.5, "tbsp", "olive oil"), ("6 tbsp butter", 6, "tbsp", "butter"), ("1/4 cup olive oil", 0.25, "cup", "olive oil"),
     ("1/2 cup + 1 tbsp pecorino romano", 0.5625, "cup", "pecorino romano"), ("3 quarts vegetable broth", 3, "quart", "vegetable broth"),
-    ("30 oz chicken breast", 30, "oz", "chicken breast"), ("1 3/4 lb crushed tomatoes", 1.75, "lb", "crushed tomatoes"),
+    ("30 oz chicken breast", 30, "oz", "chicken breast"), ("2 (14-oz) cans crushed tomatoes", 28, "oz", "crushed tomatoes"),
+    ("17 1/2 oz crushed tomatoes", 17.5, "oz", "crushed tomatoes"),
     ("1/2 oz dried porcini", 0.5, "oz", "dried porcini"), ("1 1/2 red onions", 1.5, None, "red onions"), ("1 pinch kosher salt", 1, "pinch", "kosher salt"),
 ])
 def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
@@ -77,6 +82,7 @@ def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: st
     ("1 pack cremini mushrooms (need 1 oz)", 1, "oz", "cremini mushrooms"), ("1 bunch fresh cilantro (need 2 handfuls)", 2, "handful", "fresh cilantro"),
     ("4 1/2 quarts vegetable broth", 4.5, "quart", "vegetable broth"), ("2 tbsp dried thyme", 2, "tbsp", "dried thyme"),
     ("1 tsp ground ginger", 1, "tsp", "ground ginger"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
+    ("2 cans crushed tomatoes (need 1 3/4 lb)", 1.75, "lb", "crushed tomatoes"), ("1 can tomato paste (need 2 tbsp)", 2, "tbsp", "tomato paste"),
 ])
 def test_shopping_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
     assert oddities(text, quantity, unit, name, shopping=True) == []

@@ -94,9 +94,19 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
     (1.5, "cup", "chopped onion", "2 chopped onions (need 1 1/2 cups)"), (2, "stalk", "celery", "1 bunch celery (need 2 stalks)"),
     (1, "tsp", "ground ginger", "1 tsp ground ginger"), (2, "tsp", "dried thyme", "2 tsp dried thyme"), (2, "tsp", "oregano", "2 tsp oregano"),
     (3, None, "shallots", "3 shallots"), (2, "head", "baby bok choy", "2 heads baby bok choy"),
+    (42, "oz", "crushed tomatoes", "3 cans crushed tomatoes (need 2 3/4 lb)"), (1, "cup", "coconut milk", "1 can coconut milk (need 1 cup)"),
+    (6, "cup", "chicken broth", "1 1/2 quarts chicken broth"),
 ])
 def test_the_lines_the_cook_quoted_are_listed_as_the_shop_sells_them(quantity: float, unit: str | None, name: str, text: str) -> None:
     assert line_text(quantity, unit, name, buying=True) == text
+
+
+@pytest.mark.parametrize(("ounces", "text"), [
+    (14, "1 (14-oz) can crushed tomatoes"), (21, "1 1/2 (14-oz) cans crushed tomatoes"), (28, "2 (14-oz) cans crushed tomatoes"),
+    (42, "3 (14-oz) cans crushed tomatoes"), (17.5, "17 1/2 oz crushed tomatoes"), (7, "7 oz crushed tomatoes"),
+])
+def test_a_recipes_canned_goods_are_written_in_cans_when_the_weight_is_whole_or_half_cans(ounces: float, text: str) -> None:
+    assert line_text(ounces, "oz", "crushed tomatoes") == text
 
 
 @given(st.sampled_from(RECIPES), st.integers(min_value=1, max_value=40))
