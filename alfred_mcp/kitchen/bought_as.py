@@ -22,6 +22,7 @@ from alfred_mcp.kitchen.taxonomy import Words, default_taxonomy, ingredient_word
 
 CUP_ML = 236.5882365
 TBSP_ML = CUP_ML / 16
+TSP_ML = TBSP_ML / 3
 
 
 class Purchase(NamedTuple):
@@ -45,7 +46,7 @@ _BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("lime",), Purchase(None, {"ml": 2 * TBSP_ML})),
     (("celery root",), Purchase(None, {"ml": 3 * CUP_ML})),
     (("celery",), Purchase("bunch", {"ml": 4 * CUP_ML, "stalk": 8})),
-    (("garlic",), Purchase("head", {"ml": 10 * 5.0})),
+    (("garlic",), Purchase("head", {"ml": 10 * TSP_ML})),
     (("shallot",), Purchase(None, {"ml": CUP_ML / 4})),
     (("jalapeno", "serrano", "chili", "chile", "chilli", "habanero", "thai chili"), Purchase(None, {"ml": 2 * TBSP_ML})),
     (("carrot",), Purchase(None, {"ml": CUP_ML / 2})),

@@ -24,6 +24,8 @@ VOLUME_ML: dict[str, float] = {
     "fl oz": 29.5735295625, "pint": 473.176473, "quart": 946.352946, "gallon": 3785.411784,
 }
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
+NEED = " (need "
+"""What follows a shopping line of fresh produce or cans bought as the shop sells them: the amount needed."""
 _SPOONS = ("tsp", "tbsp", "cup")
 _CUP_VOLUMES = ("fl oz", "pint", "quart", "gallon")
 """US volumes a recipe writes in spoons, cups and quarts ('1/8 fl oz' is 3/4 tsp); a shopping list keeps them."""
@@ -85,13 +87,30 @@ def pack_of(name: str | None) -> tuple[str, str, float] | None:
 
 
 def convert_for(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
-    """`quantity` of `unit` in `to` for this ingredient: within a dimension, or between its pack and its pieces
-    (2 heads of garlic are 20 cloves); None when they do not compare."""
+    """`quantity` of `unit` in `to` for this ingredient: within a dimension, between its pack and its pieces (2 heads
+    of garlic are 20 cloves), or between what the shop sells and what it holds (a bunch of thyme is 1/4 cup of
+    leaves); None when they do not compare."""
     if convertible(unit, to):
         return convert(quantity, unit, to)
     pack = pack_of(name)
     if pack is not None and {unit, to} == {pack[0], pack[1]}:
         return quantity * pack[2] if unit == pack[0] else quantity / pack[2]
+    return _convert_purchase(name, quantity, unit, to)
+
+
+def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """Between what the shop sells and a measure it holds: a bunch of thyme and teaspoons of its leaves, an onion and
+    cups of it chopped, a can and ounces (`bought_as`); None when they do not compare."""
+    purchase = purchase_of(name) if name else None
+    if purchase is None:
+        return None
+    sold = {purchase.unit} if purchase.unit is not None else {None, "piece"}
+    volumes, masses = frozenset(VOLUME_ML), frozenset(MASS_G)
+    if unit in sold and (key := measure_key(to, volumes, masses)) in purchase.holds:
+        held_amount = quantity * purchase.holds[key]
+        return convert(held_amount, key, to) if key in ("ml", "g") else held_amount
+    if to in sold and (key := measure_key(unit, volumes, masses)) in purchase.holds:
+        return (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
     return None
 
 
@@ -368,7 +387,7 @@ def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bo
     if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
-        return f"{taken} (need {shown.text})"
+        return f"{taken}{NEED}{shown.text})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 

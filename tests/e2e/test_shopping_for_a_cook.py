@@ -173,3 +173,24 @@ async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_ke
     for line in lines:
         assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True) == [], line["text"]
     assert next(line["text"] for line in lines if line["name"] == "quuxthyme thyme").startswith("1 bunch ")
+
+
+@pytest.mark.parametrize(("pantry", "need", "listed"), [
+    ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 2, "unit": "tbsp"}, None),
+    ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 3, "unit": "cup"},
+     "2 bunches quuxherb parsley (need 2 cups)"),
+    ({"name": "quux crushed tomatoes", "quantity": 1, "unit": "can"}, {"name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"},
+     "1 can quux crushed tomatoes (need 14 oz)"),
+    ({"name": "quux red onion", "quantity": 1, "unit": "piece"}, {"name": "quux red onion", "quantity": 0.5, "unit": "cup"}, None),
+])
+async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_measures(
+    client: Client, pantry: dict[str, Any], need: dict[str, Any], listed: str | None,
+) -> None:
+    """A bunch of parsley in the fridge covers 2 tbsp of it; 3 cups need two more bunches; a can on the shelf is 14 oz
+    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure."""
+    await call(client, "db_create", table="inventory", data={**pantry, "location": "fridge"})
+    ref = await _recipe(client, "Quux Pantry Check", 2, [need])
+    result = await call(client, "shopping_list_from", recipes=[ref], preview=True)
+    assert [line["text"] for line in result["lines"]] == ([listed] if listed else [])
+    if listed is None:
+        assert [item["name"] for item in result["covered"]] == [need["name"]] and result["covered"][0].get("note") is None

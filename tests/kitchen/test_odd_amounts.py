@@ -157,7 +157,25 @@ def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, na
 
 def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
     assert convert_for("garlic", 2, "head", "clove") == 20 and convert_for("garlic", 5, "clove", "head") == 0.5
-    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "cup") is None
+    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "kg") is None
+    assert convert_for("garlic", 1, "head", "tsp") == pytest.approx(10)  # a head minces to about 10 tsp
+
+
+@pytest.mark.parametrize(("name", "quantity", "unit", "to", "expected"), [
+    ("thyme", 1, "bunch", "tbsp", 4), ("thyme", 6, "tsp", "bunch", 0.5), ("flat-leaf parsley", 1, "bunch", "cup", 1),
+    ("onion", 2, "piece", "cup", 2), ("onion", 1, None, "cup", 1), ("crushed tomatoes", 2, "can", "oz", 28),
+    ("cremini mushrooms", 1, "pack", "oz", 8), ("fresh ginger", 1, "piece", "tbsp", 3),
+])
+def test_what_the_shop_sells_converts_to_what_it_holds(name: str, quantity: float, unit: str | None, to: str, expected: float) -> None:
+    assert convert_for(name, quantity, unit, to) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("name", "unit", "to"), [
+    ("dried thyme", "bunch", "tsp"), ("ground ginger", "piece", "tsp"), ("olive oil", "bottle", "tbsp"), ("cremini mushrooms", "pack", "sprig"),
+    ("onion", "piece", "oz"),
+])
+def test_other_forms_and_measures_a_purchase_does_not_hold_do_not_convert(name: str, unit: str, to: str) -> None:
+    assert convert_for(name, 1, unit, to) is None
 
 
 @pytest.mark.parametrize("unit", sorted(KNOWN_UNITS))
