@@ -145,9 +145,12 @@ def to_base(amount: Amount) -> Amount:
 def sensible(amount: Amount, name: str | None = None) -> Shown:
     """The amount in the unit a cook would write, rounded to the nearest kitchen measure.
 
-    Spoons: teaspoons below 1 tbsp, tablespoons in halves up to 4, cups (quarters and thirds) above, a
-    compound ('1/2 cup + 1 tbsp') where no single measure is close. Counts: cloves, fillets, pinches and
-    eggs (`name`) whole; other pieces whole from 1 up and in quarters below; packs (cans, heads) in halves.
+    Spoons: a pinch below 1/10 tsp, teaspoons below 1 tbsp, tablespoons in halves below 1/4 cup ('1 tbsp + 1 tsp'
+    between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
+    ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
+    ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
+    whole or half cans ('2 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other pieces in
+    quarters below 1, 1 1/2, whole from 2; packs (cans, heads) in halves.
     """
     return _measured(amount, name, up=False)
 
@@ -177,7 +180,8 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 
     Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
     garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
-    weights round up to their step.
+    weights round up to their step. Fresh produce and canned goods are also counted as the shop sells them
+    (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans; `bought_as`).
     """
     return _measured(amount, name, up=True)
 
