@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from alfred_mcp.kitchen.measures import amount_text, amount_to_buy
+from alfred_mcp.kitchen.measures import Amount, amount_to_buy, held
 from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
@@ -69,8 +69,9 @@ def _line(table: str, row: Row) -> str:
 
 
 def _amount(row: Row) -> str | None:
+    """What the pantry holds, never rounded away ('1 head + 8 cloves' of garlic, '7/8 bunch' of parsley)."""
     quantity = row.get("quantity")
-    return amount_text(float(quantity), row.get("unit")) if isinstance(quantity, (int, float)) else row.get("unit")
+    return held(Amount(float(quantity), row.get("unit")), str(row.get("name") or "")) if isinstance(quantity, (int, float)) else row.get("unit")
 
 
 def _to_buy(row: Row) -> str | None:
