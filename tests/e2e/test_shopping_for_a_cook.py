@@ -182,6 +182,9 @@ async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_ke
     ({"name": "quux crushed tomatoes", "quantity": 1, "unit": "can"}, {"name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"},
      "1 can quux crushed tomatoes (need 14 oz)"),
     ({"name": "quux red onion", "quantity": 1, "unit": "piece"}, {"name": "quux red onion", "quantity": 0.5, "unit": "cup"}, None),
+    ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 3, "unit": "piece"}, None),
+    ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 9, "unit": "piece"},
+     "1 bunch quux green onions (need 3)"),
 ])
 async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_measures(
     client: Client, pantry: dict[str, Any], need: dict[str, Any], listed: str | None,

@@ -93,7 +93,7 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
     (9, "oz", "cremini mushrooms", "2 packs cremini mushrooms (need 9 oz)"), (0.5, "cup", "red onion", "1 red onion (need 1/2 cup)"),
     (1.5, "cup", "chopped onion", "2 chopped onions (need 1 1/2 cups)"), (2, "stalk", "celery", "1 bunch celery (need 2 stalks)"),
     (1, "tsp", "ground ginger", "1 tsp ground ginger"), (2, "tsp", "dried thyme", "2 tsp dried thyme"), (2, "tsp", "oregano", "2 tsp oregano"),
-    (3, None, "shallots", "3 shallots"), (2, "head", "baby bok choy", "2 heads baby bok choy"),
+    (3, None, "shallots", "3 shallots"), (3, None, "green onions", "1 bunch green onions (need 3)"), (2, "head", "baby bok choy", "2 heads baby bok choy"),
     (42, "oz", "crushed tomatoes", "3 cans crushed tomatoes (need 2 3/4 lb)"), (1, "cup", "coconut milk", "1 can coconut milk (need 1 cup)"),
     (6, "cup", "chicken broth", "1 1/2 quarts chicken broth"),
 ])
