@@ -172,7 +172,8 @@ def held(amount: Amount, name: str | None = None) -> str:
             parts = [amount_text(whole, pack[0])] if whole else []
             parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
             return " + ".join(parts)
-    return amount_text(round(amount.quantity, 3), amount.unit)
+    exact = "/" in quantity_text(amount.quantity)  # 2/3 of a bunch stays 2/3, not 0.667
+    return amount_text(amount.quantity if exact else round(amount.quantity, 3), amount.unit)
 
 
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
