@@ -73,7 +73,8 @@ def _scaled_lines() -> list[dict[str, Any]]:
             for row in recipe.ingredients:
                 line = scaled_line(row, factor)
                 judged.append({"text": line["text"],
-                               "rules": oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False)})
+                               "rules": oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
+                                                 exact=line.get("rounded_from"))})
     return judged
 
 

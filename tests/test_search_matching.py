@@ -91,7 +91,7 @@ def test_goal_and_diet_constraints_are_checked() -> None:
         "does not use the air-fryer",
         "needs equipment the kitchen lacks: slow-cooker",
         "difficulty is hard, not easy",
-        "takes 220 min (limit 30)",
+        "takes 3 hr 40 min (limit 30 min)",
     ]
 
 

@@ -139,8 +139,8 @@ def new_drafts(tool: str, result: dict[str, Any]) -> list[str]:
     contract = load_contracts().get(tool)
     if contract is None or tool_class(contract) != "generate":
         return []
-    revised = result.get("draft")
-    listed = result.get("drafts") if isinstance(result.get("drafts"), list) else [revised] if isinstance(revised, dict) else []
+    revised, created = result.get("draft"), result.get("drafts")
+    listed: list[Any] = created if isinstance(created, list) else [revised] if isinstance(revised, dict) else []
     drafts = [d for d in listed if isinstance(d, dict) and isinstance(d.get("ref"), str)]
     return [d["ref"] for d in drafts if d.get("status", "pending") == "pending"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.measures import Amount, amount_to_buy, held
 from alfred_mcp.kitchen.plurals import counted_name
-from alfred_mcp.kitchen.recipe_times import total_minutes
+from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
 
 MAX_QUICK_ROWS = 20
@@ -69,13 +69,20 @@ def _line(table: str, row: Row) -> str:
 
 
 def _amount(row: Row) -> str | None:
+    """What the pantry holds, never rounded away ('1 head + 8 cloves' of garlic, '7/8 bunch' of parsley)."""
     quantity = row.get("quantity")
-    return amount_text(float(quantity), row.get("unit")) if isinstance(quantity, (int, float)) else row.get("unit")
+    return held(Amount(float(quantity), row.get("unit")), str(row.get("name") or "")) if isinstance(quantity, (int, float)) else row.get("unit")
+
+
+def _to_buy(row: Row) -> str | None:
+    """A shopping line's amount as the list shows it ('1 bunch, need 3/4 tsp' of thyme)."""
+    quantity = row.get("quantity")
+    return amount_to_buy(float(quantity), row.get("unit"), str(row.get("name") or "")) if isinstance(quantity, (int, float)) else row.get("unit")
 
 
 def _minutes(row: Row) -> str | None:
     minutes = total_minutes(row)
-    return f"{minutes} min" if minutes else None
+    return duration_text(minutes) if minutes else None
 
 
 def _where(row: Row) -> str | None:
@@ -101,13 +108,13 @@ def _preferences(row: Row) -> str:
         if isinstance(value, list) and value:
             parts.append(f"{word}: {', '.join(str(v) for v in value)}")
         elif isinstance(value, (int, str)) and value not in ("", 0) and not isinstance(value, bool):
-            parts.append(f"{word}: {value} min" if column == "time_budget_minutes" else f"{word}: {value}")
+            parts.append(f"{word}: {duration_text(int(value))}" if column == "time_budget_minutes" else f"{word}: {value}")
     return "Your preferences: " + "; ".join(parts) + "." if parts else "You have no preferences set yet."
 
 
 _DETAILS: dict[str, Callable[[Row], list[str | None]]] = {
     "inventory": lambda row: [_amount(row), _where(row), f"use by {short_date(row['expiry_date'])}" if row.get("expiry_date") else None],
-    "shopping_list": lambda row: [_amount(row), "bought" if row.get("is_purchased") else None],
+    "shopping_list": lambda row: [_to_buy(row), "bought" if row.get("is_purchased") else None],
     "recipes": lambda row: [row.get("cuisine"), _minutes(row)],
     "meal_plans": lambda row: [row.get("notes")],
     "tasks": lambda row: [f"due {short_date(row['due_date'])}" if row.get("due_date") else None, "done" if row.get("completed") else None],

@@ -16,6 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -23,7 +24,11 @@ VOLUME_ML: dict[str, float] = {
     "fl oz": 29.5735295625, "pint": 473.176473, "quart": 946.352946, "gallon": 3785.411784,
 }
 MASS_G: dict[str, float] = {"g": 1.0, "kg": 1000.0, "oz": 28.349523125, "lb": 453.59237}
+NEED = " (need "
+"""What follows a shopping line of fresh produce or cans bought as the shop sells them: the amount needed."""
 _SPOONS = ("tsp", "tbsp", "cup")
+_CUP_VOLUMES = ("fl oz", "pint", "quart", "gallon")
+"""US volumes a recipe writes in spoons, cups and quarts ('1/8 fl oz' is 3/4 tsp); a shopping list keeps them."""
 _WHOLE_COUNTS = frozenset({
     "pinch", "dash", "drop", "splash", "handful", "sprig", "leaf", "clove", "fillet", "slice", "ear", "strip", "sheet",
     "stalk", "scoop", "cube",
@@ -52,6 +57,9 @@ class Shown(NamedTuple):
     text: str
     rounded_from: float | None
     """The exact amount, when rounding changed it by more than 2%."""
+    bought: tuple[float, str | None] | None = None
+    """On a shopping list, fresh produce as the shop sells it (1, 'bunch'): how many to take, and of what (None: the
+    thing itself, '2 onions'); None when the amount is bought as written."""
 
 
 def dimension(unit: str | None) -> str:
@@ -79,13 +87,30 @@ def pack_of(name: str | None) -> tuple[str, str, float] | None:
 
 
 def convert_for(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
-    """`quantity` of `unit` in `to` for this ingredient: within a dimension, or between its pack and its pieces
-    (2 heads of garlic are 20 cloves); None when they do not compare."""
+    """`quantity` of `unit` in `to` for this ingredient: within a dimension, between its pack and its pieces (2 heads
+    of garlic are 20 cloves), or between what the shop sells and what it holds (a bunch of thyme is 1/4 cup of
+    leaves); None when they do not compare."""
     if convertible(unit, to):
         return convert(quantity, unit, to)
     pack = pack_of(name)
     if pack is not None and {unit, to} == {pack[0], pack[1]}:
         return quantity * pack[2] if unit == pack[0] else quantity / pack[2]
+    return _convert_purchase(name, quantity, unit, to)
+
+
+def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """Between what the shop sells and a measure it holds: a bunch of thyme and teaspoons of its leaves, an onion and
+    cups of it chopped, a can and ounces (`bought_as`); None when they do not compare."""
+    purchase = purchase_of(name) if name else None
+    if purchase is None:
+        return None
+    sold = {purchase.unit} if purchase.unit is not None else {None, "piece"}
+    volumes, masses = frozenset(VOLUME_ML), frozenset(MASS_G)
+    if unit in sold and (key := measure_key(to, volumes, masses)) in purchase.holds:
+        held_amount = quantity * purchase.holds[key]
+        return convert(held_amount, key, to) if key in ("ml", "g") else held_amount
+    if to in sold and (key := measure_key(unit, volumes, masses)) in purchase.holds:
+        return (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
     return None
 
 
@@ -120,9 +145,12 @@ def to_base(amount: Amount) -> Amount:
 def sensible(amount: Amount, name: str | None = None) -> Shown:
     """The amount in the unit a cook would write, rounded to the nearest kitchen measure.
 
-    Spoons: teaspoons below 1 tbsp, tablespoons in halves up to 4, cups (quarters and thirds) above, a
-    compound ('1/2 cup + 1 tbsp') where no single measure is close. Counts: cloves, fillets, pinches and
-    eggs (`name`) whole; other pieces whole from 1 up and in quarters below; packs (cans, heads) in halves.
+    Spoons: a pinch below 1/10 tsp, teaspoons below 1 tbsp, tablespoons in halves below 1/4 cup ('1 tbsp + 1 tsp'
+    between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
+    ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
+    ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
+    whole or half cans ('2 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other pieces in
+    quarters below 1, 1 1/2, whole from 2; packs (cans, heads) in halves.
     """
     return _measured(amount, name, up=False)
 
@@ -144,7 +172,8 @@ def held(amount: Amount, name: str | None = None) -> str:
             parts = [amount_text(whole, pack[0])] if whole else []
             parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
             return " + ".join(parts)
-    return amount_text(round(amount.quantity, 3), amount.unit)
+    exact = "/" in quantity_text(amount.quantity)  # 2/3 of a bunch stays 2/3, not 0.667
+    return amount_text(amount.quantity if exact else round(amount.quantity, 3), amount.unit)
 
 
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
@@ -152,7 +181,8 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 
     Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
     garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
-    weights round up to their step.
+    weights round up to their step. Fresh produce and canned goods are also counted as the shop sells them
+    (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans; `bought_as`).
     """
     return _measured(amount, name, up=True)
 
@@ -160,8 +190,16 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     unit: str | None
     text: str | None = None
-    if amount.unit in _SPOONS:
+    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and not up):
         rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
+        if unit == "pinch":
+            return Shown(rounded, unit, amount_text(rounded, unit), None)
+    elif amount.unit in ("oz", "lb"):
+        ounces = convert(amount.quantity, amount.unit, "oz")
+        rounded, unit = _weight(ounces, up=up)
+        cans = None if up or not name else _in_cans(ounces, name) or _in_cans(convert(rounded, unit, "oz"), name)
+        if cans is not None:
+            (rounded, text), unit = cans, "oz"
     elif dimension(amount.unit).startswith("count:"):
         pack = pack_of(name) if up and not _names_unit(name or "", amount.unit) else None
         if pack is not None and amount.unit == pack[1]:  # 14 cloves of garlic are bought as 2 heads
@@ -177,7 +215,18 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     exact = convert(amount.quantity, amount.unit, unit)
     drift = abs(rounded - exact) / exact if exact else 0.0
     shown = text if text is not None else amount_text(rounded, unit)
-    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None)
+    bought = _bought(exact, unit, name) if up and name else None
+    return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None, bought)
+
+
+def _bought(quantity: float, unit: str | None, name: str) -> tuple[float, str | None] | None:
+    """How many of what the shop sells `name` as hold `quantity` of `unit` (rounded up), or None (bought as written)."""
+    purchase = purchase_of(name)
+    key = measure_key(unit, frozenset(VOLUME_ML), frozenset(MASS_G))
+    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit):
+        return None
+    held = convert(quantity, unit, key) if key in ("ml", "g") else quantity
+    return _pick(held / purchase.holds[key], (1,), up=True, smallest=1.0), purchase.unit
 
 
 _UP_SLACK = 0.02
@@ -199,29 +248,55 @@ def _up(exact: float, step: int) -> float:
 
 
 def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
-    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp up to 4, cups above."""
+    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp below 1/2 cup where no cup measure holds it,
+    cups above, quarts above 8 cups (above 4 when buying)."""
+    if up:
+        return _spoon_to_buy(tsp)
     tbsp = tsp / 3
-    if up and tsp > 4 * 48 * (1 + _UP_SLACK):  # more than 4 cups is bought by the quart
-        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
-    if tbsp >= 4 - 1e-9:
-        cups = tsp / 48
-        rounded = _pick(cups, _CUP_STEPS, up=up, smallest=0.25)
-        if up or abs(rounded - cups) <= 0.08 * cups:
-            return rounded, "cup", None
-        splits = [(whole, _pick((cups - whole) * 16, (2,), up=False, smallest=0.0))
-                  for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
-        whole_cups, rest = min((split for split in splits if split[1] <= 4), key=lambda split: abs(split[0] + split[1] / 16 - cups))
+    if tsp > 8 * 48 * (1 + 1e-9):  # more than 8 cups is written in quarts
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=False, smallest=1.0), "quart", None
+    if tsp < 3 * 0.95:
+        if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
+            return 1.0, "pinch", None
+        return _teaspoons(tsp, up=False), "tsp", None
+    halves = _pick(tbsp, (2,), up=False, smallest=1.0)
+    cups = tsp / 48
+    near_cup = _pick(cups, _CUP_STEPS, up=False, smallest=0.25)
+    if abs(halves - tbsp) <= 0.1 * tbsp:
+        if halves < 4:
+            return halves, "tbsp", None
+        if halves == 4 or tbsp < 4:  # 4 tbsp is 1/4 cup
+            return 0.25, "cup", None
+    if tbsp < 4 - 1e-9:  # between halves: '1 tbsp + 1 tsp'
+        whole = math.floor(tbsp + 1e-9)
+        rest = _pick(tsp - whole * 3, (2,), up=False, smallest=0.0)
+        if rest >= 3:
+            return whole + 1.0, "tbsp", None
         if rest == 0:
-            return whole_cups, "cup", None
-        return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
-    if tsp >= 3 * (1 - (_UP_SLACK if up else 0.05)):
-        rounded = _pick(tbsp, (2,), up=up, smallest=1.0)
-        if up or abs(rounded - tbsp) <= 0.1 * tbsp:
-            return rounded, "tbsp", None
-        whole = math.floor(tbsp)
-        rest = _teaspoons(tsp - whole * 3, up=False)
+            return float(whole), "tbsp", None
         return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
-    teaspoons = _teaspoons(tsp, up=up)
+    if abs(near_cup - cups) <= (0.02 if cups < 0.5 else 0.08) * cups:
+        return near_cup, "cup", None
+    if cups < 0.5 - 1e-9:  # '4 1/2 tbsp', '6 tbsp': no cup measure holds it
+        return (halves, "tbsp", None) if halves not in (4, 8) else (halves / 16, "cup", None)
+    splits = [(whole, _pick((cups - whole) * 16, (1,), up=False, smallest=0.0))
+              for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
+    whole_cups, rest = min((split for split in splits if split[1] <= 3), key=lambda split: abs(split[0] + split[1] / 16 - cups))
+    if rest == 0:
+        return whole_cups, "cup", None
+    return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
+
+
+def _spoon_to_buy(tsp: float) -> tuple[float, str, str | None]:
+    """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups."""
+    if tsp > 4 * 48 * (1 + _UP_SLACK):
+        return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
+    if tsp / 3 >= 4 - 1e-9:
+        return _pick(tsp / 48, _CUP_STEPS, up=True, smallest=0.25), "cup", None
+    if tsp >= 3 * (1 - _UP_SLACK):
+        tbsp = _pick(tsp / 3, (2,), up=True, smallest=1.0)
+        return (tbsp, "tbsp", None) if tbsp < 4 else (0.25, "cup", None)
+    teaspoons = _teaspoons(tsp, up=True)
     return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
 
 
@@ -240,8 +315,10 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         return _pick(quantity, (1,), up=True, smallest=1.0)
     if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
         return float(max(1, math.floor(quantity + 0.5)))
-    if unit in (None, "piece"):
-        return float(math.floor(quantity + 0.5)) if quantity >= 1 else _pick(quantity, (4,), up=False, smallest=0.25)
+    if unit in (None, "piece"):  # quarters below one, 1 1/2, whole from 2
+        if quantity < 1:
+            return _pick(quantity, (4,), up=False, smallest=0.25)
+        return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
     return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
 
 
@@ -256,6 +333,34 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
             as_small = convert(quantity, unit, small)
             return (as_small / step, large) if as_small >= step else (as_small, small)
     return quantity, unit
+
+
+def _in_cans(oz: float, name: str) -> tuple[float, str] | None:
+    """(ounces, '2 (14-oz) cans'): a recipe's canned goods by the can when the weight is whole or half cans (within
+    5%), else None (the weight is written)."""
+    size = can_weight(name)
+    if size is None or oz < 0.95 * size:
+        return None
+    cans = round(oz / size * 2) / 2
+    if abs(cans * size - oz) > 0.05 * oz:
+        return None
+    return cans * size, f"{quantity_text(cans)} ({size:g}-oz) {unit_word('can', cans)}"
+
+
+def _weight(oz: float, *, up: bool) -> tuple[float, str]:
+    """Ounces (quarters or thirds below 1, halves from 1) below a pound; pounds in quarters from 1 lb (always when
+    buying), or in a recipe whole and half ounces below 3 lb where no quarter pound is within 4% ('18 oz', not
+    '1 1/8 lb')."""
+    if oz < 1 - 1e-9:
+        rounded = _pick(oz, (4, 3), up=up, smallest=0.25)
+    else:
+        rounded = _pick(oz, (2,), up=up, smallest=1.0)
+    if rounded < 16 - 1e-9:
+        return rounded, "oz"
+    pounds = _pick(oz / 16, (4,), up=up, smallest=1.0)
+    if up or oz >= 48 or abs(pounds - oz / 16) <= 0.04 * oz / 16:  # bought by the quarter pound
+        return pounds, "lb"
+    return rounded, "oz"
 
 
 def _round_for(quantity: float, unit: str | None, *, up: bool = False) -> float:
@@ -279,11 +384,29 @@ def _kitchen_fraction(quantity: float) -> float:
 
 
 def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
-    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list), then the name."""
+    """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list, fresh produce
+    as the shop sells it with the amount needed after it), then the name."""
     if quantity is None:
         return ingredient_text(None, None, unit, name)
     shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
+    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
+        count, sold_as = shown.bought
+        taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
+        return f"{taken}{NEED}{shown.text})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def amount_to_buy(quantity: float, unit: str | None, name: str) -> str:
+    """The amount of a shopping line without its name: '1 1/2 cups', '1 bunch, need 3/4 tsp', '2, need 1 cup' (onions)."""
+    shown = to_buy(Amount(quantity, unit), name)
+    if shown.bought is None:
+        return shown.text
+    return f"{_taken(*shown.bought)}, need {shown.text}"
+
+
+def _taken(count: float, sold_as: str | None) -> str:
+    """'1 bunch', '2 pieces', '2' (the thing itself): what to take from the shelf."""
+    return quantity_text(count) if sold_as is None else f"{quantity_text(count)} {unit_word(sold_as, count)}"
 
 
 def ingredient_text(amount: str | None, quantity: float | None, unit: str | None, name: str) -> str:

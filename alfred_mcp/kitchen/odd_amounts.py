@@ -6,8 +6,23 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
 - ``zero``: an amount of nothing ('0 tsp').
 - ``fraction of a whole item``: a fraction of something counted whole: a clove, fillet, slice, egg,
   pinch... always; any counted thing on a shopping list (nobody buys 4 1/2 shallots); a counted piece
-  above 1 in a recipe ('2 1/2 lemons': halves and quarters are for less than one).
-- ``too many spoons``: more than 4 tbsp (that is cups), or 3 tsp or more (that is tablespoons).
+  above 1 in a recipe other than 1 1/2 ('2 1/2 lemons', '1 3/4 onions': quarters are for less than one).
+- ``too many spoons``: 8 tbsp or more (that is cups), tablespoons a cup measure holds ('4 tbsp' is 1/4 cup), or 3 tsp
+  or more (that is tablespoons). '4 1/2 tbsp' and '6 tbsp' are how a cook writes what no cup measure holds.
+- ``compound a cook would not write``: an added part that is not whole ('1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp';
+  a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
+- ``quarts written as cups``: more than 8 cups ('12 cups' is 3 quarts).
+- ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
+  thirds below it ('3/8 oz').
+- ``rounded far from the amount``: the amount shown is more than 25% away from the exact one (`exact`, a scaled
+  line's `rounded_from`): '1/8 tsp' for 1/16 (a pinch), '2 red onions' for 1 1/2. Things counted whole (a clove, an
+  egg, a pinch) and pieces below one are rounded as they must be; teaspoons from 1/8 up may move by 1/8 tsp (3/8 tsp
+  is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
+- ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
+  tomatoes' is 2 (14-oz) cans).
+- ``unit you cannot buy``: on a shopping list, fresh produce in a measure the shop does not sell it by ('1 1/2 tsp
+  ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 oz cremini mushrooms'): `bought_as.purchase_of` says what one
+  piece, bunch or pack holds.
 - ``cup no measure holds``: a cup amount that is not in quarters or thirds ('1 1/8 cups').
 - ``spoon no measure holds``: teaspoons not in quarters (1/8 alone excepted: '5/8 tsp', '1/3 tsp'), tablespoons
   not in halves ('1 1/4 tbsp').
@@ -24,8 +39,10 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
+from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
 
 WHOLE_UNITS = frozenset({
     "clove", "fillet", "slice", "sprig", "leaf", "ear", "strip", "sheet", "stalk", "pinch", "dash", "drop", "splash",
@@ -39,12 +56,21 @@ _INVARIANT = frozenset({"tsp", "tbsp", "fl oz", "ml", "l", "g", "kg", "oz", "lb"
 _LONG_DECIMAL = re.compile(r"\d\.\d{3,}")
 _NUMBER_THEN_WORD = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) ([A-Za-z]+)")
 _SPOON_AMOUNT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|tbsp|tsp)\b")
-WHOLE_NAMES = frozenset({"egg"})
+_WEIGHT_AMOUNT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (oz|lb)\b")
+_LEADING_AMOUNT = re.compile(r"^(?:a |an |\d+ \d+/\d+ |\d+/\d+ |\d+(?:\.\d+)? )(fl oz|[a-z]+)")
+_COMPOUND = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|tbsp|tsp) \+ (\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (tbsp|tsp)\b")
+_VOLUME = frozenset({"tsp", "tbsp", "cup", "fl oz", "pint", "quart", "gallon", "ml", "l"})
+_MASS = frozenset({"g", "kg", "oz", "lb"})
+FAR = 0.25
+"""How far (a share of the exact amount) a rounded amount may be from it."""
+WHOLE_NAMES = frozenset({"egg", "yolk"})
 """Pieces a recipe never splits."""
 
 
-def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, shopping: bool) -> list[str]:
-    """The rules above that the line breaks (empty: it reads as a person writes it)."""
+def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, shopping: bool,
+             exact: float | None = None) -> list[str]:
+    """The rules above that the line breaks (empty: it reads as a person writes it). `exact`: the amount before
+    rounding, in the shown unit, when the line says it."""
     found: list[str] = []
     if _LONG_DECIMAL.search(text):
         found.append("decimal")
@@ -56,13 +82,28 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
     unit = None if unit == "piece" else unit
     name_words = ingredient_words(name)
     counted = unit not in MASS_OR_VOLUME
-    whole_thing = unit in WHOLE_UNITS or (unit is None and bool(name_words) and name_words[-1] in WHOLE_NAMES)
+    whole_thing = unit in WHOLE_UNITS or (unit is None and any(word in WHOLE_NAMES for word in name_words))
     fraction = abs(quantity - round(quantity)) > 1e-6
-    if fraction and counted and (shopping or whole_thing or (unit is None and quantity > 1)):
+    one_and_a_half = abs(quantity - 1.5) < 1e-6
+    if fraction and counted and (shopping or whole_thing or (unit is None and quantity > 1 and not one_and_a_half)):
         found.append("fraction of a whole item")
     spoons = _spoon_amounts(text)
-    if any((shown == "tbsp" and amount > 4 + 1e-9) or (shown == "tsp" and amount >= 3 - 1e-9) for amount, shown in spoons):
+    if any((shown == "tbsp" and (amount >= 8 - 1e-9 or (amount >= 4 - 1e-9 and _in_cup_measures(amount / 16))))
+           or (shown == "tsp" and amount >= 3 - 1e-9) for amount, shown in spoons):
         found.append("too many spoons")
+    if _odd_compound(text):
+        found.append("compound a cook would not write")
+    if any(shown == "cup" and amount > 8 + 1e-9 for amount, shown in spoons):
+        found.append("quarts written as cups")
+    if any(not _in_steps(amount, 4) if shown == "lb" else not (_in_steps(amount, 2) if amount >= 1 else _in_cup_measures(amount))
+           for amount, shown in _weights(text)):
+        found.append("weight no scale shows")
+    if exact is not None and not shopping and _rounded_far(quantity, exact, unit) and not whole_thing and not (counted and exact < 1):
+        found.append("rounded far from the amount")
+    if not shopping and _whole_cans_by_weight(text, name):
+        found.append("cans written as a weight")
+    if shopping and _unbuyable(text, name):
+        found.append("unit you cannot buy")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
         found.append("cup no measure holds")
     if any(not _in_steps(amount, 4 if shown == "tsp" else 2) and not (shown == "tsp" and abs(amount - 1 / 8) < 1e-6)
@@ -88,6 +129,47 @@ def _spoon_amounts(text: str) -> list[tuple[float, str]]:
     """Every '<number> tsp|tbsp|cup(s)' the text shows ('1/2 cup + 1 tbsp' has two)."""
     return [(_number(match.group(1)), "cup" if match.group(2).startswith("cup") else match.group(2))
             for match in _SPOON_AMOUNT.finditer(text)]
+
+
+def _rounded_far(quantity: float, exact: float, unit: str | None) -> bool:
+    off = abs(quantity - exact)
+    small = (unit == "tsp" and exact >= 1 / 8 - 1e-9 and off <= 1 / 8 + 1e-9) or (unit in ("g", "ml") and off <= 0.5 + 1e-9) \
+        or (unit == "oz" and exact < 1 / 4)
+    return exact > 0 and off > FAR * exact and not small
+
+
+def _weights(text: str) -> list[tuple[float, str]]:
+    return [(_number(match.group(1)), match.group(2)) for match in _WEIGHT_AMOUNT.finditer(text)]
+
+
+def _odd_compound(text: str) -> bool:
+    """'1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp', '1/4 cup + 2 tbsp': an added part not whole, or cups below 1/2 cup."""
+    for match in _COMPOUND.finditer(text):
+        first, added, added_unit = _number(match.group(1)), _number(match.group(3)), match.group(4)
+        if not _in_steps(added, 2 if added_unit == "tsp" else 1):
+            return True
+        if match.group(2).startswith("cup") and first + added / 16 < 0.5 - 1e-9:
+            return True
+    return False
+
+
+def _whole_cans_by_weight(text: str, name: str) -> bool:
+    size = can_weight(name)
+    ounces = sum(amount * (16 if shown == "lb" else 1) for amount, shown in _weights(text))
+    return size is not None and ounces >= 0.95 * size and abs(round(ounces / size * 2) / 2 * size - ounces) <= 0.05 * ounces
+
+
+def _unbuyable(text: str, name: str) -> bool:
+    """True when the line's leading amount is fresh produce in a measure it is not sold by (its own purchase holds it)."""
+    purchase = purchase_of(name)
+    match = _LEADING_AMOUNT.match(text.lower())
+    if purchase is None or match is None:
+        return False
+    word = normalize_unit(match.group(1))
+    if word == purchase.unit:
+        return False
+    unit = word if is_known_unit(word) and word != "piece" else None
+    return measure_key(unit, _VOLUME, _MASS) in purchase.holds
 
 
 def _number(text: str) -> float:

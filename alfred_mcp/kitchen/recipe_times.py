@@ -1,4 +1,5 @@
-"""How long a recipe takes, read the same way everywhere (search, cards, exports, views, quick answers)."""
+"""How long a recipe takes, read the same way everywhere (search, cards, exports, views, quick answers), and written
+as a cook writes it ('1 hr 20 min'); the data keeps whole minutes."""
 
 from __future__ import annotations
 
@@ -14,3 +15,11 @@ def total_minutes(recipe: Mapping[str, Any]) -> int | None:
         return total
     known = [part for part in (recipe.get("prep_time_minutes"), recipe.get("cook_time_minutes")) if isinstance(part, int)]
     return sum(known) if known else None
+
+
+def duration_text(minutes: int) -> str:
+    """'45 min', '1 hr', '1 hr 20 min', '2 hr 5 min': minutes as a person reads a time."""
+    hours, rest = divmod(max(0, int(minutes)), 60)
+    if not hours:
+        return f"{rest} min"
+    return f"{hours} hr" + (f" {rest} min" if rest else "")

@@ -19,7 +19,7 @@ from typing import Any
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.ingredient_lines import ingredient_line, parse_ingredient_line
 from alfred_mcp.kitchen.measures import amount_text
-from alfred_mcp.kitchen.recipe_times import total_minutes
+from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.text import sanitize
 from alfred_mcp.kitchen.units import iso_duration, iso_minutes
 
@@ -145,9 +145,9 @@ def recipe_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[st
 def markdown_from_rows(recipe: Mapping[str, Any], ingredients: Sequence[Mapping[str, Any]]) -> str:
     """The recipe for people: title, facts line, ingredients, numbered steps, source."""
     facts = [f"Serves {recipe['servings']}" if recipe.get("servings") else None,
-             f"Prep {recipe['prep_time_minutes']} min" if recipe.get("prep_time_minutes") is not None else None,
-             f"Cook {recipe['cook_time_minutes']} min" if recipe.get("cook_time_minutes") is not None else None,
-             f"Total {recipe['total_time_minutes']} min" if recipe.get("total_time_minutes") is not None else None,
+             f"Prep {duration_text(recipe['prep_time_minutes'])}" if recipe.get("prep_time_minutes") is not None else None,
+             f"Cook {duration_text(recipe['cook_time_minutes'])}" if recipe.get("cook_time_minutes") is not None else None,
+             f"Total {duration_text(recipe['total_time_minutes'])}" if recipe.get("total_time_minutes") is not None else None,
              str(recipe["cuisine"]).title() if recipe.get("cuisine") else None]
     parts = [f"# {recipe['name']}"]
     if recipe.get("description"):

@@ -19,7 +19,7 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from alfred_mcp.kitchen.dates import day_text, with_day_text
-from alfred_mcp.kitchen.measures import line_text
+from alfred_mcp.kitchen.measures import NEED, line_text
 from alfred_mcp.kitchen.units import parse_quantity
 
 SEPARATOR = "; "
@@ -125,12 +125,15 @@ def own_notes(notes: str | None) -> str | None:
 
 
 def shopping_text(row: Mapping[str, Any]) -> str:
-    """'5 shallots', '1 carton + 1 cup buttermilk', 'arugula': the line as a shopper reads it."""
+    """'5 shallots', '1 carton + 1 cup buttermilk', '1 bunch thyme (need 3/4 tsp)', 'arugula': the line as a shopper
+    reads it."""
     quantity = None if row.get("quantity") is None else float(row["quantity"])
     main = line_text(quantity, row.get("unit"), str(row["name"]), buying=True)
     extras = extra_amounts(row.get("notes"))
     if not extras or quantity is None:
         return main
+    if main.endswith(")") and NEED in main:  # '1 bunch thyme (need 3/4 tsp + 2 sprigs)'
+        return f"{main[:-1]} + {' + '.join(extras)})"
     amount = main[: len(main) - len(str(row["name"]))].strip() if main.endswith(str(row["name"])) else None
     if amount is None:
         return f"{main} + {' + '.join(extras)}"

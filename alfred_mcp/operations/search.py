@@ -20,7 +20,7 @@ from typing import Any, TypedDict, TypeVar
 
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, same_kind, without_kind_words
 from alfred_mcp.kitchen.ingredient_match import holds_words, term_matches
-from alfred_mcp.kitchen.recipe_times import total_minutes
+from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.schema import DIFFICULTIES, RECIPES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.operations import crud
@@ -305,7 +305,8 @@ def _recipe_field_reasons(candidate: Candidate, compiled: CompiledConstraints) -
     if compiled.max_minutes is not None:
         total = candidate.total_minutes
         if total is None or total > compiled.max_minutes:
-            reasons.append(f"takes {total if total is not None else 'an unknown number of'} min (limit {compiled.max_minutes})")
+            taken = duration_text(total) if total is not None else "an unknown time"
+            reasons.append(f"takes {taken} (limit {duration_text(int(compiled.max_minutes))})")
     flavors = {_plain(tag) for tag in row.get("flavor_tags") or ()}
     for flavor in compiled.flavor:
         avoided = _negated(flavor)

@@ -17,7 +17,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
-from alfred_mcp.kitchen.measures import Amount, convert_for, line_text, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -236,9 +236,10 @@ def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | 
 
 
 def _needed(need: Need, quantity: float) -> str:
-    """'2 carrots', '2 3/4 quarts vegetable broth': `quantity` of the need as it is bought, with its name."""
+    """'2 carrots', '2 3/4 quarts vegetable broth', '3/4 tsp thyme': `quantity` of the need rounded up as it is
+    measured, with its name (not the bunch it is bought in: the note compares it with what the list holds)."""
     shown = to_buy(need.amount(quantity), need.name)
-    return shopping_text({"name": need.name, "quantity": shown.quantity, "unit": shown.unit})
+    return ingredient_text(shown.text, shown.quantity, shown.unit, need.name)
 
 
 def _not_yet_listed(

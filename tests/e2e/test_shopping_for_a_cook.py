@@ -100,7 +100,7 @@ async def test_a_line_a_person_listed_for_the_recipe_counts_for_what_it_holds(
 
 @pytest.mark.parametrize(("pantry", "needed", "noun"), [
     pytest.param((1, "lb"), (2, None), "2 quuxcarrots", id="count"),
-    pytest.param((2, "carton"), (11, "cup"), "11 cups quuxbroth", id="volume"),  # as recipes_scale says it
+    pytest.param((2, "carton"), (11, "cup"), "2 3/4 quarts quuxbroth", id="volume"),  # as recipes_scale says it
     pytest.param((1, "bottle"), (2, "tbsp"), "2 tbsp quuxoil", id="spoons"),
 ])
 async def test_a_pantry_note_names_what_is_needed_with_its_noun(
@@ -181,3 +181,58 @@ async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut
         assert greek_line["notes"] == "bone-in, skin-on"
         again = await call(client, "shopping_list_from", recipes=[tikka, greek])
         assert again["lines"] == [] and {item["name"] for item in again["already_listed"]} == {"boneless chicken thighs", "chicken thighs"}
+
+
+FRESH = [{"name": "quuxthyme thyme", "quantity": 1, "unit": "tsp", "notes": "leaves only"},
+         {"name": "fresh ginger", "quantity": 1.5, "unit": "tsp", "notes": "grated"},
+         {"name": "quux cremini mushrooms", "quantity": 1, "unit": "oz"},
+         {"name": "quux cilantro", "quantity": 2, "unit": "handful"},
+         {"name": "quux vegetable broth", "quantity": 18, "unit": "cup"}]
+
+
+@pytest.mark.parametrize("servings", [1, 2, 5])
+async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_keeps_one_purchase(client: Client, servings: int) -> None:
+    """Spoons of thyme and ginger, an ounce of mushrooms, handfuls of cilantro: the list says what to take from the
+    shelf (a bunch, a piece, a pack) and the amount needed after it; more servings add to what is needed, and one
+    bunch that still holds it stays one bunch."""
+    from alfred_mcp.kitchen.odd_amounts import oddities
+
+    ref = await _recipe(client, "Quux Herb Broth", 2, FRESH)
+    first = await call(client, "shopping_list_from", recipes=[ref], servings={ref: servings})
+    texts = {line["name"]: line["text"] for line in first["lines"]}
+    assert texts["quuxthyme thyme"].startswith("1 bunch quuxthyme thyme (need ")
+    assert texts["fresh ginger"].startswith("1 piece fresh ginger (need ")  # a piece grates to 3 tbsp
+    assert texts["quux cremini mushrooms"].startswith("1 pack quux cremini mushrooms (need ")
+    assert texts["quux cilantro"].startswith(f"{1 if servings < 5 else 3} bunch")
+    assert texts["quux vegetable broth"].endswith("quarts quux vegetable broth") and "cups" not in texts["quux vegetable broth"]
+    more = await call(client, "shopping_list_from", recipes=[ref], servings={ref: servings + 1})
+    shown = (await call(client, "shopping_list_show"))["sections"]
+    lines = [line for section in shown for line in section["lines"] if line["name"] in texts]
+    assert len(lines) == len(FRESH) and {line["name"] for line in more["lines"]} <= set(texts)
+    for line in lines:
+        assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True) == [], line["text"]
+    assert next(line["text"] for line in lines if line["name"] == "quuxthyme thyme").startswith("1 bunch ")
+
+
+@pytest.mark.parametrize(("pantry", "need", "listed"), [
+    ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 2, "unit": "tbsp"}, None),
+    ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 3, "unit": "cup"},
+     "2 bunches quuxherb parsley (need 2 cups)"),
+    ({"name": "quux crushed tomatoes", "quantity": 1, "unit": "can"}, {"name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"},
+     "1 can quux crushed tomatoes (need 14 oz)"),
+    ({"name": "quux red onion", "quantity": 1, "unit": "piece"}, {"name": "quux red onion", "quantity": 0.5, "unit": "cup"}, None),
+    ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 3, "unit": "piece"}, None),
+    ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 9, "unit": "piece"},
+     "1 bunch quux green onions (need 3)"),
+])
+async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_measures(
+    client: Client, pantry: dict[str, Any], need: dict[str, Any], listed: str | None,
+) -> None:
+    """A bunch of parsley in the fridge covers 2 tbsp of it; 3 cups need two more bunches; a can on the shelf is 14 oz
+    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure."""
+    await call(client, "db_create", table="inventory", data={**pantry, "location": "fridge"})
+    ref = await _recipe(client, "Quux Pantry Check", 2, [need])
+    result = await call(client, "shopping_list_from", recipes=[ref], preview=True)
+    assert [line["text"] for line in result["lines"]] == ([listed] if listed else [])
+    if listed is None:
+        assert [item["name"] for item in result["covered"]] == [need["name"]] and result["covered"][0].get("note") is None

@@ -52,7 +52,8 @@ async def test_a_pages_total_time_is_kept_and_read_as_the_total_everywhere(
     exported = (await call(client, "recipes_export", recipe=ref))["content"]
     assert iso_minutes(exported["totalTime"]) == total
     markdown = (await call(client, "recipes_export", recipe=ref, format="markdown"))["content"]
-    assert (f"Total {stored[2]} min" in markdown) == (stored[2] is not None)
+    written = {175: "2 hr 55 min", 90: "1 hr 30 min", 490: "8 hr 10 min"}  # as a cook writes a time
+    assert (f"Total {written.get(stored[2] or 0, '')}" in markdown) == (stored[2] is not None)
     again = (await call(client, "recipes_import", source=json.dumps(exported)))["drafts"][0]["content"]
     assert again["total_time_minutes"] == total
 

@@ -42,6 +42,7 @@ def test_what_is_held_reads_back_as_the_quantity_held(stock: tuple[str, str | No
 @pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
     (1.8, "head", "garlic", "1 head + 8 cloves"), (0.5, "head", "garlic", "1/2 head"), (2, "head", "garlic", "2 heads"),
     (0.3, "head", "garlic", "3 cloves"), (500, "g", "flour", "500 g"), (1.85, "can", "tomatoes", "1.85 cans"),
+    (1 - 2 / 6, "bunch", "green onions", "2/3 bunch"), (1 - 2 / 16, "bunch", "flat-leaf parsley", "7/8 bunch"),
 ])
 def test_what_is_held_is_written_as_a_cook_would(quantity: float, unit: str, name: str, text: str) -> None:
     assert held(Amount(quantity, unit), name) == text

@@ -35,6 +35,27 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("0 tsp salt", 0, "tsp", "salt", False, "zero"),
     ("5/8 tsp kosher salt", 0.625, "tsp", "kosher salt", False, "spoon no measure holds"),
     ("1 1/4 tbsp soy sauce", 1.25, "tbsp", "soy sauce", False, "spoon no measure holds"),
+    ("1/4 cup + 1/2 tbsp olive oil", 0.28125, "cup", "olive oil", False, "compound a cook would not write"),
+    ("1 tbsp + 3/4 tsp kosher salt", 1.25, "tbsp", "kosher salt", False, "compound a cook would not write"),
+    ("1/4 cup + 2 tbsp butter", 0.375, "cup", "butter", False, "compound a cook would not write"),
+    ("4 tbsp olive oil", 4, "tbsp", "olive oil", False, "too many spoons"),
+    ("8 tbsp butter", 8, "tbsp", "butter", False, "too many spoons"),
+    ("2 5/8 lb crushed tomatoes", 2.625, "lb", "crushed tomatoes", False, "weight no scale shows"),
+    ("1 7/8 lb chicken breast", 1.875, "lb", "chicken breast", False, "weight no scale shows"),
+    ("1 1/3 lb crushed tomatoes", 4 / 3, "lb", "crushed tomatoes", False, "weight no scale shows"),
+    ("3/8 oz dried porcini", 0.375, "oz", "dried porcini", False, "weight no scale shows"),
+    ("12 cups vegetable broth", 12, "cup", "vegetable broth", False, "quarts written as cups"),
+    ("18 cups vegetable broth", 18, "cup", "vegetable broth", True, "quarts written as cups"),
+    ("1 1/2 tsp ginger", 1.5, "tsp", "ginger", True, "unit you cannot buy"),
+    ("3 tbsp ginger", 3, "tbsp", "ginger", True, "unit you cannot buy"),
+    ("3/4 tsp thyme", 0.75, "tsp", "thyme", True, "unit you cannot buy"),
+    ("1 oz cremini mushrooms", 1, "oz", "cremini mushrooms", True, "unit you cannot buy"),
+    ("2 handfuls fresh cilantro", 2, "handful", "fresh cilantro", True, "unit you cannot buy"),
+    ("1 3/4 onions", 1.75, None, "onions", False, "fraction of a whole item"),
+    ("1 3/4 lb crushed tomatoes", 1.75, "lb", "crushed tomatoes", False, "cans written as a weight"),
+    ("2 5/8 lb crushed tomatoes", 2.625, "lb", "crushed tomatoes", False, "cans written as a weight"),
+    ("1 3/4 lb crushed tomatoes", 1.75, "lb", "crushed tomatoes", True, "unit you cannot buy"),
+    ("2 tbsp tomato paste", 2, "tbsp", "tomato paste", True, "unit you cannot buy"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
@@ -45,10 +66,43 @@ def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, 
     ("5 shallots", 5, None, "shallots"), ("1/2 lemon", 0.5, None, "lemons"), ("2/3 cup pecorino romano", 2 / 3, "cup", "pecorino romano"),
     ("1 cup + 2 tbsp parmesan", 1.125, "cup", "parmesan"), ("2 salmon fillets", 2, "fillet", "salmon fillets"),
     ("1 1/2 cans chickpeas", 1.5, "can", "chickpeas"), ("250 g spaghetti", 250, "g", "spaghetti"),
-    ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("1 tbsp + 3/4 tsp mirin", 1.25, "tbsp", "mirin"),
+    ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("1 tbsp + 1 tsp mirin", 4 / 3, "tbsp", "mirin"),
+    ("4 1/2 tbsp olive oil", 4.5, "tbsp", "olive oil"), ("6 tbsp butter", 6, "tbsp", "butter"), ("1/4 cup olive oil", 0.25, "cup", "olive oil"),
+    ("1/2 cup + 1 tbsp pecorino romano", 0.5625, "cup", "pecorino romano"), ("3 quarts vegetable broth", 3, "quart", "vegetable broth"),
+    ("30 oz chicken breast", 30, "oz", "chicken breast"), ("2 (14-oz) cans crushed tomatoes", 28, "oz", "crushed tomatoes"),
+    ("17 1/2 oz crushed tomatoes", 17.5, "oz", "crushed tomatoes"),
+    ("1/2 oz dried porcini", 0.5, "oz", "dried porcini"), ("1 1/2 red onions", 1.5, None, "red onions"), ("1 pinch kosher salt", 1, "pinch", "kosher salt"),
 ])
 def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
     assert oddities(text, quantity, unit, name, shopping=False) == []
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
+    ("1 bunch thyme (need 3/4 tsp)", 0.75, "tsp", "thyme"), ("1 piece ginger (need 1 1/2 tsp)", 1.5, "tsp", "ginger"),
+    ("1 pack cremini mushrooms (need 1 oz)", 1, "oz", "cremini mushrooms"), ("1 bunch fresh cilantro (need 2 handfuls)", 2, "handful", "fresh cilantro"),
+    ("4 1/2 quarts vegetable broth", 4.5, "quart", "vegetable broth"), ("2 tbsp dried thyme", 2, "tbsp", "dried thyme"),
+    ("1 tsp ground ginger", 1, "tsp", "ground ginger"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
+    ("2 cans crushed tomatoes (need 1 3/4 lb)", 1.75, "lb", "crushed tomatoes"), ("1 can tomato paste (need 2 tbsp)", 2, "tbsp", "tomato paste"),
+])
+def test_shopping_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
+    assert oddities(text, quantity, unit, name, shopping=True) == []
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
+    ("2 red onions", 2, None, "red onions", 1.5), ("1/8 tsp kosher salt", 0.125, "tsp", "kosher salt", 1 / 16),
+    ("1 cup olive oil", 1, "cup", "olive oil", 0.7),
+])
+def test_an_amount_rounded_far_from_the_exact_one_is_odd(text: str, quantity: float, unit: str | None, name: str, exact: float) -> None:
+    assert "rounded far from the amount" in oddities(text, quantity, unit, name, shopping=False, exact=exact)
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
+    ("1 egg", 1, None, "egg", 0.5), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
+    ("1/2 tsp red pepper flakes", 0.5, "tsp", "red pepper flakes", 0.375), ("1/8 tsp cayenne", 0.125, "tsp", "cayenne", 0.1),
+])
+def test_things_counted_whole_and_the_smallest_spoons_may_round_further(text: str, quantity: float, unit: str | None, name: str,
+                                                                        exact: float) -> None:
+    assert oddities(text, quantity, unit, name, shopping=False, exact=exact) == []
 
 
 @given(st.sampled_from(UNITS), st.floats(min_value=0.05, max_value=400), st.sampled_from(NAMES), st.booleans())
@@ -57,9 +111,10 @@ def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: st
 @example("leaf", 7.5, "flat-leaf parsley", False)  # 'flat-leaf' is one word, not the unit repeated
 def test_every_unit_and_count_noun_reads_as_a_cook_writes_it(unit: str | None, quantity: float, name: str, buying: bool) -> None:
     shown = (to_buy if buying else sensible)(Amount(quantity, unit), name)
-    text = ingredient_text(shown.text, shown.quantity, shown.unit, name)
-    assert oddities(text, shown.quantity, shown.unit, name, shopping=buying) == [], text
-    assert text == line_text(quantity, unit, name, buying=buying)
+    text = line_text(quantity, unit, name, buying=buying)
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=shown.rounded_from) == [], text
+    if shown.bought is None:
+        assert text == ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 
 @given(st.sampled_from(UNITS), st.floats(min_value=0.05, max_value=400), st.sampled_from(NAMES))
@@ -102,7 +157,25 @@ def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, na
 
 def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
     assert convert_for("garlic", 2, "head", "clove") == 20 and convert_for("garlic", 5, "clove", "head") == 0.5
-    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "cup") is None
+    assert convert_for("garlic powder", 2, "head", "clove") is None and convert_for("garlic", 1, "head", "kg") is None
+    assert convert_for("garlic", 1, "head", "tsp") == pytest.approx(10)  # a head minces to about 10 tsp
+
+
+@pytest.mark.parametrize(("name", "quantity", "unit", "to", "expected"), [
+    ("thyme", 1, "bunch", "tbsp", 4), ("thyme", 6, "tsp", "bunch", 0.5), ("flat-leaf parsley", 1, "bunch", "cup", 1),
+    ("onion", 2, "piece", "cup", 2), ("onion", 1, None, "cup", 1), ("crushed tomatoes", 2, "can", "oz", 28),
+    ("cremini mushrooms", 1, "pack", "oz", 8), ("fresh ginger", 1, "piece", "tbsp", 3),
+])
+def test_what_the_shop_sells_converts_to_what_it_holds(name: str, quantity: float, unit: str | None, to: str, expected: float) -> None:
+    assert convert_for(name, quantity, unit, to) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("name", "unit", "to"), [
+    ("dried thyme", "bunch", "tsp"), ("ground ginger", "piece", "tsp"), ("olive oil", "bottle", "tbsp"), ("cremini mushrooms", "pack", "sprig"),
+    ("onion", "piece", "oz"),
+])
+def test_other_forms_and_measures_a_purchase_does_not_hold_do_not_convert(name: str, unit: str, to: str) -> None:
+    assert convert_for(name, 1, unit, to) is None
 
 
 @pytest.mark.parametrize("unit", sorted(KNOWN_UNITS))

@@ -67,3 +67,12 @@ def test_extra_amounts_live_beside_a_persons_notes(amounts: list[str], notes: st
 ])
 def test_a_line_reads_as_a_shopper_writes_it(row: dict[str, object], text: str) -> None:
     assert shopping_text(row) == text
+
+
+@pytest.mark.parametrize(("row", "text"), [
+    ({"name": "thyme", "quantity": 0.75, "unit": "tsp", "notes": "+ 2 sprigs"}, "1 bunch thyme (need 3/4 tsp + 2 sprigs)"),
+    ({"name": "buttermilk", "quantity": 1, "unit": "carton", "notes": "+ 1 cup"}, "1 carton + 1 cup buttermilk"),
+    ({"name": "fresh ginger", "quantity": 1.5, "unit": "tsp"}, "1 piece fresh ginger (need 1 1/2 tsp)"),
+])
+def test_a_line_bought_as_the_shop_sells_it_keeps_every_amount_it_needs(row: dict[str, object], text: str) -> None:
+    assert shopping_text(row) == text

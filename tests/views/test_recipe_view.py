@@ -29,7 +29,7 @@ async def test_the_card_shows_ingredients_steps_and_allergens_and_scales_through
         shown = await mount(client, "recipe_show", {"recipe": ref})
         view = shown.view
         await expect(view.locator("h1")).to_have_text("Peanut Noodles")
-        await expect(view.locator("#facts")).to_have_text("Prep 10 min · Cook 10 min · Thai · Easy")
+        await expect(view.locator("#facts")).to_have_text("Prep 10 min · Cook 10 min · Total 20 min · Thai · Easy")
         await expect(view.locator("#ingredients li")).to_contain_text(LINES)
         await expect(view.locator("#steps li")).to_have_text(
             ["Cook the noodles.", "Whisk the peanut butter, soy sauce and lime juice.", "Toss the noodles in the sauce and top with the peanuts."])
@@ -70,4 +70,31 @@ async def test_a_refused_scale_is_shown_and_the_card_stays_as_it_was(app: Alfred
             "recipes_scale is not available: it is not in this server's tool allow-list (--tools).")
         await expect(shown.view.locator("#servings")).to_have_text("2")
         await expect(shown.view.locator("#ingredients li").first).to_contain_text("200 g rice noodles")
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize(("times", "facts"), [
+    ({"prep_time_minutes": 20, "cook_time_minutes": 60}, "Prep 20 min · Cook 1 hr · Total 1 hr 20 min"),
+    ({"prep_time_minutes": 15, "cook_time_minutes": 70, "total_time_minutes": 85}, "Prep 15 min · Cook 1 hr 10 min · Total 1 hr 25 min"),
+    ({"total_time_minutes": 45}, "Total 45 min"),
+])
+async def test_the_card_writes_times_and_scaled_amounts_as_a_cook_does(app: AlfredApp, mount: Any, times: dict[str, int],
+                                                                       facts: str) -> None:
+    """Times in hours and minutes (the total read as prep + cook when none is stored); at 6 servings from 4, 3 tbsp of
+    oil is 4 1/2 tbsp, a 14-oz can is 1 1/2 cans and one onion 1 1/2."""
+    async with apps_client(build_server(app)) as client:
+        created = await call(client, "db_create", table="recipes", data={"name": "Quux Stew", "servings": 4, "instructions": ["Stew."], **times})
+        ref = str(created["rows"][0]["id"])
+        await call(client, "db_create", table="recipe_ingredients", data=[
+            {"recipe_id": ref, "position": 1, "name": "olive oil", "quantity": 3, "unit": "tbsp"},
+            {"recipe_id": ref, "position": 2, "name": "crushed tomatoes", "quantity": 14, "unit": "oz"},
+            {"recipe_id": ref, "position": 3, "name": "red onion", "quantity": 1, "unit": "piece"}])
+        shown = await mount(client, "recipe_show", {"recipe": ref})
+        view = shown.view
+        await expect(view.locator("#facts")).to_have_text(facts)
+        for _ in range(2):
+            await view.get_by_role("button", name="More servings").click()
+        await expect(view.locator("#servings")).to_have_text("6")
+        await expect(view.locator("#ingredients li")).to_contain_text(
+            ["4 1/2 tbsp olive oil", "1 1/2 (14-oz) cans crushed tomatoes", "1 1/2 red onions"])
         shown.assert_clean()

@@ -74,3 +74,23 @@ async def test_a_refused_tick_is_shown_and_the_line_stays_open(app: AlfredApp, m
         await expect(shown.view.locator("#counts")).to_have_text("9 to buy · 3 bought")
     assert not await _bought(app, "shallots")
     shown.assert_clean()
+
+
+async def test_fresh_produce_and_cans_are_listed_as_the_shop_sells_them(app: AlfredApp, mount: Any) -> None:
+    """A recipe's spoons of thyme and ginger, an ounce of mushrooms and 28 oz of crushed tomatoes, listed and shown:
+    a person reads what to take from the shelf and the amount needed after it."""
+    async with apps_client(build_server(app)) as client:
+        created = await call(client, "db_create", table="recipes", data={"name": "Quux Ragu", "servings": 4, "instructions": ["Simmer."]})
+        ref = str(created["rows"][0]["id"])
+        await call(client, "db_create", table="recipe_ingredients", data=[
+            {"recipe_id": ref, "position": 1, "name": "quux thyme", "quantity": 0.75, "unit": "tsp"},
+            {"recipe_id": ref, "position": 2, "name": "quux fresh ginger", "quantity": 1.5, "unit": "tsp"},
+            {"recipe_id": ref, "position": 3, "name": "quux cremini mushrooms", "quantity": 1, "unit": "oz"},
+            {"recipe_id": ref, "position": 4, "name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"}])
+        await call(client, "shopping_list_from", recipes=[ref])
+        shown = await mount(client, "shopping_list_show", {})
+        items = shown.view.locator(".item")
+        for text in ("1 bunch quux thyme (need 3/4 tsp)", "1 piece quux fresh ginger (need 1 1/2 tsp)",
+                     "1 pack quux cremini mushrooms (need 1 oz)", "2 cans quux crushed tomatoes (need 1 3/4 lb)"):
+            await expect(items.filter(has_text=text)).to_have_count(1)
+        shown.assert_clean()

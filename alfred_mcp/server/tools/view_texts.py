@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
+from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.server.tools.common import ToolResult
 
 TextRenderer = Callable[[ToolResult], str]
@@ -18,7 +19,7 @@ TextRenderer = Callable[[ToolResult], str]
 def recipe_text(card: ToolResult) -> str:
     facts = [f"serves {card['servings']}" if card.get("servings") else None,
              _minutes("prep", card.get("prep_time_minutes")), _minutes("cook", card.get("cook_time_minutes")),
-             _minutes("total", card.get("total_time_minutes")),
+             _minutes("total", _total(card)),
              card.get("cuisine"), card.get("difficulty")]
     lines = [f"{card['name']} ({card['recipe']})" + "".join(f" · {fact}" for fact in facts if fact)]
     if card.get("description"):
@@ -59,8 +60,14 @@ def shopping_check_text(result: ToolResult) -> str:
     return f"{changed}\nShopping list: {result['open']} to buy, {result['bought']} bought."
 
 
+def _total(card: ToolResult) -> int | None:
+    """The stored total, else prep + cook when both are known (one alone says the total already)."""
+    both = card.get("prep_time_minutes") and card.get("cook_time_minutes")
+    return card.get("total_time_minutes") or (total_minutes(card) if both else None)
+
+
 def _minutes(label: str, minutes: Any) -> str | None:
-    return f"{label} {minutes} min" if minutes else None
+    return f"{label} {duration_text(minutes)}" if minutes else None
 
 
 def _ingredient(line: dict[str, Any]) -> str:

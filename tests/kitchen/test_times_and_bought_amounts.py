@@ -1,0 +1,118 @@
+"""Times as a person reads them ('1 hr 20 min') wherever one is shown, and fresh produce on a shopping list as the
+shop sells it, for every taxonomy section: generated cases, each line judged by `kitchen/odd_amounts.py`."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from alfred_mcp.agent.quick_answer import quick_answer
+from alfred_mcp.kitchen.bought_as import purchase_of
+from alfred_mcp.kitchen.measures import Amount, amount_to_buy, line_text, to_buy
+from alfred_mcp.kitchen.odd_amounts import oddities
+from alfred_mcp.kitchen.recipe_times import duration_text
+from alfred_mcp.kitchen.schema_org import markdown_from_rows
+from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
+from alfred_mcp.kitchen.units import KNOWN_UNITS, parse_minutes
+from alfred_mcp.operations.scaling import scaled_line
+from alfred_mcp.server.tools.view_texts import recipe_text
+from tests.e2e.conftest import TODAY
+
+A_TIME = re.compile(r"^(?:[1-9][0-9]* hr(?: [1-5]?[0-9] min)?|[1-5]?[0-9] min)$")
+MINUTES = st.integers(min_value=0, max_value=10_000)
+TAXONOMY = default_taxonomy()
+CATEGORIES = TAXONOMY.categories()
+UNITS = sorted(KNOWN_UNITS) + [None]
+RECIPES = demo_kitchen(TODAY).recipes
+
+
+@given(MINUTES)
+def test_a_time_is_written_in_hours_and_minutes_and_reads_back_as_the_minutes(minutes: int) -> None:
+    text = duration_text(minutes)
+    assert A_TIME.match(text), text
+    assert parse_minutes(text) == minutes
+
+
+@pytest.mark.parametrize(("minutes", "text"), [(0, "0 min"), (45, "45 min"), (60, "1 hr"), (80, "1 hr 20 min"), (85, "1 hr 25 min"),
+                                               (125, "2 hr 5 min")])
+def test_the_times_the_cook_quoted_read_as_a_cook_writes_them(minutes: int, text: str) -> None:
+    assert duration_text(minutes) == text
+
+
+def _times_shown(text: str) -> list[str]:
+    return re.findall(r"(?:Prep|Cook|Total|prep|cook|total) ((?:\d+ hr)?(?: ?\d+ min)?)", text)
+
+
+@given(st.none() | MINUTES.filter(bool), st.none() | MINUTES.filter(bool), st.none() | MINUTES.filter(bool))
+def test_a_recipe_card_and_its_markdown_show_every_time_in_hours_and_minutes(prep: int | None, cook: int | None,
+                                                                              total: int | None) -> None:
+    recipe = {"name": "Stew", "recipe": "recipe_1", "ingredients": [], "steps": [], "allergens": [], "conflicts": [],
+              "prep_time_minutes": prep, "cook_time_minutes": cook, "total_time_minutes": total}
+    card = recipe_text(recipe)
+    markdown = markdown_from_rows(recipe, [])
+    for text in (card, markdown):
+        assert all(A_TIME.match(shown.strip()) for shown in _times_shown(text)), text
+    expected_total = total or ((prep or 0) + (cook or 0) if prep and cook else None)
+    assert (f"total {duration_text(expected_total)}" in card) if expected_total else "total" not in card
+
+
+@given(MINUTES.filter(bool))
+def test_a_quick_answer_gives_a_recipes_time_in_hours_and_minutes(minutes: int) -> None:
+    answer = quick_answer({"table": "recipes", "rows": [{"id": "recipe_1", "name": "Stew", "total_time_minutes": minutes}]})
+    assert duration_text(minutes) in answer
+    if minutes >= 60:
+        assert f"{minutes} min" not in answer
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+@settings(max_examples=100)
+@given(data=st.data(), unit=st.sampled_from(UNITS), quantity=st.floats(min_value=0.05, max_value=400))
+def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, data: st.DataObject, unit: str | None,
+                                                                 quantity: float) -> None:
+    """Every category's members (fresh and in other forms), in every unit: no shopping line reads oddly, fresh produce
+    is listed as the shop sells it (a bunch, a piece, a pack, the thing itself) with the amount needed after it."""
+    member = data.draw(st.sampled_from(TAXONOMY.category(category).members) | st.sampled_from(
+        [f"{form} {name}" for name in TAXONOMY.category(category).members for form in ("fresh", "dried", "chopped")]))
+    text = line_text(quantity, unit, member, buying=True)
+    shown = to_buy(Amount(quantity, unit), member)
+    assert oddities(text, shown.quantity, shown.unit, member, shopping=True) == [], (category, text)
+    if shown.bought is not None:
+        purchase = purchase_of(member)
+        assert purchase is not None and text.endswith(f"(need {shown.text})")
+        assert amount_to_buy(quantity, unit, member).endswith(f", need {shown.text}")
+
+
+@pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
+    (1.5, "tsp", "ginger", "1 piece ginger (need 1 1/2 tsp)"), (0.75, "tsp", "thyme", "1 bunch thyme (need 3/4 tsp)"),
+    (1, "oz", "cremini mushrooms", "1 pack cremini mushrooms (need 1 oz)"), (3, "tbsp", "ginger", "1 piece ginger (need 3 tbsp)"),
+    (2, "handful", "fresh cilantro", "1 bunch fresh cilantro (need 2 handfuls)"), (18, "cup", "vegetable broth", "4 1/2 quarts vegetable broth"),
+    (9, "oz", "cremini mushrooms", "2 packs cremini mushrooms (need 9 oz)"), (0.5, "cup", "red onion", "1 red onion (need 1/2 cup)"),
+    (1.5, "cup", "chopped onion", "2 chopped onions (need 1 1/2 cups)"), (2, "stalk", "celery", "1 bunch celery (need 2 stalks)"),
+    (1, "tsp", "ground ginger", "1 tsp ground ginger"), (2, "tsp", "dried thyme", "2 tsp dried thyme"), (2, "tsp", "oregano", "2 tsp oregano"),
+    (3, None, "shallots", "3 shallots"), (3, None, "green onions", "1 bunch green onions (need 3)"), (2, "head", "baby bok choy", "2 heads baby bok choy"),
+    (42, "oz", "crushed tomatoes", "3 cans crushed tomatoes (need 2 3/4 lb)"), (1, "cup", "coconut milk", "1 can coconut milk (need 1 cup)"),
+    (6, "cup", "chicken broth", "1 1/2 quarts chicken broth"),
+])
+def test_the_lines_the_cook_quoted_are_listed_as_the_shop_sells_them(quantity: float, unit: str | None, name: str, text: str) -> None:
+    assert line_text(quantity, unit, name, buying=True) == text
+
+
+@pytest.mark.parametrize(("ounces", "text"), [
+    (14, "1 (14-oz) can crushed tomatoes"), (21, "1 1/2 (14-oz) cans crushed tomatoes"), (28, "2 (14-oz) cans crushed tomatoes"),
+    (42, "3 (14-oz) cans crushed tomatoes"), (17.5, "17 1/2 oz crushed tomatoes"), (7, "7 oz crushed tomatoes"),
+])
+def test_a_recipes_canned_goods_are_written_in_cans_when_the_weight_is_whole_or_half_cans(ounces: float, text: str) -> None:
+    assert line_text(ounces, "oz", "crushed tomatoes") == text
+
+
+@given(st.sampled_from(RECIPES), st.integers(min_value=1, max_value=40))
+def test_every_seed_recipe_at_any_servings_reads_as_a_cook_writes_it(recipe: object, servings: int) -> None:
+    base = recipe.row["servings"]  # type: ignore[attr-defined]
+    for row in recipe.ingredients:  # type: ignore[attr-defined]
+        line = scaled_line(row, servings / base)
+        assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
+                        exact=line.get("rounded_from")) == [], (servings, line["text"])
