@@ -113,32 +113,58 @@ async def prompt_tokens() -> dict[str, object]:
             "ok": max(one_step.values()) <= PROMPT_TOKENS_BUDGET}
 
 
+ROUND_PREFIX = "r2_"
+"""Recordings named r2_* were driven on the code with the stages' fast paths (quick mode with any read tool, Act's
+complete_step); the others, the first round, on the code of the day before."""
+
+
 async def recorded_turns() -> dict[str, object]:
     """The conversations a client's model drove (tests/scenarios/recorded), replayed call for call: per turn the calls
     and bytes the model read, stage by stage; beside each, the same conversation driven with plain tools, replayed in
-    the same run, and the ratios of the totals (staged / plain)."""
+    the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
+    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today."""
     recordings = {recording.name: recording for recording in load_recordings()}
     out: dict[str, object] = {}
-    worst = {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0, "diverged": 0}
+    rounds: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for name, recording in recordings.items():
             if recording.plain:
                 continue
+            tally = rounds.setdefault("2" if name.startswith(ROUND_PREFIX) else "1", _round())
             logs = await replay(recording, Path(folder) / name)
             entry: dict[str, object] = {"calls": [log.calls for log in logs], "bytes": [log.bytes for log in logs]}
+            worst = tally["max"]
             for number, (turn, log) in enumerate(zip(recording.turns, logs)):
                 worst["calls"], worst["bytes"] = max(worst["calls"], log.calls), max(worst["bytes"], log.bytes)
                 worst["diverged"] += len(log.diverged)
                 if turn.one_step_read and number > 0:
                     worst["read_calls"], worst["read_bytes"] = max(worst["read_calls"], log.calls), max(worst["read_bytes"], log.bytes)
+            tally["turns"] += len(logs)
+            tally["calls"] += sum(log.calls for log in logs)
+            tally["bytes"] += sum(log.bytes for log in logs)
             plain = recordings.get(f"{name}.plain")
             if plain is not None:
                 plain_logs = await replay(plain, Path(folder) / f"{name}.plain")
                 entry["plain_calls"] = [log.calls for log in plain_logs]
                 entry["plain_bytes"] = [log.bytes for log in plain_logs]
-                entry["calls_ratio"] = round(sum(log.calls for log in logs) / max(1, sum(log.calls for log in plain_logs)), 2)
-                entry["bytes_ratio"] = round(sum(log.bytes for log in logs) / max(1, sum(log.bytes for log in plain_logs)), 2)
+                entry["calls_ratio"] = _ratio(sum(log.calls for log in logs), sum(log.calls for log in plain_logs))
+                entry["bytes_ratio"] = _ratio(sum(log.bytes for log in logs), sum(log.bytes for log in plain_logs))
+                tally["plain_calls"] += sum(log.calls for log in plain_logs)
+                tally["plain_bytes"] += sum(log.bytes for log in plain_logs)
             out[name] = entry
+    for tally in rounds.values():
+        tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
+        tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
-    return {**out, "max": worst, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}
+    latest = rounds[max(rounds)]["max"] if rounds else {key: 0 for key in targets}
+    return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+def _round() -> dict[str, Any]:
+    return {"turns": 0, "calls": 0, "bytes": 0, "plain_calls": 0, "plain_bytes": 0,
+            "max": {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0, "diverged": 0}}
+
+
+def _ratio(staged: int, plain: int) -> float:
+    return round(staged / max(1, plain), 2)

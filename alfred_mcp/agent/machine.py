@@ -40,6 +40,7 @@ from alfred_mcp.state.role_outputs import (
     AskUserDecision,
     BlockedDecision,
     ReplyOutput,
+    StepCall,
     StepCompleteDecision,
     ThinkOutput,
     ThinkStep,
@@ -249,7 +250,9 @@ class TurnMachine:
             except UnknownRefError as error:
                 raise RoleOutputError(error.message, field=f"output.{error.fields['field']}") from None
         if isinstance(parsed, ThinkOutput):
-            for step in parsed.steps:
+            for number, step in enumerate(parsed.steps):
+                if step.call is not None:
+                    self._check_planned_call(step.call, step.step_type, f"output.steps[{number}].call")
                 for entry in step.batch:
                     if entry.ref not in self.session.registry:
                         raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.", field="output.steps")
@@ -257,15 +260,19 @@ class TurnMachine:
     def _check_quick_tool(self, output: UnderstandOutput) -> None:
         """A quick read's tool must be a read tool this host serves, with arguments its contract accepts."""
         read = output.quick_read if output.quick_mode else None
-        if read is None or read.tool is None:
-            return
+        if read is not None and read.tool is not None:
+            self._check_planned_call(StepCall(tool=read.tool, arguments=read.arguments), "read", "output.quick_read")
+
+    def _check_planned_call(self, call: StepCall, step_type: str, where: str) -> None:
+        """Raises RoleOutputError (nothing runs) unless a step of this type may call the tool here, with arguments its
+        contract accepts; the field named is the tool or the argument at fault."""
         try:
-            act_tools.check_tool_allowed(read.tool, "read", self._run_tool.served)
-            act_tools.check_arguments(read.tool, read.arguments)
+            act_tools.check_tool_allowed(call.tool, step_type, self._run_tool.served)
+            act_tools.check_arguments(call.tool, call.arguments)
         except AlfredError as refusal:
             named = refusal.fields.get("field")
             field = "tool" if named == "tool" else f"arguments.{named}" if named else "arguments"
-            raise RoleOutputError(f"quick_read: {refusal.message}", field=f"output.quick_read.{field}") from None
+            raise RoleOutputError(f"{where.removeprefix('output.')}: {refusal.message}", field=f"{where}.{field}") from None
 
     # -- understand ---------------------------------------------------------------------------
 
@@ -304,15 +311,29 @@ class TurnMachine:
     async def _run_quick_tool(self, state: TurnState, output: UnderstandOutput, tool: str, arguments: dict[str, Any]) -> TurnState:
         """The read tool runs as the one read step of a plan: on success the step completes and Reply is expected;
         a failure leaves the step open for Act to correct, as any step's would."""
-        step = ThinkStep(description=f"{tool} (quick mode)", step_type="read", subdomain=act_tools.subdomain_of(tool, arguments))
+        step = ThinkStep(description=f"{tool} (quick mode)", step_type="read", subdomain=act_tools.subdomain_of(tool, arguments),
+                         call=StepCall(tool=tool, arguments=arguments))
         state.plan = ThinkOutput(goal=output.processed_message or state.message[:300], decision="plan_direct", steps=[step])
         state.steps, state.current_step = [StepState(index=0, step=step)], 0
         state.stage = "act"
         self._start_step(state)
         record_plan(self.session, state)
-        running = state.step
-        assert running is not None
-        return await self._act_tool_call(state, running, ToolCallDecision(action="tool_call", tool=tool, arguments=arguments, complete_step=True))
+        return await self._run_planned_calls(state)
+
+    async def _run_planned_calls(self, state: TurnState) -> TurnState:
+        """Steps whose plan carries their call run it at once, in order, each completing on success (as Act's call with
+        complete_step); the first that fails or cannot complete yet stays open for Act. The notices of all are kept."""
+        notices: list[str] = []
+        while state.stage == "act" and (step := state.step) is not None and step.step.call is not None and not step.tool_calls:
+            call = step.step.call
+            state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
+                                                                            complete_step=True))
+            notices.append(state.notice or "")
+            if step.status != "completed":
+                break
+        if notices:
+            state.notice = "\n\n".join(notice for notice in notices if notice)
+        return state
 
     # -- think --------------------------------------------------------------------------------
 
@@ -331,7 +352,7 @@ class TurnMachine:
             state.stage = "act"
             self._start_step(state)
         record_plan(self.session, state)
-        return state
+        return await self._run_planned_calls(state)
 
     def _start_step(self, state: TurnState) -> None:
         step = state.step

@@ -32,8 +32,8 @@ class _Model(BaseModel):
 class RetentionDecision(_Model):
     """An older entity to keep in view, and why."""
 
-    ref: str = Field(max_length=64, description="A ref, e.g. gen_recipe_1.")
-    reason: str = Field(max_length=200, description="Why it still matters, e.g. 'the weekly plan being built'.")
+    ref: str = Field(max_length=64, description="The ref kept.")
+    reason: str = Field(max_length=200, description="Why it still matters (the plan being built).")
 
 
 class EntityCuration(_Model):
@@ -46,7 +46,7 @@ class EntityCuration(_Model):
     drop: list[str] = Field(
         default_factory=list, description="Refs the user wants forgotten; hidden until named again."
     )
-    clear_all: bool = Field(default=False, description="Fresh start: hide everything not used from now on.")
+    clear_all: bool = Field(default=False, description="Fresh start: hide all not used from now on.")
     curation_summary: str | None = Field(
         default=None, max_length=300, description="One sentence for the next Understand pass."
     )

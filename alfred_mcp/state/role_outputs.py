@@ -102,6 +102,13 @@ class BatchEntry(_Contract):
     label: str | None = Field(default=None, max_length=200)
 
 
+class StepCall(_Contract):
+    """A step's one call, known when planning: it runs at once, as Act's would."""
+
+    tool: str = Field(description="A tool its step type may use.")
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
 class ThinkStep(_Contract):
     """One step of the plan; what it must write item by item is listed in `batch`."""
 
@@ -110,6 +117,7 @@ class ThinkStep(_Contract):
     subdomain: Subdomain
     batch: list[BatchEntry] = Field(default_factory=list, max_length=MAX_BATCH, description="Each item the step must write (or write a row naming); none may stay pending.")
     expected_count: int | None = Field(default=None, ge=1, le=MAX_BATCH, description="For a generate step: how many drafts it must produce.")
+    call: StepCall | None = Field(default=None, description="Its one call, if known: run at once, no Act.")
 
 
 class ThinkOutput(_Contract):

@@ -2,7 +2,7 @@
 
 `{name, items?: Item[], kind?: "a"|"b"}` reads as well as the JSON Schema it comes from and takes a
 third of its characters. Every property is there with its type, whether it is required (`?` marks an
-optional one), its allowed values, and its description after `//`; a `$ref` is written by name and
+optional one, which may also be null), its allowed values, and its description after `//`; a `$ref` is written by name and
 its shape defined once below (`Name = {...}`). Limits (lengths, ranges) are left out: the server
 checks them and names the field that breaks one. Pure; the schema is only read.
 """
@@ -19,7 +19,7 @@ _INDENT = " "
 
 def schema_text(schema: Mapping[str, Any]) -> str:
     """`schema` as a signature: the top-level object's properties one per line, then each `$defs` shape once."""
-    lines = [_object(schema, depth=0, described=True)]
+    lines = [_object(schema, depth=0)]  # the schema's own description: the role's instructions say it already
     defs = schema.get("$defs") or {}
     for name in _used_defs(schema, defs):
         lines.append(f"{name} = {_object(defs[name], depth=0)}")
@@ -31,26 +31,24 @@ def signature(name: str, schema: Mapping[str, Any]) -> str:
     (a shape its description names is shown too, not only one a `$ref` reaches)."""
     properties = schema.get("properties") or {}
     required = set(schema.get("required") or ())
-    arguments = ", ".join(f"{key}{'' if key in required else '?'}: {_type(body)}" for key, body in properties.items())
+    arguments = ", ".join(_field(key, body, required) for key, body in properties.items())
     defs = schema.get("$defs") or {}
     order = [*_used_defs(schema, defs), *(ref for ref in defs if ref not in _used_defs(schema, defs))]
     shapes = [f"  {ref} = {_inline(defs[ref])}" for ref in order]
     return "\n".join([f"{name}({arguments})", *shapes])
 
 
-def _object(schema: Mapping[str, Any], *, depth: int, described: bool = False) -> str:
-    """An object's properties, one per line with its description as a comment (and its own, if `described`)."""
+def _object(schema: Mapping[str, Any], *, depth: int) -> str:
+    """An object's properties, one per line with its description as a comment."""
     properties = schema.get("properties")
     if not isinstance(properties, Mapping) or not properties:
         return _type(schema)
     required = set(schema.get("required") or ())
     pad = _INDENT * (depth + 1)
     lines = ["{"]
-    if schema.get("description") and described:
-        lines.append(f"{pad}// {schema['description']}")
     for key, body in properties.items():
         comment = f" // {body['description']}" if isinstance(body, Mapping) and body.get("description") else ""
-        lines.append(f"{pad}{key}{'' if key in required else '?'}: {_type(body)}{comment}")
+        lines.append(f"{pad}{_field(key, body, required)}{comment}")
     lines.append(_INDENT * depth + "}")
     return "\n".join(lines)
 
@@ -61,7 +59,17 @@ def _inline(schema: Mapping[str, Any]) -> str:
     if not isinstance(properties, Mapping) or not properties:
         return _type(schema)
     required = set(schema.get("required") or ())
-    return "{" + ", ".join(f"{key}{'' if key in required else '?'}: {_type(body)}" for key, body in properties.items()) + "}"
+    return "{" + ", ".join(_field(key, body, required) for key, body in properties.items()) + "}"
+
+
+def _field(key: str, body: Any, required: set[str]) -> str:
+    """'name: string', or 'note?: string' for an optional one: left out is as good as null, so null goes unsaid."""
+    if key in required:
+        return f"{key}: {_type(body)}"
+    text = _type(body)
+    for null in (" | null", "|null"):
+        text = text.removesuffix(null)
+    return f"{key}?: {text}"
 
 
 def _type(schema: Any) -> str:

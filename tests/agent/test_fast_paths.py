@@ -194,3 +194,74 @@ async def test_the_bundled_loop_answers_a_quick_tool_read_in_two_model_calls(cli
     assert result["outcome"] == "completed" and result["model_calls"] == {"understand": 1, "reply": 1}
     reply_prompt = next(request for request in llm.requests if request.role == "reply").prompt_text()
     assert "recipes_search recipes:" in reply_prompt
+
+
+def _planned(step_type: str, tool: str, arguments: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"description": f"{tool} now", "step_type": step_type, "subdomain": "meal_plans",
+            "call": {"tool": tool, "arguments": arguments}, **more}
+
+
+MEAL = {"table": "meal_plans", "data": {"date": "2099-01-02", "meal_type": "lunch", "recipe_id": "recipe_1"}}
+
+
+async def test_a_planned_call_runs_with_the_plan_and_act_is_skipped(client: Client, app: AlfredApp) -> None:
+    """'Plan the first one for lunch': turn_start, Understand, Think (with the call), Reply: four calls."""
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Plan the first one for lunch on 2 January 2099")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
+    answer = await call(client, "turn_submit", role="think", output={"goal": "plan it", "decision": "plan_direct",
+                                                                     "steps": [_planned("write", "db_create", MEAL)]})
+    assert answer["expected_role"] == "reply" and answer["notice"].startswith("db_create meal_plans: 1 created")
+    await call(client, "turn_submit", role="reply", output={"response": "Planned for lunch on 2 January 2099."})
+    status = (await call(client, "turn_status"))["state"]
+    assert "act" not in status["model_calls"] and status["steps"][0]["status"] == "completed"
+
+
+async def test_planned_calls_run_in_order_until_one_needs_act(client: Client, app: AlfredApp) -> None:
+    """A read and a write both planned with their calls run in one answer (both notices); a third step without a call
+    is Act's."""
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Show it, plan it, then list what it needs")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
+    steps = [_planned("read", "recipe_show", {"recipe": "recipe_1"}), _planned("write", "db_create", MEAL),
+             {"description": "list what it needs", "step_type": "write", "subdomain": "shopping"}]
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == 3
+    assert "recipe_show" in answer["notice"] and "db_create meal_plans: 1 created" in answer["notice"]
+
+
+@pytest.mark.parametrize(("step_type", "tool", "arguments", "field"), [
+    ("read", "db_create", MEAL, "output.steps[0].call.tool"),
+    ("generate", "db_delete", {"table": "recipes", "filters": []}, "output.steps[0].call.tool"),
+    ("write", "db_create", {"table": "meal_plans"}, "output.steps[0].call.arguments"),
+    ("write", "no_such_tool", {}, "output.steps[0].call.tool"),
+])
+async def test_a_planned_call_a_step_may_not_make_is_refused_and_nothing_runs(
+    client: Client, app: AlfredApp, step_type: str, tool: str, arguments: dict[str, Any], field: str,
+) -> None:
+    await _a_recipe_read(client)
+    before = kitchen_digest(_db(app))
+    await call(client, "turn_start", message="do it")
+    await call(client, "turn_submit", role="understand", output={})
+    refused = await call_error(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                            "steps": [_planned(step_type, tool, arguments)]})
+    assert refused["field"].startswith(field), refused
+    assert (await call(client, "turn_status"))["state"]["stage"] == "think"
+    assert kitchen_digest(_db(app)) == before
+
+
+async def test_a_planned_call_that_fails_leaves_the_step_to_act(client: Client, app: AlfredApp) -> None:
+    await call(client, "turn_start", message="show me that one")
+    await call(client, "turn_submit", role="understand", output={})
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                     "steps": [_planned("read", "recipe_show", {"recipe": "recipe_42"})]})
+    assert answer["expected_role"] == "act" and "recipe_42" in answer["notice"]
+
+
+async def test_the_bundled_loop_runs_a_planned_call_without_asking_act(client: Client, app: AlfredApp) -> None:
+    await _a_recipe_read(client)
+    app.llm = ScriptedLLM({"understand": [{"referenced_refs": ["recipe_1"]}],
+                           "think": [{"goal": "plan it", "decision": "plan_direct", "steps": [_planned("write", "db_create", MEAL)]}],
+                           "reply": [{"response": "Planned it for lunch on 2 January 2099."}]})
+    result = await call(client, "chat", message="Plan the first one for lunch on 2 January 2099")
+    assert result["outcome"] == "completed" and result["model_calls"] == {"understand": 1, "think": 1, "reply": 1}

@@ -65,8 +65,12 @@ class RecordedTurn:
 
     @property
     def one_step_read(self) -> bool:
-        """Whether Think's accepted plan was a single read step (the turn the read targets of issue 24 name)."""
-        plans = self.role_outputs().get("think", [])
+        """Whether the turn was one lookup (the turn the read targets of issue 24 name): Think's accepted plan a single
+        read step, or Understand's quick mode (a table's rows, or one read tool, with no plan)."""
+        outputs = self.role_outputs()
+        plans = outputs.get("think", [])
+        if not plans:
+            return any(output.get("quick_mode") for output in outputs.get("understand", []))
         return len(plans) == 1 and [step.get("step_type") for step in plans[0].get("steps", [])] == ["read"]
 
     def role_outputs(self) -> dict[str, list[dict[str, Any]]]:
