@@ -72,7 +72,7 @@ async def role_prompt(
     """
     step = state.step if role == "act" else None
     view = _step_view(state, step) if step is not None else None
-    system = await filled_template(machine.work, role, step=view, message=state.message)
+    system = await filled_template(machine.work, role, step=view, message=state.message, for_client=for_client)
     if role == "understand":
         user = ""
     elif role == "think":

@@ -14,7 +14,6 @@ from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
 
-MAX_QUICK_ROWS = 20
 Row = dict[str, Any]
 
 
@@ -27,11 +26,9 @@ def quick_answer(result: dict[str, Any], *, filtered: bool = False) -> str:
     place = _PLACES.get(table)
     if not rows:
         return f"Nothing matched {place[1]}." if place else f"No {counted_name(TABLES[table].noun, 2)} matched."
-    lines = [_line(table, row) for row in rows[:MAX_QUICK_ROWS]]
-    more = len(rows) - len(lines)
-    tail = f"…and {more} more." if more > 0 else (
-        f"{'That is the first one' if len(rows) == 1 else f'Those are the first {len(rows)}'}; there are more, ask to see the rest."
-        if result.get("truncated") else "")
+    lines = [_line(table, row) for row in rows]  # every row the read returned: its limit (at most 100) is what was asked
+    tail = (f"{'That is the first one' if len(rows) == 1 else f'Those are the first {len(rows)}'}; there are more, ask to see the rest."
+            if result.get("truncated") else "")
     if table == "preferences":
         return _preferences(rows[0])
     one = len(rows) == 1

@@ -7,6 +7,7 @@ that takes the step type's own file (`act_read.md`, `act_write.md`, ...).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from functools import cache
 
@@ -46,10 +47,19 @@ def template_for(role: str, step: StepView | None = None) -> str:
     return load_template("act").replace(STEP_GUIDANCE, load_template(f"act_{kind}").strip())
 
 
+OWN_REPLY_CHARS = 200
+"""Characters of each earlier reply a stage client's model is sent back: it wrote them."""
+
+
 async def role_prompt(
     work: UnitOfWork, role: str, *, step: StepView | None = None, message: str | None = None, today: date | None = None,
+    for_client: bool = False,
 ) -> str:
-    """The role's instructions filled with the session's current context (refs only)."""
+    """The role's instructions filled with the session's current context (refs only); for a stage client
+    (`for_client`), Alfred's earlier replies are cut to their start: its own model wrote them."""
     inputs = await context_inputs(work, today=today or date.today(), with_dashboard=role == "think", user_message=message,
                                   with_background=role == "understand")
-    return render_prompt(template_for(role, step), build_context(role, inputs, step=step, config=config_of(work)))
+    config = config_of(work)
+    if for_client:
+        config = replace(config, conversation=replace(config.conversation, reply_chars=OWN_REPLY_CHARS))
+    return render_prompt(template_for(role, step), build_context(role, inputs, step=step, config=config))

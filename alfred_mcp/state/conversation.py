@@ -28,6 +28,9 @@ class ConversationConfig:
     verbatim_turns: int = 3
     message_chars: int = 1_500
     summary_chars: int = 800
+    reply_chars: int | None = None
+    """Alfred's replies cut past this many characters (None: `message_chars`): a stage client's model wrote them, so it
+    is sent their start only."""
 
     def __post_init__(self) -> None:
         if self.verbatim_turns < 1:
@@ -121,6 +124,9 @@ def with_model_summary(
     return history.model_copy(update={"earlier": earlier})
 
 
+OWN_REPLY_CUT = " (your reply, cut: you have it whole)"
+
+
 def _cut(text: str, message_chars: int) -> str:
     return text if len(text) <= message_chars else text[: message_chars - 1].rstrip() + "…"
 
@@ -151,7 +157,7 @@ def render_conversation(
     then the folded earlier turns (before them with `earlier_first`, so the text runs oldest to newest)."""
     lines: list[str] = []
     for exchange in history.recent:
-        lines += exchange_lines(exchange, current_turn=current_turn, message_chars=config.message_chars)
+        lines += exchange_lines(exchange, current_turn=current_turn, message_chars=config.message_chars, reply_chars=config.reply_chars)
         lines.append("")
     earlier = render_folded(history.earlier)
     recent = "\n".join(lines).strip()
@@ -160,13 +166,19 @@ def render_conversation(
     return f"### Earlier\n{earlier}\n### Recent\n{recent}" if earlier_first else f"{recent}\n### Earlier\n{earlier}".strip()
 
 
-def exchange_lines(exchange: Exchange, *, current_turn: int | None = None, message_chars: int = DEFAULT_CONVERSATION.message_chars) -> list[str]:
-    """One exchange as 'User: …' / 'Alfred: …' lines (the current turn marked when it has no reply yet)."""
+def exchange_lines(
+    exchange: Exchange, *, current_turn: int | None = None, message_chars: int = DEFAULT_CONVERSATION.message_chars,
+    reply_chars: int | None = None,
+) -> list[str]:
+    """One exchange as 'User: …' / 'Alfred: …' lines (the current turn marked when it has no reply yet); a reply cut
+    past `reply_chars` says the reader wrote it whole."""
     lines: list[str] = []
     if exchange.user:
         lines.append(f"User: {_cut(exchange.user, message_chars)}")
     if exchange.assistant:
-        lines.append(f"Alfred: {_cut(exchange.assistant, message_chars)}")
+        cut = min(message_chars, reply_chars or message_chars)
+        reply = " ".join(exchange.assistant.split()) if len(exchange.assistant) > cut and reply_chars else exchange.assistant
+        lines.append(f"Alfred: {_cut(reply, cut)}" + (OWN_REPLY_CUT if len(reply) > cut and reply_chars else ""))
     elif exchange.turn == current_turn:
         lines.append("→ (current turn, being processed)")
     return lines

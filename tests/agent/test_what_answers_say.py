@@ -83,6 +83,16 @@ async def test_a_quick_read_cut_at_its_limit_says_how_many_it_shows(app: AlfredA
     assert (state.reply or "").endswith(f"{first}; there are more, ask to see the rest."), state.reply
 
 
+@pytest.mark.parametrize("limit", [25, 50, 100])
+async def test_a_quick_read_shows_every_row_it_read_up_to_the_limit_asked(app: AlfredApp, limit: int) -> None:
+    """'What is still to buy?' with a limit of 50 names every line read, never '...and 5 more' it cannot show."""
+    state = await quick(app, {"table": "inventory", "limit": limit})
+    assert state.quick_result is not None
+    rows = state.quick_result["rows"]
+    assert len(rows) > 20 and all(row["name"] in (state.reply or "") for row in rows)
+    assert "more." not in (state.reply or "").splitlines()[-1] or state.quick_result["truncated"]
+
+
 # -- table nouns agree with their count ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("table", sorted(TABLES))
