@@ -12,7 +12,7 @@ from typing import Any
 
 from alfred_mcp.errors import ConstraintViolationError, InputError, InvalidPayloadError, UnscopedWriteError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
-from alfred_mcp.kitchen.schema import Table, get_table
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, Table, get_table
 from alfred_mcp.operations import allergies, unlinking
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_link
@@ -103,10 +103,23 @@ async def create(
     payloads = [_payload(table, row, session, "create", index=i if len(data) > 1 else None) for i, row in enumerate(data)]
     note = await allergies.check_rows(work, table, data, allergy_override)
     async with work.atomic():
+        if table.name == MEAL_PLANS.name:
+            payloads = await servings_from_recipes(work, payloads)
         rows = await work.store.insert(table, payloads, user_id=session.user_id)
         out = await rows_to_refs(work, table, rows, action="created")
         _record(session, "db_create", table, "created", out, note=note)
     return CrudResult(table.name, out)
+
+
+async def servings_from_recipes(work: UnitOfWork, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A meal planned with a recipe and no servings makes the recipe as written (its servings), not one serving:
+    the shopping list and the pantry scale by the meal's servings. One query for every recipe named."""
+    wanted = {p["recipe_id"] for p in payloads if p.get("recipe_id") and "servings" not in p}
+    if not wanted:
+        return payloads
+    query = Query(where=Where(all_of=(Filter("id", "in", sorted(wanted)),)), columns=("id", "servings"), limit=len(wanted))
+    servings = {row["id"]: row["servings"] for row in await work.store.select(RECIPES, query, user_id=work.user_id) if row.get("servings")}
+    return [{**p, "servings": servings[p["recipe_id"]]} if "servings" not in p and p.get("recipe_id") in servings else p for p in payloads]
 
 
 async def update(

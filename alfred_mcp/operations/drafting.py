@@ -27,7 +27,7 @@ from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
-from alfred_mcp.operations import allergies
+from alfred_mcp.operations import allergies, crud
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_index
 from alfred_mcp.operations.crud import rows_to_refs
@@ -588,6 +588,8 @@ async def _write_group(work: UnitOfWork, group: list[Compiled], resolver: _Batch
     """The group's root rows and all their children (a recipe's ingredients) in one store write."""
     table = TABLES[group[0].rows[0].table]
     payloads = [translate_payload(table, c.rows[0].data, resolver, mode="create", validated=True) for c in group]
+    if table.name == "meal_plans":
+        payloads = await crud.servings_from_recipes(work, payloads)
     children = [_children_of(group, name, resolver, parent=table) for name in sorted({child.table for c in group for child in c.rows[0].children})]
     roots, stored = await work.store.insert_with_children(table, payloads, children, user_id=work.user_id)
     written = {}

@@ -215,7 +215,7 @@ class MealPlanDraft(_DraftModel):
         description="recipe_3, or gen_recipe_2 (a draft, saved first).",
     )
     notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
-    servings: int | None = Field(None, ge=1, le=1_000, description="Servings to make.")
+    servings: int | None = Field(None, ge=1, le=1_000, description="Servings to make; left out, the recipe's own.")
 
 
 class TaskDraft(_DraftModel):
