@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from e2e.helpers import call
 from mcp import Client
+
+from e2e.helpers import call
 
 pytestmark = pytest.mark.anyio
 
