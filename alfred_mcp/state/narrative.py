@@ -206,8 +206,14 @@ def user_expressed(
     return clip(message, 160) if message else None
 
 
+_CONSTRAINT_WORDS = {"ingredient_excluded": "no {values}", "allergy": "allergic to {values}", "ingredient_required": "with {values}"}
+"""How a constraint of these types reads: an exclusion never reads as a wish ('no fish', not 'diet=fish')."""
+
+
 def _constraint_text(constraint: Constraint) -> str:
-    return f"{constraint.field}={', '.join(constraint_values(constraint))}"
+    values = ", ".join(constraint_values(constraint))
+    words = _CONSTRAINT_WORDS.get(constraint.type)
+    return words.format(values=values) if words else f"{constraint.field}={values}"
 
 
 def _curation_fields(curation: EntityCuration | None) -> dict[str, Any]:

@@ -106,7 +106,7 @@ def test_curation_and_what_the_user_expressed_come_from_understand() -> None:
     summary = summarize_turn(3, [], user_message="no cod this week", curation=curation, snapshot=snapshot)
     assert summary.retained_refs == ["gen_meal_1"] and summary.demoted_refs == ["recipe_5", "recipe_6"]
     assert summary.curation_summary == "User excluded french toast and wings"
-    assert summary.user_expressed == "protein=cod"
+    assert summary.user_expressed == "no cod"  # an exclusion, never a wish ("protein=cod")
     assert summarize_turn(3, [], user_message="hello there").user_expressed == "hello there"
 
 
@@ -186,3 +186,12 @@ def test_a_step_shows_the_glyph_of_its_status_never_a_check_for_what_has_not_hap
         PlannedStep(description="Save the drafts", step_type="write", outcome=status, status=status)])
     (step,) = summarize_turn(3, [], plan=plan).steps
     assert step.glyph == glyph and step.ok is (status != "blocked")
+
+
+@pytest.mark.parametrize(("kind", "read"), [("ingredient_excluded", "no fish, shellfish"), ("allergy", "allergic to fish, shellfish"),
+                                            ("ingredient_required", "with fish, shellfish"), ("cuisine", "diet=fish, shellfish")])
+def test_what_the_user_expressed_never_reads_an_exclusion_as_a_wish(kind: str, read: str) -> None:
+    from alfred_mcp.state.narrative import user_expressed
+
+    snapshot = ConstraintSnapshot(new_constraints=[Constraint(type=kind, field="diet", value=["fish", "shellfish"])])
+    assert user_expressed("no fish please", snapshot, None) == read
