@@ -455,6 +455,15 @@ def description_cases() -> list[Case]:
         before = _thing_fact(BACKING[verb], table, thing)
         cases.append(Case(mine, ReplyFacts(things=[DELETED], earlier=[before]), True, "what an earlier turn did, described"))
         cases.append(Case(mine, facts, False, "a description of what no turn did"))
+    for index, ((word, verb), (table, (thing, place))) in enumerate(itertools.product(sorted(_VERB_OF.items()), STANDING_PLACES.items())):
+        described = (f"the {thing} you asked for", f"the {thing} that you wanted", f"the {thing}, which you need for Saturday,")
+        said = f"I {word} {described[index % len(described)]} {STANDING_PREP[verb]} your {place}."
+        done = _thing_fact(BACKING[verb], table, thing, ref="x_21")
+        cases.append(Case(said, ReplyFacts(things=[done]), True, "a thing and a relative clause describing it"))
+        cases.append(Case(said, facts, False, "a thing described by a relative clause, not done"))
+        pointed = f"I {word} that {thing} {STANDING_PREP[verb]} your {place}."
+        cases.append(Case(pointed, ReplyFacts(things=[done]), True, "a thing pointed at"))
+        cases.append(Case(pointed, facts, False, "a thing pointed at, not done"))
     for table, (thing, place) in STANDING_PLACES.items():
         removed = _thing_fact("deleted", table, thing)
         for said in (f"{thing} is no longer on your {place}.", f"I deleted Fish Pie and kept the rest for {thing}, which is no longer "

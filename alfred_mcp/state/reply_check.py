@@ -163,10 +163,15 @@ _COUNTED_KIND = re.compile(
     re.IGNORECASE)
 """'3 cod recipes', 'two fish dishes': a count of a kind describes the things, it does not name them."""
 _DESCRIBING = re.compile(
-    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|those|these|that|this|you|me|us|items?|things?|rest)\b",
+    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|you|me|us|items?|things?|rest)\b",
     re.IGNORECASE)
 """'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
 
+_RELATIVE_START = r"(?:which|who|whom|that\s+(?=(?:you|we|they|I|is|are|was|were|has|have|had|will|would)\b)|(?=(?:you|we|they)\s))"
+_RELATIVE_ASIDE = re.compile(rf",\s*{_RELATIVE_START}[^,]*(?:,|$)", re.IGNORECASE)
+_RELATIVE_TAIL = re.compile(rf"{_RELATIVE_ASIDE.pattern}|\s+{_RELATIVE_START}[^,]*?(?=\s*,|\s+and\b|\s*$)", re.IGNORECASE)
+"""'the eggs you wanted', 'the eggs that you asked for', 'the eggs, which you need': a relative clause after a thing
+describes it and is no part of its name."""
 _LEFT_ALONE = re.compile(r"\s*(?:kept|left|skipped|ignored|held on to)\b", re.IGNORECASE)
 """'I deleted Fish Pie and kept the rest': what follows names what was left as it was, not a thing of the claim."""
 _RELATIVE = re.compile(r"\b(?:that|which|who|you)\b.*$", re.IGNORECASE | re.DOTALL)
@@ -357,7 +362,7 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         own = _VERB_TABLE.get(match.group(1).lower())
         # a verb about one table ('logged': the cooking log) takes another only if its own phrase names it, not what a
         # later part of the clause names ('I logged the cod as cooked, and took the fillets out of your pantry')
-        region = plain[match.end(): end]
+        region = _RELATIVE_ASIDE.sub(" ", plain[match.end(): end])  # 'booked the milk, which you need, on your list'
         table = (_table_named(region.split(",", 1)[0]) or own) if own else _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
@@ -426,6 +431,8 @@ def _items(phrase: str, plain: str) -> tuple[str, ...]:
     and a phrase naming a table (in `plain`, the phrase with the things' labels blanked out) names no thing."""
     if any(pattern.search(plain) for pattern, _ in _TABLE):
         return ()
+    for tail in reversed(list(_RELATIVE_TAIL.finditer(plain))):  # found in `plain`: never inside a thing's own name
+        phrase = phrase[: tail.start()] + phrase[tail.end():]
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
         words = _content_words(part)
