@@ -461,6 +461,12 @@ def description_cases() -> list[Case]:
         done = _thing_fact(BACKING[verb], table, thing, ref="x_21")
         cases.append(Case(said, ReplyFacts(things=[done]), True, "a thing and a relative clause describing it"))
         cases.append(Case(said, facts, False, "a thing described by a relative clause, not done"))
+        own, on = _VERB_TABLE.get(word), done.table
+        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")):
+            lime = Fact("updated", "inventory", "inv_4", "Limes")
+            both = f"I {word} {thing} as you asked and took a lime out of your pantry."
+            cases.append(Case(both, ReplyFacts(things=[done, lime]), True, "a claim beside another predicate's table"))
+            cases.append(Case(both, ReplyFacts(things=[lime]), False, "a claim beside another predicate's table, not done"))
         pointed = f"I {word} that {thing} {STANDING_PREP[verb]} your {place}."
         cases.append(Case(pointed, ReplyFacts(things=[done]), True, "a thing pointed at"))
         cases.append(Case(pointed, facts, False, "a thing pointed at, not done"))

@@ -172,6 +172,10 @@ _RELATIVE_ASIDE = re.compile(rf",\s*{_RELATIVE_START}[^,]*(?:,|$)", re.IGNORECAS
 _RELATIVE_TAIL = re.compile(rf"{_RELATIVE_ASIDE.pattern}|\s+{_RELATIVE_START}[^,]*?(?=\s*,|\s+and\b|\s*$)", re.IGNORECASE)
 """'the eggs you wanted', 'the eggs that you asked for', 'the eggs, which you need': a relative clause after a thing
 describes it and is no part of its name."""
+_PREDICATE = re.compile(
+    r"\band\s+(?:then\s+|also\s+)?(?:[a-z]+ed|took|put|made|kept|left|got|gave|set|brought|threw|found|held|sent|sold|ate|cooked)"
+    r"\s+(?:the|a|an|your|my|it|them|some|one|two|three|\d+)\b", re.IGNORECASE)
+"""'… and took a lime out of your pantry': a second predicate of the clause, whose table is its own."""
 _LEFT_ALONE = re.compile(r"\s*(?:kept|left|skipped|ignored|held on to)\b", re.IGNORECASE)
 """'I deleted Fish Pie and kept the rest': what follows names what was left as it was, not a thing of the claim."""
 _RELATIVE = re.compile(r"\b(?:that|which|who|you)\b.*$", re.IGNORECASE | re.DOTALL)
@@ -352,8 +356,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
     it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
     earlier = bool(_EARLIER.search(plain))
     verbs = list(_VERB.finditer(plain))
-    state = _NOW_ON.search(plain)  # '…, which is no longer in your list': that table is the state's, not a verb's before it
-    limit = state.start() if state else len(clause)
+    # '…, which is no longer in your list', '… and took a lime out of your pantry': that table is the state's or the other
+    # predicate's, not a verb's before it
+    limit = min([found.start() for found in (_NOW_ON.search(plain), _PREDICATE.search(plain)) if found] + [len(clause)])
     whole = _table_named(plain[:limit]) or in_sentence if len(verbs) == 1 else None
     for index, match in enumerate(verbs):
         end = verbs[index + 1].start() if index + 1 < len(verbs) else len(clause)
