@@ -467,6 +467,9 @@ def description_cases() -> list[Case]:
             both = f"I {word} {thing} as you asked and took a lime out of your pantry."
             cases.append(Case(both, ReplyFacts(things=[done, lime]), True, "a claim beside another predicate's table"))
             cases.append(Case(both, ReplyFacts(things=[lime]), False, "a claim beside another predicate's table, not done"))
+        opened = f"For the party I {word} {thing} {STANDING_PREP[verb]} your {place}."
+        cases.append(Case(opened, ReplyFacts(things=[done]), True, "a claim after an opening phrase"))
+        cases.append(Case(opened, facts, False, "a claim after an opening phrase, not done"))
         pointed = f"I {word} that {thing} {STANDING_PREP[verb]} your {place}."
         cases.append(Case(pointed, ReplyFacts(things=[done]), True, "a thing pointed at"))
         cases.append(Case(pointed, facts, False, "a thing pointed at, not done"))

@@ -94,6 +94,10 @@ _RELATIVE_CLAUSE = re.compile(
     r"(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,5}?),?\s+(?:(?:that|which)\s+)?"
     r"(?P<who>you|we|I)(?:'ve|'d|\s+have|\s+had)?\s+(?:(?:just|already|also|\w+ly)\s+)*$",
     re.IGNORECASE)
+_LEADING_PHRASE = re.compile(
+    r"^\W*(?:(?:so|ok|okay|done|great|sure|alright|also|then|and|now)\W+)*"
+    r"(?:for|on|in|at|to|with|by|from|after|before|since|during|as\s+for|along\s+with|besides|beside)\s+$", re.IGNORECASE)
+"""'For the party I added…': a phrase that opens the clause, whose noun is no thing a relative clause describes."""
 _RELATIVE_SUBJECT = re.compile(r",?\s+(?:(?:that|which)\s+)?(?:you|we|I)(?:'ve|'d|\s+have|\s+had)?(?:\s+(?:just|already|also|\w+ly))*\s*$",
                                re.IGNORECASE)
 """'the salmon dinner you swapped out', 'the curry that you saved yesterday', 'the eggs I added': a relative clause describes
@@ -372,6 +376,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
         relative = _RELATIVE_CLAUSE.search(before)
+        if relative and _LEADING_PHRASE.match(before[: relative.start()]):
+            relative = None  # 'For the party I added chips': a phrase before the subject, not a thing described
         if relative and relative.group("who").lower() == "you":
             continue  # 'the salmon dinner you swapped out': what the user did before, no claim of this turn
         if not relative and _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
