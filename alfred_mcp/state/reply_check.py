@@ -577,7 +577,8 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
             why = "that was an earlier turn, not this one"
         else:
             why = f"what happened: {_happened(facts)}"
-        problems.append(f"it says '{item}' was {_past(claim)}{where}, but this turn did not do that ({why})")
+        turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
+        problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why})")
     return problems
 
 
