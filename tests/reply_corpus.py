@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.taxonomy import singular
-from alfred_mcp.state.reply_check import _MAKES, _TABLE, _VERB_OF, LIST, Fact, Item, ReplyFacts
+from alfred_mcp.state.reply_check import _MAKES, _TABLE, _VERB_OF, _VERB_TABLE, LIST, Fact, Item, ReplyFacts
 
 Check = Callable[[str, ReplyFacts], list[str]]
 
@@ -143,7 +143,10 @@ def corpus() -> list[Case]:
                     cases.append(Case(claim(written[:1]), facts, True, "true"))
                     cases.append(Case(claim(absent), ReplyFacts(things=[*this_turn, *elsewhere]), False, "false"))
                     cases.append(Case(claim([written[0], absent[0]]), ReplyFacts(things=[*this_turn, *elsewhere]), False, "partial"))
-                    cases.append(Case(claim(absent), facts, False, "earlier turn"))
+                    if template == PLAIN_NOW["remove"]:  # 'no longer on your list' says how things stand since a removal
+                        cases.append(Case(claim(absent), facts, True, "no longer there since an earlier turn"))
+                    else:
+                        cases.append(Case(claim(absent), facts, False, "earlier turn"))
                     cases.append(Case(claim(written), ReplyFacts(things=[*_facts(place, wrong_verb, written), *elsewhere]), False,
                                       "wrong verb"))
                     if names_table:
@@ -173,6 +176,8 @@ def corpus() -> list[Case]:
     cases.extend(labelled_thing_cases())
     cases.extend(draft_edit_cases())
     cases.extend(standing_cases())
+    cases.extend(description_cases())
+    cases.extend(shortened_name_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -412,4 +417,107 @@ def standing_cases() -> list[Case]:
             holds = verb in _MAKES
             if holds or holding == "with":
                 cases.append(Case(text, facts, holds, "what a thing holds" if holds else "what went along, claimed"))
+    return cases
+
+
+# --- descriptions: how a thing stands, what was done to it before, a name shortened as a person would -------------
+
+BACKING = {"add": "created", "save": "saved", "create": "created", "plan": "created", "remove": "deleted", "change": "updated",
+           "undo": "undone"}
+"""The ledger action that backs each verb class (reply_check's _BACKED_BY)."""
+STATIVE = ("is already partly", "is", "is still", "is fully", "is already")
+"""How a present passive says how a thing stands ('Saturday is already partly planned')."""
+
+
+def _thing_fact(action: str, table: str, thing: str, ref: str = "x_20") -> Fact:
+    return Fact(action, "shopping_list" if table == LIST else table, ref, thing)
+
+
+def description_cases() -> list[Case]:
+    """For every verb the check knows and every table, in a turn that only deleted Fish Pie: a present passive with or
+    without adverbs ('is already partly planned') says how the thing stands, and a relative clause about what the user
+    did ('the Eggs you added to your list') describes it (true), while 'is now added' and a second verb of the sentence
+    ('and added the Eggs') claim (false); a relative clause about what the assistant did ('the Eggs I added to your
+    list') is true when an earlier turn did it and false when none did; 'no longer on your list' (also after 'which') is
+    true when this turn or an earlier one removed the thing and false when none did."""
+    cases: list[Case] = []
+    facts = ReplyFacts(things=[DELETED])
+    for index, ((word, verb), (table, (thing, place))) in enumerate(itertools.product(sorted(_VERB_OF.items()), STANDING_PLACES.items())):
+        prep = STANDING_PREP[verb]
+        state = STATIVE[index % len(STATIVE)]
+        cases.append(Case(f"I deleted Fish Pie. {thing} {state} {word} {prep} your {place}.", facts, True, "how a thing stands"))
+        cases.append(Case(f"I deleted Fish Pie. {thing} is now {word} {prep} your {place}.", facts, False, "a change said with now"))
+        for said in (f"I deleted Fish Pie. The {thing} you {word} {prep} your {place} yesterday is still there.",
+                     f"I deleted Fish Pie; the {thing} that you {word} {prep} your {place} is still there."):
+            cases.append(Case(said, facts, True, "what the user did before"))
+        cases.append(Case(f"I deleted Fish Pie and {word} the {thing} {prep} your {place}.", facts, False, "a claim beside a description"))
+        mine = f"I deleted Fish Pie; the {thing} I {word} {prep} your {place} is still there."
+        before = _thing_fact(BACKING[verb], table, thing)
+        cases.append(Case(mine, ReplyFacts(things=[DELETED], earlier=[before]), True, "what an earlier turn did, described"))
+        cases.append(Case(mine, facts, False, "a description of what no turn did"))
+    for index, ((word, verb), (table, (thing, place))) in enumerate(itertools.product(sorted(_VERB_OF.items()), STANDING_PLACES.items())):
+        described = (f"the {thing} you asked for", f"the {thing} that you wanted", f"the {thing}, which you need for Saturday,")
+        said = f"I {word} {described[index % len(described)]} {STANDING_PREP[verb]} your {place}."
+        done = _thing_fact(BACKING[verb], table, thing, ref="x_21")
+        cases.append(Case(said, ReplyFacts(things=[done]), True, "a thing and a relative clause describing it"))
+        cases.append(Case(said, facts, False, "a thing described by a relative clause, not done"))
+        own, on = _VERB_TABLE.get(word), done.table
+        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")):
+            lime = Fact("updated", "inventory", "inv_4", "Limes")
+            both = f"I {word} {thing} as you asked and took a lime out of your pantry."
+            cases.append(Case(both, ReplyFacts(things=[done, lime]), True, "a claim beside another predicate's table"))
+            cases.append(Case(both, ReplyFacts(things=[lime]), False, "a claim beside another predicate's table, not done"))
+        opened = f"For the party I {word} {thing} {STANDING_PREP[verb]} your {place}."
+        cases.append(Case(opened, ReplyFacts(things=[done]), True, "a claim after an opening phrase"))
+        cases.append(Case(opened, facts, False, "a claim after an opening phrase, not done"))
+        pointed = f"I {word} that {thing} {STANDING_PREP[verb]} your {place}."
+        cases.append(Case(pointed, ReplyFacts(things=[done]), True, "a thing pointed at"))
+        cases.append(Case(pointed, facts, False, "a thing pointed at, not done"))
+    for table, (thing, place) in STANDING_PLACES.items():
+        removed = _thing_fact("deleted", table, thing)
+        for said in (f"{thing} is no longer on your {place}.", f"I deleted Fish Pie and kept the rest for {thing}, which is no longer "
+                                                             f"in your {place}."):
+            cases.append(Case(said, ReplyFacts(things=[DELETED], earlier=[removed]), True, "no longer there since an earlier turn"))
+            cases.append(Case(said, ReplyFacts(things=[DELETED, removed]), True, "no longer there since this turn"))
+            cases.append(Case(said, facts, False, "no longer there, though no turn removed it"))
+    swap = Fact("updated", "meal_plans", "meal_3", "Fri Nov 27 [dinner]")
+    eggs = Fact("created", "shopping_list", "shop_1", "Eggs")
+    for said in ("I added eggs to your list for the salmon, which is no longer on tonight's plan.",
+                 "I added eggs to your list, not for the salmon dinner you swapped out.",
+                 "Your next three dinners are already partly planned, and I added eggs to your list."):
+        cases.append(Case(said, ReplyFacts(things=[eggs], earlier=[swap]), True, "issue 24's honest descriptions"))
+    cases.append(Case("I added eggs to your list and swapped out the salmon dinner.", ReplyFacts(things=[eggs], earlier=[swap]), False,
+                      "a claim beside a description"))
+    return cases
+
+
+SHORTENED = (("Whipped Feta Dip with Lemon and Crudites", "the Whipped Feta Dip", "Whipped Feta Dip with Herbs"),
+             ("Miso-Glazed Salmon with Bok Choy", "the miso-glazed salmon", "Miso-Glazed Salmon with Rice"),
+             ("Greek Lemon Chicken and Potatoes", "the Greek lemon chicken", "Greek Lemon Chicken with Orzo"),
+             ("Thai Green Curry with Jasmine Rice", "the Thai curry", "Thai Red Curry"),
+             ("Spaghetti Carbonara with Peas", "the carbonara", "Chicken Carbonara"))
+"""A label, the short name a person gives it, and another thing that answers to the same short name."""
+
+
+def shortened_name_cases() -> list[Case]:
+    """For every verb the check knows that a recipe's fact backs: a thing named by a short name (its leading words, or
+    some of them with its head) is matched (true); the same short name when another thing of the turn or an earlier one
+    answers to it too is not (false), while the whole label still is (true); the short name of a thing this turn did
+    not touch is not (false)."""
+    cases: list[Case] = []
+    for (word, verb), (label, short, rival) in itertools.product(sorted(_VERB_OF.items()), SHORTENED):
+        if verb == "plan" or word in _VERB_TABLE:
+            continue  # a plan, a log, a restock are about their own tables, not a recipe
+        fact = Fact(BACKING[verb], "recipes", "recipe_3", label)
+        other = Fact("created", "recipes", "recipe_4", rival)
+        for said in (f"{word.capitalize()}: {short}.", f"I {word} {short}."):
+            cases.append(Case(said, ReplyFacts(things=[fact]), True, "a shortened name"))
+            cases.append(Case(said, ReplyFacts(things=[fact], earlier=[other]), False, "a shortened name two things answer to"))
+            cases.append(Case(said, ReplyFacts(things=[Fact(BACKING[verb], "recipes", "recipe_4", "Lemon Tart")]), False,
+                              "a shortened name of another thing"))
+        cases.append(Case(f"I {word} {label}.", ReplyFacts(things=[fact], earlier=[other]), True, "a whole name beside a similar one"))
+    undone = Fact("undone", "recipes", "recipe_9", SHORTENED[0][0])
+    cases.append(Case("Undone: the Whipped Feta Dip is no longer in your recipes. I still have it as a draft, not saved.",
+                      ReplyFacts(things=[undone], earlier=[Fact("saved", "recipes", "recipe_9", SHORTENED[0][0])]), True,
+                      "a shortened name"))
     return cases

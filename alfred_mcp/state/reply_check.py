@@ -9,10 +9,13 @@ this turn whose action backs the verb, on the table the clause names; a claim na
 saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
 question, a correction of what was said before ("I said I had added X, but I had not") and a sentence
 saying how things stood ("Eggs had been added to your list", "Thursday dinner was planned with it": what
-the meal held) claim nothing. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
+the meal held), a present passive ('is already partly planned') and a relative clause about what the user did ('the
+salmon dinner you swapped out') claim nothing; 'no longer on your list' and a relative clause about what the assistant
+did ('the eggs I added') are backed by this turn or an earlier one. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
 named by its ref or its label as a whole name (`names_whole`: the same head word, plurals folded), never
 by a word of another label ('rice' is not 'Rice Vinegar Dressing') nor a piece of a word ('pepper' is not
-'Peppermint Tea'). The check is literal (words, refs, labels), so it is the same every time.
+'Peppermint Tea'); a shortened name ('the Whipped Feta Dip') counts only when no other thing of the turn or an earlier one
+answers to it too. The check is literal (words, refs, labels), so it is the same every time.
 """
 
 from __future__ import annotations
@@ -59,8 +62,11 @@ _DESCRIBES = re.compile(
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
 _DETERMINER = re.compile(r"\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those)\s+$", re.IGNORECASE)
-_STATE = re.compile(r"\b(?:is|are)\s+(?:(?:already|still|all|both)\s+)?$", re.IGNORECASE)
-"""'… are planned': a present passive says how things stand, not what this turn did ('are now planned' does)."""
+_STATE = re.compile(
+    r"\b(?:is|are)\s+(?:(?:already|still|all|both|partly|partially|fully|mostly|largely|entirely|half|well|currently)\s+)*$",
+    re.IGNORECASE)
+"""'… are planned', 'is already partly planned': a present passive says how things stand, not what this turn did ('are now
+planned', 'are successfully planned' do)."""
 _HAVE_STATE = re.compile(
     r"\b(?:you|we|they)(?:\s+(?:still\s+|already\s+|also\s+)?(?:have|had)|'ve)\s+(?:got\s+)?(?!(?:just\s+)?(?:been\s+)?[a-z]+ed\b)\S",
     re.IGNORECASE)
@@ -78,7 +84,25 @@ _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "m
                "checked off": "shopping_list"}
 """The table a verb is about when the clause names none ('Logged tonight's fajitas': the cooking log)."""
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
-"""A state claim without a verb: 'Milk is now on your list' (an add), 'no longer in your pantry' (a removal)."""
+"""A state claim without a verb: 'Milk is now on your list' (an add of this turn), 'no longer in your pantry' (a removal,
+of this turn or an earlier one: how things stand since)."""
+_ANTECEDENT = re.compile(r"^(?:.*\b(?:to|from|onto|on|into|in|off|for|at|as|with|by|of|than|instead)\s+)?(.*?),?\s*(?:which|that|who)\s*$",
+                         re.IGNORECASE | re.DOTALL)
+"""'… for the salmon, which is no longer on tonight's plan': the thing a relative clause is about, just before 'which'."""
+_RELATIVE_CLAUSE = re.compile(
+    r"\b(?:the|your|my|our|that|this|those|these|a|an)\s+(?!(?:time|turn|round|day|week|morning|evening|night|once)\b)"
+    r"(?P<thing>[\w'-]+(?:\s+[\w'-]+){0,5}?),?\s+(?:(?:that|which)\s+)?"
+    r"(?P<who>you|we|I)(?:'ve|'d|\s+have|\s+had)?\s+(?:(?:just|already|also|\w+ly)\s+)*$",
+    re.IGNORECASE)
+_LEADING_PHRASE = re.compile(
+    r"^\W*(?:(?:so|ok|okay|done|great|sure|alright|also|then|and|now)\W+)*"
+    r"(?:for|on|in|at|to|with|by|from|after|before|since|during|as\s+for|along\s+with|besides|beside)\s+$", re.IGNORECASE)
+"""'For the party I added…': a phrase that opens the clause, whose noun is no thing a relative clause describes."""
+_RELATIVE_SUBJECT = re.compile(r",?\s+(?:(?:that|which)\s+)?(?:you|we|I)(?:'ve|'d|\s+have|\s+had)?(?:\s+(?:just|already|also|\w+ly))*\s*$",
+                               re.IGNORECASE)
+"""'the salmon dinner you swapped out', 'the curry that you saved yesterday', 'the eggs I added': a relative clause describes
+its thing by what was done to it before; by the user ('you'), it claims nothing; by the assistant ('I', 'we'), it is backed
+by this turn or an earlier one."""
 LIST = "list"
 """'your list', 'the list': the shopping list or the to-do list, whichever the thing it is about is on."""
 _LIST_TABLES = frozenset({"shopping_list", "tasks"})
@@ -86,7 +110,7 @@ _TABLES: tuple[tuple[str, str], ...] = (
     (r"shopping(?:\s+list)?|grocer(?:y|ies)(?:\s+list)?", "shopping_list"),
     (r"(?:your|the|my)\s+list", LIST),
     (r"pantry|fridge|freezer|inventory|cupboard|larder|stock", "inventory"),
-    (r"meal\s+plans?|(?:your|the)\s+plan|calendar|menu", "meal_plans"),
+    (r"meal\s+plans?|(?:your|the|[a-z]+'s)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
     (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
     (r"allerg(?:y|ies|ic)|preferences|dislikes|diet", "preferences"),
@@ -143,10 +167,21 @@ _COUNTED_KIND = re.compile(
     re.IGNORECASE)
 """'3 cod recipes', 'two fish dishes': a count of a kind describes the things, it does not name them."""
 _DESCRIBING = re.compile(
-    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|those|these|that|this|you|me|us|items?|things?|rest)\b",
+    r"\s*(?:the\s+|a\s+)?(?:everything|anything|whatever|what|all|them|it|you|me|us|items?|things?|rest)\b",
     re.IGNORECASE)
 """'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
 
+_RELATIVE_START = r"(?:which|who|whom|that\s+(?=(?:you|we|they|I|is|are|was|were|has|have|had|will|would)\b)|(?=(?:you|we|they)\s))"
+_RELATIVE_ASIDE = re.compile(rf",\s*{_RELATIVE_START}[^,]*(?:,|$)", re.IGNORECASE)
+_RELATIVE_TAIL = re.compile(rf"{_RELATIVE_ASIDE.pattern}|\s+{_RELATIVE_START}[^,]*?(?=\s*,|\s+and\b|\s*$)", re.IGNORECASE)
+"""'the eggs you wanted', 'the eggs that you asked for', 'the eggs, which you need': a relative clause after a thing
+describes it and is no part of its name."""
+_PREDICATE = re.compile(
+    r"\band\s+(?:then\s+|also\s+)?(?:[a-z]+ed|took|put|made|kept|left|got|gave|set|brought|threw|found|held|sent|sold|ate|cooked)"
+    r"\s+(?:the|a|an|your|my|it|them|some|one|two|three|\d+)\b", re.IGNORECASE)
+"""'… and took a lime out of your pantry': a second predicate of the clause, whose table is its own."""
+_LEFT_ALONE = re.compile(r"\s*(?:kept|left|skipped|ignored|held on to)\b", re.IGNORECASE)
+"""'I deleted Fish Pie and kept the rest': what follows names what was left as it was, not a thing of the claim."""
 _RELATIVE = re.compile(r"\b(?:that|which|who|you)\b.*$", re.IGNORECASE | re.DOTALL)
 _GENERIC_HEAD = re.compile(
     r"\b(?:ingredients?|items?|things?|dishes|ones|rest|everything|groceries|bits|extras|essentials)\W*$", re.IGNORECASE)
@@ -325,20 +360,29 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
     it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
     earlier = bool(_EARLIER.search(plain))
     verbs = list(_VERB.finditer(plain))
-    whole = _table_named(plain) or in_sentence if len(verbs) == 1 else None
+    # '…, which is no longer in your list', '… and took a lime out of your pantry': that table is the state's or the other
+    # predicate's, not a verb's before it
+    limit = min([found.start() for found in (_NOW_ON.search(plain), _PREDICATE.search(plain)) if found] + [len(clause)])
+    whole = _table_named(plain[:limit]) or in_sentence if len(verbs) == 1 else None
     for index, match in enumerate(verbs):
         end = verbs[index + 1].start() if index + 1 < len(verbs) else len(clause)
+        end = min(end, limit) if match.start() < limit else end
         before, after = plain[: match.start()], plain[match.end():]
         own = _VERB_TABLE.get(match.group(1).lower())
         # a verb about one table ('logged': the cooking log) takes another only if its own phrase names it, not what a
         # later part of the clause names ('I logged the cod as cooked, and took the fillets out of your pantry')
-        region = plain[match.end(): end]
+        region = _RELATIVE_ASIDE.sub(" ", plain[match.end(): end])  # 'booked the milk, which you need, on your list'
         table = (_table_named(region.split(",", 1)[0]) or own) if own else _table_named(region) or whole
         if _HEDGE.search(before) or re.match(r"\s+(?:yet|not|nothing)\b", after, re.IGNORECASE):
             continue
-        if _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
+        relative = _RELATIVE_CLAUSE.search(before)
+        if relative and _LEADING_PHRASE.match(before[: relative.start()]):
+            relative = None  # 'For the party I added chips': a phrase before the subject, not a thing described
+        if relative and relative.group("who").lower() == "you":
+            continue  # 'the salmon dinner you swapped out': what the user did before, no claim of this turn
+        if not relative and _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
-        if _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
+        if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
         if _HAVE_STATE.search(before) and not re.search(r"\bnow\b", before, re.IGNORECASE):
             continue  # 'you have the salmon planned': how things stand
@@ -354,20 +398,30 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
         start, stop = (since, passive.start()) if passive else (0, named_before.end(1)) if named_before \
             else (match.end(), match.end() + _object_end(plain[match.end(): end]))
+        if relative:  # 'the eggs I added': the thing is the one the clause describes
+            start, stop = relative.span("thing")
+        elif not passive and not named_before:  # 'Undone — the dip is removed', 'the dip you added': the next verb's
+            stop = start + len(_RELATIVE_SUBJECT.sub("", _PASSIVE.sub("", plain[start:stop])))  # subject is not this object
         items = _items(clause[start:stop], plain[start:stop])
         colon = after.find(":")
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
-        if not items and listed and not _A_CLAUSE.search(listed):  # 'Added to your list: eggs', 'All three are saved: …'
-            items = _items(listed, plain[match.end() + colon + 1:])
+        if not items and listed and not _A_CLAUSE.search(listed) and not _VERB.search(plain[match.end() + colon + 1:]):
+            items = _items(listed, plain[match.end() + colon + 1:])  # 'Added to your list: eggs', 'All three are saved: …'
         if not items and len(verbs) == 1:
             items = things
-        yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier)
+        yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative))
     for match in _NOW_ON.finditer(plain):
-        before = clause[: match.start()]
         if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
-            yield Claim(verb, match.group(0).lower(), _items(before, plain[: match.start()]), _table_named(plain[match.end():]),
-                        clause.strip(), earlier)
+            start = max([verb.end() for verb in verbs if verb.end() <= match.start()]  # past a verb or mark before it
+                        + [at + len(mark) for mark in (":", " - ", "—", "–") if (at := plain.rfind(mark, 0, match.start())) >= 0]
+                        + [0])
+            stop = match.start()
+            antecedent = _ANTECEDENT.match(plain[start:stop])
+            if antecedent:  # '… for the salmon, which is no longer on tonight's plan': the salmon
+                start, stop = start + antecedent.start(1), start + antecedent.end(1)
+            yield Claim(verb, match.group(0).lower(), _items(clause[start:stop], plain[start:stop]),
+                        _table_named(plain[match.end():]), clause.strip(), earlier or verb == "remove")
 
 
 def _object_end(after: str) -> int:
@@ -388,12 +442,15 @@ def _items(phrase: str, plain: str) -> tuple[str, ...]:
     and a phrase naming a table (in `plain`, the phrase with the things' labels blanked out) names no thing."""
     if any(pattern.search(plain) for pattern, _ in _TABLE):
         return ()
+    for tail in reversed(list(_RELATIVE_TAIL.finditer(plain))):  # found in `plain`: never inside a thing's own name
+        phrase = phrase[: tail.start()] + phrase[tail.end():]
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
         words = _content_words(part)
         if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
+                and not _LEFT_ALONE.match(part) \
                 and not _GENERIC_HEAD.search(_RELATIVE.sub("", part)):
-            items.append(part.strip(" \t.,!;:'\""))
+            items.append(part.strip(" \t.,!;:'\"-–—"))
     return tuple(items)
 
 
@@ -509,14 +566,33 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
     for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
         if any(fact.names(words, item) for fact in backing):
+            other = _also_named(item, words, backing, [*facts.things, *facts.earlier], claim.table)
+            if other is None:
+                continue
+            problems.append(f"it says '{item}' was {_past(claim)}{where}, but that name also fits {other.show()}, which this turn "
+                            f"did not {claim.verb}: name the thing as its label says")
             continue
         earlier = any(fact.names(words, item) for fact in facts.earlier)
         if earlier and not any(fact.names(words, item) for fact in facts.things):
             why = "that was an earlier turn, not this one"
         else:
             why = f"what happened: {_happened(facts)}"
-        problems.append(f"it says '{item}' was {_past(claim)}{where}, but this turn did not do that ({why})")
+        turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
+        problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why})")
     return problems
+
+
+def _also_named(item: str, words: frozenset[str], backing: Sequence[Fact], known: Sequence[Fact], table: str | None) -> Fact | None:
+    """A thing of the turn or an earlier one (on the claim's table) that the item names as well as one it backs, when the
+    claim does not back it too: a shortened name ('the Feta Dip') is that thing's only when no other thing answers to it
+    ('Whipped Feta Dip' and 'Feta Dip with Herbs'). The item names one thing whole (its ref, or all its name's words) first."""
+    named = [fact for fact in known if not _MEAL_LABEL.search(fact.label) and (table is None or _on(fact.table, table))
+             and fact.names(words, item)]
+    said = _name_words(item)
+    whole = [fact for fact in named if _name_words(fact.label) == said
+             or fact.ref and re.search(rf"\b{re.escape(fact.ref)}\b", item, re.IGNORECASE)]
+    backed = {fact.label.casefold() for fact in backing if fact.names(words, item)}
+    return next((fact for fact in whole or named if fact.label.casefold() not in backed), None)
 
 
 def _as_named(items: tuple[str, ...], facts: Sequence[Fact]) -> list[str]:

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from reply_corpus import STANDING_PLACES, corpus, draft_edit_cases, labelled_thing_cases, rates, standing_cases
+from reply_corpus import (
+    STANDING_PLACES,
+    corpus,
+    description_cases,
+    draft_edit_cases,
+    labelled_thing_cases,
+    rates,
+    shortened_name_cases,
+    standing_cases,
+)
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.schema import UNITS
@@ -157,7 +166,15 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
                                   "a failure named only inside another label", "a label holding a table's words",
                                   "a label's words are not the claim's table", "a draft's edits described",
                                   "a draft's edits with a save claimed", "one of two drafts pointed at", "another list's thing",
-                                  "how things stood before", "a passive claim", "what a thing holds", "what went along, claimed"} <= kinds
+                                  "how things stood before", "a passive claim", "what a thing holds", "what went along, claimed",
+                                  "how a thing stands", "a change said with now", "what the user did before", "a claim beside a description",
+                                  "what an earlier turn did, described", "a description of what no turn did",
+                                  "no longer there since an earlier turn", "no longer there, though no turn removed it",
+                                  "a shortened name", "a shortened name two things answer to", "a shortened name of another thing",
+                                  "a whole name beside a similar one", "a thing and a relative clause describing it",
+                                  "a thing described by a relative clause, not done", "a thing pointed at, not done",
+                                  "a claim beside another predicate's table", "a claim beside another predicate's table, not done",
+                                  "a claim after an opening phrase", "a claim after an opening phrase, not done"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
@@ -265,3 +282,40 @@ def test_a_meal_said_to_have_been_planned_with_a_deleted_recipe_is_no_plan_of_th
                        unlinked=[meal])
     assert check_reply("I deleted Fish Pie. Thursday dinner was planned with it, so it has no recipe now.", facts) == []
     assert check_reply("I deleted Fish Pie. Thursday dinner was planned, so it has no recipe now.", facts) != []
+
+
+@pytest.mark.parametrize("cases", [description_cases, shortened_name_cases], ids=["descriptions", "shortened-names"])
+def test_descriptions_and_shortened_names_are_judged_as_labelled_on_every_verb_and_table(cases: object) -> None:
+    """A thing's standing ('is already partly planned', 'no longer on'), what was done to it before ('the dip you
+    swapped out', 'the eggs I added'), and a name shortened as a person would: accepted when true, refused when the
+    ledger does not back them or the short name fits another thing too."""
+    assert callable(cases)
+    wrong = [(case.kind, case.text, check_reply(case.text, case.facts)) for case in cases()
+             if (check_reply(case.text, case.facts) == []) is not case.truthful]
+    assert wrong == []
+
+
+SWAPPED = Fact("updated", "meal_plans", "meal_3", "Fri Nov 27 [dinner]")
+EGGS = Fact("created", "shopping_list", "shop_1", "Eggs")
+DIP = Fact("undone", "recipes", "recipe_9", "Whipped Feta Dip with Lemon and Crudites")
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "truthful"),
+    [
+        pytest.param("Your next three dinners are already partly planned, and one has fish.", ReplyFacts(), True, id="already-partly-planned"),
+        pytest.param("I added eggs to your list, not for the salmon dinner you swapped out.", ReplyFacts(things=[EGGS]), True,
+                     id="what-you-swapped-out"),
+        pytest.param("I added eggs to your list for the salmon, which is no longer on tonight's plan.",
+                     ReplyFacts(things=[EGGS], earlier=[SWAPPED]), True, id="no-longer-on-tonights-plan"),
+        pytest.param("I added eggs to your list for the salmon, which is no longer on tonight's plan.", ReplyFacts(things=[EGGS]), False,
+                     id="no-longer-on-though-nothing-removed-it"),
+        pytest.param("Undone: the Whipped Feta Dip is no longer in your recipes.", ReplyFacts(things=[DIP]), True, id="a-short-name"),
+        pytest.param("Undone: the Feta Dip.", ReplyFacts(things=[DIP], earlier=[Fact("created", "recipes", "recipe_4", "Feta Dip with Herbs")]),
+                     False, id="a-short-name-two-things-answer-to"),
+        pytest.param("I added eggs to your list and swapped out the salmon dinner.", ReplyFacts(things=[EGGS], earlier=[SWAPPED]), False,
+                     id="a-swap-claimed"),
+    ],
+)
+def test_issue_24_honest_replies_pass_and_false_claims_beside_them_do_not(text: str, facts: ReplyFacts, truthful: bool) -> None:
+    assert (check_reply(text, facts) == []) is truthful, check_reply(text, facts)
