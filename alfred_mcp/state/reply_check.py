@@ -61,12 +61,16 @@ _DESCRIBES = re.compile(
     re.IGNORECASE,
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
-_DETERMINER = re.compile(r"\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those)\s+$", re.IGNORECASE)
+_DETERMINER = re.compile(
+    r"(?:\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those|all|both|some|several|many|no)|'s|\b\d+)"
+    r"(?:\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?\s+$", re.IGNORECASE)
+"""What comes before a participle used as an adjective ('its planned dinner', "this week's 8 planned recipes", '3 saved ones')."""
 _STATE = re.compile(
-    r"\b(?:is|are)\s+(?:(?:already|still|all|both|partly|partially|fully|mostly|largely|entirely|half|well|currently)\s+)*$",
+    r"\b(?:(?:what|whatever)(?:'s|\s+is|\s+are)|is|are)\s+"
+    r"(?:(?:already|still|all|both|partly|partially|fully|mostly|largely|entirely|half|well|currently)\s+)*$",
     re.IGNORECASE)
-"""'… are planned', 'is already partly planned': a present passive says how things stand, not what this turn did ('are now
-planned', 'are successfully planned' do)."""
+"""'… are planned', 'is already partly planned', "the salmon is what's planned": a present passive says how things stand,
+not what this turn did ('are now planned', 'are successfully planned' do)."""
 _HAVE_STATE = re.compile(
     r"\b(?:you|we|they)(?:\s+(?:still\s+|already\s+|also\s+)?(?:have|had)|'ve)\s+(?:got\s+)?(?!(?:just\s+)?(?:been\s+)?[a-z]+ed\b)\S",
     re.IGNORECASE)

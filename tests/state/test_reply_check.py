@@ -319,3 +319,19 @@ DIP = Fact("undone", "recipes", "recipe_9", "Whipped Feta Dip with Lemon and Cru
 )
 def test_issue_24_honest_replies_pass_and_false_claims_beside_them_do_not(text: str, facts: ReplyFacts, truthful: bool) -> None:
     assert (check_reply(text, facts) == []) is truthful, check_reply(text, facts)
+
+
+@pytest.mark.parametrize("word", sorted(_VERB_OF))
+@pytest.mark.parametrize("before", ["this week's 8", "all 3", "your two", "Sunday's"])
+def test_a_participle_before_its_noun_describes_it(word: str, before: str) -> None:
+    """"this week's 8 planned recipes", 'all 3 saved ones': adjectives, no claim of this turn; 'I {word} 8 recipes' is one."""
+    assert claims(f"Here is what {before} {word} recipes need.") == []
+    assert claims(f"I {word} 8 recipes.") != []
+
+
+@pytest.mark.parametrize("word", sorted(_VERB_OF))
+@pytest.mark.parametrize("what", ["what's", "what is", "what's already"])
+def test_what_is_done_to_a_thing_says_how_it_stands(word: str, what: str) -> None:
+    """'That salmon is what's planned for tonight': how things stand; 'I {word} the salmon for tonight' claims."""
+    assert claims(f"That salmon is {what} {word} for tonight.") == []
+    assert claims(f"I {word} the salmon for tonight.") != []
