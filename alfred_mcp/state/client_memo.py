@@ -128,6 +128,11 @@ def split_sections(text: str) -> list[str]:
     return [text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if text[a:b].strip()]
 
 
+ONCE_A_TURN = frozenset({"## Conversation"})
+"""Sections a client is sent once a turn: a later role's version (cut to another budget) says nothing new to the model
+that holds the conversation itself."""
+
+
 def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "") -> str:
     """`text` without the '## ' sections the client already has verbatim (any version it was sent, for any role):
     one closing line names them. A section that only grew from a version it has, or changed lines after their start,
@@ -144,6 +149,10 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         exact = next((v for v in reversed(versions) if v.digest == digest(body)), None)
         if exact is not None and (named := _which(exact, versions)) is not None:
             unchanged.append(heading[3:] + named)
+            continue
+        same_turn = next((v for v in reversed(versions) if v.turn == turn and v.role), None) if heading in ONCE_A_TURN else None
+        if same_turn is not None:  # the conversation is the client's own: one version of it a turn is enough
+            unchanged.append(f"{heading[3:]}, as sent to {same_turn.role} this turn")
             continue
         grown = _grown_from(body, versions)
         known = {line for v in versions for line in v.lines}
