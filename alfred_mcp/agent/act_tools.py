@@ -278,8 +278,10 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
     body = "\n".join(compact_lines(shown, budget=RESULT_CARD_BUDGET, rest_hint=hint))
     as_json = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
-    return "\n".join([summarize_result(tool, result), as_json if len(as_json) < len(body) else body,
+    card = "\n".join([summarize_result(tool, result), as_json if len(as_json) < len(body) else body,
                       *removal_lines(result), *warning_lines(result)])
+    whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
 
 
 def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:
