@@ -245,11 +245,11 @@ REST_HINTS: dict[str, str] = {
 
 
 def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> str:
-    """What the call returned, compactly and whole: a view tool's own text; rows with refs and the useful
+    """What the call returned, compactly and whole: a view tool's own text under its name; rows with refs and the useful
     columns; drafts with labels; a save's items with their saved refs; any other result as compact lines (one line
     per row, its columns named once), never longer than its JSON. Every cut says how to get the rest."""
-    if tool in TEXTS:
-        return TEXTS[tool](result)
+    if tool in TEXTS:  # the plain call's own text, under the tool's name (a card's head line names its call)
+        return f"{tool}\n{TEXTS[tool](result)}"
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
@@ -276,10 +276,11 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = {k: v for k, v in result.items() if k not in _CONTEXT_KEYS and k not in _SHOWN_APART}
     hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
-    body = "\n".join(compact_lines(shown, budget=RESULT_CARD_BUDGET, rest_hint=hint))
+    head, tail = summarize_result(tool, result), [*removal_lines(result), *warning_lines(result)]
+    room = RESULT_CARD_BUDGET - sum(len(line) + 1 for line in [head, *tail])
+    body = "\n".join(compact_lines(shown, budget=room, rest_hint=hint))
     as_json = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
-    card = "\n".join([summarize_result(tool, result), as_json if len(as_json) < len(body) else body,
-                      *removal_lines(result), *warning_lines(result)])
+    card = "\n".join([head, as_json if len(as_json) < len(body) else body, *tail])
     whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
 

@@ -52,7 +52,7 @@ def shopping_list_text(checklist: ToolResult) -> str:
         lines.append(section["section"].capitalize())
         lines += [f"  {_shopping_line(line)}" for line in section["lines"]]
     if checklist.get("truncated"):
-        lines.append("(more lines not shown)")
+        lines.append("(more lines not shown: db_read shopping_list pages through every line, with its cursor)")
     return "\n".join(lines)
 
 
