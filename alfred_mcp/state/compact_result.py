@@ -102,10 +102,16 @@ def _json(value: Any) -> str:
 
 
 def _within(lines: Sequence[str], budget: int, rest_hint: str) -> list[str]:
-    """The lines while they fit `budget`; the cut names the rows left out (their positions in their list, their
-    refs when they have them) and the lines after them, with `rest_hint`."""
+    """The lines while they fit `budget`. Past it, the longest lists after the first (the result's own rows) give up
+    their last rows first, so every list keeps some (what is already on the shopping list as much as what the pantry
+    covers) and the first stays whole longest; each list cut says which of
+    its rows it left out (positions, refs when they have them), the last line how to get them. When even that does
+    not fit, the lines stop where the budget ends and the cut names the rest."""
     if sum(len(line) + 1 for line in lines) <= budget:
         return list(lines)
+    shared = _shared_cut(lines, budget, rest_hint)
+    if shared is not None:
+        return shared
     kept: list[str] = []
     used, room = 0, budget - _ROOM_FOR_CUT
     for number, line in enumerate(lines):
@@ -114,6 +120,61 @@ def _within(lines: Sequence[str], budget: int, rest_hint: str) -> list[str]:
         kept.append(line)
         used += len(line) + 1
     return kept
+
+
+def _shared_cut(lines: Sequence[str], budget: int, rest_hint: str) -> list[str] | None:
+    tables = _tables(lines)
+    shown = {head: len(rows) for head, rows in tables.items()}
+    first = min(shown, default=0)
+    while True:
+        kept = _kept(lines, tables, shown, rest_hint)
+        over = sum(len(line) + 1 for line in kept) - budget
+        if over <= 0:
+            return kept
+        while over > 0:  # the longest list after the first gives up its last row shown, the first one last
+            head = max((h for h in shown if shown[h] > _MIN_ROWS), key=lambda h: (h != first, shown[h], -h), default=None)
+            if head is None:
+                return None
+            shown[head] -= 1
+            over -= len(lines[tables[head][shown[head]]]) + 1
+
+
+_MIN_ROWS = 3
+"""Rows a list keeps when the lists share a cut (fewer, and the budget cuts at its end instead)."""
+
+
+def _tables(lines: Sequence[str]) -> dict[int, list[int]]:
+    """Each list's header line number with the line numbers of its rows."""
+    tables: dict[int, list[int]] = {}
+    head: int | None = None
+    for number, line in enumerate(lines):
+        if line.startswith(_ROW) and head is not None:
+            tables[head].append(number)
+        else:
+            head = number
+            tables[head] = []
+    return {head: rows for head, rows in tables.items() if rows}
+
+
+def _kept(lines: Sequence[str], tables: dict[int, list[int]], shown: dict[int, int], rest_hint: str) -> list[str]:
+    owner = {number: (head, position) for head, rows in tables.items() for position, number in enumerate(rows)}
+    kept: list[str] = []
+    for number, line in enumerate(lines):
+        head, position = owner.get(number, (None, 0))
+        if head is None or position < shown[head]:
+            kept.append(line)
+        elif position == shown[head]:
+            kept.append(_rows_left(lines, head, tables[head][position:], shown[head]))
+    cut = any(shown[head] < len(rows) for head, rows in tables.items())
+    return [*kept, f"(rows not shown: {rest_hint})"] if cut else kept
+
+
+def _rows_left(lines: Sequence[str], head: int, left: Sequence[int], shown: int) -> str:
+    """'+8 more rows of covered not shown (rows 21-28)' with their refs when they have them."""
+    key = lines[head].split(" (", 1)[0]
+    firsts = [lines[n][len(_ROW):].split(_CELL, 1)[0] for n in left]
+    refs = compact_refs(firsts, max_ranges=8) if all(is_ref(first) for first in firsts) else ""
+    return f"+{len(left)} more rows of {key} not shown (rows {shown + 1}-{shown + len(left)}" + (f": {refs}" if refs else "") + ")"
 
 
 _ROOM_FOR_CUT = 240

@@ -41,10 +41,37 @@ def test_a_cut_names_exactly_the_rows_left_out_and_how_to_get_them(rows: list[di
     shown = [line for line in lines if line.startswith("- ")]
     if len(shown) == len(rows):
         return
-    cut = lines[-1]
-    assert cut.endswith(f": {HINT}")
+    assert HINT in lines[-1]
+    (cut,) = [line for line in lines if line.startswith("+")]
     assert f"+{len(rows) - len(shown)} more rows of lines not shown (rows {len(shown) + 1}-{len(rows)}" in cut
     assert re.search(rf"shop_{len(shown) + 1}\b", cut) and re.search(rf"shop_{len(rows)}\b", cut)
+
+
+@given(first=ROWS, second=ROWS, budget=st.integers(1_500, 4_000))
+def test_lists_share_a_cut_each_keeping_rows_and_naming_those_left_out(first: list[dict[str, Any]], second: list[dict[str, Any]],
+                                                                       budget: int) -> None:
+    """'covered' does not crowd out 'already_listed': past the budget, the lists after the first give up rows first,
+    each keeping at least 3, the first (the result's own rows) last."""
+    result = {"covered": first, "already_listed": second}
+    lines = compact_lines(result, budget=budget, rest_hint=HINT)
+    assert len("\n".join(lines)) <= budget
+    shown = {key: _shown(lines, key) for key in result}
+    for key, rows in result.items():
+        assert shown[key] >= min(len(rows), 3)
+        if shown[key] < len(rows):
+            assert f"+{len(rows) - shown[key]} more rows of {key} not shown (rows {shown[key] + 1}-{len(rows)})" in lines
+    if shown["covered"] < len(first):
+        assert shown["already_listed"] == min(len(second), 3)
+
+
+def _shown(lines: list[str], key: str) -> int:
+    header = next(n for n, line in enumerate(lines) if line.startswith(f"{key} ("))
+    rows = 0
+    for line in lines[header + 1:]:
+        if not line.startswith("- "):
+            break
+        rows += 1
+    return rows
 
 
 def test_a_list_of_one_object_is_shown_as_that_object() -> None:
