@@ -9,7 +9,9 @@ from typing import Any, get_args
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.schema import TABLES
+from alfred_mcp.kitchen.view_texts import TEXTS
 from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, read_card
+from alfred_mcp.state.compact_result import compact_lines
 from alfred_mcp.state.refs import is_ref
 from alfred_mcp.state.role_outputs import Subdomain
 
@@ -229,15 +231,25 @@ def _counted_list(result: dict[str, Any]) -> str | None:
     return next((key for key in ("meals", "lines", "rows", "items", *lists) if key in lists), None)
 
 
-MAX_RESULT_CARD = 2_000
-"""Characters of a result a card shows as JSON when no card is shaped for it (the cut says so)."""
+RESULT_CARD_BUDGET = 4_000
+"""Characters of a result a card shows as compact lines when no card is shaped for it (the cut says how to get
+the rest); a view tool's card is its own text, whole."""
 _CONTEXT_KEYS = frozenset({"session", "turn"})
+_SHOWN_APART = frozenset({"cascaded", "unlinked", "relinked", "warnings"})
+"""Result keys `removal_lines` and `warning_lines` show: never twice."""
+REST_HINTS: dict[str, str] = {
+    "show_working_set": "show_working_set with entity_type shows one kind of ref; db_read a row by its ref",
+    "describe_table": "describe_table with table describes one table whole",
+}
+"""How to get what a card left out, for tools whose rows are not read back by ref (the default: db_read by ref)."""
 
 
 def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> str:
-    """What the call returned, compactly: rows with refs and the useful columns, drafts with labels,
-    a save's items with their saved refs, the rows a removal unlinked; any other result as compact JSON.
-    Every cut says so."""
+    """What the call returned, compactly and whole: a view tool's own text under its name; rows with refs and the useful
+    columns; drafts with labels; a save's items with their saved refs; any other result as compact lines (one line
+    per row, its columns named once), never longer than its JSON. Every cut says how to get the rest."""
+    if tool in TEXTS:  # the plain call's own text, under the tool's name (a card's head line names its call)
+        return f"{tool}\n{TEXTS[tool](result)}"
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
@@ -253,19 +265,24 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         return "\n".join([card, *excluded_lines(result)])
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
     if drafts is not None:
-        listed = [d for d in drafts[:10] if isinstance(d, dict)]
+        listed = [d for d in drafts if isinstance(d, dict)]
         if tool == "draft_create":  # the model wrote their content: labels are enough
             listed = [{k: v for k, v in d.items() if k != "content"} for d in listed]
-        more = [f"+{len(drafts) - 10} more"] if len(drafts) > 10 else []
         budget = DRAFT_READ_BUDGET if tool == "draft_read" else CARD_BUDGET
-        return "\n".join([summarize_result(tool, result), *draft_lines(listed, budget=budget), *more, *warning_lines(result)])
+        return "\n".join([summarize_result(tool, result), *draft_lines(listed, budget=budget), *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
         lines = [f"- {i.get('ref')} {i.get('label') or ''} -> {i.get('saved_as') or i.get('status')}"
-                 + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"][:10]]
+                 + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"]]
         return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
-    shown = json.dumps({k: v for k, v in result.items() if k not in _CONTEXT_KEYS}, ensure_ascii=False, separators=(",", ":"))
-    cut = f"… (cut at {MAX_RESULT_CARD} of {len(shown)} characters)" if len(shown) > MAX_RESULT_CARD else ""
-    return "\n".join([summarize_result(tool, result), shown[:MAX_RESULT_CARD] + cut, *removal_lines(result)])
+    shown = {k: v for k, v in result.items() if k not in _CONTEXT_KEYS and k not in _SHOWN_APART}
+    hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
+    head, tail = summarize_result(tool, result), [*removal_lines(result), *warning_lines(result)]
+    room = RESULT_CARD_BUDGET - sum(len(line) + 1 for line in [head, *tail])
+    body = "\n".join(compact_lines(shown, budget=room, rest_hint=hint))
+    as_json = json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+    card = "\n".join([head, as_json if len(as_json) < len(body) else body, *tail])
+    whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+    return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
 
 
 def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:

@@ -27,13 +27,15 @@ from alfred_mcp.operations.understanding import compiled_constraints, curation_o
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.entity_resolver import STOP_WORDS, Candidate, Mention, resolve
+from alfred_mcp.state.entity_resolver import KIND_WORDS, STOP_WORDS, Candidate, Mention, resolve
 from alfred_mcp.state.working_set import build_working_set
 from alfred_mcp.store.base import Row
 
 MAX_BACKGROUND = 12
 PER_SOURCE = 4
 MAX_MESSAGE_WORDS = 4
+WORD_MATCH_FETCH = 4
+"""Rows fetched per row kept when a message word must be a whole word of the label (substrings are dropped)."""
 NAMED_TABLES = tuple(
     table for table in TABLES.values()
     if table.user_owned and len(table.label_columns) == 1 and table.column(table.label_columns[0]).type == "text"
@@ -64,7 +66,8 @@ async def background_candidates(work: UnitOfWork, message: str | None, *, today:
     for word in _message_words(message):
         for table in NAMED_TABLES:  # 'the eggs' may be the pantry's, the shopping list's or a recipe's
             (column,) = table.label_columns
-            await _add(work, found, skip, table, Where(all_of=(Filter(column, "ilike", f"%{word}%"),)), f"{column} has: {word}")
+            await _add(work, found, skip, table, Where(all_of=(Filter(column, "ilike", f"%{word}%"),)), f"{column} has: {word}",
+                       word=word)
     constraints = await compiled_constraints(work)
     for item in constraints.must_include[:3]:
         await _add(work, found, skip, RECIPES, Where(all_of=(Filter("name", "ilike", f"%{item.value}%"),)), f"contains: {item.value}")
@@ -156,20 +159,26 @@ async def _planned_recipes(work: UnitOfWork, plan_refs: Sequence[str]) -> list[s
 
 
 def _message_words(message: str | None) -> list[str]:
-    words = [w for w in ingredient_words(message or "") if len(w) >= 3 and w not in STOP_WORDS and not w.isdigit()]
+    words = [w for w in ingredient_words(message or "")
+             if len(w) >= 3 and w not in STOP_WORDS and w not in KIND_WORDS and not w.isdigit()]
     return list(dict.fromkeys(words))[:MAX_MESSAGE_WORDS]
 
 
 async def _add(
     work: UnitOfWork, found: dict[str, Candidate], skip: set[str], table: Table, where: Where, reason: str,
-    *, order: tuple[OrderBy, ...] = (), limit: int = PER_SOURCE,
+    *, order: tuple[OrderBy, ...] = (), limit: int = PER_SOURCE, word: str | None = None,
 ) -> None:
+    """Rows of `table` matching `where` as background candidates; with `word`, only rows whose label holds it as a
+    whole word ('free' is not in 'freezer'), plurals folded."""
     if len(found) >= MAX_BACKGROUND:
         return
     extra = ("updated_at",) if table is RECIPES else tuple(c.name for c in table.fk_columns if c.name == "recipe_id")
     columns = ("id", *table.label_columns, *extra)
-    rows = await work.store.select(table, Query(where=where, columns=columns, order_by=order, limit=limit),
+    fetched = limit * WORD_MATCH_FETCH if word else limit
+    rows = await work.store.select(table, Query(where=where, columns=columns, order_by=order, limit=fetched),
                                    user_id=work.user_id)
+    if word:
+        rows = [row for row in rows if word in ingredient_words(row_label(table, row))][:limit]
     for row in rows:
         ref = _link(work, table, row)
         if ref in skip or ref in found:

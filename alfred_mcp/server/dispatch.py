@@ -27,6 +27,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
 from alfred_mcp.kitchen.text import is_large
+from alfred_mcp.kitchen.view_texts import TEXTS
 from alfred_mcp.operations.importing import source_kind
 from alfred_mcp.operations.offload import off_loop
 from alfred_mcp.operations.progress import Reporter, reporting_to
@@ -35,7 +36,6 @@ from alfred_mcp.server.leak_guard import UuidLeakError, assert_no_uuid, find_uui
 from alfred_mcp.server.observe import CallObserver, ToolCall, outcome_of
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
-from alfred_mcp.server.tools.view_texts import TEXTS
 from alfred_mcp.state.known_ids import knowing_ids
 
 logger = logging.getLogger(__name__)

@@ -10,7 +10,8 @@ One active match resolves with high confidence; no active but one background mat
 several matches are candidates to ask about (low: from every kind of thing that has the name, within a
 kind the closest tier), unless exactly one of them is the conversation's own (created, saved, planned
 or imported in it): that one wins. A run made only of category words
-("the fish one") is a filter, never a single-entity answer: its matches are candidates. Ordinals
+("the fish one") is a filter, never a single-entity answer: its matches are candidates; words that name a kind
+or a place ("dairy-free", "fridge": `KIND_WORDS`) mention nothing. Ordinals
 ("the first one"; "the first two", "the last three", "both", "all three": one mention per ref) count
 in the last list the user was shown; "it" / "that one" is the single thing
 of the previous turn. None of these, unresolved. Same inputs, same answer.
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from alfred_mcp.kitchen.schema import HEALTH_TAGS, LOCATIONS, PARENT_CATEGORIES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.state.refs import parse_ref
 
@@ -41,6 +43,9 @@ STOP_WORDS = frozenset(
     "is are was were be been do does did have has had can could would should will shall not no yes "
     "ok okay sure thanks thank good great nice day days week tonight today tomorrow".split()
 )
+KIND_WORDS = frozenset(word for name in (*LOCATIONS, *HEALTH_TAGS, *PARENT_CATEGORIES) for word in ingredient_words(name))
+"""Words that name a kind or a place ('dairy-free', 'fridge', 'produce'): they say what is wanted or where it is, never
+which row. A run made only of them is no mention, and they end no name ('the salmon dairy-free' is the salmon)."""
 _TYPE_WORDS = {"recipe": "recipe", "dish": "recipe", "meal": "meal", "plan": "meal", "task": "task", "todo": "task",
                "item": None}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
@@ -123,13 +128,22 @@ def resolve(
     hint = entity_type or next((_TYPE_WORDS[t] for t in tokens if _TYPE_WORDS.get(t)), None)
     typed = [c for c in pool if hint is None or c.entity_type == hint] or pool
     mentions = _explicit_refs(text, pool) + _ordinals(tokens, pool, shown) + _pronouns(text, pool, previous)
-    for run, cued in _runs(tokens):
-        mention = _match_run(run, typed, taxonomy, named_only=not cued)
+    for words, cued in _runs(tokens):
+        run = _without_trailing_kind_words(words)
+        mention = _match_run(run, typed, taxonomy, named_only=not cued) if run else None
         if mention is not None:
             mentions.append(mention)
     if not mentions:
         mentions.append(Mention(text=text.strip()[:80], resolution="unresolved", confidence="low"))
     return mentions
+
+
+def _without_trailing_kind_words(run: tuple[str, ...]) -> tuple[str, ...]:
+    """The run without the kind and place words that end it ('salmon dairy free' -> 'salmon'; 'fridge' -> nothing)."""
+    end = len(run)
+    while end and run[end - 1] in KIND_WORDS:
+        end -= 1
+    return run[:end]
 
 
 def _tokens(text: str) -> list[str]:

@@ -82,9 +82,9 @@ async def test_act_scales_shops_cooks_and_undoes_inside_turns(client: Client, ap
     state = (await call(client, "turn_status"))["state"]
     scaled_card = state["steps"][0]["tool_calls"][0]["card"]
     scaled = await call(client, "recipes_scale", recipe=carbonara, servings=6)
-    assert '"servings":6' in scaled_card and all(line["name"] in scaled_card for line in scaled["ingredients"])
+    assert "servings: 6" in scaled_card and all(line["name"] in scaled_card for line in scaled["ingredients"])
     act_prompts = [r.prompt_text() for r in llm.requests if r.role == "act"]
-    assert '"servings":6' in act_prompts[1]  # the step's next decision sees the scaled amounts
+    assert "servings: 6" in act_prompts[1]  # the step's next decision sees the scaled amounts
 
     batches = {str(b["step"]): b for b in (await call(client, "turn_status"))["batches"]}
     shop_batch, cook_batch = (batches[state["steps"][i]["batch"]] for i in (1, 2))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from alfred_mcp.agent.act_tools import result_card
+from alfred_mcp.agent.act_tools import RESULT_CARD_BUDGET, result_card
 
 from .helpers import call, eq
 
@@ -116,14 +116,16 @@ async def test_a_pantry_note_names_what_is_needed_with_its_noun(
 
 @pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
 async def test_what_a_long_week_leaves_out_stands_in_acts_card_of_the_result(client: Client, preview: bool) -> None:
-    """The demo week with a peanut meal: the card Act reads (cut at its length) still says which line was left out and why."""
+    """The demo week with a peanut meal: the card Act reads names every line and says which line was left out and why;
+    past its budget, the cut names what it left out."""
     noodles = await _recipe(client, "Quux Noodles", 2, [{"name": "peanut oil", "quantity": 2, "unit": "tbsp"}], allergy_override=CONSENT)
     await call(client, "db_create", table="meal_plans", allergy_override=CONSENT,
                data={"date": "2026-01-16", "meal_type": "lunch", "recipe_id": noodles, "servings": 2})
     arguments = {"meal_plans": {"from": "2026-01-12", "to": "2026-01-18"}, "preview": preview}
     result = await call(client, "shopping_list_from", **arguments)
     card = result_card("shopping_list_from", arguments, result)
-    assert len(result["lines"]) > 10 and "cut at" in card
+    assert len(result["lines"]) > 10 and all(line.get("ref", line["name"]) in card for line in result["lines"])
+    assert len(card) <= RESULT_CARD_BUDGET and ("not shown" in card or all(c["name"] in card for c in result["covered"]))
     assert "Left out peanut oil, for Quux Noodles (Fri Jan 16 lunch, for 2): it contains peanuts" in card
 
 

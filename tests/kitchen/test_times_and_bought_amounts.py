@@ -18,8 +18,8 @@ from alfred_mcp.kitchen.schema_org import markdown_from_rows
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.kitchen.units import KNOWN_UNITS, parse_minutes
+from alfred_mcp.kitchen.view_texts import recipe_text
 from alfred_mcp.operations.scaling import scaled_line
-from alfred_mcp.server.tools.view_texts import recipe_text
 from tests.e2e.conftest import TODAY
 
 A_TIME = re.compile(r"^(?:[1-9][0-9]* hr(?: [1-5]?[0-9] min)?|[1-5]?[0-9] min)$")

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from alfred_mcp.kitchen.schema import HEALTH_TAGS, LOCATIONS, PARENT_CATEGORIES
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.state.entity_resolver import Candidate, Mention, resolve
 
@@ -221,3 +222,28 @@ def test_a_name_several_tables_hold_gives_a_candidate_from_each(in_view: str) ->
 def test_one_candidate_is_not_counted_as_several() -> None:
     mention = only(resolve("the egg", [Candidate("shop_13", "shop", "eggs", "active", "read", 2)]))
     assert "1 candidate:" in mention.line()
+
+
+KIND_NAMES = sorted({*LOCATIONS, *HEALTH_TAGS, *PARENT_CATEGORIES})
+"""Every place and kind the kitchen names: its storage locations, its health tags, its ingredient categories."""
+KINDS_AND_PLACES = [
+    Candidate("inv_7", "inv", "butter", "active", "read", 3),
+    Candidate("inv_8", "inv", "buttermilk", "active", "read", 3),
+    Candidate("task_2", "task", "Move the cod from the freezer to the fridge to thaw", "background", "title has: fridge"),
+    Candidate("task_3", "task", "Wipe down the fridge shelves", "background", "title has: fridge"),
+    Candidate("recipe_9", "recipe", "Miso-Glazed Salmon with Bok Choy", "background", "recent"),
+]
+
+
+@pytest.mark.parametrize("word", KIND_NAMES)
+@pytest.mark.parametrize("sentence", ["make it {}", "what's in the {}?", "the {} ones"])
+def test_a_word_that_names_a_kind_or_a_place_pulls_in_no_row(sentence: str, word: str) -> None:
+    """'make it dairy-free' is about what is wanted, 'the fridge' about where: neither names butter nor a task."""
+    mentions = resolve(sentence.format(word), KINDS_AND_PLACES)
+    assert [m.candidates for m in mentions] == [()], mentions
+
+
+@pytest.mark.parametrize("word", KIND_NAMES)
+def test_a_kind_word_after_a_name_leaves_the_name(word: str) -> None:
+    mention = only(resolve(f"make the salmon {word}", KINDS_AND_PLACES))
+    assert (mention.text, mention.ref) == ("salmon", "recipe_9")

@@ -1,6 +1,6 @@
 """Tools with an MCP Apps view: recipe_show, meal_plan_show, shopping_list_show, and shopping_list_check (the
 shopping list view's checkboxes). Each result is the structured data its view renders; `view_texts.py`
-gives the text a client without views shows instead.
+(in kitchen/) gives the text a client without views shows instead.
 """
 
 from __future__ import annotations

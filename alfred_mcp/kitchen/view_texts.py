@@ -1,7 +1,8 @@
 """The text result of each tool that has a view: what a client without MCP Apps shows, complete on its own.
 
 A person (or a model reading only text) gets the recipe card, the week or the checklist as plain
-lines with every ref, so nothing the view shows is lost without it.
+lines with every ref, so nothing the view shows is lost without it. The same text is what a turn's
+stage answers show for these tools (agent.act_tools.result_card): one rendering, never two.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
 from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
-from alfred_mcp.server.tools.common import ToolResult
 
+ToolResult = dict[str, Any]
 TextRenderer = Callable[[ToolResult], str]
 
 
@@ -51,7 +52,7 @@ def shopping_list_text(checklist: ToolResult) -> str:
         lines.append(section["section"].capitalize())
         lines += [f"  {_shopping_line(line)}" for line in section["lines"]]
     if checklist.get("truncated"):
-        lines.append("(more lines not shown)")
+        lines.append("(more lines not shown: db_read shopping_list pages through every line, with its cursor)")
     return "\n".join(lines)
 
 
