@@ -686,4 +686,5 @@ def _validation_message(role: str, error: Exception) -> str:
             where = ".".join(str(p) for p in item["loc"]) or "output"
             parts.append(f"{where}: {item['msg']}")
         return f"The {role} output does not match its schema: " + "; ".join(parts)
-    return f"The {role} output was refused: {error}"
+    text = str(error)
+    return text if text.startswith(f"The {role} output") or text.startswith("The reply was refused") else f"The {role} output was refused: {text}"

@@ -155,3 +155,18 @@ def test_what_an_answer_leaves_out_the_client_read_before_under_the_same_heading
             assert read or got.strip() == body.strip()
         read += [(role, turn, line) for line in lines]
         whole.append((role, turn, lines))
+
+
+@given(st.lists(st.text(alphabet="abc xyz", min_size=1, max_size=30), min_size=1, max_size=6),
+       st.lists(st.text(alphabet="abc xyz", min_size=1, max_size=30), min_size=1, max_size=6))
+def test_the_conversation_goes_once_a_turn_whatever_a_later_role_is_cut_to(first: list[str], later: list[str]) -> None:
+    """Understand's conversation is the turn's; Think's or Reply's version of it (another budget) is named, not sent.
+    The next turn sends it again (as its new lines or whole)."""
+    memo = ClientMemo()
+    understand = "## Conversation\n" + "\n".join(f"User: {line}" for line in first)
+    assert "## Conversation" in elide_sections(understand, memo, 3, full=False, role="understand")
+    think = elide_sections("## Conversation\n" + "\n".join(f"Alfred: {line}" for line in later) + "\n\n## Task\nplan it", memo, 3,
+                           full=False, role="think")
+    assert "## Conversation" not in think and "Conversation, as sent to understand this turn" in think and "## Task\nplan it" in think
+    assert elide_sections("## Conversation\nUser: something new", memo, 4, full=False, role="understand").startswith("## Conversation")
+    assert "## Conversation\n" in elide_sections("## Conversation\nAlfred: whole", ClientMemo(), 3, full=True, role="think")
