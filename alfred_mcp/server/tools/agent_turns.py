@@ -78,7 +78,16 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        return {**await answer(work, machine, state), **_context(work.session)}
+        started = await answer(work, machine, state)
+        following = started.get("next")
+        if isinstance(following, dict) and "instructions" not in following:  # a new chat on an old session lacks them
+            following["sent_before"] = SENT_BEFORE
+        return {**started, **_context(work.session)}
+
+
+SENT_BEFORE = "(each role's instructions and output shape: sent earlier in this session; turn_context with full: true sends them again)"
+"""What a turn's first answer says when the session's client was sent the instructions before: a client's model in a new
+chat on the same session learns how to get them (the server cannot tell a new chat from the old one)."""
 
 
 async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
