@@ -215,7 +215,7 @@ async def test_a_disliked_ingredient_is_marked_on_its_line_like_an_allergen(app:
         ref = (await call(client, "db_read", table="recipes", filters=[eq("name", "Olive Salad")]))["rows"][0]["id"]
         shown = await mount(client, "recipe_show", {"recipe": ref}, width=400)
         await expect(shown.view.locator("#ingredients li.disliked")).to_have_count(1)
-        await expect(shown.view.locator("#ingredients li.disliked")).to_contain_text("kalamata olives")
+        await expect(shown.view.locator("#ingredients li.disliked")).to_contain_text("Kalamata olives")  # a place name, capitalised on the card
         await expect(shown.view.locator("#ingredients li.disliked .badge")).to_have_text("disliked: olives")
         await expect(shown.view.locator("#ingredients li", has_text="cucumber")).not_to_have_class("disliked")
         shown.assert_clean()
