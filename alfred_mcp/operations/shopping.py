@@ -217,7 +217,8 @@ def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
 
 
 async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: AllergyOverride | None) -> list[dict[str, Any]]:
-    """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it."""
+    """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it,
+    the first of the lines left out of the same meals for the same allergen with the `text` that names them all."""
     held = await allergies.write_allergies(work)
     if not held.all():
         return []
@@ -228,10 +229,16 @@ async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: Al
         if not hits:
             continue
         del pending[key]
-        allergen = hits[0].allergen
-        meals = list(dict.fromkeys(line.labels))
-        text = f"Left out {line.row['name']}, for {', '.join(meals)}: it contains {allergen}, and {held.whose([allergen], user='you are')}."
-        left.append({"name": line.row["name"], "allergen": allergen, "for": meals, "recipes": line.recipes, "text": text})
+        left.append({"name": line.row["name"], "allergen": hits[0].allergen, "for": list(dict.fromkeys(line.labels)),
+                     "recipes": line.recipes})
+    groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
+    for item in left:
+        groups.setdefault((item["allergen"], tuple(item["for"])), []).append(item)
+    for (allergen, meals), items in groups.items():  # the reason said once for the lines of one meal and allergen
+        names = [item["name"] for item in items]
+        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        holds = "it contains" if len(names) == 1 else "they contain"
+        items[0]["text"] = f"Left out {named}, for {', '.join(meals)}: {holds} {allergen}, and {held.whose([allergen], user='you are')}."
     return left
 
 
