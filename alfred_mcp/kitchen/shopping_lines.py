@@ -113,6 +113,25 @@ def joined_source(entries: Iterable[Listed]) -> str:
     return SEPARATOR.join(dict.fromkeys(entry.text for entry in kept))[:MAX_SOURCE]
 
 
+def source_text(source: str | None) -> str | None:
+    """What a line is for as a person reads it, each recipe named once: 'Mushroom Risotto (Fri Nov 27 dinner, for 3;
+    Sun Nov 29 lunch, for 2); Red Lentil Soup (for 6)'; the recipe named without servings gives way to its uses."""
+    entries = source_entries(source)
+    if not entries or not any(entry.servings for entry in entries):
+        return source
+    uses: dict[str, list[str]] = {}
+    for entry in entries:
+        recipe = _recipe_of(entry)
+        said = entry.text[len(recipe):].strip()
+        uses.setdefault(recipe, [])
+        if entry.servings is not None and said.startswith("(") and said.endswith(")"):
+            uses[recipe].append(said[1:-1])
+        elif entry.servings is not None or said:
+            uses[recipe].append(entry.text)  # not of the usual shape: kept whole
+    return SEPARATOR.join(f"{recipe} ({SEPARATOR.join(said)})" if said and all(not part.startswith(recipe) for part in said)
+                          else SEPARATOR.join(said) or recipe for recipe, said in uses.items())
+
+
 def _recipe_of(entry: Listed) -> str:
     """The recipe an entry names: 'Mushroom Risotto (Thu Jan 15 dinner, for 3)' -> 'Mushroom Risotto'."""
     match = _ENTRY.match(entry.text)
@@ -195,7 +214,7 @@ def _amount(quantity: float, unit: str | None, whole: bool, name: str) -> str:
     if whole:
         return quantity_text(quantity) if unit is None else f"{quantity_text(quantity)} {unit_word(unit, quantity)}"
     shown = sensible(Amount(quantity, unit), name)
-    return shown.text if shown.rounded_from is None else amount_text(quantity, unit)
+    return shown.text if shown.rounded_from is None and " + " not in shown.text else amount_text(quantity, unit)
 
 
 def _segments(notes: str | None) -> list[str]:

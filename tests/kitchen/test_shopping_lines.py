@@ -19,6 +19,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     recipe_entry,
     shopping_text,
     shown_gain,
+    source_text,
     source_entries,
     with_extra_amounts,
 )
@@ -122,3 +123,22 @@ def test_a_top_up_adds_the_difference_the_line_shows(name: str, unit: str | None
     if dimension(was[1]) == dimension(now[1]) == dimension(added[1]):
         total = convert(was[0], was[1], now[1]) + convert(added[0], added[1], now[1])
         assert abs(total - now[0]) < 1e-6, (shopping_text(before), shopping_text(after), gain)
+
+
+RECIPES = ["Mushroom Risotto", "Red Lentil Soup", "Spaghetti Carbonara", "Miso-Glazed Salmon with Bok Choy"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(RECIPES), DAYS, MEAL_TYPES, SERVINGS, st.sampled_from(["meal", "recipe", "plain"])),
+                min_size=1, max_size=6))
+def test_what_a_line_is_for_names_each_recipe_once(uses: list[tuple[str, date, str, int, str]]) -> None:
+    """'Mushroom Risotto (Fri Nov 27 dinner, for 3; Sun Nov 29 lunch, for 2)': however many uses, each recipe is
+    named once, each use (occasion and servings) once, and a recipe named plainly gives way to its uses."""
+    entries = [meal_entry(name, day, kind, n) if how == "meal" else recipe_entry(name, None if how == "plain" else n)
+               for name, day, kind, n, how in uses]
+    text = source_text(joined_source(entries)) or ""
+    for name in {name for name, *_ in uses}:
+        assert text.count(name) == 1, text
+    for entry in entries:
+        if entry.servings is not None:
+            said = entry.text[len(entry.text.split(" (")[0]):].strip("() ")
+            assert text.count(said) >= 1, (said, text)
