@@ -19,8 +19,8 @@ from alfred_mcp.kitchen.shopping_lines import (
     recipe_entry,
     shopping_text,
     shown_gain,
-    source_text,
     source_entries,
+    source_text,
     with_extra_amounts,
 )
 
