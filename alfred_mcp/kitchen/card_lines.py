@@ -24,6 +24,21 @@ _SIZE = re.compile(
     r"\d+(?:\s*\d/\d|/\d|\.\d+)?[- ]?(?:inch|cm))$", re.IGNORECASE)
 _PACKAGE_SIZE = re.compile(r"^(\d+(?:[.,]\d+)?(?:\s+\d/\d)?)[\s-]*(oz|ounces?|lb|pounds?|g|grams?|kg|ml|l|fl oz)\.?$", re.IGNORECASE)
 _RANGE = re.compile(r"^(\d+(?:\s+\d/\d|/\d|\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\s+\d/\d|/\d|\.\d+)?)$")
+_SIZE_OF_THING = re.compile(r"^(?:small|medium|large|extra[- ]large|jumbo|big)$", re.IGNORECASE)
+"""Sizes said of the thing itself ('3 large eggs'), not of a piece cut from it ('2 thumb-sized pieces ginger')."""
+_QUALITY = re.compile(
+    r"^(?:dry|sweet|unsalted|salted|ripe|extra[- ]virgin|low[- ]sodium|reduced[- ]sodium|plain|whole|skinless|"
+    r"boneless|bone-in|skin-on|fresh|frozen|dried|smoked|toasted|roasted|raw|cooked|firm|extra[- ]firm|"
+    r"full[- ]fat|low[- ]fat|packed|light|dark|hot|cold|warm|day-old|stale|"
+    r"yukon gold|russet|greek|kalamata|san marzano|dijon|thai|italian|persian|english|japanese|mexican)$",
+    re.IGNORECASE)
+"""A quality or variety a cook writes right before the name: '1/2 cup dry white wine', 'Yukon Gold potatoes'."""
+_PROPER = {word: word.title() for word in (
+    "greek", "yukon gold", "kalamata", "san marzano", "dijon", "thai", "italian", "persian", "english", "japanese",
+    "mexican", "french", "spanish", "indian", "chinese", "korean", "vietnamese", "parmigiano-reggiano", "gruyère",
+    "gruyere", "worcestershire", "tabasco", "sriracha", "cajun", "creole", "turkish", "moroccan", "thai-style")}
+_PROPER_WORDS = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _PROPER), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+"""Names of places and makers, capitalised wherever a card writes them: 'Greek yogurt', 'Yukon Gold'."""
 _SAID_AFTER = re.compile(r"^(?:to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 """Notes a cook writes after the name without a comma: 'salt and pepper to taste'."""
 _IMPERIAL = {"oz": "oz", "ounce": "oz", "ounces": "oz", "lb": "lb", "pound": "lb", "pounds": "lb"}
@@ -39,9 +54,34 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
     """The line and its notes as a card shows them. `written` is the stored amount and `factor` what the line is
     scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
     the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
+    shown = _written(text, quantity, unit, name, notes, written, factor)
+    return CardLine(_proper(shown.text), None if shown.notes is None else _proper(shown.notes))
+
+
+def _proper(text: str) -> str:
+    return _PROPER_WORDS.sub(lambda found: _PROPER[found.group(1).lower()], text)
+
+
+def _before_name(parts: list[str], name: str) -> list[str]:
+    """The notes with leading sizes and qualities said apart ('large, plus 1 extra yolk' -> 'large', 'plus 1 extra
+    yolk'; 'bone-in, skin-on' -> 'bone-in', 'skin-on'), so they can go before the name; a quality the name already
+    says stays where it is."""
+    split: list[str] = []
+    for part in parts:
+        head, comma, rest = part.partition(", ")
+        while comma and head.lower() not in name.lower() and (_SIZE.match(head) or _QUALITY.match(head)):
+            split.append(head)
+            head, comma, rest = rest.strip().partition(", ")
+        split.append(f"{head}{comma}{rest}")
+    return [part for part in split if part]
+
+
+def _written(text: str, quantity: float | None, unit: str | None, name: str, notes: str | None,
+             written: Amount | None, factor: float) -> CardLine:
     parts = [part.strip() for part in (notes or "").split(SEPARATOR) if part.strip()]
     if quantity is None or not text.endswith(_tail(text, name)):
         return _said_after(text, parts)
+    parts = _before_name(parts, name)
     words = text.split(" ")
     count = len(_tail(text, name).split(" "))
     amount, named = words[:-count], words[-count:]
@@ -49,23 +89,26 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
     number = amount[: len(amount) - len(unit_words)]
     size: str | None = None
     package: str | None = None
+    quality: list[str] = []
     kept: list[str] = []
     for part in parts:
         if size is None and _SIZE.match(part):
             size = part.lower()
+        elif _QUALITY.match(part) and part.lower() not in name.lower():
+            quality = [", ".join([*quality, part.lower()])]
         elif package is None and unit_words and (measure := _PACKAGE_SIZE.match(part)):
             package = f"({_package_text(measure)})" if unit in PACKAGES else f"({measure.group(1)} {measure.group(2)})"
         elif written is not None and (ranged := _RANGE.match(part)) and _is(ranged.group(1), written.quantity):
             number, unit_words = _range_words(ranged, written.unit, factor)
         else:
             kept.append(part)
-    if unit == "piece" and size is not None:
+    if unit == "piece" and size is not None and not _SIZE_OF_THING.match(size):  # '2 thumb-sized pieces', '3 large eggs'
         unit_words = ["piece" if quantity <= 1 else plural("piece")]
     if unit in PACKAGES:  # '1 (14-oz) large can': the package size first
         head = [*number, *([package] if package else []), *([size] if size else []), *unit_words]
     else:  # '1 1/2 heaping cups (190 g)', '2 large'
         head = [*number, *([size] if size else []), *unit_words, *([package] if package else [])]
-    return _said_after(" ".join([*head, *named]), kept)
+    return _said_after(" ".join([*head, *quality, *named]), kept)
 
 
 def _tail(text: str, name: str) -> str:

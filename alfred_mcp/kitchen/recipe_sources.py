@@ -210,13 +210,19 @@ def _iso_or_text(value: str) -> str:
 
 def _paragraph_lines(text: str) -> list[str]:
     """A recipe written as running text, as lines: headings ('Steps:') on lines of their own, then each sentence
-    and each item of a semicolon list."""
+    and each item of a semicolon list (its full stop left off, except in the steps: each step a sentence)."""
     marked = _INLINE_HEADING.sub(lambda match: f"\n{match.group(1)}:\n", text)
     lines: list[str] = []
     for block in marked.splitlines():
         for part in block.split(";"):
             lines.extend(sentence.strip() for sentence in _SENTENCE_END.split(part) if sentence.strip(" .;"))
-    return [line.rstrip(".") if not _SECTION["steps"].match(line) else line for line in lines]
+    steps = next((at for at, line in enumerate(lines) if _SECTION["steps"].match(line)), len(lines))
+    return [line.rstrip(".") for line in lines[:steps]] + [_sentence(line) for line in lines[steps:]]
+
+
+def _sentence(line: str) -> str:
+    """A step as a sentence: its full stop kept, or given when a semicolon ended it ('Warm the tortillas.')."""
+    return line if _SECTION["steps"].match(line) or line.endswith((".", "!", "?", ":")) else f"{line}."
 
 
 def _ingredients_from_head(sections: dict[str, list[str]]) -> None:

@@ -19,7 +19,18 @@ from datetime import date
 from typing import Any, NamedTuple
 
 from alfred_mcp.kitchen.dates import day_text, with_day_text
-from alfred_mcp.kitchen.measures import NEED, line_text
+from alfred_mcp.kitchen.measures import (
+    NEED,
+    Amount,
+    amount_text,
+    convert,
+    dimension,
+    line_text,
+    quantity_text,
+    sensible,
+    to_buy,
+    unit_word,
+)
 from alfred_mcp.kitchen.units import parse_quantity
 
 SEPARATOR = "; "
@@ -76,10 +87,7 @@ def _entry(text: str) -> Listed:
 def listed_recipes(source: str | None) -> list[str]:
     """The recipes a line's source names: each entry's recipe ('Mushroom Risotto (Thu Jan 15 dinner, for 3)' ->
     'Mushroom Risotto'), and the whole source as one name too ('Chicken, Leek Pie' may be one recipe)."""
-    names = []
-    for entry in source_entries(source):
-        match = _ENTRY.match(entry.text)
-        names.append((match.group("who") if match else entry.text).strip())
+    names = [_recipe_of(entry) for entry in source_entries(source)]
     whole = " ".join((source or "").split())
     return [*names, whole] if whole and whole not in names else names
 
@@ -97,8 +105,37 @@ def covering(sources: Iterable[str | None], identity: str, recipe: str) -> Liste
 
 
 def joined_source(entries: Iterable[Listed]) -> str:
-    texts = list(dict.fromkeys(entry.text for entry in entries))
-    return SEPARATOR.join(texts)[:MAX_SOURCE]
+    """The entries as one source, each once; the recipe named without servings is left out where an entry names it
+    with them ('Carbonara; Carbonara (for 12)' is 'Carbonara (for 12)': the line was topped up for that use)."""
+    every = list(entries)
+    specific = {_recipe_of(entry) for entry in every if entry.servings is not None}
+    kept = [entry for entry in every if entry.servings is not None or entry.identity not in specific]
+    return SEPARATOR.join(dict.fromkeys(entry.text for entry in kept))[:MAX_SOURCE]
+
+
+def source_text(source: str | None) -> str | None:
+    """What a line is for as a person reads it, each recipe named once: 'Mushroom Risotto (Fri Nov 27 dinner, for 3;
+    Sun Nov 29 lunch, for 2); Red Lentil Soup (for 6)'; the recipe named without servings gives way to its uses."""
+    entries = source_entries(source)
+    if not entries or not any(entry.servings for entry in entries):
+        return source
+    uses: dict[str, list[str]] = {}
+    for entry in entries:
+        recipe = _recipe_of(entry)
+        said = entry.text[len(recipe):].strip()
+        uses.setdefault(recipe, [])
+        if entry.servings is not None and said.startswith("(") and said.endswith(")"):
+            uses[recipe].append(said[1:-1])
+        elif entry.servings is not None or said:
+            uses[recipe].append(entry.text)  # not of the usual shape: kept whole
+    return SEPARATOR.join(f"{recipe} ({SEPARATOR.join(said)})" if said and all(not part.startswith(recipe) for part in said)
+                          else SEPARATOR.join(said) or recipe for recipe, said in uses.items())
+
+
+def _recipe_of(entry: Listed) -> str:
+    """The recipe an entry names: 'Mushroom Risotto (Thu Jan 15 dinner, for 3)' -> 'Mushroom Risotto'."""
+    match = _ENTRY.match(entry.text)
+    return (match.group("who") if match else entry.text).strip()
 
 
 def extra_amounts(notes: str | None) -> list[str]:
@@ -138,6 +175,46 @@ def shopping_text(row: Mapping[str, Any]) -> str:
     if amount is None:
         return f"{main} + {' + '.join(extras)}"
     return f"{amount} + {' + '.join(extras)} {row['name']}"
+
+
+def shown_gain(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
+    """What a topped-up line shows more than it did, as the difference of the two amounts a shopper reads
+    ('1 tbsp' -> '1 1/2 tbsp' adds '1 1/2 tsp'; '6 oz' -> '1 1/4 lb' adds '14 oz'; '1 bunch thyme (need 3/4 tsp)' ->
+    '1 bunch thyme (need 1 1/2 tsp)' adds nothing: None), extra amounts in other units included."""
+    name = str(after["name"])
+    gains = [_gain(_taken(before, name), _taken(after, name), name)]
+    had = {amount[1]: amount[0] for amount in map(parsed_amount, extra_amounts(before.get("notes"))) if amount}
+    for amount in map(parsed_amount, extra_amounts(after.get("notes"))):
+        if amount is not None:
+            gains.append(_gain(None if amount[1] not in had else (had[amount[1]], amount[1], False), (*amount, False), name))
+    shown = [gain for gain in gains if gain]
+    return " + ".join(shown) if shown else None
+
+
+def _taken(row: Mapping[str, Any], name: str) -> tuple[float, str | None, bool] | None:
+    """(quantity, unit, bought as a pack or the thing itself) the line shows to take; None when it has no amount."""
+    if row.get("quantity") is None:
+        return None
+    shown = to_buy(Amount(float(row["quantity"]), row.get("unit")), name)
+    return (*shown.bought, True) if shown.bought is not None else (shown.quantity, shown.unit, False)
+
+
+def _gain(was: tuple[float, str | None, bool] | None, now: tuple[float, str | None, bool] | None, name: str) -> str | None:
+    if now is None:
+        return None
+    quantity, unit, whole = now
+    if was is not None and was[2] == whole and (whole and was[1] == unit or not whole and dimension(was[1]) == dimension(unit)):
+        quantity -= was[0] if whole else convert(was[0], was[1], unit)
+    elif was is not None:
+        return _amount(quantity, unit, whole, name)  # a shown amount of another kind: the whole of the new one
+    return _amount(quantity, unit, whole, name) if quantity > 1e-6 else None
+
+
+def _amount(quantity: float, unit: str | None, whole: bool, name: str) -> str:
+    if whole:
+        return quantity_text(quantity) if unit is None else f"{quantity_text(quantity)} {unit_word(unit, quantity)}"
+    shown = sensible(Amount(quantity, unit), name)
+    return shown.text if shown.rounded_from is None and " + " not in shown.text else amount_text(quantity, unit)
 
 
 def _segments(notes: str | None) -> list[str]:

@@ -29,6 +29,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     parsed_amount,
     recipe_entry,
     shopping_text,
+    shown_gain,
     source_entries,
     with_extra_amounts,
 )
@@ -185,8 +186,9 @@ async def add_to_list(
             if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
     outcome.already, outcome.already_of = [item for item, _ in kept], [of for _, of in kept]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
+    shown = [line for line in pending.values() if not _shows_the_same(line, outcome)]
     if preview:
-        await _preview(work, outcome, list(pending.values()))
+        await _preview(work, outcome, shown)
         return outcome
     async with work.atomic():
         inserts = [line for line in pending.values() if line.existing is None]
@@ -197,15 +199,26 @@ async def add_to_list(
             if line.existing is not None and changed:
                 (written[id(line)],) = await work.store.update(
                     SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)), changed, user_id=work.user_id)
-        await _report(work, outcome, [(line, written[id(line)]) for line in pending.values() if id(line) in written])
+        await _report(work, outcome, [(line, written[id(line)]) for line in shown if id(line) in written])
     refs = [line["ref"] for line in outcome.lines]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
                                         action="created", refs=refs, count=len(refs), note=override_note))
     return outcome
 
 
+def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
+    """True for an open line whose amount to buy reads the same after these uses ('1 bunch thyme' needed for more
+    thyme): it is still written (its source names them), but reported as already on the list, never topped up."""
+    if line.existing is None or shown_gain(line.existing, line.row) is not None:
+        return False
+    outcome.add_already({"name": line.row["name"], "recipes": line.recipes, "note": f"{shopping_text(line.row)} is enough"},
+                        (name_key(line.row["name"]), row_kind(line.row)))
+    return True
+
+
 async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: AllergyOverride | None) -> list[dict[str, Any]]:
-    """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it."""
+    """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it,
+    the first of the lines left out of the same meals for the same allergen with the `text` that names them all."""
     held = await allergies.write_allergies(work)
     if not held.all():
         return []
@@ -216,10 +229,16 @@ async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: Al
         if not hits:
             continue
         del pending[key]
-        allergen = hits[0].allergen
-        meals = list(dict.fromkeys(line.labels))
-        text = f"Left out {line.row['name']}, for {', '.join(meals)}: it contains {allergen}, and {held.whose([allergen], user='you are')}."
-        left.append({"name": line.row["name"], "allergen": allergen, "for": meals, "recipes": line.recipes, "text": text})
+        left.append({"name": line.row["name"], "allergen": hits[0].allergen, "for": list(dict.fromkeys(line.labels)),
+                     "recipes": line.recipes})
+    groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
+    for item in left:
+        groups.setdefault((item["allergen"], tuple(item["for"])), []).append(item)
+    for (allergen, meals), items in groups.items():  # the reason said once for the lines of one meal and allergen
+        names = [item["name"] for item in items]
+        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        holds = "it contains" if len(names) == 1 else "they contain"
+        items[0]["text"] = f"Left out {named}, for {', '.join(meals)}: {holds} {allergen}, and {held.whose([allergen], user='you are')}."
     return left
 
 
@@ -298,8 +317,6 @@ class _Pending:
     notes: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     """The uses (source entries) whose amounts it adds."""
-    added: list[str] = field(default_factory=list)
-    """What it adds to the line, as bought ('9 oz')."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str]) -> None:
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
@@ -311,7 +328,6 @@ class _Pending:
         if missing is None:
             return
         amount = need.amount(missing)
-        self.added.append(to_buy(amount, need.name).text)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
@@ -399,6 +415,6 @@ def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
             "recipes": pending.recipes, "action": action}
     if pending.notes:
         line["note"] = "; ".join(pending.notes)
-    if pending.existing is not None and pending.added:
-        line["was"], line["adds"] = shopping_text(pending.existing), " + ".join(pending.added)
+    if pending.existing is not None and (gain := shown_gain(pending.existing, row)):
+        line["was"], line["adds"] = shopping_text(pending.existing), gain
     return line

@@ -14,7 +14,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import SHOPPING_LIST
 from alfred_mcp.kitchen.sections import section_order, store_section
-from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text
+from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text, source_text
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import UnitOfWork
@@ -75,7 +75,7 @@ def _line(view: dict[str, Any], section: str) -> dict[str, Any]:
     quantity = None if view.get("quantity") is None else float(view["quantity"])
     line: dict[str, Any] = {"ref": view["id"], "name": view["name"], "quantity": quantity, "unit": view.get("unit"),
                             "text": shopping_text(view), "section": section,
-                            "source": view.get("source"), "bought": bool(view.get("is_purchased"))}
+                            "source": source_text(view.get("source")), "bought": bool(view.get("is_purchased"))}
     notes = own_notes(view.get("notes"))
     if notes:
         line["notes"] = notes

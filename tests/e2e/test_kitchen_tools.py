@@ -210,7 +210,8 @@ async def test_the_demo_week_listed_twice_changes_nothing_the_second_time_and_re
     assert [(line["name"], line["action"]) for line in topped["lines"]] == [("black pepper", "updated")]
     assert "black pepper" not in [item["name"] for item in topped["already_listed"]], "one ingredient, one place in the result"
     (line,) = topped["lines"]
-    assert line["adds"] == "2 tsp" and line["was"] != line["text"]
+    assert (line["was"], line["text"]) == ("1 tbsp black pepper", "2 tbsp black pepper")
+    assert line["was"] != line["text"] and line["adds"] == "1 tbsp", line  # needs 2 tsp more; the line shows 1 tbsp more
 
 
 async def test_an_amount_that_cannot_be_added_stays_on_the_ingredients_one_line(client: Client) -> None:

@@ -264,8 +264,8 @@ async def test_serving_many_users_a_redirect_to_a_non_public_address_is_refused(
 
 @pytest.mark.parametrize(("servings", "yolks"), [(4, "plus 1 extra yolk"), (8, "plus 2 extra yolks"), (12, "plus 3 extra yolks")])
 async def test_an_amount_in_a_lines_notes_scales_with_it(client: Client, servings: int, yolks: str) -> None:
-    """The demo carbonara's eggs: 'large, plus 1 extra yolk' for 4 is three yolks for 12, never a card that contradicts itself."""
+    """The demo carbonara's eggs: '3 large eggs, plus 1 extra yolk' for 4 is three yolks for 12, never a card that contradicts itself."""
     (carbonara,) = (await call(client, "db_read", table="recipes", filters=[eq("name", "Spaghetti Carbonara")]))["rows"]
     scaled = await call(client, "recipes_scale", recipe=carbonara["id"], servings=servings)
     (eggs,) = [line for line in scaled["ingredients"] if line["name"] == "eggs"]
-    assert eggs["notes"] == f"large, {yolks}"
+    assert (eggs["text"], eggs["notes"]) == (f"{eggs['quantity']:g} large eggs", yolks)  # the size before the name

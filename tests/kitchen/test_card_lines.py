@@ -5,16 +5,19 @@ range in the line ('1 large onion, finely chopped', '1 (14-oz) can coconut milk'
 from __future__ import annotations
 
 import itertools
+import re
+from datetime import date
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.kitchen.card_lines import PACKAGES, card_line
+from alfred_mcp.kitchen.card_lines import _QUALITY, _SIZE_OF_THING, PACKAGES, card_line
 from alfred_mcp.kitchen.ingredient_lines import PART_UNITS, parse_ingredient_line
 from alfred_mcp.kitchen.measures import Amount, dimension, line_text
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
+from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 
 NAMES = ["garlic", "celery", "fresh thyme", "cilantro", "romaine lettuce", "ginger"]
@@ -134,3 +137,37 @@ def test_a_line_as_a_cook_writes_it_reads_into_amount_unit_name_and_notes(
     assert (line.quantity, line.unit, line.name) == (AMOUNTS[amount], unit, name), text
     said = [part for part in (package and package.strip("()"), size, notes) if part]
     assert (line.notes or "").split("; ") == (said or [""]), text
+
+
+def _seed_lines() -> list[tuple[str, dict[str, object]]]:
+    kitchen = demo_kitchen(date(2026, 11, 27))
+    return [(str(recipe.row["name"]), dict(part)) for recipe in kitchen.recipes for part in recipe.ingredients]
+
+
+@pytest.mark.parametrize(("recipe", "part"), _seed_lines(), ids=lambda value: value if isinstance(value, str) else str(value.get("name")))
+@pytest.mark.parametrize("factor", [0.25, 0.5, 1.0, 2.0, 3.0])
+def test_every_seed_card_line_says_size_and_quality_before_the_name_and_names_places_with_capitals(
+    recipe: str, part: dict[str, object], factor: float,
+) -> None:
+    """Every line of every demo recipe, at several servings, reads as an imported one does: '3 large eggs, plus 1
+    extra yolk', '1/2 cup dry white wine', 'Greek yogurt', 'Yukon Gold potatoes' — no size or quality left at the
+    head of the notes, no place name in lower case."""
+    quantity = None if part.get("quantity") is None else float(part["quantity"]) * factor  # type: ignore[arg-type]
+    unit, name, notes = part.get("unit"), str(part["name"]), part.get("notes")
+    shown = card_line(line_text(quantity, unit, name), quantity, unit, name, notes,  # type: ignore[arg-type]
+                      written=None if quantity is None else Amount(float(part["quantity"]), unit), factor=factor)  # type: ignore[arg-type]
+    head = (shown.notes or "").split("; ")[0].split(", ")[0].strip()
+    if quantity is not None:
+        assert not (_SIZE_OF_THING.match(head) or (_QUALITY.match(head) and head.lower() not in name.lower())), (recipe, shown)
+    for text in (shown.text, shown.notes or ""):
+        assert not re.search(r"\b(greek|yukon gold|dijon|kalamata|parmigiano-reggiano)\b", text), (recipe, shown)
+
+
+@pytest.mark.parametrize(("notes", "expected"), [
+    ("large, plus 1 extra yolk", ("3 large eggs", "plus 1 extra yolk")),
+    ("dry", ("3 dry eggs", None)),
+    ("yukon gold, cut into wedges", ("3 Yukon Gold eggs", "cut into wedges")),
+])
+def test_a_leading_size_or_quality_in_notes_goes_before_the_name(notes: str, expected: tuple[str, str | None]) -> None:
+    shown = card_line(line_text(3, "piece", "eggs"), 3, "piece", "eggs", notes)
+    assert (shown.text, shown.notes) == expected

@@ -64,7 +64,7 @@ def test_a_recipe_pasted_as_one_paragraph_is_read(ingredients_heading: str, step
     assert recipe is not None, text
     assert recipe["name"] == "Crispy Chickpea Tacos" and recipe["recipeYield"] == "4"
     assert recipe["recipeIngredient"] == PARAGRAPH_INGREDIENTS
-    assert recipe["recipeInstructions"] == PARAGRAPH_STEPS
+    assert recipe["recipeInstructions"] == [f"{step}." for step in PARAGRAPH_STEPS]  # each step a sentence
 
 
 SIZES = ["small", "medium", "large", "extra-large", "jumbo"]

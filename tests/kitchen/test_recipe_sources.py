@@ -119,3 +119,14 @@ def test_a_line_among_the_ingredients_that_does_not_read_as_one_is_warned_about(
     draft, warnings = draft_from_recipe(recipe, source_url=None)
     assert draft["description"] == "freshly chopped dill" and len(draft["ingredients"]) == 2
     assert [w for w in warnings if "'freshly chopped dill'" in w and "not as an ingredient" in w]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize(("line", "parts"), INGREDIENT_LOOKING[:3], ids=[line for line, _ in INGREDIENT_LOOKING[:3]])
+def test_every_pasted_step_keeps_its_full_stop(layout: str, line: str, parts: object) -> None:
+    """'Warm the tortillas.' stays a sentence whatever the layout (a paragraph's steps too), and 'Fill them.' too."""
+    recipe = recipe_in_text(LAYOUTS[layout].format(line=line))
+    assert recipe is not None
+    draft, _ = draft_from_recipe(recipe, source_url=None)
+    steps = draft["instructions"]
+    assert steps and all(step.endswith(".") for step in steps), steps

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from alfred_mcp.kitchen.measures import convert, dimension
 from alfred_mcp.kitchen.shopping_lines import (
     covering,
     extra_amounts,
@@ -17,7 +18,9 @@ from alfred_mcp.kitchen.shopping_lines import (
     parsed_amount,
     recipe_entry,
     shopping_text,
+    shown_gain,
     source_entries,
+    source_text,
     with_extra_amounts,
 )
 
@@ -76,3 +79,66 @@ def test_a_line_reads_as_a_shopper_writes_it(row: dict[str, object], text: str) 
 ])
 def test_a_line_bought_as_the_shop_sells_it_keeps_every_amount_it_needs(row: dict[str, object], text: str) -> None:
     assert shopping_text(row) == text
+
+
+@given(NAMES, st.lists(st.tuples(DAYS, MEAL_TYPES, SERVINGS, st.booleans()), min_size=1, max_size=4))
+def test_a_topped_up_line_names_its_recipe_once(name: str, uses: list[tuple[date, str, int, bool]]) -> None:
+    """A line a person listed for the recipe ('Carbonara'), topped up for a use of it, names the recipe once: the
+    use ('Carbonara (for 12)'), not 'Carbonara; Carbonara (for 12)'."""
+    plain = recipe_entry(name, None)
+    used = [meal_entry(name, day, kind, n) if planned else recipe_entry(name, n) for day, kind, n, planned in uses]
+    read = source_entries(joined_source([plain, *used]))
+    assert [entry.text for entry in read] == list(dict.fromkeys(entry.text for entry in used))
+    assert joined_source([plain]) == plain.text  # on its own, the plain name stays
+
+
+TOPPED_NAMES = ["black pepper", "fresh thyme", "pancetta", "baby bok choy", "shallots", "buttermilk", "olive oil",
+                "garlic", "parmesan", "vegetable broth", "ginger", "crushed tomatoes", "lemons", "eggs"]
+TOPPED_UNITS = [None, "tsp", "tbsp", "cup", "oz", "lb", "g", "head", "clove"]
+
+
+def _shown(row: dict[str, object]) -> tuple[float, str | None] | None:
+    """The amount a line shows to take: '1 bunch', '1 1/2 tbsp', '3 heads' -> (quantity, unit)."""
+    text = shopping_text(row)
+    amount = text[: text.index(str(row["name"]))].strip() if str(row["name"]) in text else ""
+    return parsed_amount(amount or text.split()[0]) if amount or text[0].isdigit() else None
+
+
+@given(st.sampled_from(TOPPED_NAMES), st.sampled_from(TOPPED_UNITS),
+       st.integers(min_value=1, max_value=48), st.integers(min_value=0, max_value=48))
+def test_a_top_up_adds_the_difference_the_line_shows(name: str, unit: str | None, eighths: int, more: int) -> None:
+    """What a top-up reports it adds is the shown amount after less the shown amount before, in words a cook reads;
+    a line whose shown amount to take does not change (a bunch of thyme needed for more thyme) adds nothing."""
+    before = {"name": name, "quantity": eighths / 8, "unit": unit}
+    after = {"name": name, "quantity": (eighths + more) / 8, "unit": unit}
+    gain, was, now = shown_gain(before, after), _shown(before), _shown(after)
+    if was is None or now is None:
+        return
+    if was == now:
+        assert gain is None, (shopping_text(before), shopping_text(after), gain)
+        return
+    assert gain is not None, (shopping_text(before), shopping_text(after))
+    added = parsed_amount(gain)
+    assert added is not None, gain
+    if dimension(was[1]) == dimension(now[1]) == dimension(added[1]):
+        total = convert(was[0], was[1], now[1]) + convert(added[0], added[1], now[1])
+        assert abs(total - now[0]) < 1e-6, (shopping_text(before), shopping_text(after), gain)
+
+
+RECIPES = ["Mushroom Risotto", "Red Lentil Soup", "Spaghetti Carbonara", "Miso-Glazed Salmon with Bok Choy"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(RECIPES), DAYS, MEAL_TYPES, SERVINGS, st.sampled_from(["meal", "recipe", "plain"])),
+                min_size=1, max_size=6))
+def test_what_a_line_is_for_names_each_recipe_once(uses: list[tuple[str, date, str, int, str]]) -> None:
+    """'Mushroom Risotto (Fri Nov 27 dinner, for 3; Sun Nov 29 lunch, for 2)': however many uses, each recipe is
+    named once, each use (occasion and servings) once, and a recipe named plainly gives way to its uses."""
+    entries = [meal_entry(name, day, kind, n) if how == "meal" else recipe_entry(name, None if how == "plain" else n)
+               for name, day, kind, n, how in uses]
+    text = source_text(joined_source(entries)) or ""
+    for name in {name for name, *_ in uses}:
+        assert text.count(name) == 1, text
+    for entry in entries:
+        if entry.servings is not None:
+            said = entry.text[len(entry.text.split(" (")[0]):].strip("() ")
+            assert text.count(said) >= 1, (said, text)

@@ -36,6 +36,9 @@ async def test_the_plan_shows_days_as_columns_meal_types_as_rows_and_marks_the_c
         await expect(view.locator("thead th .date")).to_have_text([f"Jan {day}" for day in range(12, 19)])
         await expect(view.locator("tbody th")).to_have_text(["Breakfast", "Lunch", "Dinner"])
         await expect(view.locator("tbody tr").nth(2).locator("td")).to_have_text([re.compile(re.escape(dish)) for dish in DINNERS])
+        takeout = view.locator("tbody tr").nth(2).locator("td").nth(4)  # no recipe: what it is first, then servings
+        await expect(takeout.locator(".meal > span").first).to_have_text("takeout night")
+        await expect(takeout.locator(".meal > span").first).to_have_class("dish")
         lunch = view.locator("tbody tr").nth(1).locator("td")
         await expect(lunch).to_have_text(["", "", re.compile("leftover Greek chicken"), re.compile("Red Lentil Soup"),
                                           re.compile("Peanut Noodles.*⚠ contains peanut butter, roasted peanuts \\(allergy: peanuts\\)"), "", ""])
