@@ -1,9 +1,17 @@
-"""Fixtures shared by every test folder."""
+"""Fixtures shared by every test folder, and the hypothesis profile of CI."""
 
+import os
 from pathlib import Path
 
 import pytest
 from e2e.conftest import SeededKitchens
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, deadline=None)
+"""In CI every generated case is the same from run to run (a failure there is found again by running it again) and no
+case fails for the machine's load; a local run keeps exploring new cases."""
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
