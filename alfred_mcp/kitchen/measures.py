@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, produce_purchase_of, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -100,8 +100,9 @@ def convert_for(name: str | None, quantity: float, unit: str | None, to: str | N
 
 def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
     """Between what the shop sells and a measure it holds: a bunch of thyme and teaspoons of its leaves, an onion and
-    cups of it chopped, a can and ounces (`bought_as`); None when they do not compare."""
-    purchase = purchase_of(name) if name else None
+    cups of it chopped, a can and ounces (`bought_as`; not a staple's jar, whose rest is unknown); None when they do
+    not compare."""
+    purchase = produce_purchase_of(name) if name else None
     if purchase is None:
         return None
     sold = {purchase.unit} if purchase.unit is not None else {None, "piece"}
@@ -181,8 +182,9 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 
     Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
     garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
-    weights round up to their step. Fresh produce and canned goods are also counted as the shop sells them
-    (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans; `bought_as`).
+    weights round up to their step. Fresh produce, canned goods and shelf staples are also counted as the shop sells
+    them (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans, 1 tbsp black pepper 1 jar;
+    `bought_as`).
     """
     return _measured(amount, name, up=True)
 
@@ -223,7 +225,7 @@ def _bought(quantity: float, unit: str | None, name: str) -> tuple[float, str | 
     """How many of what the shop sells `name` as hold `quantity` of `unit` (rounded up), or None (bought as written)."""
     purchase = purchase_of(name)
     key = measure_key(unit, frozenset(VOLUME_ML), frozenset(MASS_G))
-    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit):
+    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit) or unit in purchase.as_written:
         return None
     held = convert(quantity, unit, key) if key in ("ml", "g") else quantity
     return _pick(held / purchase.holds[key], (1,), up=True, smallest=1.0), purchase.unit

@@ -20,9 +20,9 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
 - ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
   tomatoes' is 2 (14-oz) cans).
-- ``unit you cannot buy``: on a shopping list, fresh produce in a measure the shop does not sell it by ('1 1/2 tsp
-  ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 oz cremini mushrooms'): `bought_as.purchase_of` says what one
-  piece, bunch or pack holds.
+- ``unit you cannot buy``: on a shopping list, fresh produce or a shelf staple in a measure the shop does not sell it
+  by ('1 1/2 tsp ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 tbsp black pepper', '1/2 cup chicken broth',
+  '3/4 tsp vanilla extract'): `bought_as.purchase_of` says what one piece, bunch, jar, bottle, carton or bag holds.
 - ``cup no measure holds``: a cup amount that is not in quarters or thirds ('1 1/8 cups').
 - ``spoon no measure holds``: teaspoons not in quarters (1/8 alone excepted: '5/8 tsp', '1/3 tsp'), tablespoons
   not in halves ('1 1/4 tbsp').
@@ -166,7 +166,7 @@ def _unbuyable(text: str, name: str) -> bool:
     if purchase is None or match is None:
         return False
     word = normalize_unit(match.group(1))
-    if word == purchase.unit:
+    if word == purchase.unit or word in purchase.as_written:
         return False
     unit = word if is_known_unit(word) and word != "piece" else None
     return measure_key(unit, _VOLUME, _MASS) in purchase.holds
