@@ -115,6 +115,28 @@ def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: s
     return None
 
 
+def about_in(name: str, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """`quantity` of `unit` in `to`, estimated where no conversion holds through what the shop sells `name` as, full:
+    5 lb of flour is a bag, about 18 cups; 2 cartons of broth about 8 cups; 2 oz of paprika a jar, about 1/2 cup.
+    None when even that does not compare."""
+    exact = convert_for(name, quantity, unit, to)
+    purchase = purchase_of(name) if exact is None else None
+    if purchase is None:
+        return exact
+    volumes, masses = frozenset(VOLUME_ML), frozenset(MASS_G)
+    key, back = measure_key(unit, volumes, masses), measure_key(to, volumes, masses)
+    if unit == purchase.unit or (purchase.unit is None and unit in (None, "piece")):
+        count = quantity
+    elif key in purchase.holds:
+        count = (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
+    else:
+        return None
+    if back not in purchase.holds:
+        return None
+    held_amount = count * purchase.holds[back]
+    return convert(held_amount, back, to) if back in ("ml", "g") else held_amount
+
+
 def convert(quantity: float, unit: str | None, to: str | None, *, field: str = "unit") -> float:
     """`quantity` of `unit` expressed in `to`.
 
@@ -395,6 +417,21 @@ def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bo
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
         return f"{taken}{NEED}{shown.text})"
+    return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def needed(amount: Amount, name: str) -> Shown:
+    """An amount needed as recipes_scale writes it ('1/4 cup + 2 tbsp'), unless that is less than the amount (10 1/2
+    cups are 2 5/8 quarts, not 2 1/2): then rounded up to a measure (`to_buy`), never down."""
+    shown = sensible(amount, name)
+    exact = convert_for(name, amount.quantity, amount.unit, shown.unit) if shown.unit != "pinch" else None
+    return to_buy(amount, name) if exact is not None and shown.quantity < exact * (1 - _UP_SLACK) else shown
+
+
+def needed_text(quantity: float, unit: str | None, name: str) -> str:
+    """'2 3/4 quarts vegetable broth': `needed` with the name, not counted in what the shop sells (a note on what the
+    pantry holds says it)."""
+    shown = needed(Amount(quantity, unit), name)
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 
