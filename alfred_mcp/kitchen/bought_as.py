@@ -105,8 +105,8 @@ _JARRED = Purchase("jar", {"ml": CUP_ML, "g": 8 * OZ_G}, _SHOP_MEASURES)
 """A jar of mustard, capers, olives, pesto, miso or nut butter: about a cup."""
 _BOTTLE_OF_OIL = Purchase("bottle", {"ml": 2 * CUP_ML, "splash": 40}, _SHOP_MEASURES)
 """A bottle of olive, vegetable or sesame oil: about 2 cups."""
-_CARTON = Purchase("carton", {"ml": 4 * CUP_ML})
-"""A carton of broth or stock: a quart (4 cups)."""
+_CARTON = Purchase("carton", {"ml": 4 * CUP_ML}, frozenset({"l"}))
+"""A carton of broth or stock: a quart (4 cups); a metric one is a litre, bought as written ('1 l chicken stock')."""
 _STAPLES_BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("oil",), _BOTTLE_OF_OIL),
     (("peanut butter", "nut butter", "almond butter", "tahini", "mustard", "mayonnaise", "mayo", "jam", "marmalade",
