@@ -3,7 +3,8 @@
 Shopping: the demo kitchen's week made into a list with shopping_list_from (the real server over a
 fresh SQLite file), as it is (pantry and list as seeded) and from an empty pantry and list (every
 ingredient bought), each read back with shopping_list_show (every line the person sees, by section),
-then made again from the same meals: `second_run_changed` counts lines the second call added or changed.
+then made again from the same meals: `second_run_changed` counts lines the second call added or changed. The
+first call's pantry notes are judged too (`note_oddities`: a check where the pantry compares as the shop sells it).
 Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 (recipes_scale's own
 line code). Target: 0 odd lines, 0 changed on the second run.
 """
@@ -18,7 +19,7 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+from alfred_mcp.kitchen.odd_amounts import note_oddities, oddities, repeated_ingredients
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.seed import demo_kitchen
@@ -56,14 +57,16 @@ async def _week_list(*, empty: bool) -> dict[str, Any]:
                     rows = await app.store.select(table, Query(columns=("id",), limit=5_000), user_id=app.user_id)
                     await app.store.delete(table, _ids(rows), user_id=app.user_id)
             async with Client(build_server(app)) as client:
-                await client.call_tool("shopping_list_from", {"meal_plans": WEEK})
+                first = (await client.call_tool("shopping_list_from", {"meal_plans": WEEK})).structured_content or {}
                 shown = (await client.call_tool("shopping_list_show", {})).structured_content or {}
                 again = (await client.call_tool("shopping_list_from", {"meal_plans": WEEK})).structured_content or {}
     lines = [line for section in shown["sections"] for line in section["lines"] if not line["bought"]]
     odd = [{"text": line["text"], "rules": rules} for line in lines
            if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))]
     odd += [{"text": name, "rules": ["same ingredient on two lines"]} for name in repeated_ingredients(line["name"] for line in lines)]
-    return {"lines": len(lines), "odd": odd, "second_run_changed": len(again.get("lines", []))}
+    notes = [(item["note"], item["name"]) for item in first.get("covered", []) + first.get("lines", []) if item.get("note")]
+    odd += [{"text": note, "rules": rules} for note, name in notes if (rules := note_oddities(note, name))]
+    return {"lines": len(lines) + len(notes), "odd": odd, "second_run_changed": len(again.get("lines", []))}
 
 
 def _scaled_lines() -> list[dict[str, Any]]:

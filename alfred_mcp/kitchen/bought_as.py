@@ -1,12 +1,16 @@
-"""What fresh produce and canned goods are bought as: herbs by the bunch, fresh ginger by the piece, mushrooms by the
-pack, an onion whole, crushed tomatoes by the can. A recipe measures them (1 1/2 tsp grated ginger, 3/4 tsp thyme
-leaves, 1 oz mushrooms, 28 oz crushed tomatoes); a shopping list says what to take from the shelf (1 piece ginger,
-1 bunch thyme, 1 pack mushrooms, 2 cans crushed tomatoes).
+"""What an ingredient is bought as: herbs by the bunch, fresh ginger by the piece, mushrooms by the pack, an onion
+whole, crushed tomatoes by the can, and the shelf staples as their shelf holds them: spices and dried herbs by the
+jar, extracts, oils, sauces, vinegars and wine by the bottle, broth and cream by the carton, baking powder by the can,
+sugar, flour, rice and nuts by the bag, pasta by the box. A recipe measures them (1 1/2 tsp grated ginger, 3/4 tsp
+thyme leaves, 1 tbsp black pepper, 1/2 cup broth); a shopping list says what to take from the shelf (1 piece ginger,
+1 bunch thyme, 1 jar black pepper, 1 carton broth).
 
 `purchase_of(name)` is the purchase for a name the shop files under produce or canned goods (the store sections,
-from the taxonomy; fresh ginger too, which the taxonomy counts among the spices; broths, sold by the quart, aside),
-None for anything else and for a fresh name's other forms ('dried thyme', 'ground ginger', 'lemon juice', 'garlic
-powder'). A purchase says how much one holds,
+from the taxonomy; fresh ginger too, which the taxonomy counts among the spices), else for a shelf staple (by name,
+then by its taxonomy class: `STAPLE_CLASSES`), None for anything else (meat, fish, eggs, bread, frozen goods). A
+fresh name's other forms ('dried thyme', 'ground ginger', 'garlic powder') are staples. A staple written in a
+measure the shop sells it by (`Purchase.as_written`: '5 lb flour', '1 gallon milk') is bought as written. A purchase
+says how much one holds,
 per measure it can be bought for: millilitres ('ml', any volume), grams ('g', any weight) or a count unit ('sprig').
 A measure it does not hold (a weight of onions, a head of garlic) is bought as written. Pure.
 """
@@ -31,6 +35,8 @@ class Purchase(NamedTuple):
     unit: str | None
     holds: Mapping[str, float]
     """Per measure it is bought for ('ml', 'g' or a count unit such as 'sprig'): how much of it one holds."""
+    as_written: frozenset[str] = frozenset()
+    """Units the shop sells it by itself ('lb' of flour): an amount in one is bought as written."""
 
 
 _LEAFY_HERB = Purchase("bunch", {"ml": CUP_ML, "g": 30.0, "sprig": 20, "handful": 2, "leaf": 30, "pinch": 50})
@@ -85,23 +91,118 @@ FRESH_AMONG_SPICES: tuple[str, ...] = ("ginger", "gingerroot")
 """Fresh produce the taxonomy files with the spices (fresh ginger): produce unless the name says another form."""
 
 
+FL_OZ_ML = CUP_ML / 8
+LB_G = 16 * OZ_G
+_BY_WEIGHT = frozenset({"lb", "kg"})
+"""Weights a shop sells dry goods by: '2 lb rice' is bought as written."""
+_SHOP_MEASURES = _BY_WEIGHT | {"gallon", "l"}
+"""Measures a shop sells staples by (a gallon of milk, a litre of oil): bought as written."""
+_JAR_OF_SPICE = Purchase("jar", {"ml": CUP_ML / 2, "g": 2 * OZ_G, "pinch": 100, "dash": 100}, _SHOP_MEASURES)
+"""A jar of a ground spice or dried herb: about 2 oz, half a cup."""
+_BOTTLE_OF_SAUCE = Purchase("bottle", {"ml": 10 * FL_OZ_ML, "dash": 200, "splash": 40}, _SHOP_MEASURES)
+"""A bottle of soy sauce, vinegar, mirin or hot sauce: about 10 fl oz."""
+_JARRED = Purchase("jar", {"ml": CUP_ML, "g": 8 * OZ_G}, _SHOP_MEASURES)
+"""A jar of mustard, capers, olives, pesto, miso or nut butter: about a cup."""
+_BOTTLE_OF_OIL = Purchase("bottle", {"ml": 2 * CUP_ML, "splash": 40}, _SHOP_MEASURES)
+"""A bottle of olive, vegetable or sesame oil: about 2 cups."""
+_CARTON = Purchase("carton", {"ml": 4 * CUP_ML}, frozenset({"l"}))
+"""A carton of broth or stock: a quart (4 cups); a metric one is a litre, bought as written ('1 l chicken stock')."""
+_STAPLES_BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
+    (("oil",), _BOTTLE_OF_OIL),
+    (("peanut butter", "nut butter", "almond butter", "tahini", "mustard", "mayonnaise", "mayo", "jam", "marmalade",
+      "olive", "caper", "pickle", "relish", "tapenade", "pesto", "miso", "curry paste", "chutney", "aioli",
+      "chili crisp", "salsa", "harissa", "gochujang", "tomato paste"), _JARRED),
+    (("extract",), Purchase("bottle", {"ml": 2 * FL_OZ_ML, "drop": 300, "dash": 50}, _SHOP_MEASURES)),
+    (("salt",), Purchase("box", {"g": 26 * OZ_G, "ml": 2.5 * CUP_ML, "pinch": 2000}, _SHOP_MEASURES)),
+    (("baking powder", "baking soda", "bicarbonate of soda", "cream of tartar"),
+     Purchase("can", {"ml": CUP_ML, "g": 8 * OZ_G, "pinch": 300}, _SHOP_MEASURES)),
+    (("cornstarch", "corn starch", "cocoa", "gelatin"), Purchase("box", {"ml": 3 * CUP_ML, "g": LB_G}, _SHOP_MEASURES)),
+    (("yeast",), Purchase("packet", {"ml": 2.25 * TSP_ML, "g": 7.0})),
+    (("bouillon",), Purchase("jar", {"ml": CUP_ML, "cube": 8}, _SHOP_MEASURES)),
+    (("honey", "syrup", "molasses", "agave", "treacle"), Purchase("bottle", {"ml": 1.5 * CUP_ML, "g": LB_G}, _SHOP_MEASURES)),
+    (("mirin",), _BOTTLE_OF_SAUCE),
+    (("sour cream", "yogurt", "yoghurt", "creme fraiche", "labneh", "skyr", "ricotta", "mascarpone", "cottage cheese",
+      "cream cheese"), Purchase("tub", {"ml": 2 * CUP_ML, "g": LB_G}, _SHOP_MEASURES)),
+    (("butter", "ghee"), Purchase("box", {"ml": 2 * CUP_ML, "g": LB_G, "stick": 4}, _SHOP_MEASURES)),
+    (("milk",), Purchase("carton", {"ml": 8 * CUP_ML}, _SHOP_MEASURES)),
+    (("cream", "half and half", "buttermilk"), Purchase("carton", {"ml": 2 * CUP_ML}, _SHOP_MEASURES)),
+    (("tofu", "tempeh"), Purchase("block", {"g": 14 * OZ_G, "ml": 2 * CUP_ML})),
+    (("chocolate chip", "chocolate"), Purchase("bag", {"g": 12 * OZ_G, "ml": 2 * CUP_ML}, _SHOP_MEASURES)),
+    (("panko", "breadcrumb", "bread crumb", "crouton"), Purchase("bag", {"ml": 3 * CUP_ML, "g": 8 * OZ_G}, _SHOP_MEASURES)),
+)
+"""Staples bought in their own way, most specific first."""
+STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
+    ("broths", _CARTON),
+    ("spices", _JAR_OF_SPICE),
+    ("herbs", _JAR_OF_SPICE),
+    ("oils", _BOTTLE_OF_OIL),
+    ("condiments", _BOTTLE_OF_SAUCE),
+    ("alcohol", Purchase("bottle", {"ml": 750.0, "splash": 40}, _SHOP_MEASURES)),
+    ("sweeteners", Purchase("bag", {"ml": 9 * CUP_ML, "g": 4 * LB_G}, _BY_WEIGHT)),
+    ("baking", Purchase("bag", {"ml": 18 * CUP_ML, "g": 5 * LB_G}, _BY_WEIGHT)),
+    ("pasta", Purchase("box", {"g": LB_G, "ml": 4 * CUP_ML}, _BY_WEIGHT)),
+    ("grains", Purchase("bag", {"g": 2 * LB_G, "ml": 4.5 * CUP_ML}, _BY_WEIGHT)),
+    ("legumes", Purchase("bag", {"g": LB_G, "ml": 2.5 * CUP_ML}, _BY_WEIGHT)),
+    ("mushrooms", Purchase("packet", {"g": OZ_G, "ml": CUP_ML}, _BY_WEIGHT)),
+    ("nuts", Purchase("bag", {"g": 8 * OZ_G, "ml": 1.75 * CUP_ML}, _BY_WEIGHT)),
+    ("seeds", Purchase("bag", {"g": 8 * OZ_G, "ml": 1.5 * CUP_ML}, _BY_WEIGHT)),
+    ("cheese", Purchase("wedge", {"ml": 2 * CUP_ML}, _SHOP_MEASURES)),
+    ("dairy alternatives", Purchase("carton", {"ml": 8 * CUP_ML}, _SHOP_MEASURES)),
+    ("dairy", Purchase("carton", {"ml": 4 * CUP_ML}, _SHOP_MEASURES)),
+    ("fruit", Purchase("bag", {"ml": 2 * CUP_ML, "g": 8 * OZ_G}, _BY_WEIGHT)),
+)
+"""The taxonomy's shelf classes, each as its shelf holds it, in the order a name is judged (broth before poultry,
+oils before seeds, a dried fruit's bag last)."""
+_SHELF_SECTIONS = frozenset({"spices", "dry goods", "condiments", "canned", "dairy", "beverages", "bakery"})
+"""Where the staples stand in a shop (the store sections); produce, meat, seafood and frozen goods are not staples."""
+
+
 @cache
 def purchase_of(name: str) -> Purchase | None:
-    """How the shop sells the fresh produce or canned goods `name` names, or None (neither, or a form that is not
-    fresh)."""
+    """How the shop sells what `name` names: fresh produce, canned goods or a shelf staple; None for anything else."""
+    words = ingredient_words(name)
+    if not words:
+        return None
+    whole = produce_purchase_of(name)
+    if whole is not None or _is_fresh(name, words):
+        return whole
+    return staple_of(name) if store_section(name, None, default_taxonomy()) in _SHELF_SECTIONS else None
+
+
+@cache
+def produce_purchase_of(name: str) -> Purchase | None:
+    """How the shop sells the fresh produce or canned goods `name` names, or None. What these hold is known from the
+    count (a can is 14 oz), so a pantry's cans and bunches convert to what a recipe measures; an opened jar or bottle
+    of a staple holds an unknown rest, so staples (`staple_of`) are not among these."""
     words = ingredient_words(name)
     taxonomy = default_taxonomy()
     if words and store_section(name, None, taxonomy) == "canned" and not taxonomy.matches(name, "broths"):
         return next((can for phrases, can in _CANS if any(_holds(words, ingredient_words(phrase)) for phrase in phrases)), CAN)
-    if not words or any(word in NOT_FRESH for word in words):
-        return None
-    fresh_spice = any(word in FRESH_AMONG_SPICES for word in words) and taxonomy.matches(name, "spices")
-    if store_section(name, None, taxonomy) != "produce" and not fresh_spice:
+    if not words or not _is_fresh(name, words):
         return None
     for phrases, purchase in _BY_NAME:
         if any(_holds(words, ingredient_words(phrase)) for phrase in phrases):
             return purchase
     return next((purchase for category, purchase in _BY_CATEGORY if taxonomy.matches(name, category)), None)
+
+
+def _is_fresh(name: str, words: Words) -> bool:
+    """Fresh produce (fresh ginger too): no word of a shelf form ('dried', 'oil'), and the produce section."""
+    taxonomy = default_taxonomy()
+    if any(word in NOT_FRESH for word in words):
+        return False
+    fresh_spice = any(word in FRESH_AMONG_SPICES for word in words) and taxonomy.matches(name, "spices")
+    return fresh_spice or store_section(name, None, taxonomy) == "produce"
+
+
+def staple_of(name: str) -> Purchase | None:
+    """How a shelf holds the staple `name` names (by name, then by its taxonomy class), or None."""
+    words = ingredient_words(name)
+    for phrases, purchase in _STAPLES_BY_NAME:
+        if any(_holds(words, ingredient_words(phrase)) for phrase in phrases):
+            return purchase
+    taxonomy = default_taxonomy()
+    return next((purchase for category, purchase in STAPLE_CLASSES if taxonomy.matches(name, category)), None)
 
 
 def measure_key(unit: str | None, volume_units: frozenset[str], mass_units: frozenset[str]) -> str:

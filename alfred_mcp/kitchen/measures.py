@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
+from alfred_mcp.kitchen.bought_as import can_weight, measure_key, produce_purchase_of, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -100,8 +100,9 @@ def convert_for(name: str | None, quantity: float, unit: str | None, to: str | N
 
 def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: str | None) -> float | None:
     """Between what the shop sells and a measure it holds: a bunch of thyme and teaspoons of its leaves, an onion and
-    cups of it chopped, a can and ounces (`bought_as`); None when they do not compare."""
-    purchase = purchase_of(name) if name else None
+    cups of it chopped, a can and ounces (`bought_as`; not a staple's jar, whose rest is unknown); None when they do
+    not compare."""
+    purchase = produce_purchase_of(name) if name else None
     if purchase is None:
         return None
     sold = {purchase.unit} if purchase.unit is not None else {None, "piece"}
@@ -112,6 +113,28 @@ def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: s
     if to in sold and (key := measure_key(unit, volumes, masses)) in purchase.holds:
         return (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
     return None
+
+
+def about_in(name: str, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """`quantity` of `unit` in `to`, estimated where no conversion holds through what the shop sells `name` as, full:
+    5 lb of flour is a bag, about 18 cups; 2 cartons of broth about 8 cups; 2 oz of paprika a jar, about 1/2 cup.
+    None when even that does not compare."""
+    exact = convert_for(name, quantity, unit, to)
+    purchase = purchase_of(name) if exact is None else None
+    if purchase is None:
+        return exact
+    volumes, masses = frozenset(VOLUME_ML), frozenset(MASS_G)
+    key, back = measure_key(unit, volumes, masses), measure_key(to, volumes, masses)
+    if unit == purchase.unit or (purchase.unit is None and unit in (None, "piece")):
+        count = quantity
+    elif key in purchase.holds:
+        count = (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
+    else:
+        return None
+    if back not in purchase.holds:
+        return None
+    held_amount = count * purchase.holds[back]
+    return convert(held_amount, back, to) if back in ("ml", "g") else held_amount
 
 
 def convert(quantity: float, unit: str | None, to: str | None, *, field: str = "unit") -> float:
@@ -181,8 +204,9 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 
     Anything counted is bought whole (4 1/2 shallots -> 5), and by the pack where the pack is known (14 cloves of
     garlic -> 2 heads); spoons and cups round up to a measure, never a compound, and more than 4 cups is quarts;
-    weights round up to their step. Fresh produce and canned goods are also counted as the shop sells them
-    (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans; `bought_as`).
+    weights round up to their step. Fresh produce, canned goods and shelf staples are also counted as the shop sells
+    them (`Shown.bought`: 3/4 tsp of thyme is 1 bunch, 1 3/4 lb of crushed tomatoes 2 cans, 1 tbsp black pepper 1 jar;
+    `bought_as`).
     """
     return _measured(amount, name, up=True)
 
@@ -223,7 +247,7 @@ def _bought(quantity: float, unit: str | None, name: str) -> tuple[float, str | 
     """How many of what the shop sells `name` as hold `quantity` of `unit` (rounded up), or None (bought as written)."""
     purchase = purchase_of(name)
     key = measure_key(unit, frozenset(VOLUME_ML), frozenset(MASS_G))
-    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit):
+    if purchase is None or key not in purchase.holds or quantity <= 0 or _names_unit(name, unit) or unit in purchase.as_written:
         return None
     held = convert(quantity, unit, key) if key in ("ml", "g") else quantity
     return _pick(held / purchase.holds[key], (1,), up=True, smallest=1.0), purchase.unit
@@ -393,6 +417,21 @@ def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bo
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
         return f"{taken}{NEED}{shown.text})"
+    return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def needed(amount: Amount, name: str) -> Shown:
+    """An amount needed as recipes_scale writes it ('1/4 cup + 2 tbsp'), unless that is less than the amount (10 1/2
+    cups are 2 5/8 quarts, not 2 1/2): then rounded up to a measure (`to_buy`), never down."""
+    shown = sensible(amount, name)
+    exact = convert_for(name, amount.quantity, amount.unit, shown.unit) if shown.unit != "pinch" else None
+    return to_buy(amount, name) if exact is not None and shown.quantity < exact * (1 - _UP_SLACK) else shown
+
+
+def needed_text(quantity: float, unit: str | None, name: str) -> str:
+    """'2 3/4 quarts vegetable broth': `needed` with the name, not counted in what the shop sells (a note on what the
+    pantry holds says it)."""
+    shown = needed(Amount(quantity, unit), name)
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 

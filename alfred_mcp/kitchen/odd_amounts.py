@@ -20,15 +20,20 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
 - ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
   tomatoes' is 2 (14-oz) cans).
-- ``unit you cannot buy``: on a shopping list, fresh produce in a measure the shop does not sell it by ('1 1/2 tsp
-  ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 oz cremini mushrooms'): `bought_as.purchase_of` says what one
-  piece, bunch or pack holds.
+- ``unit you cannot buy``: on a shopping list, fresh produce or a shelf staple in a measure the shop does not sell it
+  by ('1 1/2 tsp ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 tbsp black pepper', '1/2 cup chicken broth',
+  '3/4 tsp vanilla extract'): `bought_as.purchase_of` says what one piece, bunch, jar, bottle, carton or bag holds.
 - ``cup no measure holds``: a cup amount that is not in quarters or thirds ('1 1/8 cups').
 - ``spoon no measure holds``: teaspoons not in quarters (1/8 alone excepted: '5/8 tsp', '1/3 tsp'), tablespoons
   not in halves ('1 1/4 tbsp').
 - ``unit repeated in the name``: the unit is also a word of the name ('1 fillet salmon fillets').
 - ``plural disagreement``: '2 cup', '1 cups', '3 shallot', '1 green onions'.
 - ``same ingredient on two lines`` (a list's rule, `repeated_ingredients`).
+- ``need rounded down``: on a shopping list (a line or a pantry note), an amount needed shown below the exact one
+  ('need 2 1/2 quarts' for 2 5/8): a need is rounded up to what a cook writes, never down.
+- ``check where it compares`` (a pantry note's rule, `note_oddities`): 'check there is enough' although every amount
+  the pantry holds compares with the need as the shop sells it ('need 3/4 cup flour, the pantry has 5 lb': a bag of
+  flour is about 18 cups, so it is covered).
 
 Pure: no I/O. The rules describe the reader, not the code that writes the lines, so both can be checked.
 """
@@ -40,6 +45,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
+from alfred_mcp.kitchen.measures import about_in
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
@@ -100,6 +106,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("weight no scale shows")
     if exact is not None and not shopping and _rounded_far(quantity, exact, unit) and not whole_thing and not (counted and exact < 1):
         found.append("rounded far from the amount")
+    if exact is not None and shopping and quantity < exact * (1 - UP_SLACK):
+        found.append("need rounded down")
     if not shopping and _whole_cans_by_weight(text, name):
         found.append("cans written as a weight")
     if shopping and _unbuyable(text, name):
@@ -114,6 +122,37 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
     if _plural_disagrees(text, quantity, unit, name):
         found.append("plural disagreement")
     return found
+
+
+UP_SLACK = 0.02
+"""What rounding up may forgive (float noise, trimming): 1.01 lemons are 1 lemon."""
+_PANTRY_CHECK = re.compile(r"^need (.+), the pantry has (.+): check there is enough$")
+
+
+def note_oddities(note: str, name: str) -> list[str]:
+    """The rules a pantry note on a shopping line breaks (empty: none)."""
+    match = _PANTRY_CHECK.match(note)
+    purchase = purchase_of(name)
+    sold = {purchase.unit} if purchase is not None and purchase.unit else set()
+    need = _leading_amount(match.group(1), sold) if match else None
+    if match is None or need is None:
+        return []
+    held = [_leading_amount(part, sold) for part in match.group(2).split(", ")]
+    if all(amount is not None and about_in(name, amount[0], amount[1], need[1]) is not None for amount in held):
+        return ["check where it compares"]
+    return []
+
+
+def _leading_amount(text: str, sold: set[str]) -> tuple[float, str | None] | None:
+    """The amount a text starts with ('3/4 cup flour': (0.75, 'cup'); '2 cartons': (2, 'carton'); '1 tub' when the
+    shop sells it by the tub), or None."""
+    match = re.match(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?)(?: (fl oz|[a-z]+))?", text.lower())
+    if match is None:
+        return None
+    word = normalize_unit(match.group(2)) if match.group(2) else None
+    if word is not None and not is_known_unit(word):
+        word = singular(word) if singular(word) in sold else None
+    return _number(match.group(1)), None if word == "piece" else word
 
 
 def repeated_ingredients(names: Iterable[str]) -> list[str]:
@@ -166,7 +205,7 @@ def _unbuyable(text: str, name: str) -> bool:
     if purchase is None or match is None:
         return False
     word = normalize_unit(match.group(1))
-    if word == purchase.unit:
+    if word == purchase.unit or word in purchase.as_written:
         return False
     unit = word if is_known_unit(word) and word != "piece" else None
     return measure_key(unit, _VOLUME, _MASS) in purchase.holds

@@ -17,7 +17,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
-from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, needed_text, sensible, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -41,7 +41,7 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, name_key, needs_of, on_hand, row_kind
+from alfred_mcp.state.pantry import EPSILON, Need, Stock, estimated_apart, in_need_unit, name_key, needs_of, on_hand, row_kind
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
@@ -369,14 +369,23 @@ def _changed(before: Row, after: Row) -> Row:
 
 
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
-    """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count."""
+    """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count: covered
+    or short where what the pantry holds compares as the shop sells it (5 lb of flour is about 18 cups), else a check.
+    Either way the cook decides (an opened jar or carton holds less than a full one), so nothing is added for it."""
     have, apart = on_hand(need, stock)
     if need.quantity is None or need.shown_in in TRACE_UNITS:
         return (0.0 if have > 0 or apart else None), None
     missing = need.quantity - have
     if missing > EPSILON and apart:
-        needed = need.amount(missing)  # as recipes_scale says it, not rounded up to buy
-        return 0.0, f"need {line_text(needed.quantity, needed.unit, need.name)}, the pantry has {', '.join(apart)}: check there is enough"
+        needed = need.amount(missing)  # rounded up, never down: '2 3/4 quarts', not '2 1/2'
+        wanted = f"need {needed_text(needed.quantity, needed.unit, need.name)}, the pantry has {', '.join(apart)}"
+        about = estimated_apart(need, stock)
+        if about is None:
+            return 0.0, f"{wanted}: check there is enough"
+        held = f"{wanted} (about {sensible(need.amount(about), need.name).text})"
+        if about >= missing - EPSILON:
+            return 0.0, f"{held}: covered"
+        return 0.0, f"{held}: short by {to_buy(need.amount(missing - about), need.name).text}"  # what is left is unknown
     return missing, None
 
 

@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
-from alfred_mcp.kitchen.measures import Amount, amount_text, base_unit, convert, convert_for, dimension, ingredient_text, sensible
+from alfred_mcp.kitchen.measures import (
+    Amount,
+    about_in,
+    amount_text,
+    base_unit,
+    convert,
+    convert_for,
+    dimension,
+    ingredient_text,
+    sensible,
+)
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -147,6 +157,21 @@ def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
         else:
             total += converted
     return total, apart
+
+
+def estimated_apart(need: Need, rows: Sequence[Row]) -> float | None:
+    """About how much of `need` (in its unit) the rows that `on_hand` cannot compare hold, counting each as the shop
+    sells it, full (`measures.about_in`: 5 lb of flour is about 18 cups); None when one does not compare even so."""
+    total = 0.0
+    for row in rows:
+        quantity = row.get("quantity")
+        if quantity is None or in_need_unit(need, float(quantity), row.get("unit")) is not None:
+            continue
+        about = about_in(need.name, float(quantity), row.get("unit"), need.unit)
+        if about is None:
+            return None
+        total += about
+    return total
 
 
 @dataclass(frozen=True)

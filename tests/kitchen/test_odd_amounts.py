@@ -80,8 +80,9 @@ def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: st
 @pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
     ("1 bunch thyme (need 3/4 tsp)", 0.75, "tsp", "thyme"), ("1 piece ginger (need 1 1/2 tsp)", 1.5, "tsp", "ginger"),
     ("1 pack cremini mushrooms (need 1 oz)", 1, "oz", "cremini mushrooms"), ("1 bunch fresh cilantro (need 2 handfuls)", 2, "handful", "fresh cilantro"),
-    ("4 1/2 quarts vegetable broth", 4.5, "quart", "vegetable broth"), ("2 tbsp dried thyme", 2, "tbsp", "dried thyme"),
-    ("1 tsp ground ginger", 1, "tsp", "ground ginger"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
+    ("5 cartons vegetable broth (need 4 1/2 quarts)", 4.5, "quart", "vegetable broth"),
+    ("1 jar dried thyme (need 2 tbsp)", 2, "tbsp", "dried thyme"), ("1 jar ground ginger (need 1 tsp)", 1, "tsp", "ground ginger"),
+    ("5 lb all-purpose flour", 5, "lb", "all-purpose flour"), ("1 gallon milk", 1, "gallon", "milk"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
     ("2 cans crushed tomatoes (need 1 3/4 lb)", 1.75, "lb", "crushed tomatoes"), ("1 can tomato paste (need 2 tbsp)", 2, "tbsp", "tomato paste"),
 ])
 def test_shopping_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
@@ -171,7 +172,8 @@ def test_what_the_shop_sells_converts_to_what_it_holds(name: str, quantity: floa
 
 
 @pytest.mark.parametrize(("name", "unit", "to"), [
-    ("dried thyme", "bunch", "tsp"), ("ground ginger", "piece", "tsp"), ("olive oil", "bottle", "tbsp"), ("cremini mushrooms", "pack", "sprig"),
+    ("dried thyme", "bunch", "tsp"), ("ground ginger", "piece", "tsp"), ("olive oil", "bottle", "tbsp"),
+    ("vegetable broth", "carton", "cup"), ("black pepper", "jar", "tbsp"), ("cremini mushrooms", "pack", "sprig"),
     ("onion", "piece", "oz"),
 ])
 def test_other_forms_and_measures_a_purchase_does_not_hold_do_not_convert(name: str, unit: str, to: str) -> None:

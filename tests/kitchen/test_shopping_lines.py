@@ -66,7 +66,7 @@ def test_extra_amounts_live_beside_a_persons_notes(amounts: list[str], notes: st
     ({"name": "shallots", "quantity": 4.5, "unit": None}, "5 shallots"),
     ({"name": "salmon fillets", "quantity": 1, "unit": "fillet"}, "1 salmon fillet"),
     ({"name": "arugula", "quantity": None, "unit": None}, "arugula"),
-    ({"name": "pecorino romano", "quantity": 0.5625, "unit": "cup"}, "2/3 cup pecorino romano"),
+    ({"name": "pecorino romano", "quantity": 0.5625, "unit": "cup"}, "1 wedge pecorino romano (need 2/3 cup)"),
 ])
 def test_a_line_reads_as_a_shopper_writes_it(row: dict[str, object], text: str) -> None:
     assert shopping_text(row) == text
