@@ -115,9 +115,28 @@ async def prompt_tokens() -> dict[str, object]:
             "ok": max(one_step.values()) <= PROMPT_TOKENS_BUDGET}
 
 
-ROUND_PREFIX = "r2_"
-"""Recordings named r2_* were driven on the code with the stages' fast paths (quick mode with any read tool, Act's
-complete_step); the others, the first round, on the code of the day before."""
+ROUND_NAME = re.compile(r"r(\d+)_")
+"""A recording's round: r2_* were driven on the code with the stages' fast paths (quick mode with any read tool, Act's
+complete_step), r3_* with role outputs sent ahead; the others, the first round, on the code of the day before."""
+
+
+def _round_of(name: str) -> str:
+    found = ROUND_NAME.match(name)
+    return found.group(1) if found else "1"
+
+
+def _plain_of(name: str, recordings: dict[str, Recording]) -> Recording | None:
+    """The plain-tool run beside a staged one: its own, else the latest earlier round's of the same conversation (a
+    round that re-drove only the staged side compares with the plain side replayed on the same code)."""
+    own = recordings.get(f"{name}.plain")
+    if own is not None:
+        return own
+    base = ROUND_NAME.sub("", name, count=1)
+    for earlier in range(int(_round_of(name)) - 1, 0, -1):
+        plain = recordings.get(f"{base}.plain" if earlier == 1 else f"r{earlier}_{base}.plain")
+        if plain is not None:
+            return plain
+    return None
 
 
 async def recorded_turns() -> dict[str, object]:
@@ -132,7 +151,7 @@ async def recorded_turns() -> dict[str, object]:
         for name, recording in recordings.items():
             if recording.plain:
                 continue
-            tally = rounds.setdefault("2" if name.startswith(ROUND_PREFIX) else "1", _round())
+            tally = rounds.setdefault(_round_of(name), _round())
             logs = await replay(recording, Path(folder) / name)
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
@@ -145,9 +164,9 @@ async def recorded_turns() -> dict[str, object]:
             tally["turns"] += len(turns)
             tally["calls"] += sum(turn.calls for turn in turns)
             tally["bytes"] += sum(turn.bytes for turn in turns)
-            plain = recordings.get(f"{name}.plain")
+            plain = _plain_of(name, recordings)
             if plain is not None:
-                plain_logs = await replay(plain, Path(folder) / f"{name}.plain")
+                plain_logs = await replay(plain, Path(folder) / f"{plain.name}.{name}")
                 worst["diverged"] += sum(len(log.diverged) for log in plain_logs)
                 plain_turns = _user_turns(plain, plain_logs)
                 entry["plain_calls"] = [turn.calls for turn in plain_turns]
@@ -162,7 +181,7 @@ async def recorded_turns() -> dict[str, object]:
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
-    latest = rounds[max(rounds)]["max"] if rounds else {key: 0 for key in targets}
+    latest = rounds[max(rounds, key=int)]["max"] if rounds else {key: 0 for key in targets}
     return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
 
 
