@@ -18,6 +18,7 @@ from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
+from alfred_mcp.server.tools.sent_ahead import apply_ahead
 from alfred_mcp.server.tools.stage_view import answer, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
@@ -78,7 +79,8 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        started = await answer(work, machine, state)
+        state, ahead = await apply_ahead(machine, state, args.get("then") or ())
+        started = {**await answer(work, machine, state), **ahead}
         following = started.get("next")
         if isinstance(following, dict) and "instructions" not in following:  # a new chat on an old session lacks them
             following["sent_before"] = SENT_BEFORE
@@ -103,8 +105,9 @@ async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    """Apply one role output. A refused output is an error result, but its count is kept (the
-    turn's attempts are bounded), so the refusal is raised after the unit of work commits."""
+    """Apply one role output, then the outputs sent ahead in `then` (sent_ahead.py). A refused `output` is an error
+    result (`then` is not applied), but its count is kept (the turn's attempts are bounded), so the refusal is raised
+    after the unit of work commits."""
     refused: RoleOutputError | None = None
     async with work_on(app, "turn_submit", args) as work:
         machine = _machine(app, work)
@@ -113,9 +116,10 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
         except RoleOutputError as error:
             refused = error
         else:
+            state, ahead = await apply_ahead(machine, state, args.get("then") or ())
             ledger = _ledger_view(state.ledger)
             answered = await answer(work, machine, state)
-            return {**answered, **({"summary": ledger} if ledger else {}), **_context(work.session)}
+            return {**answered, **ahead, **({"summary": ledger} if ledger else {}), **_context(work.session)}
     assert refused is not None
     raise refused
 
