@@ -3,7 +3,8 @@
 Each output in `then` is applied as a turn_submit of it would be, while the turn expects its role: a turn sent ahead
 reaches the same kitchen and the same end as the same outputs submitted one by one, in fewer calls; an output the turn
 no longer expects is named in `not_applied`, a refused one in `refused` (its try counted), and bad `then` input is an
-error that changes nothing.
+error that changes nothing. The recorded conversations of round 2, their outputs sent ahead, reach the same kitchen
+after every turn in fewer calls.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.conftest import SeededKitchens
 from e2e.helpers import call, call_error
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
 
-from .kitchen_digest import kitchen_digest
+from .kitchen_digest import digest_changes, kitchen_digest
+from .recorded import Recording, load_recordings
 from .scripts import plan, reply, step
+from .sent_ahead_replay import replay_sent_ahead
 
 pytestmark = pytest.mark.anyio
 
@@ -186,3 +190,19 @@ async def test_roles_passed_over_are_not_marked_sent_so_a_later_turn_one_by_one_
     assert "instructions" in second["next"] and set(second["next"]["output_shapes"]) == {"understand"}
     third = await call(client, "turn_submit", role="understand", output={"processed_message": "add salt"})
     assert "instructions" in third["next"] and set(third["next"]["output_shapes"]) == {"think"}
+
+
+ROUND_2 = [recording for recording in load_recordings() if recording.name.startswith("r2_") and not recording.plain]
+
+
+@pytest.mark.parametrize("recording", ROUND_2, ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_sent_ahead_reaches_the_same_kitchen_in_fewer_calls(
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """Each turn's recorded Understand and Think outputs sent ahead (sent_ahead_replay.py): every turn leaves the
+    kitchen as the recording did, no output sent ahead is refused or passed over, and no turn takes more calls."""
+    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens)
+    for turn, recorded, sent in zip(recording.turns, one_by_one, ahead, strict=True):
+        assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
+        assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
+        assert sent.calls <= recorded.calls, f"{turn.label}: {sent.calls} calls sent ahead, {recorded.calls} one by one"
+    assert sum(log.calls for log in ahead) < sum(log.calls for log in one_by_one)
