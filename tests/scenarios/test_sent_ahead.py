@@ -20,6 +20,7 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_view import SEND_AHEAD
 
 from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import Recording, load_recordings
@@ -120,7 +121,7 @@ async def test_a_refused_output_sent_ahead_keeps_the_turn_and_says_what_a_submit
     bad = {"referenced_refs": ["recipe_999"], "processed_message": "show recipe_999"}
     answer = await call(client, "turn_start", message="Show me recipe 999", then=_sent([("understand", bad), PEPPER_OUTPUTS[1]]))
     assert answer["expected_role"] == "understand" and answer["stage"] == "understand"
-    assert "understand" in answer["next"]["output_shapes"] and "instructions" in answer["next"]
+    assert "understand" in answer["next"]["output_shapes"] and SEND_AHEAD["understand"] in answer["next"]["instructions"]
     assert answer["not_applied"] == ["then[1] think: not applied, since then[0] was refused"]
     refused = answer["refused"]
     assert refused["field"] == "then[0].output.referenced_refs" and refused["attempt"] == 1 and refused["attempts_left"] == 2
@@ -133,6 +134,7 @@ async def test_a_refused_think_sent_ahead_keeps_understand_applied_and_teaches_t
                         then=_sent([PEPPER_OUTPUTS[0], ("think", {"goal": "add pepper", "decision": "plan_direct", "steps": "none"})]))
     assert answer["expected_role"] == "think" and answer["refused"]["field"].startswith("then[1].output.steps")
     assert "does not match its schema" in answer["refused"]["message"] and "think" in answer["next"]["output_shapes"]
+    assert SEND_AHEAD["think"] in answer["next"]["instructions"]
     status = await call(client, "turn_status")
     assert status["state"]["understanding"]["processed_message"] == "add black pepper to the shopping list"
     assert status["state"]["invalid_outputs"] == {"think": 1}
