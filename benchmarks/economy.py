@@ -22,11 +22,10 @@ from alfred_mcp.server.mcp_server import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from e2e.conftest import SeededKitchens  # noqa: E402
 from scenarios.driver import StageClient, resent_characters  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
-from e2e.conftest import SeededKitchens  # noqa: E402
 from scenarios.recorded import Recording, ReplayedTurn, load_recordings, replay  # noqa: E402
-from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
     READ_TURN_BYTES_BUDGET,
     READ_TURN_CALLS_BUDGET,
@@ -35,6 +34,7 @@ from scenarios.scripts import (  # noqa: E402
     TURN_CALLS_BUDGET,
     drive,
 )
+from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
 
 TOOLS_LIST_BUDGET = 40_000
 
