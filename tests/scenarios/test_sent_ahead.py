@@ -9,6 +9,7 @@ after every turn in fewer calls.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ async def client(app: AlfredApp) -> AsyncIterator[Client]:
     async with Client(build_server(app)) as connected:
         yield connected
 
+WAITS_FOR_ACT = "not applied: a step waits for Act (a call failed or warned, or Think gave the step none; see the notice)"
 PEPPER = "Add black pepper to my shopping list"
 PEPPER_OUTPUTS = [
     ("understand", {"processed_message": "add black pepper to the shopping list"}),
@@ -111,8 +113,7 @@ async def test_a_step_whose_call_failed_waits_for_act_and_a_reply_sent_ahead_is_
     answer = await call(client, "turn_submit", role="understand", output={"processed_message": "show a recipe"},
                         then=_sent([("think", failing), ("reply", reply("Here it is."))]))
     assert answer["expected_role"] == "act" and answer["next"]["role"] == "act"
-    assert answer["not_applied"] == ["then[1] reply: not applied: a step waits for Act (its call failed or warned, or Think gave it "
-                                     "none; see the notice)"]
+    assert answer["not_applied"] == [f"then[1] reply: {WAITS_FOR_ACT}"]
 
 
 async def test_a_refused_output_sent_ahead_keeps_the_turn_and_says_what_a_submit_refusal_says(client: Client) -> None:
@@ -208,3 +209,37 @@ async def test_a_recorded_conversation_sent_ahead_reaches_the_same_kitchen_in_fe
         assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
         assert sent.calls <= recorded.calls, f"{turn.label}: {sent.calls} calls sent ahead, {recorded.calls} one by one"
     assert sum(log.calls for log in ahead) < sum(log.calls for log in one_by_one)
+
+
+async def test_a_planned_call_that_warns_stops_the_outputs_after_it_for_act(client: Client) -> None:
+    """A meal planned where that day has one is warned of: the plan's next call waits for Act (the model can ask the
+    user first), so a reply sent after it is not applied."""
+    meals = (await call(client, "meal_plan_show"))["meals"]
+    booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
+    recipe = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
+    steps = [step("write", "Plan it for that dinner", "meal_plans", call={"tool": "db_create", "arguments": {
+                 "table": "meal_plans", "data": {"date": booked["date"], "meal_type": "dinner", "recipe_id": recipe}}}),
+             step("write", "And for a lunch", "meal_plans", call={"tool": "db_create", "arguments": {
+                 "table": "meal_plans", "data": {"date": "2099-01-02", "meal_type": "lunch", "recipe_id": recipe}}})]
+    await call(client, "turn_start", message="Plan that recipe for that dinner and for lunch on 2 January 2099")
+    answer = await call(client, "turn_submit", role="understand", output={"referenced_refs": [recipe]},
+                        then=_sent([("think", plan("Plan it twice", *steps)), ("reply", reply("Both are planned."))]))
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "Warnings (" in answer["notice"]
+    assert answer["not_applied"] == [f"then[1] reply: {WAITS_FOR_ACT}"]
+
+
+async def test_a_turn_ended_by_outputs_sent_with_turn_start_answers_with_its_summary_and_no_resend_pointer(client: Client) -> None:
+    """A table's quick read ends the turn inside turn_start: its answer carries the ledger, as a submit's would; a
+    client sending outputs ahead knows their shapes, so no later turn_start tells it how to get them again."""
+    table = {"quick_mode": True, "quick_mode_confidence": 0.95, "quick_read": {"table": "inventory", "limit": 3},
+             "processed_message": "what is in the pantry"}
+    for _ in range(2):
+        answer = await call(client, "turn_start", message="What do I have?", then=_sent([("understand", table)]))
+        assert answer["outcome"] == "quick" and answer["expected_role"] is None and answer["reply"]
+        assert answer["summary"]
+    for item in ("black pepper", "sea salt"):
+        outputs = [(role, json.loads(json.dumps(output).replace("black pepper", item))) for role, output in PEPPER_OUTPUTS]
+        later = await call(client, "turn_start", message=f"Add {item} to my shopping list", then=_sent(outputs[:2]))
+        assert later["next"]["role"] == "reply" and "sent_before" not in later["next"]
+        await call(client, "turn_submit", role="reply", output=outputs[2][1])
+    assert "instructions" not in later["next"]  # Reply's were sent in the turn before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
@@ -79,10 +80,10 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        state, ahead = await apply_ahead(machine, state, args.get("then") or ())
-        started = {**await answer(work, machine, state), **ahead}
+        started = await _answer_after(work, machine, state, args.get("then") or ())
         following = started.get("next")
-        if isinstance(following, dict) and "instructions" not in following:  # a new chat on an old session lacks them
+        # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes
+        if isinstance(following, dict) and "instructions" not in following and not args.get("then"):
             following["sent_before"] = SENT_BEFORE
         return {**started, **_context(work.session)}
 
@@ -116,10 +117,7 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
         except RoleOutputError as error:
             refused = error
         else:
-            state, ahead = await apply_ahead(machine, state, args.get("then") or ())
-            ledger = _ledger_view(state.ledger)
-            answered = await answer(work, machine, state)
-            return {**answered, **ahead, **({"summary": ledger} if ledger else {}), **_context(work.session)}
+            return {**await _answer_after(work, machine, state, args.get("then") or ()), **_context(work.session)}
     assert refused is not None
     raise refused
 
@@ -140,6 +138,14 @@ async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
         machine = _machine(app, work)
         state = await machine.abandon_current(args.get("reason") or "abandoned by the client")
         return {**status_view(machine, state), **_context(work.session)}
+
+
+async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]]) -> ToolResult:
+    """The outputs sent ahead applied (sent_ahead.py), then the answer: where the turn stands, what the expected role
+    needs, what was not applied or refused, and the ledger of a turn that ended."""
+    state, ahead = await apply_ahead(machine, state, then)
+    ledger = _ledger_view(state.ledger)
+    return {**await answer(work, machine, state), **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -60,7 +60,7 @@ def _why_not(machine: TurnMachine, state: TurnState, role: str) -> str:
     if expected is None:
         return f"not applied: the turn is done ({_ENDED.get(state.outcome, state.outcome)})"
     if expected == "act":
-        return "not applied: a step waits for Act (its call failed or warned, or Think gave it none; see the notice)"
+        return "not applied: a step waits for Act (a call failed or warned, or Think gave the step none; see the notice)"
     if expected == "reply" and role == "think":
         return "not applied: Understand's quick read was the plan, so Reply is expected"
     return f"not applied: the turn expects {expected} now"
