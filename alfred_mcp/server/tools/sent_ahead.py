@@ -13,6 +13,10 @@ counting and state enforcement), while the turn expects its role:
 Neither is an error: the answer is the normal one for the role now expected (the refused role again, so the client
 sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. The
 notices of every output applied are kept, in order.
+
+turn_start's `then` takes no reply (its contract's role enum): a reply written before the turn's calls ran is one
+the reply check would judge blind. turn_submit's may end with one (after Act's step_complete the model has read the
+results), checked as any reply. A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
 """
 
 from __future__ import annotations
