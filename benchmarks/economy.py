@@ -22,6 +22,7 @@ from alfred_mcp.server.mcp_server import build_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from e2e.conftest import SeededKitchens  # noqa: E402
 from scenarios.driver import StageClient, resent_characters  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
 from scenarios.recorded import Recording, ReplayedTurn, load_recordings, replay  # noqa: E402
@@ -33,6 +34,7 @@ from scenarios.scripts import (  # noqa: E402
     TURN_CALLS_BUDGET,
     drive,
 )
+from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
 
 TOOLS_LIST_BUDGET = 40_000
 
@@ -143,20 +145,34 @@ async def recorded_turns() -> dict[str, object]:
     """The conversations a client's model drove (tests/scenarios/recorded), replayed call for call: per turn the calls
     and bytes the model read, stage by stage; beside each, the same conversation driven with plain tools, replayed in
     the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
-    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today."""
+    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. The
+    latest round is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per
+    conversation), in lockstep with its own replay."""
     recordings = {recording.name: recording for recording in load_recordings()}
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "seeded").mkdir()
+        kitchens = SeededKitchens(Path(folder) / "seeded")
         for name, recording in recordings.items():
             if recording.plain:
                 continue
             tally = rounds.setdefault(_round_of(name), _round())
-            logs = await replay(recording, Path(folder) / name)
+            if _round_of(name) == "2":  # beside the replay, the same conversation with its role outputs sent ahead
+                (Path(folder) / name).mkdir()
+                logs, ahead = await replay_sent_ahead(recording, Path(folder) / name, kitchens)
+                tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
+                sent = _user_turns(recording, ahead)
+                entry_ahead = {"ahead_calls": [turn.calls for turn in sent], "ahead_bytes": [turn.bytes for turn in sent]}
+                tally.setdefault("sent_ahead", dict(SENT_AHEAD_TALLY))
+                tally["sent_ahead"]["calls"] += sum(turn.calls for turn in sent)
+                tally["sent_ahead"]["bytes"] += sum(turn.bytes for turn in sent)
+            else:
+                logs, entry_ahead = await replay(recording, Path(folder) / name), {}
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
-            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns]}
+            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns], **entry_ahead}
             for number, turn in enumerate(turns):
                 worst["calls"], worst["bytes"] = max(worst["calls"], turn.calls), max(worst["bytes"], turn.bytes)
                 if turn.one_step_read and number > 0:
@@ -179,10 +195,22 @@ async def recorded_turns() -> dict[str, object]:
     for tally in rounds.values():
         tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
+        if "sent_ahead" in tally:
+            ahead = tally["sent_ahead"]
+            ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
+            ahead["bytes_ratio"] = _ratio(ahead["bytes"], tally["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
     latest = rounds[max(rounds, key=int)]["max"] if rounds else {key: 0 for key in targets}
     return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+SENT_AHEAD_TALLY: dict[str, object] = {
+    "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
+            "mechanical re-send of the recorded outputs (tests/scenarios/sent_ahead_replay.py), an upper bound of what a "
+            "model that knew its plan would save; ratios against plain tools",
+    "calls": 0, "bytes": 0,
+}
 
 
 @dataclass

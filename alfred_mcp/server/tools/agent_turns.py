@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
@@ -18,6 +19,7 @@ from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
+from alfred_mcp.server.tools.sent_ahead import apply_ahead
 from alfred_mcp.server.tools.stage_view import answer, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
@@ -78,9 +80,10 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        started = await answer(work, machine, state)
+        started = await _answer_after(work, machine, state, args.get("then") or ())
         following = started.get("next")
-        if isinstance(following, dict) and "instructions" not in following:  # a new chat on an old session lacks them
+        # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes
+        if isinstance(following, dict) and "instructions" not in following and not args.get("then"):
             following["sent_before"] = SENT_BEFORE
         return {**started, **_context(work.session)}
 
@@ -103,8 +106,9 @@ async def turn_context(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
-    """Apply one role output. A refused output is an error result, but its count is kept (the
-    turn's attempts are bounded), so the refusal is raised after the unit of work commits."""
+    """Apply one role output, then the outputs sent ahead in `then` (sent_ahead.py). A refused `output` is an error
+    result (`then` is not applied), but its count is kept (the turn's attempts are bounded), so the refusal is raised
+    after the unit of work commits."""
     refused: RoleOutputError | None = None
     async with work_on(app, "turn_submit", args) as work:
         machine = _machine(app, work)
@@ -113,9 +117,7 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
         except RoleOutputError as error:
             refused = error
         else:
-            ledger = _ledger_view(state.ledger)
-            answered = await answer(work, machine, state)
-            return {**answered, **({"summary": ledger} if ledger else {}), **_context(work.session)}
+            return {**await _answer_after(work, machine, state, args.get("then") or ()), **_context(work.session)}
     assert refused is not None
     raise refused
 
@@ -136,6 +138,14 @@ async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
         machine = _machine(app, work)
         state = await machine.abandon_current(args.get("reason") or "abandoned by the client")
         return {**status_view(machine, state), **_context(work.session)}
+
+
+async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]]) -> ToolResult:
+    """The outputs sent ahead applied (sent_ahead.py), then the answer: where the turn stands, what the expected role
+    needs, what was not applied or refused, and the ledger of a turn that ended."""
+    state, ahead = await apply_ahead(machine, state, then)
+    ledger = _ledger_view(state.ledger)
+    return {**await answer(work, machine, state), **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -55,6 +55,7 @@ async def role_view(
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
     for key, text in prompt.instruction_parts():
+        text = f"{text}\n\n{SEND_AHEAD[key]}" if key in SEND_AHEAD else text
         sent = _sent_before(memo, f"instructions:{key}", text, state.turn, full)
         if sent is None:
             parts.append(text)
@@ -75,6 +76,15 @@ async def role_view(
         view["output_shapes"] = {r: schema_text(schema) for r, schema in schemas.items() if sent_in[r] is None}
     work.session.write(CLIENT_MEMO, memo)
     return view
+
+
+SEND_AHEAD = {
+    "understand": "Once you know the output shapes, send this output in turn_start's `then`, with Think's after it when you "
+                  "know the plan: no round trip per role.",
+    "think": "When you know the plan before Understand's answer, send it in `then` right after Understand's output.",
+}
+"""What a stage client's model is told, with a role's instructions, of sending its output ahead (sent_ahead.py); the
+bundled loop's model, which calls no tool, is not."""
 
 
 def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> int | None:

@@ -1,0 +1,78 @@
+"""Role outputs sent ahead: the `then` of turn_start and turn_submit.
+
+A client's model that knows the output shapes and its plan sends the next roles' outputs with the call, so a turn is
+2 calls (turn_start with Understand's and Think's outputs, then Reply) instead of one per role. Each output in `then` is
+applied in order exactly as a turn_submit of it would be (`TurnMachine.submit`: the same validation, checks, attempt
+counting and state enforcement), while the turn expects its role:
+
+- the turn expects another role (Understand asked the user, a quick read did Think's work, a step waits for Act, the
+  turn is done): that output and the rest are not applied, each named in `not_applied` with why, in plain words;
+- an output is refused: the earlier ones stay applied, its refusal is `refused` (the message a turn_submit refusal
+  gives, its attempt counted, its field under `then[i]`), and the rest are not applied.
+
+Neither is an error: the answer is the normal one for the role now expected (the refused role again, so the client
+sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. The
+notices of every output applied are kept, in order.
+
+turn_start's `then` takes no reply (its contract's role enum): a reply written before the turn's calls ran is one
+the reply check would judge blind. turn_submit's may end with one (after Act's step_complete the model has read the
+results), checked as any reply. A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.errors import RoleOutputError
+from alfred_mcp.state.agent_turn import TurnState
+
+MAX_AHEAD = 3
+"""At most this many outputs in `then` (the contracts' maxItems): Understand, Think and one more is a whole turn."""
+
+
+async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]]) -> tuple[TurnState, dict[str, Any]]:
+    """Apply `then`'s outputs in order while the turn expects each one's role; the state they leave, and what the
+    answer says of those not applied (`not_applied`) or refused (`refused`), when any was."""
+    said: dict[str, Any] = {}
+    notices = [state.notice] if state.notice else []
+    for number, item in enumerate(then):
+        role = item["role"]
+        if role != machine.expected_role(state):
+            said["not_applied"] = [f"then[{later}] {then[later]['role']}: {_why_not(machine, state, then[later]['role'])}"
+                                   for later in range(number, len(then))]
+            break
+        try:
+            state = await machine.submit(state, role, item["output"])
+        except RoleOutputError as refusal:
+            field = refusal.fields.get("field")
+            said["refused"] = {**refusal.to_dict(), "field": f"then[{number}].{field or 'output'}"}
+            if number + 1 < len(then):
+                said["not_applied"] = [f"then[{later}] {then[later]['role']}: not applied, since then[{number}] was refused"
+                                       for later in range(number + 1, len(then))]
+            break
+        if state.notice:
+            notices.append(state.notice)
+    state.notice = "\n\n".join(notices) or None
+    return state, said
+
+
+def _why_not(machine: TurnMachine, state: TurnState, role: str) -> str:
+    """One line: why the turn does not take `role`'s output now."""
+    expected = machine.expected_role(state)
+    if expected is None:
+        return f"not applied: the turn is done ({_ENDED.get(state.outcome, state.outcome)})"
+    if expected == "act":
+        return "not applied: a step waits for Act (a call failed or warned, or Think gave the step none; see the notice)"
+    if expected == "reply" and role == "think":
+        return "not applied: Understand's quick read was the plan, so Reply is expected"
+    return f"not applied: the turn expects {expected} now"
+
+
+_ENDED = {
+    "completed": "it is complete", "quick": "the quick read answered it", "clarify": "it asks the user a question",
+    "propose": "it asks the user to confirm a proposal", "ask_user": "it asks the user a question",
+    "blocked": "it ended blocked", "in_progress": "it ended",
+}
+"""How a turn ended, as the line of an output not applied says it."""
