@@ -293,15 +293,18 @@ def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None
     return list(dict.fromkeys([*card_columns(table), *set_columns])) if set_columns else None
 
 
-WARNINGS_HEAD = "Warnings ("
-"""How a card's warnings start: a chain of planned calls stops at a card that has them (the user may want to choose)."""
+def result_warnings(result: Mapping[str, Any]) -> list[str]:
+    """A result's `warnings` (a draft's allergen, dislike or exclusion, a write's dislike or exclusion, a meal planned
+    where that day has one: each names the line and the rule). A chain of planned calls stops at a call that has them
+    (the user may want to choose): the machine reads this list, never the card's wording."""
+    warnings = result.get("warnings")
+    return [w for w in warnings if isinstance(w, str)] if isinstance(warnings, list) else []
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:
-    """A result's warnings, whole (a draft's allergen, dislike or exclusion, a write's dislike or exclusion: each
-    names the line and the rule)."""
-    warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
-    return [f"{WARNINGS_HEAD}{len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+    """A result's warnings, whole, for its card."""
+    warnings = result_warnings(result)
+    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
 
 
 DRAFT_READ_BUDGET = 4_000

@@ -282,6 +282,8 @@ class TurnMachine:
         if output.needs_clarification or output.needs_disambiguation:
             questions = output.clarification_questions or [output.disambiguation_question or ""]
             return self._ask(state, "clarify", " ".join(q for q in questions if q))
+        if output.nothing_to_do:
+            return self._nothing_to_plan(state, output)
         if output.quick_mode and output.quick_read is not None:
             threshold = self.work.turns.quick_mode_threshold
             if (output.quick_mode_confidence or 0) >= threshold:
@@ -289,6 +291,15 @@ class TurnMachine:
             state.notice = (f"Quick mode declined: confidence {output.quick_mode_confidence} is below {threshold}; "
                             "the turn is planned instead.")
         state.stage = "think"
+        return state
+
+    def _nothing_to_plan(self, state: TurnState, output: UnderstandOutput) -> TurnState:
+        """Understand recorded all there was (constraints, curation): an empty plan, as Think's would be, and Reply next;
+        with no fact of a change this turn, a reply claiming one is refused."""
+        state.plan = ThinkOutput(goal=output.processed_message or state.message[:300], decision="plan_direct", steps=[])
+        state.steps, state.current_step = [], 0
+        state.stage, state.outcome = "reply", "completed"
+        record_plan(self.session, state)
         return state
 
     async def _run_quick_read(self, state: TurnState, output: UnderstandOutput) -> TurnState:
@@ -331,7 +342,7 @@ class TurnMachine:
             state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
                                                                             complete_step=True))
             notices.append(state.notice or "")
-            if step.status != "completed" or act_tools.WARNINGS_HEAD in (state.notice or ""):
+            if step.status != "completed" or (step.tool_calls and step.tool_calls[-1].warnings):
                 break
         if notices:
             state.notice = "\n\n".join(notice for notice in notices if notice)
@@ -443,6 +454,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
+            warnings=act_tools.result_warnings(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result)

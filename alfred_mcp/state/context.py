@@ -291,13 +291,16 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
 
 
 def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
-    return [
+    sections = [
         Section("flow", flow_section(inputs), 2),
         Section("results", results_section(inputs.current, working), 1),
         Section("entities", entities_section(working, config), 3),
         conversation_of(inputs, config, 4),
         Section("task", task_section(inputs), 0),
     ]
+    if inputs.current is None or not inputs.current.steps:  # a turn that only noted constraints: Reply says what holds now
+        sections.append(constraints_of(inputs.constraints, 1))
+    return sections
 
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}

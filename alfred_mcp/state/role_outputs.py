@@ -84,6 +84,9 @@ class UnderstandOutput(_Contract):
         default=None, ge=0, le=1, description="0 to 1; too low: the turn is planned."
     )
     quick_read: QuickRead | None = Field(default=None, description="The read quick mode runs.")
+    nothing_to_do: bool = Field(
+        default=False, description="Only constraints or curation to record, nothing to look up or change: Reply next, no Think."
+    )
     processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
 
     @model_validator(mode="after")
@@ -94,6 +97,8 @@ class UnderstandOutput(_Contract):
             raise ValueError("needs_disambiguation needs disambiguation_question")
         if self.needs_clarification and not self.clarification_questions:
             raise ValueError("needs_clarification needs clarification_questions")
+        if self.nothing_to_do and self.quick_mode:
+            raise ValueError("nothing_to_do and quick_mode contradict each other: a quick read is something to do; give one")
         return self
 
 

@@ -14,6 +14,7 @@ from e2e.helpers import call, call_error
 from mcp import Client
 from scenarios.kitchen_digest import kitchen_digest
 
+from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.app import AlfredApp
@@ -89,6 +90,16 @@ async def test_a_quick_read_is_three_calls_with_the_rows_in_the_notice(client: C
     names = [row.split(" ", 2)[2].split(" (")[0] for row in rows]
     done = await call(client, "turn_submit", role="reply", output={"response": "You have " + ", ".join(names) + "."})
     assert done["stage"] == "done"
+
+
+async def test_a_quick_tool_turn_is_told_as_a_quick_read_in_later_narratives(client: Client, app: AlfredApp) -> None:
+    """The plan the machine made for Understand's quick read is labelled as what it was, never as Think's plan_direct."""
+    await call(client, "turn_start", message="What fish recipes do I have?")
+    await call(client, "turn_submit", role="understand", output=quick("recipes_search", {"category": "fish"}))
+    await call(client, "turn_submit", role="reply", output={"response": "You have a few fish recipes."})
+    later = await call(client, "turn_start", message="And the first one?")
+    assert "**Goal:** recipes_search lookup (quick_read)" in later["next"]["context"]
+    assert "(plan_direct)" not in later["next"]["context"]
 
 
 async def test_a_reply_after_a_quick_read_cannot_claim_a_write(client: Client, app: AlfredApp) -> None:
@@ -284,15 +295,34 @@ async def test_a_revised_draft_counts_for_its_generate_step(client: Client, app:
     assert answer["expected_role"] == "reply", answer.get("notice")
 
 
-async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(client: Client, app: AlfredApp) -> None:
-    """A draft holding the disliked olives is made, and its save waits: Act (or the user) decides."""
-    await call(client, "turn_start", message="Make an olive tapenade and save it")
-    await call(client, "turn_submit", role="understand", output={})
-    steps = [{"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
-              "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [OLIVE_TAPENADE]}}},
-             {"description": "save it", "step_type": "write", "subdomain": "recipes",
-              "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}]
-    before = kitchen_digest(_db(app))
+SAVE_IT = {"description": "save it", "step_type": "write", "subdomain": "recipes",
+           "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}
+A_TASK = _planned("write", "db_create", {"table": "tasks", "data": {"title": "Set the table"}})
+WARNING_CHAINS = [
+    pytest.param([{"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
+                   "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [OLIVE_TAPENADE]}}}, SAVE_IT],
+                 0, True, id="a-draft-with-a-disliked-ingredient"),
+    pytest.param([_planned("write", "db_create", MEAL),
+                  _planned("write", "db_create", {**MEAL, "data": {**MEAL["data"], "recipe_id": "recipe_2"}}), A_TASK],
+                 1, False, id="a-meal-where-that-day-has-one-its-card-worded-otherwise"),
+]
+
+
+@pytest.mark.parametrize(("steps", "warned", "card_says_it"), WARNING_CHAINS)
+async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(
+        client: Client, app: AlfredApp, monkeypatch: pytest.MonkeyPatch, steps: list[dict[str, Any]], warned: int,
+        card_says_it: bool) -> None:
+    """A call whose result carries warnings (a disliked olive in a draft, a second lunch on a day) stops the planned
+    calls after it: the next step waits for Act (or the user). The machine reads the result's `warnings`, so a card
+    that words them otherwise (here: not at all) stops the chain the same."""
+    if not card_says_it:
+        monkeypatch.setattr(act_tools, "warning_lines", lambda result: [])
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Do these things")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
     answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
-    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "Warnings (" in answer["notice"]
-    assert kitchen_digest(_db(app)) == before
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == warned + 2
+    assert ("Warnings (" in answer["notice"]) == card_says_it
+    ran = (await call(client, "turn_status"))["state"]["steps"]
+    assert ran[warned]["tool_calls"][-1]["warnings"] and [bool(step["tool_calls"]) for step in ran] == [
+        number <= warned for number in range(len(steps))]
