@@ -201,6 +201,8 @@ def handled_refs(result: dict[str, Any], drafts_saved: Mapping[str, Collection[s
 
 def summarize_result(tool: str, result: dict[str, Any]) -> str:
     """One line a model can act on: counts and refs, never the whole payload."""
+    if isinstance(result.get("markdown"), str):  # 'constraints_read: Constraints': what its Markdown is about
+        return f"{tool}: {result['markdown'].partition(chr(10))[0].lstrip('# ')}"
     refs = list(touched_refs(result).values())
     shown = _few(refs)
     if "batch" in result and isinstance(result["batch"], dict):
@@ -250,6 +252,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     per row, its columns named once), never longer than its JSON. Every cut says how to get the rest."""
     if tool in TEXTS:  # the plain call's own text, under the tool's name (a card's head line names its call)
         return f"{tool}\n{TEXTS[tool](result)}"
+    if isinstance(result.get("markdown"), str):  # the state's own rendering of the result: its other keys say it again
+        return "\n".join([summarize_result(tool, result), *result["markdown"].splitlines()[1:]])
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))

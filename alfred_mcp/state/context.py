@@ -298,9 +298,15 @@ def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         conversation_of(inputs, config, 4),
         Section("task", task_section(inputs), 0),
     ]
-    if inputs.current is None or not inputs.current.steps:  # a turn that only noted constraints: Reply says what holds now
+    if _reads_constraints(inputs.current):
         sections.append(constraints_of(inputs.constraints, 1))
     return sections
+
+
+def _reads_constraints(current: TurnExecutionSummary | None) -> bool:
+    """Whether Reply's answer is about the constraints: the turn only noted some (no step), or read them (the
+    constraints section is where Reply reads them, the one place: constraints_read's card is that same text)."""
+    return current is None or not current.steps or any(count.tool == "constraints_read" for count in current.tools_called)
 
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}

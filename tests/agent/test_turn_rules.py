@@ -380,3 +380,25 @@ def test_nothing_to_do_and_a_quick_read_contradict_each_other() -> None:
     quick = {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"tool": "recipes_search", "arguments": {}}}
     with pytest.raises(ValueError, match="nothing_to_do and quick_mode"):
         UnderstandOutput.model_validate({**quick, "nothing_to_do": True})
+
+
+@pytest.mark.parametrize("snapshot", [
+    pytest.param({"new_constraints": [{"type": "ingredient_excluded", "field": "dairy", "value": "dairy"}]}, id="an-exclusion"),
+    pytest.param({"new_constraints": [{"type": "time_limit", "field": "total_minutes", "value": 30}],
+                  "goal_update": "quick weeknight dinners"}, id="a-goal-with-a-time-limit"),
+])
+async def test_the_constraints_a_turn_reads_are_shown_once(client: Client, snapshot: dict[str, Any]) -> None:
+    """constraints_read's card is the constraints as the state renders them, once (not its structured keys again), the
+    answer's Reply context points to the notice instead of repeating them, and a Reply without the notice (a re-fetch,
+    the bundled loop) has them in its context once."""
+    await call(client, "turn_start", message="Note this.")
+    await submit(client, "understand", {"constraint_snapshot": snapshot, "nothing_to_do": True})
+    await submit(client, "reply", {"response": "Noted."})
+    await call(client, "turn_start", message="What are my constraints?")
+    answer = await submit(client, "understand", {"quick_mode": True, "quick_mode_confidence": 0.9,
+                                                 "quick_read": {"tool": "constraints_read", "arguments": {}}})
+    lines = answer["notice"].splitlines()[1:]
+    assert lines and all(line.startswith("- ") for line in lines) and len(set(lines)) == len(lines)
+    sent = answer["notice"] + "\n" + answer["next"]["context"]
+    whole = (await call(client, "turn_context", full=True))["context"]
+    assert all(sent.count(line) == 1 and whole.count(line) == 1 for line in lines), (sent, whole)
