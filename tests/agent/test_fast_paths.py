@@ -6,6 +6,7 @@ Driven through the real MCP client on the demo kitchen; what must not change is 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,52 @@ async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(
     ran = (await call(client, "turn_status"))["state"]["steps"]
     assert ran[warned]["tool_calls"][-1]["warnings"] and [bool(step["tool_calls"]) for step in ran] == [
         number <= warned for number in range(len(steps))]
+
+
+QUUX_SOUP = {"name": "Quux Soup", "servings": 2, "instructions": ["Cook."], "ingredients": [{"name": "quux", "quantity": 1, "unit": "cup"}]}
+DRAFT_IT = {"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
+            "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [QUUX_SOUP]}}}
+SAVE_DRAFT = {"description": "save it", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}],
+              "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}
+
+
+def _plan_it(recipe: str) -> dict[str, Any]:
+    return {**_planned("write", "db_create", {**MEAL, "data": {**MEAL["data"], "meal_type": "dinner", "recipe_id": recipe}}),
+            "batch": [{"ref": "gen_recipe_1"}]}
+
+
+@pytest.mark.parametrize("drafted_by_the_plan", [False, True], ids=["a-draft-of-an-earlier-turn", "a-draft-the-plan-makes"])
+async def test_a_batch_can_name_the_draft_an_earlier_step_saves_and_the_meal_that_names_it_completes_it(
+        client: Client, app: AlfredApp, drafted_by_the_plan: bool) -> None:
+    """'Save it and plan it': the plan step's batch names gen_recipe_1, which the step before saved (or drafted and
+    saved); the item is the recipe it became, completed as planned by the meal naming it, never by the save alone."""
+    if not drafted_by_the_plan:
+        await call(client, "draft_create", entity_type="recipe", items=[QUUX_SOUP])
+    await call(client, "turn_start", message="Save it and plan it for dinner")
+    await call(client, "turn_submit", role="understand", output={})
+    steps = [*([DRAFT_IT] if drafted_by_the_plan else []), SAVE_DRAFT, _plan_it("gen_recipe_1")]
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
+    assert answer["expected_role"] == "reply", answer.get("notice")
+    whole = (await call(client, "turn_context", full=True))["context"]
+    assert re.search(r"Batch batch_\d+: 1 of 1 planned", whole), whole
+
+
+async def test_a_batch_item_saved_earlier_is_not_completed_by_a_write_about_something_else(client: Client, app: AlfredApp) -> None:
+    await _a_recipe_read(client)
+    await call(client, "draft_create", entity_type="recipe", items=[QUUX_SOUP])
+    await call(client, "turn_start", message="Save it and plan it for dinner")
+    await call(client, "turn_submit", role="understand", output={})
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                     "steps": [SAVE_DRAFT, _plan_it("recipe_1")]})
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "stays open" in answer["notice"]
+
+
+async def test_a_gen_ref_no_step_before_makes_is_refused_in_a_batch(client: Client, app: AlfredApp) -> None:
+    await call(client, "turn_start", message="Plan it")
+    await call(client, "turn_submit", role="understand", output={})
+    refused = await call_error(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                            "steps": [_plan_it("recipe_1")]})
+    assert refused["field"] == "output.steps[0].batch" and "gen_recipe_1" in refused["message"]
+    wrong = {**SAVE_DRAFT, "batch": [{"ref": "gen_recipe_7"}]}
+    blocked = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": [DRAFT_IT, wrong]})
+    assert blocked["outcome"] == "blocked" and "gen_recipe_7" in (await call(client, "turn_status"))["state"]["blocked_reason"]
