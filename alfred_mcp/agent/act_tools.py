@@ -201,6 +201,8 @@ def handled_refs(result: dict[str, Any], drafts_saved: Mapping[str, Collection[s
 
 def summarize_result(tool: str, result: dict[str, Any]) -> str:
     """One line a model can act on: counts and refs, never the whole payload."""
+    if isinstance(result.get("markdown"), str):  # 'constraints_read: Constraints': what its Markdown is about
+        return f"{tool}: {result['markdown'].partition(chr(10))[0].lstrip('# ')}"
     refs = list(touched_refs(result).values())
     shown = _few(refs)
     if "batch" in result and isinstance(result["batch"], dict):
@@ -250,6 +252,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     per row, its columns named once), never longer than its JSON. Every cut says how to get the rest."""
     if tool in TEXTS:  # the plain call's own text, under the tool's name (a card's head line names its call)
         return f"{tool}\n{TEXTS[tool](result)}"
+    if isinstance(result.get("markdown"), str):  # the state's own rendering of the result: its other keys say it again
+        return "\n".join([summarize_result(tool, result), *result["markdown"].splitlines()[1:]])
     if isinstance(result.get("rows"), list) and isinstance(result.get("table"), str):
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
@@ -293,15 +297,18 @@ def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None
     return list(dict.fromkeys([*card_columns(table), *set_columns])) if set_columns else None
 
 
-WARNINGS_HEAD = "Warnings ("
-"""How a card's warnings start: a chain of planned calls stops at a card that has them (the user may want to choose)."""
+def result_warnings(result: Mapping[str, Any]) -> list[str]:
+    """A result's `warnings` (a draft's allergen, dislike or exclusion, a write's dislike or exclusion, a meal planned
+    where that day has one: each names the line and the rule). A chain of planned calls stops at a call that has them
+    (the user may want to choose): the machine reads this list, never the card's wording."""
+    warnings = result.get("warnings")
+    return [w for w in warnings if isinstance(w, str)] if isinstance(warnings, list) else []
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:
-    """A result's warnings, whole (a draft's allergen, dislike or exclusion, a write's dislike or exclusion: each
-    names the line and the rule)."""
-    warnings = [w for w in result.get("warnings", ()) if isinstance(w, str)]
-    return [f"{WARNINGS_HEAD}{len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+    """A result's warnings, whole, for its card."""
+    warnings = result_warnings(result)
+    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
 
 
 DRAFT_READ_BUDGET = 4_000

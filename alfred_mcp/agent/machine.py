@@ -253,9 +253,12 @@ class TurnMachine:
             for number, step in enumerate(parsed.steps):
                 if step.call is not None:
                     self._check_planned_call(step.call, step.step_type, f"output.steps[{number}].call")
+                drafted_before = any(earlier.step_type == "generate" for earlier in parsed.steps[:number])
                 for entry in step.batch:
-                    if entry.ref not in self.session.registry:
-                        raise RoleOutputError(f"steps: batch item '{entry.ref}' is not a ref of this session.", field="output.steps")
+                    if entry.ref not in self.session.registry and not (drafted_before and entry.ref.startswith("gen_")):
+                        raise RoleOutputError(
+                            f"steps: batch item '{entry.ref}' is not a ref of this session (a gen_ ref is named only after a "
+                            "generate step of the plan that makes it).", field=f"output.steps[{number}].batch")
 
     def _check_quick_tool(self, output: UnderstandOutput) -> None:
         """A quick read's tool must be a read tool this host serves, with arguments its contract accepts."""
@@ -282,6 +285,8 @@ class TurnMachine:
         if output.needs_clarification or output.needs_disambiguation:
             questions = output.clarification_questions or [output.disambiguation_question or ""]
             return self._ask(state, "clarify", " ".join(q for q in questions if q))
+        if output.nothing_to_do:
+            return self._nothing_to_plan(state, output)
         if output.quick_mode and output.quick_read is not None:
             threshold = self.work.turns.quick_mode_threshold
             if (output.quick_mode_confidence or 0) >= threshold:
@@ -289,6 +294,15 @@ class TurnMachine:
             state.notice = (f"Quick mode declined: confidence {output.quick_mode_confidence} is below {threshold}; "
                             "the turn is planned instead.")
         state.stage = "think"
+        return state
+
+    def _nothing_to_plan(self, state: TurnState, output: UnderstandOutput) -> TurnState:
+        """Understand recorded all there was (constraints, curation): an empty plan, as Think's would be, and Reply next;
+        with no fact of a change this turn, a reply claiming one is refused."""
+        state.plan = ThinkOutput(goal=output.processed_message or state.message[:300], decision="plan_direct", steps=[])
+        state.steps, state.current_step = [], 0
+        state.stage, state.outcome = "reply", "completed"
+        record_plan(self.session, state)
         return state
 
     async def _run_quick_read(self, state: TurnState, output: UnderstandOutput) -> TurnState:
@@ -331,7 +345,7 @@ class TurnMachine:
             state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
                                                                             complete_step=True))
             notices.append(state.notice or "")
-            if step.status != "completed" or act_tools.WARNINGS_HEAD in (state.notice or ""):
+            if step.status != "completed" or (step.tool_calls and step.tool_calls[-1].warnings):
                 break
         if notices:
             state.notice = "\n\n".join(notice for notice in notices if notice)
@@ -361,12 +375,24 @@ class TurnMachine:
         if step is None or step.status != "pending":
             return
         step.status = "running"
-        items = [(e.ref, e.label) for e in step.step.batch] or self._generated_for(state, step)
+        named = [(self._now_named(e.ref), e.label) for e in step.step.batch]
+        missing = [ref for (ref, _), e in zip(named, step.step.batch, strict=True) if ref not in self.session.registry]
+        if missing:
+            self._block(state, f"Step {step.index + 1} names {', '.join(missing)} in its batch, which no earlier step made.",
+                        said=f"{_step_of(state, step)} was about something the plan did not make", hint="ask again")
+            return
+        items = named or self._generated_for(state, step)
         if items:
             action = {"write": "saved", "read": "read"}.get(step.step.step_type, "done")
             manifest = BatchManifest.new(drafting.next_batch_ref(self.session), step.step.subdomain, items, action=action)
             drafting.save_manifest(self.session, manifest)
             step.batch = str(manifest.step)
+
+    def _now_named(self, ref: str) -> str:
+        """What a batch item is now: a draft saved since the plan was made is its saved row ('save it, then plan it':
+        the second step's gen_recipe_1 is the recipe it became, completed by the meal that names that recipe)."""
+        entry = self.session.registry.get(ref)
+        return entry.saved_as if entry is not None and entry.saved_as else ref
 
     def _generated_for(self, state: TurnState, step: StepState) -> list[tuple[str, str | None]]:
         """A write step after a generate step covers the drafts it generated: 'save all 3' is a batch of 3."""
@@ -443,6 +469,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
+            warnings=act_tools.result_warnings(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result)

@@ -8,7 +8,7 @@ from alfred_mcp.session.documents import PLANS
 from alfred_mcp.state.agent_turn import TurnState
 from alfred_mcp.state.cards import READ_TOOLS, cards_within
 from alfred_mcp.state.context import ContextConfig
-from alfred_mcp.state.narrative import MAX_CARD, PlannedStep, TurnPlan
+from alfred_mcp.state.narrative import MAX_CARD, Decision, PlannedStep, TurnPlan
 from alfred_mcp.state.role_outputs import UnderstandOutput
 
 
@@ -33,8 +33,19 @@ def record_plan(session: Session, state: TurnState) -> None:
         )
         for s in [*state.superseded_steps, *state.steps]
     ]
-    plan = TurnPlan(decision=state.plan.decision, goal=state.plan.goal[:300], steps=steps)
+    plan = TurnPlan(decision=plan_decision(state), goal=state.plan.goal[:300], steps=steps)
     session.write(PLANS.at(state.turn), plan)
+
+
+def plan_decision(state: TurnState) -> Decision | None:
+    """What decided the turn's plan: Think's decision, or, when Think was never asked, Understand's quick read or its
+    'nothing to do but record' (the plan the machine made for them)."""
+    understood = state.understanding
+    if state.plan is None or state.model_calls.get("think") or understood is None:
+        return state.plan.decision if state.plan is not None else None
+    if understood.quick_mode:
+        return "quick_read"
+    return "noted" if understood.nothing_to_do else state.plan.decision
 
 
 def record_conversation(session: Session, state: TurnState, config: ContextConfig) -> None:

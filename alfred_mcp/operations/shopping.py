@@ -59,6 +59,8 @@ class ShoppingOutcome:
     """Ingredients already on the list (or bought: note 'bought already') for these meals or recipes (nothing added)."""
     left_out: list[dict[str, Any]] = field(default_factory=list)
     """Lines not added because they hold an allergen, each saying which meals it was for and why."""
+    left_out_said: list[str] = field(default_factory=list)
+    """Why the lines of `left_out` were left out, once for the lines of one meal and allergen (naming them all)."""
     meals: int = 0
     already_of: list[tuple[str, Kind]] = field(default_factory=list)
     """The ingredient and kind of each entry of `already`, in its order."""
@@ -180,7 +182,7 @@ async def add_to_list(
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
         line.add(need, missing, recipes, note, replaced)
-    outcome.left_out = await _left_out(work, pending, allergy_override)
+    outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
     topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
     kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)
             if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
@@ -216,12 +218,15 @@ def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
     return True
 
 
-async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: AllergyOverride | None) -> list[dict[str, Any]]:
+async def _left_out(
+    work: UnitOfWork, pending: dict[str, _Pending], override: AllergyOverride | None,
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Take the lines holding an allergen the override does not name out of `pending`; each as the result reports it,
-    the first of the lines left out of the same meals for the same allergen with the `text` that names them all."""
+    with a `text` saying what it is and why. The reason of the lines left out of the same meals for the same allergen
+    is said once, naming them all, in `ShoppingOutcome.left_out_said`."""
     held = await allergies.write_allergies(work)
     if not held.all():
-        return []
+        return [], []
     left: list[dict[str, Any]] = []
     for key, line in list(pending.items()):
         hits = [hit for hit in allergen_hits([(line.row["name"], line.row["name"])], held.all())
@@ -234,12 +239,20 @@ async def _left_out(work: UnitOfWork, pending: dict[str, _Pending], override: Al
     groups: dict[tuple[str, tuple[str, ...]], list[dict[str, Any]]] = {}
     for item in left:
         groups.setdefault((item["allergen"], tuple(item["for"])), []).append(item)
-    for (allergen, meals), items in groups.items():  # the reason said once for the lines of one meal and allergen
-        names = [item["name"] for item in items]
-        named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        holds = "it contains" if len(names) == 1 else "they contain"
-        items[0]["text"] = f"Left out {named}, for {', '.join(meals)}: {holds} {allergen}, and {held.whose([allergen], user='you are')}."
-    return left
+    said: list[str] = []
+    for (allergen, meals), items in groups.items():
+        for item in items:
+            item["text"] = _left_out_text([item["name"]], meals, allergen, held.whose([allergen], user="you are"))
+        said.append(_left_out_text([item["name"] for item in items], meals, allergen, held.whose([allergen], user="you are")))
+    return left, said
+
+
+def _left_out_text(names: list[str], meals: tuple[str, ...], allergen: str, whose: str) -> str:
+    """'Left out peanut butter and roasted peanuts, for Peanut Noodles (Fri Jan 16 lunch): they contain peanuts, and you
+    are allergic to peanuts.'"""
+    named = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    holds = "it contains" if len(names) == 1 else "they contain"
+    return f"Left out {named}, for {', '.join(meals)}: {holds} {allergen}, and {whose}."
 
 
 def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | None, str | None]:

@@ -56,6 +56,14 @@ async def current_constraints(work: UnitOfWork) -> SessionConstraints:
     return with_permanent(work.session, await preferences_row(work.store, work.user_id))
 
 
+async def read_constraints(work: UnitOfWork, tool: str) -> SessionConstraints:
+    """The constraints as a tool shows them (`current_constraints`), the read noted in the turn's call log: Reply of a
+    turn that read them is given them (state/context.py)."""
+    current = await current_constraints(work)
+    work.session.record_call(CallRecord(turn=work.session.turn, tool=tool, action="read"))
+    return current
+
+
 async def compiled_constraints(work: UnitOfWork) -> CompiledConstraints:
     return compile_constraints(await current_constraints(work))
 

@@ -36,6 +36,9 @@ class ToolCallRecord(BaseModel):
         default_factory=list,
         description="What a removal did beside its own rows: each {action: unlinked|cascaded, table, ref?, label?, column?}.",
     )
+    warnings: list[str] = Field(
+        default_factory=list, description="The result's own warnings (an allergen, a dislike, a meal already planned there)."
+    )
 
 
 class StepState(BaseModel):

@@ -291,13 +291,22 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
 
 
 def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
-    return [
+    sections = [
         Section("flow", flow_section(inputs), 2),
         Section("results", results_section(inputs.current, working), 1),
         Section("entities", entities_section(working, config), 3),
         conversation_of(inputs, config, 4),
         Section("task", task_section(inputs), 0),
     ]
+    if _reads_constraints(inputs.current):
+        sections.append(constraints_of(inputs.constraints, 1))
+    return sections
+
+
+def _reads_constraints(current: TurnExecutionSummary | None) -> bool:
+    """Whether Reply's answer is about the constraints: the turn only noted some (no step), or read them (the
+    constraints section is where Reply reads them, the one place: constraints_read's card is that same text)."""
+    return current is None or not current.steps or any(count.tool == "constraints_read" for count in current.tools_called)
 
 
 _BUILDERS: dict[str, Builder] = {"understand": _understand, "think": _think, "act": _act, "reply": _reply}

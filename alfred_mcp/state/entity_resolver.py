@@ -11,7 +11,8 @@ several matches are candidates to ask about (low: from every kind of thing that 
 kind the closest tier), unless exactly one of them is the conversation's own (created, saved, planned
 or imported in it): that one wins. A run made only of category words
 ("the fish one") is a filter, never a single-entity answer: its matches are candidates; words that name a kind
-or a place ("dairy-free", "fridge": `KIND_WORDS`) mention nothing. Ordinals
+or a place ("dairy-free", "fridge": `KIND_WORDS`) mention nothing, and a free-from word inside a name never matches a
+row made of that thing ("dairy-free yogurt" is not the Greek yogurt). Ordinals
 ("the first one"; "the first two", "the last three", "both", "all three": one mention per ref) count
 in the last list the user was shown; "it" / "that one" is the single thing
 of the previous turn. None of these, unresolved. Same inputs, same answer.
@@ -24,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from alfred_mcp.kitchen.allergens import allergen_of
+from alfred_mcp.kitchen.ingredient_match import free_from_marks
 from alfred_mcp.kitchen.schema import HEALTH_TAGS, LOCATIONS, PARENT_CATEGORIES
 from alfred_mcp.kitchen.taxonomy import Taxonomy, default_taxonomy, ingredient_words
 from alfred_mcp.state.refs import parse_ref
@@ -136,6 +139,18 @@ def resolve(
     if not mentions:
         mentions.append(Mention(text=text.strip()[:80], resolution="unresolved", confidence="low"))
     return mentions
+
+
+_MADE_WITHOUT = {"vegan": ("dairy", "egg", "fish", "shellfish", "meat", "poultry")}
+"""What a free-from mark other than '<thing>-free' says its item is made without."""
+
+
+def _contradicts(run: Sequence[str], label: str, taxonomy: Taxonomy) -> bool:
+    """Whether a free-from word of the mention ('dairy-free', 'gluten-free', 'vegan') names what the row is made of: 'the
+    dairy-free yogurt' is never the Greek yogurt, whatever words they share; a row saying it is free of it too stays."""
+    missing = free_from_marks(" ".join(run)) - free_from_marks(label)
+    things = [thing for mark in missing for thing in _MADE_WITHOUT.get(mark, (mark.removesuffix("-free"),))]
+    return bool(things) and allergen_of(label, things, taxonomy) is not None
 
 
 def _without_trailing_kind_words(run: tuple[str, ...]) -> tuple[str, ...]:
@@ -278,7 +293,7 @@ def _match_run(run: tuple[str, ...], pool: Sequence[Candidate], taxonomy: Taxono
     Words of a label beat category matches ("the fish tacos" is Fish Tacos before Cod Tacos). A run of
     category words only ("the fish one") is a filter: its matches are candidates, never one answer.
     """
-    scored = [(score, c) for c in pool if (score := _score(run, c.label, taxonomy))[0] > 0]
+    scored = [(score, c) for c in pool if (score := _score(run, c.label, taxonomy))[0] > 0 and not _contradicts(run, c.label, taxonomy)]
     if not scored:
         return None
     best = max(score for score, _ in scored)

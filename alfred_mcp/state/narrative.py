@@ -24,7 +24,9 @@ from alfred_mcp.state.refs import parse_ref
 StepType = Literal["read", "write", "analyze", "generate"]
 StepStatus = Literal["done", "running", "pending", "failed", "blocked", "stopped"]
 Phase = Literal["exploring", "narrowing", "confirming", "executing"]
-Decision = Literal["plan_direct", "propose", "clarify"]
+Decision = Literal["plan_direct", "propose", "clarify", "quick_read", "noted"]
+"""Think's decision, or how Understand settled the turn without Think: a quick read ('quick_read'), or nothing to do but
+record what was said ('noted')."""
 
 MAX_STEPS = 12
 MAX_STEP_REFS = 20

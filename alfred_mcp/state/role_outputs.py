@@ -51,7 +51,7 @@ class QuickRead(_Contract):
     order_by: list[dict[str, Any]] = Field(default_factory=list, max_length=3, description="db_read's [{field, direction}].")
     limit: int = Field(default=20, ge=1, le=100, description="Rows at most; default 20.")
     tool: str | None = Field(default=None, description="Or a read-only tool; Reply words its result.")
-    arguments: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
+    arguments: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_source(self) -> QuickRead:
@@ -72,18 +72,21 @@ class UnderstandOutput(_Contract):
     )
     curation: EntityCuration = Field(default_factory=EntityCuration, description="Which entities stay in view.")
     constraint_snapshot: ConstraintSnapshot = Field(default_factory=ConstraintSnapshot, description="Constraints stated this turn.")
-    needs_disambiguation: bool = Field(default=False, description="A phrase could mean several entities: ask which.")
-    disambiguation_question: str | None = Field(default=None, max_length=500, description="The question to ask.")
+    needs_disambiguation: bool = False
+    disambiguation_question: str | None = Field(default=None, max_length=500)
     disambiguation_options: list[str] = Field(default_factory=list, max_length=10, description="Candidate refs.")
     needs_clarification: bool = Field(default=False, description="The request cannot be acted on without an answer.")
-    clarification_questions: list[str] = Field(default_factory=list, max_length=5, description="The questions to ask.")
+    clarification_questions: list[str] = Field(default_factory=list, max_length=5)
     quick_mode: bool = Field(
         default=False, description="Look up at once (quick_read), no planning; never a write."
     )
     quick_mode_confidence: float | None = Field(
         default=None, ge=0, le=1, description="0 to 1; too low: the turn is planned."
     )
-    quick_read: QuickRead | None = Field(default=None, description="The read quick mode runs.")
+    quick_read: QuickRead | None = None
+    nothing_to_do: bool = Field(
+        default=False, description="Only constraints or curation to record: Reply next, no Think."
+    )
     processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
 
     @model_validator(mode="after")
@@ -94,11 +97,13 @@ class UnderstandOutput(_Contract):
             raise ValueError("needs_disambiguation needs disambiguation_question")
         if self.needs_clarification and not self.clarification_questions:
             raise ValueError("needs_clarification needs clarification_questions")
+        if self.nothing_to_do and self.quick_mode:
+            raise ValueError("nothing_to_do and quick_mode contradict each other: a quick read is something to do; give one")
         return self
 
 
 class BatchEntry(_Contract):
-    ref: str = Field(description="An existing ref (gen_recipe_1, recipe_3) the step covers.")
+    ref: str = Field(description="A ref the step covers (recipe_3; gen_recipe_1, also one an earlier step drafts).")
     label: str | None = Field(default=None, max_length=200)
 
 
@@ -183,10 +188,7 @@ class ActOutput(_Contract):
 class ReplyOutput(_Contract):
     """What the user reads, and where the conversation goes. A witness: saved, generated, failed as the state says."""
 
-    response: str = Field(
-        max_length=8000,
-        description="The text the user reads. A claim the state does not back, or a failure, unsaved draft or stop left out, is refused.",
-    )
+    response: str = Field(max_length=8000, description="The text the user reads.")
     tone: str | None = Field(default=None, max_length=60, description="The tone taken, e.g. 'collaborative'; the next reply keeps it.")
     user_expressed: str | None = Field(default=None, max_length=200, description="What the user expressed this turn, in a few words.")
     next_step: str | None = Field(default=None, max_length=200, description="The one natural next step offered, e.g. 'save them?'.")

@@ -6,6 +6,7 @@ Driven through the real MCP client on the demo kitchen; what must not change is 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from e2e.helpers import call, call_error
 from mcp import Client
 from scenarios.kitchen_digest import kitchen_digest
 
+from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.app import AlfredApp
@@ -89,6 +91,16 @@ async def test_a_quick_read_is_three_calls_with_the_rows_in_the_notice(client: C
     names = [row.split(" ", 2)[2].split(" (")[0] for row in rows]
     done = await call(client, "turn_submit", role="reply", output={"response": "You have " + ", ".join(names) + "."})
     assert done["stage"] == "done"
+
+
+async def test_a_quick_tool_turn_is_told_as_a_quick_read_in_later_narratives(client: Client, app: AlfredApp) -> None:
+    """The plan the machine made for Understand's quick read is labelled as what it was, never as Think's plan_direct."""
+    await call(client, "turn_start", message="What fish recipes do I have?")
+    await call(client, "turn_submit", role="understand", output=quick("recipes_search", {"category": "fish"}))
+    await call(client, "turn_submit", role="reply", output={"response": "You have a few fish recipes."})
+    later = await call(client, "turn_start", message="And the first one?")
+    assert "**Goal:** recipes_search lookup (quick_read)" in later["next"]["context"]
+    assert "(plan_direct)" not in later["next"]["context"]
 
 
 async def test_a_reply_after_a_quick_read_cannot_claim_a_write(client: Client, app: AlfredApp) -> None:
@@ -284,15 +296,83 @@ async def test_a_revised_draft_counts_for_its_generate_step(client: Client, app:
     assert answer["expected_role"] == "reply", answer.get("notice")
 
 
-async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(client: Client, app: AlfredApp) -> None:
-    """A draft holding the disliked olives is made, and its save waits: Act (or the user) decides."""
-    await call(client, "turn_start", message="Make an olive tapenade and save it")
-    await call(client, "turn_submit", role="understand", output={})
-    steps = [{"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
-              "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [OLIVE_TAPENADE]}}},
-             {"description": "save it", "step_type": "write", "subdomain": "recipes",
-              "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}]
-    before = kitchen_digest(_db(app))
+SAVE_IT = {"description": "save it", "step_type": "write", "subdomain": "recipes",
+           "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}
+A_TASK = _planned("write", "db_create", {"table": "tasks", "data": {"title": "Set the table"}})
+WARNING_CHAINS = [
+    pytest.param([{"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
+                   "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [OLIVE_TAPENADE]}}}, SAVE_IT],
+                 0, True, id="a-draft-with-a-disliked-ingredient"),
+    pytest.param([_planned("write", "db_create", MEAL),
+                  _planned("write", "db_create", {**MEAL, "data": {**MEAL["data"], "recipe_id": "recipe_2"}}), A_TASK],
+                 1, False, id="a-meal-where-that-day-has-one-its-card-worded-otherwise"),
+]
+
+
+@pytest.mark.parametrize(("steps", "warned", "card_says_it"), WARNING_CHAINS)
+async def test_a_planned_call_that_warns_stops_the_chain_before_the_next_write(
+        client: Client, app: AlfredApp, monkeypatch: pytest.MonkeyPatch, steps: list[dict[str, Any]], warned: int,
+        card_says_it: bool) -> None:
+    """A call whose result carries warnings (a disliked olive in a draft, a second lunch on a day) stops the planned
+    calls after it: the next step waits for Act (or the user). The machine reads the result's `warnings`, so a card
+    that words them otherwise (here: not at all) stops the chain the same."""
+    if not card_says_it:
+        monkeypatch.setattr(act_tools, "warning_lines", lambda result: [])
+    await _a_recipe_read(client)
+    await call(client, "turn_start", message="Do these things")
+    await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
     answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
-    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "Warnings (" in answer["notice"]
-    assert kitchen_digest(_db(app)) == before
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == warned + 2
+    assert ("Warnings (" in answer["notice"]) == card_says_it
+    ran = (await call(client, "turn_status"))["state"]["steps"]
+    assert ran[warned]["tool_calls"][-1]["warnings"] and [bool(step["tool_calls"]) for step in ran] == [
+        number <= warned for number in range(len(steps))]
+
+
+QUUX_SOUP = {"name": "Quux Soup", "servings": 2, "instructions": ["Cook."], "ingredients": [{"name": "quux", "quantity": 1, "unit": "cup"}]}
+DRAFT_IT = {"description": "draft it", "step_type": "generate", "subdomain": "recipes", "expected_count": 1,
+            "call": {"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [QUUX_SOUP]}}}
+SAVE_DRAFT = {"description": "save it", "step_type": "write", "subdomain": "recipes", "batch": [{"ref": "gen_recipe_1"}],
+              "call": {"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}}
+
+
+def _plan_it(recipe: str) -> dict[str, Any]:
+    return {**_planned("write", "db_create", {**MEAL, "data": {**MEAL["data"], "meal_type": "dinner", "recipe_id": recipe}}),
+            "batch": [{"ref": "gen_recipe_1"}]}
+
+
+@pytest.mark.parametrize("drafted_by_the_plan", [False, True], ids=["a-draft-of-an-earlier-turn", "a-draft-the-plan-makes"])
+async def test_a_batch_can_name_the_draft_an_earlier_step_saves_and_the_meal_that_names_it_completes_it(
+        client: Client, app: AlfredApp, drafted_by_the_plan: bool) -> None:
+    """'Save it and plan it': the plan step's batch names gen_recipe_1, which the step before saved (or drafted and
+    saved); the item is the recipe it became, completed as planned by the meal naming it, never by the save alone."""
+    if not drafted_by_the_plan:
+        await call(client, "draft_create", entity_type="recipe", items=[QUUX_SOUP])
+    await call(client, "turn_start", message="Save it and plan it for dinner")
+    await call(client, "turn_submit", role="understand", output={})
+    steps = [*([DRAFT_IT] if drafted_by_the_plan else []), SAVE_DRAFT, _plan_it("gen_recipe_1")]
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
+    assert answer["expected_role"] == "reply", answer.get("notice")
+    whole = (await call(client, "turn_context", full=True))["context"]
+    assert re.search(r"Batch batch_\d+: 1 of 1 planned", whole), whole
+
+
+async def test_a_batch_item_saved_earlier_is_not_completed_by_a_write_about_something_else(client: Client, app: AlfredApp) -> None:
+    await _a_recipe_read(client)
+    await call(client, "draft_create", entity_type="recipe", items=[QUUX_SOUP])
+    await call(client, "turn_start", message="Save it and plan it for dinner")
+    await call(client, "turn_submit", role="understand", output={})
+    answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                     "steps": [SAVE_DRAFT, _plan_it("recipe_1")]})
+    assert answer["expected_role"] == "act" and answer["step"]["number"] == 2 and "stays open" in answer["notice"]
+
+
+async def test_a_gen_ref_no_step_before_makes_is_refused_in_a_batch(client: Client, app: AlfredApp) -> None:
+    await call(client, "turn_start", message="Plan it")
+    await call(client, "turn_submit", role="understand", output={})
+    refused = await call_error(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct",
+                                                                            "steps": [_plan_it("recipe_1")]})
+    assert refused["field"] == "output.steps[0].batch" and "gen_recipe_1" in refused["message"]
+    wrong = {**SAVE_DRAFT, "batch": [{"ref": "gen_recipe_7"}]}
+    blocked = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": [DRAFT_IT, wrong]})
+    assert blocked["outcome"] == "blocked" and "gen_recipe_7" in (await call(client, "turn_status"))["state"]["blocked_reason"]

@@ -20,6 +20,7 @@ from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS, Codec, Document
+from alfred_mcp.state.role_outputs import UnderstandOutput
 
 pytestmark = pytest.mark.anyio
 
@@ -340,20 +341,64 @@ async def _kitchen_counts(app: AlfredApp) -> dict[str, int]:
             for name in ("recipes", "recipe_ingredients", "shopping_list", "inventory", "meal_plans", "tasks")}
 
 
+@pytest.mark.parametrize("settled_by", ["think", "understand"])
 @pytest.mark.parametrize(("message", "understood", "honest", "false_claim"), NOTHING_TO_DO)
-async def test_a_plan_with_no_steps_goes_straight_to_reply_and_changes_nothing(
-        client: Client, app: AlfredApp, message: str, understood: dict[str, Any], honest: str, false_claim: str) -> None:
-    """plan_direct with no steps says nothing needs doing: the next role is Reply (no Act), a reply claiming a change is
-    refused (no step made one), an honest one ends the turn completed, and the kitchen is as it was."""
+async def test_a_turn_with_nothing_to_do_goes_straight_to_reply_and_changes_nothing(
+        client: Client, app: AlfredApp, message: str, understood: dict[str, Any], honest: str, false_claim: str,
+        settled_by: str) -> None:
+    """Nothing needs doing, said by Think (plan_direct with no steps) or already by Understand (`nothing_to_do`, one
+    call fewer): the next role is Reply (no Act), whose context holds the constraints as they now stand, a reply
+    claiming a change is refused (no step made one), an honest one ends the turn completed, the next turn's narrative
+    says who settled it, and the kitchen is as it was."""
     before = await _kitchen_counts(app)
     await call(client, "turn_start", message=message)
-    await submit(client, "understand", understood)
-    planned = await submit(client, "think", {"goal": "acknowledge: nothing to change", "decision": "plan_direct", "steps": []})
+    if settled_by == "understand":
+        planned = await submit(client, "understand", {**understood, "nothing_to_do": True, "processed_message": "nothing to change"})
+        goal, label = "nothing to change", "noted"
+    else:
+        await submit(client, "understand", understood)
+        planned = await submit(client, "think", {"goal": "acknowledge: nothing to change", "decision": "plan_direct", "steps": []})
+        goal, label = "acknowledge: nothing to change", "plan_direct"
     assert (planned["stage"], planned["expected_role"]) == ("reply", "reply")
-    assert "Nothing needed doing, so no step ran and nothing changed: acknowledge: nothing to change" in planned["next"]["context"]
+    context = planned["next"]["context"]
+    assert f"Nothing needed doing, so no step ran and nothing changed: {goal}" in context
+    whole = (await call(client, "turn_context", full=True))["context"]  # the answer named what the client had already
+    noted = [c["value"] for c in understood.get("constraint_snapshot", {}).get("new_constraints", [])]
+    assert "## Constraints" in whole and all(value in whole.split("## Constraints", 1)[1] for value in noted)
     refused = await call_error(client, "turn_submit", role="reply", output={"response": false_claim})
     assert "this turn did not do that" in refused["message"] or "but nothing was" in refused["message"]
     finished = await submit(client, "reply", {"response": honest})
     assert (finished["stage"], finished["outcome"], finished["reply"]) == ("done", "completed", honest)
-    assert (await status(client))["steps"] == []
+    state = await status(client)
+    assert state["steps"] == [] and ("think" in state["model_calls"]) == (settled_by == "think")
     assert await _kitchen_counts(app) == before
+    later = await call(client, "turn_start", message="And now?")
+    assert f"**Goal:** {goal} ({label})" in later["next"]["context"]
+
+
+def test_nothing_to_do_and_a_quick_read_contradict_each_other() -> None:
+    quick = {"quick_mode": True, "quick_mode_confidence": 0.9, "quick_read": {"tool": "recipes_search", "arguments": {}}}
+    with pytest.raises(ValueError, match="nothing_to_do and quick_mode"):
+        UnderstandOutput.model_validate({**quick, "nothing_to_do": True})
+
+
+@pytest.mark.parametrize("snapshot", [
+    pytest.param({"new_constraints": [{"type": "ingredient_excluded", "field": "dairy", "value": "dairy"}]}, id="an-exclusion"),
+    pytest.param({"new_constraints": [{"type": "time_limit", "field": "total_minutes", "value": 30}],
+                  "goal_update": "quick weeknight dinners"}, id="a-goal-with-a-time-limit"),
+])
+async def test_the_constraints_a_turn_reads_are_shown_once(client: Client, snapshot: dict[str, Any]) -> None:
+    """constraints_read's card is the constraints as the state renders them, once (not its structured keys again), the
+    answer's Reply context points to the notice instead of repeating them, and a Reply without the notice (a re-fetch,
+    the bundled loop) has them in its context once."""
+    await call(client, "turn_start", message="Note this.")
+    await submit(client, "understand", {"constraint_snapshot": snapshot, "nothing_to_do": True})
+    await submit(client, "reply", {"response": "Noted."})
+    await call(client, "turn_start", message="What are my constraints?")
+    answer = await submit(client, "understand", {"quick_mode": True, "quick_mode_confidence": 0.9,
+                                                 "quick_read": {"tool": "constraints_read", "arguments": {}}})
+    lines = answer["notice"].splitlines()[1:]
+    assert lines and all(line.startswith("- ") for line in lines) and len(set(lines)) == len(lines)
+    sent = answer["notice"] + "\n" + answer["next"]["context"]
+    whole = (await call(client, "turn_context", full=True))["context"]
+    assert all(sent.count(line) == 1 and whole.count(line) == 1 for line in lines), (sent, whole)

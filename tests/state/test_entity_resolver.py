@@ -247,3 +247,28 @@ def test_a_word_that_names_a_kind_or_a_place_pulls_in_no_row(sentence: str, word
 def test_a_kind_word_after_a_name_leaves_the_name(word: str) -> None:
     mention = only(resolve(f"make the salmon {word}", KINDS_AND_PLACES))
     assert (mention.text, mention.ref) == ("salmon", "recipe_9")
+
+
+FREE_FROM = [  # (how the user says it, a word of the item, the plain row made of it, the row free of it)
+    ("dairy-free", "yogurt", "Greek yogurt", "Dairy-Free Coconut Yogurt"),
+    ("non-dairy", "milk", "whole milk", "non-dairy oat milk"),
+    ("gluten-free", "spaghetti", "spaghetti", "gluten-free spaghetti"),
+    ("vegan", "butter", "unsalted butter", "vegan butter"),
+    ("egg-free", "mayonnaise", "egg mayonnaise", "egg-free mayonnaise"),
+    ("vegan", "tacos", "Chicken Tacos", "Vegan Black Bean Tacos"),
+]
+
+
+@pytest.mark.parametrize(("free", "word", "plain", "variant"), FREE_FROM)
+@pytest.mark.parametrize("tier", ["active", "background"])
+def test_a_free_from_word_in_a_name_never_matches_a_row_made_of_that_thing(
+        free: str, word: str, plain: str, variant: str, tier: str) -> None:
+    """'the dairy-free yogurt' is not the Greek yogurt, though both say 'yogurt': alone the plain row is no match at all,
+    beside the free-from row that one is the answer."""
+    plain_row = Candidate("inv_1", "inv", plain, tier, "read", 3)  # type: ignore[arg-type]
+    variant_row = Candidate("inv_2", "inv", variant, tier, "read", 3)  # type: ignore[arg-type]
+    alone = resolve(f"use the {free} {word}", [plain_row])
+    assert all(plain_row not in m.candidates for m in alone), alone
+    mention = only(resolve(f"use the {free} {word}", [plain_row, variant_row]))
+    assert mention.ref == "inv_2" and mention.candidates == (variant_row,)
+    assert only(resolve(f"use the {word}", [plain_row])).ref == "inv_1"  # without the word, the plain row is meant

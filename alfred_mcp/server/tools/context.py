@@ -48,7 +48,7 @@ async def understanding_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def constraints_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "constraints_read", args) as work:
-        current = await understanding.current_constraints(work)
+        current = await understanding.read_constraints(work, "constraints_read")
         compiled = compile_constraints(current)
         return {
             "constraints": compiled.model_dump(mode="json"),

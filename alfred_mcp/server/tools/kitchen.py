@@ -22,10 +22,9 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         preview = bool(args.get("preview"))
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
-        left_out = [item["text"] for item in outcome.left_out if item.get("text")]
-        message = " ".join([*left_out, *([_nothing_added(outcome, preview)] if not outcome.lines else [])])
+        message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else [])])
         return {
-            **({"left_out": outcome.left_out} if left_out else {}), **({"message": message} if message else {}),
+            **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, "covered": outcome.covered, "already_listed": outcome.already,
             "recipes": list(dict.fromkeys(use.recipe.ref for use in uses)), "meals": meals,
             **({"preview": True} if preview else {}), **_context(work.session),
