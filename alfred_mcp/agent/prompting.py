@@ -68,11 +68,12 @@ async def role_prompt(
     """The system text (instructions + session context) and the turn text for `role`.
 
     For a client (`for_client`), tools are named rather than described, and the drafts a step covers
-    are listed with their size (its model wrote them) unless `full` asks for their whole content.
+    are listed with their size (its model wrote them) unless `full` asks for their whole content, and the context
+    quotes back the user's message and the last exchange only when `full` asks (its model sent and read them).
     """
     step = state.step if role == "act" else None
     view = _step_view(state, step) if step is not None else None
-    system = await filled_template(machine.work, role, step=view, message=state.message, for_client=for_client)
+    system = await filled_template(machine.work, role, step=view, message=state.message, for_client=for_client, echo_client=full)
     if role == "understand":
         user = ""
     elif role == "think":

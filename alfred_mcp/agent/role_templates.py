@@ -53,13 +53,14 @@ OWN_REPLY_CHARS = 200
 
 async def role_prompt(
     work: UnitOfWork, role: str, *, step: StepView | None = None, message: str | None = None, today: date | None = None,
-    for_client: bool = False,
+    for_client: bool = False, echo_client: bool = True,
 ) -> str:
     """The role's instructions filled with the session's current context (refs only); for a stage client
-    (`for_client`), Alfred's earlier replies are cut to their start: its own model wrote them."""
+    (`for_client`), Alfred's earlier replies are cut to their start: its own model wrote them; without `echo_client`,
+    the context does not quote back the user's message and the last exchange (the client's model has them)."""
     inputs = await context_inputs(work, today=today or date.today(), with_dashboard=role == "think", user_message=message,
                                   with_background=role == "understand")
     config = config_of(work)
     if for_client:
-        config = replace(config, conversation=replace(config.conversation, reply_chars=OWN_REPLY_CHARS))
+        config = replace(config, conversation=replace(config.conversation, reply_chars=OWN_REPLY_CHARS), echo_client=echo_client)
     return render_prompt(template_for(role, step), build_context(role, inputs, step=step, config=config))

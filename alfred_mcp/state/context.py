@@ -60,6 +60,9 @@ class ContextConfig:
     reset: ResetConfig = DEFAULT_RESET_CONFIG
     compress_older: bool = True
     """Older turns are shown as a folded digest; False leaves them out of the context."""
+    echo_client: bool = True
+    """The user's message of this turn and the last exchange are repeated in the context; False for a stage client's
+    model, which sent the one and read (or wrote) the other."""
 
     def __post_init__(self) -> None:
         if set(self.budgets) != set(ROLES) or min(self.budgets.values()) < 1_000:
@@ -251,7 +254,7 @@ Builder = Callable[[ContextInputs, WorkingSet, StepView | None, ContextConfig], 
 
 def _understand(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     return [
-        Section("task", task_section(inputs), 0),
+        Section("task", task_section(inputs, echo=config.echo_client), 0),
         Section("entities", entities_section(
             working, config, reasons=True, others=True, background=inputs.background, decisions_shown=True), 1),
         Section("resolver", resolver_section(inputs.mentions), 0),  # short (candidates capped): what the message names
@@ -270,7 +273,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
         Section("entities", entities_section(working, config), 2),
         Section("what_happened", what_happened_section(inputs, config, said=_said(working, talk=inputs.conversation)), 3),
         conversation_of(inputs, config, 4),
-        Section("task", task_section(inputs), 0),
+        Section("task", task_section(inputs, echo=config.echo_client), 0),
     ]
 
 
@@ -292,11 +295,11 @@ def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, conf
 
 def _reply(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     sections = [
-        Section("flow", flow_section(inputs), 2),
+        Section("flow", flow_section(inputs, echo=config.echo_client), 2),
         Section("results", results_section(inputs.current, working), 1),
         Section("entities", entities_section(working, config), 3),
         conversation_of(inputs, config, 4),
-        Section("task", task_section(inputs), 0),
+        Section("task", task_section(inputs, echo=config.echo_client), 0),
     ]
     if _reads_constraints(inputs.current):
         sections.append(constraints_of(inputs.constraints, 1))
@@ -319,10 +322,12 @@ SECTION_NAMES: tuple[str, ...] = (
 # -- sections ---------------------------------------------------------------------------------
 
 
-def task_section(inputs: ContextInputs) -> str:
+def task_section(inputs: ContextInputs, *, echo: bool = True) -> str:
+    """The turn and the day, and (`echo`) the user's message quoted."""
     lines = ["## Current task"]
     message = inputs.user_message
-    lines.append(f'**User says:** "{message}"' if message else "**User says:** (no message recorded for this turn)")
+    if echo:
+        lines.append(f'**User says:** "{message}"' if message else "**User says:** (no message recorded for this turn)")
     lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
     return "\n".join(lines)
 
@@ -565,11 +570,26 @@ def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
     return "\n".join(lines)
 
 
-def flow_section(inputs: ContextInputs) -> str:
-    """Where the conversation is, so Reply continues it instead of starting over (seed 001)."""
+def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
+    """Where the conversation is, so Reply continues it instead of starting over (seed 001); without `echo`, not
+    the last exchange and what the user expressed (a stage client's model said and read them)."""
     phase = inputs.current.conversation_phase if inputs.current is not None else "exploring"
     lines = ["## Conversation flow", f"**Turn:** {inputs.turn} | **Phase:** {phase}"]
     previous = [e for e in inputs.conversation.recent if e.turn < inputs.turn]
+    last = previous[-1] if previous else None
+    if echo and last is None:
+        lines.append("This is the first exchange of the session.")
+    elif echo and last is not None:
+        said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
+        answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
+        lines.append(f"**Last exchange:** User: {said} / You: {answered}")
+    flow = last.flow if last is not None else None
+    if flow:
+        notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
+        lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
+    if echo and inputs.current is not None and inputs.current.user_expressed:
+        lines.append(f"**User expressed:** {inputs.current.user_expressed}")
+    return "\n".join(lines)
     if previous:
         last = previous[-1]
         said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"

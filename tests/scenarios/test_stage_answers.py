@@ -123,6 +123,22 @@ async def test_what_a_session_was_sent_holds_across_server_processes(tmp_path: P
         async with Client(build_server(again)) as other:  # another session on the same kitchen was sent nothing
             opened = (await other.call_tool("session_start", {})).structured_content
             fresh = (await other.call_tool("turn_start", {"session": opened["session"], "message": "What fish recipes do I have?"})).structured_content
-            assert fresh["session"] != session and "**User says:**" in fresh["next"]["context"] and "output_shapes" in fresh["next"]
+            assert fresh["session"] != session and "## Current task" in fresh["next"]["context"] and "output_shapes" in fresh["next"]
     finally:
         await again.close()
+
+
+@pytest.mark.parametrize("message", ["What fish recipes do I have?", "Plan the cod for Friday dinner, and add lemons to my list"])
+async def test_a_stage_client_is_not_quoted_its_own_words_unless_it_asks_for_everything(tmp_path: Path, message: str) -> None:
+    """The client's model sent the message and read the last exchange: the answers do not quote them back to it, in
+    any role's context; turn_context with `full: true` (a new chat on an old session) sends them again."""
+    async with seeded_app(tmp_path, date.today()) as app:
+        async with Client(build_server(app)) as client:
+            started = (await client.call_tool("turn_start", {"message": message})).structured_content
+            session = started["session"]
+            assert message not in started["next"]["context"] and "**User says:**" not in started["next"]["context"]
+            submitted = (await client.call_tool("turn_submit", {"session": session, "role": "understand",
+                                                                "output": {"processed_message": "the request, restated"}})).structured_content
+            assert submitted["expected_role"] == "think" and message not in submitted["next"]["context"]
+            whole = (await client.call_tool("turn_context", {"session": session, "full": True})).structured_content
+            assert f'**User says:** "{message}"' in whole["context"]
