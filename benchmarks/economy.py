@@ -15,10 +15,14 @@ from typing import Any
 
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import STEP_TYPES
+from alfred_mcp.agent.role_templates import STEP_GUIDANCE, load_template
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.operations.seeding import seed
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
+from alfred_mcp.state.schema_text import schema_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -94,6 +98,16 @@ async def stage_turns() -> dict[str, object]:
     return {**out, "max": worst, "total": total, "target": targets, "ok": all(worst[key] <= targets[key] for key in targets)}
 
 
+def fixed_tokens() -> dict[str, int]:
+    """What every prompt of a role carries whatever the turn: its instructions (the template before its context; Act's
+    shared part and each step type's guidance apart) and its output shape as text, in tokens: the words to weigh."""
+    parts = {name: load_template(name).split("\n---\n", 1)[0] for name in ("understand", "think", "reply")}
+    parts["act"] = load_template("act").split("\n---\n", 1)[0].replace(STEP_GUIDANCE, "")
+    parts.update({f"act_{kind}": load_template(f"act_{kind}") for kind in STEP_TYPES})
+    parts.update({f"{role} shape": schema_text(output_schema(role)) for role in ROLE_OUTPUTS})
+    return {name: round(len(text.strip()) / CHARS_PER_TOKEN) for name, text in parts.items()}
+
+
 async def prompt_tokens() -> dict[str, object]:
     """The same conversations through the bundled loop: the largest prompt (tokens at 3.5 characters, the output
     schema as text included) per role and Act step type, over one-step turns (the target) and over all turns."""
@@ -113,7 +127,7 @@ async def prompt_tokens() -> dict[str, object]:
             finally:
                 await app.close()
     return {"one_step_turns": dict(sorted(one_step.items())), "all_turns": dict(sorted(every.items())),
-            "estimator": f"characters / {CHARS_PER_TOKEN}", "target": PROMPT_TOKENS_BUDGET,
+            "fixed": fixed_tokens(), "estimator": f"characters / {CHARS_PER_TOKEN}", "target": PROMPT_TOKENS_BUDGET,
             "ok": max(one_step.values()) <= PROMPT_TOKENS_BUDGET}
 
 

@@ -265,7 +265,7 @@ class ConstraintSnapshot(_Model):
         default=None, description="A new area starts a new goal."
     )
     source_phrases: list[str] = Field(
-        default_factory=list, description="The user's words."
+        default_factory=list, description="The user's words (audit)."
     )
     occasion_update: str | None = Field(
         default=None, max_length=_MAX_TEXT,

@@ -32,7 +32,7 @@ class _Model(BaseModel):
 class RetentionDecision(_Model):
     """An older entity to keep in view, and why."""
 
-    ref: str = Field(max_length=64)
+    ref: str = Field(max_length=64, description="The ref kept.")
     reason: str = Field(max_length=200, description="Why it still matters (the plan being built).")
 
 

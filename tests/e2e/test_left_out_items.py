@@ -16,8 +16,7 @@ CONSENT = {"allergens": ["peanuts"], "reason": "the user accepts peanuts for thi
 PEANUT_LINES = ("peanut oil", "peanut butter", "roasted peanuts")
 
 
-@pytest.mark.parametrize("meals", [1, 2])
-@pytest.mark.parametrize("per_meal", [2, 3])
+@pytest.mark.parametrize(("meals", "per_meal"), [(1, 3), (2, 2)], ids=["one-meal-three-lines", "two-meals-two-lines-each"])
 async def test_every_line_left_out_says_what_it_is(client: Client, meals: int, per_meal: int) -> None:
     for day in range(meals):
         lines = [{"name": f"{name} {day + 1}", "quantity": 1, "unit": "tbsp"} for name in PEANUT_LINES[:per_meal]]

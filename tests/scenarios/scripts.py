@@ -509,8 +509,21 @@ ORDINALS = Scenario("issue24_ordinals_and_that_one", [
     }),
 ])
 
+NO_DAIRY = Scenario("issue24_a_constraint_noted", [
+    Turn("No dairy from now on.", {
+        "understand": [{"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "dairy", "dairy")],
+                                                "source_phrases": ["no dairy from now on"]}, "nothing_to_do": True}],
+        "reply": [reply("Got it: no dairy from now on.", next_step="want ideas without it?")],
+    }),
+    Turn("What can I cook tonight?", {
+        "understand": [{"quick_mode": True, "quick_mode_confidence": 0.9,
+                        "quick_read": {"tool": "recipes_makeable", "arguments": {"limit": 5}}}],
+        "reply": [reply("A few dairy-free ideas from what you have.")],
+    }),
+])
+
 SCENARIOS: tuple[Scenario, ...] = (CREATE_AND_SAVE, CATEGORY_SEARCH, AMBIGUOUS, DINNERS, FISH, ALLERGY, READ_RECIPE, GUESTS, UNDO,
-                                   IMPORT, SHOPPING, COOKING, DELETE_PLANNED, ORDINALS)
+                                   IMPORT, SHOPPING, COOKING, DELETE_PLANNED, ORDINALS, NO_DAIRY)
 
 
 async def drive(stage: StageClient, scenario: Scenario) -> list[TurnLog]:

@@ -29,6 +29,7 @@ from .scripts import (
     FRIDAY,
     GUESTS,
     IMPORT,
+    NO_DAIRY,
     ORDINALS,
     READ_RECIPE,
     READ_TURN_BYTES_BUDGET,
@@ -81,8 +82,17 @@ def test_the_scenarios_cover_seed_000_and_the_conversations_of_issues_14_and_24(
         "issue14_three_days_of_dinners", "issue14_fish_cod_rice_variations", "issue14_shellfish_allergy_and_black_pepper",
         "issue24_read_a_recipes_ingredients", "issue24_guests_on_saturday", "issue24_undo_a_change",
         "issue24_import_a_pasted_recipe", "issue24_shop_for_a_recipe", "issue24_log_a_cooked_meal",
-        "issue24_delete_a_planned_recipe", "issue24_ordinals_and_that_one",
+        "issue24_delete_a_planned_recipe", "issue24_ordinals_and_that_one", "issue24_a_constraint_noted",
     }
+
+
+async def test_a_constraint_only_turn_is_three_calls_and_holds_for_the_next(stage: StageClient, app: AlfredApp) -> None:
+    """'No dairy from now on': Understand records it and says there is nothing else to do, so Reply is next (no Think);
+    the next turn's lookup leaves the dairy recipes out."""
+    noted, cooked = await run(stage, NO_DAIRY)
+    assert noted.count == 3 and noted.final["outcome"] == "completed"
+    notice = next(c.result["notice"] for c in cooked.calls if c.result and "recipes_makeable" in (c.result.get("notice") or ""))
+    assert "dairy" in notice.split("Left out by the constraints", 1)[1]
 
 
 async def test_create_three_fish_recipes_and_save_them_whole(stage: StageClient, app: AlfredApp) -> None:
