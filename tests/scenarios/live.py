@@ -82,6 +82,8 @@ def stats(db: Path) -> str:
 
 def export(db: Path, name: str) -> dict[str, Any]:
     """The recorded conversation: its day, and per turn every call in order with what the kitchen held after the turn."""
+    from .recorded import ahead_applied
+
     entries = _entries(db)
     turns: list[dict[str, Any]] = []
     for entry in entries:
@@ -92,8 +94,9 @@ def export(db: Path, name: str) -> dict[str, Any]:
         turn = turns[-1]
         if entry["tool"] == "turn_start":
             turn["message"] = entry["arguments"].get("message")
+        answer = None if entry["is_error"] or not entry["text"].startswith("{") else json.loads(entry["text"])
         turn["calls"].append({"tool": entry["tool"], "arguments": entry["arguments"], "is_error": entry["is_error"],
-                              "bytes": entry["bytes"]})
+                              "bytes": entry["bytes"], **ahead_applied(entry["arguments"], answer)})
         turn["digest"] = entry["digest"]
     return {"name": name, "today": entries[0]["today"], "turns": turns}
 

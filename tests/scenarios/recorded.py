@@ -38,6 +38,18 @@ class RecordedCall:
     arguments: dict[str, Any]
     is_error: bool
     bytes: int
+    ahead_applied: int | None = None
+    """Of the role outputs sent ahead in `then`, how many the server applied (the first ones, in order); None: all
+    (a recording made before the count was kept)."""
+
+    def accepted_outputs(self) -> list[tuple[str, dict[str, Any]]]:
+        """The role outputs this call had accepted, in order: a submit's own, then those of `then` applied."""
+        if self.is_error or self.tool not in ("turn_start", "turn_submit"):
+            return []
+        own = [(self.arguments["role"], self.arguments["output"])] if self.tool == "turn_submit" else []
+        ahead = self.arguments.get("then") or []
+        applied = ahead if self.ahead_applied is None else ahead[: self.ahead_applied]
+        return own + [(item["role"], item["output"]) for item in applied]
 
 
 @dataclass(frozen=True)
@@ -77,8 +89,8 @@ class RecordedTurn:
         """The outputs the server accepted, per role, in order: what the bundled loop's model answers."""
         outputs: dict[str, list[dict[str, Any]]] = {}
         for call in self.calls:
-            if call.tool == "turn_submit" and not call.is_error:
-                outputs.setdefault(call.arguments["role"], []).append(call.arguments["output"])
+            for role, output in call.accepted_outputs():
+                outputs.setdefault(role, []).append(output)
         return outputs
 
 
@@ -171,12 +183,23 @@ async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tu
                 if call.tool in ("turn_start", "turn_submit") and not result.is_error:
                     expected = (result.structured_content or {}).get("expected_role")
                 calls.append({"tool": call.tool, "arguments": call.arguments, "is_error": bool(result.is_error),
-                              "bytes": call.bytes})
+                              "bytes": call.bytes, **ahead_applied(call.arguments, result.structured_content)})
             digest = kitchen_digest(folder / "kitchen.db")
             if digest != turn.digest:
                 problems.append(f"{turn.label}: the kitchen differs: {digest_changes(turn.digest, digest)}")
             turns.append({**recorded, "calls": calls})
     return {**data, "turns": turns}, problems
+
+
+def ahead_applied(arguments: dict[str, Any], answer: dict[str, Any] | None) -> dict[str, int]:
+    """`{"ahead_applied": n}` for a call that sent role outputs ahead: how many the answer says were applied (those
+    neither `not_applied` nor `refused`); empty for any other call."""
+    ahead = arguments.get("then") or []
+    if not ahead:
+        return {}
+    answer = answer or {}
+    missed = len(answer.get("not_applied") or []) + (1 if answer.get("refused") else 0)
+    return {"ahead_applied": len(ahead) - missed}
 
 
 async def replay_through_loop(recording: Recording, folder: Path) -> list[Digest]:
