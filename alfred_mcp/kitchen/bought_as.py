@@ -153,7 +153,10 @@ STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
 )
 """The taxonomy's shelf classes, each as its shelf holds it, in the order a name is judged (broth before poultry,
 oils before seeds, a dried fruit's bag last)."""
-_SHELF_SECTIONS = frozenset({"spices", "dry goods", "condiments", "canned", "dairy", "beverages", "bakery"})
+_SHELF_SECTIONS = frozenset({
+    "spices", "dry goods", "baking", "oils & vinegars", "condiments", "canned", "soups & broths", "dairy", "beverages",
+    "bakery",
+})
 """Where the staples stand in a shop (the store sections); produce, meat, seafood and frozen goods are not staples."""
 
 

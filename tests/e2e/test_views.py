@@ -179,9 +179,9 @@ async def test_the_shopping_list_is_grouped_by_store_section_in_walking_order(cl
     ])
     listed = await call(client, "shopping_list_show")
     sections = [section["section"] for section in listed["sections"]]
-    assert sections == ["produce", "bakery", "meat", "dairy", "canned", "condiments", "beverages", "household"]
-    canned = next(section for section in listed["sections"] if section["section"] == "canned")
-    assert [line["text"] for line in canned["lines"]] == ["1 l chicken stock"]
+    assert sections == ["produce", "bakery", "meat", "dairy", "soups & broths", "condiments", "beverages", "household"]
+    broths = next(section for section in listed["sections"] if section["section"] == "soups & broths")
+    assert [line["text"] for line in broths["lines"]] == ["1 l chicken stock"]
     assert listed["open"] == 12 and listed["bought"] == 3 and listed["truncated"] is False
 
 
