@@ -274,3 +274,30 @@ async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_n
     assert short["lines"] == [] and re.search(r": short by [\d /]+ \w+", short["covered"][0]["note"]), short["covered"]
     for note in (covered["covered"][0]["note"], short["covered"][0]["note"]):
         assert "check" not in note and note_oddities(note, name) == []
+
+
+def _eggs_in(scaled_line: dict[str, Any]) -> int:
+    """The eggs a scaled card line names: its own count plus the yolks (or whites) its notes add."""
+    own = int(scaled_line["quantity"])
+    extra = re.search(r"(\d+) (?:extra )?(?:yolk|white)", scaled_line.get("notes") or "")
+    return own + (int(extra.group(1)) if extra else 0)
+
+
+async def test_the_eggs_listed_are_the_eggs_yolks_and_whites_the_scaled_recipes_call_for(client: Client) -> None:
+    """From an empty pantry, the eggs line needs what the scaled cards say, summed: carbonara for 3 is 2 eggs plus
+    1 yolk, pancakes for 3 one egg: 4 eggs, not 3; for 6 and 7, 5 + 2 yolks + 2 = 9."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    rows = (await call(client, "db_read", table="recipes", columns=["name"]))["rows"]
+    refs = {row["name"]: row["id"] for row in rows}
+    carbonara, pancakes = refs["Spaghetti Carbonara"], refs["Blueberry Oat Pancakes"]
+    wrong = {}
+    for servings in [(3, 3), (6, 7), (1, 1), (4, 4), (5, 2), (12, 9)]:
+        by_ref = dict(zip((carbonara, pancakes), servings))
+        cards = [await call(client, "recipes_scale", recipe=ref, servings=n) for ref, n in by_ref.items()]
+        expected = sum(_eggs_in(line) for card in cards for line in card["ingredients"] if line["name"] in ("eggs", "egg"))
+        listed = await call(client, "shopping_list_from", recipes=list(by_ref), servings=by_ref, preview=True)
+        eggs = [line for line in listed["lines"] if line["name"] in ("eggs", "egg")]
+        if len(eggs) != 1 or eggs[0]["quantity"] != expected or str(expected) not in eggs[0]["text"] and eggs[0]["unit"] != "dozen":
+            wrong[servings] = (expected, [line["text"] for line in eggs])
+    assert wrong == {}
