@@ -178,7 +178,8 @@ async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut
     greek = await _recipe(client, "Quux Greek Chicken", 4,
                           [{"name": "chicken thighs", "quantity": 3, "unit": "lb", "notes": "bone-in, skin-on"}])
     result = await call(client, "shopping_list_from", recipes=[tikka, greek], preview=preview)
-    assert sorted(line["text"] for line in result["lines"]) == ["3 lb boneless chicken thighs", "3 lb chicken thighs (bone-in, skin-on)"]
+    assert sorted(line["text"] for line in result["lines"]) == [
+        "3 lb bone-in, skin-on chicken thighs", "3 lb boneless chicken thighs (the pantry has 2 lb)"]
     if not preview:
         (greek_line,) = await _lines(client, "chicken thighs")
         assert greek_line["notes"] == "bone-in, skin-on"
@@ -220,19 +221,20 @@ async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_ke
 @pytest.mark.parametrize(("pantry", "need", "listed"), [
     ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 2, "unit": "tbsp"}, None),
     ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 3, "unit": "cup"},
-     "2 bunches quuxherb parsley (need 2 cups)"),
+     "2 bunches quuxherb parsley (short 2 cups; the pantry has 1 cup)"),
     ({"name": "quux crushed tomatoes", "quantity": 1, "unit": "can"}, {"name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"},
-     "1 can quux crushed tomatoes (need 14 oz)"),
+     "1 can quux crushed tomatoes (short 14 oz; the pantry has 1 (14-oz) can)"),
     ({"name": "quux red onion", "quantity": 1, "unit": "piece"}, {"name": "quux red onion", "quantity": 0.5, "unit": "cup"}, None),
     ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 3, "unit": "piece"}, None),
     ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 9, "unit": "piece"},
-     "1 bunch quux green onions (need 3)"),
+     "1 bunch quux green onions (short 3; the pantry has 6)"),
 ])
 async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_measures(
     client: Client, pantry: dict[str, Any], need: dict[str, Any], listed: str | None,
 ) -> None:
     """A bunch of parsley in the fridge covers 2 tbsp of it; 3 cups need two more bunches; a can on the shelf is 14 oz
-    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure."""
+    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure; a line that
+    is the pantry's shortfall says so ('short 14 oz', never 'need 14 oz' for a recipe needing 28)."""
     await call(client, "db_create", table="inventory", data={**pantry, "location": "fridge"})
     ref = await _recipe(client, "Quux Pantry Check", 2, [need])
     result = await call(client, "shopping_list_from", recipes=[ref], preview=True)
