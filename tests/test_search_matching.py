@@ -67,7 +67,7 @@ def test_allergens_exclude_broadly_and_dislikes_by_head_word() -> None:
     for candidate in (satay, salad):
         check_constraints(candidate, rules, TAXONOMY)
     assert satay.reasons == ["contains peanut oil (peanuts: allergy)"]
-    assert salad.reasons == [] and salad.notes == ["leave out the optional kalamata olives (olives: dislike)"]
+    assert salad.reasons == [] and salad.notes == ["leave out the optional kalamata olives (you don't like olives)"]
 
 
 def test_goal_and_diet_constraints_are_checked() -> None:

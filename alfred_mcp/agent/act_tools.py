@@ -209,8 +209,9 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
         return f"{tool}: {result['batch'].get('summary', '')}".strip()
     listed = [key for key in _ROW_LISTS if isinstance(result.get(key), list)]
     if "count" in result or listed:  # rows by count: shopping lines, said apart from the recipes they came from
-        done = "to add (a preview: nothing written)" if result.get("preview") else VERBS.get(tool, "result(s)")
-        verb = f"{result.get('count', sum(len(result[key]) for key in listed))} {done}"
+        count = result.get("count", sum(len(result[key]) for key in listed))
+        done = "to add (a preview: nothing written)" if result.get("preview") else VERBS.get(tool, _results(count))
+        verb = f"{count} {done}"
         sources = [ref for ref in result.get("recipes", ()) if isinstance(ref, str) and ref in refs]
         rows = [ref for ref in refs if ref not in sources]
         return f"{tool}: {verb}" + (f" from {_few(sources)}" if sources else "") + (f": {_few(rows)}" if rows else "")
@@ -219,8 +220,12 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
     elif not refs and (counted := _counted_list(result)) is not None:  # a view's result: '2 meals', never '0 results'
         verb = f"{len(result[counted])} {counted.replace('_', ' ')}"
     else:
-        verb = f"{len(refs)} {VERBS.get(tool, 'result(s)')}"
+        verb = f"{len(refs)} {VERBS.get(tool, _results(len(refs)))}"
     return f"{tool}: {verb}" + (f": {shown}" if shown else "")
+
+
+def _results(count: object) -> str:
+    return "result" if count == 1 else "results"
 
 
 def _few(refs: list[str]) -> str:

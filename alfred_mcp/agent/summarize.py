@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.session import Session
 from alfred_mcp.state.agent_turn import TurnState
 
@@ -63,7 +64,7 @@ def _one_line(ledger: dict[str, Any], state: TurnState) -> str:
         if ledger[key]:
             parts.append(f"{len(ledger[key])} {word}")
     if ledger["errors"]:
-        parts.append(f"{len(ledger['errors'])} error(s)")
+        parts.append(counted(len(ledger["errors"]), "error"))
     if state.blocked_reason:
         parts.append(f"blocked: {state.blocked_reason}")
     return "; ".join(parts)

@@ -93,8 +93,9 @@ FRESH_AMONG_SPICES: tuple[str, ...] = ("ginger", "gingerroot")
 
 FL_OZ_ML = CUP_ML / 8
 LB_G = 16 * OZ_G
-_BY_WEIGHT = frozenset({"lb", "kg"})
-"""Weights a shop sells dry goods by: '2 lb rice' is bought as written."""
+_BY_WEIGHT = frozenset({"lb", "kg", "oz", "g"})
+"""Weights a shop sells dry goods by: '2 lb rice' and '8 oz spaghetti' are bought as written (one way of buying an
+ingredient whatever its amount, never '1 box' below a pound and pounds above)."""
 _SHOP_MEASURES = _BY_WEIGHT | {"gallon", "l"}
 """Measures a shop sells staples by (a gallon of milk, a litre of oil): bought as written."""
 _JAR_OF_SPICE = Purchase("jar", {"ml": CUP_ML / 2, "g": 2 * OZ_G, "pinch": 100, "dash": 100}, _SHOP_MEASURES)
@@ -129,6 +130,11 @@ _STAPLES_BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("tofu", "tempeh"), Purchase("block", {"g": 14 * OZ_G, "ml": 2 * CUP_ML})),
     (("chocolate chip", "chocolate"), Purchase("bag", {"g": 12 * OZ_G, "ml": 2 * CUP_ML}, _SHOP_MEASURES)),
     (("panko", "breadcrumb", "bread crumb", "crouton"), Purchase("bag", {"ml": 3 * CUP_ML, "g": 8 * OZ_G}, _SHOP_MEASURES)),
+    (("corn tortilla",), Purchase("pack", {"piece": 30})),
+    (("tortilla",), Purchase("pack", {"piece": 10})),
+    (("pita", "bagel", "english muffin"), Purchase("pack", {"piece": 6})),
+    (("naan",), Purchase("pack", {"piece": 4})),
+    (("bun", "roll"), Purchase("pack", {"piece": 8})),
 )
 """Staples bought in their own way, most specific first."""
 STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
@@ -153,7 +159,10 @@ STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
 )
 """The taxonomy's shelf classes, each as its shelf holds it, in the order a name is judged (broth before poultry,
 oils before seeds, a dried fruit's bag last)."""
-_SHELF_SECTIONS = frozenset({"spices", "dry goods", "condiments", "canned", "dairy", "beverages", "bakery"})
+_SHELF_SECTIONS = frozenset({
+    "spices", "dry goods", "baking", "oils & vinegars", "condiments", "canned", "soups & broths", "dairy", "beverages",
+    "bakery",
+})
 """Where the staples stand in a shop (the store sections); produce, meat, seafood and frozen goods are not staples."""
 
 

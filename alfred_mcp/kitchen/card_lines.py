@@ -55,10 +55,11 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
     scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
     the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
     shown = _written(text, quantity, unit, name, notes, written, factor)
-    return CardLine(_proper(shown.text), None if shown.notes is None else _proper(shown.notes))
+    return CardLine(proper_names(shown.text), None if shown.notes is None else proper_names(shown.notes))
 
 
-def _proper(text: str) -> str:
+def proper_names(text: str) -> str:
+    """Names of places and makers capitalised as a card writes them: 'kalamata olives' -> 'Kalamata olives'."""
     return _PROPER_WORDS.sub(lambda found: _PROPER[found.group(1).lower()], text)
 
 

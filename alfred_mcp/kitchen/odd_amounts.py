@@ -205,7 +205,7 @@ def _unbuyable(text: str, name: str) -> bool:
     if purchase is None or match is None:
         return False
     word = normalize_unit(match.group(1))
-    if word == purchase.unit or word in purchase.as_written:
+    if word is not None and purchase.unit in (word, singular(word)) or word in purchase.as_written:  # "2 packs" by the pack
         return False
     unit = word if is_known_unit(word) and word != "piece" else None
     return measure_key(unit, _VOLUME, _MASS) in purchase.holds

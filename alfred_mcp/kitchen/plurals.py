@@ -28,6 +28,11 @@ def counted_name(name: str, quantity: float) -> str:
     return f"{head} {word}" if head else word
 
 
+def counted(count: int, noun: str) -> str:
+    """A count with its noun agreeing, for text people and models read: '1 meal', '3 meals', '0 rows' (never 'meal(s)')."""
+    return f"{count} {noun if count == 1 else plural(noun)}"
+
+
 def singular(word: str) -> str:
     """'tomatoes' -> 'tomato', 'leaves' -> 'leaf', 'Lemons' -> 'Lemon'; a singular comes back as it is (the taxonomy's rule)."""
     folded = fold_plural(word.lower())

@@ -163,7 +163,7 @@ UNITS = (
 )
 SHOPPING_CATEGORIES = (
     "produce", "dairy", "meat", "seafood", "bakery", "frozen", "canned", "dry goods", "beverages",
-    "snacks", "condiments", "spices",
+    "snacks", "condiments", "spices", "baking", "oils & vinegars", "soups & broths",
 )
 
 INGREDIENTS = Table(

@@ -5,7 +5,7 @@ category is set keeps it; otherwise the form the line says comes first (`ingredi
 name and the unit): canned things (a can of black beans, tomato paste, coconut milk) are canned, frozen ones
 frozen, dried herbs and spices spices and anything else dried dry goods (porcini, cranberries), fresh produce
 (and fresh ginger) produce. Then the ingredient taxonomy decides: the first rule in `BY_TAXONOMY` whose category
-holds the name wins, so 'chicken stock' is canned (broths) before it is meat (poultry), and 'fish sauce' a
+holds the name wins, so 'chicken stock' is in soups & broths before it is meat (poultry), and 'fish sauce' a
 condiment before it is seafood. Pure and deterministic.
 """
 
@@ -20,17 +20,18 @@ BY_FORM: dict[str, str] = {CANNED: "canned", FROZEN: "frozen", DRIED: "dry goods
 """The section of a form (a dried seasoning is with the spices, fresh produce only when it is produce)."""
 _SEASONINGS = ("herbs", "spices")
 BY_TAXONOMY: tuple[tuple[str, str], ...] = (
-    ("condiments", "condiments"), ("broths", "canned"), ("oils", "dry goods"), ("spices", "spices"),
-    ("baking", "dry goods"), ("sweeteners", "dry goods"), ("bread", "bakery"), ("pasta", "dry goods"),
-    ("grains", "dry goods"), ("seafood", "seafood"), ("meat", "meat"), ("dairy alternatives", "dairy"),
-    ("dairy", "dairy"), ("eggs", "dairy"), ("soy", "produce"), ("legumes", "dry goods"), ("nuts", "dry goods"),
-    ("seeds", "dry goods"), ("herbs", "produce"), ("nightshades", "produce"), ("vegetables", "produce"),
-    ("fruit", "produce"), ("alcohol", "beverages"),
+    ("vinegars", "oils & vinegars"), ("condiments", "condiments"), ("broths", "soups & broths"),
+    ("oils", "oils & vinegars"), ("spices", "spices"), ("syrups", "condiments"), ("baking", "baking"),
+    ("sweeteners", "baking"), ("breadcrumbs", "dry goods"), ("bread", "bakery"), ("pasta", "dry goods"), ("grains", "dry goods"),
+    ("seafood", "seafood"), ("meat", "meat"), ("dairy alternatives", "dairy"), ("dairy", "dairy"), ("eggs", "dairy"),
+    ("soy", "produce"), ("legumes", "dry goods"), ("nuts", "dry goods"), ("seeds", "dry goods"), ("herbs", "produce"),
+    ("nightshades", "produce"), ("vegetables", "produce"), ("fruit", "produce"), ("alcohol", "beverages"),
 )
-"""(taxonomy category, store section), most specific first. Oils stand with the baking and cooking staples."""
+"""(taxonomy category, store section), most specific first: vinegars and oils stand together, honey and syrups with
+the condiments and spreads, sugar with the flour and baking powder, broth cartons in the soup aisle."""
 WALK: tuple[str, ...] = (
-    "produce", "bakery", "meat", "seafood", "dairy", "frozen", "dry goods", "canned", "condiments", "spices", "snacks",
-    "beverages",
+    "produce", "bakery", "meat", "seafood", "dairy", "frozen", "dry goods", "baking", "oils & vinegars", "canned",
+    "soups & broths", "condiments", "spices", "snacks", "beverages",
 )
 """The order a shopper meets the sections in; a category of the user's own comes after these, `other` last."""
 assert set(WALK) == set(SHOPPING_CATEGORIES)

@@ -34,8 +34,11 @@ from alfred_mcp.kitchen.measures import (
 from alfred_mcp.kitchen.units import parse_quantity
 
 SEPARATOR = "; "
+SHORT = " (short "
 EXTRA = "+ "
 """Notes segments starting with this are amounts of the line in another unit."""
+PANTRY = "the pantry has "
+"""A notes segment starting with this says what the pantry held when the line was listed: the line is the shortfall."""
 MAX_SOURCE = 2_000
 _ENTRY = re.compile(r"^(?P<who>.+?)(?: \((?P<when>[^()]*?)(?:, )?(?:for (?P<servings>\d+))?\))?$")
 
@@ -157,13 +160,35 @@ def parsed_amount(text: str) -> tuple[float, str | None] | None:
 
 
 def own_notes(notes: str | None) -> str | None:
-    """The notes a person wrote (extra amounts left out)."""
-    return with_extra_amounts(notes, ())
+    """The notes a person wrote (extra amounts and what the pantry held left out)."""
+    own = [part for part in _segments(notes) if not part.startswith((EXTRA, PANTRY))]
+    return SEPARATOR.join(own) or None
+
+
+def pantry_held(notes: str | None) -> str | None:
+    """What the pantry held when the line was listed ('8 oz'), or None."""
+    return next((part[len(PANTRY):] for part in _segments(notes) if part.startswith(PANTRY)), None)
+
+
+def with_pantry_held(notes: str | None, held: str) -> str:
+    """The notes saying the pantry held `held` when the line was listed (a segment already there is kept)."""
+    return notes if notes and pantry_held(notes) is not None else SEPARATOR.join([*_segments(notes), PANTRY + held])
 
 
 def shopping_text(row: Mapping[str, Any]) -> str:
     """'5 shallots', '1 carton + 1 cup buttermilk', '1 bunch thyme (need 3/4 tsp)', 'arugula': the line as a shopper
-    reads it."""
+    reads it. A line listed for what the pantry lacks says so: '1 pack cremini mushrooms (short 1 oz; the pantry has
+    8 oz)', '1 1/2 lb spaghetti (the pantry has 1 lb)'."""
+    text = _amounts_text(row)
+    held = pantry_held(row.get("notes")) if row.get("quantity") is not None else None
+    if held is None:
+        return text
+    if text.endswith(")") and NEED in text:
+        return f"{text.replace(NEED, SHORT, 1)[:-1]}; {PANTRY}{held})"
+    return f"{text} ({PANTRY}{held})"
+
+
+def _amounts_text(row: Mapping[str, Any]) -> str:
     quantity = None if row.get("quantity") is None else float(row["quantity"])
     main = line_text(quantity, row.get("unit"), str(row["name"]), buying=True)
     extras = extra_amounts(row.get("notes"))

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 
 ToolResult = dict[str, Any]
@@ -38,7 +39,7 @@ def recipe_text(card: ToolResult) -> str:
 
 def meal_plan_text(plan: ToolResult) -> str:
     meals = plan["meals"]
-    lines = [f"Meal plan {plan['from']} to {plan['to']}: {len(meals)} meal(s)."]
+    lines = [f"Meal plan {plan['from']} to {plan['to']}: {counted(len(meals), 'meal')}."]
     for day in plan["days"]:
         todays = [meal for meal in meals if meal["date"] == day]
         lines.append(f"{_day(day)} ({day})" + ("" if todays else ": nothing planned"))
@@ -84,7 +85,7 @@ def _meal(meal: dict[str, Any]) -> str:
     dish = f"{meal['name']} ({meal['recipe']})" if meal.get("recipe") else "no recipe"
     text = f"{meal['meal_type']}: {dish}, {meal['ref']}"
     if meal.get("servings"):
-        text += f", {meal['servings']} serving(s)"
+        text += f", {counted(meal['servings'], 'serving')}"
     if meal.get("notes"):
         text += f" - {meal['notes']}"
     text += "".join(f" [conflict: {reason}]" for reason in meal["conflicts"])

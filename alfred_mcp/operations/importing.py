@@ -18,6 +18,7 @@ from typing import Any, Literal, NoReturn
 from opentelemetry import trace
 
 from alfred_mcp.errors import ImportSourceError
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.kitchen.recipe_sources import ArchiveRead, recipe_in_text, recipes_in_html, recipes_in_json, recipes_in_paprika
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
 from alfred_mcp.operations.drafting import create_drafts
@@ -98,7 +99,7 @@ def _nothing(kind: SourceKind, url: str | None) -> NoReturn:
 
 
 def _past_the_end(total: int, offset: int) -> ImportSourceError:
-    return ImportSourceError(f"offset: the source holds {total} recipe(s); offset {offset} is past the end.", field="offset")
+    return ImportSourceError(f"offset: the source holds {counted(total, 'recipe')}; offset {offset} is past the end.", field="offset")
 
 
 def _recipes_in_text(kind: SourceKind, source: str) -> list[dict[str, Any]]:

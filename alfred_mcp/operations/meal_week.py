@@ -10,10 +10,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.card_lines import proper_names
 from alfred_mcp.kitchen.dates import span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, MEAL_TYPES
-from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
+from alfred_mcp.operations.conflicts import Conflicts, recipe_conflicts, standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
@@ -46,10 +47,10 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     views = await rows_to_refs(work, MEAL_PLANS, rows, action="read")
     recipe_refs = list(dict.fromkeys(view["recipe_id"] for view in views if view.get("recipe_id")))
     loaded = {rows.ref: rows for rows in await load_recipes(work, recipe_refs, field="recipe_id")} if recipe_refs else {}
-    conflicts: dict[str, list[str]] = {}
+    conflicts: dict[str, Conflicts] = {}
     if loaded:
         standing = await standing_constraints(work)
-        conflicts = {ref: recipe_conflicts(standing, r.recipe, r.ingredients).conflicts() for ref, r in loaded.items()}
+        conflicts = {ref: recipe_conflicts(standing, r.recipe, r.ingredients) for ref, r in loaded.items()}
     meals = sorted((_meal(view, loaded, conflicts) for view in views), key=_meal_order)
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_plan_show", table="meal_plans", action="read",
                                         refs=[meal["ref"] for meal in meals], count=len(meals)))
@@ -61,11 +62,14 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     }
 
 
-def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, list[str]]) -> dict[str, Any]:
+def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Conflicts]) -> dict[str, Any]:
     recipe = view.get("recipe_id")
+    found = conflicts.get(recipe) if recipe else None
     meal: dict[str, Any] = {"ref": view["id"], "date": view["date"], "meal_type": view["meal_type"], "recipe": recipe,
                             "name": loaded[recipe].name if recipe in loaded else None, "servings": view.get("servings"),
-                            "conflicts": conflicts.get(recipe, []) if recipe else []}
+                            "conflicts": [proper_names(text) for text in found.conflicts()] if found else []}
+    if found is not None and found.allergens:  # said apart so a view marks an allergy as a danger, a dislike as a warning
+        meal["allergy_conflicts"] = len(found.allergens)
     if view.get("notes"):
         meal["notes"] = view["notes"]
     return meal

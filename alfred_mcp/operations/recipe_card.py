@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alfred_mcp.kitchen.card_lines import card_line
+from alfred_mcp.kitchen.card_lines import card_line, proper_names
 from alfred_mcp.kitchen.measures import Amount, line_text
 from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constraints
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
@@ -37,7 +37,7 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
                            for part in loaded.ingredients]
     card["steps"] = [str(step) for step in row.get("instructions") or ()]
     card["allergens"] = conflicts.allergens
-    card["conflicts"] = conflicts.reasons + conflicts.notes
+    card["conflicts"] = [proper_names(text) for text in conflicts.reasons + conflicts.notes]  # as the lines spell them
     work.session.record_call(CallRecord(turn=work.session.turn, tool="recipe_show", table="recipes", action="read",
                                         refs=[loaded.ref], count=1))
     return card

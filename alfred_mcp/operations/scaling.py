@@ -10,6 +10,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.measures import Amount, ingredient_text, sensible
 from alfred_mcp.kitchen.note_amounts import scaled_notes
+from alfred_mcp.kitchen.step_amounts import scaled_steps
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 
@@ -22,6 +23,8 @@ class Scaled:
     from_servings: int
     factor: float
     ingredients: list[dict[str, Any]]
+    steps: list[str] | None = None
+    """The steps with the amounts of ingredients in them scaled, when any is (None: the steps read as written)."""
 
 
 async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
@@ -39,7 +42,9 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
         )
     factor = servings / base
     lines = [scaled_line(row, factor) for row in loaded.ingredients]
-    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines)
+    written = [str(step) for step in loaded.recipe.get("instructions") or ()]
+    steps = scaled_steps(written, [str(row["name"]) for row in loaded.ingredients], factor)
+    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None)
 
 
 def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:

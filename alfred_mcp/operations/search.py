@@ -275,15 +275,15 @@ def _check_constraints(candidate: Candidate, compiled: CompiledConstraints, verd
 
 def _exclusion(candidate: Candidate, item: CompiledItem, required: list[str], optional: list[str], verdicts: Verdicts) -> None:
     """Allergies match broadly (any ingredient holding the words); dislikes and goal exclusions by head word."""
-    why = ", ".join(item.why)
+    why = f"you don't like {item.value}" if item.why == ["dislike"] else f"{item.value}: {', '.join(item.why)}"
     strict = not any(reason in ("allergy", GUEST_ALLERGY) for reason in item.why)
     is_term = verdicts.term(item.value, strict=strict)
     hits = [name for name in required if is_term(name)]
     if hits:
-        candidate.reasons.append(f"contains {', '.join(hits)} ({item.value}: {why})")
+        candidate.reasons.append(f"contains {', '.join(hits)} ({why})")
     for name in optional:
         if is_term(name):
-            candidate.notes.append(f"leave out the optional {name} ({item.value}: {why})")
+            candidate.notes.append(f"leave out the optional {name} ({why})")
 
 
 def _recipe_field_reasons(candidate: Candidate, compiled: CompiledConstraints) -> list[str]:

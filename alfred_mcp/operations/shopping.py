@@ -17,7 +17,16 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
-from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, needed_text, sensible, to_buy
+from alfred_mcp.kitchen.measures import (
+    Amount,
+    convert_for,
+    dimension,
+    ingredient_text,
+    needed_text,
+    quantity_text,
+    sensible,
+    to_buy,
+)
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -32,6 +41,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     shown_gain,
     source_entries,
     with_extra_amounts,
+    with_pantry_held,
 )
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
@@ -168,6 +178,7 @@ async def add_to_list(
                      if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)
                      and drawn.setdefault(id(row), _key(need)) == _key(need)]
             missing, note = _missing(need, stock)
+        had = need.quantity - missing if need.quantity is not None and missing is not None else None
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
             continue
@@ -181,7 +192,7 @@ async def add_to_list(
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
-        line.add(need, missing, recipes, note, replaced)
+        line.add(need, missing, recipes, note, replaced, had)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
     topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
     kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)
@@ -331,7 +342,9 @@ class _Pending:
     labels: list[str] = field(default_factory=list)
     """The uses (source entries) whose amounts it adds."""
 
-    def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str]) -> None:
+    def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
+            had: float | None = None) -> None:
+        """Add the need's missing amount to the line; `had`: what the pantry held of it (the line then says so)."""
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
         self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
         self.recipes += [ref for ref in recipes if ref not in self.recipes]
@@ -340,6 +353,10 @@ class _Pending:
             self.notes.append(note)
         if missing is None:
             return
+        if had is not None and had > EPSILON:
+            held = sensible(need.amount(had), need.name)
+            counted = dimension(held.unit).startswith("count")  # '(the pantry has 2)', the noun is the line's
+            self.row["notes"] = with_pantry_held(self.row.get("notes"), quantity_text(held.quantity) if counted else held.text)
         amount = need.amount(missing)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
@@ -432,7 +449,7 @@ async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pe
 def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
     """A written (or, in a preview, would-be) line as the result lists it."""
     cut = unnamed_cuts(row["name"], row_kind(row))
-    text = f"{shopping_text(row)} ({cut})" if cut else shopping_text(row)
+    text = shopping_text({**row, "name": f"{cut} {row['name']}"} if cut else row)  # '2 lb boneless chicken thighs'
     line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": text,
             "recipes": pending.recipes, "action": action}
     if pending.notes:

@@ -11,14 +11,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from alfred_mcp.errors import InputError
+from alfred_mcp.kitchen.ingredient_kinds import unnamed_cuts
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import SHOPPING_LIST
 from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text, source_text
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
+from alfred_mcp.operations.conflicts import standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.pantry import row_kind
 from alfred_mcp.store.base import Row
 
 MAX_LINES = 500
@@ -68,15 +71,24 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> di
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:
     taxonomy = default_taxonomy()
     views = await rows_to_refs(work, SHOPPING_LIST, rows, action=action)
-    return [_line(view, store_section(view["name"], view.get("category"), taxonomy, view.get("unit"))) for view in views]
+    standing = await standing_constraints(work) if views else None
+    return [_line(view, store_section(view["name"], view.get("category"), taxonomy, view.get("unit")),
+                  standing.disliked(str(view["name"])) if standing else None) for view in views]
 
 
-def _line(view: dict[str, Any], section: str) -> dict[str, Any]:
+def _line(view: dict[str, Any], section: str, disliked: str | None = None) -> dict[str, Any]:
+    """A line as the checklist shows it; `disliked`: the user's dislike it is the thing of, marked as a recipe card
+    marks it (a meal planned before the dislike, or a line a person added, can still list it)."""
     quantity = None if view.get("quantity") is None else float(view["quantity"])
+    cut = unnamed_cuts(view["name"], row_kind(view))  # '2 lb bone-in, skin-on chicken thighs', as shopping_list_from says it
     line: dict[str, Any] = {"ref": view["id"], "name": view["name"], "quantity": quantity, "unit": view.get("unit"),
-                            "text": shopping_text(view), "section": section,
+                            "text": shopping_text({**view, "name": f"{cut} {view['name']}"} if cut else view), "section": section,
                             "source": source_text(view.get("source")), "bought": bool(view.get("is_purchased"))}
     notes = own_notes(view.get("notes"))
+    if notes and cut and notes == cut:
+        notes = None  # the cut is said in the text
     if notes:
         line["notes"] = notes
+    if disliked is not None:
+        line["disliked"] = disliked
     return line

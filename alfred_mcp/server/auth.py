@@ -171,7 +171,7 @@ class BearerGate:
             return
         missing = [name for name in self.scopes if name not in found.scopes]
         if missing:
-            await _refuse(send, 403, self.challenge, "insufficient_scope", f"The token lacks the scope(s): {' '.join(missing)}.")
+            await _refuse(send, 403, self.challenge, "insufficient_scope", f"The token lacks the {'scope' if len(missing) == 1 else 'scopes'}: {' '.join(missing)}.")
             return
         scope = {**scope, "user": AuthenticatedUser(found), "auth": AuthCredentials(found.scopes)}
         await self.app(scope, receive, send)

@@ -26,6 +26,7 @@ from pydantic_core import to_json
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract
 from alfred_mcp.errors import AlfredError, SessionConflictError
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.kitchen.text import is_large
 from alfred_mcp.kitchen.view_texts import TEXTS
 from alfred_mcp.operations.importing import source_kind
@@ -141,9 +142,9 @@ def _progress_reporter(context: Context[AlfredApp, Any] | None) -> Reporter | No
 def summary_line(name: str, result: ToolResult) -> str:
     """One line for people; the full result follows it as JSON for models that read only text."""
     if "rows" in result:
-        head = f"{name}: {result['count']} row(s) in {result['table']}"
+        head = f"{name}: {counted(result['count'], 'row')} in {result['table']}"
     elif "refs" in result:
-        head = f"{name}: {result['count']} ref(s)"
+        head = f"{name}: {counted(result['count'], 'ref')}"
     else:
         head = name
     if "session" in result:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import AlfredError, DeclinedError
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.operations.removals import Removal, preview_removal
 from alfred_mcp.server.dispatch import error_result
 
@@ -98,7 +99,7 @@ def _accepted(answer: ElicitationResult[Confirm]) -> bool:
 def _declined(removal: Removal, answer: ElicitationResult[Confirm]) -> CallToolResult:
     how = {"accept": "did not confirm", "decline": "declined", "cancel": "cancelled"}[answer.action]
     error = DeclinedError(
-        f"Nothing was removed: the user {how} the confirmation ({removal.what}, {removal.count} row(s) of {removal.table}). "
+        f"Nothing was removed: the user {how} the confirmation ({removal.what}, {counted(removal.count, 'row')} of {removal.table}). "
         "Nothing was changed.",
         answer=answer.action, table=removal.table, count=removal.count,
     )

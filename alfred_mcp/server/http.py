@@ -156,7 +156,7 @@ async def serve_http(
 
     oauth = app.settings.http.oauth
     asgi = http_app(app, host, port, tokens, jwks_url=jwks_url, metrics_token=metrics_token)
-    logger.info("serving streamable HTTP on http://%s:%d%s for %d token(s)%s", host, port, MCP_PATH, len(tokens),
+    logger.info("serving streamable HTTP on http://%s:%d%s for %d %s%s", host, port, MCP_PATH, len(tokens), "token" if len(tokens) == 1 else "tokens",
                 f" and the OAuth issuer {oauth.issuer}" if oauth else "",
                 extra=event("serving", transport="http", host=host, port=port, tokens=len(tokens), metrics=metrics_token is not None))
     server = uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_level="warning", lifespan="on"))

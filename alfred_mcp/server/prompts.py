@@ -36,11 +36,11 @@ def check_prompt_call(prompts: Sequence[Prompt], name: str, arguments: Mapping[s
     given = dict(arguments or {})
     missing = [a.name for a in declared if a.required and a.name not in given]
     if missing:
-        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} needs the argument(s): {', '.join(missing)}.",
+        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} needs the {_arguments(missing)}: {', '.join(missing)}.",
                        data={"name": name, "missing": missing})
     unknown = sorted(redact_raw_ids(key) for key in set(given) - {a.name for a in declared})
     if unknown:
-        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} has no argument(s) {', '.join(unknown)}; "
+        raise MCPError(code=INVALID_PARAMS, message=f"Prompt {name} has no {_arguments(unknown)} {', '.join(unknown)}; "
                        f"it takes: {', '.join(a.name for a in declared) or 'none'}.", data={"name": name, "unknown": unknown})
 
 
@@ -111,3 +111,7 @@ def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
     async def reply(session: SessionArg = "current") -> str:
         """Answer the user from what this turn actually did, continuing the conversation."""
         return await _prompt(app, "reply", session)
+
+
+def _arguments(names: list[str]) -> str:
+    return "argument" if len(names) == 1 else "arguments"

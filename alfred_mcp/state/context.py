@@ -523,7 +523,7 @@ def _narrative(summary: TurnExecutionSummary, *, brief: bool = False, with_messa
                 lines.append(_indented(s.card))
         hidden = len(summary.steps) - len(shown) + summary.more_steps
         if hidden:
-            lines.append(f"  … {hidden} more step(s)")
+            lines.append(f"  … {hidden} more {'step' if hidden == 1 else 'steps'}")
     curation = _curation_text(summary, said)
     if curation:
         lines.append(f"**Understand decided:** {curation}")

@@ -357,7 +357,7 @@ def narrative_line(summary: TurnExecutionSummary) -> str:
     if summary.steps:
         parts.append("; ".join(_short_step(step) for step in summary.steps[:3]) + (" …" if len(summary.steps) > 3 else ""))
     if summary.errors:
-        parts.append(f"{len(summary.errors)} error(s)")
+        parts.append(f"{len(summary.errors)} {'error' if len(summary.errors) == 1 else 'errors'}")
     parts.append(summary.conversation_phase)
     return " — ".join(parts)
 

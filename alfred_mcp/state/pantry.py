@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from alfred_mcp.kitchen.egg_counts import EGGS, egg_part, eggs_needed
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
 from alfred_mcp.kitchen.measures import (
     Amount,
@@ -81,6 +82,9 @@ def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
     for recipe_ref, row, factor in uses:
         if row.get("is_optional"):
             continue
+        eggs = eggs_needed(row["name"], row.get("quantity"), row.get("unit"), row.get("notes"), factor)
+        if eggs is not None:  # yolks and whites are bought as eggs; each use in whole eggs, as its card says
+            row, factor = {**row, "name": EGGS if egg_part(row["name"]) != "egg" else row["name"], "quantity": eggs, "unit": "piece"}, 1.0
         unit = row.get("unit")
         kind = row_kind(row)
         by_name = (name_key(row["name"]), dimension(unit))

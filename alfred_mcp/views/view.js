@@ -25,6 +25,17 @@
     return text.replace(/^Error:\s*/, "") || "The server refused the call.";
   }
 
+  // An error result as a person reads it. The text is for the model ("Unknown ref 'recipe_99': this session knows
+  // recipe_1..recipe_11; read recipes to get refs."); a ref the view was asked to show that is not there is said as
+  // a sentence for people, naming what the view shows (<body data-thing="recipe">): "That recipe could not be found."
+  const MISSING = { unknown_ref: "could not be found", invalid_ref: "could not be found", deleted_ref: "was deleted",
+    pending_draft: "is a draft that is not saved yet" };
+  function errorText(result) {
+    const fields = ((result._meta || {})["alfred/error"]) || {};
+    const thing = document.body.dataset.thing;
+    return thing && MISSING[fields.code] ? `That ${thing} ${MISSING[fields.code]}.` : resultText(result);
+  }
+
   let session = null;       // the session the shown result came from: refs are per session, so calls name it
 
   async function call(name, args) {
@@ -81,7 +92,7 @@
     mcpApp.on("ui/notifications/tool-input", () => status("Loading…"));
     mcpApp.on("ui/notifications/tool-result", (result) => {
       status("");
-      if (result.isError) { if (shown) fail(new Error(resultText(result))); else nothingToShow(resultText(result)); }
+      if (result.isError) { if (shown) fail(new Error(errorText(result))); else nothingToShow(errorText(result)); }
       else if (result.structuredContent) {
         shown = true; delete document.body.dataset.state;
         session = result.structuredContent.session || null; clearError(); render(result.structuredContent);

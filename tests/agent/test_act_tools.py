@@ -142,7 +142,7 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
     # a view's result counts what it shows, never '0 result(s)' for a day with two meals
     ("meal_plan_show", {"from": "2026-12-02", "to": "2026-12-02", "days": [{"date": "2026-12-02"}], "meal_types": ["dinner"],
                         "meals": [{"date": "2026-12-02"}, {"date": "2026-12-02"}]}, "meal_plan_show: 2 meals"),
-    ("shopping_list_show", {"sections": [{"name": "Produce"}], "count": 3}, "shopping_list_show: 3 result(s)"),
+    ("shopping_list_show", {"sections": [{"name": "Produce"}], "count": 3}, "shopping_list_show: 3 results"),
 ])
 def test_a_kitchen_tools_summary_counts_what_it_did(tool: str, result: dict[str, Any], line: str) -> None:
     assert act_tools.summarize_result(tool, result) == line

@@ -47,7 +47,7 @@ async def test_shopping_lines_merge_convert_and_subtract_the_pantry(client: Clie
     result = await call(client, "shopping_list_from", recipes=[bread, cake])
     (line,) = result["lines"]
     assert (line["name"], line["quantity"], line["unit"], line["recipes"]) == ("quuxflour", 1.2, "kg", [bread, cake])
-    assert line["text"] == "1.2 kg + 2 cups quuxflour"
+    assert line["text"] == "1.2 kg + 2 cups quuxflour (the pantry has 300 g)"
     assert [c["name"] for c in result["covered"]] == ["quuxsalt"]
     (stored,) = await _rows(client, "shopping_list", name="quuxflour")
     assert stored["source"] == "Test Bread (for 1); Test Cake (for 1)"

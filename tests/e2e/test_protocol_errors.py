@@ -32,8 +32,8 @@ async def test_an_unknown_tool_is_invalid_params_naming_the_tools(client: Client
     ("name", "arguments", "words"),
     [
         pytest.param("no_such_prompt", {}, "Unknown prompt: no_such_prompt. Prompts: understand, think, act, reply.", id="unknown"),
-        pytest.param("act", {}, "Prompt act needs the argument(s): step_type.", id="missing-required"),
-        pytest.param("think", {"colour": "red"}, "Prompt think has no argument(s) colour; it takes: message, session.", id="unknown-arg"),
+        pytest.param("act", {}, "Prompt act needs the argument: step_type.", id="missing-required"),
+        pytest.param("think", {"colour": "red"}, "Prompt think has no argument colour; it takes: message, session.", id="unknown-arg"),
     ],
 )
 async def test_a_bad_prompt_request_is_invalid_params_naming_it(client: Client, name: str, arguments: dict[str, str], words: str) -> None:

@@ -178,7 +178,8 @@ async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut
     greek = await _recipe(client, "Quux Greek Chicken", 4,
                           [{"name": "chicken thighs", "quantity": 3, "unit": "lb", "notes": "bone-in, skin-on"}])
     result = await call(client, "shopping_list_from", recipes=[tikka, greek], preview=preview)
-    assert sorted(line["text"] for line in result["lines"]) == ["3 lb boneless chicken thighs", "3 lb chicken thighs (bone-in, skin-on)"]
+    assert sorted(line["text"] for line in result["lines"]) == [
+        "3 lb bone-in, skin-on chicken thighs", "3 lb boneless chicken thighs (the pantry has 2 lb)"]
     if not preview:
         (greek_line,) = await _lines(client, "chicken thighs")
         assert greek_line["notes"] == "bone-in, skin-on"
@@ -220,19 +221,20 @@ async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_ke
 @pytest.mark.parametrize(("pantry", "need", "listed"), [
     ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 2, "unit": "tbsp"}, None),
     ({"name": "quuxherb parsley", "quantity": 1, "unit": "bunch"}, {"name": "quuxherb parsley", "quantity": 3, "unit": "cup"},
-     "2 bunches quuxherb parsley (need 2 cups)"),
+     "2 bunches quuxherb parsley (short 2 cups; the pantry has 1 cup)"),
     ({"name": "quux crushed tomatoes", "quantity": 1, "unit": "can"}, {"name": "quux crushed tomatoes", "quantity": 28, "unit": "oz"},
-     "1 can quux crushed tomatoes (need 14 oz)"),
+     "1 can quux crushed tomatoes (short 14 oz; the pantry has 1 (14-oz) can)"),
     ({"name": "quux red onion", "quantity": 1, "unit": "piece"}, {"name": "quux red onion", "quantity": 0.5, "unit": "cup"}, None),
     ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 3, "unit": "piece"}, None),
     ({"name": "quux green onions", "quantity": 1, "unit": "bunch"}, {"name": "quux green onions", "quantity": 9, "unit": "piece"},
-     "1 bunch quux green onions (need 3)"),
+     "1 bunch quux green onions (short 3; the pantry has 6)"),
 ])
 async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_measures(
     client: Client, pantry: dict[str, Any], need: dict[str, Any], listed: str | None,
 ) -> None:
     """A bunch of parsley in the fridge covers 2 tbsp of it; 3 cups need two more bunches; a can on the shelf is 14 oz
-    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure."""
+    of the 28 a recipe needs: the pantry counts in what the shop sells, not only in the recipe's measure; a line that
+    is the pantry's shortfall says so ('short 14 oz', never 'need 14 oz' for a recipe needing 28)."""
     await call(client, "db_create", table="inventory", data={**pantry, "location": "fridge"})
     ref = await _recipe(client, "Quux Pantry Check", 2, [need])
     result = await call(client, "shopping_list_from", recipes=[ref], preview=True)
@@ -274,3 +276,30 @@ async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_n
     assert short["lines"] == [] and re.search(r": short by [\d /]+ \w+", short["covered"][0]["note"]), short["covered"]
     for note in (covered["covered"][0]["note"], short["covered"][0]["note"]):
         assert "check" not in note and note_oddities(note, name) == []
+
+
+def _eggs_in(scaled_line: dict[str, Any]) -> int:
+    """The eggs a scaled card line names: its own count plus the yolks (or whites) its notes add."""
+    own = int(scaled_line["quantity"])
+    extra = re.search(r"(\d+) (?:extra )?(?:yolk|white)", scaled_line.get("notes") or "")
+    return own + (int(extra.group(1)) if extra else 0)
+
+
+async def test_the_eggs_listed_are_the_eggs_yolks_and_whites_the_scaled_recipes_call_for(client: Client) -> None:
+    """From an empty pantry, the eggs line needs what the scaled cards say, summed: carbonara for 3 is 2 eggs plus
+    1 yolk, pancakes for 3 one egg: 4 eggs, not 3; for 6 and 7, 5 + 2 yolks + 2 = 9."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    rows = (await call(client, "db_read", table="recipes", columns=["name"]))["rows"]
+    refs = {row["name"]: row["id"] for row in rows}
+    carbonara, pancakes = refs["Spaghetti Carbonara"], refs["Blueberry Oat Pancakes"]
+    wrong = {}
+    for servings in [(3, 3), (6, 7), (1, 1), (4, 4), (5, 2), (12, 9)]:
+        by_ref = dict(zip((carbonara, pancakes), servings))
+        cards = [await call(client, "recipes_scale", recipe=ref, servings=n) for ref, n in by_ref.items()]
+        expected = sum(_eggs_in(line) for card in cards for line in card["ingredients"] if line["name"] in ("eggs", "egg"))
+        listed = await call(client, "shopping_list_from", recipes=list(by_ref), servings=by_ref, preview=True)
+        eggs = [line for line in listed["lines"] if line["name"] in ("eggs", "egg")]
+        if len(eggs) != 1 or eggs[0]["quantity"] != expected or str(expected) not in eggs[0]["text"] and eggs[0]["unit"] != "dozen":
+            wrong[servings] = (expected, [line["text"] for line in eggs])
+    assert wrong == {}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS, FRESH_BY_DEFAULT, NOT_PRODUCE, PRODUCE
 from alfred_mcp.kitchen.schema import SHOPPING_CATEGORIES
 from alfred_mcp.kitchen.sections import BY_FORM, BY_TAXONOMY, OTHER, WALK, section_order, store_section
+from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 
 TAXONOMY = default_taxonomy()
@@ -23,10 +26,11 @@ def test_every_rule_names_a_taxonomy_category_and_a_store_section(category: str,
 
 
 @pytest.mark.parametrize(("name", "section"), [
-    ("chicken stock", "canned"), ("fish sauce", "condiments"), ("cod fillets", "seafood"), ("chicken thighs", "meat"),
+    ("chicken stock", "soups & broths"), ("fish sauce", "condiments"), ("cod fillets", "seafood"), ("chicken thighs", "meat"),
     ("cheddar", "dairy"), ("eggs", "dairy"), ("garlic", "produce"), ("lemons", "produce"), ("spaghetti", "dry goods"),
-    ("sourdough bread", "bakery"), ("olive oil", "dry goods"), ("vegetable oil", "dry goods"), ("ground cumin", "spices"), ("white wine", "beverages"),
-    ("peanut butter", "dry goods"), ("dish soap", OTHER),
+    ("sourdough bread", "bakery"), ("olive oil", "oils & vinegars"), ("vegetable oil", "oils & vinegars"), ("ground cumin", "spices"), ("white wine", "beverages"),
+    ("peanut butter", "dry goods"), ("dish soap", OTHER), ("balsamic vinegar", "oils & vinegars"), ("honey", "condiments"),
+    ("granulated sugar", "baking"), ("vanilla extract", "baking"), ("panko breadcrumbs", "dry goods"),
 ])
 def test_a_line_without_a_category_goes_where_the_taxonomy_puts_its_name(name: str, section: str) -> None:
     assert store_section(name, None, TAXONOMY) == section
@@ -83,3 +87,37 @@ def test_a_line_with_a_category_keeps_it(category: str, section: str) -> None:
 def test_sections_sort_in_the_store_walk_then_the_users_own_then_other() -> None:
     shuffled = [OTHER, "household", *reversed(WALK), "garden"]
     assert sorted(shuffled, key=section_order) == [*WALK, "garden", "household", OTHER]
+
+
+SHOPPER_SECTIONS: dict[str, str] = {
+    "fish": "seafood", "shellfish": "seafood", "poultry": "meat", "red meat": "meat", "pork": "meat", "eggs": "dairy",
+    "dairy": "dairy", "cheese": "dairy", "dairy alternatives": "dairy", "soy": "produce", "legumes": "dry goods",
+    "grains": "dry goods", "pasta": "dry goods", "bread": "bakery", "nuts": "dry goods", "seeds": "dry goods",
+    "spices": "spices", "oils": "oils & vinegars", "condiments": "condiments", "sweeteners": "baking", "baking": "baking",
+    "broths": "soups & broths", "alcohol": "beverages",
+}
+"""Where a shopper looks for a catalog item of each catalog category (fresh produce of every kind in produce)."""
+SHOPPER_EXCEPTIONS: dict[str, str] = {
+    "rice vinegar": "oils & vinegars", "red wine vinegar": "oils & vinegars", "honey": "condiments",
+    "maple syrup": "condiments", "panko breadcrumbs": "dry goods", "dried oregano": "spices", "bay leaves": "spices",
+    "tuna": "canned", "anchovies": "canned", "canned tomatoes": "canned", "tomato paste": "canned", "chickpeas": "canned",
+    "black beans": "canned", "coconut milk": "canned", "frozen peas": "frozen", "dried porcini mushrooms": "dry goods",
+    "ginger": "produce",
+}
+"""Items a shopper finds by what they are sold as, not by their catalog category: vinegars beside the oils, syrups
+with the condiments, a can with the cans, dried herbs with the spices."""
+FRESH_TOO = frozenset({"peas", "green peas", "porcini"})
+"""Aliases that name the fresh thing as well as the frozen or dried item they are an alias of."""
+
+
+def test_every_catalog_item_is_in_the_section_a_shopper_looks_in() -> None:
+    """Every item of the demo catalog (and each alias) lands where a shopper finds it: oils and vinegars together,
+    vanilla and sugar with the baking things, honey with the condiments, broth in the soup aisle."""
+    wrong = {}
+    for item in demo_kitchen(date(2026, 1, 5)).catalog:
+        expected = SHOPPER_EXCEPTIONS.get(item["name"]) or SHOPPER_SECTIONS.get(item["category"], "produce")
+        for name in {item["name"], *item["aliases"]} - FRESH_TOO:
+            found = store_section(name, None, TAXONOMY, item["default_unit"])
+            if found != expected:
+                wrong[name] = (found, expected)
+    assert wrong == {}

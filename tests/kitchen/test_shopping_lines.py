@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -22,6 +23,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     source_entries,
     source_text,
     with_extra_amounts,
+    with_pantry_held,
 )
 
 NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz -&'(),;", min_size=1, max_size=40).map(lambda name: " ".join(name.split())).filter(
@@ -79,6 +81,25 @@ def test_a_line_reads_as_a_shopper_writes_it(row: dict[str, object], text: str) 
 ])
 def test_a_line_bought_as_the_shop_sells_it_keeps_every_amount_it_needs(row: dict[str, object], text: str) -> None:
     assert shopping_text(row) == text
+
+
+@pytest.mark.parametrize(("row", "held", "text"), [
+    ({"name": "cremini mushrooms", "quantity": 1, "unit": "oz"}, "8 oz",
+     "1 pack cremini mushrooms (short 1 oz; the pantry has 8 oz)"),
+    ({"name": "heavy cream", "quantity": 0.25, "unit": "cup"}, "1/4 cup",
+     "1 carton heavy cream (short 1/4 cup; the pantry has 1/4 cup)"),
+    ({"name": "spaghetti", "quantity": 8, "unit": "oz"}, "1 lb", "8 oz spaghetti (the pantry has 1 lb)"),
+    ({"name": "spaghetti", "quantity": 1.5, "unit": "lb"}, "1 lb", "1 1/2 lb spaghetti (the pantry has 1 lb)"),
+    ({"name": "lemons", "quantity": 1, "unit": None}, "3", "1 lemon (the pantry has 3)"),
+    ({"name": "thyme", "quantity": 0.75, "unit": "tsp", "notes": "+ 2 sprigs"}, "1 tsp",
+     "1 bunch thyme (short 3/4 tsp + 2 sprigs; the pantry has 1 tsp)"),
+])
+def test_a_line_listed_for_what_the_pantry_lacks_says_it_is_the_shortfall(row: dict[str, object], held: str, text: str) -> None:
+    """'(need 1 oz)' would read as all the recipe needs: a line that is the pantry's shortfall says 'short' and what the
+    pantry held, and keeps it out of the person's own notes."""
+    noted = {**row, "notes": with_pantry_held(row.get("notes"), held)}  # type: ignore[arg-type]
+    assert shopping_text(noted) == text
+    assert own_notes(noted["notes"]) is None and with_pantry_held(noted["notes"], "2 lb") == noted["notes"]
 
 
 @given(NAMES, st.lists(st.tuples(DAYS, MEAL_TYPES, SERVINGS, st.booleans()), min_size=1, max_size=4))
@@ -142,3 +163,12 @@ def test_what_a_line_is_for_names_each_recipe_once(uses: list[tuple[str, date, s
         if entry.servings is not None:
             said = entry.text[len(entry.text.split(" (")[0]):].strip("() ")
             assert text.count(said) >= 1, (said, text)
+
+
+@pytest.mark.parametrize("name", ["flour tortillas", "corn tortillas", "naan", "pita", "bagels", "hamburger buns",
+                                  "english muffins"])
+@pytest.mark.parametrize("count", [1, 6, 10, 31])
+def test_counted_bread_is_listed_by_the_pack_it_is_bought_in(name: str, count: int) -> None:
+    """'6 flour tortillas' is not how they are bought: '1 pack flour tortillas (need 6)', as the seeded lines say."""
+    text = shopping_text({"name": name, "quantity": count, "unit": None})
+    assert re.fullmatch(rf"\d+ packs? {name} \(need {count}\)", text)

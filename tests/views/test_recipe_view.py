@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -97,4 +98,28 @@ async def test_the_card_writes_times_and_scaled_amounts_as_a_cook_does(app: Alfr
         await expect(view.locator("#servings")).to_have_text("6")
         await expect(view.locator("#ingredients li")).to_contain_text(
             ["4 1/2 tbsp olive oil", "1 1/2 (14-oz) cans crushed tomatoes", "1 1/2 red onions"])
+        shown.assert_clean()
+
+
+@pytest.mark.parametrize(("servings", "presses"), [(1, -3), (8, 4)])
+async def test_the_stepper_scales_the_ingredient_amounts_inside_the_steps_and_reset_restores_them(
+        app: AlfredApp, mount: Any, servings: int, presses: int) -> None:
+    """Tikka for 4 says '1 tsp garam masala … and 1 tsp salt' in its first step: scaled on the card, the step says
+    what recipes_scale says for that many servings; back to 4, the steps are as written again."""
+    async with apps_client(build_server(app)) as client:
+        ref = next(row["id"] for row in (await call(client, "db_read", table="recipes", columns=["name"], limit=50))["rows"]
+                   if row["name"] == "Chicken Tikka Masala")
+        scaled = await call(client, "recipes_scale", recipe=ref, servings=servings)
+        shown = await mount(client, "recipe_show", {"recipe": ref})
+        view = shown.view
+        written = await view.locator("#steps li").all_text_contents()
+        button = view.get_by_role("button", name="More servings" if presses > 0 else "Fewer servings")
+        for step in range(1, abs(presses) + 1):
+            await button.click()
+            await expect(view.locator("#servings")).to_have_text(str(4 + step * (1 if presses > 0 else -1)))
+        await expect(view.locator("#servings")).to_have_text(str(servings))
+        await expect(view.locator("#steps li")).to_have_text(scaled["steps"])
+        assert scaled["steps"] != written and "garam masala" in scaled["steps"][0] and "1 tsp garam masala" not in scaled["steps"][0]
+        await view.get_by_role("button", name=re.compile("^Reset")).click()
+        await expect(view.locator("#steps li")).to_have_text(written)
         shown.assert_clean()

@@ -46,7 +46,8 @@ async def recipes_scale(app: AlfredApp, args: ToolArgs) -> ToolResult:
         scaled = await scaling.scale_recipe(work, args["recipe"], args["servings"])
         return {
             "recipe": scaled.ref, "name": scaled.name, "servings": scaled.servings, "from_servings": scaled.from_servings,
-            "factor": scaled.factor, "ingredients": scaled.ingredients, **_context(work.session),
+            "factor": scaled.factor, "ingredients": scaled.ingredients,
+            **({"steps": scaled.steps} if scaled.steps is not None else {}), **_context(work.session),
         }
 
 
