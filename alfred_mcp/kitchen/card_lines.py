@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from alfred_mcp.kitchen.bought_as import can_weight
+from alfred_mcp.kitchen.ingredient_kinds import CANNED_UNITS
 from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
@@ -41,6 +43,7 @@ _PROPER_WORDS = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _PROPER), key
 """Names of places and makers, capitalised wherever a card writes them: 'Greek yogurt', 'Yukon Gold'."""
 _SAID_AFTER = re.compile(r"^(?:to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 """Notes a cook writes after the name without a comma: 'salt and pepper to taste'."""
+_EACH = re.compile(r"\s+each\b", re.IGNORECASE)
 _IMPERIAL = {"oz": "oz", "ounce": "oz", "ounces": "oz", "lb": "lb", "pound": "lb", "pounds": "lb"}
 
 
@@ -54,6 +57,8 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
     """The line and its notes as a card shows them. `written` is the stored amount and `factor` what the line is
     scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
     the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
+    if notes and quantity is not None and quantity <= 1:  # 'each' of one thing: '1 cod fillet, about 6 oz'
+        notes = _EACH.sub("", notes)
     shown = _written(text, quantity, unit, name, notes, written, factor)
     return CardLine(_proper(shown.text), None if shown.notes is None else _proper(shown.notes))
 
@@ -104,6 +109,8 @@ def _written(text: str, quantity: float | None, unit: str | None, name: str, not
             kept.append(part)
     if unit == "piece" and size is not None and not _SIZE_OF_THING.match(size):  # '2 thumb-sized pieces', '3 large eggs'
         unit_words = ["piece" if quantity <= 1 else plural("piece")]
+    if package is None and unit in CANNED_UNITS and quantity != int(quantity) and (ounces := can_weight(name) or can_weight(f"canned {name}")) is not None:
+        package = f"({ounces:g}-oz)"  # part of a can says which can: '1/4 (15-oz) can black beans'
     if unit in PACKAGES:  # '1 (14-oz) large can': the package size first
         head = [*number, *([package] if package else []), *([size] if size else []), *unit_words]
     else:  # '1 1/2 heaping cups (190 g)', '2 large'

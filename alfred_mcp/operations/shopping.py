@@ -17,6 +17,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
+from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, needed_text, sensible, to_buy
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
@@ -30,6 +31,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     recipe_entry,
     shopping_text,
     shown_gain,
+    shown_name,
     source_entries,
     with_extra_amounts,
 )
@@ -173,7 +175,7 @@ async def add_to_list(
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
                 short = short or ("bought already" if listed_for.get("is_purchased") else None)
-                outcome.add_already({"name": need.name, "recipes": recipes, **({"note": short} if short else {})},
+                outcome.add_already({"name": shown_name(listed_for), "recipes": recipes, **({"note": short} if short else {})},
                                     (need.key, need.kind))
                 continue
         line = pending.get(_key(need))
@@ -211,7 +213,7 @@ def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
     thyme): it is still written (its source names them), but reported as already on the list, never topped up."""
     if line.existing is None or shown_gain(line.existing, line.row) is not None:
         return False
-    outcome.add_already({"name": line.row["name"], "recipes": line.recipes, "note": f"{shopping_text(line.row)} is enough"},
+    outcome.add_already({"name": shown_name(line.row), "recipes": line.recipes, "note": f"{shopping_text(line.row)} is enough"},
                         (name_key(line.row["name"]), row_kind(line.row)))
     return True
 
@@ -272,7 +274,7 @@ def _not_yet_listed(
     already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
     for use in uses:
-        for row in use.recipe.ingredients:
+        for row in each_thing(use.recipe.ingredients):
             if row.get("is_optional"):
                 continue
             found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
@@ -282,7 +284,8 @@ def _not_yet_listed(
                 wanted.append((use.entry.text, row, use.factor))
                 continue
             if found is not None and (found.servings is None or found.servings >= listed):
-                seen = already.setdefault((name_key(row["name"]), row_kind(row)), {"name": row["name"], "recipes": []})
+                seen = already.setdefault((name_key(row["name"]), row_kind(row)),
+                                          {"name": shown_name(line) if line is not None else row["name"], "recipes": []})
                 if line is not None and line.get("is_purchased"):
                     seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
@@ -294,6 +297,13 @@ def _not_yet_listed(
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
     return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
+
+
+def each_thing(rows: list[Row]) -> list[Row]:
+    """The ingredient rows with a row that names two things ('salt and pepper') made one row for each (salt, black
+    pepper), so the pantry and the list see each."""
+    return [row if len(things_of(str(row["name"]))) == 1 else {**row, "name": thing, "ingredient_id": None}
+            for row in rows for thing in things_of(str(row["name"]))]
 
 
 def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
@@ -371,7 +381,8 @@ def _changed(before: Row, after: Row) -> Row:
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
     """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count: covered
     or short where what the pantry holds compares as the shop sells it (5 lb of flour is about 18 cups), else a check.
-    Either way the cook decides (an opened jar or carton holds less than a full one), so nothing is added for it."""
+    A shortfall is bought (what full packs would leave short; an opened one may hold less, which the cook checks);
+    covered or to check, nothing is added."""
     have, apart = on_hand(need, stock)
     if need.quantity is None or need.shown_in in TRACE_UNITS:
         return (0.0 if have > 0 or apart else None), None
@@ -385,7 +396,7 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         held = f"{wanted} (about {sensible(need.amount(about), need.name).text})"
         if about >= missing - EPSILON:
             return 0.0, f"{held}: covered"
-        return 0.0, f"{held}: short by {to_buy(need.amount(missing - about), need.name).text}"  # what is left is unknown
+        return missing - about, f"{held}: short by {to_buy(need.amount(missing - about), need.name).text}, listed"
     return missing, None
 
 
