@@ -46,7 +46,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   flour is about 18 cups, so it is covered).
 - ``check a cook could weigh`` (a pantry note's rule): 'check there is enough' between a weight and a measure or count
   of cheese or fresh produce ('need 3/4 cup parmesan, the pantry has 6 oz': 6 oz grates to about 1 1/2 cups).
-- ``shortfall not bought`` (a pantry note's rule): a note says the pantry is short, but nothing is bought for it.
+- ``shortfall not bought`` (a pantry note's rule): a note says the pantry is short, but nothing is bought for it
+  and the note does not say why ('short by 2 1/2 cups' alone).
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -159,7 +160,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
 _EACH = re.compile(r"\beach\b", re.IGNORECASE)
 _QUARTS = re.compile(r"\d quarts?\b")
 _PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ (?:cans?|tins?)\b")
-_SHORT = re.compile(r": short by [^;]*$")
+_SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
+"""A shortfall that does not say why it is not bought."""
 
 
 def name_disagrees(noted: str, line_text: str) -> bool:

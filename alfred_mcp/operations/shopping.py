@@ -47,6 +47,8 @@ from alfred_mcp.state.pantry import EPSILON, Need, Stock, estimated_apart, in_ne
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
+SHORT_UNLISTED = ": not listed, check what is left"
+"""Why a shortfall in a pantry note is not bought: how much is left in what the pantry holds is not known."""
 TRACE_UNITS = frozenset({"pinch", "dash", "drop", "splash"})
 """A pinch of salt is covered by any salt in the pantry, whatever its unit."""
 # A pantry row in a unit that does not compare (a bottle of olive oil against 2 tbsp, 5 lb of flour against
@@ -381,8 +383,9 @@ def _changed(before: Row, after: Row) -> Row:
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
     """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count: covered
     or short where what the pantry holds compares as the shop sells it (5 lb of flour is about 18 cups), else a check.
-    A shortfall is bought (what full packs would leave short; an opened one may hold less, which the cook checks);
-    covered or to check, nothing is added."""
+    Nothing is added for it: how much is left in what the pantry holds is the cook's to know, so a shortfall (what
+    full packs would leave short) says so, and that it is not listed ('short by 2 1/2 cups if full: not listed, check
+    what is left')."""
     have, apart = on_hand(need, stock)
     if need.quantity is None or need.shown_in in TRACE_UNITS:
         return (0.0 if have > 0 or apart else None), None
@@ -396,7 +399,8 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         held = f"{wanted} (about {sensible(need.amount(about), need.name).text})"
         if about >= missing - EPSILON:
             return 0.0, f"{held}: covered"
-        return missing - about, f"{held}: short by {to_buy(need.amount(missing - about), need.name).text}, listed"
+        short = to_buy(need.amount(missing - about), need.name).text
+        return 0.0, f"{held}: short by {short} if full{SHORT_UNLISTED}"
     return missing, None
 
 
