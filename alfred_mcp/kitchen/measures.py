@@ -34,6 +34,8 @@ _WHOLE_COUNTS = frozenset({
     "stalk", "scoop", "cube",
 })
 """Units counted whole wherever they are written: nobody measures half a clove or half a pinch."""
+_CANS = frozenset({"can", "tin"})
+"""Packs a recipe splits in quarters however many ('1 1/4 (14-oz) cans', as a weight of canned goods is written)."""
 _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
@@ -172,8 +174,8 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
     ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
-    whole or half cans ('2 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other pieces in
-    quarters below 1, 1 1/2, whole from 2; packs (cans, heads) in halves.
+    quarter cans from half a can ('1 1/4 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
+    pieces in quarters below 1, 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
     """
     return _measured(amount, name, up=False)
 
@@ -338,7 +340,7 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         if quantity < 1:
             return _pick(quantity, (4,), up=False, smallest=0.25)
         return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
-    return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
+    return _pick(quantity, (2,) if quantity >= 1 and unit not in _CANS else (4,), up=False, smallest=0.25)
 
 
 def _is_whole_thing(name: str | None) -> bool:

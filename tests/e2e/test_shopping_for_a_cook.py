@@ -275,3 +275,22 @@ async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_n
     assert re.search(r": short by [\d /]+ \w+ if full: not listed, check what is left$", short["covered"][0]["note"]), short
     for note in (covered["covered"][0]["note"], short["covered"][0]["note"]):
         assert "check there is enough" not in note and note_oddities(note, name, bought=False) == []
+
+
+async def test_salt_and_pepper_on_one_line_is_listed_and_checked_as_salt_and_black_pepper(client: Client) -> None:
+    """'Salt and pepper to taste' is two things: the pantry check and the list see salt and black pepper, never a line
+    named 'salt and pepper'."""
+    fish = await _recipe(client, "Quux Seasoned Fish", 2, [{"name": "Salt and pepper", "notes": "to taste"},
+                                                         {"name": "quux fillets", "quantity": 2, "unit": "fillet"}])
+    result = await call(client, "shopping_list_from", recipes=[fish], preview=True)
+    named = [item["name"].lower() for key in ("lines", "covered", "already_listed") for item in result[key]]
+    assert "salt and pepper" not in named and "black pepper" in named and "salt" in named, named
+
+
+async def test_an_already_listed_name_agrees_with_its_line(client: Client) -> None:
+    """Listed for one, the line says '1 quux fillet': listing it again names it as the line does, not 'quux fillets'."""
+    fish = await _recipe(client, "Quux Single Fish", 2, [{"name": "quux fillets", "quantity": 2, "unit": "fillet"}])
+    first = await call(client, "shopping_list_from", recipes=[fish], servings={fish: 1})
+    assert [line["text"] for line in first["lines"]] == ["1 quux fillet"], first["lines"]
+    again = await call(client, "shopping_list_from", recipes=[fish], servings={fish: 1})
+    assert [item["name"] for item in again["already_listed"]] == ["quux fillet"], again
