@@ -30,10 +30,12 @@ def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> N
 
 @given(st.sampled_from([None, "piece", "clove", "can", "fillet", "head", "pinch"]), st.floats(min_value=0.01, max_value=500))
 def test_a_count_is_never_an_ugly_fraction(unit: str | None, quantity: float) -> None:
-    """Quarters below one, 1 1/2, whole from two up (halves for packs such as cans and heads); cloves and pinches whole."""
+    """Quarters below one, 1 1/2, whole from two up (halves for packs such as heads, quarters for cans); cloves and
+    pinches whole."""
     shown = sensible(Amount(quantity, unit))
     piece = unit in (None, "piece")
-    steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
+    steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 4 if unit == "can" \
+        else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
     assert shown.quantity >= 1 / 4 and (shown.quantity * steps).is_integer()
     assert abs(shown.quantity - quantity) <= 0.5 + 1e-9 or shown.quantity == 1 / steps  # at least one whole clove
 
