@@ -13,7 +13,7 @@ import re
 from typing import NamedTuple
 
 from alfred_mcp.kitchen.bought_as import can_weight
-from alfred_mcp.kitchen.ingredient_kinds import CANNED_UNITS
+from alfred_mcp.kitchen.ingredient_kinds import CANNED_UNITS, CUT_AXES, FORM_WORDS
 from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
@@ -28,19 +28,26 @@ _PACKAGE_SIZE = re.compile(r"^(\d+(?:[.,]\d+)?(?:\s+\d/\d)?)[\s-]*(oz|ounces?|lb
 _RANGE = re.compile(r"^(\d+(?:\s+\d/\d|/\d|\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\s+\d/\d|/\d|\.\d+)?)$")
 _SIZE_OF_THING = re.compile(r"^(?:small|medium|large|extra[- ]large|jumbo|big)$", re.IGNORECASE)
 """Sizes said of the thing itself ('3 large eggs'), not of a piece cut from it ('2 thumb-sized pieces ginger')."""
-_QUALITY = re.compile(
-    r"^(?:dry|sweet|unsalted|salted|ripe|extra[- ]virgin|low[- ]sodium|reduced[- ]sodium|plain|whole|skinless|"
-    r"boneless|bone-in|skin-on|fresh|frozen|dried|smoked|toasted|roasted|raw|cooked|firm|extra[- ]firm|"
-    r"full[- ]fat|low[- ]fat|packed|light|dark|hot|cold|warm|day-old|stale|"
-    r"yukon gold|russet|greek|kalamata|san marzano|dijon|thai|italian|persian|english|japanese|mexican)$",
-    re.IGNORECASE)
-"""A quality or variety a cook writes right before the name: '1/2 cup dry white wine', 'Yukon Gold potatoes'."""
 _PROPER = {word: word.title() for word in (
     "greek", "yukon gold", "kalamata", "san marzano", "dijon", "thai", "italian", "persian", "english", "japanese",
     "mexican", "french", "spanish", "indian", "chinese", "korean", "vietnamese", "parmigiano-reggiano", "gruyère",
     "gruyere", "worcestershire", "tabasco", "sriracha", "cajun", "creole", "turkish", "moroccan", "thai-style")}
 _PROPER_WORDS = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _PROPER), key=len, reverse=True)) + r")\b", re.IGNORECASE)
 """Names of places and makers, capitalised wherever a card writes them: 'Greek yogurt', 'Yukon Gold'."""
+_STATES = (
+    "dry", "sweet", "unsalted", "salted", "ripe", "extra-virgin", "low-sodium", "reduced-sodium", "plain", "smoked",
+    "toasted", "roasted", "raw", "cooked", "firm", "extra-firm", "full-fat", "low-fat", "packed", "light", "dark", "hot",
+    "cold", "warm", "day-old", "stale", "russet",
+)
+"""States and grades a cook writes before the name that no vocabulary of the project holds: the kinds vocabulary
+(`ingredient_kinds`: forms and cuts, what makes another purchase) and the taxonomy (what a thing is) say nothing of
+how ripe, salted or toasted it is, which changes neither the purchase nor the thing; so they are listed here."""
+_QUALITY_WORDS = (*FORM_WORDS, *(cut for axis in CUT_AXES.values() for cut in axis.values()), *_STATES, *_PROPER)
+_QUALITY = re.compile(
+    "^(?:" + "|".join(re.escape(word).replace(r"\-", "[- ]").replace(r"\ ", "[- ]")
+                      for word in sorted(set(_QUALITY_WORDS), key=len, reverse=True)) + ")$", re.IGNORECASE)
+"""A quality or variety a cook writes right before the name ('1/2 cup dry white wine', 'Yukon Gold potatoes'): the
+forms and cuts of `ingredient_kinds`, the places and makers of `_PROPER`, and the states above."""
 _SAID_AFTER = re.compile(r"^(?:to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 """Notes a cook writes after the name without a comma: 'salt and pepper to taste'."""
 _EACH = re.compile(r"\s+each\b", re.IGNORECASE)
