@@ -223,6 +223,8 @@ def _holds(words: Words, phrase: Words) -> bool:
     return any(words[start:start + len(phrase)] == phrase for start in range(len(words) - len(phrase) + 1))
 
 
+SOLD_CANNED = ("legumes", "vegetables", "fruit", "fish", "seafood")
+"""Taxonomy classes a shop sells in cans as well (a can of beans, corn, peaches, tuna)."""
 DRY_CLASSES = ("baking", "grains", "pasta", "legumes", "nuts", "seeds", "cheese", "spices", "herbs", "bread", "sweeteners")
 """Taxonomy classes measured dry: a cook writes cups of them however many, never quarts (quarts are poured)."""
 POURED_WORDS = frozenset({"honey", "syrup", "molasses", "agave", "treacle", "extract", "oil", "vinegar", "sauce"})
@@ -236,6 +238,15 @@ def is_dry(name: str) -> bool:
     taxonomy = default_taxonomy()
     return bool(words) and not any(word in POURED_WORDS for word in words) \
         and any(taxonomy.matches(name, category) for category in DRY_CLASSES)
+
+
+@cache
+def can_size(name: str) -> float | None:
+    """The ounces in a can of `name` as a recipe counts it in cans ('black beans' in a can: 15), or None: canned goods,
+    and what is sold canned as well as dry or fresh (beans, vegetables, fruit, fish), not flour."""
+    taxonomy = default_taxonomy()
+    sold_canned = any(taxonomy.matches(name, category) for category in SOLD_CANNED)
+    return can_weight(name) or (can_weight(f"canned {name}") if sold_canned else None)
 
 
 def can_weight(name: str) -> float | None:

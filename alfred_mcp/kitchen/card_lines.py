@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from alfred_mcp.kitchen.bought_as import can_weight
-from alfred_mcp.kitchen.ingredient_kinds import CANNED_UNITS, CUT_AXES, FORM_WORDS
+from alfred_mcp.kitchen.ingredient_kinds import CUT_AXES, FORM_WORDS
 from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
@@ -42,12 +41,16 @@ _STATES = (
 """States and grades a cook writes before the name that no vocabulary of the project holds: the kinds vocabulary
 (`ingredient_kinds`: forms and cuts, what makes another purchase) and the taxonomy (what a thing is) say nothing of
 how ripe, salted or toasted it is, which changes neither the purchase nor the thing; so they are listed here."""
-_QUALITY_WORDS = (*FORM_WORDS, *(cut for axis in CUT_AXES.values() for cut in axis.values()), *_STATES, *_PROPER)
+STATE_WORDS = (*FORM_WORDS, *(cut for axis in CUT_AXES.values() for cut in axis.values()), *_STATES)
+"""The forms, cuts and states a cook writes before the name ('skin-on', 'extra-virgin'), as they are written."""
+QUALITY_WORDS = (*STATE_WORDS, *_PROPER)
 _QUALITY = re.compile(
     "^(?:" + "|".join(re.escape(word).replace(r"\-", "[- ]").replace(r"\ ", "[- ]")
-                      for word in sorted(set(_QUALITY_WORDS), key=len, reverse=True)) + ")$", re.IGNORECASE)
+                      for word in sorted(set(QUALITY_WORDS), key=len, reverse=True)) + ")$", re.IGNORECASE)
 """A quality or variety a cook writes right before the name ('1/2 cup dry white wine', 'Yukon Gold potatoes'): the
 forms and cuts of `ingredient_kinds`, the places and makers of `_PROPER`, and the states above."""
+_QUALITY_AS_WRITTEN = {re.sub(r"[- ]", " ", word): word for word in QUALITY_WORDS}
+"""Each quality as the vocabulary writes it ('skin on' is written 'skin-on' before the name)."""
 _SAID_AFTER = re.compile(r"^(?:to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 """Notes a cook writes after the name without a comma: 'salt and pepper to taste'."""
 _EACH = re.compile(r"\s+each\b", re.IGNORECASE)
@@ -107,7 +110,7 @@ def _written(text: str, quantity: float | None, unit: str | None, name: str, not
         if size is None and _SIZE.match(part):
             size = part.lower()
         elif _QUALITY.match(part) and part.lower() not in name.lower():
-            quality = [", ".join([*quality, part.lower()])]
+            quality = [", ".join([*quality, _QUALITY_AS_WRITTEN.get(re.sub(r"[- ]", " ", part.lower()), part.lower())])]
         elif package is None and unit_words and (measure := _PACKAGE_SIZE.match(part)):
             package = f"({_package_text(measure)})" if unit in PACKAGES else f"({measure.group(1)} {measure.group(2)})"
         elif written is not None and (ranged := _RANGE.match(part)) and _is(ranged.group(1), written.quantity):
@@ -116,8 +119,8 @@ def _written(text: str, quantity: float | None, unit: str | None, name: str, not
             kept.append(part)
     if unit == "piece" and size is not None and not _SIZE_OF_THING.match(size):  # '2 thumb-sized pieces', '3 large eggs'
         unit_words = ["piece" if quantity <= 1 else plural("piece")]
-    if package is None and unit in CANNED_UNITS and quantity != int(quantity) and (ounces := can_weight(name) or can_weight(f"canned {name}")) is not None:
-        package = f"({ounces:g}-oz)"  # part of a can says which can: '1/4 (15-oz) can black beans'
+    if package is not None and any(word.startswith("(") for word in number):  # the notes' size for the one sensible wrote
+        number = [word for word in number if not word.startswith("(")]
     if unit in PACKAGES:  # '1 (14-oz) large can': the package size first
         head = [*number, *([package] if package else []), *([size] if size else []), *unit_words]
     else:  # '1 1/2 heaping cups (190 g)', '2 large'

@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -233,6 +233,9 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
             amount = Amount(amount.quantity / pack[2], pack[0])
         unit = amount.unit
         rounded = _counted(amount.quantity, unit, name, up=up)
+        size = can_size(name) if name and unit in _CANS and not up and not float(rounded).is_integer() else None
+        if size is not None:  # part of a can says which can: '1/4 (15-oz) can black beans'
+            text = f"{quantity_text(rounded)} ({size:g}-oz) {unit_word('can', rounded)}"
     else:
         quantity, unit = _best_unit(amount)
         rounded = _round_for(quantity, unit, up=up)

@@ -30,6 +30,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
 - ``ounces past a pound``: a weight of 16 oz or more in ounces ('30 oz potatoes' is about 2 lb, '18 oz' 1 lb 2 oz).
 - ``dry goods by the quart``: quarts of what is measured dry ('4 1/2 quarts flour' is 18 cups): quarts are poured.
 - ``each with one``: 'each' said of a single thing ('1 cod fillet, about 6 oz each').
+- ``quality not hyphenated``: a quality the vocabulary hyphenates written apart before the name ('1 skin on salmon
+  fillet' is '1 skin-on salmon fillet').
 - ``unit you cannot buy``: on a shopping list, fresh produce or a shelf staple in a measure the shop does not sell it
   by ('1 1/2 tsp ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 tbsp black pepper', '1/2 cup chicken broth',
   '3/4 tsp vanilla extract'): `bought_as.purchase_of` says what one piece, bunch, jar, bottle, carton or bag holds.
@@ -61,7 +63,8 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.bought_as import can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.card_lines import STATE_WORDS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import about_in
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
@@ -108,7 +111,9 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("ounces past a pound")
     if _QUARTS.search(text) and is_dry(name):
         found.append("dry goods by the quart")
-    if not shopping and _PART_CAN.search(text):
+    if _UNHYPHENATED.search(text):
+        found.append("quality not hyphenated")
+    if not shopping and _PART_CAN.search(text) and can_size(name) is not None:
         found.append("part of a can without its size")
     if quantity is None:
         return found
@@ -158,6 +163,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
 
 
 _EACH = re.compile(r"\beach\b", re.IGNORECASE)
+_UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " ")) for word in STATE_WORDS if "-" in word) + r")\b",
+                           re.IGNORECASE)
 _QUARTS = re.compile(r"\d quarts?\b")
 _PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ (?:cans?|tins?)\b")
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")

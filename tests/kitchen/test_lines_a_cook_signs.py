@@ -5,7 +5,7 @@ names that join two things. One test per class lists every failing case."""
 
 from __future__ import annotations
 
-from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_weight
+from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_size
 from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
@@ -42,7 +42,7 @@ def test_weights_past_a_pound_are_pounds_and_canned_goods_quarter_cans_with_thei
             odd += [(name, ounces, text, rules) for rules in [oddities(text, shown.quantity, shown.unit, name, shopping=False,
                                                                         exact=shown.rounded_from)] if rules]
     for name in CANNED:
-        size = can_weight(name) or can_weight(f"canned {name}")
+        size = can_size(name)
         for quarters in range(1, 13):
             line = scaled_line({"name": name, "quantity": 1, "unit": "can"}, quarters / 4)
             if quarters % 4 and f"({size:g}-oz)" not in line["text"]:

@@ -67,6 +67,7 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("salt and pepper", None, None, "salt and pepper", True, "two things on one line"),
     ("3 tsp olive oil", 3, "tsp", "olive oil", False, "too many spoons"),
     ("7 tsp olive oil", 7, "tsp", "olive oil", False, "too many spoons"),
+    ("1 skin on salmon fillet", 1, "fillet", "salmon fillets", False, "quality not hyphenated"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
