@@ -4,9 +4,10 @@ Shopping: the demo kitchen's week made into a list with shopping_list_from (the 
 fresh SQLite file), as it is (pantry and list as seeded) and from an empty pantry and list (every
 ingredient bought), each read back with shopping_list_show (every line the person sees, by section),
 then made again from the same meals: `second_run_changed` counts lines the second call added or changed. The
-first call's pantry notes are judged too (`note_oddities`: a check where the pantry compares as the shop sells it).
-Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 (recipes_scale's own
-line code). Target: 0 odd lines, 0 changed on the second run.
+first call's pantry notes are judged too (`note_oddities`: a check where the pantry compares as the shop sells it, a
+shortfall not bought), and the second call's already-listed names against the lines they name (`name_disagrees`).
+Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 and for 1 to 12 servings (recipes_scale's
+own line code), each line with its notes. Target: 0 odd lines, 0 changed on the second run.
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.kitchen.odd_amounts import note_oddities, oddities, repeated_ingredients
+from alfred_mcp.kitchen.odd_amounts import name_disagrees, note_oddities, oddities, repeated_ingredients
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.scaling import scaled_line
 from alfred_mcp.server.mcp_server import build_server
 
 from .fixtures import TODAY, opened_app
 
 FACTORS = (0.5, 1.25, 1.5, 2.0, 3.0)
+SERVINGS = range(1, 13)
 WEEK = {"from": TODAY.isoformat(), "to": (TODAY + timedelta(days=6)).isoformat()}
 
 
@@ -64,20 +67,26 @@ async def _week_list(*, empty: bool) -> dict[str, Any]:
     odd = [{"text": line["text"], "rules": rules} for line in lines
            if (rules := oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=True))]
     odd += [{"text": name, "rules": ["same ingredient on two lines"]} for name in repeated_ingredients(line["name"] for line in lines)]
-    notes = [(item["note"], item["name"]) for item in first.get("covered", []) + first.get("lines", []) if item.get("note")]
-    odd += [{"text": note, "rules": rules} for note, name in notes if (rules := note_oddities(note, name))]
-    return {"lines": len(lines) + len(notes), "odd": odd, "second_run_changed": len(again.get("lines", []))}
+    notes = [(item["note"], item["name"], bought) for key, bought in (("covered", False), ("lines", True))
+             for item in first.get(key, []) if item.get("note")]
+    odd += [{"text": note, "rules": rules} for note, name, bought in notes if (rules := note_oddities(note, name, bought=bought))]
+    named = [(item["name"], line["text"]) for item in again.get("already_listed", []) for line in lines
+             if ingredient_words(line["name"]) == ingredient_words(item["name"])]
+    odd += [{"text": f"{name} (the line: {text})", "rules": ["name disagrees with its line"]} for name, text in named
+            if name_disagrees(name, text)]
+    return {"lines": len(lines) + len(notes) + len(named), "odd": odd, "second_run_changed": len(again.get("lines", []))}
 
 
 def _scaled_lines() -> list[dict[str, Any]]:
     judged = []
     for recipe in demo_kitchen(TODAY).recipes:
-        for factor in FACTORS:
+        base = recipe.row.get("servings")
+        for factor in (*FACTORS, *(servings / base for servings in SERVINGS if base and servings != base)):
             for row in recipe.ingredients:
                 line = scaled_line(row, factor)
                 judged.append({"text": line["text"],
                                "rules": oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
-                                                 exact=line.get("rounded_from"))})
+                                                 exact=line.get("rounded_from"), notes=line.get("notes"))})
     return judged
 
 

@@ -39,6 +39,8 @@ class Purchase(NamedTuple):
     """Units the shop sells it by itself ('lb' of flour): an amount in one is bought as written."""
 
 
+WEIGHTS = frozenset({"lb", "oz", "kg", "g"})
+"""What a shop weighs produce and cheese out in: '1 1/2 lb potatoes', '4 oz pecorino' are bought as written."""
 _LEAFY_HERB = Purchase("bunch", {"ml": CUP_ML, "g": 30.0, "sprig": 20, "handful": 2, "leaf": 30, "pinch": 50})
 """A bunch of parsley, cilantro, basil, mint or dill: about a cup of leaves, chopped."""
 _WOODY_HERB = Purchase("bunch", {"ml": CUP_ML / 4, "g": 20.0, "sprig": 10, "handful": 2, "leaf": 60, "pinch": 30})
@@ -49,14 +51,14 @@ _BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("chive",), Purchase("bunch", {"ml": CUP_ML / 2, "sprig": 30})),
     (("lemongrass",), Purchase("stalk", {"ml": 2 * TBSP_ML})),
     (("bok choy", "pak choi"), Purchase("head", {"ml": 2 * CUP_ML, "leaf": 10, "handful": 2})),
-    (("lemon",), Purchase(None, {"ml": 3 * TBSP_ML})),
-    (("lime",), Purchase(None, {"ml": 2 * TBSP_ML})),
+    (("lemon",), Purchase(None, {"ml": 3 * TBSP_ML, "g": 100.0}, WEIGHTS)),
+    (("lime",), Purchase(None, {"ml": 2 * TBSP_ML, "g": 65.0}, WEIGHTS)),
     (("celery root",), Purchase(None, {"ml": 3 * CUP_ML})),
     (("celery",), Purchase("bunch", {"ml": 4 * CUP_ML, "stalk": 8})),
     (("garlic",), Purchase("head", {"ml": 10 * TSP_ML})),
-    (("shallot",), Purchase(None, {"ml": CUP_ML / 4})),
+    (("shallot",), Purchase(None, {"ml": CUP_ML / 4, "g": 40.0}, WEIGHTS)),
     (("jalapeno", "serrano", "chili", "chile", "chilli", "habanero", "thai chili"), Purchase(None, {"ml": 2 * TBSP_ML})),
-    (("carrot",), Purchase(None, {"ml": CUP_ML / 2})),
+    (("carrot",), Purchase(None, {"ml": CUP_ML / 2, "g": 60.0}, WEIGHTS)),
     (("thyme", "rosemary", "sage", "oregano", "tarragon", "marjoram", "savory", "lemon thyme"), _WOODY_HERB),
     (("spinach", "arugula", "rocket", "mixed green", "salad green", "spring mix", "mesclun", "microgreen", "watercress"),
      Purchase("bag", {"ml": 5 * CUP_ML, "handful": 5})),
@@ -69,16 +71,19 @@ _BY_CATEGORY: tuple[tuple[str, Purchase], ...] = (
     ("mushrooms", Purchase("pack", {"g": 8 * 28.349523125, "ml": 3 * CUP_ML})),
     ("berries", Purchase("pint", {"ml": 2 * CUP_ML})),
     ("leafy greens", Purchase("bunch", {"ml": 4 * CUP_ML, "handful": 4, "leaf": 12})),
-    ("vegetables", Purchase(None, {"ml": CUP_ML})),
-    ("fruit", Purchase(None, {"ml": CUP_ML})),
+    ("vegetables", Purchase(None, {"ml": CUP_ML, "g": 150.0}, WEIGHTS)),
+    ("fruit", Purchase(None, {"ml": CUP_ML, "g": 150.0}, WEIGHTS)),
 )
-"""The taxonomy's produce categories, each as a shop sells it (a vegetable or fruit whole: about a cup, chopped)."""
+"""The taxonomy's produce categories, each as a shop sells it (a vegetable or fruit whole: about a cup, chopped, and
+about 150 g; weighed out, it is bought as written)."""
 OZ_G = 28.349523125
 CAN = Purchase("can", {"g": 14 * OZ_G, "ml": 1.75 * CUP_ML})
 """A can of tomatoes, beans or vegetables: 14 oz (about 1 3/4 cups)."""
 _CANS: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("tomato paste",), Purchase("can", {"g": 6 * OZ_G, "ml": 0.75 * CUP_ML})),
     (("coconut milk", "coconut cream"), Purchase("can", {"g": 13.5 * OZ_G, "ml": 400.0})),
+    (("bean", "chickpea", "garbanzo"), Purchase("can", {"g": 15 * OZ_G, "ml": 1.75 * CUP_ML})),
+    (("tuna",), Purchase("can", {"g": 5 * OZ_G, "ml": CUP_ML / 2})),
 )
 """Canned goods in cans of another size."""
 NOT_FRESH: frozenset[str] = frozenset({
@@ -152,7 +157,7 @@ STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
     ("mushrooms", Purchase("packet", {"g": OZ_G, "ml": CUP_ML}, _BY_WEIGHT)),
     ("nuts", Purchase("bag", {"g": 8 * OZ_G, "ml": 1.75 * CUP_ML}, _BY_WEIGHT)),
     ("seeds", Purchase("bag", {"g": 8 * OZ_G, "ml": 1.5 * CUP_ML}, _BY_WEIGHT)),
-    ("cheese", Purchase("wedge", {"ml": 2 * CUP_ML}, _SHOP_MEASURES)),
+    ("cheese", Purchase("wedge", {"ml": 2 * CUP_ML, "g": 8 * OZ_G}, _SHOP_MEASURES | WEIGHTS)),
     ("dairy alternatives", Purchase("carton", {"ml": 8 * CUP_ML}, _SHOP_MEASURES)),
     ("dairy", Purchase("carton", {"ml": 4 * CUP_ML}, _SHOP_MEASURES)),
     ("fruit", Purchase("bag", {"ml": 2 * CUP_ML, "g": 8 * OZ_G}, _BY_WEIGHT)),
@@ -225,6 +230,32 @@ def measure_key(unit: str | None, volume_units: frozenset[str], mass_units: froz
 
 def _holds(words: Words, phrase: Words) -> bool:
     return any(words[start:start + len(phrase)] == phrase for start in range(len(words) - len(phrase) + 1))
+
+
+SOLD_CANNED = ("legumes", "vegetables", "fruit", "fish", "seafood")
+"""Taxonomy classes a shop sells in cans as well (a can of beans, corn, peaches, tuna)."""
+DRY_CLASSES = ("baking", "grains", "pasta", "legumes", "nuts", "seeds", "cheese", "spices", "herbs", "bread", "sweeteners")
+"""Taxonomy classes measured dry: a cook writes cups of them however many, never quarts (quarts are poured)."""
+POURED_WORDS = frozenset({"honey", "syrup", "molasses", "agave", "treacle", "extract", "oil", "vinegar", "sauce"})
+"""Words that make a name of a dry class something poured ('maple syrup', 'vanilla extract')."""
+
+
+@cache
+def is_dry(name: str) -> bool:
+    """True for what is measured dry (flour, sugar, rice, grated cheese): cups, never quarts."""
+    words = ingredient_words(name)
+    taxonomy = default_taxonomy()
+    return bool(words) and not any(word in POURED_WORDS for word in words) \
+        and any(taxonomy.matches(name, category) for category in DRY_CLASSES)
+
+
+@cache
+def can_size(name: str) -> float | None:
+    """The ounces in a can of `name` as a recipe counts it in cans ('black beans' in a can: 15), or None: canned goods,
+    and what is sold canned as well as dry or fresh (beans, vegetables, fruit, fish), not flour."""
+    taxonomy = default_taxonomy()
+    sold_canned = any(taxonomy.matches(name, category) for category in SOLD_CANNED)
+    return can_weight(name) or (can_weight(f"canned {name}") if sold_canned else None)
 
 
 def can_weight(name: str) -> float | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from alfred_mcp.kitchen.ingredient_kinds import CUT_AXES, FORM_WORDS
 from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
@@ -26,21 +27,33 @@ _PACKAGE_SIZE = re.compile(r"^(\d+(?:[.,]\d+)?(?:\s+\d/\d)?)[\s-]*(oz|ounces?|lb
 _RANGE = re.compile(r"^(\d+(?:\s+\d/\d|/\d|\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\s+\d/\d|/\d|\.\d+)?)$")
 _SIZE_OF_THING = re.compile(r"^(?:small|medium|large|extra[- ]large|jumbo|big)$", re.IGNORECASE)
 """Sizes said of the thing itself ('3 large eggs'), not of a piece cut from it ('2 thumb-sized pieces ginger')."""
-_QUALITY = re.compile(
-    r"^(?:dry|sweet|unsalted|salted|ripe|extra[- ]virgin|low[- ]sodium|reduced[- ]sodium|plain|whole|skinless|"
-    r"boneless|bone-in|skin-on|fresh|frozen|dried|smoked|toasted|roasted|raw|cooked|firm|extra[- ]firm|"
-    r"full[- ]fat|low[- ]fat|packed|light|dark|hot|cold|warm|day-old|stale|"
-    r"yukon gold|russet|greek|kalamata|san marzano|dijon|thai|italian|persian|english|japanese|mexican)$",
-    re.IGNORECASE)
-"""A quality or variety a cook writes right before the name: '1/2 cup dry white wine', 'Yukon Gold potatoes'."""
 _PROPER = {word: word.title() for word in (
     "greek", "yukon gold", "kalamata", "san marzano", "dijon", "thai", "italian", "persian", "english", "japanese",
     "mexican", "french", "spanish", "indian", "chinese", "korean", "vietnamese", "parmigiano-reggiano", "gruyère",
     "gruyere", "worcestershire", "tabasco", "sriracha", "cajun", "creole", "turkish", "moroccan", "thai-style")}
 _PROPER_WORDS = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _PROPER), key=len, reverse=True)) + r")\b", re.IGNORECASE)
 """Names of places and makers, capitalised wherever a card writes them: 'Greek yogurt', 'Yukon Gold'."""
+_STATES = (
+    "dry", "sweet", "unsalted", "salted", "ripe", "extra-virgin", "low-sodium", "reduced-sodium", "plain", "smoked",
+    "toasted", "roasted", "raw", "cooked", "firm", "extra-firm", "full-fat", "low-fat", "packed", "light", "dark", "hot",
+    "cold", "warm", "day-old", "stale", "russet",
+)
+"""States and grades a cook writes before the name that no vocabulary of the project holds: the kinds vocabulary
+(`ingredient_kinds`: forms and cuts, what makes another purchase) and the taxonomy (what a thing is) say nothing of
+how ripe, salted or toasted it is, which changes neither the purchase nor the thing; so they are listed here."""
+STATE_WORDS = (*FORM_WORDS, *(cut for axis in CUT_AXES.values() for cut in axis.values()), *_STATES)
+"""The forms, cuts and states a cook writes before the name ('skin-on', 'extra-virgin'), as they are written."""
+QUALITY_WORDS = (*STATE_WORDS, *_PROPER)
+_QUALITY = re.compile(
+    "^(?:" + "|".join(re.escape(word).replace(r"\-", "[- ]").replace(r"\ ", "[- ]")
+                      for word in sorted(set(QUALITY_WORDS), key=len, reverse=True)) + ")$", re.IGNORECASE)
+"""A quality or variety a cook writes right before the name ('1/2 cup dry white wine', 'Yukon Gold potatoes'): the
+forms and cuts of `ingredient_kinds`, the places and makers of `_PROPER`, and the states above."""
+_QUALITY_AS_WRITTEN = {re.sub(r"[- ]", " ", word): word for word in QUALITY_WORDS}
+"""Each quality as the vocabulary writes it ('skin on' is written 'skin-on' before the name)."""
 _SAID_AFTER = re.compile(r"^(?:to taste|as needed|for garnish|for serving|for frying)$", re.IGNORECASE)
 """Notes a cook writes after the name without a comma: 'salt and pepper to taste'."""
+_EACH = re.compile(r"\s+each\b", re.IGNORECASE)
 _IMPERIAL = {"oz": "oz", "ounce": "oz", "ounces": "oz", "lb": "lb", "pound": "lb", "pounds": "lb"}
 
 
@@ -54,6 +67,8 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
     """The line and its notes as a card shows them. `written` is the stored amount and `factor` what the line is
     scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
     the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
+    if notes and quantity is not None and quantity <= 1:  # 'each' of one thing: '1 cod fillet, about 6 oz'
+        notes = _EACH.sub("", notes)
     shown = _written(text, quantity, unit, name, notes, written, factor)
     return CardLine(proper_names(shown.text), None if shown.notes is None else proper_names(shown.notes))
 
@@ -96,7 +111,7 @@ def _written(text: str, quantity: float | None, unit: str | None, name: str, not
         if size is None and _SIZE.match(part):
             size = part.lower()
         elif _QUALITY.match(part) and part.lower() not in name.lower():
-            quality = [", ".join([*quality, part.lower()])]
+            quality = [", ".join([*quality, _QUALITY_AS_WRITTEN.get(re.sub(r"[- ]", " ", part.lower()), part.lower())])]
         elif package is None and unit_words and (measure := _PACKAGE_SIZE.match(part)):
             package = f"({_package_text(measure)})" if unit in PACKAGES else f"({measure.group(1)} {measure.group(2)})"
         elif written is not None and (ranged := _RANGE.match(part)) and _is(ranged.group(1), written.quantity):
@@ -105,6 +120,8 @@ def _written(text: str, quantity: float | None, unit: str | None, name: str, not
             kept.append(part)
     if unit == "piece" and size is not None and not _SIZE_OF_THING.match(size):  # '2 thumb-sized pieces', '3 large eggs'
         unit_words = ["piece" if quantity <= 1 else plural("piece")]
+    if package is not None and any(word.startswith("(") for word in number):  # the notes' size for the one sensible wrote
+        number = [word for word in number if not word.startswith("(")]
     if unit in PACKAGES:  # '1 (14-oz) large can': the package size first
         head = [*number, *([package] if package else []), *([size] if size else []), *unit_words]
     else:  # '1 1/2 heaping cups (190 g)', '2 large'

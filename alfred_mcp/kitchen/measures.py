@@ -16,7 +16,7 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_weight, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -34,6 +34,8 @@ _WHOLE_COUNTS = frozenset({
     "stalk", "scoop", "cube",
 })
 """Units counted whole wherever they are written: nobody measures half a clove or half a pinch."""
+_CANS = frozenset({"can", "tin"})
+"""Packs a recipe splits in quarters however many ('1 1/4 (14-oz) cans', as a weight of canned goods is written)."""
 _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
@@ -172,8 +174,8 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
     ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
-    whole or half cans ('2 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other pieces in
-    quarters below 1, 1 1/2, whole from 2; packs (cans, heads) in halves.
+    quarter cans from half a can ('1 1/4 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
+    pieces in quarters below 1, 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
     """
     return _measured(amount, name, up=False)
 
@@ -214,13 +216,14 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
 def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
     unit: str | None
     text: str | None = None
-    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and not up):
-        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up)
+    dry = bool(name) and is_dry(name or "")
+    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)):  # a quart of flour is bought as cups
+        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up, dry=dry)
         if unit == "pinch":
             return Shown(rounded, unit, amount_text(rounded, unit), None)
     elif amount.unit in ("oz", "lb"):
         ounces = convert(amount.quantity, amount.unit, "oz")
-        rounded, unit = _weight(ounces, up=up)
+        rounded, unit, text = _weight(ounces, up=up)
         cans = None if up or not name else _in_cans(ounces, name) or _in_cans(convert(rounded, unit, "oz"), name)
         if cans is not None:
             (rounded, text), unit = cans, "oz"
@@ -230,6 +233,9 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
             amount = Amount(amount.quantity / pack[2], pack[0])
         unit = amount.unit
         rounded = _counted(amount.quantity, unit, name, up=up)
+        size = can_size(name) if name and unit in _CANS and not up and not float(rounded).is_integer() else None
+        if size is not None:  # part of a can says which can: '1/4 (15-oz) can black beans'
+            text = f"{quantity_text(rounded)} ({size:g}-oz) {unit_word('can', rounded)}"
     else:
         quantity, unit = _best_unit(amount)
         rounded = _round_for(quantity, unit, up=up)
@@ -271,13 +277,15 @@ def _up(exact: float, step: int) -> float:
     return below if below >= exact * (1 - _UP_SLACK) else math.ceil(exact * step - 1e-9) / step
 
 
-def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
-    """(quantity, unit, compound text or None): tsp below 1 tbsp, tbsp below 1/2 cup where no cup measure holds it,
-    cups above, quarts above 8 cups (above 4 when buying)."""
+def _spoon_measure(tsp: float, *, up: bool, dry: bool = False) -> tuple[float, str, str | None]:
+    """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (whole teaspoons where no
+    half tablespoon is within 10%: '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
+    and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured `dry` (flour,
+    rice) stays in cups. Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
     if up:
-        return _spoon_to_buy(tsp)
+        return _spoon_to_buy(tsp, dry=dry)
     tbsp = tsp / 3
-    if tsp > 8 * 48 * (1 + 1e-9):  # more than 8 cups is written in quarts
+    if tsp > 8 * 48 * (1 + 1e-9) and not dry:  # more than 8 cups of what is poured is written in quarts
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=False, smallest=1.0), "quart", None
     if tsp < 3 * 0.95:
         if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
@@ -286,34 +294,26 @@ def _spoon_measure(tsp: float, *, up: bool) -> tuple[float, str, str | None]:
     halves = _pick(tbsp, (2,), up=False, smallest=1.0)
     cups = tsp / 48
     near_cup = _pick(cups, _CUP_STEPS, up=False, smallest=0.25)
-    if abs(halves - tbsp) <= 0.1 * tbsp:
+    if abs(halves - tbsp) < 0.1 * tbsp - 1e-9:
         if halves < 4:
             return halves, "tbsp", None
         if halves == 4 or tbsp < 4:  # 4 tbsp is 1/4 cup
             return 0.25, "cup", None
-    if tbsp < 4 - 1e-9:  # between halves: '1 tbsp + 1 tsp'
-        whole = math.floor(tbsp + 1e-9)
-        rest = _pick(tsp - whole * 3, (2,), up=False, smallest=0.0)
-        if rest >= 3:
-            return whole + 1.0, "tbsp", None
-        if rest == 0:
-            return float(whole), "tbsp", None
-        return tbsp, "tbsp", f"{amount_text(whole, 'tbsp')} + {amount_text(rest, 'tsp')}"
+    if tbsp < 4 - 1e-9:  # no half tablespoon near: whole teaspoons ('4 tsp', '5 tsp'), not '1 tbsp + 2 tsp'
+        teaspoons = float(round(tsp))
+        halves = max(1.0, round(teaspoons / 1.5) / 2)  # 7 tsp are 2 1/2 tbsp
+        return (halves, "tbsp", None) if abs(halves * 3 - teaspoons) < 0.1 * teaspoons - 1e-9 else (teaspoons, "tsp", None)
     if abs(near_cup - cups) <= (0.02 if cups < 0.5 else 0.08) * cups:
         return near_cup, "cup", None
     if cups < 0.5 - 1e-9:  # '4 1/2 tbsp', '6 tbsp': no cup measure holds it
         return (halves, "tbsp", None) if halves not in (4, 8) else (halves / 16, "cup", None)
-    splits = [(whole, _pick((cups - whole) * 16, (1,), up=False, smallest=0.0))
-              for whole in (math.floor(cups * step + 1e-9) / step for step in _CUP_STEPS)]
-    whole_cups, rest = min((split for split in splits if split[1] <= 3), key=lambda split: abs(split[0] + split[1] / 16 - cups))
-    if rest == 0:
-        return whole_cups, "cup", None
-    return cups, "cup", f"{amount_text(whole_cups, 'cup')} + {amount_text(rest, 'tbsp')}"
+    return near_cup, "cup", None  # from 1/2 cup the nearest cup measure: '1/2 cup' for 9 tbsp, not '1/2 cup + 1 tbsp'
 
 
-def _spoon_to_buy(tsp: float) -> tuple[float, str, str | None]:
-    """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups."""
-    if tsp > 4 * 48 * (1 + _UP_SLACK):
+def _spoon_to_buy(tsp: float, *, dry: bool = False) -> tuple[float, str, str | None]:
+    """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups (not of what is
+    measured `dry`: cups)."""
+    if tsp > 4 * 48 * (1 + _UP_SLACK) and not dry:
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
     if tsp / 3 >= 4 - 1e-9:
         return _pick(tsp / 48, _CUP_STEPS, up=True, smallest=0.25), "cup", None
@@ -343,7 +343,7 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         if quantity < 1:
             return _pick(quantity, (4,), up=False, smallest=0.25)
         return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
-    return _pick(quantity, (2,) if quantity >= 1 else (4,), up=False, smallest=0.25)
+    return _pick(quantity, (2,) if quantity >= 1 and unit not in _CANS else (4,), up=False, smallest=0.25)
 
 
 def _is_whole_thing(name: str | None) -> bool:
@@ -360,31 +360,32 @@ def _best_unit(amount: Amount) -> tuple[float, str | None]:
 
 
 def _in_cans(oz: float, name: str) -> tuple[float, str] | None:
-    """(ounces, '2 (14-oz) cans'): a recipe's canned goods by the can when the weight is whole or half cans (within
-    5%), else None (the weight is written)."""
+    """(ounces, '1 1/4 (14-oz) cans'): a recipe's canned goods by the can when the weight is quarter cans from half
+    a can (within 5%), else None (the weight is written)."""
     size = can_weight(name)
-    if size is None or oz < 0.95 * size:
+    if size is None or oz < 0.45 * size:
         return None
-    cans = round(oz / size * 2) / 2
+    cans = round(oz / size * 4) / 4
     if abs(cans * size - oz) > 0.05 * oz:
         return None
     return cans * size, f"{quantity_text(cans)} ({size:g}-oz) {unit_word('can', cans)}"
 
 
-def _weight(oz: float, *, up: bool) -> tuple[float, str]:
-    """Ounces (quarters or thirds below 1, halves from 1) below a pound; pounds in quarters from 1 lb (always when
-    buying), or in a recipe whole and half ounces below 3 lb where no quarter pound is within 4% ('18 oz', not
-    '1 1/8 lb')."""
+def _weight(oz: float, *, up: bool) -> tuple[float, str, str | None]:
+    """(quantity, unit, text or None): ounces (quarters or thirds below 1, halves from 1) below a pound; pounds in
+    quarters from 1 lb (always when buying), or in a recipe pounds and whole ounces below 3 lb where no quarter pound
+    is within 7% ('1 lb 2 oz', not '18 oz' nor '1 1/8 lb'; '1 3/4 lb' for 30 oz)."""
     if oz < 1 - 1e-9:
         rounded = _pick(oz, (4, 3), up=up, smallest=0.25)
     else:
         rounded = _pick(oz, (2,), up=up, smallest=1.0)
     if rounded < 16 - 1e-9:
-        return rounded, "oz"
+        return rounded, "oz", None
     pounds = _pick(oz / 16, (4,), up=up, smallest=1.0)
-    if up or oz >= 48 or abs(pounds - oz / 16) <= 0.04 * oz / 16:  # bought by the quarter pound
-        return pounds, "lb"
-    return rounded, "oz"
+    if up or oz >= 48 or abs(pounds - oz / 16) <= 0.07 * oz / 16:  # bought by the quarter pound
+        return pounds, "lb", None
+    whole, ounces = divmod(round(oz), 16)
+    return whole + ounces / 16, "lb", f"{amount_text(whole, 'lb')} {amount_text(ounces, 'oz')}"
 
 
 def _round_for(quantity: float, unit: str | None, *, up: bool = False) -> float:

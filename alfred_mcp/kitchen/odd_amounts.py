@@ -8,10 +8,13 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   pinch... always; any counted thing on a shopping list (nobody buys 4 1/2 shallots); a counted piece
   above 1 in a recipe other than 1 1/2 ('2 1/2 lemons', '1 3/4 onions': quarters are for less than one).
 - ``too many spoons``: 8 tbsp or more (that is cups), tablespoons a cup measure holds ('4 tbsp' is 1/4 cup), or 3 tsp
-  or more (that is tablespoons). '4 1/2 tbsp' and '6 tbsp' are how a cook writes what no cup measure holds.
+  or more that a half tablespoon holds within 10% ('3 tsp', '4 1/2 tsp'). '4 1/2 tbsp' and '6 tbsp' are how a cook
+  writes what no cup measure holds, '4 tsp' and '5 tsp' what no half tablespoon does.
+- ``spoons added to spoons``: any compound of measures ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp'): a cook writes one
+  measure ('5 tsp', '1/2 cup').
 - ``compound a cook would not write``: an added part that is not whole ('1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp';
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
-- ``quarts written as cups``: more than 8 cups ('12 cups' is 3 quarts).
+- ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of broth is 3 quarts).
 - ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
   thirds below it ('3/8 oz').
 - ``rounded far from the amount``: the amount shown is more than 25% away from the exact one (`exact`, a scaled
@@ -20,6 +23,15 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
 - ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
   tomatoes' is 2 (14-oz) cans).
+- ``part cans written as a weight``: in a recipe, canned goods weighed out in quarter cans from half a can ('17 1/2 oz
+  crushed tomatoes' is 1 1/4 (14-oz) cans, '7 oz' 1/2 can).
+- ``part of a can without its size``: a fraction of a can that does not say which can ('1/4 can black beans', not
+  '1/4 (15-oz) can').
+- ``ounces past a pound``: a weight of 16 oz or more in ounces ('30 oz potatoes' is about 2 lb, '18 oz' 1 lb 2 oz).
+- ``dry goods by the quart``: quarts of what is measured dry ('4 1/2 quarts flour' is 18 cups): quarts are poured.
+- ``each with one``: 'each' said of a single thing ('1 cod fillet, about 6 oz each').
+- ``quality not hyphenated``: a quality the vocabulary hyphenates written apart before the name ('1 skin on salmon
+  fillet' is '1 skin-on salmon fillet').
 - ``unit you cannot buy``: on a shopping list, fresh produce or a shelf staple in a measure the shop does not sell it
   by ('1 1/2 tsp ginger', '3/4 tsp thyme', '2 handfuls cilantro', '1 tbsp black pepper', '1/2 cup chicken broth',
   '3/4 tsp vanilla extract'): `bought_as.purchase_of` says what one piece, bunch, jar, bottle, carton or bag holds.
@@ -34,6 +46,13 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
 - ``check where it compares`` (a pantry note's rule, `note_oddities`): 'check there is enough' although every amount
   the pantry holds compares with the need as the shop sells it ('need 3/4 cup flour, the pantry has 5 lb': a bag of
   flour is about 18 cups, so it is covered).
+- ``check a cook could weigh`` (a pantry note's rule): 'check there is enough' between a weight and a measure or count
+  of cheese or fresh produce ('need 3/4 cup parmesan, the pantry has 6 oz': 6 oz grates to about 1 1/2 cups).
+- ``shortfall not bought`` (a pantry note's rule): a note says the pantry is short, but nothing is bought for it
+  and the note does not say why ('short by 2 1/2 cups' alone).
+- ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
+- ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
+  shows it ('salmon fillets' beside '1 salmon fillet').
 
 Pure: no I/O. The rules describe the reader, not the code that writes the lines, so both can be checked.
 """
@@ -44,10 +63,12 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.bought_as import can_weight, measure_key, purchase_of
+from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.card_lines import STATE_WORDS
+from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import about_in
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
-from alfred_mcp.kitchen.taxonomy import ingredient_words, singular
+from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
 
 WHOLE_UNITS = frozenset({
@@ -74,12 +95,26 @@ WHOLE_NAMES = frozenset({"egg", "yolk"})
 
 
 def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, shopping: bool,
-             exact: float | None = None) -> list[str]:
+             exact: float | None = None, notes: str | None = None) -> list[str]:
     """The rules above that the line breaks (empty: it reads as a person writes it). `exact`: the amount before
-    rounding, in the shown unit, when the line says it."""
+    rounding, in the shown unit, when the line says it; `notes`: what the line says after it."""
     found: list[str] = []
     if _LONG_DECIMAL.search(text):
         found.append("decimal")
+    if len(things_of(name)) > 1:
+        found.append("two things on one line")
+    if quantity is not None and quantity <= 1 + 1e-9 and _EACH.search(f"{text}, {notes or ''}"):
+        found.append("each with one")
+    if _COMPOUND.search(text):
+        found.append("spoons added to spoons")
+    if any(shown == "oz" and amount >= 16 - 1e-9 for amount, shown in _weights(text)):
+        found.append("ounces past a pound")
+    if _QUARTS.search(text) and is_dry(name):
+        found.append("dry goods by the quart")
+    if _UNHYPHENATED.search(text):
+        found.append("quality not hyphenated")
+    if not shopping and _PART_CAN.search(text) and can_size(name) is not None:
+        found.append("part of a can without its size")
     if quantity is None:
         return found
     if quantity <= 0:
@@ -95,11 +130,12 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("fraction of a whole item")
     spoons = _spoon_amounts(text)
     if any((shown == "tbsp" and (amount >= 8 - 1e-9 or (amount >= 4 - 1e-9 and _in_cup_measures(amount / 16))))
-           or (shown == "tsp" and amount >= 3 - 1e-9) for amount, shown in spoons):
+           or (shown == "tsp" and amount >= 3 - 1e-9 and (not _in_steps(amount, 1) or _half_tbsp_holds(amount)))
+           for amount, shown in spoons):
         found.append("too many spoons")
     if _odd_compound(text):
         found.append("compound a cook would not write")
-    if any(shown == "cup" and amount > 8 + 1e-9 for amount, shown in spoons):
+    if any(shown == "cup" and amount > 8 + 1e-9 for amount, shown in spoons) and not is_dry(name):
         found.append("quarts written as cups")
     if any(not _in_steps(amount, 4) if shown == "lb" else not (_in_steps(amount, 2) if amount >= 1 else _in_cup_measures(amount))
            for amount, shown in _weights(text)):
@@ -110,6 +146,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("need rounded down")
     if not shopping and _whole_cans_by_weight(text, name):
         found.append("cans written as a weight")
+    if not shopping and _whole_cans_by_weight(text, name, step=4, least=0.5):
+        found.append("part cans written as a weight")
     if shopping and _unbuyable(text, name):
         found.append("unit you cannot buy")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
@@ -124,13 +162,54 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
     return found
 
 
+_EACH = re.compile(r"\beach\b", re.IGNORECASE)
+_UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " ")) for word in STATE_WORDS if "-" in word) + r")\b",
+                           re.IGNORECASE)
+_QUARTS = re.compile(r"\d quarts?\b")
+_PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ (?:cans?|tins?)\b")
+_SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
+"""A shortfall that does not say why it is not bought."""
+
+
+def name_disagrees(noted: str, line_text: str) -> bool:
+    """True when a note names an ingredient ('salmon fillets') in another number than its line shows it ('1 salmon
+    fillet'): the name's last word is in the line, singular there and plural in the note, or the reverse."""
+    last = (re.findall(r"[a-z]+", noted.lower()) or [""])[-1]
+    shown = re.findall(r"[a-z]+", line_text.lower())
+    return bool(last) and last not in shown and any(singular(word) == singular(last) for word in shown)
+
+
 UP_SLACK = 0.02
 """What rounding up may forgive (float noise, trimming): 1.01 lemons are 1 lemon."""
 _PANTRY_CHECK = re.compile(r"^need (.+), the pantry has (.+): check there is enough$")
 
 
-def note_oddities(note: str, name: str) -> list[str]:
-    """The rules a pantry note on a shopping line breaks (empty: none)."""
+def note_oddities(note: str, name: str, *, bought: bool = True) -> list[str]:
+    """The rules a pantry note on a shopping line breaks (empty: none). `bought`: the note is on a line bought for it
+    (False: on what the pantry was said to cover)."""
+    found = [*(["dry goods by the quart"] if _QUARTS.search(note) and is_dry(name) else []),
+             *(["spoons added to spoons"] if _COMPOUND.search(note) else []),
+             *(["shortfall not bought"] if not bought and _SHORT.search(note) else []),
+             *(["check a cook could weigh"] if _weighable_check(note, name) else [])]
+    return found + _check_oddities(note, name)
+
+
+def _weighable_check(note: str, name: str) -> bool:
+    """'check there is enough' between a weight and a measure or count of cheese or fresh produce."""
+    match = _PANTRY_CHECK.match(note)
+    if match is None or not (default_taxonomy().matches(name, "cheese") or produce_purchase_of(name) is not None):
+        return False
+    need = _leading_amount(match.group(1), set())
+    held = [_leading_amount(part, set()) for part in match.group(2).split(", ")]
+    kinds = {_measure_kind(amount[1]) for amount in [need, *held] if amount is not None}
+    return "mass" in kinds and len(kinds) > 1
+
+
+def _measure_kind(unit: str | None) -> str:
+    return "mass" if unit in _MASS else "volume" if unit in _VOLUME else "count"
+
+
+def _check_oddities(note: str, name: str) -> list[str]:
     match = _PANTRY_CHECK.match(note)
     purchase = purchase_of(name)
     sold = {purchase.unit} if purchase is not None and purchase.unit else set()
@@ -192,10 +271,18 @@ def _odd_compound(text: str) -> bool:
     return False
 
 
-def _whole_cans_by_weight(text: str, name: str) -> bool:
+def _whole_cans_by_weight(text: str, name: str, *, step: int = 2, least: float = 1.0) -> bool:
+    """Canned goods weighed out in 1/step cans (within 5%), from `least` cans."""
     size = can_weight(name)
     ounces = sum(amount * (16 if shown == "lb" else 1) for amount, shown in _weights(text))
-    return size is not None and ounces >= 0.95 * size and abs(round(ounces / size * 2) / 2 * size - ounces) <= 0.05 * ounces
+    return size is not None and ounces >= 0.95 * least * size \
+        and abs(round(ounces / size * step) / step * size - ounces) <= 0.05 * ounces
+
+
+def _half_tbsp_holds(tsp: float) -> bool:
+    """A half tablespoon within 10% of `tsp` teaspoons: then a cook writes tablespoons."""
+    halves = max(1.0, round(tsp / 1.5) / 2)
+    return abs(halves * 3 - tsp) < 0.1 * tsp - 1e-9
 
 
 def _unbuyable(text: str, name: str) -> bool:

@@ -31,6 +31,7 @@ from alfred_mcp.kitchen.measures import (
     to_buy,
     unit_word,
 )
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.units import parse_quantity
 
 SEPARATOR = "; "
@@ -202,6 +203,16 @@ def _amounts_text(row: Mapping[str, Any]) -> str:
     return f"{amount} + {' + '.join(extras)} {row['name']}"
 
 
+def shown_name(row: Mapping[str, Any]) -> str:
+    """The name as the line shows it, in the number its amount gives it ('salmon fillet' for '1 salmon fillet',
+    'shallots' for '3 shallots'), so a note about the line names it the same way."""
+    name, text = str(row["name"]), shopping_text(row)
+    for said in (counted_name(name, 1), counted_name(name, 2)):
+        if re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text):
+            return said
+    return name
+
+
 def shown_gain(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | None:
     """What a topped-up line shows more than it did, as the difference of the two amounts a shopper reads
     ('1 tbsp' -> '1 1/2 tbsp' adds '1 1/2 tsp'; '6 oz' -> '1 1/4 lb' adds '14 oz'; '1 bunch thyme (need 3/4 tsp)' ->
@@ -239,7 +250,7 @@ def _amount(quantity: float, unit: str | None, whole: bool, name: str) -> str:
     if whole:
         return quantity_text(quantity) if unit is None else f"{quantity_text(quantity)} {unit_word(unit, quantity)}"
     shown = sensible(Amount(quantity, unit), name)
-    return shown.text if shown.rounded_from is None and " + " not in shown.text else amount_text(quantity, unit)
+    return shown.text if shown.rounded_from is None and parsed_amount(shown.text) is not None else amount_text(quantity, unit)
 
 
 def _segments(notes: str | None) -> list[str]:

@@ -17,6 +17,7 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
+from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import (
     Amount,
     convert_for,
@@ -39,6 +40,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     recipe_entry,
     shopping_text,
     shown_gain,
+    shown_name,
     source_entries,
     with_extra_amounts,
     with_pantry_held,
@@ -55,6 +57,8 @@ from alfred_mcp.state.pantry import EPSILON, Need, Stock, estimated_apart, in_ne
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
+SHORT_UNLISTED = ": not listed, check what is left"
+"""Why a shortfall in a pantry note is not bought: how much is left in what the pantry holds is not known."""
 TRACE_UNITS = frozenset({"pinch", "dash", "drop", "splash"})
 """A pinch of salt is covered by any salt in the pantry, whatever its unit."""
 # A pantry row in a unit that does not compare (a bottle of olive oil against 2 tbsp, 5 lb of flour against
@@ -186,7 +190,7 @@ async def add_to_list(
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
                 short = short or ("bought already" if listed_for.get("is_purchased") else None)
-                outcome.add_already({"name": need.name, "recipes": recipes, **({"note": short} if short else {})},
+                outcome.add_already({"name": shown_name(listed_for), "recipes": recipes, **({"note": short} if short else {})},
                                     (need.key, need.kind))
                 continue
         line = pending.get(_key(need))
@@ -224,7 +228,7 @@ def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
     thyme): it is still written (its source names them), but reported as already on the list, never topped up."""
     if line.existing is None or shown_gain(line.existing, line.row) is not None:
         return False
-    outcome.add_already({"name": line.row["name"], "recipes": line.recipes, "note": f"{shopping_text(line.row)} is enough"},
+    outcome.add_already({"name": shown_name(line.row), "recipes": line.recipes, "note": f"{shopping_text(line.row)} is enough"},
                         (name_key(line.row["name"]), row_kind(line.row)))
     return True
 
@@ -296,7 +300,7 @@ def _not_yet_listed(
     already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
     for use in uses:
-        for row in use.recipe.ingredients:
+        for row in each_thing(use.recipe.ingredients):
             if row.get("is_optional"):
                 continue
             found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
@@ -306,7 +310,8 @@ def _not_yet_listed(
                 wanted.append((use.entry.text, row, use.factor))
                 continue
             if found is not None and (found.servings is None or found.servings >= listed):
-                seen = already.setdefault((name_key(row["name"]), row_kind(row)), {"name": row["name"], "recipes": []})
+                seen = already.setdefault((name_key(row["name"]), row_kind(row)),
+                                          {"name": shown_name(line) if line is not None else row["name"], "recipes": []})
                 if line is not None and line.get("is_purchased"):
                     seen["note"] = "bought already"
                 if use.recipe.ref not in seen["recipes"]:
@@ -318,6 +323,13 @@ def _not_yet_listed(
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
     return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
+
+
+def each_thing(rows: list[Row]) -> list[Row]:
+    """The ingredient rows with a row that names two things ('salt and pepper') made one row for each (salt, black
+    pepper), so the pantry and the list see each."""
+    return [row if len(things_of(str(row["name"]))) == 1 else {**row, "name": thing, "ingredient_id": None}
+            for row in rows for thing in things_of(str(row["name"]))]
 
 
 def _listing(lines: list[Row], use: Use) -> tuple[Listed | None, Row | None]:
@@ -401,7 +413,9 @@ def _changed(before: Row, after: Row) -> Row:
 def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
     """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count: covered
     or short where what the pantry holds compares as the shop sells it (5 lb of flour is about 18 cups), else a check.
-    Either way the cook decides (an opened jar or carton holds less than a full one), so nothing is added for it."""
+    Nothing is added for it: how much is left in what the pantry holds is the cook's to know, so a shortfall (what
+    full packs would leave short) says so, and that it is not listed ('short by 2 1/2 cups if full: not listed, check
+    what is left')."""
     have, apart = on_hand(need, stock)
     if need.quantity is None or need.shown_in in TRACE_UNITS:
         return (0.0 if have > 0 or apart else None), None
@@ -415,7 +429,8 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
         held = f"{wanted} (about {sensible(need.amount(about), need.name).text})"
         if about >= missing - EPSILON:
             return 0.0, f"{held}: covered"
-        return 0.0, f"{held}: short by {to_buy(need.amount(missing - about), need.name).text}"  # what is left is unknown
+        short = to_buy(need.amount(missing - about), need.name).text
+        return 0.0, f"{held}: short by {short} if full{SHORT_UNLISTED}"
     return missing, None
 
 

@@ -9,6 +9,7 @@ from kitchen.test_held_amounts import read_back
 from mcp import Client
 
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
+from alfred_mcp.kitchen.shopping_lines import parsed_amount
 
 from .helpers import call, call_error, eq
 
@@ -336,14 +337,21 @@ async def test_meal_cooked_refuses_a_bad_rating_or_notes_naming_it_and_changes_n
 @pytest.mark.parametrize(("quantity", "unit"), [(3, "tbsp"), (0.25, "cup"), (1, "tsp"), (0.75, "cup"), (2, "tbsp"), (100, "ml")])
 @pytest.mark.parametrize("servings", [3, 4, 6])
 async def test_the_shopping_note_says_the_amount_as_recipes_scale_does(client: Client, quantity: float, unit: str, servings: int) -> None:
-    """Olive oil for 6 was '1/4 cup + 2 tbsp' in recipes_scale and '1/2 cup' (rounded up to buy) in the pantry note."""
+    """Olive oil for 6 was '1/4 cup + 2 tbsp' in recipes_scale and '1/2 cup' (rounded up to buy) in the pantry note:
+    the note says recipes_scale's amount, or, where that rounds below the need ('1 cup' for 1 1/8), the next measure
+    up, never less than needed."""
     dressing = await _recipe(client, f"Test Dressing {quantity} {unit}", 2, [{"name": "quuxoil", "quantity": quantity, "unit": unit}])
     await _pantry(client, ("quuxoil", 1, "bottle"))
     scaled = (await call(client, "recipes_scale", recipe=dressing, servings=servings))["ingredients"][0]
     (covered,) = (await call(client, "shopping_list_from", recipes=[dressing],
                              servings={dressing: servings}, preview=True))["covered"]
     wanted = covered["note"].split("need ", 1)[1].split(", the pantry has", 1)[0]
-    assert scaled["text"] == wanted
+    exact = scaled.get("rounded_from", scaled["quantity"])
+    if exact <= scaled["quantity"]:
+        assert scaled["text"] == wanted
+    else:
+        amount = parsed_amount(wanted.removesuffix(" quuxoil"))
+        assert amount is not None and amount[1] == scaled["unit"] and exact <= amount[0] < exact * 1.34, (scaled, wanted)
 
 
 @pytest.mark.parametrize("variant", ["dairy-free yogurt", "vegan yogurt", "non-dairy yogurt"])

@@ -263,8 +263,8 @@ async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_n
     client: Client, name: str, sold_as: str, cups: float,
 ) -> None:
     """A carton of broth is about 4 cups: a tablespoon of it is covered, a carton and a half is short by about half a
-    carton; the note names the need rounded up and never asks the cook to check (what an opened one holds is the cook's
-    to know, so nothing is added for it)."""
+    carton if full, which the note says is not listed and why (what is left in an opened one is the cook's to know);
+    the note names the need rounded up and never asks the cook to check whether it is enough."""
     from alfred_mcp.kitchen.odd_amounts import note_oddities
 
     await call(client, "db_create", table="inventory", data={"name": name, "quantity": 1, "unit": sold_as, "location": "pantry"})
@@ -273,9 +273,10 @@ async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_n
     assert covered["lines"] == [] and covered["covered"][0]["note"].endswith(": covered"), covered["covered"]
     large = await _recipe(client, f"Quux Large {name}", 2, [{"name": name, "quantity": round(cups * 1.5, 3), "unit": "cup"}])
     short = await call(client, "shopping_list_from", recipes=[large], preview=True)
-    assert short["lines"] == [] and re.search(r": short by [\d /]+ \w+", short["covered"][0]["note"]), short["covered"]
+    assert short["lines"] == [], short["lines"]
+    assert re.search(r": short by [\d /]+ \w+ if full: not listed, check what is left$", short["covered"][0]["note"]), short
     for note in (covered["covered"][0]["note"], short["covered"][0]["note"]):
-        assert "check" not in note and note_oddities(note, name) == []
+        assert "check there is enough" not in note and note_oddities(note, name, bought=False) == []
 
 
 def _eggs_in(scaled_line: dict[str, Any]) -> int:
@@ -303,3 +304,22 @@ async def test_the_eggs_listed_are_the_eggs_yolks_and_whites_the_scaled_recipes_
         if len(eggs) != 1 or eggs[0]["quantity"] != expected or str(expected) not in eggs[0]["text"] and eggs[0]["unit"] != "dozen":
             wrong[servings] = (expected, [line["text"] for line in eggs])
     assert wrong == {}
+
+
+async def test_salt_and_pepper_on_one_line_is_listed_and_checked_as_salt_and_black_pepper(client: Client) -> None:
+    """'Salt and pepper to taste' is two things: the pantry check and the list see salt and black pepper, never a line
+    named 'salt and pepper'."""
+    fish = await _recipe(client, "Quux Seasoned Fish", 2, [{"name": "Salt and pepper", "notes": "to taste"},
+                                                         {"name": "quux fillets", "quantity": 2, "unit": "fillet"}])
+    result = await call(client, "shopping_list_from", recipes=[fish], preview=True)
+    named = [item["name"].lower() for key in ("lines", "covered", "already_listed") for item in result[key]]
+    assert "salt and pepper" not in named and "black pepper" in named and "salt" in named, named
+
+
+async def test_an_already_listed_name_agrees_with_its_line(client: Client) -> None:
+    """Listed for one, the line says '1 quux fillet': listing it again names it as the line does, not 'quux fillets'."""
+    fish = await _recipe(client, "Quux Single Fish", 2, [{"name": "quux fillets", "quantity": 2, "unit": "fillet"}])
+    first = await call(client, "shopping_list_from", recipes=[fish], servings={fish: 1})
+    assert [line["text"] for line in first["lines"]] == ["1 quux fillet"], first["lines"]
+    again = await call(client, "shopping_list_from", recipes=[fish], servings={fish: 1})
+    assert [item["name"] for item in again["already_listed"]] == ["quux fillet"], again

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from alfred_mcp.kitchen.bought_as import can_size
 from alfred_mcp.kitchen.card_lines import _QUALITY, _SIZE_OF_THING, PACKAGES, card_line
 from alfred_mcp.kitchen.ingredient_lines import PART_UNITS, parse_ingredient_line
 from alfred_mcp.kitchen.measures import Amount, dimension, line_text
@@ -82,8 +83,10 @@ def test_a_card_line_says_size_package_and_range_where_a_cook_does_and_reads_bac
     read = parse_ingredient_line(whole)
     assert ingredient_words(read.name) == ingredient_words(name) and dimension(read.unit or "piece") == dimension(unit or "piece")
     # (a count is pieces, said or not; line_text may say 1/2 tbsp as 1 1/2 tsp)
-    if span is None:
-        assert sorted((read.notes or "").replace("-oz", " oz").split("; ")) == sorted((notes or "").split("; "))
+    if span is None:  # part of a can says which can ('1/2 (13.5-oz) can coconut milk'): its size reads back too
+        said = [f"{ounces:g} oz"] if unit == "can" and package is None and quantity != int(quantity) \
+            and (ounces := can_size(name)) else []
+        assert sorted((read.notes or "").replace("-oz", " oz").split("; ")) == sorted([*said, *(notes or "").split("; ")] if said and notes else said or (notes or "").split("; "))
 
 
 def test_the_curry_a_cook_pasted_reads_as_a_cook_wrote_it() -> None:

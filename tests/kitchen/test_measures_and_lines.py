@@ -18,10 +18,10 @@ from alfred_mcp.kitchen.units import iso_duration, iso_minutes, parse_minutes
     (Amount(3, "tsp"), "1 tbsp"), (Amount(12, "tsp"), "1/4 cup"), (Amount(6, "tbsp"), "6 tbsp"), (Amount(4.5, "tbsp"), "4 1/2 tbsp"), (Amount(3.75, "tbsp"), "1/4 cup"), (Amount(20, "tbsp"), "1 1/4 cups"),
     (Amount(1.5, "tsp"), "1 1/2 tsp"), (Amount(1500, "g"), "1.5 kg"), (Amount(999, "g"), "1 kg"), (Amount(20, "oz"), "1 1/4 lb"),
     (Amount(2500, "ml"), "2.5 l"), (Amount(1 / 3, None), "1/4"), (Amount(2 / 3, "piece"), "3/4"), (Amount(0.25, "pinch"), "1 pinch"),
-    (Amount(1.5, "clove"), "2 cloves"), (Amount(10, "tbsp"), "2/3 cup"), (Amount(18, "tbsp"), "1 cup + 2 tbsp"),
+    (Amount(1.5, "clove"), "2 cloves"), (Amount(10, "tbsp"), "2/3 cup"), (Amount(18, "tbsp"), "1 cup"),
     (Amount(1.9583, "tbsp"), "2 tbsp"), (Amount(7.5, "clove"), "8 cloves"), (Amount(2.5, None), "3"), (Amount(0.1, "tsp"), "1/8 tsp"),
-    (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "1 tbsp + 1/2 tsp"),
-    (Amount(12, "cup"), "3 quarts"), (Amount(18, "cup"), "4 1/2 quarts"), (Amount(30, "oz"), "30 oz"), (Amount(18, "oz"), "18 oz"),
+    (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "4 tsp"),
+    (Amount(12, "cup"), "3 quarts"), (Amount(18, "cup"), "4 1/2 quarts"), (Amount(30, "oz"), "2 lb"), (Amount(18, "oz"), "1 lb 2 oz"),
     (Amount(28, "oz"), "1 3/4 lb"), (Amount(0.375, "oz"), "1/3 oz"),
 ])
 def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> None:
@@ -30,10 +30,12 @@ def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> N
 
 @given(st.sampled_from([None, "piece", "clove", "can", "fillet", "head", "pinch"]), st.floats(min_value=0.01, max_value=500))
 def test_a_count_is_never_an_ugly_fraction(unit: str | None, quantity: float) -> None:
-    """Quarters below one, 1 1/2, whole from two up (halves for packs such as cans and heads); cloves and pinches whole."""
+    """Quarters below one, 1 1/2, whole from two up (halves for packs such as heads, quarters for cans); cloves and
+    pinches whole."""
     shown = sensible(Amount(quantity, unit))
     piece = unit in (None, "piece")
-    steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
+    steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 4 if unit == "can" \
+        else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
     assert shown.quantity >= 1 / 4 and (shown.quantity * steps).is_integer()
     assert abs(shown.quantity - quantity) <= 0.5 + 1e-9 or shown.quantity == 1 / steps  # at least one whole clove
 
@@ -53,9 +55,10 @@ def test_units_of_different_kinds_never_convert(volume: str, other: str | None) 
 @given(st.sampled_from(sorted({*VOLUME_ML, *MASS_G})), st.floats(min_value=0.05, max_value=1e4))
 @example("tsp", 0.124)
 def test_sensible_amounts_stay_close(unit: str, quantity: float) -> None:
-    """Within 5% (8% for a cup or quart measure, 10% for tablespoons in halves, or half the unit's smallest step: a
-    quarter teaspoon's half for teaspoons, a quarter ounce for ounces in halves); below the smallest amount shown, the
-    exact one is reported, and below half the smallest spoon it is a pinch."""
+    """Within 5% (8% for a quart measure, 15% for the nearest cup measure from 1/2 cup or half tablespoon to whole teaspoons,
+    7% for quarter pounds, or half the unit's smallest step: a quarter teaspoon's half for teaspoons, half a teaspoon
+    from 3 tsp, written whole, a quarter ounce for ounces in halves, half an ounce for pounds and ounces); below the
+    smallest amount shown, the exact one is reported, and below half the smallest spoon it is a pinch."""
     shown = sensible(Amount(quantity, unit))
     if shown.unit == "pinch":
         assert convert(quantity, unit, "tsp") < 0.1
@@ -64,8 +67,9 @@ def test_sensible_amounts_stay_close(unit: str, quantity: float) -> None:
     if exact < (0.5 if shown.unit in ("g", "ml") else 0.05 if shown.unit in ("kg", "l") else 1 / 8):
         assert shown.rounded_from is not None or abs(shown.quantity - exact) <= 0.02 * exact
     else:
-        share = {"cup": 0.08, "quart": 0.08, "tbsp": 0.1}.get(shown.unit or "", 0.05)
-        step = 0.5 if shown.unit in ("g", "ml") else 1 / 8 if shown.unit == "tsp" else 1 / 4 if shown.unit == "oz" else 1 / 16
+        share = {"cup": 0.15, "quart": 0.08, "tbsp": 0.15, "lb": 0.07}.get(shown.unit or "", 0.05)
+        step = 0.5 if shown.unit in ("g", "ml") or (shown.unit == "tsp" and exact >= 2.85) else 1 / 8 if shown.unit == "tsp" \
+            else 1 / 4 if shown.unit == "oz" else 1 / 32 if shown.unit == "lb" else 1 / 16
         assert abs(shown.quantity - exact) <= max(share * exact, step) + 1e-9
 
 

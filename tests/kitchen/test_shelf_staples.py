@@ -102,9 +102,22 @@ def test_what_a_pantry_holds_of_a_staple_compares_as_the_shop_sells_it(name: str
 
 
 @pytest.mark.parametrize(("note", "name"), [
-    ("need 2 carrots, the pantry has 1 lb: check there is enough", "carrots"),
-    ("need 3/4 cup parmesan, the pantry has 6 oz: check there is enough", "parmesan"),
-    ("need 3/4 cup all-purpose flour, the pantry has 5 lb (about 4 1/2 quarts): covered", "all-purpose flour"),
+    ("need 2 tbsp chicken thighs, the pantry has 1 lb: check there is enough", "chicken thighs"),
+    ("need 2 carrots, the pantry has 1 lb (about 7 1/2 carrots): covered", "carrots"),
+    ("need 3/4 cup parmesan, the pantry has 6 oz (about 1 1/2 cups): covered", "parmesan"),
+    ("need 3/4 cup all-purpose flour, the pantry has 5 lb (about 18 cups): covered", "all-purpose flour"),
 ])
 def test_a_check_that_no_shelf_unit_settles_and_a_covered_note_read_as_a_cook_writes_them(note: str, name: str) -> None:
     assert note_oddities(note, name) == []
+
+
+@pytest.mark.parametrize(("note", "name", "bought", "rule"), [
+    ("need 2 carrots, the pantry has 1 lb: check there is enough", "carrots", True, "check a cook could weigh"),
+    ("need 3/4 cup parmesan, the pantry has 6 oz: check there is enough", "parmesan", True, "check a cook could weigh"),
+    ("need 3/4 cup all-purpose flour, the pantry has 5 lb (about 4 1/2 quarts): covered", "all-purpose flour", True,
+     "dry goods by the quart"),
+    ("need 2 3/4 quarts vegetable broth, the pantry has 2 cartons (about 8 cups): short by 2 1/2 cups", "vegetable broth",
+     False, "shortfall not bought"),
+])
+def test_the_notes_the_cook_quoted_break_a_rule(note: str, name: str, bought: bool, rule: str) -> None:
+    assert rule in note_oddities(note, name, bought=bought)

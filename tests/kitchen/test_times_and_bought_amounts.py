@@ -104,9 +104,10 @@ def test_the_lines_the_cook_quoted_are_listed_as_the_shop_sells_them(quantity: f
 
 @pytest.mark.parametrize(("ounces", "text"), [
     (14, "1 (14-oz) can crushed tomatoes"), (21, "1 1/2 (14-oz) cans crushed tomatoes"), (28, "2 (14-oz) cans crushed tomatoes"),
-    (42, "3 (14-oz) cans crushed tomatoes"), (17.5, "17 1/2 oz crushed tomatoes"), (7, "7 oz crushed tomatoes"),
+    (42, "3 (14-oz) cans crushed tomatoes"), (17.5, "1 1/4 (14-oz) cans crushed tomatoes"), (7, "1/2 (14-oz) can crushed tomatoes"), (5, "5 oz crushed tomatoes"),
+    (16, "1 lb crushed tomatoes"),
 ])
-def test_a_recipes_canned_goods_are_written_in_cans_when_the_weight_is_whole_or_half_cans(ounces: float, text: str) -> None:
+def test_a_recipes_canned_goods_are_written_in_cans_when_the_weight_is_quarter_cans_from_half_a_can(ounces: float, text: str) -> None:
     assert line_text(ounces, "oz", "crushed tomatoes") == text
 
 

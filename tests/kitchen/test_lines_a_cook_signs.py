@@ -1,0 +1,81 @@
+"""The lines a cook found that nobody writes, by class, each over every case it has: every seed recipe scaled by the
+benchmark's factors and for 1 to 12 servings, every canned good at every quarter of a can, every spoon amount from a
+teaspoon to a cup, every weight from a pound to three, every dry class by the quart, 'each' said of one, and the
+names that join two things. One test per class lists every failing case."""
+
+from __future__ import annotations
+
+from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_size
+from alfred_mcp.kitchen.card_lines import card_line
+from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS
+from alfred_mcp.kitchen.ingredient_pairs import things_of
+from alfred_mcp.kitchen.measures import Amount, line_text, sensible, to_buy
+from alfred_mcp.kitchen.odd_amounts import oddities
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
+from alfred_mcp.operations.scaling import scaled_line
+from benchmarks.kitchen_lines import _scaled_lines
+
+CANNED = [*CANNED_PRODUCTS, "canned black beans", "canned chickpeas", "canned corn", "canned tuna"]
+
+
+def test_every_seed_recipe_scaled_and_at_1_to_12_servings_reads_as_a_cook_writes_it() -> None:
+    odd = [(line["text"], line["rules"]) for line in _scaled_lines() if line["rules"]]
+    assert odd == []
+
+
+def test_spoons_are_one_measure_never_spoons_added_to_spoons() -> None:
+    """From 1/8 tsp to 2 cups by sixteenths of a teaspoon: one measure, the nearest a spoon or cup holds."""
+    odd = [(tsp, shown.text, rules) for tsp in (n / 16 for n in range(2, 16 * 96 + 1))
+           if (rules := oddities((shown := sensible(Amount(tsp, "tsp"), "olive oil")).text, shown.quantity, shown.unit,
+                                 "olive oil", shopping=False, exact=shown.rounded_from))]
+    assert odd == []
+
+
+def test_weights_past_a_pound_are_pounds_and_canned_goods_quarter_cans_with_their_size() -> None:
+    """Every half ounce from 1 to 48 oz, of meat and of every canned good: pounds (and ounces) past a pound, canned
+    goods in quarter cans from half a can; every quarter of a can written in cans says which can."""
+    odd = []
+    for name in ["potatoes", "chicken thighs", *CANNED]:
+        for ounces in (n / 2 for n in range(2, 97)):
+            shown = sensible(Amount(ounces, "oz"), name)
+            text = line_text(ounces, "oz", name)
+            odd += [(name, ounces, text, rules) for rules in [oddities(text, shown.quantity, shown.unit, name, shopping=False,
+                                                                        exact=shown.rounded_from)] if rules]
+    for name in CANNED:
+        size = can_size(name)
+        for quarters in range(1, 13):
+            line = scaled_line({"name": name, "quantity": 1, "unit": "can"}, quarters / 4)
+            if quarters % 4 and f"({size:g}-oz)" not in line["text"]:
+                odd.append((name, quarters, line["text"], ["part of a can without its size"]))
+    assert odd == []
+
+
+def test_what_is_measured_dry_is_never_in_quarts() -> None:
+    """Six members of every dry class, from 5 to 24 cups, in a recipe and on a list: cups, never quarts."""
+    taxonomy = default_taxonomy()
+    names = [member for category in DRY_CLASSES for member in taxonomy.category(category).members[:6]]
+    odd = [(name, cups, shown.text) for name in names for cups in (5, 9, 12.5, 18, 24)
+           for shown in (sensible(Amount(cups, "cup"), name), to_buy(Amount(cups, "cup"), name))
+           if "quart" in shown.text and "dry goods by the quart" in oddities(f"{shown.text} {name}", shown.quantity,
+                                                                                 shown.unit, name, shopping=False)]
+    assert odd == []
+
+
+def test_each_is_never_said_of_one() -> None:
+    """'about 6 oz each' on a line of one fillet (or one of anything) loses its 'each'; on more it stays."""
+    odd = []
+    for unit, name in ((None, "chicken breasts"), ("fillet", "cod fillets"), ("piece", "sweet potatoes"), ("slice", "bacon")):
+        for quantity in (0.5, 1.0, 2.0, 3.0):
+            shown = card_line(line_text(quantity, unit, name), quantity, unit, name, "about 6 oz each; patted dry")
+            says_each = "each" in f"{shown.text}, {shown.notes}"
+            if says_each != (quantity > 1):
+                odd.append((quantity, unit, shown))
+    assert odd == []
+
+
+def test_a_name_that_joins_two_things_is_two_things() -> None:
+    """'salt and pepper' is salt and black pepper; a name that is one thing ('half and half') stays whole."""
+    cases = {"salt and pepper": ("salt", "black pepper"), "Salt & pepper": ("Salt", "black pepper"),
+             "salt and freshly ground black pepper": ("salt", "black pepper"), "half and half": ("half and half",),
+             "sweet and sour sauce": ("sweet and sour sauce",), "olive oil": ("olive oil",)}
+    assert {name: things_of(name) for name in cases} == cases
