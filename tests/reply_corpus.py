@@ -562,6 +562,8 @@ def already_state_cases() -> list[Case]:
         cases.append(Case(f"{thing} (already {word}), and I {word} Thai Curry too.", ReplyFacts(), False,
                           "a claim beside a state said with already"))
         cases.append(Case(f"I already {word} {thing}.", ReplyFacts(), False, "already said of what no turn did"))
+    for word, opener in itertools.product(sorted(_VERB_OF), ("Done, already", "Sure - already", "All set (already")):
+        cases.append(Case(f"{opener} {word}.", ReplyFacts(), False, "already said of what no turn did"))
     return cases
 
 

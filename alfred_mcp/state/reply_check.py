@@ -67,9 +67,10 @@ _DETERMINER = re.compile(
     r"(?:\s+(?:other|only|own|old|last|first|remaining|favou?rite|previously|recently|newly|already))*\s+$", re.IGNORECASE)
 """What comes before a participle used as an adjective ('its planned dinner', "this week's 8 planned recipes", '3 saved ones',
 'your other saved chicken recipe')."""
-_APPOSITIVE_STATE = re.compile(r"(?:^|[(,:;—–]|\s-)\s*(?:\w+ly\s+)?already\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+_APPOSITIVE_STATE = re.compile(r"\w\W*(?:[(,;—–]|\s-)\s*(?:\w+ly\s+)?already\s+(?:\w+ly\s+)?$", re.IGNORECASE)
 """'Greek Lemon Chicken (already planned, no fish)', 'Chicken Fajitas, already saved, …': a participle set beside its thing
-with 'already' says how the thing stands, not what this turn did."""
+with 'already' says how the thing stands, not what this turn did ('Done, already added.' says what was done)."""
+_OPENER = re.compile(r"^\W*(?:(?:done|ok|okay|sure|yes|great|alright|perfect|good|all\s+set|and|then|so)\W*)*$", re.IGNORECASE)
 _NO_OBJECT = re.compile(r"\s+(?:with|for|on|in|at|from|by|as|since|before)\b|\s*(?:[.,;!)]|$)", re.IGNORECASE)
 """What follows a participle that describes a thing rather than takes an object ('planned for Sunday', 'saved)')."""
 _STATUS = re.compile(
@@ -412,7 +413,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
-        if not relative and _APPOSITIVE_STATE.search(before) and _NO_OBJECT.match(after):
+        if not relative and (state := _APPOSITIVE_STATE.search(before)) and not _OPENER.match(before[: state.start() + 1]) \
+                and _NO_OBJECT.match(after):
             continue  # 'Greek Lemon Chicken (already planned, no fish)': how the thing stands
         if _HAVE_STATE.search(before) and not re.search(r"\bnow\b", before, re.IGNORECASE):
             continue  # 'you have the salmon planned': how things stand
