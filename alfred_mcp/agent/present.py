@@ -115,7 +115,10 @@ MAX_NAMED = 5
 def _done_sentence(facts: ReplyFacts) -> str:
     """'Done: added Eggs and Milk (shopping list); saved Thai Curry (recipes).' from this turn's writes."""
     groups: dict[tuple[str, str], list[str]] = {}
+    undone = {fact.ref for fact in facts.things if fact.action == "undone"}
     for fact in facts.things:
+        if fact.action == "deleted" and fact.ref in undone:
+            continue  # what an undo removed is told as the undo ('undid Tzatziki'), not a second time
         if fact.action in _DONE_WORDS and fact.table != "recipe_ingredients":
             names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
             if fact.show() not in names:

@@ -10,7 +10,7 @@ import pytest
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.agent.present import reply_facts
+from alfred_mcp.agent.present import reply_facts, state_reply
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.state.agent_turn import TurnState
@@ -93,6 +93,8 @@ async def test_an_undone_add_is_a_removal_of_its_rows_in_the_facts_and_a_reply_s
     state = await drive(app, _turn("undo", [{"tool": "kitchen_undo", "arguments": {}}], reply))
     async with app.work("read") as work:
         facts = reply_facts(work.session, state)
+        told = state_reply(work.session, state)
+    assert "undid" in told and told.lower().count("eggs") == 1, told  # the state's own account tells the undo once
     assert {("deleted", "shopping_list", "eggs"), ("deleted", "shopping_list", "milk")} <= {
         (fact.action, fact.table, fact.label.lower()) for fact in facts.things}
     assert (state.reply, state.reply_source) == (reply, "model")
