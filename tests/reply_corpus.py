@@ -178,6 +178,7 @@ def corpus() -> list[Case]:
     cases.extend(standing_cases())
     cases.extend(description_cases())
     cases.extend(shortened_name_cases())
+    cases.extend(round_three_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -521,3 +522,147 @@ def shortened_name_cases() -> list[Case]:
                       ReplyFacts(things=[undone], earlier=[Fact("saved", "recipes", "recipe_9", SHORTENED[0][0])]), True,
                       "a shortened name"))
     return cases
+
+
+# --- issue 24, round 3: what a client's model driving the stages wrote truthfully -------------------------------
+
+STATUS_WORDS = ("done", "bought", "complete", "completed", "finished")
+MARKED = ("Marked {status}: {thing}.", "I marked {thing} {status}.", "I marked {thing} as {status}.", "{thing} - marked {status}.")
+MARKED_THINGS = {"tasks": ("Move the cod from the freezer to the fridge to thaw", "Buy bread", "Soak the beans"),
+                 "shopping_list": ("Eggs", "Baby Bok Choy", "Pancetta")}
+
+
+def status_word_cases() -> list[Case]:
+    """Every status word a marking verb sets ('Marked done: …', 'marked the eggs as bought') on every marked thing: the
+    status is the thing's new state (true when its update is this turn's); the same reply when another thing of the table
+    was updated, or nothing was (false)."""
+    cases: list[Case] = []
+    for (table, things), status, template in itertools.product(MARKED_THINGS.items(), STATUS_WORDS, MARKED):
+        thing, other = things[0], things[1]
+        said = template.format(status=status, thing=f'"{thing}"' if table == "tasks" else thing.lower())
+        said = said[0].upper() + said[1:]
+        cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_7", thing)]), True, "a status word marked"))
+        cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_8", other)], earlier=[Fact("created", table, "x_7", thing)]),
+                          False, "a status word marked on another thing"))
+        cases.append(Case(said, ReplyFacts(), False, "a status word marked, nothing updated"))
+    return cases
+
+
+MEALS_KEPT = ("Greek Lemon Chicken and Potatoes", "Chicken Fajitas", "Mushroom Risotto")
+
+
+def already_state_cases() -> list[Case]:
+    """For every verb the check knows, a participle set beside its thing with 'already' ('Chicken Fajitas (already planned,
+    no fish)', 'Mushroom Risotto, already saved for Sunday, stays') says how the thing stands, in a turn that wrote nothing
+    (true); the same beside a claim of this turn, or said by the assistant as its own doing, is checked (false there)."""
+    cases: list[Case] = []
+    for word, thing in itertools.product(sorted(_VERB_OF), MEALS_KEPT):
+        for said in (f"- **Sat Nov 28:** {thing} (already {word}, no fish)", f"{thing}, already {word} for Sunday, stays as it is."):
+            cases.append(Case(said, ReplyFacts(), True, "a state said with already"))
+        cases.append(Case(f"{thing} (already {word}), and I {word} Thai Curry too.", ReplyFacts(), False,
+                          "a claim beside a state said with already"))
+        cases.append(Case(f"I already {word} {thing}.", ReplyFacts(), False, "already said of what no turn did"))
+    for word, opener in itertools.product(sorted(_VERB_OF), ("Done, already", "Sure - already", "All set (already")):
+        cases.append(Case(f"{opener} {word}.", ReplyFacts(), False, "already said of what no turn did"))
+    return cases
+
+
+DAYS = (("Friday", "Fri Nov 27 [dinner]"), ("Saturday's dinner", "Sat Nov 28 [dinner]"), ("Sunday", "Sun Nov 29 [dinner]"))
+NO_LONGER_ON = ("The baby bok choy was for {thing} that is no longer on {day}.", "{Thing} is no longer on {day}.",
+                "I kept the bok choy for {thing}, which is no longer on {day}.")
+
+
+def no_longer_on_a_day_cases() -> list[Case]:
+    """'the salmon dish … is no longer on Friday' says how the plan stands: true when this turn or an earlier one changed or
+    removed that day's meal, false when only another day's meal changed or no meal did."""
+    cases: list[Case] = []
+    for (day, label), (_, other_label), template, thing in itertools.product(
+            DAYS, DAYS, NO_LONGER_ON, ("the salmon dish", "the miso-glazed salmon", "the Thai curry")):
+        said = template.format(thing=thing, Thing=thing[0].upper() + thing[1:], day=day)
+        shop = Fact("created", "shopping_list", "shop_1", "black pepper")
+        if other_label == label:
+            for action in ("updated", "deleted"):
+                cases.append(Case(said, ReplyFacts(earlier=[Fact(action, "meal_plans", "meal_1", label), shop]), True,
+                                  "no longer on a day since an earlier turn"))
+                cases.append(Case(said, ReplyFacts(things=[Fact(action, "meal_plans", "meal_1", label)]), True,
+                                  "no longer on a day since this turn"))
+            cases.append(Case(said, ReplyFacts(earlier=[shop]), False, "no longer on a day, though no meal changed"))
+        else:
+            cases.append(Case(said, ReplyFacts(earlier=[Fact("updated", "meal_plans", "meal_2", other_label), shop]), False,
+                              "no longer on a day, though only another day's meal changed"))
+    return cases
+
+
+UNDONE_SAVES = (("Tzatziki with Crudités and Warm Pita", "tzatziki starter", "Tzatziki Sauce"),
+                ("Miso-Glazed Salmon with Bok Choy", "miso salmon dish", "Miso Salmon Bowl"),
+                ("Chicken Tikka Masala", "tikka masala main", "Paneer Tikka Masala"),
+                ("Lemon Drizzle Cake", "lemon drizzle dessert", "Lemon Drizzle Cake with Berries"))
+"""A saved recipe an undo removed, the name and kind word a person gives it, and another recipe the same words fit."""
+UNDO_SAID = ("Undone: the {short} is no longer in your recipes.", "Done, I undid the save of the {short}.",
+             "I undid the saving of the {short}; it is a draft again.", "Undone - the {short} was removed from your recipes.")
+
+
+def undone_save_cases() -> list[Case]:
+    """An undo of a save removes the recipe (the ledger records the removal beside the undo): 'the tzatziki starter is no
+    longer in your recipes', 'I undid the save of the tzatziki starter' name it by a shortened name and a kind word (true);
+    the same when another recipe of the turn or an earlier one fits the words too, when the undo removed another recipe, or
+    when nothing was undone (false)."""
+    cases: list[Case] = []
+    for (label, short, rival), template in itertools.product(UNDONE_SAVES, UNDO_SAID):
+        said = template.format(short=short)
+        undo = [Fact("undone", "recipes", "recipe_8", label), Fact("deleted", "recipes", "recipe_8", label)]
+        saved = Fact("saved", "recipes", "recipe_8", label)
+        cases.append(Case(said, ReplyFacts(things=undo, earlier=[saved]), True, "an undone save named short"))
+        cases.append(Case(said, ReplyFacts(things=undo, earlier=[saved, Fact("saved", "recipes", "recipe_9", rival)]), False,
+                          "an undone save named by words another recipe fits"))
+        other = UNDONE_SAVES[(UNDONE_SAVES.index((label, short, rival)) + 1) % len(UNDONE_SAVES)][0]
+        cases.append(Case(said, ReplyFacts(things=[Fact("undone", "recipes", "recipe_5", other), Fact("deleted", "recipes", "recipe_5", other)]),
+                          False, "an undo of another recipe"))
+        cases.append(Case(said, ReplyFacts(earlier=[saved]), False, "an undo no turn did"))
+    return cases
+
+
+EXPLAINED = ("it's now an empty slot: the recipe it pointed to, {label}, was {word}.",
+             "Saturday is empty now - {label} was {word}.", "the slot is still there: the recipe it used, {label}, was {word}.")
+
+
+def explained_state_cases() -> list[Case]:
+    """'Saturday's dinner is still on the plan, but it's now an empty slot: the recipe it pointed to, X, was deleted' tells
+    what made a state so, about X (not the plan the sentence names): true when this turn or an earlier one removed X, false
+    when no turn did (another recipe was); a past passive that explains no state claims this turn's doing (false when only
+    an earlier turn did it)."""
+    cases: list[Case] = []
+    recipes = PLACES[2].things
+    for label, template, word in itertools.product(recipes, EXPLAINED, PAST["remove"]):
+        said = f"Saturday's dinner is still on the plan, but {template.format(label=label, word=word)}"
+        gone = Fact("deleted", "recipes", "recipe_4", label)
+        other = Fact("deleted", "recipes", "recipe_5", recipes[(recipes.index(label) + 1) % len(recipes)])
+        cases.append(Case(said, ReplyFacts(earlier=[gone]), True, "a past passive explaining a state"))
+        cases.append(Case(said, ReplyFacts(things=[gone]), True, "a past passive explaining a state"))
+        cases.append(Case(said, ReplyFacts(earlier=[other]), False, "a past passive explaining a state, not done"))
+        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(earlier=[gone]), False, "a past passive of an earlier turn"))
+    return cases
+
+
+ADJECTIVE_BEFORE = ("Your other", "Your only other", "A previously", "Your already")
+
+
+def adjective_participle_cases() -> list[Case]:
+    """For every verb the check knows: a participle between a determiner (and 'other', 'only', 'previously'...) and its noun
+    ('your other saved chicken recipe, Chicken Fajitas, is already Sunday's dinner') describes a stored thing (true in a turn
+    that only changed a meal); the same verb saying what was done to it ('I saved your other chicken recipe') claims (false)."""
+    cases: list[Case] = []
+    meal = Fact("updated", "meal_plans", "meal_2", "Sat Nov 28 [dinner]")
+    for (word, verb), before in itertools.product(sorted(_VERB_OF.items()), ADJECTIVE_BEFORE):
+        cases.append(Case(f"Done: Saturday is now Chicken Tikka Masala. {before} {word} chicken recipe, Chicken Fajitas, is already "
+                          f"Sunday's dinner.", ReplyFacts(things=[meal]), True, "a participle describing a stored thing"))
+        if word not in _VERB_TABLE and verb != "plan":
+            cases.append(Case(f"Done: Saturday is now Chicken Tikka Masala. I {word} your other chicken recipe, Chicken Fajitas.",
+                              ReplyFacts(things=[meal]), False, "a participle claiming a write"))
+    return cases
+
+
+def round_three_cases() -> list[Case]:
+    """Issue 24's third round of false refusals, each class with its untrue twins."""
+    return [*status_word_cases(), *already_state_cases(), *no_longer_on_a_day_cases(), *undone_save_cases(),
+            *explained_state_cases(), *adjective_participle_cases()]

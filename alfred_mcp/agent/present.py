@@ -60,12 +60,17 @@ def _written(session: Session, turn: int) -> list[Fact]:
     return facts
 
 
+_EFFECTS = {"unlinked": "unlinked", "cascaded": "cascaded", "relinked": "relinked", "removed": "deleted"}
+"""A result's lists of rows written beside its own, and the action each is a fact of: an undo's `removed` rows (the rows an
+undone save or add had written) are deleted by it."""
+
+
 def removal_effects(result: dict[str, Any]) -> list[dict[str, Any]]:
     """A removal's `unlinked` rows (reference set to null) and `cascaded` ones (deleted with it), and an undo's `relinked`
-    ones (reference set back), as facts of the turn."""
+    ones (reference set back) and `removed` ones (deleted: an undo of a save removes the recipe), as facts of the turn."""
     effects = []
-    for action in ("unlinked", "cascaded", "relinked"):
-        entries = result.get(action)
+    for key, action in _EFFECTS.items():
+        entries = result.get(key)
         for entry in entries if isinstance(entries, list) else ():
             if isinstance(entry, dict) and isinstance(entry.get("table"), str):
                 effects.append({"action": action, **{k: entry[k] for k in ("table", "ref", "label", "column") if isinstance(entry.get(k), str)}})
@@ -110,7 +115,10 @@ MAX_NAMED = 5
 def _done_sentence(facts: ReplyFacts) -> str:
     """'Done: added Eggs and Milk (shopping list); saved Thai Curry (recipes).' from this turn's writes."""
     groups: dict[tuple[str, str], list[str]] = {}
+    undone = {fact.ref for fact in facts.things if fact.action == "undone"}
     for fact in facts.things:
+        if fact.action == "deleted" and fact.ref in undone:
+            continue  # what an undo removed is told as the undo ('undid Tzatziki'), not a second time
         if fact.action in _DONE_WORDS and fact.table != "recipe_ingredients":
             names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
             if fact.show() not in names:

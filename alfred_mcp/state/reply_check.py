@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.schema import UNITS
@@ -63,8 +63,22 @@ _DESCRIBES = re.compile(
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
 _DETERMINER = re.compile(
     r"(?:\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those|all|both|some|several|many|no)|'s|\b\d+)"
-    r"(?:\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?\s+$", re.IGNORECASE)
-"""What comes before a participle used as an adjective ('its planned dinner', "this week's 8 planned recipes", '3 saved ones')."""
+    r"(?:\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?"
+    r"(?:\s+(?:other|only|own|old|last|first|remaining|favou?rite|previously|recently|newly|already))*\s+$", re.IGNORECASE)
+"""What comes before a participle used as an adjective ('its planned dinner', "this week's 8 planned recipes", '3 saved ones',
+'your other saved chicken recipe')."""
+_APPOSITIVE_STATE = re.compile(r"\w\W*(?:[(,;—–]|\s-)\s*(?:\w+ly\s+)?already\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+"""'Greek Lemon Chicken (already planned, no fish)', 'Chicken Fajitas, already saved, …': a participle set beside its thing
+with 'already' says how the thing stands, not what this turn did ('Done, already added.' says what was done)."""
+_OPENER = re.compile(r"^\W*(?:(?:done|ok|okay|sure|yes|great|alright|perfect|good|all\s+set|and|then|so)\W*)*$", re.IGNORECASE)
+_NO_OBJECT = re.compile(r"\s+(?:with|for|on|in|at|from|by|as|since|before)\b|\s*(?:[.,;!)]|$)", re.IGNORECASE)
+"""What follows a participle that describes a thing rather than takes an object ('planned for Sunday', 'saved)')."""
+_STATUS = re.compile(
+    r"^\s*(?:(?:as|to)\s+)?(?:done|bought|purchased|complete|completed|finished|checked|ticked|open|cooked|got)\b(?:\s+off\b)?|"
+    r"\s(?:(?:as|to)\s+)?(?:done|bought|purchased|complete|completed|finished|open|cooked|got)\W*$", re.IGNORECASE)
+"""'Marked done: …', 'marked the eggs bought', 'checked off as complete': the status word is the new state of the thing
+a marking verb updated, never a thing's name."""
+_MARKING = frozenset({"marked", "checked off"})
 _STATE = re.compile(
     r"\b(?:(?:what|whatever)(?:'s|\s+is|\s+are)|is|are)\s+"
     r"(?:(?:already|still|all|both|partly|partially|fully|mostly|largely|entirely|half|well|currently)\s+)*$",
@@ -90,6 +104,13 @@ _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "m
 _NOW_ON = re.compile(r"\b(?:is|are)\s+(now|no longer)\s+(?:on|in)\b", re.IGNORECASE)
 """A state claim without a verb: 'Milk is now on your list' (an add of this turn), 'no longer in your pantry' (a removal,
 of this turn or an earlier one: how things stand since)."""
+_EXPLAINED_STATE = re.compile(r"\b(?:now|still|empty|gone|no\s+longer)\b[^:—–]*(?::|—|–|\s-\s)\s*", re.IGNORECASE)
+"""'it's now an empty slot: …', 'Saturday is empty now - …': how a thing stands, then (in a past passive) what made it so,
+a turn's doing this one or an earlier one."""
+_MEAL_NAMED = re.compile(
+    r"\s+(?:the\s+|your\s+|this\s+|next\s+|the\s+plan\s+for\s+)?(?:(?P<day>(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
+    r"(?:day)?)|tonight|tomorrow|today)\b", re.IGNORECASE)
+"""'no longer on Friday', "… on tonight's plan", 'on Saturday's dinner': a meal of the plan, and its day when named."""
 _ANTECEDENT = re.compile(r"^(?:.*\b(?:to|from|onto|on|into|in|off|for|at|as|with|by|of|than|instead)\s+)?(.*?),?\s*(?:which|that|who)\s*$",
                          re.IGNORECASE | re.DOTALL)
 """'… for the salmon, which is no longer on tonight's plan': the thing a relative clause is about, just before 'which'."""
@@ -175,7 +196,7 @@ _DESCRIBING = re.compile(
     re.IGNORECASE)
 """'everything you need', 'the items you asked for', 'you': a phrase that describes, rather than names, things."""
 
-_RELATIVE_START = r"(?:which|who|whom|that\s+(?=(?:you|we|they|I|is|are|was|were|has|have|had|will|would)\b)|(?=(?:you|we|they)\s))"
+_RELATIVE_START = r"(?:which|who|whom|that\s+(?=(?:you|we|they|it|I|is|are|was|were|has|have|had|will|would)\b)|(?=(?:you|we|they|it)\s))"
 _RELATIVE_ASIDE = re.compile(rf",\s*{_RELATIVE_START}[^,]*(?:,|$)", re.IGNORECASE)
 _RELATIVE_TAIL = re.compile(rf"{_RELATIVE_ASIDE.pattern}|\s+{_RELATIVE_START}[^,]*?(?=\s*,|\s+and\b|\s*$)", re.IGNORECASE)
 """'the eggs you wanted', 'the eggs that you asked for', 'the eggs, which you need': a relative clause after a thing
@@ -281,6 +302,10 @@ class Claim:
     table: str | None
     clause: str
     earlier: bool = False
+    day: str = ""
+    sentence_table: bool = False
+    """The table is the one another clause of the sentence names ('…is still on the plan, but …'), not the claim's own."""
+    """The day a claim about a meal names ('no longer on Friday': fri), when it names one."""
 
 
 def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
@@ -388,6 +413,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
+        if not relative and (state := _APPOSITIVE_STATE.search(before)) and not _OPENER.match(before[: state.start() + 1]) \
+                and _NO_OBJECT.match(after):
+            continue  # 'Greek Lemon Chicken (already planned, no fish)': how the thing stands
         if _HAVE_STATE.search(before) and not re.search(r"\bnow\b", before, re.IGNORECASE):
             continue  # 'you have the salmon planned': how things stand
         if _STATE.search(before):
@@ -406,6 +434,11 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             start, stop = relative.span("thing")
         elif not passive and not named_before:  # 'Undone — the dip is removed', 'the dip you added': the next verb's
             stop = start + len(_RELATIVE_SUBJECT.sub("", _PASSIVE.sub("", plain[start:stop])))  # subject is not this object
+        explained = None
+        if passive and _WAS.search(before) and (explained := _last(_EXPLAINED_STATE.finditer(plain, start, stop))):
+            start = explained.end()  # 'it's now an empty slot: the recipe it used, X, was deleted': the cause of a state
+        if word in _MARKING:  # 'Marked done: …', 'marked the eggs as bought': the status is no thing
+            start, stop = _without_status(plain, start, stop)
         items = _items(clause[start:stop], plain[start:stop])
         colon = after.find(":")
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
@@ -413,7 +446,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             items = _items(listed, plain[match.end() + colon + 1:])  # 'Added to your list: eggs', 'All three are saved: …'
         if not items and len(verbs) == 1:
             items = things
-        yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative))
+        yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative) or explained is not None,
+                    sentence_table=table is not None and table == in_sentence and _table_named(plain) is None)
     for match in _NOW_ON.finditer(plain):
         if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
@@ -424,8 +458,23 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             antecedent = _ANTECEDENT.match(plain[start:stop])
             if antecedent:  # '… for the salmon, which is no longer on tonight's plan': the salmon
                 start, stop = start + antecedent.start(1), start + antecedent.end(1)
+            table, day = _table_named(plain[match.end():]), ""
+            meal = _MEAL_NAMED.match(plain[match.end():])
+            if meal and (table is None or table == "meal_plans"):  # 'no longer on Friday': a meal of the plan, that day's
+                table, day = "meal_plans", (meal.group("day") or "")[:3].lower()
             yield Claim(verb, match.group(0).lower(), _items(clause[start:stop], plain[start:stop]),
-                        _table_named(plain[match.end():]), clause.strip(), earlier or verb == "remove")
+                        table, clause.strip(), earlier or verb == "remove", day)
+
+
+def _last(found: Iterable[re.Match[str]]) -> re.Match[str] | None:
+    return next(iter(reversed(list(found))), None)
+
+
+def _without_status(plain: str, start: int, stop: int) -> tuple[int, int]:
+    """The object's span without the status words a marking verb set ('done', 'as bought') at either end."""
+    while start < stop and (status := _STATUS.search(plain[start:stop])):
+        start, stop = (start + status.end(), stop) if status.start() == 0 else (start, start + status.start())
+    return start, stop
 
 
 def _object_end(after: str) -> int:
@@ -450,12 +499,19 @@ def _items(phrase: str, plain: str) -> tuple[str, ...]:
         phrase = phrase[: tail.start()] + phrase[tail.end():]
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
+        part = _ACTION_OF.sub("", part)  # 'undid the save of the dip': the dip
         words = _content_words(part)
         if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
                 and not _LEFT_ALONE.match(part) \
                 and not _GENERIC_HEAD.search(_RELATIVE.sub("", part)):
             items.append(part.strip(" \t.,!;:'\"-–—"))
     return tuple(items)
+
+
+_ACTION_OF = re.compile(
+    r"^\s*(?:the\s+|that\s+|this\s+|my\s+)?(?:save|saving|addition|adding|add|removal|removing|deletion|deleting|change|"
+    r"changes|swap|swapping|plan|planning|update|updates|edit|edits|creation|import|restock|move)\s+(?:of|to)\s+", re.IGNORECASE)
+"""'the save of the tzatziki starter': an action named as a noun, before the thing it was done to."""
 
 
 _MEAL_LABEL = re.compile(r"\[[a-z ]+\]\s*$", re.IGNORECASE)
@@ -471,11 +527,18 @@ def names_whole(item: str, label: str) -> bool:
     said, named = _name_words(item), _name_words(label)
     if not said or not named:
         return False
-    if _head_of(item) != _head_of(label):  # 'the honey garlic one': a head that only points, at a thing these words name
-        pointing = _words_of(item)[-1:] in (("one",), ("recipe",), ("dish",), ("meal",))
-        return pointing and _in_order(said, named)
+    if _head_of(item) != _head_of(label):  # 'the honey garlic one', 'the tzatziki starter': a head that only points, at a
+        kind = _words_of(item)[-1:]  # thing these words name
+        pointing = bool(kind) and kind[0] in _KIND_WORDS
+        return pointing and bool(said := tuple(word for word in said if word != kind[0])) and _in_order(said, named)
     shorter, longer = sorted((said, named), key=len)
     return _in_order(shorter, longer)
+
+
+_KIND_WORDS = frozenset(("one recipe dish meal starter appetizer appetiser main side dessert pudding dip snack course "
+                         "bake treat").split())
+"""Words after a shortened name that say what kind of thing it is ('the tzatziki starter', 'the honey garlic one'), not
+its name: the name's other words pick the thing."""
 
 
 def _in_order(shorter: tuple[str, ...], longer: tuple[str, ...]) -> bool:
@@ -538,6 +601,11 @@ def _backs(fact: Fact, claim: Claim) -> bool:
     return claim.verb != "plan" or fact.table in _PLAN_TABLES
 
 
+def _on_day(fact: Fact, day: str) -> bool:
+    """True when a claim naming `day` ('fri') is about this fact's meal ('Fri Nov 27 [dinner]'), or names no day."""
+    return not day or not _MEAL_LABEL.search(fact.label) or fact.label[:3].lower() == day
+
+
 def _on(table: str | None, named: str) -> bool:
     """True when a row of `table` is on the table a reply named ('your list': either list)."""
     return table in _LIST_TABLES if named == LIST else table == named
@@ -554,8 +622,9 @@ def _describes_a_draft(claim: Claim, facts: ReplyFacts) -> bool:
 
 
 def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
+    claim = _on_its_things_table(claim, facts)
     known = [*facts.things, *facts.earlier] if claim.earlier else facts.things
-    backing = [fact for fact in known if _backs(fact, claim)]
+    backing = [fact for fact in known if _backs(fact, claim) and _on_day(fact, claim.day)]
     if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
         backing = [fact for fact in known if _on(fact.table, claim.table) and fact.action in _WRITE_ACTIONS]
     if _describes_a_draft(claim, facts):
@@ -565,7 +634,7 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         if backing:
             return []
         return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
-                f"(what happened: {_happened(facts)})"]
+                f"(what happened: {_happened(facts)}); {_SAY_IT_TRUE}"]
     problems = []
     for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
@@ -578,12 +647,23 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
             continue
         earlier = any(fact.names(words, item) for fact in facts.earlier)
         if earlier and not any(fact.names(words, item) for fact in facts.things):
-            why = "that was an earlier turn, not this one"
+            why, hint = "that was an earlier turn, not this one", _SAY_IT_EARLIER
         else:
-            why = f"what happened: {_happened(facts)}"
+            why, hint = f"what happened: {_happened(facts)}", _SAY_IT_TRUE
         turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
-        problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why})")
+        problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why}); {hint}")
     return problems
+
+
+def _on_its_things_table(claim: Claim, facts: ReplyFacts) -> Claim:
+    """A claim whose table another clause of its sentence named, on a table whose labels a reply does not name ('Saturday
+    is still on the plan, but … Greek Lemon Chicken was deleted'), is about the table of the things it names whole."""
+    if not claim.sentence_table or claim.table not in _TABLE_LEVEL or not claim.items:
+        return claim
+    known = [fact for fact in (*facts.things, *facts.earlier) if fact.table not in _TABLE_LEVEL]
+    tables = {fact.table for item in _as_named(claim.items, known) for fact in known
+              if _name_words(fact.label) and _name_words(fact.label) == _name_words(item)}
+    return replace(claim, table=tables.pop()) if len(tables) == 1 else claim
 
 
 def _also_named(item: str, words: frozenset[str], backing: Sequence[Fact], known: Sequence[Fact], table: str | None) -> Fact | None:
@@ -613,6 +693,12 @@ def _as_named(items: tuple[str, ...], facts: Sequence[Fact]) -> list[str]:
     return grouped
 
 
+_SAY_IT_TRUE = ("keep every true fact: how a thing stands is said as it stands ('is on your list', 'already planned', 'no longer "
+                "in your recipes'), a thing by its name as its label says; leave out only what did not happen")
+_SAY_IT_EARLIER = "keep it if true, said as an earlier turn's doing ('earlier I …', 'had been …') or as how it stands now"
+"""What a refusal tells the model to do: fix the words, never drop a true fact."""
+
+
 def _past(claim: Claim) -> str:
     return {"add": "added", "save": "saved", "create": "created", "plan": "planned", "remove": "removed",
             "change": "changed", "undo": "undone"}[claim.verb]
@@ -629,6 +715,10 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     labels = [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
     for claim in claims(text, [*labels, *(fact.label for fact in facts.earlier), *(item.label for item in facts.relinked)]):
         problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
+    for hint in (_SAY_IT_TRUE, _SAY_IT_EARLIER):  # each hint once, after the last problem it follows
+        hinted = [index for index, problem in enumerate(problems) if problem.endswith(hint)]
+        for index in hinted[:-1]:
+            problems[index] = problems[index].removesuffix(f"; {hint}")
     for item in facts.failed:
         if not item.named_in(text, labels):
             problems.append(f"it leaves out {item.show()}, which failed: {item.reason or 'see the batch'}")

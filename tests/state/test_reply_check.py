@@ -10,6 +10,7 @@ from reply_corpus import (
     draft_edit_cases,
     labelled_thing_cases,
     rates,
+    round_three_cases,
     shortened_name_cases,
     standing_cases,
 )
@@ -174,7 +175,13 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
                                   "a whole name beside a similar one", "a thing and a relative clause describing it",
                                   "a thing described by a relative clause, not done", "a thing pointed at, not done",
                                   "a claim beside another predicate's table", "a claim beside another predicate's table, not done",
-                                  "a claim after an opening phrase", "a claim after an opening phrase, not done"} <= kinds
+                                  "a claim after an opening phrase", "a claim after an opening phrase, not done",
+                                  "a status word marked", "a status word marked on another thing", "a state said with already",
+                                  "a claim beside a state said with already", "no longer on a day since an earlier turn",
+                                  "no longer on a day, though only another day's meal changed", "an undone save named short",
+                                  "an undone save named by words another recipe fits", "a past passive explaining a state",
+                                  "a past passive explaining a state, not done", "a participle describing a stored thing",
+                                  "a participle claiming a write"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
@@ -335,3 +342,51 @@ def test_what_is_done_to_a_thing_says_how_it_stands(word: str, what: str) -> Non
     """'That salmon is what's planned for tonight': how things stand; 'I {word} the salmon for tonight' claims."""
     assert claims(f"That salmon is {what} {word} for tonight.") == []
     assert claims(f"I {word} the salmon for tonight.") != []
+
+
+def test_round_three_classes_are_judged_as_labelled_on_every_verb_status_day_and_name() -> None:
+    """Issue 24's third round: a status word a marking verb sets, a state said with 'already', 'no longer on Friday', an
+    undone save named short with a kind word, a past passive explaining a state, a participle describing a stored thing;
+    each accepted when true and refused beside its untrue twins (one item listing every case judged wrong)."""
+    wrong = [(case.kind, case.text, check_reply(case.text, case.facts)) for case in round_three_cases()
+             if (check_reply(case.text, case.facts) == []) is not case.truthful]
+    assert wrong == []
+
+
+TASK = Fact("updated", "tasks", "task_7", "Move the cod from the freezer to the fridge to thaw")
+TZATZIKI = "Tzatziki with Crudités and Warm Pita"
+UNDONE_SAVE = ReplyFacts(things=[Fact("undone", "recipes", "recipe_8", TZATZIKI), Fact("deleted", "recipes", "recipe_8", TZATZIKI)],
+                         earlier=[Fact("saved", "recipes", "recipe_8", TZATZIKI)])
+GREEK = Fact("deleted", "recipes", "recipe_4", "Greek Lemon Chicken and Potatoes")
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        pytest.param('Marked done: "Move the cod from the freezer to the fridge to thaw" (it was due Dec 2). That was the only open task '
+                     'mentioning the fridge; "Wipe down the fridge shelves" was already done.', ReplyFacts(things=[TASK]), id="marked-done"),
+        pytest.param("- **Sat Nov 28:** Greek Lemon Chicken and Potatoes (already planned, no fish)\n"
+                     "- **Sun Nov 29:** Chicken Fajitas (already planned, no fish)\nNothing is changed yet.", ReplyFacts(), id="already-planned"),
+        pytest.param("The baby bok choy was for the salmon dish that is no longer on Friday. Want me to take it off the list?",
+                     ReplyFacts(earlier=[Fact("updated", "meal_plans", "meal_1", "Fri Nov 27 [dinner]")]), id="no-longer-on-friday"),
+        pytest.param("Undone: the tzatziki starter is no longer in your recipes. I still have it as a draft (not saved).", UNDONE_SAVE,
+                     id="undone-starter-no-longer-in-recipes"),
+        pytest.param("Done, I undid the save of the tzatziki starter. I still have it as a draft (not saved).", UNDONE_SAVE,
+                     id="undid-the-save-of-the-starter"),
+        pytest.param("Saturday's dinner (Nov 28, 4 servings) is still on the plan, but it's now an empty slot: the recipe it pointed to, "
+                     "Greek Lemon Chicken and Potatoes, was deleted.", ReplyFacts(earlier=[GREEK]), id="empty-slot-recipe-was-deleted"),
+        pytest.param("Done: Saturday's dinner is now Chicken Tikka Masala. Your other saved chicken recipe, Chicken Fajitas, is already "
+                     "Sunday's dinner.", ReplyFacts(things=[Fact("updated", "meal_plans", "meal_2", "Sat Nov 28 [dinner]")], earlier=[GREEK]),
+                     id="your-other-saved-chicken-recipe"),
+    ],
+)
+def test_issue_24_round_three_true_replies_pass(text: str, facts: ReplyFacts) -> None:
+    assert check_reply(text, facts) == []
+
+
+def test_a_refusal_says_how_to_keep_a_true_fact_once() -> None:
+    """A refused claim's message says how a true fact is said (as it stands, as an earlier turn's doing), once per reply."""
+    earlier = ReplyFacts(earlier=[Fact("created", "shopping_list", "shop_1", "Pears"), Fact("created", "shopping_list", "shop_2", "Eggs")])
+    problems = check_reply("I added pears to your list. I added eggs to your list.", earlier)
+    assert len(problems) == 2 and "earlier turn's doing" not in problems[0] and "earlier turn's doing" in problems[1]
+    assert "keep every true fact" in check_reply("Deleted it.", ReplyFacts())[0]
