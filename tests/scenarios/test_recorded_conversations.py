@@ -3,7 +3,8 @@
 Each replay must take every call the way it went live (accepted or refused), leave the kitchen as it
 was after every turn, and keep every turn within the budgets of issue 24. The same turns through the
 bundled loop (`chat`), their accepted role outputs as its model (refs translated for its session), must reach the
-same kitchen. Each recording is replayed once per test process (`replayed`), for both tests: its tests share a worker.
+same kitchen. Each recording is replayed once per test process (`replayed`) for both its tests, which are one
+xdist group (under `--dist loadgroup`, one worker).
 """
 
 from __future__ import annotations
