@@ -182,7 +182,8 @@ async def recorded_turns() -> dict[str, object]:
                 tally["sent_ahead"]["calls"] += sum(turn.calls for turn in sent)
                 tally["sent_ahead"]["bytes"] += sum(turn.bytes for turn in sent)
             else:
-                logs, entry_ahead = await replay(recording, Path(folder) / name), {}
+                (made := Path(folder) / name).mkdir()
+                logs, entry_ahead = await replay(recording, made, kitchens), {}
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
@@ -196,7 +197,8 @@ async def recorded_turns() -> dict[str, object]:
             tally["bytes"] += sum(turn.bytes for turn in turns)
             plain = _plain_of(name, recordings)
             if plain is not None:
-                plain_logs = await replay(plain, Path(folder) / f"{plain.name}.{name}")
+                (made := Path(folder) / f"{plain.name}.{name}").mkdir()
+                plain_logs = await replay(plain, made, kitchens)
                 worst["diverged"] += sum(len(log.diverged) for log in plain_logs)
                 plain_turns = _user_turns(plain, plain_logs)
                 entry["plain_calls"] = [turn.calls for turn in plain_turns]

@@ -2,7 +2,8 @@
 
 `ScenarioModel` answers each role from the script, like the stage client's model: an output that
 names a ref assigned on the way reads it from the prompts the model was sent. Every request is kept
-with the role, the Act step's type and its size in tokens, estimated as `prompt_tokens` says.
+with the role, the Act step's type and its size in tokens, estimated as `prompt_tokens` says. A turn may translate
+each output when it is asked for (`Translate`): outputs recorded in another session name the refs that session gave.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import copy
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from alfred_mcp.agent.llm.base import ModelRequest, ModelResponse
 from alfred_mcp.agent.llm.output import schema_instructions
@@ -22,6 +24,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import ModelUnavailableError
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.registry import RefEntry, SessionIdRegistry
 
 from .driver import Output, Seen
 
@@ -32,6 +35,10 @@ PROMPT_TOKENS_BUDGET = 2_000
 """Every role's prompt of a one-step turn, its output schema as text included, fits in this many tokens:
 with Act's 3,072-token answer the whole call fits the 8,192-token context the README recommends."""
 _STEP_TYPE = re.compile(r"\| Type: (\w+)")
+
+Translate = Callable[[str, dict[str, Any], list[RefEntry]], dict[str, Any]]
+"""A role's scripted output as the loop's session would have it named, given the role and every ref that session has
+given at the moment the model is asked."""
 
 
 def prompt_tokens(request: ModelRequest) -> int:
@@ -65,10 +72,14 @@ class ScenarioModel:
         self.seen = Seen()
         self.queues: dict[str, list[Output]] = {}
         self.asked: list[Asked] = []
+        self.translate: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
 
-    def script(self, outputs: Mapping[str, Sequence[Output]]) -> None:
+    def script(self, outputs: Mapping[str, Sequence[Output]],
+               translate: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None) -> None:
+        """The outputs of the next turn, per role; `translate`, if given, turns each into what is answered."""
         self.queues = {role: list(items) for role, items in outputs.items()}
         self.asked = []
+        self.translate = translate
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         text = request.prompt_text()
@@ -80,14 +91,22 @@ class ScenarioModel:
             raise ModelUnavailableError(f"the script has no {request.role} output left", role=request.role)
         output = queue.pop(0)
         data = copy.deepcopy(dict(output(self.seen) if callable(output) else output))
+        if self.translate is not None:
+            data = self.translate(request.role, data)
         return ModelResponse(data=data, raw_text=json.dumps(data), model=self.name)
 
 
-async def loop_turn(app: AlfredApp, model: ScenarioModel, message: str, outputs: Mapping[str, Sequence[Output]]) -> TurnState:
-    """One user turn through the bundled loop; every scripted output is used."""
-    model.script(outputs)
+async def loop_turn(app: AlfredApp, model: ScenarioModel, message: str, outputs: Mapping[str, Sequence[Output]],
+                    translate: Translate | None = None) -> TurnState:
+    """One user turn through the bundled loop; every scripted output is used (`translate`d for the loop's session)."""
     async with app.work("chat") as work:
+        model.script(outputs, None if translate is None else _in_session(translate, work.session.registry))
         state = await run_turn(TurnMachine(work, tool_runner(app, work.session.name)), model, message)
     leftover = {role: len(items) for role, items in model.queues.items() if items}
     assert not leftover, f"unused outputs for {message!r}: {leftover} (outcome {state.outcome}: {state.blocked_reason})"
     return state
+
+
+def _in_session(translate: Translate, registry: SessionIdRegistry) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+    """`translate` given the session's refs as they are when the model is asked."""
+    return lambda role, output: translate(role, output, registry.entries())

@@ -3,7 +3,9 @@
 A recording holds, per user turn, every call the model made (tool and arguments, and whether it was
 refused) and the kitchen's digest after the turn. Replays run on the recording's day (the seeded
 kitchen and every date the model wrote are relative to it), over the real `mcp` Client in memory.
-The same turns also run through the bundled loop, their accepted role outputs as its scripted model.
+The same turns also run through the bundled loop, their accepted role outputs as its scripted model, each output's
+refs translated to those the loop's session gave the same rows (`ref_translation.py`): both kitchens are copies of one
+seeded file, and the refs of the recording's session after each turn are kept by its replay.
 """
 
 from __future__ import annotations
@@ -17,16 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import time_machine
-from e2e.conftest import seeded_app
+from e2e.conftest import SeededKitchens, seeded_app
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.registry import RefEntry
 
 from .kitchen_digest import Digest, digest_changes, kitchen_digest
-from .loop_driver import ScenarioModel, loop_turn
+from .loop_driver import ScenarioModel, Translate, loop_turn
+from .ref_translation import RecordedRefs, session_refs
 
 RECORDED = Path(__file__).parent / "recorded"
 STAGE_TOOLS = frozenset({"turn_start", "turn_submit", "turn_context"})
@@ -125,6 +129,8 @@ class ReplayedTurn:
     digest: Digest = field(default_factory=dict)
     diverged: list[str] = field(default_factory=list)
     """Calls whose outcome differs from the recording: 'turn_submit #3: refused (recorded: accepted)'."""
+    refs: list[RefEntry] = field(default_factory=list)
+    """Every ref the session had given after the turn (kept by `replay`)."""
 
 
 @contextmanager
@@ -141,24 +147,30 @@ async def recorded_kitchen(recording: Recording, folder: Path) -> AsyncIterator[
             yield app
 
 
-async def replay(recording: Recording, folder: Path) -> list[ReplayedTurn]:
-    """Every recorded call, in order, through the real client; the kitchen's digest after each turn."""
+async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -> list[ReplayedTurn]:
+    """Every recorded call, in order, through the real client on a copy of the seeded kitchen (from `kitchens`); the
+    kitchen's digest and the session's refs after each turn."""
     replayed: list[ReplayedTurn] = []
-    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
-        for turn in recording.turns:
-            log = ReplayedTurn(turn.label)
-            for number, call in enumerate(turn.calls, 1):
-                result = await client.call_tool(call.tool, call.arguments)
-                text = "".join(block.text for block in result.content if block.type == "text")
-                assert find_uuid(text) is None, f"{call.tool} showed a raw id in {turn.label}"
-                log.calls += 1
-                log.bytes += len(text.encode())
-                if bool(result.is_error) != call.is_error:
-                    said = lambda refused: "refused" if refused else "accepted"  # noqa: E731
-                    log.diverged.append(f"{call.tool} #{number}: {said(bool(result.is_error))} (recorded: {said(call.is_error)}): {text[:300]}")
-            log.digest = kitchen_digest(folder / "kitchen.db")
-            replayed.append(log)
+    with on_day(recording.today):
+        async with kitchens.copy(folder, recording.today) as app, Client(build_server(app)) as client:
+            for turn in recording.turns:
+                log = ReplayedTurn(turn.label)
+                for number, call in enumerate(turn.calls, 1):
+                    result = await client.call_tool(call.tool, call.arguments)
+                    text = "".join(block.text for block in result.content if block.type == "text")
+                    assert find_uuid(text) is None, f"{call.tool} showed a raw id in {turn.label}"
+                    log.calls += 1
+                    log.bytes += len(text.encode())
+                    if bool(result.is_error) != call.is_error:
+                        log.diverged.append(f"{call.tool} #{number}: {_said(bool(result.is_error))} (recorded: {_said(call.is_error)}): {text[:300]}")
+                log.digest = kitchen_digest(folder / "kitchen.db")
+                log.refs = await session_refs(app)
+                replayed.append(log)
     return replayed
+
+
+def _said(refused: bool) -> str:
+    return "refused" if refused else "accepted"
 
 
 async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tuple[dict[str, Any], list[str]]:
@@ -202,13 +214,23 @@ def ahead_applied(arguments: dict[str, Any], answer: dict[str, Any] | None) -> d
     return {"ahead_applied": len(ahead) - missed}
 
 
-async def replay_through_loop(recording: Recording, folder: Path) -> list[Digest]:
-    """The recording's turns through the bundled loop (`chat`'s path), the accepted role outputs as its model;
-    the kitchen's digest after each turn. Only for recordings whose model made every change inside a turn."""
+async def replay_through_loop(recording: Recording, folder: Path, kitchens: SeededKitchens,
+                              replayed: list[ReplayedTurn]) -> list[Digest]:
+    """The recording's turns through the bundled loop (`chat`'s path) on a copy of the seeded kitchen (from
+    `kitchens`), the accepted role outputs as its model, their refs translated from those the recording's own
+    `replay`d session had given after the same turn; the kitchen's digest after each turn. Only for recordings whose
+    model made every change inside a turn."""
     digests: list[Digest] = []
-    async with recorded_kitchen(recording, folder) as app:
-        model = ScenarioModel()
-        for turn in recording.turns:
-            await loop_turn(app, model, turn.message, turn.role_outputs())
-            digests.append(kitchen_digest(folder / "kitchen.db"))
+    with on_day(recording.today):
+        async with kitchens.copy(folder, recording.today) as app:
+            model = ScenarioModel()
+            for turn, log in zip(recording.turns, replayed, strict=True):
+                await loop_turn(app, model, turn.message, turn.role_outputs(), _as_loop_names(RecordedRefs(log.refs)))
+                digests.append(kitchen_digest(folder / "kitchen.db"))
     return digests
+
+
+def _as_loop_names(recorded: RecordedRefs) -> Translate:
+    """An output with the refs of the recording's session turned into those the loop's session gave the same rows; a
+    ref it has not given yet (a draft or row the turn's plan makes on the way) is kept as recorded."""
+    return lambda role, output, theirs: recorded.translated(output, theirs)[0]

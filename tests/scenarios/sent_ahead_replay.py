@@ -13,8 +13,6 @@ session has not shown yet waits, sent with the submit after the answer that show
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,15 +23,13 @@ from mcp import Client
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.state.registry import RefEntry
 
 from .kitchen_digest import kitchen_digest
 from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day
+from .ref_translation import RecordedRefs, session_refs
 
 AHEAD_ROLES = ("understand", "think")
 """The roles whose recorded outputs are sent ahead with turn_start, in this order."""
-
-_REF = re.compile(r"\b(?:gen_)?[a-z]+_\d+\b")
 
 
 @dataclass
@@ -59,11 +55,9 @@ class _Session:
         if sent_ahead and missed:
             self.log.diverged.append(f"{call.tool} #{self.log.calls}: outputs sent ahead not all applied: {missed}")
 
-    async def refs(self) -> list[RefEntry]:
-        async with self.app.work("replay") as work:
-            registry = work.session.registry
-            registry.load_all()
-            return registry.entries()
+    async def shown(self, translation: RecordedRefs, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        """`arguments` as this session names the recording's refs; None when one names what it has not shown yet."""
+        return translation.shown(arguments, await session_refs(self.app))
 
 
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
@@ -81,46 +75,14 @@ async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: Seeded
                 for call in turn.calls:
                     await recorded.run(call)
                 sent = _Session(app_ahead, client_ahead, ahead, ReplayedTurn(turn.label))
-                await _turn_sent_ahead(turn, sent, _Translation(await recorded.refs()))
+                await _turn_sent_ahead(turn, sent, RecordedRefs(await session_refs(app_one)))
                 for session, log in zip((recorded, sent), logs, strict=True):
                     session.log.digest = kitchen_digest(session.folder / "kitchen.db")
                     log.append(session.log)
     return logs
 
 
-class _Translation:
-    """The refs of the recording's session, as the session sent ahead names the same rows and drafts."""
-
-    def __init__(self, recorded: list[RefEntry]) -> None:
-        self.recorded = {entry.ref: entry for entry in recorded}
-
-    async def of(self, session: _Session, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """`arguments` with every ref translated; None when one names what `session` has not shown yet."""
-        theirs = await session.refs()
-        by_row = {entry.row_id: entry.ref for entry in theirs if entry.row_id}
-        by_label = {_named(entry): entry.ref for entry in theirs}
-        missing: list[str] = []
-
-        def translated(found: re.Match[str]) -> str:
-            entry = self.recorded.get(found.group(0))
-            if entry is None:  # not a ref the recording's session had: text that looks like one
-                return found.group(0)
-            ref = by_row.get(entry.row_id) or by_label.get(_named(entry))
-            if ref is None:
-                missing.append(found.group(0))
-            return ref or found.group(0)
-
-        text = _REF.sub(translated, json.dumps(arguments))
-        return None if missing else dict(json.loads(text))
-
-
-def _named(entry: RefEntry) -> tuple[str, str | None, bool]:
-    """What names a row or draft created in the conversation (its id differs between the kitchens): its kind and
-    label, and whether it is a draft (a saved draft's row has the draft's label)."""
-    return entry.entity_type, entry.label, entry.ref.startswith("gen_")
-
-
-async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: _Translation) -> None:
+async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: RecordedRefs) -> None:
     calls = turn.calls
     start = next((number for number, call in enumerate(calls) if call.tool == "turn_start" and not call.is_error), None)
     pending: list[dict[str, Any]] = []
@@ -144,7 +106,7 @@ async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: _
                       sent_ahead=bool(sent))
     pending = pending[len(sent):]
     while pending:
-        head = await translation.of(session, pending[0]) or pending[0]
+        head = await session.shown(translation, pending[0]) or pending[0]
         sent = await _shown(pending[1:], session, translation)
         await session.run(RecordedCall("turn_submit", {**head, **({"then": sent} if sent else {})}, False, 0), sent_ahead=bool(sent))
         pending = pending[1 + len(sent):]
@@ -152,16 +114,16 @@ async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: _
         await session.run(await _as_recorded(call, session, translation))
 
 
-async def _as_recorded(call: RecordedCall, session: _Session, translation: _Translation) -> RecordedCall:
-    arguments = await translation.of(session, call.arguments)
+async def _as_recorded(call: RecordedCall, session: _Session, translation: RecordedRefs) -> RecordedCall:
+    arguments = await session.shown(translation, call.arguments)
     return RecordedCall(call.tool, call.arguments if arguments is None else arguments, call.is_error, call.bytes)
 
 
-async def _shown(outputs: list[dict[str, Any]], session: _Session, translation: _Translation) -> list[dict[str, Any]]:
+async def _shown(outputs: list[dict[str, Any]], session: _Session, translation: RecordedRefs) -> list[dict[str, Any]]:
     """The first of `outputs`, in order, naming only refs the session has shown, translated."""
     known = []
     for output in outputs:
-        translated = await translation.of(session, output)
+        translated = await session.shown(translation, output)
         if translated is None:
             break
         known.append(translated)
