@@ -1,8 +1,10 @@
 """meal_cooked: take what a cooked recipe used out of the pantry, unit-converted, and log the meal.
 
 Each ingredient is taken from the matching pantry rows, soonest expiry first; a row that runs out stays
-at 0 (used up, not deleted). What cannot be taken is reported with the reason: not in the pantry, a
-unit that does not convert (cans against grams), not enough, or no quantity in the recipe.
+at 0 (used up, not deleted). A row in a unit that does not convert is counted as the shop sells it, full, as
+shopping_list_from counts it (a bottle of olive oil is about 2 cups: 2 tbsp leave 0.938 bottle, about 1 3/4 cups).
+What cannot be taken is reported with the reason: not in the pantry, a unit that does not convert even so
+(cans of an unknown size against grams), not enough, or no quantity in the recipe.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, in_need_unit, needs_of, plan_deduction
+from alfred_mcp.state.pantry import EPSILON, DeductPlan, Need, Stock, about_in_need_unit, needs_of, plan_deduction
 from alfred_mcp.store.base import Row
 
 
@@ -76,14 +78,26 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
     plan = plan_deduction(need, rows)
     for step in plan.deductions:
         changes[step.row["id"]] = (step.row, step.left)
-        used = in_need_unit(need, step.used, step.row.get("unit")) or 0.0
+        used = about_in_need_unit(need, step.used, step.row.get("unit"))[0] or 0.0
+        left = held(Amount(step.left, step.row.get("unit")), step.row["name"])
+        if step.estimated:
+            about, _ = about_in_need_unit(need, step.left, step.row.get("unit"))
+            left = f"{left} (about {sensible(need.amount(about or 0.0), need.name).text})"
         outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
-                                 "left": held(Amount(step.left, step.row.get("unit")), step.row["name"])})
+                                 "left": left})
     if plan.shortfall > EPSILON:
-        short = sensible(need.amount(plan.shortfall)).text
-        reason = (f"the pantry has it only as {', '.join(plan.apart)}, which does not convert" if plan.apart and not plan.deductions
-                  else f"{short} more than the pantry had")
-        outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": reason})
+        outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": _why_short(need, plan)})
+
+
+def _why_short(need: Need, plan: DeductPlan) -> str:
+    """Why part of `need` was not taken: what the pantry lacked, and what it holds that does not compare."""
+    apart = ", ".join(plan.apart)
+    unit = need.shown_in or "pieces"
+    unknown = f"{apart}, which does not convert to {unit} (how much one holds is not known)"
+    if plan.apart and not plan.deductions:
+        return f"the pantry has it only as {unknown}"
+    short = f"{sensible(need.amount(plan.shortfall)).text} more than the pantry had"
+    return f"{short}; it also has {unknown}" if plan.apart else short
 
 
 async def _meal(work: UnitOfWork, ref: str) -> dict[str, Any]:

@@ -148,6 +148,18 @@ def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
     return None
 
 
+def about_in_need_unit(need: Need, quantity: float, unit: str | None) -> tuple[float | None, bool]:
+    """`quantity` of `unit` in the need's unit, and whether that is an estimate: exactly where it converts
+    (`in_need_unit`), else as the shop sells the ingredient, full (`measures.about_in`: a bottle of olive oil is about
+    2 cups, 2 oz of paprika a jar, about 1/2 cup); (None, False) when even that does not compare. The one conversion
+    shopping_list_from counts the pantry by and meal_cooked takes from it by."""
+    exact = in_need_unit(need, quantity, unit)
+    if exact is not None:
+        return exact, False
+    about = about_in(need.name, quantity, unit, need.unit)
+    return about, about is not None
+
+
 def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
     """How much of `need` the rows hold in its unit, and what they hold that cannot be compared."""
     total, apart = 0.0, []
@@ -165,17 +177,21 @@ def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
 
 def estimated_apart(need: Need, rows: Sequence[Row]) -> float | None:
     """About how much of `need` (in its unit) the rows that `on_hand` cannot compare hold, counting each as the shop
-    sells it, full (`measures.about_in`: 5 lb of flour is about 18 cups); None when one does not compare even so."""
-    total = 0.0
+    sells it, full (`measures.about_in`: 5 lb of flour is about 18 cups). A row that does not compare even so is left
+    out when the others cover the need (as meal_cooked takes it from them); None when they do not."""
+    total, exact, unknown = 0.0, 0.0, False
     for row in rows:
         quantity = row.get("quantity")
-        if quantity is None or in_need_unit(need, float(quantity), row.get("unit")) is not None:
+        if quantity is None:
             continue
-        about = about_in(need.name, float(quantity), row.get("unit"), need.unit)
+        about, estimated = about_in_need_unit(need, float(quantity), row.get("unit"))
         if about is None:
-            return None
-        total += about
-    return total
+            unknown = True
+        elif estimated:
+            total += about
+        else:
+            exact += about
+    return None if unknown and exact + total < (need.quantity or 0.0) - EPSILON else total
 
 
 @dataclass(frozen=True)
@@ -185,6 +201,8 @@ class Deduction:
     row: Row
     used: float
     left: float
+    estimated: bool = False
+    """The row's unit does not convert to the need's: the row was counted as the shop sells it, full."""
 
 
 @dataclass
@@ -193,11 +211,12 @@ class DeductPlan:
     shortfall: float
     """What the rows could not cover, in the need's unit (0 when covered)."""
     apart: list[str]
-    """What the rows hold in a unit that cannot be compared with the need's."""
+    """What the rows hold in a unit that cannot be compared with the need's, even as the shop sells it."""
 
 
 def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
-    """Take `need` from the rows, soonest expiry first, converting units; never below zero."""
+    """Take `need` from the rows, soonest expiry first, converting units (else estimating as the shop sells it, as
+    shopping_list_from counts the pantry: `about_in_need_unit`); never below zero."""
     remaining = need.quantity or 0.0
     deductions, apart = [], []
     ordered = sorted(rows, key=lambda row: (row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
@@ -205,7 +224,7 @@ def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
         quantity = row.get("quantity")
         if quantity is None or remaining <= EPSILON:
             continue
-        have = in_need_unit(need, float(quantity), row.get("unit"))
+        have, estimated = about_in_need_unit(need, float(quantity), row.get("unit"))
         if have is None:
             apart.append(amount_text(float(quantity), row.get("unit")))
             continue
@@ -214,5 +233,5 @@ def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
             continue
         remaining -= take
         used = take * float(quantity) / have if have else 0.0
-        deductions.append(Deduction(row, used, max(0.0, float(quantity) - used)))
+        deductions.append(Deduction(row, used, max(0.0, float(quantity) - used), estimated))
     return DeductPlan(deductions, max(0.0, remaining), apart)

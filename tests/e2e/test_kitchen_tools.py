@@ -362,3 +362,27 @@ async def test_meal_cooked_never_takes_the_plain_item_for_a_free_from_one(client
     result = await call(client, "meal_cooked", recipe=bowl)
     assert result["deducted"] == [] and result["not_deducted"][0]["reason"] == "not in the pantry"
     assert (await _rows(client, "inventory", id=greek))[0]["quantity"] == 24
+
+
+async def test_meal_cooked_takes_what_shopping_counted_as_covered_in_a_unit_that_does_not_convert(client: Client) -> None:
+    """A bottle of olive oil, a bag of panko, a wedge of parmesan, 2 oz of paprika, a box of salt: the shopping list counts
+    each as covering the recipe (as the shop sells it, full), so cooking the recipe takes the amount from each, saying
+    about how much is left; a can of an unknown size is reported apart, naming the unit it does not convert to."""
+    crumbs = await _recipe(client, "Test Crumbed Fish", 2, [
+        {"name": "olive oil", "quantity": 2, "unit": "tbsp"}, {"name": "panko", "quantity": 0.5, "unit": "cup"},
+        {"name": "parmesan", "quantity": 0.25, "unit": "cup"}, {"name": "paprika", "quantity": 1, "unit": "tsp"},
+        {"name": "salt", "quantity": 1, "unit": "tsp"}, {"name": "quuxbeans", "quantity": 200, "unit": "g"}])
+    refs = await _pantry(client, ("olive oil", 1, "bottle"), ("panko", 1, "bag"), ("parmesan", 1, "wedge"), ("paprika", 2, "oz"),
+                         ("salt", 1, "box"), ("quuxbeans", 2, "can"))
+    listed = await call(client, "shopping_list_from", recipes=[crumbs], preview=True)
+    checked = {item["name"] for item in listed["covered"] if "covered" not in (item.get("note") or "covered")}
+    assert listed["lines"] == [] and checked == {"quuxbeans"}
+    cooked = await call(client, "meal_cooked", recipe=crumbs)
+    taken = {line["ref"]: line for line in cooked["deducted"]}
+    assert [ref for ref in refs[:4] if ref in taken and "(about " not in taken[ref]["left"]] == []
+    assert [item["name"] for item in cooked["not_deducted"]] == ["quuxbeans"]
+    assert "2 cans, which does not convert to g" in cooked["not_deducted"][0]["reason"]
+    used = {line["name"]: line["used"] for line in cooked["deducted"]}
+    assert used["olive oil"] == "2 tbsp" and used["paprika"] == "1 tsp"
+    paprika = (await _rows(client, "inventory", id=refs[3]))[0]
+    assert paprika["unit"] == "oz" and paprika["quantity"] == pytest.approx(2 - 2 / 24, rel=1e-3)
