@@ -212,6 +212,9 @@ def summarize_result(tool: str, result: dict[str, Any]) -> str:
         count = result.get("count", sum(len(result[key]) for key in listed))
         done = "to add (a preview: nothing written)" if result.get("preview") else VERBS.get(tool, _results(count))
         verb = f"{count} {done}"
+        if isinstance(topped := result.get("topped_up"), int) and topped:  # '17 added ..., 1 topped up': never all 'added'
+            verb = (f"{result.get('added', 0)} to add, {topped} to top up (a preview: nothing written)" if result.get("preview")
+                    else f"{result.get('added', 0)} {done}, {topped} topped up")
         sources = [ref for ref in result.get("recipes", ()) if isinstance(ref, str) and ref in refs]
         rows = [ref for ref in refs if ref not in sources]
         return f"{tool}: {verb}" + (f" from {_few(sources)}" if sources else "") + (f": {_few(rows)}" if rows else "")

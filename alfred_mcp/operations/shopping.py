@@ -217,9 +217,12 @@ async def add_to_list(
                 (written[id(line)],) = await work.store.update(
                     SHOPPING_LIST, Where(all_of=(Filter("id", "eq", line.existing["id"]),)), changed, user_id=work.user_id)
         await _report(work, outcome, [(line, written[id(line)]) for line in shown if id(line) in written])
-    refs = [line["ref"] for line in outcome.lines]
-    work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
-                                        action="created", refs=refs, count=len(refs), note=override_note))
+    for action in ("added", "updated"):  # new lines and lines topped up, each recorded as what was done to it
+        refs = [line["ref"] for line in outcome.lines if line["action"] == action]
+        if refs or action == "added":
+            work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_from", table="shopping_list",
+                                                action="created" if action == "added" else "updated", refs=refs, count=len(refs),
+                                                note=override_note if action == "added" else None))
     return outcome
 
 

@@ -8,6 +8,7 @@ import pytest
 from kitchen.test_held_amounts import read_back
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import summarize_result
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.shopping_lines import parsed_amount
 
@@ -386,3 +387,21 @@ async def test_meal_cooked_takes_what_shopping_counted_as_covered_in_a_unit_that
     assert used["olive oil"] == "2 tbsp" and used["paprika"] == "1 tsp"
     paprika = (await _rows(client, "inventory", id=refs[3]))[0]
     assert paprika["unit"] == "oz" and paprika["quantity"] == pytest.approx(2 - 2 / 24, rel=1e-3)
+
+
+async def test_added_and_topped_up_lines_are_counted_apart_in_the_result_and_its_headline(client: Client) -> None:
+    """A line topped up is never counted as added: the result's `added` and `topped_up` count the lines by their action,
+    in a preview and in the write, and the one-line summary a model acts on says both."""
+    bread = await _recipe(client, "Test Loaf", 1, [{"name": "quuxflour", "quantity": 500, "unit": "g"},
+                                                  {"name": "quuxsugar", "quantity": 100, "unit": "g"}])
+    cake = await _recipe(client, "Test Sponge", 1, [{"name": "quuxflour", "quantity": 200, "unit": "g"}, {"name": "quuxegg", "quantity": 2}])
+    first = await call(client, "shopping_list_from", recipes=[bread])
+    assert (first["added"], first["topped_up"]) == (2, 0) and summarize_result("shopping_list_from", first).startswith(
+        "shopping_list_from: 2 added to the shopping list from")
+    for preview in (True, False):
+        second = await call(client, "shopping_list_from", recipes=[cake], preview=preview)
+        actions = [line["action"] for line in second["lines"]]
+        assert (second["added"], second["topped_up"]) == (actions.count("added"), actions.count("updated")) == (1, 1)
+        said = summarize_result("shopping_list_from", second)
+        assert said.startswith("shopping_list_from: 1 to add, 1 to top up (a preview" if preview
+                               else "shopping_list_from: 1 added to the shopping list, 1 topped up"), said

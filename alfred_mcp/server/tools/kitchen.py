@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError, require_one_of
 from alfred_mcp.operations import cooking, shopping, undo
@@ -25,10 +27,16 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else [])])
         return {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
-            "lines": outcome.lines, "covered": outcome.covered, "already_listed": outcome.already,
+            "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
             "recipes": list(dict.fromkeys(use.recipe.ref for use in uses)), "meals": meals,
             **({"preview": True} if preview else {}), **_context(work.session),
         }
+
+
+def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:
+    """How many lines are new and how many topped up a line already on the list (said apart, never all 'added')."""
+    topped = sum(1 for line in lines if line.get("action") == "updated")
+    return {"added": len(lines) - topped, "topped_up": topped}
 
 
 def _nothing_added(outcome: shopping.ShoppingOutcome, preview: bool) -> str:
