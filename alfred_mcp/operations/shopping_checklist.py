@@ -2,12 +2,14 @@
 
 A line says what to buy (quantity and unit as a cook writes them), where it came from (the recipes
 shopping_list_from named, or the user's own note) and whether it is bought. Ticking sets
-`is_purchased`; unticking clears it. Nothing else about the line changes.
+`is_purchased` and puts what was bought in the pantry (`restocking`); unticking clears it and leaves the pantry
+(kitchen_undo takes a tick back whole). Nothing else about the line changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
@@ -19,6 +21,7 @@ from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text, source_t
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.conflicts import standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.restocking import stock_bought
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.pantry import row_kind
@@ -43,8 +46,9 @@ async def checklist(work: UnitOfWork) -> dict[str, Any]:
     }
 
 
-async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> dict[str, Any]:
-    """Tick (or untick) the lines `refs`; the lines as they are now, and the list's open and bought counts.
+async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today: date) -> dict[str, Any]:
+    """Tick (or untick) the lines `refs`; the lines as they are now, what ticking lines not bought before put in the
+    pantry (`stocked`, bought on `today`), and the list's open and bought counts.
 
     Raises:
         InvalidRefError, UnknownRefError, DeletedRefError: an item that is not a known shopping line.
@@ -54,6 +58,7 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> di
     ids = list(dict.fromkeys(session.registry.resolve(ref, expected_type=SHOPPING_LIST.entity_type, field="items")
                              for ref in refs))
     async with work.atomic():
+        before = await work.store.select(SHOPPING_LIST, Query(where=Where(all_of=(Filter("id", "in", ids),))), user_id=work.user_id)
         rows = await work.store.update(SHOPPING_LIST, Where(all_of=(Filter("id", "in", ids),)), {"is_purchased": bought},
                                        user_id=work.user_id)
         if len(rows) != len(ids):
@@ -61,11 +66,13 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool) -> di
             raise InputError(f"items: {', '.join(gone)} no longer on the shopping list (deleted elsewhere); nothing was changed.",
                              field="items", value=gone)
         lines = await _lines(work, rows, action="updated")
+        newly = [row for row in before if bought and not row.get("is_purchased")]
+        stocked = await stock_bought(work, newly, today) if newly else []
         session.record_call(CallRecord(turn=session.turn, tool="shopping_list_check", table="shopping_list", action="updated",
                                        refs=[line["ref"] for line in lines], count=len(lines)))
     status = await work.store.select(SHOPPING_LIST, Query(columns=("is_purchased",), limit=MAX_LINES), user_id=work.user_id)
     done = sum(1 for row in status if row.get("is_purchased"))
-    return {"lines": lines, "open": len(status) - done, "bought": done}
+    return {"lines": lines, **({"stocked": stocked} if bought else {}), "open": len(status) - done, "bought": done}
 
 
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:

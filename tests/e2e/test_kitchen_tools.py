@@ -405,3 +405,31 @@ async def test_added_and_topped_up_lines_are_counted_apart_in_the_result_and_its
         said = summarize_result("shopping_list_from", second)
         assert said.startswith("shopping_list_from: 1 to add, 1 to top up (a preview" if preview
                                else "shopping_list_from: 1 added to the shopping list, 1 topped up"), said
+
+
+async def test_ticking_a_line_bought_puts_its_amount_in_the_pantry(client: Client) -> None:
+    """10 eggs in the pantry and 12 bought are 22 in the same row; a dated row is its own batch, so what is bought goes
+    in a new row with no use-by date of the old one; so does a unit that does not convert, or nothing to add to; a line
+    without an amount stocks nothing and says so; a line ticked again is not stocked twice."""
+    eggs, milk, beans = await _pantry(client, ("quuxeggs", 10, "piece"), ("quuxmilk", 1, "l"), ("quuxbeans", 1, "can"))
+    await call(client, "db_update", table="inventory", filters=[eq("id", milk)], data={"expiry_date": "2026-01-02"})
+    lines = (await call(client, "db_create", table="shopping_list", data=[
+        {"name": "quuxeggs", "quantity": 12}, {"name": "quuxmilk", "quantity": 2, "unit": "l"},
+        {"name": "quuxbeans", "quantity": 400, "unit": "g"}, {"name": "quuxkale", "quantity": 1, "unit": "bunch"},
+        {"name": "quuxbread"}]))["rows"]
+    refs = [line["id"] for line in lines]
+    ticked = await call(client, "shopping_list_check", items=refs, bought=True)
+    stocked = {item["name"]: item for item in ticked["stocked"]}
+    assert stocked["quuxeggs"]["ref"] == eggs and stocked["quuxeggs"]["now"] == "22" and not stocked["quuxeggs"]["new"]
+    assert all(stocked[name]["new"] and stocked[name]["ref"] not in (milk, beans) for name in ("quuxmilk", "quuxbeans", "quuxkale"))
+    assert "no amount" in stocked["quuxbread"]["note"]
+    pantry = {(row["name"], row["unit"]): row for row in await _rows(client, "inventory")}
+    assert pantry[("quuxeggs", "piece")]["quantity"] == 22
+    assert [row["quantity"] for row in await _rows(client, "inventory", name="quuxmilk")] == [1, 2]
+    new_milk = (await _rows(client, "inventory", id=stocked["quuxmilk"]["ref"]))[0]
+    assert new_milk["expiry_date"] is None and new_milk["purchase_date"] is not None
+    assert pantry[("quuxbeans", "g")]["quantity"] == 400 and pantry[("quuxkale", "bunch")]["quantity"] == 1
+    again = await call(client, "shopping_list_check", items=refs[:1], bought=True)
+    assert again["stocked"] == [] and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22
+    untick = await call(client, "shopping_list_check", items=refs[:1], bought=False)
+    assert "stocked" not in untick and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22

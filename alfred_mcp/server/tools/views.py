@@ -31,7 +31,7 @@ async def shopping_list_show(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def shopping_list_check(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "shopping_list_check", args) as work:
-        return {**await shopping_checklist.mark_bought(work, args["items"], args["bought"]), **_context(work.session)}
+        return {**await shopping_checklist.mark_bought(work, args["items"], args["bought"], date.today()), **_context(work.session)}
 
 
 def _date(args: ToolArgs, field: str) -> date | None:
