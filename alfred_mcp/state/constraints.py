@@ -50,7 +50,6 @@ NUMERIC_TYPES: frozenset[str] = frozenset({"time_limit", "servings"})
 SINGLE_VALUED_TYPES: frozenset[str] = frozenset({"time_limit", "servings", "difficulty", "days"})
 """A newer value for the same (type, field) replaces the older one instead of accumulating."""
 
-DEFAULT_GOAL = "User request"
 DEFAULT_TRIGGER_PHRASES: tuple[str, ...] = (
     "never mind",
     "nevermind",
@@ -386,7 +385,7 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
     carried = [] if dropped_by_user else [
         c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
         or (earlier is not None and c in earlier.carried)]
-    kept = ActiveGoal(description=DEFAULT_GOAL, started_turn=turn, constraints=carried) if carried else None
+    kept = ActiveGoal(description=goal_label(carried), started_turn=turn, constraints=carried) if carried else None
     if goal.started_turn != turn:
         dropped = [c for c in goal.constraints if c not in carried]
         return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, dropped=dropped, carried=carried)
@@ -529,7 +528,8 @@ def _apply_snapshot(
     if goal is None:
         if not (overrides or additions or snapshot.goal_update):
             return None
-        goal = ActiveGoal(description=DEFAULT_GOAL, subdomain=snapshot.goal_subdomain, started_turn=turn)
+        goal = ActiveGoal(description=snapshot.goal_update or goal_label([*overrides, *additions]), subdomain=snapshot.goal_subdomain,
+                          started_turn=turn)
     return goal.model_copy(
         update={
             "constraints": _folded(goal.constraints, overrides, additions),
@@ -676,6 +676,18 @@ def describe_constraint(constraint: Constraint) -> str:
     words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:"}
     verb = words.get(constraint.type, f"{constraint.type.replace('_', ' ')}:")
     return f"{verb} {_display(constraint.value)}"
+
+
+GOAL_LABEL_PHRASES = 3
+
+
+def goal_label(constraints: Sequence[Constraint]) -> str:
+    """A goal no one named is called by what it keeps to ('Exclude dairy; time limit: 30'), never by a placeholder:
+    its own constraints (those about one ref only when there are no others), at most three phrases, in a fixed order."""
+    general = [c for c in constraints if c.about is None] or list(constraints)
+    phrases = sorted({describe_constraint(c) for c in general})  # the same constraints name it the same in any order
+    text = "; ".join(phrases[:GOAL_LABEL_PHRASES]) + ("; …" if len(phrases) > GOAL_LABEL_PHRASES else "")
+    return clip(text[:1].upper() + text[1:], 200)
 
 
 def _describe_change(change: GoalChange | None) -> str | None:

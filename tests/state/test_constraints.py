@@ -23,6 +23,7 @@ from alfred_mcp.state.constraints import (
     SessionConstraints,
     Subdomain,
     compile_constraints,
+    describe_constraint,
     find_trigger_phrase,
     merge_constraints,
     permanent_from_preferences,
@@ -153,11 +154,29 @@ def test_goal_is_only_created_when_the_snapshot_contributes() -> None:
     assert result.constraints == SessionConstraints()
 
 
-def test_goal_without_text_gets_the_default_description() -> None:
-    """Constraints with no stated goal start a goal called 'User request'."""
-    result = merge_constraints(SessionConstraints(), snap(c("servings", "people", 2)), turn=3)
+@pytest.mark.parametrize("stated", [
+    [c("servings", "people", 2)], [c("ingredient_excluded", "dairy", "dairy")],
+    [c("time_limit", "max_minutes", 30), c("cuisine", "style", "thai")],
+    [c("ingredient_excluded", "dairy", "dairy", about="recipe_3")],
+    [c("days", "when", ["monday", "tuesday"]), c("meal_type", "meal", "dinner"), c("flavor", "taste", "spicy"), c("servings", "people", 4)],
+], ids=lambda stated: "+".join(constraint.type for constraint in stated))
+def test_a_goal_no_one_named_is_called_by_what_it_keeps_to(stated: list[Constraint]) -> None:
+    """Constraints with no stated goal start a goal named by them ('Exclude dairy'), never a placeholder such as
+    'User request'; a reset that carries exclusions over names the goal it leaves by them too."""
+    result = merge_constraints(SessionConstraints(), snap(*stated), turn=3)
     goal = result.constraints.active_goal
-    assert goal is not None and (goal.description, goal.started_turn) == ("User request", 3)
+    assert goal is not None and goal.started_turn == 3
+    first = min(describe_constraint(constraint) for constraint in stated)
+    assert goal.description.lower().startswith(first.lower()) and "request" not in goal.description.lower(), goal.description
+    assert goal.description.count(";") == min(len(stated), 3) - 1 + (len(stated) > 3)
+
+
+def test_a_goal_carried_into_a_new_area_is_named_by_what_it_carries() -> None:
+    session = merge_constraints(SessionConstraints(), snap(c("ingredient_excluded", "nuts", "peanuts"), goal_update="nut-free cookies",
+                                                            goal_subdomain="recipes"), turn=1).constraints
+    result = merge_constraints(session, ConstraintSnapshot(goal_subdomain="shopping"), turn=2)
+    goal = result.constraints.active_goal
+    assert goal is not None and goal.description == "Exclude peanuts"
 
 
 def test_goal_update_renames_the_goal_and_keeps_constraints() -> None:
