@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from datetime import date
 from typing import Any, get_args
 
 import pytest
@@ -604,11 +605,37 @@ def test_days_and_meal_types_are_constraints_of_their_own(kind: str, value: Any,
         pytest.param("meal_type", "brunch", "meal_type takes breakfast, lunch, dinner, snack or other", id="unknown-meal"),
         pytest.param("days", "someday", "days takes a number of days", id="unknown-day"),
         pytest.param("days", 2.5, "days needs a whole number", id="half-a-day"),
+        pytest.param("days", "2026-02-30", "'2026-02-30' is not a date", id="no-such-date"),
+        pytest.param("days", "2026-11-27 to 2026-13-01", "a range 'YYYY-MM-DD to YYYY-MM-DD'", id="a-range-to-no-date"),
+        pytest.param("days", {"from": "2026-11-27"}, "a range of days is", id="a-range-without-its-end"),
+        pytest.param("days", {"from": "2026-11-27", "to": "2026-12-03", "step": 2}, "a range of days is", id="a-range-with-more"),
     ],
 )
 def test_a_bad_day_or_meal_is_refused_naming_what_is_valid(kind: str, value: Any, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         c(kind, "plan", value)
+
+
+DAY = st.dates(min_value=date(2024, 1, 1), max_value=date(2030, 12, 31))
+
+
+@given(DAY, DAY, st.sampled_from(["dict", "start-end", " to ", "..", " - ", " through "]))
+def test_a_range_of_days_is_kept_as_a_range_in_any_form_and_order(first: date, last: date, form: str) -> None:
+    """{"from", "to"}, 'A to B', 'A..B' (either way round) are one range, shown as 'A to B'; a list is separate days."""
+    value: Any = ({"from": first.isoformat(), "to": last.isoformat()} if form == "dict" else
+                  {"start": first.isoformat(), "end": last.isoformat()} if form == "start-end" else f"{first}{form}{last}")
+    low, high = sorted((first, last))
+    expected = low.isoformat() if low == high else f"{low} to {high}"
+    assert c("days", "when", value).value == expected
+    compiled = compile_constraints(merge_constraints(SessionConstraints(), snap(c("days", "when", value)), turn=1).constraints)
+    assert compiled.days == [expected] and f"- Days: {expected}" in render_constraints(compiled)
+    separate = c("days", "when", [first.isoformat(), last.isoformat()]).value
+    assert separate == (low.isoformat() if low == high else [low.isoformat(), high.isoformat()]), "a list holds separate days"
+
+
+def test_the_days_guide_says_a_list_is_separate_days_and_names_the_range_form() -> None:
+    guide = Constraint.model_json_schema()["properties"]["type"]["description"]
+    assert "dates (each a day)" in guide and "'DATE to DATE'" in guide
 
 
 def test_a_later_count_of_days_replaces_the_earlier_one() -> None:
