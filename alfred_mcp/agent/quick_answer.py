@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from alfred_mcp.kitchen.measures import Amount, held
+from alfred_mcp.kitchen.measures import Amount, held, line_text
 from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label, short_date
@@ -131,6 +131,10 @@ def _line(table: str, row: Row, today: date | None, said: set[str]) -> str:
     your fridge')."""
     if table == "shopping_list":
         return shopping_text(row) + (" (bought)" if row.get("is_purchased") else "")
+    if table == "recipe_ingredients" and row.get("name"):  # '2 tbsp olive oil (Lemon Garlic Baked Cod)', as its card shows it
+        quantity = row.get("quantity")
+        text = line_text(float(quantity) if isinstance(quantity, (int, float)) else None, row.get("unit"), str(row["name"]))
+        return text + (f" ({row['recipe_id_label']})" if row.get("recipe_id_label") else "")
     name = row_label(TABLES[table], row, today=today)
     if table == "meal_plans":
         recipe = row.get("recipe_id_label") or ("no recipe" if "recipe_id" in row and row["recipe_id"] is None else None)

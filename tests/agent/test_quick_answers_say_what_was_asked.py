@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.dates import NEAR_DAYS, day_text
+from alfred_mcp.kitchen.measures import line_text
 from alfred_mcp.kitchen.schema import LOCATIONS
 from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
@@ -96,3 +97,14 @@ def test_a_use_by_date_is_flagged_and_dated_as_a_person_writes_it(offset: int, u
     assert (f", {expiry.year}" in reply) == (offset > NEAR_DAYS or (expiry.year != TODAY.year and -offset > NEAR_DAYS))
     if unit in ("gallon", "quart"):
         assert f"1/2 {unit}" in reply, "a volume a shop sells in stays as stored"
+
+
+async def test_a_recipes_ingredient_lines_say_their_amount_and_recipe_as_its_card_does(app: AlfredApp) -> None:
+    state = await quick(app, {"table": "recipe_ingredients", "limit": 30})
+    assert state.quick_result is not None
+    lines = [line.removeprefix("- ") for line in (state.reply or "").splitlines()[1:] if line.startswith("- ")]
+    for row, line in zip(state.quick_result["rows"], lines, strict=True):
+        quantity = row.get("quantity")
+        expected = line_text(float(quantity) if quantity is not None else None, row.get("unit"), row["name"])
+        assert line == f"{expected} ({row['recipe_id_label']})", line
+    assert_reads_as_written_by_a_person(state.reply or "")
