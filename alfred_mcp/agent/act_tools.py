@@ -359,6 +359,8 @@ def unlinked_words(entry: dict[str, Any]) -> str:
     was = str(entry.get("was") or "")
     if column == "source":
         return f"its source still names {was or 'the removed row'}"
+    if column == "notes":
+        return f"its notes name {was or 'the removed recipe'}: they may be stale"
     return f"{column} is now empty" + (f" (was {was})" if was else "")
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import date
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
@@ -319,7 +320,7 @@ class TurnMachine:
             return self._block(state, f"The lookup failed: {error.message}", said="the lookup failed", hint="ask again in other words")
         state.quick_result = result
         state.outcome = "quick"
-        state.reply = quick_answer(result, filtered=bool(read.filters))
+        state.reply = quick_answer(result, filters=read.filters, today=date.today())
         return await self._finish(state)
 
     async def _run_quick_tool(self, state: TurnState, output: UnderstandOutput, tool: str, arguments: dict[str, Any]) -> TurnState:

@@ -13,8 +13,13 @@ _OLD_DAY = re.compile(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{1,2}) (Jan|Feb|Mar|A
 """'Sat 28 Nov': how shopping-list sources wrote a day before `day_text`."""
 
 
-def day_text(value: date | datetime | str) -> str:
-    """'2026-11-27', a date or a timestamp -> 'Fri Nov 27'; text that is not a date comes back as it is."""
+NEAR_DAYS = 183
+"""A day within about six months of today is written without its year; one further off says it ('Tue Jan 26, 2027')."""
+
+
+def day_text(value: date | datetime | str, *, today: date | None = None) -> str:
+    """'2026-11-27', a date or a timestamp -> 'Fri Nov 27'; text that is not a date comes back as it is. Given `today`,
+    a day more than about six months ahead, or in another year and as far back, gets its year ('Tue Jan 26, 2027')."""
     day: date
     if isinstance(value, str):
         try:
@@ -23,7 +28,18 @@ def day_text(value: date | datetime | str) -> str:
             return value
     else:
         day = value
-    return f"{day:%a %b} {day.day}"
+    text = f"{day:%a %b} {day.day}"
+    return f"{text}, {day.year}" if today is not None and _far(_date_of(day), today) else text
+
+
+def _date_of(day: date | datetime) -> date:
+    return day.date() if isinstance(day, datetime) else day
+
+
+def _far(day: date, today: date) -> bool:
+    """More than about six months ahead, or in another year and more than about six months back."""
+    ahead = (day - today).days
+    return ahead > NEAR_DAYS or (day.year != today.year and -ahead > NEAR_DAYS)
 
 
 def span_text(first: date | str, last: date | str) -> str:

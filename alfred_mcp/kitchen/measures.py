@@ -183,7 +183,10 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
 def held(amount: Amount, name: str | None = None) -> str:
     """What a pantry holds, written as a cook would and never rounded away from it: the kitchen measure when it is
     the amount exactly ('1/2 cup', '500 g'), whole packs and their pieces ('1 head + 8 cloves' of garlic), else
-    the amount in its own unit to the thousandth ('1.85 cans')."""
+    the amount in its own unit to the thousandth ('1.85 cans'). A volume a shop sells in (gallon, quart, pint, fl oz)
+    stays as stored: half a gallon of milk is '1/2 gallon', not '8 cups'."""
+    if amount.unit in _CUP_VOLUMES:
+        return _as_stored(amount)
     shown = _measured(amount, name, up=False)
     if shown.unit is not None or amount.unit is None:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
@@ -197,7 +200,12 @@ def held(amount: Amount, name: str | None = None) -> str:
             parts = [amount_text(whole, pack[0])] if whole else []
             parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
             return " + ".join(parts)
-    exact = "/" in quantity_text(amount.quantity)  # 2/3 of a bunch stays 2/3, not 0.667
+    return _as_stored(amount)
+
+
+def _as_stored(amount: Amount) -> str:
+    """The amount in its own unit, to the thousandth unless a kitchen fraction says it (2/3 of a bunch, not 0.667)."""
+    exact = "/" in quantity_text(amount.quantity)
     return amount_text(amount.quantity if exact else round(amount.quantity, 3), amount.unit)
 
 

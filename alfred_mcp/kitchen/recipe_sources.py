@@ -187,7 +187,7 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
         recipe[READ_NOTES] = [f"'{line}' stands among the ingredients but does not read as one; it was kept in the description, "
                               "not as an ingredient: check it." for line in sections["among"]]
     recipe["recipeIngredient"] = [line for line in sections["ingredients"] if not line.endswith(":")]
-    recipe["recipeInstructions"] = [_BULLET.sub("", line) for line in sections["steps"]]
+    recipe["recipeInstructions"] = _whole_steps(sections["steps"])
     return recipe
 
 
@@ -210,14 +210,46 @@ def _iso_or_text(value: str) -> str:
 
 def _paragraph_lines(text: str) -> list[str]:
     """A recipe written as running text, as lines: headings ('Steps:') on lines of their own, then each sentence
-    and each item of a semicolon list (its full stop left off, except in the steps: each step a sentence)."""
+    and each item of a semicolon list (its full stop left off), except in the steps: each step a sentence or a
+    numbered step, a semicolon inside one kept ('Fill with chickpeas; squeeze lime over.' is one step)."""
     marked = _INLINE_HEADING.sub(lambda match: f"\n{match.group(1)}:\n", text)
     lines: list[str] = []
+    in_steps = False
     for block in marked.splitlines():
-        for part in block.split(";"):
-            lines.extend(sentence.strip() for sentence in _SENTENCE_END.split(part) if sentence.strip(" .;"))
+        in_steps = in_steps or bool(_SECTION["steps"].match(block.strip()))
+        for part in _STEP_NUMBER_AFTER_SEMICOLON.split(block) if in_steps else block.split(";"):
+            lines.extend(sentence.strip() for sentence in _sentences(part) if sentence.strip(" .;"))
     steps = next((at for at, line in enumerate(lines) if _SECTION["steps"].match(line)), len(lines))
     return [line.rstrip(".") for line in lines[:steps]] + [_sentence(line) for line in lines[steps:]]
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of `text`; a step's number ('2.') stays with the sentence it numbers."""
+    out: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        if out and _BARE_NUMBER.match(out[-1]):
+            out[-1] = f"{out[-1]} {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
+_BARE_NUMBER = re.compile(r"^\s*(?:\d+[.)]|step\s+\d+\s*[:.)]?)\s*$", re.IGNORECASE)
+_STEP_NUMBER_AFTER_SEMICOLON = re.compile(r";\s*(?=(?:\d+[.)]|step\s+\d+\b))", re.IGNORECASE)
+"""'1. Roast; 2. Warm': a semicolon followed by a step's number ends a step; any other stays inside its step."""
+
+
+def _whole_steps(lines: list[str]) -> list[str]:
+    """Steps as written, each beginning with a capital: a line that goes on lower-case (not bulleted or numbered) is
+    the rest of the step before it ('Fill with cabbage and' / 'sour cream.'); a numbered one is capitalized."""
+    steps: list[str] = []
+    for line in lines:
+        step = _BULLET.sub("", line)
+        if steps and step[:1].islower() and not _BULLET.match(line):
+            steps[-1] = f"{steps[-1]} {step}"
+        else:
+            steps.append(step[:1].upper() + step[1:])
+    return steps
 
 
 def _sentence(line: str) -> str:

@@ -8,6 +8,7 @@ Nothing here does I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from functools import cached_property
 from typing import Any, Literal
 
@@ -426,12 +427,12 @@ def children_of(table: str) -> list[tuple[Table, Column]]:
     return [(t, c) for t in TABLES.values() for c in t.fk_columns if c.fk is not None and c.fk.table == table]
 
 
-def row_label(table: Table, row: dict[str, Any]) -> str:
-    """The human label of a row: 'Thai Curry', 'Sat Jan 12 [dinner]', 'Preferences'."""
+def row_label(table: Table, row: dict[str, Any], *, today: date | None = None) -> str:
+    """The human label of a row: 'Thai Curry', 'Sat Jan 12 [dinner]', 'Preferences' (with `today`, a far day has its year)."""
     if table.name == "meal_plans":
-        return f"{short_date(row.get('date'))} [{row.get('meal_type') or '?'}]"
+        return f"{short_date(row.get('date'), today=today)} [{row.get('meal_type') or '?'}]"
     if table.name == "cooking_log":
-        return f"Cooked {short_date(row.get('cooked_at'))}"
+        return f"Cooked {short_date(row.get('cooked_at'), today=today)}"
     if table.name == "preferences":
         return "Preferences"
     for name in table.label_columns:
@@ -441,6 +442,6 @@ def row_label(table: Table, row: dict[str, Any]) -> str:
     return table.noun
 
 
-def short_date(value: Any) -> str:
-    """'2026-01-12' or a timestamp -> 'Mon Jan 12' (`dates.day_text`)."""
-    return day_text(value) if isinstance(value, str) else "?"
+def short_date(value: Any, *, today: date | None = None) -> str:
+    """'2026-01-12' or a timestamp -> 'Mon Jan 12' (`dates.day_text`; with `today`, a far day has its year)."""
+    return day_text(value, today=today) if isinstance(value, str) else "?"

@@ -179,18 +179,33 @@ async def _add(
                                    user_id=work.user_id)
     if word:
         rows = [row for row in rows if word in ingredient_words(row_label(table, row))][:limit]
+    recipes = await _recipe_names(work, rows) if table is MEAL_PLANS else {}
     for row in rows:
         ref = _link(work, table, row)
         if ref in skip or ref in found:
             continue
         entry = work.session.registry.entry(ref)
-        found[ref] = Candidate(ref, table.entity_type, entry.label or ref, "background", _why(reason, table, row))
+        found[ref] = Candidate(ref, table.entity_type, entry.label or ref, "background", _why(reason, table, row, recipes))
 
 
-def _why(reason: str, table: Table, row: Row) -> str:
+def _why(reason: str, table: Table, row: Row, recipes: dict[str, str]) -> str:
+    """Why the row is listed; a meal says what is planned ('planned: Mushroom Risotto', 'planned: no recipe'), so a
+    model asked what to cook sees what is already on the plan."""
     if reason == "recent" and isinstance(row.get("updated_at"), str):
         return f"recent: updated {row['updated_at'][:10]}"
+    if table is MEAL_PLANS:
+        recipe = row.get("recipe_id")
+        return f"{reason}: {recipes.get(recipe, 'a recipe') if recipe else 'no recipe'}"
     return reason
+
+
+async def _recipe_names(work: UnitOfWork, meals: Sequence[Row]) -> dict[str, str]:
+    """The names of the meals' recipes, by recipe id (one read)."""
+    ids = sorted({row["recipe_id"] for row in meals if row.get("recipe_id")})
+    if not ids:
+        return {}
+    query = Query(where=Where(all_of=(Filter("id", "in", ids),)), columns=("id", "name"), limit=len(ids))
+    return {row["id"]: str(row["name"]) for row in await work.store.select(RECIPES, query, user_id=work.user_id)}
 
 
 def _link(work: UnitOfWork, table: Table, row: Row) -> str:

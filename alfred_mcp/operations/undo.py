@@ -217,7 +217,7 @@ async def _revert(work: UnitOfWork, step: UndoStep, undone: Undone) -> None:
 
 async def _restore(work: UnitOfWork, table: Table, step: UndoStep, undone: Undone) -> None:
     restored = await work.store.restore(table, step.before, user_id=work.user_id)
-    views = await rows_to_refs(work, table, restored, action="created")
+    views = await rows_to_refs(work, table, restored, action="restored")
     undone.restored += [_item(table, view["id"], row) for row, view in zip(restored, views)]
     undone.rows += len(restored)
     for name, rows in step.cascaded.items():
@@ -228,7 +228,7 @@ async def _restore(work: UnitOfWork, table: Table, step: UndoStep, undone: Undon
             ref = work.session.registry.ref_for_row(row["id"])
             if ref is not None:
                 work.session.registry.register_row(child.entity_type, row["id"], row_label(child, row), turn=work.session.turn,
-                                                   action="created")
+                                                   action="restored")
     for unlinked in step.unlinked:
         child = get_table(unlinked.table)
         where = Where(all_of=(Filter("id", "eq", unlinked.row["id"]), Filter(unlinked.column, "is_null", True)))

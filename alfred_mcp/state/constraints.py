@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationInfo, field_validator
@@ -50,7 +51,6 @@ NUMERIC_TYPES: frozenset[str] = frozenset({"time_limit", "servings"})
 SINGLE_VALUED_TYPES: frozenset[str] = frozenset({"time_limit", "servings", "difficulty", "days"})
 """A newer value for the same (type, field) replaces the older one instead of accumulating."""
 
-DEFAULT_GOAL = "User request"
 DEFAULT_TRIGGER_PHRASES: tuple[str, ...] = (
     "never mind",
     "nevermind",
@@ -64,8 +64,8 @@ _NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)
 _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
-    "time_limit: max minutes; servings: people; days: a count or names ('monday', "
-    f"'weekend', a date); meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
+    "time_limit: max minutes; servings: people; days: a count, names ('monday', "
+    f"'weekend'), dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
 )
 EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
 """Exclusions stand: a new goal area carries them over instead of dropping them."""
@@ -97,7 +97,7 @@ class Constraint(_Model):
         min_length=1, max_length=64, description="'protein', 'side', 'max_minutes'."
     )
     value: ConstraintValue = Field(
-        description="Text, a list, or a number (time_limit, servings, days)."
+        description="Text, a list, or a number."
     )
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="0 to 1.")
     about: str | None = Field(
@@ -118,6 +118,17 @@ class Constraint(_Model):
             raise ValueError("field must name what the constraint is about")
         return normalized
 
+    @field_validator("value", mode="before")
+    @classmethod
+    def _days_range(cls, value: Any, info: ValidationInfo) -> Any:
+        """A range of days given as {"from": DATE, "to": DATE} is the text 'DATE to DATE' (a list is separate days)."""
+        if info.data.get("type") == "days" and isinstance(value, Mapping):
+            first, last = value.get("from", value.get("start")), value.get("to", value.get("end"))
+            if not (isinstance(first, str) and isinstance(last, str)) or set(value) - {"from", "to", "start", "end"}:
+                raise ValueError('a range of days is {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}')
+            return f"{first} to {last}"
+        return value
+
     @field_validator("value")
     @classmethod
     def _check_value(cls, value: ConstraintValue, info: ValidationInfo) -> ConstraintValue:
@@ -130,7 +141,7 @@ class Constraint(_Model):
         if kind == "meal_type":
             _check_words(texts, frozenset(MEAL_TYPES), "meal_type takes breakfast, lunch, dinner, snack or other")
         if kind == "days":
-            _check_days(texts)
+            return _days_value(texts)
         return texts
 
     @field_validator("about")
@@ -147,10 +158,31 @@ def _check_words(texts: str | list[str], allowed: frozenset[str], hint: str) -> 
             raise ValueError(f"{hint}, got {text!r}")
 
 
-def _check_days(texts: str | list[str]) -> None:
-    for text in [texts] if isinstance(texts, str) else texts:
-        if text not in DAY_WORDS and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            raise ValueError(f"days takes a number of days, weekday names, today/tomorrow/weekend or YYYY-MM-DD dates, got {text!r}")
+def _days_value(texts: str | list[str]) -> str | list[str]:
+    """Day words, real dates (a list holds separate days) and ranges, a range written 'DATE to DATE' in order."""
+    days = [_day_value(text) for text in ([texts] if isinstance(texts, str) else texts)]
+    return days[0] if isinstance(texts, str) else sorted(set(days))
+
+
+_DAYS_HINT = ("days takes a number of days, weekday names, today/tomorrow/weekend, YYYY-MM-DD dates (a list is that many "
+              "separate days) or a range 'YYYY-MM-DD to YYYY-MM-DD' (or {\"from\": ..., \"to\": ...})")
+_DAY_RANGE = re.compile(r"(\d{4}-\d{2}-\d{2})\s*(?:to|through|until|\.\.|-|–|—)\s*(\d{4}-\d{2}-\d{2})")
+
+
+def _day_value(text: str) -> str:
+    if text in DAY_WORDS:
+        return text
+    span = _DAY_RANGE.fullmatch(text)
+    try:
+        if span is None:
+            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+                return date.fromisoformat(text).isoformat()
+        else:
+            first, last = sorted(date.fromisoformat(day) for day in span.groups())
+            return first.isoformat() if first == last else f"{first.isoformat()} to {last.isoformat()}"
+    except ValueError:
+        raise ValueError(f"{_DAYS_HINT}; {text!r} is not a date") from None
+    raise ValueError(f"{_DAYS_HINT}, got {text!r}")
 
 
 def _number_value(kind: str, value: ConstraintValue) -> int | float:
@@ -386,7 +418,7 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
     carried = [] if dropped_by_user else [
         c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
         or (earlier is not None and c in earlier.carried)]
-    kept = ActiveGoal(description=DEFAULT_GOAL, started_turn=turn, constraints=carried) if carried else None
+    kept = ActiveGoal(description=goal_label(carried), started_turn=turn, constraints=carried) if carried else None
     if goal.started_turn != turn:
         dropped = [c for c in goal.constraints if c not in carried]
         return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, dropped=dropped, carried=carried)
@@ -529,7 +561,8 @@ def _apply_snapshot(
     if goal is None:
         if not (overrides or additions or snapshot.goal_update):
             return None
-        goal = ActiveGoal(description=DEFAULT_GOAL, subdomain=snapshot.goal_subdomain, started_turn=turn)
+        goal = ActiveGoal(description=snapshot.goal_update or goal_label([*overrides, *additions]), subdomain=snapshot.goal_subdomain,
+                          started_turn=turn)
     return goal.model_copy(
         update={
             "constraints": _folded(goal.constraints, overrides, additions),
@@ -676,6 +709,18 @@ def describe_constraint(constraint: Constraint) -> str:
     words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:"}
     verb = words.get(constraint.type, f"{constraint.type.replace('_', ' ')}:")
     return f"{verb} {_display(constraint.value)}"
+
+
+GOAL_LABEL_PHRASES = 3
+
+
+def goal_label(constraints: Sequence[Constraint]) -> str:
+    """A goal no one named is called by what it keeps to ('Exclude dairy; time limit: 30'), never by a placeholder:
+    its own constraints (those about one ref only when there are no others), at most three phrases, in a fixed order."""
+    general = [c for c in constraints if c.about is None] or list(constraints)
+    phrases = sorted({describe_constraint(c) for c in general})  # the same constraints name it the same in any order
+    text = "; ".join(phrases[:GOAL_LABEL_PHRASES]) + ("; …" if len(phrases) > GOAL_LABEL_PHRASES else "")
+    return clip(text[:1].upper() + text[1:], 200)
 
 
 def _describe_change(change: GoalChange | None) -> str | None:

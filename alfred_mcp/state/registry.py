@@ -29,7 +29,8 @@ from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.schema import ENTITY_TYPES, table_for_entity_type
 from alfred_mcp.state.refs import Ref, parse_ref
 
-Action = Literal["read", "created", "updated", "deleted", "linked", "generated", "saved"]
+Action = Literal["read", "created", "updated", "deleted", "linked", "generated", "saved", "restored"]
+"""What was last done to a ref's row, as contexts show it ('restored': brought back by kitchen_undo after a delete)."""
 
 _KNOWN_TYPES = frozenset(ENTITY_TYPES)
 _PREFIXES = {entity_type: f"{entity_type}_" for entity_type in ENTITY_TYPES}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
+from alfred_mcp.kitchen.dates import day_text
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES
 from alfred_mcp.server.mcp_server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -52,3 +55,35 @@ async def test_every_meal_line_names_its_recipe_or_says_it_has_none(client: Clie
             await call(client, "turn_submit", role="think", output={
                 "goal": "Answer", "decision": "plan_direct", "steps": [{"description": "Read meals", "step_type": "read",
                                                                         "subdomain": "meal_plans"}]})
+
+
+
+@pytest.fixture
+async def kitchen(tmp_path: Path) -> AsyncIterator[tuple[AlfredApp, Client]]:
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db"), seed_demo=False, check_results=True))
+    await app.open()
+    async with Client(build_server(app)) as connected:
+        yield app, connected
+    await app.close()
+
+
+@pytest.mark.parametrize("planned", [(True,), (False, True), (True, False, True)],
+                         ids=lambda planned: "-".join("recipe" if p else "empty" for p in planned))
+async def test_a_meal_planned_ahead_names_its_recipe_in_understands_background(kitchen: tuple[AlfredApp, Client],
+                                                                                planned: tuple[bool, ...]) -> None:
+    """Meals not yet in view are listed in Understand's background as planned, with their recipe's name (or none), so
+    'what can I cook tonight?' sees that tonight's dinner is already planned, and what it is."""
+    app, client = kitchen
+    expected: dict[str, str] = {}
+    for offset, has_recipe in enumerate(planned):
+        recipe = None
+        if has_recipe:
+            (row,) = await app.store.insert(RECIPES, [{"name": f"Dish number {offset}", "servings": 2}], user_id=app.user_id)
+            recipe = row["id"]
+        day = date.today() + timedelta(days=offset)
+        await app.store.insert(MEAL_PLANS, [{"date": day.isoformat(), "meal_type": "dinner", "recipe_id": recipe}], user_id=app.user_id)
+        expected[f"{day_text(day)} [dinner]"] = f"planned: Dish number {offset}" if recipe else "planned: no recipe"
+    context = (await call(client, "turn_start", message="what can I cook tonight?"))["next"]["context"]
+    for label, said in expected.items():
+        lines = [text for text in context.splitlines() if f": {label} — " in text]
+        assert lines and all(line.endswith(said) for line in lines), (label, said, lines)

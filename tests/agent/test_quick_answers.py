@@ -51,14 +51,22 @@ async def test_a_quick_answer_reads_as_a_person_wrote_it(app: AlfredApp, table: 
         assert "\n" not in (state.reply or ""), "one row is one sentence"
 
 
-async def test_nothing_found_is_said_plainly(app: AlfredApp) -> None:
-    state = await quick(app, {"table": "inventory", "filters": [{"field": "name", "op": "eq", "value": "unicorn"}]})
-    assert state.reply == "Nothing matched in your pantry."
+@pytest.mark.parametrize(("where", "said"), [
+    ({"field": "name", "op": "eq", "value": "unicorn"}, 'No items in your pantry named "unicorn".'),
+    ({"field": "location", "op": "eq", "value": "freezer"}, None),
+    ({"field": "quantity", "op": "gt", "value": 10_000}, "Nothing matched in your pantry."),
+])
+async def test_nothing_found_is_said_plainly(app: AlfredApp, where: dict[str, Any], said: str | None) -> None:
+    """A lookup that found nothing says what it looked for; a filter not put in words is said as 'matched'."""
+    empty = [{"field": "name", "op": "eq", "value": "unicorn"}] if said is None else []
+    state = await quick(app, {"table": "inventory", "filters": [where, *empty]})
+    assert state.reply == (said or 'No items in your freezer named "unicorn".')
 
 
 @pytest.mark.parametrize(("quantity", "unit", "shown"), [
     (6.0, "oz", "6 oz"), (1.5, "cup", "1 1/2 cups"), (12, None, "12"), (0.25, "tsp", "1/4 tsp"), (250.0, "g", "250 g"),
-    (0.875, "pack", "7/8 pack"), (28.0, "oz", "1 3/4 lb"), (18.0, "oz", "1 lb 2 oz"),
+    (0.875, "pack", "7/8 pack"), (28.0, "oz", "1 3/4 lb"), (18.0, "oz", "1 lb 2 oz"), (0.5, "gallon", "1/2 gallon"),
+    (2.0, "quart", "2 quarts"), (1.5, "pint", "1 1/2 pints"), (12.0, "fl oz", "12 fl oz"),
 ])
 def test_amounts_are_written_as_a_cook_writes_them(quantity: float, unit: str | None, shown: str) -> None:
     result = {"table": "inventory", "rows": [{"id": "inv_1", "name": "pancetta", "quantity": quantity, "unit": unit,

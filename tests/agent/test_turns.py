@@ -179,7 +179,7 @@ async def test_quick_read_takes_one_model_call_and_reads_only(client: Client, ap
     result = await call(client, "chat", message="what's in my freezer?")
     assert result["model_calls"] == {"understand": 1} and result["outcome"] == "quick"
     freezer = await rows(app, "inventory", Filter("location", "eq", "freezer"))
-    assert result["reply"].startswith(f"{len(freezer)} items matched in your pantry:") and "inv_" not in result["reply"]
+    assert result["reply"].startswith(f"{len(freezer)} items in your freezer") and "inv_" not in result["reply"]
     assert all(row["name"] in result["reply"] for row in freezer)
 
 

@@ -69,7 +69,7 @@ async def test_a_filtered_quick_read_says_what_matched_never_the_whole_table(app
 def test_a_meal_says_its_recipe_or_that_it_has_none(meal_type: str, recipe: str | None, filtered: bool) -> None:
     row = {"id": "meal_1", "date": "2026-11-28", "meal_type": meal_type, "recipe_id": "recipe_3" if recipe else None,
            **({"recipe_id_label": recipe} if recipe else {}), "notes": "double the potatoes"}
-    reply = quick_answer({"table": "meal_plans", "rows": [row]}, filtered=filtered)
+    reply = quick_answer({"table": "meal_plans", "rows": [row]}, filters=[{"field": "id", "op": "eq", "value": "meal_1"}] if filtered else ())
     head = "One meal matched in your meal plan" if filtered else "Your meal plan has one meal"
     assert reply == f"{head}: Sat Nov 28, {meal_type}: {recipe or 'no recipe'} (double the potatoes)."
 
@@ -104,7 +104,7 @@ def test_every_table_noun_agrees_with_its_count(table: str, count: int) -> None:
     assert f"remove {count} {noun} " in question, question
     if table != "preferences":
         empty = quick_answer({"table": table, "rows": []})
-        assert empty.startswith("Nothing matched") or empty == f"No {counted_name(TABLES[table].noun, 2)} matched.", empty
+        assert empty.startswith("Nothing ") or empty == f"No {counted_name(TABLES[table].noun, 2)}.", empty
 
 
 # -- batch items by what was done ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.kitchen.dates import day_text, span_text, with_day_text
+from alfred_mcp.kitchen.dates import NEAR_DAYS, day_text, span_text, with_day_text
 from alfred_mcp.kitchen.schema import short_date
 from alfred_mcp.kitchen.shopping_lines import meal_entry, source_entries
 
@@ -39,3 +39,13 @@ def test_a_source_written_the_old_way_is_the_same_entry(day: date, meal_type: st
 
 def test_text_that_is_not_a_date_comes_back_as_it_is() -> None:
     assert day_text("next Friday") == "next Friday" and short_date(None) == "?"
+
+
+@given(DAYS, st.integers(min_value=-800, max_value=800))
+def test_a_far_day_says_its_year_and_a_near_one_does_not(today: date, offset: int) -> None:
+    """Within about six months ahead (or back in the same year) a day is its weekday and date; further off it has its
+    year, so 'use by Tue Jan 26' never hides that it is next year's."""
+    day = today + timedelta(days=offset)
+    far = offset > NEAR_DAYS or (day.year != today.year and -offset > NEAR_DAYS)
+    assert day_text(day, today=today) == (f"{day_text(day)}, {day.year}" if far else day_text(day))
+    assert short_date(day.isoformat(), today=today) == day_text(day, today=today)

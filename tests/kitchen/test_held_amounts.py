@@ -13,8 +13,10 @@ from alfred_mcp.kitchen.measures import Amount, convert_for, held
 from alfred_mcp.kitchen.plurals import singular
 
 STOCK = [("garlic", "head"), ("garlic", "clove"), ("flour", "g"), ("flour", "kg"), ("milk", "ml"), ("milk", "cup"),
-         ("oil", "tbsp"), ("salt", "tsp"), ("tomatoes", "can"), ("lemons", None), ("cod fillets", "fillet"), ("butter", "oz")]
-UNITS = {"fl oz", "g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "cup", "quart", "head", "clove", "can", "fillet", "piece"}
+         ("oil", "tbsp"), ("salt", "tsp"), ("tomatoes", "can"), ("lemons", None), ("cod fillets", "fillet"), ("butter", "oz"),
+         ("milk", "gallon"), ("milk", "quart"), ("cream", "pint"), ("juice", "fl oz")]
+UNITS = {"fl oz", "g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "cup", "quart", "gallon", "pint", "head", "clove", "can", "fillet",
+         "piece"}
 
 
 def read_back(text: str, name: str, unit: str | None) -> float:
@@ -43,6 +45,7 @@ def test_what_is_held_reads_back_as_the_quantity_held(stock: tuple[str, str | No
     (1.8, "head", "garlic", "1 head + 8 cloves"), (0.5, "head", "garlic", "1/2 head"), (2, "head", "garlic", "2 heads"),
     (0.3, "head", "garlic", "3 cloves"), (500, "g", "flour", "500 g"), (1.85, "can", "tomatoes", "1.85 cans"),
     (1 - 2 / 6, "bunch", "green onions", "2/3 bunch"), (1 - 2 / 16, "bunch", "flat-leaf parsley", "7/8 bunch"),
+    (0.5, "gallon", "milk", "1/2 gallon"), (2, "quart", "milk", "2 quarts"), (12, "fl oz", "juice", "12 fl oz"),
 ])
 def test_what_is_held_is_written_as_a_cook_would(quantity: float, unit: str, name: str, text: str) -> None:
     assert held(Amount(quantity, unit), name) == text

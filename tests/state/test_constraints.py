@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from datetime import date
 from typing import Any, get_args
 
 import pytest
@@ -23,6 +24,7 @@ from alfred_mcp.state.constraints import (
     SessionConstraints,
     Subdomain,
     compile_constraints,
+    describe_constraint,
     find_trigger_phrase,
     merge_constraints,
     permanent_from_preferences,
@@ -153,11 +155,29 @@ def test_goal_is_only_created_when_the_snapshot_contributes() -> None:
     assert result.constraints == SessionConstraints()
 
 
-def test_goal_without_text_gets_the_default_description() -> None:
-    """Constraints with no stated goal start a goal called 'User request'."""
-    result = merge_constraints(SessionConstraints(), snap(c("servings", "people", 2)), turn=3)
+@pytest.mark.parametrize("stated", [
+    [c("servings", "people", 2)], [c("ingredient_excluded", "dairy", "dairy")],
+    [c("time_limit", "max_minutes", 30), c("cuisine", "style", "thai")],
+    [c("ingredient_excluded", "dairy", "dairy", about="recipe_3")],
+    [c("days", "when", ["monday", "tuesday"]), c("meal_type", "meal", "dinner"), c("flavor", "taste", "spicy"), c("servings", "people", 4)],
+], ids=lambda stated: "+".join(constraint.type for constraint in stated))
+def test_a_goal_no_one_named_is_called_by_what_it_keeps_to(stated: list[Constraint]) -> None:
+    """Constraints with no stated goal start a goal named by them ('Exclude dairy'), never a placeholder such as
+    'User request'; a reset that carries exclusions over names the goal it leaves by them too."""
+    result = merge_constraints(SessionConstraints(), snap(*stated), turn=3)
     goal = result.constraints.active_goal
-    assert goal is not None and (goal.description, goal.started_turn) == ("User request", 3)
+    assert goal is not None and goal.started_turn == 3
+    first = min(describe_constraint(constraint) for constraint in stated)
+    assert goal.description.lower().startswith(first.lower()) and "request" not in goal.description.lower(), goal.description
+    assert goal.description.count(";") == min(len(stated), 3) - 1 + (len(stated) > 3)
+
+
+def test_a_goal_carried_into_a_new_area_is_named_by_what_it_carries() -> None:
+    session = merge_constraints(SessionConstraints(), snap(c("ingredient_excluded", "nuts", "peanuts"), goal_update="nut-free cookies",
+                                                            goal_subdomain="recipes"), turn=1).constraints
+    result = merge_constraints(session, ConstraintSnapshot(goal_subdomain="shopping"), turn=2)
+    goal = result.constraints.active_goal
+    assert goal is not None and goal.description == "Exclude peanuts"
 
 
 def test_goal_update_renames_the_goal_and_keeps_constraints() -> None:
@@ -585,11 +605,37 @@ def test_days_and_meal_types_are_constraints_of_their_own(kind: str, value: Any,
         pytest.param("meal_type", "brunch", "meal_type takes breakfast, lunch, dinner, snack or other", id="unknown-meal"),
         pytest.param("days", "someday", "days takes a number of days", id="unknown-day"),
         pytest.param("days", 2.5, "days needs a whole number", id="half-a-day"),
+        pytest.param("days", "2026-02-30", "'2026-02-30' is not a date", id="no-such-date"),
+        pytest.param("days", "2026-11-27 to 2026-13-01", "a range 'YYYY-MM-DD to YYYY-MM-DD'", id="a-range-to-no-date"),
+        pytest.param("days", {"from": "2026-11-27"}, "a range of days is", id="a-range-without-its-end"),
+        pytest.param("days", {"from": "2026-11-27", "to": "2026-12-03", "step": 2}, "a range of days is", id="a-range-with-more"),
     ],
 )
 def test_a_bad_day_or_meal_is_refused_naming_what_is_valid(kind: str, value: Any, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         c(kind, "plan", value)
+
+
+DAY = st.dates(min_value=date(2024, 1, 1), max_value=date(2030, 12, 31))
+
+
+@given(DAY, DAY, st.sampled_from(["dict", "start-end", " to ", "..", " - ", " through "]))
+def test_a_range_of_days_is_kept_as_a_range_in_any_form_and_order(first: date, last: date, form: str) -> None:
+    """{"from", "to"}, 'A to B', 'A..B' (either way round) are one range, shown as 'A to B'; a list is separate days."""
+    value: Any = ({"from": first.isoformat(), "to": last.isoformat()} if form == "dict" else
+                  {"start": first.isoformat(), "end": last.isoformat()} if form == "start-end" else f"{first}{form}{last}")
+    low, high = sorted((first, last))
+    expected = low.isoformat() if low == high else f"{low} to {high}"
+    assert c("days", "when", value).value == expected
+    compiled = compile_constraints(merge_constraints(SessionConstraints(), snap(c("days", "when", value)), turn=1).constraints)
+    assert compiled.days == [expected] and f"- Days: {expected}" in render_constraints(compiled)
+    separate = c("days", "when", [first.isoformat(), last.isoformat()]).value
+    assert separate == (low.isoformat() if low == high else [low.isoformat(), high.isoformat()]), "a list holds separate days"
+
+
+def test_the_days_guide_says_a_list_is_separate_days_and_names_the_range_form() -> None:
+    guide = Constraint.model_json_schema()["properties"]["type"]["description"]
+    assert "dates (each a day)" in guide and "'DATE to DATE'" in guide
 
 
 def test_a_later_count_of_days_replaces_the_earlier_one() -> None:

@@ -10,11 +10,15 @@ from typing import Any
 
 import pytest
 from e2e.helpers import call, call_error, eq
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import unlinked_words
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, SHOPPING_LIST, TASKS
+from alfred_mcp.operations.unlinking import name_words, names_it
 from alfred_mcp.server.mcp_server import build_server
 
 pytestmark = pytest.mark.anyio
@@ -178,3 +182,40 @@ async def test_an_undo_inside_a_turn_names_the_meal_it_gave_its_recipe_back_to(c
         "response": "I brought the carbonara back, and Saturday's dinner has its recipe again."})
     assert done["stage"] == "done"
     assert {e["ref"] for e in done["summary"]["entities_relinked"]} == relinked
+
+
+NOTED = [
+    ("leftover Greek chicken and potatoes", "2030-01-06", True),
+    ("Greek lemon chicken, reheated", "2030-01-07", True),
+    ("double the potatoes for lunch leftovers", "2030-01-08", False),
+    ("use up the chicken", "2030-01-09", False),
+    ("leftover Greek chicken and potatoes", "2020-01-06", False),
+]
+
+
+async def test_deleting_a_recipe_names_the_meals_to_come_whose_notes_name_it_as_maybe_stale(client: Client) -> None:
+    """'leftover Greek chicken and potatoes' on Sunday's lunch names the deleted 'Greek Lemon Chicken and Potatoes' by
+    its words: the delete's unlinked list (what to tell the user) has it, its notes left as they are; a note naming
+    too few of its words, or a meal in the past, is not listed."""
+    (recipe,) = (await call(client, "db_create", table="recipes", data={"name": "Greek Lemon Chicken and Potatoes"}))["rows"]
+    meals = {}
+    for notes, day, _named in NOTED:
+        (meal,) = (await call(client, "db_create", table="meal_plans", data={"date": day, "meal_type": "lunch", "notes": notes}))["rows"]
+        meals[(notes, day)] = meal["id"]
+    deleted = await call(client, "db_delete", table="recipes", filters=[eq("id", recipe["id"])])
+    noted = {u["ref"]: u for u in deleted["unlinked"] if u["column"] == "notes"}
+    assert set(noted) == {meals[(notes, day)] for notes, day, named in NOTED if named}
+    assert all(u["table"] == "meal_plans" and u["was"] == recipe["id"] for u in noted.values())
+    kept = (await call(client, "db_read", table="meal_plans", filters=[eq("id", meals[NOTED[0][:2]])]))["rows"]
+    assert kept[0]["notes"] == NOTED[0][0]
+
+
+@given(st.lists(st.sampled_from(["greek", "lemon", "chicken", "potatoes", "fajitas", "rice", "soup", "miso"]), min_size=1, max_size=5,
+                unique=True), st.sampled_from(["leftover", "reheat the", "", "half of the"]))
+def test_notes_name_a_recipe_by_most_of_its_words_and_the_notice_says_they_may_be_stale(words: list[str], lead: str) -> None:
+    name = " ".join(word.capitalize() for word in words)
+    assert names_it(f"{lead} {name.lower()}", name_words(name)), "notes holding the whole name name it"
+    if len(words) >= 2:
+        assert not names_it(f"{lead} {words[0]}", name_words(name)), "one word of a longer name does not"
+    entry = {"table": "meal_plans", "ref": "meal_1", "label": "Sun Nov 29 [lunch]", "column": "notes", "was": "recipe_3"}
+    assert unlinked_words(entry) == "its notes name recipe_3: they may be stale"
