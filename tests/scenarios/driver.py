@@ -56,6 +56,7 @@ class Call:
     bytes: int
     result: dict[str, Any] | None
     error: dict[str, Any] | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,9 +109,9 @@ class StageClient:
         text = "".join(block.text for block in result.content if block.type == "text")
         assert find_uuid(text) is None, f"{tool} showed a raw id"
         if result.is_error:
-            call = Call(tool, len(text.encode()), None, dict((result.meta or {})[ERROR_META]))
+            call = Call(tool, len(text.encode()), None, dict((result.meta or {})[ERROR_META]), arguments)
         else:
-            call = Call(tool, len(text.encode()), result.structured_content)
+            call = Call(tool, len(text.encode()), result.structured_content, arguments=arguments)
         log.calls.append(call)
         self.seen.texts.extend(strings_in(call.result if call.result is not None else text))
         return call

@@ -88,7 +88,7 @@ async def test_a_renamed_draft_is_named_as_it_is_now_in_every_later_answer(stage
     for result in answers[revised:]:
         shown = "\n".join([result.get("notice") or "", (result.get("next") or {}).get("context", "")])
         assert "Tomato Soup" not in shown, shown
-    assert log.final["outcome"] == "completed" and log.final["reply"].startswith("Saved Sunset Soup")
+    assert log.final["outcome"] == "completed" and "reply" not in log.final  # the model wrote it
 
 
 @pytest.mark.parametrize("role_outputs", [1, 2, 3], ids=["think-after-restart", "act-after-restart", "reply-after-restart"])

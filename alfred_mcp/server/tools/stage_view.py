@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine
@@ -24,14 +25,25 @@ from alfred_mcp.state.role_outputs import output_schema
 from alfred_mcp.state.schema_text import schema_text
 
 
-def status_view(machine: TurnMachine, state: TurnState) -> dict[str, Any]:
-    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply, the last notice."""
+def status_view(machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
+    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply (unless it is one
+    the client `written` in this call: its model has it), the last notice."""
     step = state.step if state.stage == "act" else None
+    reply = None if state.reply is not None and state.reply.strip() in {text.strip() for text in written} else state.reply
     view = {
         "stage": state.stage, "expected_role": machine.expected_role(state), "outcome": state.outcome,
-        "step": step_view(state, step) if step else None, "reply": state.reply, "notice": state.notice,
+        "step": step_view(state, step) if step else None, "reply": reply, "notice": state.notice,
     }
     return {key: value for key, value in view.items() if value is not None or key == "expected_role"}
+
+
+def replies_written(arguments: Mapping[str, Any]) -> list[str]:
+    """The replies a turn_start or turn_submit call's arguments carry (its `output` and those in `then`): the client's
+    model wrote them, so an answer does not echo them back."""
+    outputs = [arguments] if "output" in arguments else []
+    outputs += [item for item in arguments.get("then") or () if isinstance(item, Mapping)]
+    return [item["output"]["response"] for item in outputs if item.get("role") == "reply" and isinstance(item.get("output"), Mapping)
+            and isinstance(item["output"].get("response"), str)]
 
 
 def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
@@ -94,10 +106,11 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
     return sent
 
 
-async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState) -> dict[str, Any]:
+async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated."""
-    status = status_view(machine, state)
+    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    reply the client `written` in this call (only one the state changed is sent)."""
+    status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
         return status
