@@ -157,6 +157,12 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         grown = _grown_from(body, versions)
         known = {line for v in versions for line in v.lines}
         memo.remember_section(heading, body, turn, role)
+        if heading in ONCE_A_TURN and versions and (said := _said_since(body.splitlines(), versions, known)) is not None:
+            if said:
+                out.append(_grown(f"{heading} (as sent before, with these lines added:)", body.splitlines(), said))
+            else:
+                unchanged.append(heading[3:])
+            continue
         whole = "\n".join([heading, *_known_refs_named(body.splitlines(), known)])
         if grown is not None and not grown[1]:  # only blank lines differ
             unchanged.append(heading[3:] + grown[0])
@@ -169,6 +175,22 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
     if unchanged:
         out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
+
+
+_FOLD = re.compile(r"^T(\d+): ")
+"""A conversation turn folded into one line ('T3: User: "…" / Alfred: "…"') when it leaves the recent ones."""
+
+
+def _said_since(lines: list[str], versions: list[Version], known: set[str]) -> list[int] | None:
+    """For the conversation, which the client's model holds itself: the indexes of the lines it was not sent, when
+    the rest are lines it has (in any version) or the folds of turns it was sent whole (a version sent in that turn
+    or later: the split between earlier and recent turns shifted, nothing was said); None when a fold is of a turn it
+    was never sent, so the section is compared as any other."""
+    said = [index for index, line in enumerate(lines) if line.strip() and not line.startswith("### ") and digest(line)[:8] not in known]
+    folds = [found for index in said if (found := _FOLD.match(lines[index])) is not None]
+    if any(not any(v.turn >= int(found.group(1)) for v in versions) for found in folds):
+        return None
+    return [index for index in said if _FOLD.match(lines[index]) is None]
 
 
 def _which(version: Version, versions: list[Version]) -> str | None:

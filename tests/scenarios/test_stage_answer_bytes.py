@@ -1,14 +1,65 @@
-"""What stage answers leave out because the client's model has it, over every scripted stage conversation: the
-reply it wrote (echoed only when the state changed it), ..."""
+"""What stage answers leave out because the client's model has it, over every scripted stage conversation and the
+latest round of recorded ones: the reply it wrote (echoed only when the state changed it), the conversation's turns
+it was sent (when a turn moves from the recent ones to the earlier ones), ..."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
 import pytest
+from mcp import Client
+
+from alfred_mcp.server.mcp_server import build_server
 
 from .driver import StageClient, TurnLog
+from .recorded import Recording, load_recordings, recorded_kitchen
 from .scripts import SCENARIOS, Scenario, drive
 
 pytestmark = pytest.mark.anyio
+
+LATEST = [recording for recording in load_recordings() if recording.name.startswith("r3_")]
+FOLD = re.compile(r"^T(\d+): ")
+
+
+async def _answers(recording: Recording, folder: Path) -> list[list[dict[str, Any]]]:
+    """Per turn, every answer the recorded calls get (refused ones left out), replayed in order."""
+    turns: list[list[dict[str, Any]]] = []
+    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
+        for turn in recording.turns:
+            results = [await client.call_tool(call.tool, call.arguments) for call in turn.calls]
+            turns.append([result.structured_content or {} for result in results if not result.is_error])
+    return turns
+
+
+def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
+    """The title line and lines of '## `heading`' (whole or as new lines) in `context`."""
+    for piece in re.split(r"(?m)^(?=## )|\n\n(?=\(As sent before)", context):
+        title, _, body = piece.strip().partition("\n")
+        if title == f"## {heading}" or title.startswith(f"## {heading} ("):
+            return title, body.splitlines()
+    return None
+
+
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_the_conversation_is_sent_as_what_was_said_since_when_its_turns_only_shifted(tmp_path: Path, recording: Recording) -> None:
+    """Once the client has the conversation, a later answer sends no line of it again, nor the fold of a turn
+    it was sent: a turn moving from the recent ones to the earlier ones says nothing new to its model."""
+    had: set[str] = set()
+    sent_in: list[int] = []
+    for number, answers in enumerate(await _answers(recording, tmp_path), start=1):
+        for answer in answers:
+            found = _section((answer.get("next") or {}).get("context", ""), "Conversation")
+            if found is None:
+                continue
+            title, lines = found
+            said = [line for line in lines if line.strip() and not line.startswith("### ")]
+            if sent_in:
+                assert not [line for line in said if line in had], (recording.name, number, title, lines)
+                assert not [line for line in said if (fold := FOLD.match(line)) and int(fold.group(1)) <= max(sent_in)], lines
+            had.update(said)
+            sent_in.append(number)
 
 
 async def _driven(stage: StageClient, scenario: Scenario) -> list[TurnLog]:
