@@ -33,8 +33,9 @@ class Seen:
         """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas' (`saved`: a row's, not
         the draft's it was saved from)."""
         pattern = re.compile(rf"\b({'' if saved else '(?:gen_)?'}(?<!gen_){prefix}_\d+)\b[:\s]+{re.escape(label)}")
+        saved_as = re.compile(rf"{re.escape(label)} -> ({prefix}_\d+)\b")  # a save's notice: 'gen_recipe_1 Name -> recipe_7'
         for text in reversed(self.texts):
-            found = pattern.findall(text)
+            found = pattern.findall(text) + saved_as.findall(text)
             if found:
                 return str(found[-1])
         raise AssertionError(f"the client was never shown a {prefix} ref for {label!r}")

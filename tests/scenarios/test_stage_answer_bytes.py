@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.client_memo import row_ref
 
 from .driver import StageClient, TurnLog
 from .recorded import Recording, load_recordings, recorded_kitchen
@@ -83,3 +84,20 @@ async def test_a_finished_turn_echoes_the_reply_only_when_the_state_changed_it(s
             else:
                 assert call.result.get("reply") == kept, (call.result, kept)
     assert finished == len(logs)
+
+
+ENTITY = re.compile(r"^\s*- ([a-z]+_\d+): ")
+
+
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(tmp_path: Path, recording: Recording) -> None:
+    """Whatever form a notice shows rows in (a card's '- ref | …' lines, a grouped view's '(shop_3)', a removal's
+    'removed.ref: …; removed.label: …'), the entity lines of those refs are not sent again in the turn's later
+    contexts."""
+    for answers in await _answers(recording, tmp_path):
+        shown: set[str] = set()
+        for answer in answers:
+            shown |= {ref for line in (answer.get("notice") or "").splitlines()[1:] if (ref := row_ref(line)) is not None}
+            context = (answer.get("next") or {}).get("context", "")
+            again = [line for line in context.splitlines() if (found := ENTITY.match(line)) and found.group(1) in shown]
+            assert not again, (recording.name, again)

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.state.client_memo import KEEP_TURNS, ClientMemo, elide_sections, split_sections
+from alfred_mcp.state.client_memo import KEEP_TURNS, ClientMemo, elide_sections, row_ref, split_sections
 
 CONTEXT = "## Profile\nAllergies: peanuts\n\n## Task\nUser says: hi"
 
@@ -170,3 +170,31 @@ def test_the_conversation_goes_once_a_turn_whatever_a_later_role_is_cut_to(first
     assert "## Conversation" not in think and "Conversation, as sent to understand this turn" in think and "## Task\nplan it" in think
     assert elide_sections("## Conversation\nUser: something new", memo, 4, full=False, role="understand").startswith("## Conversation")
     assert "## Conversation\n" in elide_sections("## Conversation\nAlfred: whole", ClientMemo(), 3, full=True, role="think")
+
+
+ENTITY_LINES = st.lists(st.from_regex(r"[a-z]{3,8}_[1-9][0-9]?: [A-Z][a-z]{2,9} \[read\]", fullmatch=True), min_size=1, max_size=6, unique=True)
+
+
+@given(lines=ENTITY_LINES, held_count=st.integers(min_value=0, max_value=6), new=st.booleans())
+def test_lines_the_client_holds_from_a_notice_are_never_sent_and_count_as_sent(lines: list[str], held_count: int, new: bool) -> None:
+    """Entity lines a notice showed the rows of are not sent; a later version with them (and maybe one new line)
+    sends only what is new, or is unchanged; a section left with nothing to send is left out."""
+    rows = [f"- {line}" for line in lines]
+    held = frozenset(rows[:held_count])
+    memo = ClientMemo()
+    first = elide_sections("## Entities\n### Recent\n" + "\n".join(rows), memo, 1, full=False, held=held)
+    assert not any(row in first for row in held)
+    assert ("## Entities" in first) == (len(held) < len(rows))
+    added = ["- zzz_99: Later [read]"] if new else []
+    later = elide_sections("## Entities\n### Recent\n" + "\n".join(rows + added), memo, 2, full=False)
+    assert not any(row in later for row in rows), later
+    assert (added[0] in later) if new else later == "(As sent before, unchanged: Entities.)"
+
+
+@given(ref=st.from_regex(r"(recipe|shop|meal|inv|task)_[1-9][0-9]{0,2}", fullmatch=True), name=st.from_regex(r"[A-Z][a-z]{2,9}( [a-z]{3,8}){0,3}", fullmatch=True))
+def test_a_notice_line_shows_the_row_of_its_first_ref_in_any_form(ref: str, name: str) -> None:
+    shown = [f"- {ref} | {name} | 1 | piece | added", f"  [ ] 1 bag {name} ({ref}) - for a salad",
+             f"removed.ref: {ref}; removed.table: recipes; removed.label: {name}", f"- gen_recipe_1 {name} -> {ref}",
+             f"  dinner: {name} ({ref}), meal_2, 4 serving(s)"]
+    assert [row_ref(line) for line in shown] == [ref] * len(shown)
+    assert [row_ref(line) for line in (f"recipes: {ref}, recipe_4", "drafts_reopened: gen_recipe_1", "meals: 8")] == [None] * 3
