@@ -10,7 +10,7 @@ from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.kitchen.view_texts import TEXTS
-from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, read_card
+from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, draft_size, read_card
 from alfred_mcp.state.compact_result import compact_lines
 from alfred_mcp.state.refs import is_ref
 from alfred_mcp.state.role_outputs import Subdomain
@@ -272,6 +272,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         listed = [d for d in drafts if isinstance(d, dict)]
         if tool == "draft_create":  # the model wrote their content: labels are enough
             listed = [{k: v for k, v in d.items() if k != "content"} for d in listed]
+        if tool == "draft_revise":  # the model wrote the change: what it revised and the draft's size, not its content
+            return "\n".join([summarize_result(tool, result), *_revised_lines(listed, arguments), *warning_lines(result)])
         budget = DRAFT_READ_BUDGET if tool == "draft_read" else CARD_BUDGET
         return "\n".join([summarize_result(tool, result), *draft_lines(listed, budget=budget), *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
@@ -287,6 +289,20 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     card = "\n".join([head, as_json if len(as_json) < len(body) else body, *tail])
     whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
+
+
+def _revised_lines(drafts: list[dict[str, Any]], arguments: dict[str, Any]) -> list[str]:
+    """Each revised draft by its label, the fields the call changed (`patch`'s, or all when `content` replaced it) and
+    its size now; draft_read shows it whole."""
+    patch = arguments.get("patch")
+    changed = f"revised {', '.join(patch)}" if isinstance(patch, dict) and patch else "replaced whole"
+    lines = []
+    for draft in drafts:
+        content = draft.get("content") if isinstance(draft.get("content"), dict) else {}
+        size = draft_size(content) if content else ""
+        lines += [f"- {draft.get('ref')}: {draft.get('label')} [{draft.get('status')}]",
+                  f"  ({changed}{f'; now {size}' if size else ''}; draft_read refs=[\"{draft.get('ref')}\"] shows it whole)"]
+    return lines
 
 
 def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:

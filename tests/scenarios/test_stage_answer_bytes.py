@@ -1,6 +1,6 @@
 """What stage answers leave out because the client's model has it, over every scripted stage conversation and the
 latest round of recorded ones: the reply it wrote (echoed only when the state changed it), the conversation's turns
-it was sent (when a turn moves from the recent ones to the earlier ones), ..."""
+it was sent (when a turn moves from the recent ones to the earlier ones), rows a notice showed, a draft it revised."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import result_card
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.state.client_memo import row_ref
 
@@ -101,3 +104,19 @@ async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(t
             context = (answer.get("next") or {}).get("context", "")
             again = [line for line in context.splitlines() if (found := ENTITY.match(line)) and found.group(1) in shown]
             assert not again, (recording.name, again)
+
+
+NAMES = st.from_regex(r"[a-z]{4,10}( [a-z]{4,10})?", fullmatch=True)
+
+
+@given(ingredients=st.lists(NAMES, min_size=1, max_size=15, unique=True), steps=st.integers(1, 8),
+       patched=st.one_of(st.none(), st.lists(st.sampled_from(["name", "ingredients", "instructions", "servings"]), min_size=1, unique=True)))
+def test_draft_revise_notice_says_what_changed_and_the_size_not_the_content(ingredients: list[str], steps: int, patched: list[str] | None) -> None:
+    content = {"name": "Soup", "servings": 4, "ingredients": [{"name": name, "quantity": 1} for name in ingredients],
+               "instructions": [f"Step {n}." for n in range(steps)]}
+    arguments = {"ref": "gen_recipe_1", **({"patch": {key: content[key] for key in patched}} if patched else {"content": content})}
+    result = {"draft": {"ref": "gen_recipe_1", "label": "Soup", "status": "pending", "content": content}}
+    notice = result_card("draft_revise", arguments, result)
+    assert not any(f'"{name}"' in notice for name in ingredients), notice
+    assert f"{len(ingredients)} ingredients, {steps} steps, serves 4" in notice and 'draft_read refs=["gen_recipe_1"]' in notice
+    assert (f"revised {', '.join(patched)}" if patched else "replaced whole") in notice
