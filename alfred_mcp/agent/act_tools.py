@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
 from typing import Any, get_args
 
@@ -12,6 +13,7 @@ from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.kitchen.view_texts import TEXTS
 from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, draft_size, read_card
 from alfred_mcp.state.compact_result import compact_lines
+from alfred_mcp.state.folding import clip
 from alfred_mcp.state.refs import is_ref
 from alfred_mcp.state.role_outputs import Subdomain
 
@@ -281,6 +283,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"]]
         return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = {k: v for k, v in result.items() if k not in _CONTEXT_KEYS and k not in _SHOWN_APART}
+    if tool == "shopping_list_from":
+        shown = _unchanged_as_counts(shown)
     hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
     head, tail = summarize_result(tool, result), [*removal_lines(result), *warning_lines(result)]
     room = RESULT_CARD_BUDGET - sum(len(line) + 1 for line in [head, *tail])
@@ -289,6 +293,31 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     card = "\n".join([head, as_json if len(as_json) < len(body) else body, *tail])
     whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
+
+
+UNCHANGED_ROWS = {"covered": "covered by the pantry (db_read inventory shows it)",
+                  "already_listed": "already on the list (shopping_list_show lists them)"}
+"""shopping_list_from's rows it did not change, and how to list them: a card shows the ones that need the user's
+attention (a shortfall, an amount to check) and counts and names the rest."""
+_ATTENTION = re.compile(r"\b(short|check|not enough|missing)\b", re.IGNORECASE)
+
+
+def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
+    """`shown` with each list of rows the call did not change cut to those whose note needs the user's attention,
+    the rest as one line: how many, their names, and how to list them."""
+    out = dict(shown)
+    for key, how in UNCHANGED_ROWS.items():
+        rows = shown.get(key)
+        if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+            continue
+        attention = [row for row in rows if _ATTENTION.search(str(row.get("note") or ""))]
+        rest = [str(row.get("name")) for row in rows if row not in attention]
+        out[key] = attention
+        if rest:
+            out[f"{key}_more"] = clip(f"{len(rest)} more {how}: {', '.join(rest)}", 400)
+        if not attention:
+            del out[key]
+    return out
 
 
 def _revised_lines(drafts: list[dict[str, Any]], arguments: dict[str, Any]) -> list[str]:

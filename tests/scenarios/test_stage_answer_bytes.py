@@ -4,6 +4,7 @@ it was sent (when a turn moves from the recent ones to the earlier ones), rows a
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -120,3 +121,30 @@ def test_draft_revise_notice_says_what_changed_and_the_size_not_the_content(ingr
     assert not any(f'"{name}"' in notice for name in ingredients), notice
     assert f"{len(ingredients)} ingredients, {steps} steps, serves 4" in notice and 'draft_read refs=["gen_recipe_1"]' in notice
     assert (f"revised {', '.join(patched)}" if patched else "replaced whole") in notice
+
+
+NOTES = st.sampled_from(["", "need 1 tbsp salt, the pantry has 1 box: covered", "bought already",
+                         "need 3 cups broth, the pantry has 1 carton: short by 2 cups", "need 2 carrots, the pantry has 1 lb: check there is enough"])
+ROWS = st.lists(st.fixed_dictionaries({"name": NAMES, "recipes": st.just(["recipe_1"]), "note": NOTES}), max_size=30, unique_by=lambda r: r["name"])
+
+
+@given(covered=ROWS, listed=ROWS, added=st.booleans())
+def test_shopping_list_from_shows_rows_needing_attention_whole_and_counts_the_unchanged_rest(
+    covered: list[dict[str, Any]], listed: list[dict[str, Any]], added: bool,
+) -> None:
+    """Whatever a run covered or found listed: each row with a shortfall or an amount to check is shown whole (never
+    among rows not shown); the rest, which the run did not change, are counted and named with how to list them."""
+    covered = [{**row, "name": f"pantry {row['name']}"} for row in covered]
+    listed = [{**row, "name": f"listed {row['name']}"} for row in listed]
+    lines = [{"ref": "shop_1", "name": "mirin", "quantity": 1, "unit": "bottle", "action": "added"}] if added else []
+    result = {"lines": lines, "covered": covered, "already_listed": listed, "recipes": ["recipe_1"], "meals": 1}
+    notice = result_card("shopping_list_from", {"recipes": ["recipe_1"]}, result)
+    if notice == "shopping_list_from\n" + json.dumps(result, ensure_ascii=False, separators=(",", ":")):
+        return  # the plain result was shorter than any card: it goes whole
+    for rows, how in ((covered, "covered by the pantry"), (listed, "shopping_list_show")):
+        attention = [row for row in rows if "short" in row["note"] or "check" in row["note"]]
+        assert all(row["note"] in notice for row in attention), notice
+        rest = [row for row in rows if row not in attention]
+        assert not rest or (f"{len(rest)} more" in notice and how in notice), notice
+        assert not any(f"- {row['name']} |" in notice for row in rest), notice
+    assert "not shown" not in notice, notice
