@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alfred_mcp.state.context import DASHBOARD_HEADING
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.table_columns import COLUMNS_HEADING
 
@@ -27,8 +28,9 @@ KEEP_TURNS = 6
 KEEP_VERSIONS = 4
 """Versions of one heading remembered (each role's context may carry its own)."""
 _HEADING = re.compile(r"^## ", re.MULTILINE)
-SESSION_SECTIONS = (COLUMNS_HEADING,)
-"""Context sections sent once a session, like the schemas: a write step's table columns."""
+SESSION_SECTIONS = (COLUMNS_HEADING, DASHBOARD_HEADING)
+"""Context sections sent once a session, like the schemas: a write step's table columns, and Think's kitchen dashboard
+(later versions go as the lines that changed, however many turns later)."""
 
 
 class Sent(BaseModel):

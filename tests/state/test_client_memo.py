@@ -198,3 +198,20 @@ def test_a_notice_line_shows_the_row_of_its_first_ref_in_any_form(ref: str, name
              f"  dinner: {name} ({ref}), meal_2, 4 serving(s)"]
     assert [row_ref(line) for line in shown] == [ref] * len(shown)
     assert [row_ref(line) for line in (f"recipes: {ref}, recipe_4", "drafts_reopened: gen_recipe_1", "meals: 8")] == [None] * 3
+
+
+@given(gap=st.integers(min_value=1, max_value=4 * KEEP_TURNS), changed=st.booleans())
+def test_the_kitchen_dashboard_goes_once_a_session_then_as_its_changed_lines(gap: int, changed: bool) -> None:
+    """However many turns later Think runs again, the dashboard it was sent is not sent again: unchanged, it is
+    named; changed, only the changed line goes."""
+    lines = ["- Recipes: 11 saved (italian: 2, mediterranean: 2, mexican: 2, american: 1, greek: 1, indian: 1, japanese: 1)",
+             "- Inventory: 49 items (fridge: 19, pantry: 11, cabinet: 8, counter: 7, freezer: 4)",
+             "- Expiring within 3 days: inv_1 salmon fillets (2026-11-28), inv_2 avocado (2026-11-29), inv_3 chicken thighs (2026-11-29)",
+             "- Next meals (7 of 10 planned from today): meal_1 Fri Nov 27 [dinner] → recipe_5 Miso-Glazed Salmon with Bok Choy",
+             "- Shopping list: 9 to buy | Tasks: 5 open"]
+    memo = ClientMemo()
+    elide_sections("## Kitchen dashboard\n" + "\n".join(lines), memo, 1, full=False, role="think")
+    later = [*lines[:4], "- Shopping list: 12 to buy | Tasks: 5 open"] if changed else lines
+    sent = elide_sections("## Kitchen dashboard\n" + "\n".join(later), memo.pruned(1 + gap), 1 + gap, full=False, role="think")
+    assert lines[0] not in sent and lines[1] not in sent
+    assert ("- Shopping list: 12 to buy" in sent) if changed else sent == "(As sent before, unchanged: Kitchen dashboard.)"
