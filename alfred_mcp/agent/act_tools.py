@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Mapping
 from typing import Any, get_args
 
@@ -10,8 +11,9 @@ from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.kitchen.view_texts import TEXTS
-from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, read_card
+from alfred_mcp.state.cards import CARD_BUDGET, card_columns, draft_lines, draft_size, read_card
 from alfred_mcp.state.compact_result import compact_lines
+from alfred_mcp.state.folding import clip
 from alfred_mcp.state.refs import is_ref
 from alfred_mcp.state.role_outputs import Subdomain
 
@@ -280,6 +282,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         listed = [d for d in drafts if isinstance(d, dict)]
         if tool == "draft_create":  # the model wrote their content: labels are enough
             listed = [{k: v for k, v in d.items() if k != "content"} for d in listed]
+        if tool == "draft_revise":  # the model wrote the change: what it revised and the draft's size, not its content
+            return "\n".join([summarize_result(tool, result), *_revised_lines(listed, arguments), *warning_lines(result)])
         budget = DRAFT_READ_BUDGET if tool == "draft_read" else CARD_BUDGET
         return "\n".join([summarize_result(tool, result), *draft_lines(listed, budget=budget), *warning_lines(result)])
     if isinstance(result.get("items"), list) and isinstance(result.get("batch"), dict):
@@ -287,6 +291,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
                  + (f": {i['reason']}" if i.get("reason") else "") for i in result["items"]]
         return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = {k: v for k, v in result.items() if k not in _CONTEXT_KEYS and k not in _SHOWN_APART}
+    if tool == "shopping_list_from":
+        shown = _unchanged_as_counts(shown)
     hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
     head, tail = summarize_result(tool, result), [*removal_lines(result), *warning_lines(result)]
     room = RESULT_CARD_BUDGET - sum(len(line) + 1 for line in [head, *tail])
@@ -295,6 +301,45 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
     card = "\n".join([head, as_json if len(as_json) < len(body) else body, *tail])
     whole = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
     return card if len(card) <= len(tool) + 1 + len(whole) else f"{tool}\n{whole}"  # never longer than the plain text
+
+
+UNCHANGED_ROWS = {"covered": "covered by the pantry (db_read inventory shows it)",
+                  "already_listed": "already on the list (shopping_list_show lists them)"}
+"""shopping_list_from's rows it did not change, and how to list them: a card shows the ones that need the user's
+attention (a shortfall, an amount to check) and counts and names the rest."""
+_ATTENTION = re.compile(r"\b(short|check|not enough|missing)\b", re.IGNORECASE)
+
+
+def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
+    """`shown` with each list of rows the call did not change cut to those whose note needs the user's attention,
+    the rest as one line: how many, their names, and how to list them."""
+    out = dict(shown)
+    for key, how in UNCHANGED_ROWS.items():
+        rows = shown.get(key)
+        if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+            continue
+        attention = [row for row in rows if _ATTENTION.search(str(row.get("note") or ""))]
+        rest = [str(row.get("name")) for row in rows if row not in attention]
+        out[key] = attention
+        if rest:
+            out[f"{key}_more"] = clip(f"{len(rest)} more {how}: {', '.join(rest)}", 400)
+        if not attention:
+            del out[key]
+    return out
+
+
+def _revised_lines(drafts: list[dict[str, Any]], arguments: dict[str, Any]) -> list[str]:
+    """Each revised draft by its label, the fields the call changed (`patch`'s, or all when `content` replaced it) and
+    its size now; draft_read shows it whole."""
+    patch = arguments.get("patch")
+    changed = f"revised {', '.join(patch)}" if isinstance(patch, dict) and patch else "replaced whole"
+    lines = []
+    for draft in drafts:
+        content = draft.get("content") if isinstance(draft.get("content"), dict) else {}
+        size = draft_size(content) if content else ""
+        lines += [f"- {draft.get('ref')}: {draft.get('label')} [{draft.get('status')}]",
+                  f"  ({changed}{f'; now {size}' if size else ''}; draft_read refs=[\"{draft.get('ref')}\"] shows it whole)"]
+    return lines
 
 
 def _with_set_columns(table: str, arguments: dict[str, Any]) -> list[str] | None:

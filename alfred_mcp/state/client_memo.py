@@ -19,6 +19,8 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alfred_mcp.state.context import DASHBOARD_HEADING
+from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.table_columns import COLUMNS_HEADING
 
 KEEP_TURNS = 6
@@ -26,8 +28,9 @@ KEEP_TURNS = 6
 KEEP_VERSIONS = 4
 """Versions of one heading remembered (each role's context may carry its own)."""
 _HEADING = re.compile(r"^## ", re.MULTILINE)
-SESSION_SECTIONS = (COLUMNS_HEADING,)
-"""Context sections sent once a session, like the schemas: a write step's table columns."""
+SESSION_SECTIONS = (COLUMNS_HEADING, DASHBOARD_HEADING)
+"""Context sections sent once a session, like the schemas: a write step's table columns, and Think's kitchen dashboard
+(later versions go as the lines that changed, however many turns later)."""
 
 
 class Sent(BaseModel):
@@ -86,8 +89,8 @@ class ClientMemo(BaseModel):
         for row in rows:
             if row.strip():
                 self.rows[digest(row.strip())] = turn
-                if (found := _REF_LINE.match(row)) is not None:
-                    self.row_refs[found.group(2)] = turn
+                if (ref := row_ref(row)) is not None:
+                    self.row_refs[ref] = turn
 
     def row_sent(self, row: str) -> bool:
         return digest(row.strip()) in self.rows
@@ -103,6 +106,20 @@ class ClientMemo(BaseModel):
                     if (kept := [v for v in versions if h.startswith(SESSION_SECTIONS) or turn - v.turn <= KEEP_TURNS])}
         rows = {k: t for k, t in self.rows.items() if turn - t <= KEEP_TURNS}
         return ClientMemo(sent=sent, sections=sections, rows=rows, row_refs={k: t for k, t in self.row_refs.items() if t == turn})
+
+
+_ROW_REF = re.compile(r"\b(?<!gen_)([a-z]+_\d+)\b")
+_NOT_ROW_WORDS = re.compile(r"\b[\w.]+:|[^a-zA-Z]+")
+
+
+def row_ref(line: str) -> str | None:
+    """The ref whose row a notice's line shows, in any of the notices' forms ('- shop_1 | salmon fillets | …',
+    '  [ ] 1 bag arugula (shop_17) - …', 'removed.ref: recipe_8; …label: Tzatziki'): its first ref (a saved row's,
+    not a draft's), when the line says more than refs and labels ('recipes: recipe_5, recipe_4' shows no row)."""
+    found = _ROW_REF.search(line)
+    if found is None:
+        return None
+    return found.group(1) if _NOT_ROW_WORDS.sub("", _ROW_REF.sub("", line)) else None
 
 
 def digest(text: str) -> str:
@@ -133,12 +150,14 @@ ONCE_A_TURN = frozenset({"## Conversation"})
 that holds the conversation itself."""
 
 
-def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "") -> str:
+def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "", held: frozenset[str] = frozenset()) -> str:
     """`text` without the '## ' sections the client already has verbatim (any version it was sent, for any role):
     one closing line names them. A section that only grew from a version it has, or changed lines after their start,
     comes as those lines (each under the '### ' heading it sits in) when that is shorter; else whole, each run of ref
     lines it has verbatim named by its refs. Where the client was sent another version of the heading since, the
-    version meant is named by role and turn; where that would not tell them apart, it is not relied on."""
+    version meant is named by role and turn; where that would not tell them apart, it is not relied on. The `held`
+    lines (stripped) the client has in another form (the rows a notice showed) are not sent but count as sent: a later
+    version that still has them does not send them either; a section left with nothing else is left out."""
     out, unchanged = [], []
     for section in split_sections(text):
         heading, _, body = section.partition("\n")
@@ -157,18 +176,48 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         grown = _grown_from(body, versions)
         known = {line for v in versions for line in v.lines}
         memo.remember_section(heading, body, turn, role)
-        whole = "\n".join([heading, *_known_refs_named(body.splitlines(), known)])
-        if grown is not None and not grown[1]:  # only blank lines differ
-            unchanged.append(heading[3:] + grown[0])
+        lines = body.splitlines()
+        if heading in ONCE_A_TURN and versions and (said := _said_since(lines, versions, known)) is not None:
+            if said:
+                out.append(_grown(f"{heading} (as sent before, with these lines added:)", lines, said))
+            else:
+                unchanged.append(heading[3:])
             continue
         if grown is not None:
+            grown = (grown[0], [index for index in grown[1] if lines[index].strip() not in held], grown[2])
+        if grown is not None and not grown[1]:  # only blank lines or lines the client holds differ
+            unchanged.append(heading[3:] + grown[0])
+            continue
+        rest = "\n".join([heading, *lines])
+        if any(line.strip() in held for line in lines):  # what the client holds goes, and any heading left empty
+            rest = without_empty_headings("\n".join([heading, *(line for line in lines if line.strip() not in held)]))
+            if rest.strip() == heading:
+                continue
+        whole = "\n".join(_known_refs_named(rest.splitlines(), known))
+        if grown is not None:
             what = "added or replacing the line with the same start" if grown[2] else "added"
-            new_lines = _grown(f"{heading} ({grown[0][2:] or 'as sent before'}, with these lines {what}:)", body.splitlines(), grown[1])
+            new_lines = _grown(f"{heading} ({grown[0][2:] or 'as sent before'}, with these lines {what}:)", lines, grown[1])
             whole = new_lines if len(new_lines) < len(whole) else whole
         out.append(whole)
     if unchanged:
         out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
+
+
+_FOLD = re.compile(r"^T(\d+): ")
+"""A conversation turn folded into one line ('T3: User: "…" / Alfred: "…"') when it leaves the recent ones."""
+
+
+def _said_since(lines: list[str], versions: list[Version], known: set[str]) -> list[int] | None:
+    """For the conversation, which the client's model holds itself: the indexes of the lines it was not sent, when
+    the rest are lines it has (in any version) or the folds of turns it was sent whole (a version sent in that turn
+    or later: the split between earlier and recent turns shifted, nothing was said); None when a fold is of a turn it
+    was never sent, so the section is compared as any other."""
+    said = [index for index, line in enumerate(lines) if line.strip() and not line.startswith("### ") and digest(line)[:8] not in known]
+    folds = [found for index in said if (found := _FOLD.match(lines[index])) is not None]
+    if any(not any(v.turn >= int(found.group(1)) for v in versions) for found in folds):
+        return None
+    return [index for index in said if _FOLD.match(lines[index]) is None]
 
 
 def _which(version: Version, versions: list[Version]) -> str | None:

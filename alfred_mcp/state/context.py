@@ -43,6 +43,7 @@ DEFAULT_BUDGETS: dict[str, int] = {"understand": 2_200, "think": 4_500, "act": 1
 """Characters of each role's session context: with its instructions, this turn's facts and its output schema as
 text, a role's prompt of a one-step turn stays within 2,000 tokens (the `prompt_tokens` benchmark)."""
 MIN_KEPT = 120
+DASHBOARD_HEADING = "## Kitchen dashboard"
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
@@ -666,9 +667,9 @@ def _value_text(value: Any) -> str:
 def dashboard_section(dashboard: Mapping[str, Any] | None) -> str:
     """Counts and what needs attention soon; refs with labels only."""
     if not dashboard:
-        return "## Kitchen dashboard\nNot available."
+        return f"{DASHBOARD_HEADING}\nNot available."
     counts: Mapping[str, int] = dashboard.get("counts", {})
-    lines = ["## Kitchen dashboard"]
+    lines = [DASHBOARD_HEADING]
     lines.append(f"- Recipes: {counts.get('recipes', 0)} saved" + _breakdown(dashboard.get("recipes_by_cuisine")))
     lines.append(f"- Inventory: {counts.get('inventory', 0)} items" + _breakdown(dashboard.get("inventory_by_location")))
     soon = dashboard.get("expiring_soon") or []

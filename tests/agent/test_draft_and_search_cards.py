@@ -19,7 +19,8 @@ INGREDIENT = st.fixed_dictionaries({"name": WORDS, "quantity": st.one_of(st.none
 CONTENT = st.fixed_dictionaries({"name": WORDS, "servings": st.one_of(st.none(), st.integers(1, 12)), "description": st.none(),
                                  "ingredients": st.lists(INGREDIENT, min_size=1, max_size=6), "instructions": st.lists(WORDS, max_size=5),
                                  "tags": st.just([])})
-SHOWING = ("recipes_import", "draft_read", "draft_revise")
+SHOWING = ("recipes_import", "draft_read")
+"""Tools whose drafts the model did not write (draft_revise: it wrote the change; its notice says what changed)."""
 
 
 def _result(contents: list[dict[str, Any]]) -> dict[str, Any]:

@@ -98,7 +98,7 @@ async def test_a_card_names_every_row_of_the_result_or_says_how_to_get_it(app: A
     shown = _named_refs(card)
     missing = [ref for ref in _row_refs(structured) if ref not in shown]
     assert missing == [], f"{tool}: rows not named: {missing}\n{card}"
-    written = {"content"} if name == "draft_create" else set()  # the model wrote a new draft's content: its label is enough
+    written = {"content"} if name in ("draft_create", "draft_revise") else set()  # the model wrote a draft's content (or the change): its label is enough
     unnamed = [row for row in _rows(structured, skip=written)
                if not _ref_of(row) and (first := _first_text(row)) and first.lower() not in card.lower()]
     assert unnamed == [] or " not shown" in card, f"{tool}: rows not named: {unnamed}\n{card}"

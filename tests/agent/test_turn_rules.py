@@ -85,7 +85,7 @@ async def test_a_false_reply_is_refused_then_corrected_and_never_amended(client:
     assert (await status(client))["invalid_outputs"] == {"reply": 1}, "the refusal counts although the call failed"
     honest = "Here is Quick Cod, not saved yet. Want me to save it?"
     finished = await submit(client, "reply", {"response": honest, "tone": "helpful", "next_step": "save it?"})
-    assert finished["stage"] == "done" and finished["reply"] == honest
+    assert finished["stage"] == "done" and "reply" not in finished  # the model wrote it: not echoed
     talk = json.loads((await client.read_resource("alfred://session/current/conversation")).contents[0].text)
     assert talk["recent"][-1]["flow"] == {"tone": "helpful", "next_step": "save it?"}
 
@@ -368,7 +368,7 @@ async def test_a_turn_with_nothing_to_do_goes_straight_to_reply_and_changes_noth
     refused = await call_error(client, "turn_submit", role="reply", output={"response": false_claim})
     assert "this turn did not do that" in refused["message"] or "but nothing was" in refused["message"]
     finished = await submit(client, "reply", {"response": honest})
-    assert (finished["stage"], finished["outcome"], finished["reply"]) == ("done", "completed", honest)
+    assert (finished["stage"], finished["outcome"], finished.get("reply")) == ("done", "completed", None)  # not echoed
     state = await status(client)
     assert state["steps"] == [] and ("think" in state["model_calls"]) == (settled_by == "think")
     assert await _kitchen_counts(app) == before

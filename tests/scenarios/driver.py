@@ -33,8 +33,9 @@ class Seen:
         """The ref shown next to `label` most recently, e.g. 'recipe_7' for 'Chicken Fajitas' (`saved`: a row's, not
         the draft's it was saved from)."""
         pattern = re.compile(rf"\b({'' if saved else '(?:gen_)?'}(?<!gen_){prefix}_\d+)\b[:\s]+{re.escape(label)}")
+        saved_as = re.compile(rf"{re.escape(label)} -> ({prefix}_\d+)\b")  # a save's notice: 'gen_recipe_1 Name -> recipe_7'
         for text in reversed(self.texts):
-            found = pattern.findall(text)
+            found = pattern.findall(text) + saved_as.findall(text)
             if found:
                 return str(found[-1])
         raise AssertionError(f"the client was never shown a {prefix} ref for {label!r}")
@@ -56,6 +57,7 @@ class Call:
     bytes: int
     result: dict[str, Any] | None
     error: dict[str, Any] | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -108,9 +110,9 @@ class StageClient:
         text = "".join(block.text for block in result.content if block.type == "text")
         assert find_uuid(text) is None, f"{tool} showed a raw id"
         if result.is_error:
-            call = Call(tool, len(text.encode()), None, dict((result.meta or {})[ERROR_META]))
+            call = Call(tool, len(text.encode()), None, dict((result.meta or {})[ERROR_META]), arguments)
         else:
-            call = Call(tool, len(text.encode()), result.structured_content)
+            call = Call(tool, len(text.encode()), result.structured_content, arguments=arguments)
         log.calls.append(call)
         self.seen.texts.extend(strings_in(call.result if call.result is not None else text))
         return call

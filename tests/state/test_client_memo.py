@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.state.client_memo import KEEP_TURNS, ClientMemo, elide_sections, split_sections
+from alfred_mcp.state.client_memo import KEEP_TURNS, ClientMemo, elide_sections, row_ref, split_sections
 
 CONTEXT = "## Profile\nAllergies: peanuts\n\n## Task\nUser says: hi"
 
@@ -170,3 +170,48 @@ def test_the_conversation_goes_once_a_turn_whatever_a_later_role_is_cut_to(first
     assert "## Conversation" not in think and "Conversation, as sent to understand this turn" in think and "## Task\nplan it" in think
     assert elide_sections("## Conversation\nUser: something new", memo, 4, full=False, role="understand").startswith("## Conversation")
     assert "## Conversation\n" in elide_sections("## Conversation\nAlfred: whole", ClientMemo(), 3, full=True, role="think")
+
+
+ENTITY_LINES = st.lists(st.from_regex(r"[a-z]{3,8}_[1-9][0-9]?: [A-Z][a-z]{2,9} \[read\]", fullmatch=True), min_size=1, max_size=6, unique=True)
+
+
+@given(lines=ENTITY_LINES, held_count=st.integers(min_value=0, max_value=6), new=st.booleans())
+def test_lines_the_client_holds_from_a_notice_are_never_sent_and_count_as_sent(lines: list[str], held_count: int, new: bool) -> None:
+    """Entity lines a notice showed the rows of are not sent; a later version with them (and maybe one new line)
+    sends only what is new, or is unchanged; a section left with nothing to send is left out."""
+    rows = [f"- {line}" for line in lines]
+    held = frozenset(rows[:held_count])
+    memo = ClientMemo()
+    first = elide_sections("## Entities\n### Recent\n" + "\n".join(rows), memo, 1, full=False, held=held)
+    assert not any(row in first for row in held)
+    assert ("## Entities" in first) == (len(held) < len(rows))
+    added = ["- zzz_99: Later [read]"] if new else []
+    later = elide_sections("## Entities\n### Recent\n" + "\n".join(rows + added), memo, 2, full=False)
+    assert not any(row in later for row in rows), later
+    assert (added[0] in later) if new else later == "(As sent before, unchanged: Entities.)"
+
+
+@given(ref=st.from_regex(r"(recipe|shop|meal|inv|task)_[1-9][0-9]{0,2}", fullmatch=True), name=st.from_regex(r"[A-Z][a-z]{2,9}( [a-z]{3,8}){0,3}", fullmatch=True))
+def test_a_notice_line_shows_the_row_of_its_first_ref_in_any_form(ref: str, name: str) -> None:
+    shown = [f"- {ref} | {name} | 1 | piece | added", f"  [ ] 1 bag {name} ({ref}) - for a salad",
+             f"removed.ref: {ref}; removed.table: recipes; removed.label: {name}", f"- gen_recipe_1 {name} -> {ref}",
+             f"  dinner: {name} ({ref}), meal_2, 4 serving(s)"]
+    assert [row_ref(line) for line in shown] == [ref] * len(shown)
+    assert [row_ref(line) for line in (f"recipes: {ref}, recipe_4", "drafts_reopened: gen_recipe_1", "meals: 8")] == [None] * 3
+
+
+@given(gap=st.integers(min_value=1, max_value=4 * KEEP_TURNS), changed=st.booleans())
+def test_the_kitchen_dashboard_goes_once_a_session_then_as_its_changed_lines(gap: int, changed: bool) -> None:
+    """However many turns later Think runs again, the dashboard it was sent is not sent again: unchanged, it is
+    named; changed, only the changed line goes."""
+    lines = ["- Recipes: 11 saved (italian: 2, mediterranean: 2, mexican: 2, american: 1, greek: 1, indian: 1, japanese: 1)",
+             "- Inventory: 49 items (fridge: 19, pantry: 11, cabinet: 8, counter: 7, freezer: 4)",
+             "- Expiring within 3 days: inv_1 salmon fillets (2026-11-28), inv_2 avocado (2026-11-29), inv_3 chicken thighs (2026-11-29)",
+             "- Next meals (7 of 10 planned from today): meal_1 Fri Nov 27 [dinner] → recipe_5 Miso-Glazed Salmon with Bok Choy",
+             "- Shopping list: 9 to buy | Tasks: 5 open"]
+    memo = ClientMemo()
+    elide_sections("## Kitchen dashboard\n" + "\n".join(lines), memo, 1, full=False, role="think")
+    later = [*lines[:4], "- Shopping list: 12 to buy | Tasks: 5 open"] if changed else lines
+    sent = elide_sections("## Kitchen dashboard\n" + "\n".join(later), memo.pruned(1 + gap), 1 + gap, full=False, role="think")
+    assert lines[0] not in sent and lines[1] not in sent
+    assert ("- Shopping list: 12 to buy" in sent) if changed else sent == "(As sent before, unchanged: Kitchen dashboard.)"

@@ -20,7 +20,7 @@ from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_o
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.server.tools.sent_ahead import apply_ahead
-from alfred_mcp.server.tools.stage_view import answer, role_view, status_view
+from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
 
@@ -80,7 +80,7 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        started = await _answer_after(work, machine, state, args.get("then") or ())
+        started = await _answer_after(work, machine, state, args)
         following = started.get("next")
         # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes
         if isinstance(following, dict) and "instructions" not in following and not args.get("then"):
@@ -117,7 +117,7 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
         except RoleOutputError as error:
             refused = error
         else:
-            return {**await _answer_after(work, machine, state, args.get("then") or ()), **_context(work.session)}
+            return {**await _answer_after(work, machine, state, args), **_context(work.session)}
     assert refused is not None
     raise refused
 
@@ -140,12 +140,13 @@ async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
         return {**status_view(machine, state), **_context(work.session)}
 
 
-async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]]) -> ToolResult:
-    """The outputs sent ahead applied (sent_ahead.py), then the answer: where the turn stands, what the expected role
-    needs, what was not applied or refused, and the ledger of a turn that ended."""
+async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, args: ToolArgs) -> ToolResult:
+    """The outputs sent ahead (`then`) applied (sent_ahead.py), then the answer: where the turn stands, what the expected
+    role needs, what was not applied or refused, and the ledger of a turn that ended; not the reply the call carried."""
+    then: Sequence[dict[str, Any]] = args.get("then") or ()
     state, ahead = await apply_ahead(machine, state, then)
     ledger = _ledger_view(state.ledger)
-    return {**await answer(work, machine, state), **ahead, **({"summary": ledger} if ledger else {})}
+    return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine
@@ -18,20 +19,31 @@ from alfred_mcp.agent.prompting import role_prompt
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.client_memo import ClientMemo, elide_sections
+from alfred_mcp.state.client_memo import ClientMemo, elide_sections, row_ref
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.role_outputs import output_schema
 from alfred_mcp.state.schema_text import schema_text
 
 
-def status_view(machine: TurnMachine, state: TurnState) -> dict[str, Any]:
-    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply, the last notice."""
+def status_view(machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
+    """Where the turn stands, compactly: the stage, the Act step (not its whole record), the reply (unless it is one
+    the client `written` in this call: its model has it), the last notice."""
     step = state.step if state.stage == "act" else None
+    reply = None if state.reply is not None and state.reply.strip() in {text.strip() for text in written} else state.reply
     view = {
         "stage": state.stage, "expected_role": machine.expected_role(state), "outcome": state.outcome,
-        "step": step_view(state, step) if step else None, "reply": state.reply, "notice": state.notice,
+        "step": step_view(state, step) if step else None, "reply": reply, "notice": state.notice,
     }
     return {key: value for key, value in view.items() if value is not None or key == "expected_role"}
+
+
+def replies_written(arguments: Mapping[str, Any]) -> list[str]:
+    """The replies a turn_start or turn_submit call's arguments carry (its `output` and those in `then`): the client's
+    model wrote them, so an answer does not echo them back."""
+    outputs = [arguments] if "output" in arguments else []
+    outputs += [item for item in arguments.get("then") or () if isinstance(item, Mapping)]
+    return [item["output"]["response"] for item in outputs if item.get("role") == "reply" and isinstance(item.get("output"), Mapping)
+            and isinstance(item["output"].get("response"), str)]
 
 
 def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
@@ -64,9 +76,9 @@ async def role_view(
     view: dict[str, Any] = {"role": role}
     if parts:
         view["instructions"] = "\n\n".join(parts)
-    context = prompt.context if full else _without_rows_of(notice, memo, state.turn, prompt.context)
+    context, held = (prompt.context, frozenset[str]()) if full else _without_rows_of(notice, memo, state.turn, prompt.context)
     sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
-    view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to)
+    view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
     memo.remember_rows((notice or "").splitlines()[1:], state.turn)
     schemas = {role: output_schema(role)}
     sent_in = {r: _sent_before(memo, f"schema:{r}", json.dumps(schema, sort_keys=True), state.turn, full) for r, schema in schemas.items()}
@@ -94,35 +106,39 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
     return sent
 
 
-async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState) -> dict[str, Any]:
+async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated."""
-    status = status_view(machine, state)
+    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    reply the client `written` in this call (only one the state changed is sent)."""
+    status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
         return status
     return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"))}
 
 
-def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> str:
+def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> tuple[str, frozenset[str]]:
     """`context` without what repeats rows the client was shown in a notice: a card's row lines (each run replaced
-    by one pointer after the card's head, which names the notice) and the entity lines of the refs a notice of
-    this turn showed (the notice says more)."""
+    by one pointer after the card's head, which names the notice); and the entity lines of the refs whose rows a
+    notice of this turn showed, in any form (the notice says more), apart: the client holds them (`elide_sections`
+    does not send them, now or in a later turn while they are unchanged)."""
     rows = {line.strip() for line in (notice or "").splitlines()[1:] if line.strip()}
-    refs = {found.group(1) for row in rows if (found := _ROW_REF.match(row))}
+    refs = {ref for row in rows if (ref := row_ref(row)) is not None}
     out: list[str] = []
+    held: set[str] = set()
     for line in context.splitlines():
         entity = _ENTITY_REF.match(line)
         if entity is not None and (entity.group(1) in refs or memo.shown_in_notice(entity.group(1), turn)):
+            held.add(line.strip())
+            out.append(line)
             continue
         if not line.strip() or (line.strip() not in rows and not memo.row_sent(line)):
             out.append(line)
             continue
         if not out or out[-1].strip() != _ROWS_IN_NOTICE:
             out.append(line[: len(line) - len(line.lstrip())] + _ROWS_IN_NOTICE)
-    return "\n".join(out)
+    return "\n".join(out), frozenset(held)
 
 
-_ROW_REF = re.compile(r"^- ([a-z]+_\d+) ")
 _ENTITY_REF = re.compile(r"^- ([a-z]+_\d+): ")
 _ROWS_IN_NOTICE = "(rows: as in the notice)"

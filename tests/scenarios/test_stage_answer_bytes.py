@@ -1,0 +1,150 @@
+"""What stage answers leave out because the client's model has it, over every scripted stage conversation and the
+latest round of recorded ones: the reply it wrote (echoed only when the state changed it), the conversation's turns
+it was sent (when a turn moves from the recent ones to the earlier ones), rows a notice showed, a draft it revised."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from mcp import Client
+
+from alfred_mcp.agent.act_tools import result_card
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.client_memo import row_ref
+
+from .driver import StageClient, TurnLog
+from .recorded import Recording, load_recordings, recorded_kitchen
+from .scripts import SCENARIOS, Scenario, drive
+
+pytestmark = pytest.mark.anyio
+
+LATEST = [recording for recording in load_recordings() if recording.name.startswith("r3_")]
+FOLD = re.compile(r"^T(\d+): ")
+
+
+async def _answers(recording: Recording, folder: Path) -> list[list[dict[str, Any]]]:
+    """Per turn, every answer the recorded calls get (refused ones left out), replayed in order."""
+    turns: list[list[dict[str, Any]]] = []
+    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
+        for turn in recording.turns:
+            results = [await client.call_tool(call.tool, call.arguments) for call in turn.calls]
+            turns.append([result.structured_content or {} for result in results if not result.is_error])
+    return turns
+
+
+def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
+    """The title line and lines of '## `heading`' (whole or as new lines) in `context`."""
+    for piece in re.split(r"(?m)^(?=## )|\n\n(?=\(As sent before)", context):
+        title, _, body = piece.strip().partition("\n")
+        if title == f"## {heading}" or title.startswith(f"## {heading} ("):
+            return title, body.splitlines()
+    return None
+
+
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_the_conversation_is_sent_as_what_was_said_since_when_its_turns_only_shifted(tmp_path: Path, recording: Recording) -> None:
+    """Once the client has the conversation, a later answer sends no line of it again, nor the fold of a turn
+    it was sent: a turn moving from the recent ones to the earlier ones says nothing new to its model."""
+    had: set[str] = set()
+    sent_in: list[int] = []
+    for number, answers in enumerate(await _answers(recording, tmp_path), start=1):
+        for answer in answers:
+            found = _section((answer.get("next") or {}).get("context", ""), "Conversation")
+            if found is None:
+                continue
+            title, lines = found
+            said = [line for line in lines if line.strip() and not line.startswith("### ")]
+            if sent_in:
+                assert not [line for line in said if line in had], (recording.name, number, title, lines)
+                assert not [line for line in said if (fold := FOLD.match(line)) and int(fold.group(1)) <= max(sent_in)], lines
+            had.update(said)
+            sent_in.append(number)
+
+
+async def _driven(stage: StageClient, scenario: Scenario) -> list[TurnLog]:
+    return await drive(stage, scenario)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+async def test_a_finished_turn_echoes_the_reply_only_when_the_state_changed_it(stage: StageClient, scenario: Scenario) -> None:
+    logs = await _driven(stage, scenario)
+    finished = 0
+    for log in logs:
+        for call in log.calls:
+            if call.result is None or call.result.get("expected_role") is not None:
+                continue
+            finished += 1
+            written = [call.arguments["output"]["response"]] if call.arguments.get("role") == "reply" else []
+            status = await stage.client.call_tool("turn_status", {"turn": call.result["turn"]})
+            kept = (status.structured_content or {})["state"]["reply"]
+            if kept in written:
+                assert "reply" not in call.result, call.result
+            else:
+                assert call.result.get("reply") == kept, (call.result, kept)
+    assert finished == len(logs)
+
+
+ENTITY = re.compile(r"^\s*- ([a-z]+_\d+): ")
+
+
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(tmp_path: Path, recording: Recording) -> None:
+    """Whatever form a notice shows rows in (a card's '- ref | …' lines, a grouped view's '(shop_3)', a removal's
+    'removed.ref: …; removed.label: …'), the entity lines of those refs are not sent again in the turn's later
+    contexts."""
+    for answers in await _answers(recording, tmp_path):
+        shown: set[str] = set()
+        for answer in answers:
+            shown |= {ref for line in (answer.get("notice") or "").splitlines()[1:] if (ref := row_ref(line)) is not None}
+            context = (answer.get("next") or {}).get("context", "")
+            again = [line for line in context.splitlines() if (found := ENTITY.match(line)) and found.group(1) in shown]
+            assert not again, (recording.name, again)
+
+
+NAMES = st.from_regex(r"[a-z]{4,10}( [a-z]{4,10})?", fullmatch=True)
+
+
+@given(ingredients=st.lists(NAMES, min_size=1, max_size=15, unique=True), steps=st.integers(1, 8),
+       patched=st.one_of(st.none(), st.lists(st.sampled_from(["name", "ingredients", "instructions", "servings"]), min_size=1, unique=True)))
+def test_draft_revise_notice_says_what_changed_and_the_size_not_the_content(ingredients: list[str], steps: int, patched: list[str] | None) -> None:
+    content = {"name": "Soup", "servings": 4, "ingredients": [{"name": name, "quantity": 1} for name in ingredients],
+               "instructions": [f"Step {n}." for n in range(steps)]}
+    arguments = {"ref": "gen_recipe_1", **({"patch": {key: content[key] for key in patched}} if patched else {"content": content})}
+    result = {"draft": {"ref": "gen_recipe_1", "label": "Soup", "status": "pending", "content": content}}
+    notice = result_card("draft_revise", arguments, result)
+    assert not any(f'"{name}"' in notice for name in ingredients), notice
+    assert f"{len(ingredients)} ingredients, {steps} steps, serves 4" in notice and 'draft_read refs=["gen_recipe_1"]' in notice
+    assert (f"revised {', '.join(patched)}" if patched else "replaced whole") in notice
+
+
+NOTES = st.sampled_from(["", "need 1 tbsp salt, the pantry has 1 box: covered", "bought already",
+                         "need 3 cups broth, the pantry has 1 carton: short by 2 cups", "need 2 carrots, the pantry has 1 lb: check there is enough"])
+ROWS = st.lists(st.fixed_dictionaries({"name": NAMES, "recipes": st.just(["recipe_1"]), "note": NOTES}), max_size=30, unique_by=lambda r: r["name"])
+
+
+@given(covered=ROWS, listed=ROWS, added=st.booleans())
+def test_shopping_list_from_shows_rows_needing_attention_whole_and_counts_the_unchanged_rest(
+    covered: list[dict[str, Any]], listed: list[dict[str, Any]], added: bool,
+) -> None:
+    """Whatever a run covered or found listed: each row with a shortfall or an amount to check is shown whole (never
+    among rows not shown); the rest, which the run did not change, are counted and named with how to list them."""
+    covered = [{**row, "name": f"pantry {row['name']}"} for row in covered]
+    listed = [{**row, "name": f"listed {row['name']}"} for row in listed]
+    lines = [{"ref": "shop_1", "name": "mirin", "quantity": 1, "unit": "bottle", "action": "added"}] if added else []
+    result = {"lines": lines, "covered": covered, "already_listed": listed, "recipes": ["recipe_1"], "meals": 1}
+    notice = result_card("shopping_list_from", {"recipes": ["recipe_1"]}, result)
+    if notice == "shopping_list_from\n" + json.dumps(result, ensure_ascii=False, separators=(",", ":")):
+        return  # the plain result was shorter than any card: it goes whole
+    for rows, how in ((covered, "covered by the pantry"), (listed, "shopping_list_show")):
+        attention = [row for row in rows if "short" in row["note"] or "check" in row["note"]]
+        assert all(row["note"] in notice for row in attention), notice
+        rest = [row for row in rows if row not in attention]
+        assert not rest or (f"{len(rest)} more" in notice and how in notice), notice
+        assert not any(f"- {row['name']} |" in notice for row in rest), notice
+    assert "not shown" not in notice, notice
