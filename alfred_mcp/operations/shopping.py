@@ -29,7 +29,7 @@ from alfred_mcp.kitchen.measures import (
     to_buy,
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
@@ -121,8 +121,9 @@ async def recipe_uses(work: UnitOfWork, refs: list[str], servings: dict[str, int
     return [recipe_use(recipe, by_id.get(recipe.recipe["id"])) for recipe in loaded]
 
 
-async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[list[Use], int]:
-    """Each planned meal with a recipe from `start` to `end`, scaled to the meal's servings, and the meal count."""
+async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[list[Use], int, int]:
+    """Each planned meal with a recipe from `start` to `end` not cooked yet, scaled to the meal's servings; the count of
+    those meals, and of the meals left out as cooked already."""
     if end < start:
         raise InputError("meal_plans.to: the range ends before it starts.", field="meal_plans.to")
     where = Where(all_of=(Filter("date", "gte", start.isoformat()), Filter("date", "lte", end.isoformat()),
@@ -130,6 +131,12 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
         raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
+    cooked = await _cooked_meal_ids(work, [meal["id"] for meal in meals])
+    planned = len(meals)
+    meals = [meal for meal in meals if meal["id"] not in cooked]
+    if not meals:
+        raise InputError(f"meal_plans: every planned meal with a recipe {_on(start, end)} was cooked already; nothing is "
+                         "left to shop for.", field="meal_plans")
     views = await rows_to_refs(work, MEAL_PLANS, meals, action="read")
     refs = [view["recipe_id"] for view in views]
     loaded = {rows.ref: rows for rows in await load_recipes(work, refs, field="meal_plans")}
@@ -140,7 +147,15 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
         servings = int(meal.get("servings") or base or 1)
         day = date.fromisoformat(str(meal["date"])[:10])
         uses.append(Use(recipe, servings / base if base else 1.0, meal_entry(recipe.name, day, str(meal["meal_type"]), servings)))
-    return uses, len(meals)
+    return uses, len(meals), planned - len(meals)
+
+
+async def _cooked_meal_ids(work: UnitOfWork, ids: list[Any]) -> set[Any]:
+    """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): nothing left to buy for them."""
+    where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
+    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",), limit=len(ids) * 4),
+                                     user_id=work.user_id)
+    return {row["from_meal_plan_id"] for row in logged}
 
 
 async def add_to_list(

@@ -107,6 +107,27 @@ async def test_meal_cooked_uses_a_meal_plan_and_never_goes_below_zero(client: Cl
     assert (await _rows(client, "cooking_log", id=result["log"]))[0]["from_meal_plan_id"] == meal
 
 
+@pytest.mark.parametrize("preview", [True, False])
+async def test_a_meal_cooked_already_is_not_shopped_for_again(client: Client, preview: bool) -> None:
+    """Meal plans listed from..to leave out the meals meal_cooked logged (nothing left to buy for them) and say how
+    many; when every meal of the range was cooked, the call is refused, naming meal_plans, and writes nothing."""
+    rice = await _recipe(client, "Test Rice Bowl", 2, [{"name": "quuxrice", "quantity": 300, "unit": "g"}])
+    soup = await _recipe(client, "Test Leek Soup", 2, [{"name": "quuxleeks", "quantity": 2}])
+    meals = [(await call(client, "db_create", table="meal_plans", data={
+        "date": "2031-05-0" + day, "meal_type": "dinner", "recipe_id": recipe, "servings": 2}))["rows"][0]["id"]
+        for day, recipe in (("1", rice), ("2", soup))]
+    await call(client, "meal_cooked", meal=meals[0])
+    span = {"from": "2031-05-01", "to": "2031-05-02"}
+    listed = await call(client, "shopping_list_from", meal_plans=span, preview=preview)
+    assert listed["recipes"] == [soup] and listed["meals"] == 1, listed
+    assert [line["name"] for line in listed["lines"]] == ["quuxleeks"] and "1 meal cooked already" in listed["message"], listed
+    await call(client, "meal_cooked", meal=meals[1])
+    before = await _rows(client, "shopping_list")
+    refused = await call_error(client, "shopping_list_from", meal_plans=span, preview=preview)
+    assert refused["field"] == "meal_plans" and "cooked already" in refused["message"], refused
+    assert await _rows(client, "shopping_list") == before
+
+
 async def test_undo_walks_back_create_update_delete_and_save_with_the_same_refs(client: Client) -> None:
     saved = await _recipe(client, "Undo Pie", 4, [{"name": "quuxapples", "quantity": 6}])
     (apples,) = await _pantry(client, ("quuxapples", 3, "piece"))

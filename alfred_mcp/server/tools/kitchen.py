@@ -6,6 +6,7 @@ from typing import Any
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError, require_one_of
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.operations import cooking, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
@@ -18,13 +19,14 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         raise InputError("servings: give it with recipes (meal plans are listed at their own servings).", field="servings")
     async with work_on(app, "shopping_list_from", args) as work:
         if args.get("recipes") is not None:
-            uses, meals = await shopping.recipe_uses(work, args["recipes"], args.get("servings") or {}), 0
+            uses, meals, cooked = await shopping.recipe_uses(work, args["recipes"], args.get("servings") or {}), 0, 0
         else:
             span = args["meal_plans"]
-            uses, meals = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
+            uses, meals, cooked = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         preview = bool(args.get("preview"))
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
-        message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else [])])
+        message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
+                            *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else [])])
         return {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
