@@ -14,6 +14,21 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Let `--dist loadgroup` see each test's xdist_group again.
+
+    pytest-xdist tells its scheduler a test's group by appending `@group` to `item._nodeid` (on each worker, in its own
+    collection hook), but pytest 9.2 builds `item.nodeid` from the structured `item._id`, so the suffix is lost and the
+    tests of one group are spread over the workers (pytest-dev/pytest-xdist#1386). Running after xdist's hook, this
+    copies the suffixed id into `_id`; on a pytest that still reads `_nodeid` there is nothing to do.
+    """
+    for item in items:
+        suffixed = vars(item).get("_nodeid")
+        if isinstance(suffixed, str) and hasattr(item, "_id") and str(item._id) != suffixed:
+            item._id = type(item._id).parse(suffixed)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

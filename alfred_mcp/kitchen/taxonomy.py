@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -52,9 +52,10 @@ look-alike cannot hide an ingredient from matching (an allergy above all). Accen
 forms (fullwidth, ligatures) are folded by NFKD; what is left outside ASCII is dropped."""
 
 
+@lru_cache(maxsize=8192)
 def ingredient_words(text: str) -> Words:
     """`text` as matching sees it: lowercase ASCII words, punctuation dropped, look-alike letters read as Latin,
-    plurals folded."""
+    plurals folded. Remembered per text (a pure function, asked about the same names over and over)."""
     plain = unicodedata.normalize("NFKD", text).translate(_LOOK_ALIKES).encode("ascii", "ignore").decode().lower()
     return tuple(singular(word) for word in _WORD.findall(_APOSTROPHE.sub("", plain)))
 
@@ -76,6 +77,24 @@ def _holds(words: Words, phrase: Words) -> bool:
     """True when `phrase` appears in `words` as a run of whole words."""
     size = len(phrase)
     return any(words[start : start + size] == phrase for start in range(len(words) - size + 1))
+
+
+PhraseIndex = Mapping[str, tuple[Words, ...]]
+"""Phrases by their first word: a phrase can only start where the words hold its first word."""
+
+
+def _by_first_word(phrases: tuple[Words, ...]) -> PhraseIndex:
+    index: dict[str, tuple[Words, ...]] = {}
+    for phrase in phrases:
+        index[phrase[0]] = (*index.get(phrase[0], ()), phrase)
+    return MappingProxyType(index)
+
+
+def _holds_any(words: Words, index: PhraseIndex) -> bool:
+    """True when one of the indexed phrases appears in `words` as a run of whole words (as `_holds` for each phrase,
+    looking only at the phrases that start with a word of `words`)."""
+    return any(words[start : start + len(phrase)] == phrase
+               for start, word in enumerate(words) for phrase in index.get(word, ()))
 
 
 @dataclass(frozen=True)
@@ -104,12 +123,22 @@ class Taxonomy:
     _lookup: Mapping[Words, str] = field(init=False, repr=False, compare=False)
     _members: Mapping[str, tuple[Words, ...]] = field(init=False, repr=False, compare=False)
     _excludes: Mapping[str, tuple[Words, ...]] = field(init=False, repr=False, compare=False)
+    _member_index: Mapping[str, PhraseIndex] = field(init=False, repr=False, compare=False)
+    _exclude_index: Mapping[str, PhraseIndex] = field(init=False, repr=False, compare=False)
+    _listed_in: Mapping[Words, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    _holds_name: Callable[[Words, str], bool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_includes(self.entries)
         object.__setattr__(self, "_lookup", MappingProxyType(_build_lookup(self.entries, self.aliases)))
         object.__setattr__(self, "_members", _phrases(self.entries, "members"))
         object.__setattr__(self, "_excludes", _phrases(self.entries, "excludes"))
+        object.__setattr__(self, "_member_index", _indexed(self._members))
+        object.__setattr__(self, "_exclude_index", _indexed(self._excludes))
+        object.__setattr__(self, "_listed_in", _categories_listing(self._members))
+        # Whether a name's words belong to a category, remembered per (words, category): the shopping code asks the
+        # same names of the same categories again and again.
+        object.__setattr__(self, "_holds_name", lru_cache(maxsize=65536)(self._words_belong))
 
     def categories(self) -> list[str]:
         """Every category name, sorted."""
@@ -158,13 +187,13 @@ class Taxonomy:
         """True when a category that lists `member` excludes the name: 'peanut butter' is not the 'butter' of
         dairy, 'coconut milk' not its 'milk'."""
         words, wanted = ingredient_words(ingredient_name), ingredient_words(member)
-        return any(wanted in self._members[name] and any(_holds(words, phrase) for phrase in self._excludes[name])
-                   for name in self.entries)
+        return any(_holds_any(words, self._exclude_index[name]) for name in self._listed_in.get(wanted, ()))
 
-    def _holds_name(self, words: Words, category: str) -> bool:
-        if any(_holds(words, phrase) for phrase in self._excludes[category]):
+    def _words_belong(self, words: Words, category: str) -> bool:
+        """The words hold no exclude of `category` and a member of it or of a category it includes."""
+        if _holds_any(words, self._exclude_index[category]):
             return False
-        if any(_holds(words, phrase) for phrase in self._members[category]):
+        if _holds_any(words, self._member_index[category]):
             return True
         return any(self._holds_name(words, sub) for sub in self.entries[category].includes)
 
@@ -189,6 +218,19 @@ def _phrases(entries: Mapping[str, Category], kind: str) -> Mapping[str, tuple[W
             raise ConfigError(f"Taxonomy category {name!r} has a {kind} entry with no words.", field=name)
         built[name] = phrases
     return MappingProxyType(built)
+
+
+def _indexed(phrases: Mapping[str, tuple[Words, ...]]) -> Mapping[str, PhraseIndex]:
+    return MappingProxyType({name: _by_first_word(listed) for name, listed in phrases.items()})
+
+
+def _categories_listing(members: Mapping[str, tuple[Words, ...]]) -> Mapping[Words, tuple[str, ...]]:
+    """Member phrase -> the categories that list it, in the taxonomy's order."""
+    listing: dict[Words, tuple[str, ...]] = {}
+    for name, phrases in members.items():
+        for phrase in dict.fromkeys(phrases):
+            listing[phrase] = (*listing.get(phrase, ()), name)
+    return MappingProxyType(listing)
 
 
 def _build_lookup(entries: Mapping[str, Category], aliases: Mapping[str, str]) -> dict[Words, str]:

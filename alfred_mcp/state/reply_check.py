@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.schema import UNITS
@@ -341,6 +342,7 @@ def _clause_spans(sentence: str) -> list[tuple[int, int]]:
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
 def _stems(text: str) -> tuple[str, ...]:
     """A text's words as their stems ('moving', 'move' -> mov; 'shelves' -> shelf), for finding a label in a reply."""
     stems = []
@@ -518,6 +520,7 @@ _MEAL_LABEL = re.compile(r"\[[a-z ]+\]\s*$", re.IGNORECASE)
 """A meal plan's label: 'Sat Jan 12 [dinner]'."""
 
 
+@lru_cache(maxsize=8192)
 def names_whole(item: str, label: str) -> bool:
     """True when `item` names the thing `label` names, as a whole: the two share their head word (the last, past
     form words: 'chicken thighs' is chicken) and one's words hold the other's in order ('defrosting' holds
@@ -553,11 +556,13 @@ def _at(words: tuple[str, ...], run: tuple[str, ...]) -> int | None:
     return next((i for i in range(len(words) - len(run) + 1) if words[i:i + len(run)] == run), None)
 
 
+@lru_cache(maxsize=8192)
 def _name_words(text: str) -> tuple[str, ...]:
     """A name's words in order, as whole names are compared: singular, without filler, generic words or numbers."""
     return tuple(word for word in _words_of(text) if word not in _FILLER and word not in _GENERIC and not _NUMBER.match(word))
 
 
+@lru_cache(maxsize=8192)
 def _words_of(text: str) -> tuple[str, ...]:
     """Lowercase words in order, singular as the ingredient taxonomy folds them ('leaves' -> leaf), "'s" dropped."""
     return tuple(singular(word.removesuffix("'s")) for word in re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.lower()))
@@ -567,6 +572,7 @@ _WHAT_COMES_WITH = re.compile(r"\s(?:with|in|on|over|and|&)\s", re.IGNORECASE)
 """Where a name's head ends: 'Salmon with Bok Choy' is salmon, 'Chicken and Potatoes' chicken (then potatoes too)."""
 
 
+@lru_cache(maxsize=8192)
 def _head_of(text: str) -> str:
     """The head word of a name, the last of its first part ('Miso-Glazed Salmon with Bok Choy' -> salmon)."""
     first = _name_words(_WHAT_COMES_WITH.split(text, maxsplit=1)[0]) or _name_words(text)
@@ -581,6 +587,7 @@ def _head(words: tuple[str, ...]) -> str:
     return kept[-1]
 
 
+@lru_cache(maxsize=8192)
 def _content_words(text: str) -> frozenset[str]:
     words = re.findall(r"[a-z][a-z'-]*|\d+", text.lower())
     return frozenset(_singular(w) for w in words if w not in _FILLER and not _NUMBER.match(w) and len(w) > 1)
