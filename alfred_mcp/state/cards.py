@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.kitchen.recipe_times import total_minutes
 from alfred_mcp.kitchen.schema import TABLES, row_label
 from alfred_mcp.state.folding import ELLIPSIS, clip
@@ -157,9 +158,9 @@ def draft_size(content: Mapping[str, Any]) -> str:
     """'13 ingredients, 5 steps, serves 4' for a recipe; the fields given for anything else."""
     parts = []
     if isinstance(content.get("ingredients"), list):
-        parts.append(f"{len(content['ingredients'])} ingredients")
+        parts.append(counted(len(content["ingredients"]), "ingredient"))
     if isinstance(content.get("instructions"), list):
-        parts.append(f"{len(content['instructions'])} steps")
+        parts.append(counted(len(content["instructions"]), "step"))
     if content.get("servings"):
         parts.append(f"serves {content['servings']}")
     if content.get("parent_recipe"):

@@ -179,14 +179,13 @@ async def test_the_answers_carry_what_the_next_role_needs_and_send_each_thing_on
     assert thinking["role"] == "think" and set(thinking["output_shapes"]) == {"think"}
 
 
-async def test_draft_revise_shows_the_revised_draft(client: Client) -> None:
+async def test_draft_revise_says_what_it_revised_not_the_draft_the_model_wrote(client: Client) -> None:
     await to_act(client, "make a cod recipe spicier", ("generate", "Draft and revise"))
     recipe = {"name": "Quick Cod", "ingredients": [{"name": "cod fillet", "quantity": 2}], "instructions": ["Bake it."]}
     await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=[recipe])})
     revised = await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1", patch={"name": "Spicy Cod"})})
     assert revised["notice"] == ("draft_revise: 1 revised: gen_recipe_1\n- gen_recipe_1: Spicy Cod [pending]\n"
-                                 '  {"name":"Spicy Cod","ingredients":[{"name":"cod fillet","quantity":2.0,"is_optional":false}],'
-                                 '"instructions":["Bake it."]}')
+                                 '  (revised name; now 1 ingredient, 1 step; draft_read refs=["gen_recipe_1"] shows it whole)')
 
 
 async def test_the_first_turn_begin_of_a_session_stays_turn_one(client: Client) -> None:
