@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from alfred_mcp.agent.act_tools import result_card
+from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.state.client_memo import row_ref
 
@@ -119,7 +120,7 @@ def test_draft_revise_notice_says_what_changed_and_the_size_not_the_content(ingr
     result = {"draft": {"ref": "gen_recipe_1", "label": "Soup", "status": "pending", "content": content}}
     notice = result_card("draft_revise", arguments, result)
     assert not any(f'"{name}"' in notice for name in ingredients), notice
-    assert f"{len(ingredients)} ingredients, {steps} steps, serves 4" in notice and 'draft_read refs=["gen_recipe_1"]' in notice
+    assert f"{counted(len(ingredients), 'ingredient')}, {counted(steps, 'step')}, serves 4" in notice and 'draft_read refs=["gen_recipe_1"]' in notice
     assert (f"revised {', '.join(patched)}" if patched else "replaced whole") in notice
 
 
