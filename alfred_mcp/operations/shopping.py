@@ -153,7 +153,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
 async def _cooked_meal_ids(work: UnitOfWork, ids: list[Any]) -> set[Any]:
     """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): nothing left to buy for them."""
     where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
-    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",), limit=len(ids) * 4),
+    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)),
                                      user_id=work.user_id)
     return {row["from_meal_plan_id"] for row in logged}
 
