@@ -38,7 +38,7 @@ from scenarios.scripts import (  # noqa: E402
     TURN_CALLS_BUDGET,
     drive,
 )
-from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
+from scenarios.sent_ahead_replay import RepliesAhead, replay_sent_ahead  # noqa: E402
 
 TOOLS_LIST_BUDGET = 40_000
 
@@ -159,10 +159,12 @@ async def recorded_turns() -> dict[str, object]:
     """The conversations a client's model drove (tests/scenarios/recorded), replayed call for call: per turn the calls
     and bytes the model read, stage by stage; beside each, the same conversation driven with plain tools, replayed in
     the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
-    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. The
-    latest round is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per
-    conversation), in lockstep with its own replay."""
+    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. Round 2
+    is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per conversation), and the
+    latest with each turn's reply sent ahead (`replies_ahead`, and per conversation what became of the replies), each in
+    lockstep with its own replay."""
     recordings = {recording.name: recording for recording in load_recordings()}
+    latest = max((_round_of(name) for name, recording in recordings.items() if not recording.plain), key=int, default="1")
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -172,15 +174,21 @@ async def recorded_turns() -> dict[str, object]:
             if recording.plain:
                 continue
             tally = rounds.setdefault(_round_of(name), _round())
-            if _round_of(name) == "2":  # beside the replay, the same conversation with its role outputs sent ahead
+            ahead_as = "sent_ahead" if _round_of(name) == "2" else "replies_ahead" if _round_of(name) == latest else None
+            if ahead_as is not None:  # beside the replay, the same conversation with its role outputs sent ahead
                 (Path(folder) / name).mkdir()
-                logs, ahead = await replay_sent_ahead(recording, Path(folder) / name, kitchens)
+                replies = RepliesAhead() if ahead_as == "replies_ahead" else None
+                logs, ahead = await replay_sent_ahead(recording, Path(folder) / name, kitchens, replies=replies)
                 tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
                 sent = _user_turns(recording, ahead)
                 entry_ahead = {"ahead_calls": [turn.calls for turn in sent], "ahead_bytes": [turn.bytes for turn in sent]}
-                tally.setdefault("sent_ahead", dict(SENT_AHEAD_TALLY))
-                tally["sent_ahead"]["calls"] += sum(turn.calls for turn in sent)
-                tally["sent_ahead"]["bytes"] += sum(turn.bytes for turn in sent)
+                ahead_tally = tally.setdefault(ahead_as, dict(AHEAD_TALLIES[ahead_as]))
+                ahead_tally["calls"] += sum(turn.calls for turn in sent)
+                ahead_tally["bytes"] += sum(turn.bytes for turn in sent)
+                if replies is not None:
+                    entry_ahead["replies"] = replies.counts()
+                    ahead_tally["replies"] = {key: ahead_tally.get("replies", {}).get(key, 0) + count
+                                              for key, count in replies.counts().items()}
             else:
                 (made := Path(folder) / name).mkdir()
                 logs, entry_ahead = await replay(recording, made, kitchens), {}
@@ -211,8 +219,7 @@ async def recorded_turns() -> dict[str, object]:
     for tally in rounds.values():
         tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
-        if "sent_ahead" in tally:
-            ahead = tally["sent_ahead"]
+        for ahead in (tally[key] for key in AHEAD_TALLIES if key in tally):
             ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
             ahead["bytes_ratio"] = _ratio(ahead["bytes"], tally["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
@@ -221,12 +228,23 @@ async def recorded_turns() -> dict[str, object]:
     return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
 
 
-SENT_AHEAD_TALLY: dict[str, object] = {
-    "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
-            "mechanical re-send of the recorded outputs (tests/scenarios/sent_ahead_replay.py), an upper bound of what a "
-            "model that knew its plan would save; ratios against plain tools",
-    "calls": 0, "bytes": 0,
+AHEAD_TALLIES: dict[str, dict[str, object]] = {
+    "sent_ahead": {
+        "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
+                "mechanical re-send of the recorded outputs (tests/scenarios/sent_ahead_replay.py), an upper bound of what "
+                "a model that knew its plan would save; ratios against plain tools",
+        "calls": 0, "bytes": 0,
+    },
+    "replies_ahead": {
+        "what": "the same recorded turns with each turn's accepted reply sent ahead, last in the then of the call that "
+                "carried the turn's other outputs; one refused or not applied is then submitted as recorded: a mechanical "
+                "re-send of replies written after their model read the results (tests/scenarios/sent_ahead_replay.py), "
+                "an upper bound (accepted_lookups: accepted on a lookup, whose rows a model could not know ahead); "
+                "ratios against plain tools",
+        "calls": 0, "bytes": 0,
+    },
 }
+"""The replays beside a round's own: its role outputs sent ahead (round 2), its replies sent ahead (the latest)."""
 
 
 @dataclass

@@ -25,7 +25,9 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
 
 from .kitchen_digest import digest_changes, kitchen_digest
+from .recorded import Recording, load_recordings
 from .scripts import constraint, plan, recipe, reply, step
+from .sent_ahead_replay import RepliesAhead, replay_sent_ahead
 from .test_sent_ahead import PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
 
 pytestmark = pytest.mark.anyio
@@ -287,3 +289,22 @@ async def test_an_output_after_a_reply_is_an_error_naming_it_and_changes_nothing
     error = await call_error(client, tool, **arguments)
     assert error["field"] == field and "reply" in error["message"] and "Nothing was applied" in error["message"]
     assert (await call(client, "turn_status"))["state"] == before
+
+
+ROUND_3 = [recording for recording in load_recordings() if recording.name.startswith("r3_") and not recording.plain]
+
+
+@pytest.mark.parametrize("recording", ROUND_3, ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_with_its_replies_sent_ahead_reaches_the_same_kitchen_in_fewer_calls(
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """Each turn's recorded reply sent ahead with the turn's other outputs (sent_ahead_replay.py): every turn leaves
+    the kitchen as the recording did, no turn takes more calls, each reply ahead accepted saves its call, and a refused
+    or passed-over one is submitted as recorded."""
+    replies = RepliesAhead()
+    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=replies)
+    for turn, recorded, sent in zip(recording.turns, one_by_one, ahead, strict=True):
+        assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
+        assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
+        expected = recorded.calls - (1 if turn.label in replies.accepted else 0)
+        assert sent.calls <= expected, f"{turn.label}: {sent.calls} calls with the reply ahead, {recorded.calls} as recorded"
+    assert replies.accepted, replies
