@@ -23,6 +23,7 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.refs import refs_in
 
 from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import Recording, load_recordings
@@ -160,6 +161,9 @@ async def test_a_turn_whose_outcome_the_model_knows_is_one_call_with_its_reply_s
     assert state["model_calls"] == {role: 1 for role, _ in outputs} and not state["invalid_outputs"]
     if any(role == "think" and output["steps"] for role, output in outputs):
         assert answer["notice"] and answer["summary"]["steps_completed"] == answer["summary"]["steps_total"]
+    listed = {thing["ref"] for key, things in answer.get("summary", {}).items() if key.startswith(("entities_", "artifacts_"))
+              for thing in things}
+    assert not listed & refs_in(answer.get("notice") or ""), "the summary repeats things the notice shows"
     kitchen = kitchen_digest(tmp_path / "ahead" / "kitchen.db")
     assert kitchen == kitchen_digest(tmp_path / "one" / "kitchen.db"), digest_changes(kitchen_digest(tmp_path / "one" / "kitchen.db"), kitchen)
     assert case.leaves(kitchen) and calls_one_by_one == 1 + len(outputs)
@@ -169,6 +173,34 @@ async def test_a_reply_sent_ahead_with_turn_submit_completes_the_turn_in_that_ca
     await call(client, "turn_start", message=PEPPER)
     answer = await call(client, "turn_submit", role="understand", output=PEPPER_OUTPUTS[0][1], then=_sent(PEPPER_OUTPUTS[1:]))
     assert answer["expected_role"] is None and answer["outcome"] == "completed" and "black pepper" in answer["notice"]
+
+
+async def _read(client: Client, tool: str, **arguments: Any) -> tuple[dict[str, Any], int]:
+    """A call's answer and the bytes its model reads (the text content, as the benchmarks count them)."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error
+    return dict(result.structured_content or {}), len("".join(b.text for b in result.content if b.type == "text").encode())
+
+
+async def test_a_turn_completed_ahead_reads_fewer_bytes_than_its_reply_submitted_after_the_results(
+        tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """After a first turn (the instructions sent), the same write turn: its one answer with the reply ahead carries the
+    rows written and is smaller than the two answers of the reply submitted after them (Reply's `next`, then the end)."""
+    (tmp_path / "ahead").mkdir(), (tmp_path / "after").mkdir()
+    salt = [(role, {**output, "response": "Added sea salt to your shopping list."} if role == "reply" else output)
+            for role, output in PEPPER_OUTPUTS]
+    salt[1] = _write("Add sea salt", "shopping", "db_create", table="shopping_list", data={"name": "sea salt", "quantity": 1, "unit": "jar"})
+    async with seeded_kitchens.copy(tmp_path / "ahead", date.today()) as ahead, \
+            seeded_kitchens.copy(tmp_path / "after", date.today()) as after, \
+            Client(build_server(ahead)) as client_ahead, Client(build_server(after)) as client_after:
+        for client in (client_ahead, client_after):
+            await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS))
+        done, ahead_bytes = await _read(client_ahead, "turn_start", message="And sea salt", then=_sent(salt))
+        started, started_bytes = await _read(client_after, "turn_start", message="And sea salt", then=_sent(salt[:2]))
+        ended, ended_bytes = await _read(client_after, "turn_submit", role="reply", output=salt[2][1])
+    assert done["expected_role"] is None and started["expected_role"] == "reply" and ended["expected_role"] is None
+    assert "sea salt" in done["notice"] and "instructions" not in str(done)
+    assert ahead_bytes < started_bytes + ended_bytes, (ahead_bytes, started_bytes, ended_bytes)
 
 
 CLAIMS_MORE = reply("Added black pepper and cumin to your shopping list.")

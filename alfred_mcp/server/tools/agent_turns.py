@@ -23,6 +23,7 @@ from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_re
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.refs import refs_in
 
 
 async def chat(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -150,18 +151,24 @@ async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState
     the ledger of a turn that ended; not the reply the call carried."""
     then: Sequence[dict[str, Any]] = args.get("then") or ()
     state, ahead = await apply_ahead(machine, state, then, seen=seen)
-    ledger = _ledger_view(state.ledger)
+    ledger = _ledger_view(state.ledger, state.notice)
     return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
 
 
-def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The ledger without what the client already knows (its own calls; the turn and outcome the answer gives), what
-    only the bundled loop counts (the server's model requests) or what is empty (turn_status has it all)."""
+def _ledger_view(ledger: dict[str, Any] | None, notice: str | None) -> dict[str, Any] | None:
+    """The ledger without what the client already knows (its own calls; the turn and outcome the answer gives; the
+    things this answer's `notice` shows by ref, when the turn ended in the call that ran them), what only the bundled
+    loop counts (the server's model requests) or what is empty (turn_status has it all)."""
     if ledger is None:
         return None
-    return {key: value for key, value in ledger.items() if key not in _KNOWN_TO_CLIENT and value not in ([], None)}
+    shown = refs_in(notice or "")
+    view = {key: [thing for thing in value if thing.get("ref") not in shown] if key.startswith(_THINGS) else value
+            for key, value in ledger.items() if key not in _KNOWN_TO_CLIENT}
+    return {key: value for key, value in view.items() if value not in ([], None)}
 
 
+_THINGS = ("entities_", "artifacts_")
+"""The ledger's lists of things (ref, type, label) the turn touched."""
 _KNOWN_TO_CLIENT = frozenset({"tools_called", "model_calls", "model_requests", "turn", "outcome"})
 
 
