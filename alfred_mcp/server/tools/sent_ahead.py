@@ -14,11 +14,13 @@ Neither is an error: the answer is the normal one for the role now expected (the
 sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. The
 notices of every output applied are kept, in order.
 
-A reply may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
+`then` holds up to 4 outputs (the contracts' maxItems): Understand, Think, Act and Reply is a whole turn. A reply
+may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
 and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
-so the reply is written from them as it would have been anyway. A refused `output` of turn_submit is its error, as
-before, and none of `then` is applied.
+so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
+call that warned (a meal already there, a dislike): its model could not have known. A refused `output` of turn_submit
+is its error, as before, and none of `then` is applied.
 """
 
 from __future__ import annotations
@@ -30,9 +32,6 @@ from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.state.agent_turn import TurnState
-
-MAX_AHEAD = 4
-"""At most this many outputs in `then` (the contracts' maxItems): Understand, Think, Act and Reply is a whole turn."""
 
 
 def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: bool = False) -> None:
