@@ -119,6 +119,46 @@ async def _drafted_and_saved(client: Client) -> tuple[str, Outputs]:
     ]
 
 
+async def _act_ahead(client: Client) -> tuple[str, Outputs]:
+    call_of = {"action": "tool_call", "tool": "db_create", "complete_step": True,
+               "arguments": {"table": "shopping_list", "data": {"name": "capers", "quantity": 1, "unit": "jar"}}}
+    return "Put capers on my shopping list", [
+        _understood("add capers to the shopping list"), ("think", plan("Add capers", step("write", "Add capers", "shopping"))),
+        ("act", {"decision": call_of}), ("reply", reply("Added capers to your shopping list.")),
+    ]
+
+
+async def _analyzed(client: Client) -> tuple[str, Outputs]:
+    return "Which is quicker, the salmon or the risotto?", [
+        _understood("compare two recipes' times"), ("think", plan("Compare", step("analyze", "Compare their times"))),
+        ("act", {"decision": {"action": "step_complete", "result_summary": "the salmon is quicker"}}),
+        ("reply", reply("The salmon is the quicker one.")),
+    ]
+
+
+async def _listed_for_a_recipe(client: Client) -> tuple[str, Outputs]:
+    dish = await _first_row(client, "recipes", {"field": "name", "op": "ilike", "value": "%carbonara%"})
+    return f"Put what {dish['name']} needs on my list", [
+        _understood("add a recipe's ingredients to the shopping list"),
+        _write("Add what it needs", "shopping", "shopping_list_from", recipes=[dish["id"]]),
+        ("reply", reply(f"Added what {dish['name']} needs, less what your pantry has, to your shopping list.")),
+    ]
+
+
+async def _cooked(client: Client) -> tuple[str, Outputs]:
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    return "We cooked tonight's dinner", [
+        _understood("log the planned dinner as cooked"), _write("Log it as cooked", "meal_plans", "meal_cooked", meal=meal["id"]),
+        ("reply", reply("Logged it as cooked.")),
+    ]
+
+
+async def _undone(client: Client) -> tuple[str, Outputs]:
+    await call(client, "db_create", table="shopping_list", data={"name": "anchovies", "quantity": 1, "unit": "tin"})
+    return "Undo that", [_understood("undo the last change"), _write("Undo it", "shopping", "kitchen_undo"),
+                         ("reply", reply("Undone: anchovies is no longer on your shopping list."))]
+
+
 WRITE_TURNS = {
     "a shopping line added (db_create)": WriteTurn(_shopping, lambda kitchen: "black pepper" in str(kitchen["shopping_list"])),
     "a task marked done (db_update)": WriteTurn(_task_done, lambda kitchen: True),
@@ -128,6 +168,11 @@ WRITE_TURNS = {
     "nothing to do (Think's empty plan)": WriteTurn(_nothing_planned, lambda kitchen: True),
     "a draft made and saved (generate, then write)": WriteTurn(_drafted_and_saved,
                                                                lambda kitchen: "Lemon Pepper Cod" in str(kitchen["recipes"])),
+    "Act's call sent ahead too (Understand, Think, Act, Reply)": WriteTurn(_act_ahead, lambda kitchen: "capers" in str(kitchen["shopping_list"])),
+    "an analyze step Act completes ahead": WriteTurn(_analyzed, lambda kitchen: True),
+    "a recipe's needs listed (shopping_list_from)": WriteTurn(_listed_for_a_recipe, lambda kitchen: True),
+    "a planned meal cooked (meal_cooked)": WriteTurn(_cooked, lambda kitchen: bool(kitchen["cooking_log"])),
+    "the last write undone (kitchen_undo)": WriteTurn(_undone, lambda kitchen: "anchovies" not in str(kitchen["shopping_list"])),
 }
 
 
@@ -160,7 +205,10 @@ async def test_a_turn_whose_outcome_the_model_knows_is_one_call_with_its_reply_s
     assert state["reply"] == outputs[-1][1]["response"] and state["reply_source"] == "model"
     assert state["model_calls"] == {role: 1 for role, _ in outputs} and not state["invalid_outputs"]
     if any(role == "think" and output["steps"] for role, output in outputs):
-        assert answer["notice"] and answer["summary"]["steps_completed"] == answer["summary"]["steps_total"]
+        assert answer["summary"]["steps_completed"] == answer["summary"]["steps_total"]
+    if any("call" in item for role, output in outputs if role == "think" for item in output["steps"]) or \
+            any(role == "act" and output["decision"]["action"] == "tool_call" for role, output in outputs):
+        assert answer["notice"], "the answer shows what the calls did"
     listed = {thing["ref"] for key, things in answer.get("summary", {}).items() if key.startswith(("entities_", "artifacts_"))
               for thing in things}
     assert not listed & refs_in(answer.get("notice") or ""), "the summary repeats things the notice shows"
@@ -233,6 +281,22 @@ async def test_a_refused_reply_sent_ahead_counts_as_a_try_as_a_submitted_one_doe
     assert last["expected_role"] is None and "refused 3 times" in last["notice"]
     state = (await call(client, "turn_status"))["state"]
     assert state["reply_source"] == "fallback" and state["invalid_outputs"] == {"reply": 3}
+
+
+async def test_a_reply_sent_ahead_on_an_outcome_the_model_guessed_wrong_is_refused_and_the_results_show_why(client: Client) -> None:
+    """A recipe whose needs the pantry covers: a reply ahead saying they were added is refused (nothing was), and Reply's
+    `next` carries what the call found, so the reply written from it completes the turn."""
+    recipes = (await call(client, "db_read", table="recipes", columns=["name"], limit=50))["rows"]
+    previews = {dish["id"]: await call(client, "shopping_list_from", recipes=[dish["id"]], preview=True) for dish in recipes}
+    covered = next(dish for dish in recipes if not previews[dish["id"]].get("added"))
+    outputs = [_understood("add a recipe's needs to the shopping list"),
+               _write("Add what it needs", "shopping", "shopping_list_from", recipes=[covered["id"]]),
+               ("reply", reply(f"Added what {covered['name']} needs to your shopping list."))]
+    answer = await call(client, "turn_start", message=f"Put what {covered['name']} needs on my list", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and "nothing was added" in answer["refused"]["message"]
+    assert "shopping_list_from" in answer["notice"] and answer["next"]["role"] == "reply"
+    done = await call(client, "turn_submit", role="reply", output=reply(f"Your pantry already covers {covered['name']}: nothing to add."))
+    assert done["expected_role"] is None and done["outcome"] == "completed"
 
 
 async def test_a_reply_sent_ahead_that_leaves_out_a_removals_emptied_meal_is_refused(client: Client) -> None:
