@@ -23,13 +23,14 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_view import SEND_AHEAD
 from alfred_mcp.state.refs import refs_in
 
 from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import Recording, load_recordings
 from .scripts import constraint, plan, recipe, reply, step
 from .sent_ahead_replay import RepliesAhead, replay_sent_ahead
-from .test_sent_ahead import PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
+from .test_sent_ahead import LOOKUP, PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
 
 pytestmark = pytest.mark.anyio
 
@@ -249,6 +250,16 @@ async def test_a_turn_completed_ahead_reads_fewer_bytes_than_its_reply_submitted
     assert done["expected_role"] is None and started["expected_role"] == "reply" and ended["expected_role"] is None
     assert "sea salt" in done["notice"] and "instructions" not in str(done)
     assert ahead_bytes < started_bytes + ended_bytes, (ahead_bytes, started_bytes, ended_bytes)
+
+
+async def test_reply_instructions_say_once_how_to_send_it_ahead(client: Client) -> None:
+    """The first time Reply is expected in a session, with its instructions: a model learns it there, where it
+    writes a reply, and sends the next one ahead."""
+    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
+    assert SEND_AHEAD["reply"] in first["next"]["instructions"]
+    await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
+    later = await call(client, "turn_start", message="What fish recipes do I have?", then=_sent([("understand", LOOKUP)]))
+    assert later["next"]["role"] == "reply" and "instructions" not in later["next"]
 
 
 CLAIMS_MORE = reply("Added black pepper and cumin to your shopping list.")
