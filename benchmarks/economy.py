@@ -161,8 +161,8 @@ async def recorded_turns() -> dict[str, object]:
     the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
     ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. Round 2
     is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per conversation), and the
-    latest with each turn's reply sent ahead (`replies_ahead`, and per conversation what became of the replies), each in
-    lockstep with its own replay."""
+    latest with each turn's reply sent ahead (`replies_ahead`; `replies_ahead_not_lookups`: lookups as recorded), per
+    conversation with what became of the replies, each in lockstep with its own replay."""
     recordings = {recording.name: recording for recording in load_recordings()}
     latest = max((_round_of(name) for name, recording in recordings.items() if not recording.plain), key=int, default="1")
     out: dict[str, object] = {}
@@ -174,24 +174,28 @@ async def recorded_turns() -> dict[str, object]:
             if recording.plain:
                 continue
             tally = rounds.setdefault(_round_of(name), _round())
-            ahead_as = "sent_ahead" if _round_of(name) == "2" else "replies_ahead" if _round_of(name) == latest else None
-            if ahead_as is not None:  # beside the replay, the same conversation with its role outputs sent ahead
-                (Path(folder) / name).mkdir()
-                replies = RepliesAhead() if ahead_as == "replies_ahead" else None
-                logs, ahead = await replay_sent_ahead(recording, Path(folder) / name, kitchens, replies=replies)
+            variants = AHEAD_VARIANTS.get("2" if _round_of(name) == "2" else "latest" if _round_of(name) == latest else "", ())
+            logs, entry_ahead = [], {}
+            for variant in variants:  # beside the replay, the same conversation with its role outputs sent ahead
+                (made := Path(folder) / f"{name}.{variant}").mkdir()
+                replies = None if variant == "sent_ahead" else RepliesAhead(on_lookups=variant == "replies_ahead")
+                one_by_one, ahead = await replay_sent_ahead(recording, made, kitchens, replies=replies)
+                logs = logs or one_by_one
                 tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
                 sent = _user_turns(recording, ahead)
-                entry_ahead = {"ahead_calls": [turn.calls for turn in sent], "ahead_bytes": [turn.bytes for turn in sent]}
-                ahead_tally = tally.setdefault(ahead_as, dict(AHEAD_TALLIES[ahead_as]))
+                ahead_tally = tally.setdefault(variant, dict(AHEAD_TALLIES[variant]))
                 ahead_tally["calls"] += sum(turn.calls for turn in sent)
                 ahead_tally["bytes"] += sum(turn.bytes for turn in sent)
+                shown: dict[str, object] = {"calls": [turn.calls for turn in sent], "bytes": [turn.bytes for turn in sent]}
                 if replies is not None:
-                    entry_ahead["replies"] = replies.counts()
+                    shown["replies"] = replies.counts()
                     ahead_tally["replies"] = {key: ahead_tally.get("replies", {}).get(key, 0) + count
                                               for key, count in replies.counts().items()}
-            else:
+                entry_ahead.update({"ahead_calls": shown["calls"], "ahead_bytes": shown["bytes"]} if variant == "sent_ahead"
+                                   else {variant: shown})
+            if not variants:
                 (made := Path(folder) / name).mkdir()
-                logs, entry_ahead = await replay(recording, made, kitchens), {}
+                logs = await replay(recording, made, kitchens)
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
@@ -228,6 +232,9 @@ async def recorded_turns() -> dict[str, object]:
     return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
 
 
+AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups")}
+"""The replays beside a round's own: round 2's role outputs sent ahead; the latest round's replies sent ahead, on every
+turn and on every turn but lookups."""
 AHEAD_TALLIES: dict[str, dict[str, object]] = {
     "sent_ahead": {
         "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
@@ -243,8 +250,14 @@ AHEAD_TALLIES: dict[str, dict[str, object]] = {
                 "ratios against plain tools",
         "calls": 0, "bytes": 0,
     },
+    "replies_ahead_not_lookups": {
+        "what": "as replies_ahead, but a lookup (Understand's quick read, or a plan that only reads) is replayed as "
+                "recorded, its reply after the rows: what a model that sends a reply ahead only when it knows the outcome "
+                "would save (kept_quick_route: those lookups)",
+        "calls": 0, "bytes": 0,
+    },
 }
-"""The replays beside a round's own: its role outputs sent ahead (round 2), its replies sent ahead (the latest)."""
+"""What each replay beside a round's own is, and its totals."""
 
 
 @dataclass

@@ -8,7 +8,8 @@ With `replies` (for a round driven with `then` already), each turn's accepted re
 `then` of the turn's call that carried its other outputs (the outputs that call had not applied left out); the refused
 tries and turn_context calls between are left out. A reply ahead that is refused or not applied is then submitted as
 recorded. The recorded reply was written after its model read the results, so this too is an upper bound: on a lookup
-a model could not have written it ahead (`RepliesAhead.lookups` counts those accepted).
+a model could not have written it ahead (`RepliesAhead.lookups` counts those accepted; with `on_lookups` false a
+lookup is replayed as recorded, as a model that sends a reply ahead only when it knows the outcome would drive it).
 
 A model can only name refs the session gave it, and refs are numbered as rows are first shown: a turn sent ahead
 shows fewer contexts, so the same row may get another number than in the recording. The replay therefore runs in
@@ -70,17 +71,21 @@ class _Session:
 
 @dataclass
 class RepliesAhead:
-    """What became of the replies sent ahead (`reply_ahead`): per outcome, the turns' labels."""
+    """Which replies to send ahead (`on_lookups`: also a lookup's), and what became of them: per outcome, the turns'
+    labels."""
 
+    on_lookups: bool = True
     accepted: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     not_applied: list[str] = field(default_factory=list)
     lookups: list[str] = field(default_factory=list)
-    """Of those accepted, the turns that were one lookup: a model could not have known the rows it wrote about."""
+    """Of those accepted, the lookups: a model could not have known the rows its reply speaks of."""
+    kept_quick_route: list[str] = field(default_factory=list)
+    """The lookups replayed as recorded (not `on_lookups`)."""
 
     def counts(self) -> dict[str, int]:
         return {"accepted": len(self.accepted), "refused": len(self.refused), "not_applied": len(self.not_applied),
-                "accepted_lookups": len(self.lookups)}
+                "accepted_lookups": len(self.lookups), "kept_quick_route": len(self.kept_quick_route)}
 
 
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
@@ -149,7 +154,11 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
     reply = next((number for number in range(len(calls) - 1, -1, -1) if _is_accepted_reply(calls[number])), None)
     carrier = next((number for number in range(reply - 1, -1, -1) if _carries_outputs(calls[number])), None) if reply else None
     skipped = calls[carrier + 1:reply] if carrier is not None and reply is not None else ()
-    if carrier is None or reply is None or not all(call.tool == "turn_context" or _is_refused_reply(call) for call in skipped):
+    lookup = is_lookup(turn)
+    if lookup and not replies.on_lookups and reply is not None:
+        replies.kept_quick_route.append(turn.label)
+    if carrier is None or reply is None or not all(call.tool == "turn_context" or _is_refused_reply(call) for call in skipped) \
+            or (lookup and not replies.on_lookups):
         for call in calls:
             await session.run(await _as_recorded(call, session, translation))
         return
@@ -164,12 +173,21 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
     missed = "refused" if "refused" in answer else "not_applied" if answer.get("not_applied") else None
     if missed is None:
         replies.accepted.append(turn.label)
-        replies.lookups += [turn.label] if turn.one_step_read else []
+        replies.lookups += [turn.label] if lookup else []
     else:
         getattr(replies, missed).append(turn.label)
         await session.run(await _as_recorded(calls[reply], session, translation))
     for call in calls[reply + 1:]:
         await session.run(await _as_recorded(call, session, translation))
+
+
+def is_lookup(turn: RecordedTurn) -> bool:
+    """Whether the turn only read: Understand's quick read, or a plan whose steps all read or analyze."""
+    outputs = turn.role_outputs()
+    steps = [step for plan in outputs.get("think", []) for step in plan.get("steps") or ()]
+    if not outputs.get("think"):
+        return any(output.get("quick_mode") and output.get("quick_read") for output in outputs.get("understand", []))
+    return bool(steps) and all(step.get("step_type") in ("read", "analyze") for step in steps)
 
 
 def _is_accepted_reply(call: RecordedCall) -> bool:

@@ -31,7 +31,7 @@ from typing import Any
 from alfred_mcp.agent.machine import TurnMachine
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
-from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
 
 
 def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: bool = False) -> None:
@@ -48,8 +48,13 @@ def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: 
 
 
 def calls_made(state: TurnState) -> int:
-    """How many tool calls the turn has made so far (a re-plan's superseded steps included)."""
-    return sum(len(step.tool_calls) for step in [*state.superseded_steps, *state.steps])
+    """How many tool calls the turn has made so far."""
+    return len(_calls(state))
+
+
+def _calls(state: TurnState) -> list[ToolCallRecord]:
+    """The turn's tool calls in order, a re-plan's superseded steps' first."""
+    return [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
 
 
 async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]], *,
@@ -86,8 +91,7 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
 
 def _warned_since(state: TurnState, seen: int) -> list[str]:
     """The tools whose calls after the first `seen` of the turn warned (an allergen, a dislike, a meal already there)."""
-    calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls][seen:]
-    return sorted({call.tool for call in calls if call.warnings})
+    return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
 
 
 def _why_not(machine: TurnMachine, state: TurnState, role: str) -> str:
