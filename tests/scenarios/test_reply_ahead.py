@@ -350,14 +350,36 @@ async def test_a_reply_sent_ahead_after_a_failed_save_that_does_not_name_the_fai
     assert done["expected_role"] is None and done["outcome"] == "completed"
 
 
-async def test_a_reply_sent_ahead_while_a_step_waits_for_act_is_not_applied_and_no_try_is_counted(client: Client) -> None:
-    failing = plan("Show the recipe", step("read", "Show recipe_999", call={"tool": "recipe_show", "arguments": {"recipe": "recipe_999"}}))
-    answer = await call(client, "turn_start", message="Show me that recipe",
-                        then=_sent([_understood("show a recipe"), ("think", failing), ("reply", reply("Here it is."))]))
-    assert answer["expected_role"] == "act" and answer["next"]["role"] == "act"
-    assert answer["not_applied"] == [f"then[2] reply: {WAITS_FOR_ACT}"]
+NOT_EXPECTING_REPLY: dict[str, tuple[Outputs, str | None, str]] = {
+    "a step waits for Act (its call failed)": (
+        [_understood("show a recipe"), ("think", plan("Show the recipe", step("read", "Show recipe_999", call={
+            "tool": "recipe_show", "arguments": {"recipe": "recipe_999"}})))], "act", WAITS_FOR_ACT),
+    "Understand asks the user": (
+        [("understand", {"needs_clarification": True, "clarification_questions": ["Which list: shopping or pantry?"]})],
+        None, "not applied: the turn is done (it asks the user a question)"),
+    "Think proposes first": (
+        [_understood("plan the week"), ("think", {"goal": "Plan the week", "decision": "propose",
+                                                 "proposal_message": "Shall I plan five dinners?"})],
+        None, "not applied: the turn is done (it asks the user to confirm a proposal)"),
+    "Act stopped the turn (blocked)": (
+        [_understood("add capers"), ("think", plan("Add capers", step("write", "Add capers", "shopping"))),
+         ("act", {"decision": {"action": "blocked", "reason": "the list cannot be reached", "reason_code": "insufficient_info"}})],
+        None, "not applied: the turn is done (it ended blocked)"),
+    "a table's quick read answered it": (
+        [("understand", {"quick_mode": True, "quick_mode_confidence": 0.95, "quick_read": {"table": "tasks", "limit": 3}})],
+        None, "not applied: the turn is done (the quick read answered it)"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_EXPECTING_REPLY.values(), ids=NOT_EXPECTING_REPLY.keys())
+async def test_a_reply_sent_ahead_where_the_turn_does_not_expect_reply_is_not_applied_and_no_try_is_counted(
+        client: Client, case: tuple[Outputs, str | None, str]) -> None:
+    outputs, expected, why = case
+    answer = await call(client, "turn_start", message="Do the thing", then=_sent([*outputs, ("reply", reply("Done."))]))
+    assert answer["expected_role"] == expected and answer.get("next", {}).get("role") == expected
+    assert answer["not_applied"] == [f"then[{len(outputs)}] reply: {why}"] and "refused" not in answer
     state = (await call(client, "turn_status"))["state"]
-    assert "reply" not in state["model_calls"] and not state["invalid_outputs"]
+    assert "reply" not in state["model_calls"] and not state["invalid_outputs"] and state["reply"] != "Done."
 
 
 async def test_a_reply_sent_ahead_after_a_call_that_warned_is_not_applied_and_reply_is_expected(client: Client) -> None:
