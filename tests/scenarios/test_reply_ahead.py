@@ -60,10 +60,10 @@ def _write(goal: str, subdomain: str, tool: str, **arguments: Any) -> tuple[str,
 @dataclass(frozen=True)
 class WriteTurn:
     """A turn whose outcome the model knows before the calls run: its message and outputs (Reply's last), given the
-    client (which may read first, for a ref), and a line of the kitchen the turn must leave."""
+    client (which may read or write first, as the turn's setting), and the kitchen's tables the turn changes."""
 
     outputs: Callable[[Client], Awaitable[tuple[str, Outputs]]]
-    leaves: Callable[[dict[str, Any]], bool]
+    changes: frozenset[str] = frozenset()
 
 
 async def _shopping(client: Client) -> tuple[str, Outputs]:
@@ -161,19 +161,18 @@ async def _undone(client: Client) -> tuple[str, Outputs]:
 
 
 WRITE_TURNS = {
-    "a shopping line added (db_create)": WriteTurn(_shopping, lambda kitchen: "black pepper" in str(kitchen["shopping_list"])),
-    "a task marked done (db_update)": WriteTurn(_task_done, lambda kitchen: True),
-    "a pantry item removed (db_delete)": WriteTurn(_pantry_removed, lambda kitchen: True),
-    "a meal planned (db_create with a ref)": WriteTurn(_meal_planned, lambda kitchen: "2099-01-05" in str(kitchen["meal_plans"])),
-    "a constraint noted (Understand's nothing_to_do)": WriteTurn(_constraint_noted, lambda kitchen: True),
-    "nothing to do (Think's empty plan)": WriteTurn(_nothing_planned, lambda kitchen: True),
-    "a draft made and saved (generate, then write)": WriteTurn(_drafted_and_saved,
-                                                               lambda kitchen: "Lemon Pepper Cod" in str(kitchen["recipes"])),
-    "Act's call sent ahead too (Understand, Think, Act, Reply)": WriteTurn(_act_ahead, lambda kitchen: "capers" in str(kitchen["shopping_list"])),
-    "an analyze step Act completes ahead": WriteTurn(_analyzed, lambda kitchen: True),
-    "a recipe's needs listed (shopping_list_from)": WriteTurn(_listed_for_a_recipe, lambda kitchen: True),
-    "a planned meal cooked (meal_cooked)": WriteTurn(_cooked, lambda kitchen: bool(kitchen["cooking_log"])),
-    "the last write undone (kitchen_undo)": WriteTurn(_undone, lambda kitchen: "anchovies" not in str(kitchen["shopping_list"])),
+    "a shopping line added (db_create)": WriteTurn(_shopping, frozenset({"shopping_list"})),
+    "a task marked done (db_update)": WriteTurn(_task_done, frozenset({"tasks"})),
+    "a pantry item removed (db_delete)": WriteTurn(_pantry_removed, frozenset({"inventory"})),
+    "a meal planned (db_create with a ref)": WriteTurn(_meal_planned, frozenset({"meal_plans"})),
+    "a constraint noted (Understand's nothing_to_do)": WriteTurn(_constraint_noted),
+    "nothing to do (Think's empty plan)": WriteTurn(_nothing_planned),
+    "a draft made and saved (generate, then write)": WriteTurn(_drafted_and_saved, frozenset({"recipes", "recipe_ingredients"})),
+    "Act's call sent ahead too (Understand, Think, Act, Reply)": WriteTurn(_act_ahead, frozenset({"shopping_list"})),
+    "an analyze step Act completes ahead": WriteTurn(_analyzed),
+    "a recipe's needs listed (shopping_list_from)": WriteTurn(_listed_for_a_recipe, frozenset({"shopping_list"})),
+    "a planned meal cooked (meal_cooked)": WriteTurn(_cooked, frozenset({"cooking_log", "inventory"})),
+    "the last write undone (kitchen_undo)": WriteTurn(_undone, frozenset({"shopping_list"})),
 }
 
 
@@ -198,6 +197,7 @@ async def test_a_turn_whose_outcome_the_model_knows_is_one_call_with_its_reply_s
             seeded_kitchens.copy(tmp_path / "one", date.today()) as one, \
             Client(build_server(ahead)) as client_ahead, Client(build_server(one)) as client_one:
         message, outputs = await case.outputs(client_ahead)
+        before = kitchen_digest(tmp_path / "ahead" / "kitchen.db")
         answer = await call(client_ahead, "turn_start", message=message, then=_sent(outputs))
         state = (await call(client_ahead, "turn_status"))["state"]
         calls_one_by_one = await _one_by_one(client_one, *(await case.outputs(client_one)))
@@ -215,7 +215,7 @@ async def test_a_turn_whose_outcome_the_model_knows_is_one_call_with_its_reply_s
     assert not listed & refs_in(answer.get("notice") or ""), "the summary repeats things the notice shows"
     kitchen = kitchen_digest(tmp_path / "ahead" / "kitchen.db")
     assert kitchen == kitchen_digest(tmp_path / "one" / "kitchen.db"), digest_changes(kitchen_digest(tmp_path / "one" / "kitchen.db"), kitchen)
-    assert case.leaves(kitchen) and calls_one_by_one == 1 + len(outputs)
+    assert set(digest_changes(before, kitchen)) == case.changes and calls_one_by_one == 1 + len(outputs)
 
 
 async def test_a_reply_sent_ahead_with_turn_submit_completes_the_turn_in_that_call(client: Client) -> None:
