@@ -43,25 +43,38 @@ from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
 TOOLS_LIST_BUDGET = 40_000
 
 
-async def _listed(folder: Path, *, all_tools: bool) -> list[dict[str, Any]]:
-    tools = ("all",) if all_tools else ()
-    app = AlfredApp.from_settings(Settings(db=str(folder / f"tools{all_tools}.db"), seed_demo=False, tools=tools))
+async def _listed(folder: Path, *, tools: tuple[str, ...] = (), listed: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """tools/list as a client receives it from a server with these host controls (--tools, --listed)."""
+    name = "_".join(("tools", *tools, "listed", *listed))
+    app = AlfredApp.from_settings(Settings(db=str(folder / f"{name}.db"), seed_demo=False, tools=tools, listed=listed))
     async with Client(build_server(app)) as client:
-        tools = (await client.list_tools()).tools
-    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+        found = (await client.list_tools()).tools
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in found]
+
+
+def _wire_bytes(tools: list[dict[str, Any]]) -> int:
+    """tools/list's bytes as it travels (compact JSON)."""
+    return len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+STAGE_LISTING = ("stages",)
+"""The listing of a client whose model drives the stages (`--listed stages`)."""
 
 
 async def tools_list_bytes() -> dict[str, object]:
     """The default tools/list as it travels (compact JSON, `bytes`) and pretty-printed with ', ' and ': ' separators
-    (`spaced_bytes`, how the 72.6 KB of issue 14 was measured); `all_bytes` lists every tool (ALFRED_TOOLS=all)."""
+    (`spaced_bytes`, how the 72.6 KB of issue 14 was measured); `all_bytes` lists every tool (ALFRED_TOOLS=all), and
+    `stage_listing_bytes` the stage listing (ALFRED_LISTED=stages: the turn tools, turn_start carrying the role texts)."""
     with tempfile.TemporaryDirectory() as folder:
-        default = await _listed(Path(folder), all_tools=False)
-        everything = await _listed(Path(folder), all_tools=True)
-    wire = len(json.dumps({"tools": default}, separators=(",", ":"), ensure_ascii=False).encode())
+        default = await _listed(Path(folder))
+        everything = await _listed(Path(folder), tools=("all",))
+        staged = await _listed(Path(folder), listed=STAGE_LISTING)
+    wire = _wire_bytes(default)
     spaced = len(json.dumps({"tools": default}).encode())
-    full = len(json.dumps({"tools": everything}, separators=(",", ":"), ensure_ascii=False).encode())
-    return {"bytes": wire, "spaced_bytes": spaced, "tools": len(default), "all_bytes": full, "all_tools": len(everything),
-            "target": TOOLS_LIST_BUDGET, "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
+    return {"bytes": wire, "spaced_bytes": spaced, "tools": len(default), "all_bytes": _wire_bytes(everything),
+            "all_tools": len(everything), "stage_listing_bytes": _wire_bytes(staged), "stage_listing_tools": len(staged),
+            "stage_listing_ratio": _ratio(_wire_bytes(staged), wire), "target": TOOLS_LIST_BUDGET,
+            "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
 
 
 async def _seeded(folder: Path, name: str) -> AlfredApp:
@@ -161,13 +174,23 @@ async def recorded_turns() -> dict[str, object]:
     the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
     ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. The
     latest round is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per
-    conversation), in lockstep with its own replay."""
+    conversation), in lockstep with its own replay. Each replay serves the listing its recording was made with; beside
+    the totals of the answers, `with_tools_list` (per round, and `total_with_tools_list` over all) adds the tools/list
+    each side's model read once per conversation: the plain side's listing (the default), the staged side's listing
+    (`tools_list_bytes` per conversation: the default, or e.g. the stage listing)."""
     recordings = {recording.name: recording for recording in load_recordings()}
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
+    listings: dict[tuple[str, ...], int] = {}
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "seeded").mkdir()
         kitchens = SeededKitchens(Path(folder) / "seeded")
+
+        async def listing_bytes(listed: tuple[str, ...]) -> int:
+            if listed not in listings:
+                listings[listed] = _wire_bytes(await _listed(Path(folder), listed=listed))
+            return listings[listed]
+
         for name, recording in recordings.items():
             if recording.plain:
                 continue
@@ -195,6 +218,11 @@ async def recorded_turns() -> dict[str, object]:
             tally["turns"] += len(turns)
             tally["calls"] += sum(turn.calls for turn in turns)
             tally["bytes"] += sum(turn.bytes for turn in turns)
+            entry["tools_list_bytes"] = await listing_bytes(recording.listed)
+            listed_tally = tally["with_tools_list"]
+            listed_tally["bytes"] += sum(turn.bytes for turn in turns) + entry["tools_list_bytes"]
+            if entry_ahead:
+                listed_tally["ahead_bytes"] = listed_tally.get("ahead_bytes", 0) + sum(turn.bytes for turn in sent) + entry["tools_list_bytes"]
             plain = _plain_of(name, recordings)
             if plain is not None:
                 (made := Path(folder) / f"{plain.name}.{name}").mkdir()
@@ -207,18 +235,33 @@ async def recorded_turns() -> dict[str, object]:
                 entry["bytes_ratio"] = _ratio(sum(turn.bytes for turn in turns), sum(turn.bytes for turn in plain_turns))
                 tally["plain_calls"] += sum(turn.calls for turn in plain_turns)
                 tally["plain_bytes"] += sum(turn.bytes for turn in plain_turns)
+                entry["plain_tools_list_bytes"] = await listing_bytes(plain.listed)
+                tally["with_tools_list"]["plain_bytes"] += sum(turn.bytes for turn in plain_turns) + entry["plain_tools_list_bytes"]
             out[name] = entry
+    overall = {"what": WITH_TOOLS_LIST, "bytes": 0, "plain_bytes": 0}
     for tally in rounds.values():
         tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
+        listed = tally["with_tools_list"]
+        listed["bytes_ratio"] = _ratio(listed["bytes"], listed["plain_bytes"])
+        if "ahead_bytes" in listed:
+            listed["ahead_bytes_ratio"] = _ratio(listed["ahead_bytes"], listed["plain_bytes"])
+        overall["bytes"] += listed["bytes"]
+        overall["plain_bytes"] += listed["plain_bytes"]
         if "sent_ahead" in tally:
             ahead = tally["sent_ahead"]
             ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
             ahead["bytes_ratio"] = _ratio(ahead["bytes"], tally["plain_bytes"])
+    overall["bytes_ratio"] = _ratio(overall["bytes"], overall["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
     latest = rounds[max(rounds, key=int)]["max"] if rounds else {key: 0 for key in targets}
-    return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
+    return {**out, "rounds": rounds, "total_with_tools_list": overall, "max": latest, "target": targets,
+            "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model read once per conversation: the plain side's "
+                   "listing (the default) and the staged side's (the listing the recording was made with)")
 
 
 SENT_AHEAD_TALLY: dict[str, object] = {
@@ -254,6 +297,7 @@ def _user_turns(recording: Recording, logs: list[ReplayedTurn]) -> list[_UserTur
 
 def _round() -> dict[str, Any]:
     return {"turns": 0, "calls": 0, "bytes": 0, "plain_calls": 0, "plain_bytes": 0,
+            "with_tools_list": {"what": WITH_TOOLS_LIST, "bytes": 0, "plain_bytes": 0},
             "max": {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0, "diverged": 0}}
 
 

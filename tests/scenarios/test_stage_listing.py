@@ -1,0 +1,205 @@
+"""The stage listing (`--listed stages`): tools/list narrowed to the turn tools, carrying the roles' output shapes and a
+first turn's instructions once, while every served tool stays callable and reachable from Act's steps. Through the
+real client on a seeded kitchen."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from e2e.helpers import call
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.toolsets import TOOLSETS, HostControls
+
+from .scripts import CATEGORY_SEARCH
+
+pytestmark = pytest.mark.anyio
+CONTRACTS = load_contracts()
+STAGE_TOOLS = {"turn_start", "turn_submit", "turn_context", "turn_abandon"}
+LISTINGS: dict[str, tuple[str, ...]] = {
+    "stages": ("stages",), "turn_start,turn_submit": ("turn_start", "turn_submit"), "views,db_read": ("views", "db_read"),
+    "stages,turn_status": ("stages", "turn_status"),
+}
+SEARCH = CATEGORY_SEARCH.turns[0]
+
+
+def _listing(app: AlfredApp, listed: tuple[str, ...]) -> AlfredApp:
+    app.settings = replace(app.settings, listed=listed)
+    return app
+
+
+def _bytes(tools: list[Any]) -> int:
+    dumped = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+    return len(json.dumps({"tools": dumped}, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def test_the_stage_listing_is_the_turn_tools_a_stage_client_calls() -> None:
+    """`stages` lists the turn tools but turn_status, an extra (the answers carry the turn's status); named, it is listed."""
+    assert HostControls.from_settings(Settings(listed=("stages",)), CONTRACTS).listing == STAGE_TOOLS
+    assert HostControls.from_settings(Settings(listed=("stages", "turn_status")), CONTRACTS).listing == STAGE_TOOLS | {"turn_status"}
+    assert HostControls.from_settings(Settings(listed=("all",)), CONTRACTS).listing == set(CONTRACTS)
+    drafts = HostControls.from_settings(Settings(listed=("drafts",)), CONTRACTS).listing
+    assert drafts == set(TOOLSETS["drafts"]) - EXTRA_TOOLS
+
+
+@pytest.mark.parametrize("names", [("bogus",), ("stages", "turn_strat"), ("stage",)])
+def test_an_unknown_listed_name_fails_naming_it(names: tuple[str, ...]) -> None:
+    with pytest.raises(ConfigError) as raised:
+        HostControls.from_settings(Settings(listed=names), CONTRACTS)
+    unknown = next(name for name in names if name not in TOOLSETS)
+    assert raised.value.message.startswith(f"--listed / ALFRED_LISTED: unknown tool or toolset '{unknown}'.")
+    assert raised.value.fields["field"] == "listed"
+
+
+def test_a_listed_tool_the_host_does_not_serve_fails_saying_why() -> None:
+    with pytest.raises(ConfigError) as raised:
+        HostControls.from_settings(Settings(tools=("core",), listed=("stages", "recipes_scale")), CONTRACTS)
+    assert raised.value.message == ("--listed / ALFRED_LISTED names recipes_scale, which is not served: it is not in this "
+                                    "server's tool allow-list (--tools).")
+    narrowed = HostControls.from_settings(Settings(tools=("core", "turn_start"), listed=("stages",)), CONTRACTS)
+    assert narrowed.listing == {"turn_start"}, "a toolset's tools the host does not serve are not listed"
+
+
+@pytest.mark.parametrize("listed", LISTINGS.values(), ids=list(LISTINGS))
+async def test_a_listing_narrows_tools_list_and_every_served_tool_stays_callable(app: AlfredApp, listed: tuple[str, ...]) -> None:
+    """Generated over the registry: each tool is listed exactly when the listing names it, and each one, listed or not,
+    is run when called (its own answer or its own argument error, never a refusal by the host)."""
+    async with Client(build_server(_listing(app, listed))) as client:
+        shown = {tool.name for tool in (await client.list_tools()).tools}
+        assert shown == HostControls.from_settings(app.settings, CONTRACTS).listing
+        for name in CONTRACTS:
+            result = await client.call_tool(name, {})
+            text = result.content[0].text if result.content and result.content[0].type == "text" else ""
+            assert "is not available" not in text and "Unknown tool" not in text, (name, text)
+            if result.is_error:
+                error = (result.meta or {}).get("alfred/error", {})
+                assert error.get("code") != "internal_error", (name, text)
+
+
+async def test_the_other_controls_still_narrow_what_is_served_under_a_listing(app: AlfredApp) -> None:
+    app.settings = replace(app.settings, tools=("stages", "core"), listed=("stages",))
+    async with Client(build_server(app)) as client:
+        refused = await client.call_tool("recipes_scale", {"recipe": "recipe_1", "servings": 2})
+        assert refused.is_error and "allow-list (--tools)" in refused.content[0].text  # type: ignore[union-attr]
+        assert (await call(client, "db_read", table="recipes", limit=1))["count"] == 1
+
+
+async def test_the_stage_listing_keeps_the_contracts_and_is_far_smaller_than_the_default(app: AlfredApp) -> None:
+    """Each listed tool is its contract as published (turn_start's description carries the role texts after its own);
+    the whole list, role texts included, is at most 40% of the default list's bytes."""
+    async with Client(build_server(app)) as client:
+        default = (await client.list_tools()).tools
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        staged = (await client.list_tools()).tools
+    for tool in staged:
+        contract = CONTRACTS[tool.name]
+        assert (tool.input_schema, tool.output_schema, tool.title) == (contract.input_schema, contract.output_schema, contract.title)
+        assert tool.description.startswith(contract.description) and (tool.description == contract.description) == (tool.name != "turn_start")
+    assert _bytes(staged) * 10 <= _bytes(default) * 4, (_bytes(staged), _bytes(default))
+
+
+class _Counted:
+    """A client's calls through the real client, counted with the bytes of the text the model read."""
+
+    def __init__(self, client: Client) -> None:
+        self.client, self.calls, self.bytes = client, 0, 0
+
+    async def __call__(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        result = await self.client.call_tool(tool, arguments)
+        assert not result.is_error, result.content
+        self.calls, self.bytes = self.calls + 1, self.bytes + len(result.content[0].text.encode())  # type: ignore[union-attr]
+        return dict(result.structured_content or {})
+
+
+async def _first_turn_texts(client: Client) -> tuple[dict[str, str], dict[str, str], _Counted]:
+    """A first turn driven answer by answer (Understand, Think with one read step, Act, Reply): each role's output shape
+    and the instructions each answer sent (by role), as the client's model read them; its calls and bytes."""
+    shapes: dict[str, str] = {}
+    instructions: dict[str, str] = {}
+    counted = _Counted(client)
+    answer = await counted("turn_start", message=SEARCH.message)
+    for role, output in [("understand", SEARCH.outputs["understand"][0]), ("think", SEARCH.outputs["think"][0]),
+                         ("act", SEARCH.outputs["act"][0]), ("act", SEARCH.outputs["act"][1]), ("reply", SEARCH.outputs["reply"][0])]:
+        view = answer["next"]
+        assert view["role"] == role
+        shapes.update(view.get("output_shapes", {}))
+        if "instructions" in view:
+            instructions[role] = instructions.get(role, "") + view["instructions"]
+        answer = await counted("turn_submit", role=role, output=output)
+    assert answer["outcome"] == "completed"
+    return shapes, instructions, counted
+
+
+async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_send_and_they_are_not_sent_again(
+        app: AlfredApp) -> None:
+    """One source: the texts the answers send under the default listing are, word for word, in the stage listing's
+    turn_start description; under it, the same turn's answers send no output shape and only Act's instructions."""
+    async with Client(build_server(app)) as client:
+        shapes, instructions, _ = await _first_turn_texts(client)
+    assert set(shapes) == {"understand", "think", "act", "reply"} and set(instructions) == {"understand", "think", "act", "reply"}
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        described = next(tool.description for tool in (await client.list_tools()).tools if tool.name == "turn_start")
+        await call(client, "session_start")
+        listed_shapes, listed_instructions, _ = await _first_turn_texts(client)
+    for role, shape in shapes.items():
+        assert f"{role}: {shape}\n" in described, role
+    for role in ("understand", "think", "reply"):
+        assert instructions[role] in described, role
+    assert listed_shapes == {}
+    assert set(listed_instructions) == {"act"} and instructions["act"] not in described
+
+
+async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again(app: AlfredApp) -> None:
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        await call(client, "turn_start", message=SEARCH.message)
+        marked = await call(client, "turn_context")
+        assert "instructions" in marked and "output_schema" not in marked
+        assert marked["instructions"] == ("(the understand instructions: in tools/list (turn_start's description); "
+                                          "full: true sends them again)")
+        assert marked["output_schema_sent_turn"] == 0
+        full = await call(client, "turn_context", full=True)
+        assert full["instructions"].startswith("# Understand") and full["output_schema"]["properties"]["referenced_refs"]
+
+
+async def _sent_ahead_turn(client: Client) -> _Counted:
+    """The category search's first turn with Understand's and Think's outputs sent ahead in the first call, its one
+    step's tool called by Act."""
+    counted = _Counted(client)
+    answer = await counted("turn_start", message=SEARCH.message,
+                           then=[{"role": "understand", "output": SEARCH.outputs["understand"][0]},
+                                 {"role": "think", "output": SEARCH.outputs["think"][0]}])
+    assert answer["expected_role"] == "act" and "not_applied" not in answer and "refused" not in answer
+    for output in SEARCH.outputs["act"]:
+        answer = await counted("turn_submit", role="act", output=output)
+    answer = await counted("turn_submit", role="reply", output=SEARCH.outputs["reply"][0])
+    assert answer["outcome"] == "completed"
+    return counted
+
+
+async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alone_and_act_calls_an_unlisted_tool(
+        app: AlfredApp) -> None:
+    """The model reads only tools/list, then sends Understand's and Think's outputs with its FIRST turn_start; Act's step
+    calls recipes_search, which its tools/list does not show (the step's context gives its typed signature); the turn
+    completes in fewer calls, and fewer bytes with tools/list counted, than the same first turn on the default listing,
+    where the model learns the shapes from the answers."""
+    async with Client(build_server(app)) as client:
+        default_list = _bytes((await client.list_tools()).tools)
+        *_, default = await _first_turn_texts(client)
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        tools = (await client.list_tools()).tools
+        assert "recipes_search" not in {tool.name for tool in tools}
+        await call(client, "session_start")
+        listed = await _sent_ahead_turn(client)
+        status = await call(client, "turn_status")
+    act_calls = [call for step in status["state"]["steps"] for call in step["tool_calls"]]
+    assert [(call["tool"], call["ok"]) for call in act_calls] == [("recipes_search", True)]
+    assert (listed.calls, default.calls) == (4, 6)
+    assert listed.bytes + _bytes(tools) < default.bytes + default_list, (listed.bytes, default.bytes)
