@@ -8,7 +8,7 @@ import json
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,9 @@ async def recorded_turns() -> dict[str, object]:
     conversation), in lockstep with its own replay. Each replay serves the listing its recording was made with; beside
     the totals of the answers, `with_tools_list` (per round, and `total_with_tools_list` over all) adds the tools/list
     each side's model read once per conversation: the plain side's listing (the default), the staged side's listing
-    (`tools_list_bytes` per conversation: the default, or e.g. the stage listing)."""
+    (`tools_list_bytes` per conversation: the default, or e.g. the stage listing). The latest round's recordings made on
+    the default listing are also replayed on the stage listing (`as_stage_listing` of the round, `listed_bytes` per
+    conversation): the same calls, as a client reading that listing would be answered."""
     recordings = {recording.name: recording for recording in load_recordings()}
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
@@ -185,6 +187,8 @@ async def recorded_turns() -> dict[str, object]:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "seeded").mkdir()
         kitchens = SeededKitchens(Path(folder) / "seeded")
+
+        latest = max((_round_of(name) for name in recordings), key=int, default="1")
 
         async def listing_bytes(listed: tuple[str, ...]) -> int:
             if listed not in listings:
@@ -210,7 +214,19 @@ async def recorded_turns() -> dict[str, object]:
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
-            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns], **entry_ahead}
+            entry_listed: dict[str, object] = {}
+            if _round_of(name) == latest and not recording.listed:  # beside it, the same calls as a stage listing's client
+                (made := Path(folder) / f"{name}.listed").mkdir()
+                listed_logs = await replay(replace(recording, listed=STAGE_LISTING), made, kitchens)
+                listed_turns = _user_turns(recording, listed_logs)
+                staged = tally.setdefault("as_stage_listing", dict(AS_STAGE_LISTING))
+                staged["diverged"] += sum(len(log.diverged) for log in listed_logs)
+                staged["calls"] += sum(turn.calls for turn in listed_turns)
+                staged["bytes"] += sum(turn.bytes for turn in listed_turns)
+                staged["bytes_with_tools_list"] += sum(turn.bytes for turn in listed_turns) + await listing_bytes(STAGE_LISTING)
+                entry_listed = {"listed_bytes": [turn.bytes for turn in listed_turns]}
+            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns], **entry_ahead,
+                                        **entry_listed}
             for number, turn in enumerate(turns):
                 worst["calls"], worst["bytes"] = max(worst["calls"], turn.calls), max(worst["bytes"], turn.bytes)
                 if turn.one_step_read and number > 0:
@@ -248,6 +264,10 @@ async def recorded_turns() -> dict[str, object]:
             listed["ahead_bytes_ratio"] = _ratio(listed["ahead_bytes"], listed["plain_bytes"])
         overall["bytes"] += listed["bytes"]
         overall["plain_bytes"] += listed["plain_bytes"]
+        if "as_stage_listing" in tally:
+            staged = tally["as_stage_listing"]
+            staged["bytes_ratio"] = _ratio(staged["bytes"], tally["plain_bytes"])
+            staged["with_tools_list_ratio"] = _ratio(staged["bytes_with_tools_list"], listed["plain_bytes"])
         if "sent_ahead" in tally:
             ahead = tally["sent_ahead"]
             ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
@@ -258,6 +278,15 @@ async def recorded_turns() -> dict[str, object]:
     latest = rounds[max(rounds, key=int)]["max"] if rounds else {key: 0 for key in targets}
     return {**out, "rounds": rounds, "total_with_tools_list": overall, "max": latest, "target": targets,
             "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+AS_STAGE_LISTING: dict[str, object] = {
+    "what": "the latest round's recordings made on the default listing, replayed call for call on the stage listing "
+            "(ALFRED_LISTED=stages: the role texts in tools/list, not in the answers; Act's unlisted tools as typed "
+            "signatures): what the same model calls read there; ratios against plain tools, with_tools_list_ratio with "
+            "each side's tools/list once per conversation",
+    "calls": 0, "bytes": 0, "bytes_with_tools_list": 0, "diverged": 0,
+}
 
 
 WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model read once per conversation: the plain side's "

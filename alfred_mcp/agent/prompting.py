@@ -255,10 +255,15 @@ DESCRIPTION_CHARS = 90
 
 
 def _first_sentence(text: str) -> str:
-    """A tool's description up to its first full stop, colon or semicolon, at most DESCRIPTION_CHARS (the step's
-    guidance says the rest)."""
-    ends = [found for mark in (". ", ": ", "; ") if (found := text.find(mark)) >= 0]
-    clause = text if not ends else text[: min(ends)] + "."
+    """A tool's description up to its first full stop, colon or semicolon outside parentheses ('Rows of a table
+    (columns: ...)' is not cut inside them), at most DESCRIPTION_CHARS (the step's guidance says the rest)."""
+    depth, end = 0, None
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1 if depth else 0}.get(char, 0)
+        if depth == 0 and char in ".:;" and text[index + 1: index + 2] == " ":
+            end = index
+            break
+    clause = text if end is None else text[:end] + "."
     if len(clause) <= DESCRIPTION_CHARS:
         return clause
     return clause[: clause.rfind(" ", 0, DESCRIPTION_CHARS)].rstrip(" ,(") + "…"
