@@ -46,7 +46,7 @@ from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
 from alfred_mcp.server.tools import HANDLERS
-from alfred_mcp.server.tools.stage_listing import listed_description
+from alfred_mcp.server.tools.stage_listing import listed_schema
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.server.user_bus import UserScopedBus
 from alfred_mcp.state.known_ids import knowing_ids
@@ -112,20 +112,21 @@ class AlfredServer(MCPServer[AlfredApp]):
     async def list_tools(self) -> list[MCPTool]:
         # What the host's controls list (server/toolsets.py `lists`): a listing (--listed), an allow-list, or the default
         # list; every served tool stays callable by name. `_meta.ui` only for a client that renders views (server/apps.py);
-        # a stage listing's turn_start carries the roles' shapes and first instructions (server/tools/stage_listing.py).
+        # a stage listing's turn_start carries the roles' shapes and first instructions in its schema (tools/stage_listing.py).
         has_model, views = self.app.llm is not None, apps.client_declared_apps()
         return [
             MCPTool(
                 name=c.name,
                 title=c.title,
-                description=listed_description(c, self.host),
-                input_schema=c.input_schema,
+                description=description,
+                input_schema=input_schema,
                 output_schema=c.output_schema,
                 annotations=ToolAnnotations.model_validate(c.annotations),
                 _meta=apps.listed_meta(c),
             )
             for c in self.contracts.values()
             if self.host.lists(c, has_model=has_model, renders_views=views)
+            for description, input_schema in [listed_schema(c, self.host)]
         ]
 
     async def list_resources(self) -> list[MCPResource]:

@@ -38,7 +38,7 @@ def test_the_inspector_shows_a_result_and_a_tool_error(tmp_path: Path, era: str)
 
 
 def test_the_inspector_reads_the_stage_listing_and_a_first_turn_sends_its_outputs_ahead(tmp_path: Path) -> None:
-    """`--listed stages`: the Inspector accepts the narrowed tools/list (turn_start's description carrying the role
+    """`--listed stages`: the Inspector accepts the narrowed tools/list (turn_start's input schema carrying the role
     texts), and a first turn_start sends Understand's and Think's outputs ahead; Think's step calls recipes_search, which
     the listing leaves out (the Inspector itself refuses to call a tool its tools/list lacks: Act's calls run on the
     server, inside the turn)."""
@@ -52,7 +52,8 @@ def test_the_inspector_reads_the_stage_listing_and_a_first_turn_sends_its_output
     assert listed.returncode == 0, listed.stderr
     tools = json.loads(listed.stdout)["result"]["tools"]
     assert sorted(tool["name"] for tool in tools) == ["turn_abandon", "turn_context", "turn_start", "turn_submit"]
-    assert "understand: {" in next(tool["description"] for tool in tools if tool["name"] == "turn_start")
+    turn_start = next(tool for tool in tools if tool["name"] == "turn_start")
+    assert turn_start["inputSchema"]["properties"]["then"]["items"]["properties"]["output"]["description"].startswith("understand: {")
     plan = {"goal": "Find fish recipes", "decision": "plan_direct", "steps": [
         {"description": "Search fish recipes", "step_type": "read", "subdomain": "recipes",
          "call": {"tool": "recipes_search", "arguments": {"category": "fish"}}}]}

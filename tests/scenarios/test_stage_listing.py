@@ -1,5 +1,5 @@
 """The stage listing (`--listed stages`): tools/list narrowed to the turn tools, carrying the roles' output shapes and a
-first turn's instructions once, while every served tool stays callable and reachable from Act's steps. Through the
+first turn's instructions once (in turn_start's input schema), while every served tool stays callable and reachable from Act's steps. Through the
 real client on a seeded kitchen."""
 
 from __future__ import annotations
@@ -92,17 +92,35 @@ async def test_the_other_controls_still_narrow_what_is_served_under_a_listing(ap
         assert (await call(client, "db_read", table="recipes", limit=1))["count"] == 1
 
 
-async def test_the_stage_listing_keeps_the_contracts_and_is_far_smaller_than_the_default(app: AlfredApp) -> None:
-    """Each listed tool is its contract as published (turn_start's description carries the role texts after its own);
-    the whole list, role texts included, is at most 40% of the default list's bytes."""
+def _without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_descriptions(value) for key, value in schema.items() if key != "description"}
+    return [_without_descriptions(value) for value in schema] if isinstance(schema, list) else schema
+
+
+@pytest.mark.parametrize("listed", LISTINGS.values(), ids=list(LISTINGS))
+async def test_a_listing_keeps_the_contracts_and_every_description_within_what_clients_keep(
+        app: AlfredApp, listed: tuple[str, ...]) -> None:
+    """Each listed tool is its contract as published; turn_start's carries the role texts in its input schema's field
+    descriptions (what it admits is the same) and says so after its own description, which stays within the 2,048
+    characters Claude Code keeps of a tool's description."""
+    async with Client(build_server(_listing(app, listed))) as client:
+        tools = (await client.list_tools()).tools
+    for tool in tools:
+        contract = CONTRACTS[tool.name]
+        assert (tool.output_schema, tool.title) == (contract.output_schema, contract.title)
+        assert _without_descriptions(tool.input_schema) == _without_descriptions(contract.input_schema)
+        carries = tool.name == "turn_start"
+        assert (tool.input_schema == contract.input_schema, tool.description == contract.description) == (not carries, not carries)
+        assert tool.description.startswith(contract.description) and len(tool.description) <= 2_048, tool.name
+
+
+async def test_the_stage_listing_is_far_smaller_than_the_default(app: AlfredApp) -> None:
+    """The stage listing, role texts included, is at most 40% of the default list's bytes."""
     async with Client(build_server(app)) as client:
         default = (await client.list_tools()).tools
     async with Client(build_server(_listing(app, ("stages",)))) as client:
         staged = (await client.list_tools()).tools
-    for tool in staged:
-        contract = CONTRACTS[tool.name]
-        assert (tool.input_schema, tool.output_schema, tool.title) == (contract.input_schema, contract.output_schema, contract.title)
-        assert tool.description.startswith(contract.description) and (tool.description == contract.description) == (tool.name != "turn_start")
     assert _bytes(staged) * 10 <= _bytes(default) * 4, (_bytes(staged), _bytes(default))
 
 
@@ -141,20 +159,19 @@ async def _first_turn_texts(client: Client) -> tuple[dict[str, str], dict[str, s
 async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_send_and_they_are_not_sent_again(
         app: AlfredApp) -> None:
     """One source: the texts the answers send under the default listing are, word for word, in the stage listing's
-    turn_start description; under it, the same turn's answers send no output shape and only Act's instructions."""
+    turn_start input schema; under it, the same turn's answers send no output shape and only Act's instructions."""
     async with Client(build_server(app)) as client:
         shapes, instructions, _ = await _first_turn_texts(client)
     assert set(shapes) == {"understand", "think", "act", "reply"} and set(instructions) == {"understand", "think", "act", "reply"}
     async with Client(build_server(_listing(app, ("stages",)))) as client:
-        described = next(tool.description for tool in (await client.list_tools()).tools if tool.name == "turn_start")
+        schema = next(tool.input_schema for tool in (await client.list_tools()).tools if tool.name == "turn_start")
         await call(client, "session_start")
         listed_shapes, listed_instructions, _ = await _first_turn_texts(client)
-    for role, shape in shapes.items():
-        assert f"{role}: {shape}\n" in described, role
-    for role in ("understand", "think", "reply"):
-        assert instructions[role] in described, role
+    item = schema["properties"]["then"]["items"]["properties"]
+    assert item["output"]["description"] == "\n".join(f"{role}: {shapes[role]}" for role in ("understand", "think", "act", "reply"))
+    assert item["role"]["description"] == "\n\n".join(instructions[role] for role in ("understand", "think", "reply"))
     assert listed_shapes == {}
-    assert set(listed_instructions) == {"act"} and instructions["act"] not in described
+    assert set(listed_instructions) == {"act"}
 
 
 async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again(app: AlfredApp) -> None:
@@ -162,7 +179,7 @@ async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again
         await call(client, "turn_start", message=SEARCH.message)
         marked = await call(client, "turn_context")
         assert "instructions" in marked and "output_schema" not in marked
-        assert marked["instructions"] == ("(the understand instructions: in tools/list (turn_start's description); "
+        assert marked["instructions"] == ("(the understand instructions: in tools/list (turn_start's input schema); "
                                           "full: true sends them again)")
         assert marked["output_schema_sent_turn"] == 0
         full = await call(client, "turn_context", full=True)

@@ -1,7 +1,7 @@
 """What a stage listing's tools/list carries: the roles' output shapes and a first turn's instructions, once.
 
 A client whose host lists turn_start through `--listed` (e.g. `stages`: its model calls only the turn tools) reads
-tools/list before its first call. turn_start's description then carries what the session's first answers would
+tools/list before its first call. turn_start's input schema then carries what the session's first answers would
 otherwise send: each role's output shape (the `output_shapes` text of the answers) and the instructions of the roles
 a first turn sends ahead or ends with (LISTED_INSTRUCTIONS), exactly as an answer words them; so a model can send
 Understand's and Think's outputs with its FIRST turn_start. Every session counts them as sent before its first turn
@@ -11,7 +11,9 @@ Understand's and Think's outputs with its FIRST turn_start. Every session counts
 
 from __future__ import annotations
 
+import copy
 from functools import cache
+from typing import Any
 
 from alfred_mcp.agent.prompting import fixed_prompt
 from alfred_mcp.config import Settings
@@ -25,7 +27,7 @@ from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
 from alfred_mcp.state.schema_text import schema_text
 
 CARRIER = "turn_start"
-"""The tool whose description carries the role texts."""
+"""The tool whose input schema carries the role texts."""
 LISTED_INSTRUCTIONS = ("understand", "think", "reply")
 """Roles whose instructions a stage listing carries: a first turn_start sends Understand's and Think's outputs ahead,
 and every turn ends with Reply."""
@@ -36,21 +38,36 @@ def carries_role_texts(host: HostControls) -> bool:
     return host.listing is not None and CARRIER in host.listing
 
 
-def listed_description(contract: ToolContract, host: HostControls) -> str:
-    """`contract`'s description as tools/list shows it: turn_start's with the role texts under a stage listing."""
+def listed_schema(contract: ToolContract, host: HostControls) -> tuple[str, dict[str, Any]]:
+    """`contract`'s description and inputSchema as tools/list shows them: under a stage listing, turn_start's `then`
+    carries the role texts in its items' field descriptions (`output`: each role's shape; `role`: the instructions),
+    and its description says so. The schema, not the description, since clients cut long tool descriptions (Claude
+    Code at 2,048 characters) but pass the inputSchema whole; what it admits is unchanged."""
     if contract.name != CARRIER or not carries_role_texts(host):
-        return contract.description
-    return f"{contract.description}\n\n{role_texts()}"
+        return contract.description, contract.input_schema
+    schema = copy.deepcopy(contract.input_schema)
+    item = schema["properties"]["then"]["items"]["properties"]
+    item["output"]["description"] = shapes_text()
+    item["role"]["description"] = instructions_text()
+    return f"{contract.description} {IN_SCHEMA}", schema
+
+
+IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`) and the Understand, Think and Reply "
+             "instructions (`then[].role`) are in this input schema, sent once for the session: the answers leave them "
+             "out (turn_context with full: true sends them again); Act's, per step type, come with its first step.")
+"""What turn_start's description adds under a stage listing: where the role texts are."""
 
 
 @cache
-def role_texts() -> str:
-    """The role texts as turn_start's description carries them: each role's output shape, then the instructions."""
-    shapes = "\n".join(f"{role}: {schema_text(output_schema(role))}" for role in ROLE_OUTPUTS)
-    instructions = "\n\n".join(text for _, text in _instructions())
-    return ("Sent here once for the whole session, not in the answers (turn_context with full: true sends them again).\n"
-            f"Each role's output shape (turn_submit's `output`, each item of `then`):\n{shapes}\n\n"
-            f"Instructions (Act's, per step type, come with its first step):\n\n{instructions}")
+def shapes_text() -> str:
+    """Each role's output shape, as the answers' `output_shapes` give it, one role after another."""
+    return "\n".join(f"{role}: {schema_text(output_schema(role))}" for role in ROLE_OUTPUTS)
+
+
+@cache
+def instructions_text() -> str:
+    """The instructions of LISTED_INSTRUCTIONS' roles, word for word as the answers would send them."""
+    return "\n\n".join(text for _, text in _instructions())
 
 
 @cache

@@ -71,7 +71,7 @@ async def role_view(
         if sent is None:
             parts.append(text)
         elif markers:
-            since = "in tools/list (turn_start's description)" if sent == IN_TOOLS_LIST else f"unchanged since turn {sent}"
+            since = "in tools/list (turn_start's input schema)" if sent == IN_TOOLS_LIST else f"unchanged since turn {sent}"
             parts.append(f"(the {key} instructions: {since}; full: true sends them again)")
     view: dict[str, Any] = {"role": role}
     if parts:
