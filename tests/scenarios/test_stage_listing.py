@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from e2e.helpers import call
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
@@ -48,6 +50,28 @@ def test_the_stage_listing_is_the_turn_tools_a_stage_client_calls() -> None:
     assert HostControls.from_settings(Settings(listed=("all",)), CONTRACTS).listing == set(CONTRACTS)
     drafts = HostControls.from_settings(Settings(listed=("drafts",)), CONTRACTS).listing
     assert drafts == set(TOOLSETS["drafts"]) - EXTRA_TOOLS
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(st.sampled_from(sorted([*TOOLSETS, "all", *CONTRACTS])), min_size=1, max_size=5),
+       tools=st.sampled_from([(), ("core", "stages"), ("stages", "kitchen", "db_read"), ("all",)]), read_only=st.booleans())
+def test_a_listing_never_narrows_what_is_served_and_lists_what_it_names(
+        names: list[str], tools: tuple[str, ...], read_only: bool) -> None:
+    """Any listing, under any other controls: what is served is what it would be without the listing; the listing is
+    served tools only, every tool it names by name, and nothing it does not name (an extra only by name or `all`). A
+    tool it names that is not served stops the start, saying why."""
+    unlisted = HostControls.from_settings(Settings(tools=tools, read_only=read_only), CONTRACTS)
+    try:
+        controls = HostControls.from_settings(Settings(tools=tools, read_only=read_only, listed=tuple(names)), CONTRACTS)
+    except ConfigError as error:
+        refused = [name for name in names if name in CONTRACTS and name not in unlisted.served]
+        assert refused and error.message.startswith(f"--listed / ALFRED_LISTED names {refused[0]}, which is not served: ")
+        return
+    assert controls.served == unlisted.served and controls.listing is not None and controls.listing <= controls.served
+    assert {name for name in names if name in CONTRACTS} <= controls.listing
+    by_toolset = {tool for name in names if name in TOOLSETS for tool in TOOLSETS[name] if tool not in EXTRA_TOOLS}
+    named = set(CONTRACTS) if "all" in names else {name for name in names if name in CONTRACTS} | by_toolset
+    assert controls.listing == named & controls.served
 
 
 @pytest.mark.parametrize("names", [("bogus",), ("stages", "turn_strat"), ("stage",)])
