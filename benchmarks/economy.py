@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from e2e.conftest import SeededKitchens  # noqa: E402
 from scenarios.driver import StageClient, resent_characters  # noqa: E402
+from scenarios.first_turn import followed_first_turn, sent_ahead_first_turn  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
 from scenarios.recorded import Recording, ReplayedTurn, load_recordings, replay  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
@@ -64,17 +65,36 @@ STAGE_LISTING = ("stages",)
 async def tools_list_bytes() -> dict[str, object]:
     """The default tools/list as it travels (compact JSON, `bytes`) and pretty-printed with ', ' and ': ' separators
     (`spaced_bytes`, how the 72.6 KB of issue 14 was measured); `all_bytes` lists every tool (ALFRED_TOOLS=all), and
-    `stage_listing_bytes` the stage listing (ALFRED_LISTED=stages: the turn tools, turn_start carrying the role texts)."""
+    `stage_listing_bytes` the stage listing (ALFRED_LISTED=stages: the turn tools, turn_start carrying the role texts),
+    and `first_turn` what a session's first turn reads on each (`_first_turns`)."""
     with tempfile.TemporaryDirectory() as folder:
         default = await _listed(Path(folder))
         everything = await _listed(Path(folder), tools=("all",))
         staged = await _listed(Path(folder), listed=STAGE_LISTING)
+        first = await _first_turns(Path(folder), {"default": _wire_bytes(default), "stage_listing": _wire_bytes(staged)})
     wire = _wire_bytes(default)
     spaced = len(json.dumps({"tools": default}).encode())
     return {"bytes": wire, "spaced_bytes": spaced, "tools": len(default), "all_bytes": _wire_bytes(everything),
             "all_tools": len(everything), "stage_listing_bytes": _wire_bytes(staged), "stage_listing_tools": len(staged),
-            "stage_listing_ratio": _ratio(_wire_bytes(staged), wire), "target": TOOLS_LIST_BUDGET,
+            "stage_listing_ratio": _ratio(_wire_bytes(staged), wire), "first_turn": first, "target": TOOLS_LIST_BUDGET,
             "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
+
+
+async def _first_turns(folder: Path, listed_bytes: dict[str, int]) -> dict[str, object]:
+    """A session's first turn (the category search, tests/scenarios/first_turn.py) on each listing: on the default one
+    following the answers (they bring the shapes), on the stage listing with Understand's and Think's outputs in the
+    first turn_start; its calls and bytes, alone and with the tools/list the model read first."""
+    out: dict[str, object] = {}
+    for name, listed in (("default", ()), ("stage_listing", STAGE_LISTING)):
+        app = await _seeded(folder, f"first_turn_{name}")
+        app.settings = replace(app.settings, listed=listed)
+        try:
+            async with Client(build_server(app)) as client:
+                counted = (await followed_first_turn(client))[2] if not listed else await sent_ahead_first_turn(client)
+        finally:
+            await app.close()
+        out[name] = {"calls": counted.calls, "bytes": counted.bytes, "with_tools_list": counted.bytes + listed_bytes[name]}
+    return out
 
 
 async def _seeded(folder: Path, name: str) -> AlfredApp:

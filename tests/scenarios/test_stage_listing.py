@@ -21,7 +21,7 @@ from alfred_mcp.errors import ConfigError
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.toolsets import TOOLSETS, HostControls
 
-from .scripts import CATEGORY_SEARCH
+from .first_turn import SEARCH, followed_first_turn, sent_ahead_first_turn
 
 pytestmark = pytest.mark.anyio
 CONTRACTS = load_contracts()
@@ -30,7 +30,6 @@ LISTINGS: dict[str, tuple[str, ...]] = {
     "stages": ("stages",), "turn_start,turn_submit": ("turn_start", "turn_submit"), "views,db_read": ("views", "db_read"),
     "stages,turn_status": ("stages", "turn_status"),
 }
-SEARCH = CATEGORY_SEARCH.turns[0]
 
 
 def _listing(app: AlfredApp, listed: tuple[str, ...]) -> AlfredApp:
@@ -148,49 +147,17 @@ async def test_the_stage_listing_is_far_smaller_than_the_default(app: AlfredApp)
     assert _bytes(staged) * 10 <= _bytes(default) * 4, (_bytes(staged), _bytes(default))
 
 
-class _Counted:
-    """A client's calls through the real client, counted with the bytes of the text the model read."""
-
-    def __init__(self, client: Client) -> None:
-        self.client, self.calls, self.bytes = client, 0, 0
-
-    async def __call__(self, tool: str, **arguments: Any) -> dict[str, Any]:
-        result = await self.client.call_tool(tool, arguments)
-        assert not result.is_error, result.content
-        self.calls, self.bytes = self.calls + 1, self.bytes + len(result.content[0].text.encode())  # type: ignore[union-attr]
-        return dict(result.structured_content or {})
-
-
-async def _first_turn_texts(client: Client) -> tuple[dict[str, str], dict[str, str], _Counted]:
-    """A first turn driven answer by answer (Understand, Think with one read step, Act, Reply): each role's output shape
-    and the instructions each answer sent (by role), as the client's model read them; its calls and bytes."""
-    shapes: dict[str, str] = {}
-    instructions: dict[str, str] = {}
-    counted = _Counted(client)
-    answer = await counted("turn_start", message=SEARCH.message)
-    for role, output in [("understand", SEARCH.outputs["understand"][0]), ("think", SEARCH.outputs["think"][0]),
-                         ("act", SEARCH.outputs["act"][0]), ("act", SEARCH.outputs["act"][1]), ("reply", SEARCH.outputs["reply"][0])]:
-        view = answer["next"]
-        assert view["role"] == role
-        shapes.update(view.get("output_shapes", {}))
-        if "instructions" in view:
-            instructions[role] = instructions.get(role, "") + view["instructions"]
-        answer = await counted("turn_submit", role=role, output=output)
-    assert answer["outcome"] == "completed"
-    return shapes, instructions, counted
-
-
 async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_send_and_they_are_not_sent_again(
         app: AlfredApp) -> None:
     """One source: the texts the answers send under the default listing are, word for word, in the stage listing's
     turn_start input schema; under it, the same turn's answers send no output shape and only Act's instructions."""
     async with Client(build_server(app)) as client:
-        shapes, instructions, _ = await _first_turn_texts(client)
+        shapes, instructions, _ = await followed_first_turn(client)
     assert set(shapes) == {"understand", "think", "act", "reply"} and set(instructions) == {"understand", "think", "act", "reply"}
     async with Client(build_server(_listing(app, ("stages",)))) as client:
         schema = next(tool.input_schema for tool in (await client.list_tools()).tools if tool.name == "turn_start")
         await call(client, "session_start")
-        listed_shapes, listed_instructions, _ = await _first_turn_texts(client)
+        listed_shapes, listed_instructions, _ = await followed_first_turn(client)
     item = schema["properties"]["then"]["items"]["properties"]
     assert item["output"]["description"] == "\n".join(f"{role}: {shapes[role]}" for role in ("understand", "think", "act", "reply"))
     assert item["role"]["description"] == "\n\n".join(instructions[role] for role in ("understand", "think", "reply"))
@@ -210,21 +177,6 @@ async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again
         assert full["instructions"].startswith("# Understand") and full["output_schema"]["properties"]["referenced_refs"]
 
 
-async def _sent_ahead_turn(client: Client) -> _Counted:
-    """The category search's first turn with Understand's and Think's outputs sent ahead in the first call, its one
-    step's tool called by Act."""
-    counted = _Counted(client)
-    answer = await counted("turn_start", message=SEARCH.message,
-                           then=[{"role": "understand", "output": SEARCH.outputs["understand"][0]},
-                                 {"role": "think", "output": SEARCH.outputs["think"][0]}])
-    assert answer["expected_role"] == "act" and "not_applied" not in answer and "refused" not in answer
-    for output in SEARCH.outputs["act"]:
-        answer = await counted("turn_submit", role="act", output=output)
-    answer = await counted("turn_submit", role="reply", output=SEARCH.outputs["reply"][0])
-    assert answer["outcome"] == "completed"
-    return counted
-
-
 async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alone_and_act_calls_an_unlisted_tool(
         app: AlfredApp) -> None:
     """The model reads only tools/list, then sends Understand's and Think's outputs with its FIRST turn_start; Act's step
@@ -233,12 +185,12 @@ async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alo
     where the model learns the shapes from the answers."""
     async with Client(build_server(app)) as client:
         default_list = _bytes((await client.list_tools()).tools)
-        *_, default = await _first_turn_texts(client)
+        *_, default = await followed_first_turn(client)
     async with Client(build_server(_listing(app, ("stages",)))) as client:
         tools = (await client.list_tools()).tools
         assert "recipes_search" not in {tool.name for tool in tools}
         await call(client, "session_start")
-        listed = await _sent_ahead_turn(client)
+        listed = await sent_ahead_first_turn(client)
         status = await call(client, "turn_status")
     act_calls = [call for step in status["state"]["steps"] for call in step["tool_calls"]]
     assert [(call["tool"], call["ok"]) for call in act_calls] == [("recipes_search", True)]
