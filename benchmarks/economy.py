@@ -39,7 +39,7 @@ from scenarios.scripts import (  # noqa: E402
     TURN_CALLS_BUDGET,
     drive,
 )
-from scenarios.sent_ahead_replay import replay_sent_ahead  # noqa: E402
+from scenarios.sent_ahead_replay import RepliesAhead, replay_sent_ahead  # noqa: E402
 
 TOOLS_LIST_BUDGET = 40_000
 
@@ -192,23 +192,24 @@ async def recorded_turns() -> dict[str, object]:
     """The conversations a client's model drove (tests/scenarios/recorded), replayed call for call: per turn the calls
     and bytes the model read, stage by stage; beside each, the same conversation driven with plain tools, replayed in
     the same run, and the ratios of the totals (staged / plain). Per round of recordings (`rounds`): the totals, their
-    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. The
-    latest round is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per
-    conversation), in lockstep with its own replay. Each replay serves the listing its recording was made with; beside
-    the totals of the answers, `with_tools_list` (per round, and `total_with_tools_list` over all) adds the tools/list
-    each side's model read once per conversation: the plain side's listing (the default), the staged side's listing
-    (`tools_list_bytes` per conversation: the default, or e.g. the stage listing). The latest round's recordings made on
-    the default listing are also replayed on the stage listing (`as_stage_listing` of the round, `listed_bytes` per
-    conversation): the same calls, as a client reading that listing would be answered."""
+    ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. Round 2
+    is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per conversation), and the
+    latest with each turn's reply sent ahead (`replies_ahead`; `replies_ahead_not_lookups`: lookups as recorded), per
+    conversation with what became of the replies, each in lockstep with its own replay. Each replay serves the listing
+    its recording was made with; beside the totals of the answers, `with_tools_list` (per round, and
+    `total_with_tools_list` over all) adds the tools/list each side's model read once per conversation: the plain side's
+    listing (the default), the staged side's listing (`tools_list_bytes` per conversation: the default, or e.g. the
+    stage listing). The latest round's recordings made on the default listing are also replayed on the stage listing
+    (`as_stage_listing` of the round, `listed_bytes` per conversation): the same calls, as a client reading that listing
+    would be answered."""
     recordings = {recording.name: recording for recording in load_recordings()}
+    latest = max((_round_of(name) for name, recording in recordings.items() if not recording.plain), key=int, default="1")
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
     listings: dict[tuple[str, ...], int] = {}
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "seeded").mkdir()
         kitchens = SeededKitchens(Path(folder) / "seeded")
-
-        latest = max((_round_of(name) for name in recordings), key=int, default="1")
 
         async def listing_bytes(listed: tuple[str, ...]) -> int:
             if listed not in listings:
@@ -219,18 +220,28 @@ async def recorded_turns() -> dict[str, object]:
             if recording.plain:
                 continue
             tally = rounds.setdefault(_round_of(name), _round())
-            if _round_of(name) == "2":  # beside the replay, the same conversation with its role outputs sent ahead
-                (Path(folder) / name).mkdir()
-                logs, ahead = await replay_sent_ahead(recording, Path(folder) / name, kitchens)
+            variants = AHEAD_VARIANTS.get("2" if _round_of(name) == "2" else "latest" if _round_of(name) == latest else "", ())
+            logs, entry_ahead = [], {}
+            for variant in variants:  # beside the replay, the same conversation with its role outputs sent ahead
+                (made := Path(folder) / f"{name}.{variant}").mkdir()
+                replies = None if variant == "sent_ahead" else RepliesAhead(on_lookups=variant == "replies_ahead")
+                one_by_one, ahead = await replay_sent_ahead(recording, made, kitchens, replies=replies)
+                logs = logs or one_by_one
                 tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
                 sent = _user_turns(recording, ahead)
-                entry_ahead = {"ahead_calls": [turn.calls for turn in sent], "ahead_bytes": [turn.bytes for turn in sent]}
-                tally.setdefault("sent_ahead", dict(SENT_AHEAD_TALLY))
-                tally["sent_ahead"]["calls"] += sum(turn.calls for turn in sent)
-                tally["sent_ahead"]["bytes"] += sum(turn.bytes for turn in sent)
-            else:
+                ahead_tally = tally.setdefault(variant, dict(AHEAD_TALLIES[variant]))
+                ahead_tally["calls"] += sum(turn.calls for turn in sent)
+                ahead_tally["bytes"] += sum(turn.bytes for turn in sent)
+                shown: dict[str, object] = {"calls": [turn.calls for turn in sent], "bytes": [turn.bytes for turn in sent]}
+                if replies is not None:
+                    shown["replies"] = replies.counts()
+                    ahead_tally["replies"] = {key: ahead_tally.get("replies", {}).get(key, 0) + count
+                                              for key, count in replies.counts().items()}
+                entry_ahead.update({"ahead_calls": shown["calls"], "ahead_bytes": shown["bytes"]} if variant == "sent_ahead"
+                                   else {variant: shown})
+            if not variants:
                 (made := Path(folder) / name).mkdir()
-                logs, entry_ahead = await replay(recording, made, kitchens), {}
+                logs = await replay(recording, made, kitchens)
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
@@ -257,8 +268,6 @@ async def recorded_turns() -> dict[str, object]:
             entry["tools_list_bytes"] = await listing_bytes(recording.listed)
             listed_tally = tally["with_tools_list"]
             listed_tally["bytes"] += sum(turn.bytes for turn in turns) + entry["tools_list_bytes"]
-            if entry_ahead:
-                listed_tally["ahead_bytes"] = listed_tally.get("ahead_bytes", 0) + sum(turn.bytes for turn in sent) + entry["tools_list_bytes"]
             plain = _plain_of(name, recordings)
             if plain is not None:
                 (made := Path(folder) / f"{plain.name}.{name}").mkdir()
@@ -280,16 +289,13 @@ async def recorded_turns() -> dict[str, object]:
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
         listed = tally["with_tools_list"]
         listed["bytes_ratio"] = _ratio(listed["bytes"], listed["plain_bytes"])
-        if "ahead_bytes" in listed:
-            listed["ahead_bytes_ratio"] = _ratio(listed["ahead_bytes"], listed["plain_bytes"])
         overall["bytes"] += listed["bytes"]
         overall["plain_bytes"] += listed["plain_bytes"]
         if "as_stage_listing" in tally:
             staged = tally["as_stage_listing"]
             staged["bytes_ratio"] = _ratio(staged["bytes"], tally["plain_bytes"])
             staged["with_tools_list_ratio"] = _ratio(staged["bytes_with_tools_list"], listed["plain_bytes"])
-        if "sent_ahead" in tally:
-            ahead = tally["sent_ahead"]
+        for ahead in (tally[key] for key in AHEAD_TALLIES if key in tally):
             ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
             ahead["bytes_ratio"] = _ratio(ahead["bytes"], tally["plain_bytes"])
     overall["bytes_ratio"] = _ratio(overall["bytes"], overall["plain_bytes"])
@@ -313,12 +319,32 @@ WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model rea
                    "listing (the default) and the staged side's (the listing the recording was made with)")
 
 
-SENT_AHEAD_TALLY: dict[str, object] = {
-    "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
-            "mechanical re-send of the recorded outputs (tests/scenarios/sent_ahead_replay.py), an upper bound of what a "
-            "model that knew its plan would save; ratios against plain tools",
-    "calls": 0, "bytes": 0,
+AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups")}
+"""The replays beside a round's own: round 2's role outputs sent ahead; the latest round's replies sent ahead, on every
+turn and on every turn but lookups."""
+AHEAD_TALLIES: dict[str, dict[str, object]] = {
+    "sent_ahead": {
+        "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
+                "mechanical re-send of the recorded outputs (tests/scenarios/sent_ahead_replay.py), an upper bound of what "
+                "a model that knew its plan would save; ratios against plain tools",
+        "calls": 0, "bytes": 0,
+    },
+    "replies_ahead": {
+        "what": "the same recorded turns with each turn's accepted reply sent ahead, last in the then of the call that "
+                "carried the turn's other outputs; one refused or not applied is then submitted as recorded: a mechanical "
+                "re-send of replies written after their model read the results (tests/scenarios/sent_ahead_replay.py), "
+                "an upper bound (accepted_lookups: accepted on a lookup, whose rows a model could not know ahead); "
+                "ratios against plain tools",
+        "calls": 0, "bytes": 0,
+    },
+    "replies_ahead_not_lookups": {
+        "what": "as replies_ahead, but a lookup (Understand's quick read, or a plan that only reads) is replayed as "
+                "recorded, its reply after the rows: what a model that sends a reply ahead only when it knows the outcome "
+                "would save (kept_quick_route: those lookups)",
+        "calls": 0, "bytes": 0,
+    },
 }
+"""What each replay beside a round's own is, and its totals."""
 
 
 @dataclass

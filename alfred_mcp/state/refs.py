@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from alfred_mcp.kitchen.schema import ENTITY_TYPES, ref_pattern
 
-__all__ = ["Ref", "is_ref", "name_refs", "parse_ref", "ref_pattern"]
+__all__ = ["Ref", "is_ref", "name_refs", "parse_ref", "ref_pattern", "refs_in"]
 
 _REF = re.compile(r"^(gen_)?(" + "|".join(sorted(ENTITY_TYPES, key=len, reverse=True)) + r")_([1-9][0-9]{0,8})$")
 _REF_IN_TEXT = re.compile(r"(?<![\w])(?:gen_)?(?:" + "|".join(sorted(ENTITY_TYPES, key=len, reverse=True)) + r")_[1-9][0-9]{0,8}(?![\w])")
@@ -43,6 +43,11 @@ def parse_ref(text: object) -> Ref | None:
 
 def is_ref(text: object) -> bool:
     return parse_ref(text) is not None
+
+
+def refs_in(text: str) -> set[str]:
+    """Every ref `text` names, as written."""
+    return set(_REF_IN_TEXT.findall(text))
 
 
 def name_refs(text: str, label_of: Callable[[str], str | None]) -> str:

@@ -4,6 +4,13 @@ Each turn's Understand and Think outputs that the server accepted right after tu
 the refused tries and turn_context calls among them, which such a model would not make, are left out; every other call
 is made as recorded. A mechanical re-send of the recorded outputs: an upper bound of what sending ahead saves.
 
+With `replies` (for a round driven with `then` already), each turn's accepted reply goes ahead instead, last in the
+`then` of the turn's call that carried its other outputs (the outputs that call had not applied left out); the refused
+tries and turn_context calls between are left out. A reply ahead that is refused or not applied is then submitted as
+recorded. The recorded reply was written after its model read the results, so this too is an upper bound: on a lookup
+a model could not have written it ahead (`RepliesAhead.lookups` counts those accepted; with `on_lookups` false a
+lookup is replayed as recorded, as a model that sends a reply ahead only when it knows the outcome would drive it).
+
 A model can only name refs the session gave it, and refs are numbered as rows are first shown: a turn sent ahead
 shows fewer contexts, so the same row may get another number than in the recording. The replay therefore runs in
 lockstep with the recording's own replay on two copies of one seeded kitchen (same row ids): every ref a call names
@@ -13,7 +20,7 @@ session has not shown yet waits, sent with the submit after the answer that show
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +47,9 @@ class _Session:
     folder: Path
     log: ReplayedTurn
 
-    async def run(self, call: RecordedCall, *, sent_ahead: bool = False) -> None:
-        """Make `call`; a divergence is an outcome other than recorded, or (`sent_ahead`) outputs not all applied."""
+    async def run(self, call: RecordedCall, *, sent_ahead: bool = False) -> dict[str, Any]:
+        """Make `call`, its answer returned; a divergence is an outcome other than recorded, or (`sent_ahead`) outputs not
+        all applied."""
         result = await self.client.call_tool(call.tool, call.arguments)
         text = "".join(block.text for block in result.content if block.type == "text")
         assert find_uuid(text) is None, f"{call.tool} showed a raw id in {self.log.label}"
@@ -53,15 +61,37 @@ class _Session:
         missed = {key: value for key, value in (result.structured_content or {}).items() if key in ("refused", "not_applied")}
         if sent_ahead and missed:
             self.log.diverged.append(f"{call.tool} #{self.log.calls}: outputs sent ahead not all applied: {missed}")
+        return dict(result.structured_content or {})
 
     async def shown(self, translation: RecordedRefs, arguments: dict[str, Any]) -> dict[str, Any] | None:
         """`arguments` as this session names the recording's refs; None when one names what it has not shown yet."""
         return translation.shown(arguments, await session_refs(self.app))
 
 
-async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
+@dataclass
+class RepliesAhead:
+    """Which replies to send ahead (`on_lookups`: also a lookup's), and what became of them: per outcome, the turns'
+    labels."""
+
+    on_lookups: bool = True
+    accepted: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    not_applied: list[str] = field(default_factory=list)
+    lookups: list[str] = field(default_factory=list)
+    """Of those accepted, the lookups: a model could not have known the rows its reply speaks of."""
+    kept_quick_route: list[str] = field(default_factory=list)
+    """The lookups replayed as recorded (not `on_lookups`)."""
+
+    def counts(self) -> dict[str, int]:
+        return {"accepted": len(self.accepted), "refused": len(self.refused), "not_applied": len(self.not_applied),
+                "accepted_lookups": len(self.lookups), "kept_quick_route": len(self.kept_quick_route)}
+
+
+async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
+                            replies: RepliesAhead | None = None) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
     """The recording replayed call for call, and sent ahead, in lockstep on two copies of one seeded kitchen (from
-    `kitchens`); the logs of each turn of both (the digest: the kitchen after the turn)."""
+    `kitchens`); the logs of each turn of both (the digest: the kitchen after the turn). With `replies`, each turn's
+    reply is sent ahead (`_turn_reply_ahead`) and what became of it is kept there."""
     one_by_one, ahead = folder / "one_by_one", folder / "ahead"
     for made in (one_by_one, ahead):
         made.mkdir()
@@ -74,7 +104,11 @@ async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: Seeded
                 for call in turn.calls:
                     await recorded.run(call)
                 sent = _Session(app_ahead, client_ahead, ahead, ReplayedTurn(turn.label))
-                await _turn_sent_ahead(turn, sent, RecordedRefs(await session_refs(app_one)))
+                translation = RecordedRefs(await session_refs(app_one))
+                if replies is None:
+                    await _turn_sent_ahead(turn, sent, translation)
+                else:
+                    await _turn_reply_ahead(turn, sent, translation, replies)
                 for session, log in zip((recorded, sent), logs, strict=True):
                     session.log.digest = kitchen_digest(session.folder / "kitchen.db")
                     log.append(session.log)
@@ -111,6 +145,61 @@ async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: R
         pending = pending[1 + len(sent):]
     for call in calls[last + 1:]:
         await session.run(await _as_recorded(call, session, translation))
+
+
+async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: RecordedRefs, replies: RepliesAhead) -> None:
+    """The turn with its accepted reply sent ahead in the call that carried the turn's last other outputs."""
+    calls = turn.calls
+    reply = next((number for number in range(len(calls) - 1, -1, -1) if _is_accepted_reply(calls[number])), None)
+    carrier = next((number for number in range(reply - 1, -1, -1) if _carries_outputs(calls[number])), None) if reply else None
+    skipped = calls[carrier + 1:reply] if carrier is not None and reply is not None else ()
+    lookup = is_lookup(turn)
+    if lookup and not replies.on_lookups and reply is not None:
+        replies.kept_quick_route.append(turn.label)
+    if carrier is None or reply is None or not all(call.tool == "turn_context" or _is_refused_reply(call) for call in skipped) \
+            or (lookup and not replies.on_lookups):
+        for call in calls:
+            await session.run(await _as_recorded(call, session, translation))
+        return
+    for call in calls[:carrier]:
+        await session.run(await _as_recorded(call, session, translation))
+    carried = await _as_recorded(calls[carrier], session, translation)
+    then = carried.arguments.get("then") or []
+    applied = then if calls[carrier].ahead_applied is None else then[: calls[carrier].ahead_applied]
+    said = translation.translated(calls[reply].arguments["output"], await session_refs(session.app))[0]
+    answer = await session.run(RecordedCall(carried.tool, {**carried.arguments, "then": [*applied, {"role": "reply", "output": said}]},
+                                            False, 0))
+    missed = "refused" if "refused" in answer else "not_applied" if answer.get("not_applied") else None
+    if missed is None:
+        replies.accepted.append(turn.label)
+        replies.lookups += [turn.label] if lookup else []
+    else:
+        getattr(replies, missed).append(turn.label)
+        await session.run(await _as_recorded(calls[reply], session, translation))
+    for call in calls[reply + 1:]:
+        await session.run(await _as_recorded(call, session, translation))
+
+
+def is_lookup(turn: RecordedTurn) -> bool:
+    """Whether the turn only read: Understand's quick read, or a plan whose steps all read or analyze."""
+    outputs = turn.role_outputs()
+    steps = [step for plan in outputs.get("think", []) for step in plan.get("steps") or ()]
+    if not outputs.get("think"):
+        return any(output.get("quick_mode") and output.get("quick_read") for output in outputs.get("understand", []))
+    return bool(steps) and all(step.get("step_type") in ("read", "analyze") for step in steps)
+
+
+def _is_accepted_reply(call: RecordedCall) -> bool:
+    return call.tool == "turn_submit" and not call.is_error and call.arguments.get("role") == "reply" and not call.arguments.get("then")
+
+
+def _is_refused_reply(call: RecordedCall) -> bool:
+    return call.tool == "turn_submit" and call.is_error and call.arguments.get("role") == "reply"
+
+
+def _carries_outputs(call: RecordedCall) -> bool:
+    """A turn_start or an accepted turn_submit: the call a reply sent ahead goes with."""
+    return call.tool in ("turn_start", "turn_submit") and not call.is_error
 
 
 async def _as_recorded(call: RecordedCall, session: _Session, translation: RecordedRefs) -> RecordedCall:

@@ -4,7 +4,7 @@ Each output in `then` is applied as a turn_submit of it would be, while the turn
 reaches the same kitchen and the same end as the same outputs submitted one by one, in fewer calls; an output the turn
 no longer expects is named in `not_applied`, a refused one in `refused` (its try counted), and bad `then` input is an
 error that changes nothing. The recorded conversations of round 2, their outputs sent ahead, reach the same kitchen
-after every turn in fewer calls.
+after every turn in fewer calls. A reply sent ahead (the last of `then`): test_reply_ahead.py.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ SPLITS = {
     "understand and think ahead": (2, [1]),
     "think with understand's submit": (0, [2, 1]),
     "think and reply with understand's submit": (0, [3]),
+    "all three with turn_start": (3, []),
 }
 """How a turn's three outputs are sent: how many go with turn_start, then the size of each turn_submit's group (its
 `output` and, after it, its `then`)."""
@@ -151,12 +152,13 @@ async def test_a_refused_output_on_turn_submit_applies_none_of_its_then(client: 
 
 BAD_THEN: dict[str, tuple[Any, str]] = {
     "not a list": ({"role": "understand", "output": {}}, "then"),
-    "four outputs": ([{"role": "understand", "output": {}}] * 4, "then"),
+    "five outputs": ([{"role": "understand", "output": {}}] * 5, "then"),
     "a role no turn has": ([{"role": "chef", "output": {}}], "then[0].role"),
     "an output not an object": ([{"role": "understand", "output": "add pepper"}], "then[0].output"),
     "no output": ([{"role": "understand"}], "then[0].output"),
     "an unknown key": ([{"role": "understand", "output": {}, "why": "x"}], "then[0].why"),
     "an item not an object": (["understand"], "then[0]"),
+    "a reply not last": ([{"role": "reply", "output": {"response": "Done."}}, {"role": "understand", "output": {}}], "then[0].role"),
 }
 
 
@@ -176,13 +178,6 @@ async def test_bad_then_on_turn_submit_names_the_field_and_applies_nothing(clien
     assert error["field"] == field
     state = (await call(client, "turn_status"))["state"]
     assert state["stage"] == "understand" and state["understanding"] is None and state["model_calls"] == {}
-
-
-async def test_a_reply_sent_with_turn_start_is_refused_before_the_turn_begins(client: Client) -> None:
-    """Reply needs what the turn's calls returned: turn_start, which has not run them, takes no reply in `then`."""
-    error = await call_error(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS))
-    assert error["field"] == "then[2].role" and "reply" in error["message"]
-    assert (await call(client, "turn_status"))["state"] is None
 
 
 async def test_roles_passed_over_are_not_marked_sent_so_a_later_turn_one_by_one_gets_their_instructions(client: Client) -> None:

@@ -19,11 +19,12 @@ from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
-from alfred_mcp.server.tools.sent_ahead import apply_ahead
+from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last
 from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
+from alfred_mcp.state.refs import refs_in
 
 
 async def chat(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -78,6 +79,7 @@ def _model_for(app: AlfredApp, which: str) -> LLM:
 
 
 async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
+    check_reply_last("turn_start", args.get("then") or ())
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
@@ -111,15 +113,18 @@ async def turn_submit(app: AlfredApp, args: ToolArgs) -> ToolResult:
     """Apply one role output, then the outputs sent ahead in `then` (sent_ahead.py). A refused `output` is an error
     result (`then` is not applied), but its count is kept (the turn's attempts are bounded), so the refusal is raised
     after the unit of work commits."""
+    check_reply_last("turn_submit", args.get("then") or (), after_reply=args["role"] == "reply")
     refused: RoleOutputError | None = None
     async with work_on(app, "turn_submit", args) as work:
         machine = _machine(app, work)
+        current = _current(machine)
+        seen = calls_made(current)
         try:
-            state = await machine.submit(_current(machine), args["role"], args["output"])
+            state = await machine.submit(current, args["role"], args["output"])
         except RoleOutputError as error:
             refused = error
         else:
-            return {**await _answer_after(work, machine, state, args), **_context(work.session)}
+            return {**await _answer_after(work, machine, state, args, seen=seen), **_context(work.session)}
     assert refused is not None
     raise refused
 
@@ -142,20 +147,31 @@ async def turn_abandon(app: AlfredApp, args: ToolArgs) -> ToolResult:
         return {**status_view(machine, state), **_context(work.session)}
 
 
-async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, args: ToolArgs) -> ToolResult:
-    """The outputs sent ahead (`then`) applied (sent_ahead.py), then the answer: where the turn stands, what the expected
-    role needs, what was not applied or refused, and the ledger of a turn that ended; not the reply the call carried."""
+async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState, args: ToolArgs, *, seen: int = 0) -> ToolResult:
+    """The outputs sent ahead (`then`) applied (sent_ahead.py; `seen`: the turn's calls the client knew of before this
+    call), then the answer: where the turn stands, what the expected role needs, what was not applied or refused, and
+    the ledger of a turn that ended; not the reply the call carried."""
     then: Sequence[dict[str, Any]] = args.get("then") or ()
-    state, ahead = await apply_ahead(machine, state, then)
-    ledger = _ledger_view(state.ledger)
+    state, ahead = await apply_ahead(machine, state, then, seen=seen)
+    ledger = _ledger_view(state.ledger, state.notice)
     return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
 
 
-def _ledger_view(ledger: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The ledger without what the client already knows (its own calls) or what is empty (turn_status has it all)."""
+def _ledger_view(ledger: dict[str, Any] | None, notice: str | None) -> dict[str, Any] | None:
+    """The ledger without what the client already knows (its own calls; the turn and outcome the answer gives; the
+    things this answer's `notice` shows by ref, when the turn ended in the call that ran them), what only the bundled
+    loop counts (the server's model requests) or what is empty (turn_status has it all)."""
     if ledger is None:
         return None
-    return {key: value for key, value in ledger.items() if key not in ("tools_called", "model_calls") and value not in ([], None)}
+    shown = refs_in(notice or "")
+    view = {key: [thing for thing in value if thing.get("ref") not in shown] if key.startswith(_THINGS) else value
+            for key, value in ledger.items() if key not in _KNOWN_TO_CLIENT}
+    return {key: value for key, value in view.items() if value not in ([], None)}
+
+
+_THINGS = ("entities_", "artifacts_")
+"""The ledger's lists of things (ref, type, label) the turn touched."""
+_KNOWN_TO_CLIENT = frozenset({"tools_called", "model_calls", "model_requests", "turn", "outcome"})
 
 
 def _machine(app: AlfredApp, work: UnitOfWork) -> TurnMachine:

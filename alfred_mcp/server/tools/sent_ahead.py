@@ -1,9 +1,9 @@
 """Role outputs sent ahead: the `then` of turn_start and turn_submit.
 
-A client's model that knows the output shapes and its plan sends the next roles' outputs with the call, so a turn is
-2 calls (turn_start with Understand's and Think's outputs, then Reply) instead of one per role. Each output in `then` is
-applied in order exactly as a turn_submit of it would be (`TurnMachine.submit`: the same validation, checks, attempt
-counting and state enforcement), while the turn expects its role:
+A client's model that knows the output shapes and its plan sends the next roles' outputs with the call, so a write turn
+whose outcome it knows is 1 call (turn_start with Understand's, Think's and Reply's outputs) instead of one per role.
+Each output in `then` is applied in order exactly as a turn_submit of it would be (`TurnMachine.submit`: the same
+validation, checks, attempt counting and state enforcement), while the turn expects its role:
 
 - the turn expects another role (Understand asked the user, a quick read did Think's work, a step waits for Act, the
   turn is done): that output and the rest are not applied, each named in `not_applied` with why, in plain words;
@@ -14,9 +14,13 @@ Neither is an error: the answer is the normal one for the role now expected (the
 sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. The
 notices of every output applied are kept, in order.
 
-turn_start's `then` takes no reply (its contract's role enum): a reply written before the turn's calls ran is one
-the reply check would judge blind. turn_submit's may end with one (after Act's step_complete the model has read the
-results), checked as any reply. A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
+`then` holds up to 4 outputs (the contracts' maxItems): Understand, Think, Act and Reply is a whole turn. A reply
+may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
+and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
+it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
+so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
+call that warned (a meal already there, a dislike): its model could not have known. A refused `output` of turn_submit
+is its error, as before, and none of `then` is applied.
 """
 
 from __future__ import annotations
@@ -25,16 +29,39 @@ from collections.abc import Sequence
 from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.errors import RoleOutputError
-from alfred_mcp.state.agent_turn import TurnState
-
-MAX_AHEAD = 3
-"""At most this many outputs in `then` (the contracts' maxItems): Understand, Think and one more is a whole turn."""
+from alfred_mcp.errors import InputError, RoleOutputError
+from alfred_mcp.kitchen.plurals import counted
+from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
 
 
-async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]]) -> tuple[TurnState, dict[str, Any]]:
+def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: bool = False) -> None:
+    """Raises InputError (before anything is applied) when an output follows a reply, which ends the turn: in `then`,
+    or, `after_reply`, after turn_submit's own `output` that is one."""
+    if after_reply and then:
+        raise InputError(f"{tool}: then must be empty after a reply (role=reply ends the turn); it has "
+                         f"{counted(len(then), 'output')}. Nothing was applied.", field="then")
+    for number, item in enumerate(then[:-1]):
+        if item["role"] == "reply":
+            following = ", ".join(f"then[{later}] {then[later]['role']}" for later in range(number + 1, len(then)))
+            raise InputError(f"{tool}: then[{number}] is a reply, which ends the turn, so it can only come last ({following} "
+                             "after it). Nothing was applied.", field=f"then[{number}].role")
+
+
+def calls_made(state: TurnState) -> int:
+    """How many tool calls the turn has made so far."""
+    return len(_calls(state))
+
+
+def _calls(state: TurnState) -> list[ToolCallRecord]:
+    """The turn's tool calls in order, a re-plan's superseded steps' first."""
+    return [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
+
+
+async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dict[str, Any]], *,
+                      seen: int = 0) -> tuple[TurnState, dict[str, Any]]:
     """Apply `then`'s outputs in order while the turn expects each one's role; the state they leave, and what the
-    answer says of those not applied (`not_applied`) or refused (`refused`), when any was."""
+    answer says of those not applied (`not_applied`) or refused (`refused`), when any was. A reply is not applied
+    after a call that warned since the client's first `seen` calls: its model wrote the reply without knowing it."""
     said: dict[str, Any] = {}
     notices = [state.notice] if state.notice else []
     for number, item in enumerate(then):
@@ -42,6 +69,10 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
         if role != machine.expected_role(state):
             said["not_applied"] = [f"then[{later}] {then[later]['role']}: {_why_not(machine, state, then[later]['role'])}"
                                    for later in range(number, len(then))]
+            break
+        if role == "reply" and (warned := _warned_since(state, seen)):
+            said["not_applied"] = [f"then[{number}] reply: not applied: {', '.join(warned)} warned (see the notice), so the "
+                                   "reply is written knowing it"]
             break
         try:
             state = await machine.submit(state, role, item["output"])
@@ -56,6 +87,11 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
             notices.append(state.notice)
     state.notice = "\n\n".join(notices) or None
     return state, said
+
+
+def _warned_since(state: TurnState, seen: int) -> list[str]:
+    """The tools whose calls after the first `seen` of the turn warned (an allergen, a dislike, a meal already there)."""
+    return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
 
 
 def _why_not(machine: TurnMachine, state: TurnState, role: str) -> str:

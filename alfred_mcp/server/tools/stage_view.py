@@ -94,6 +94,8 @@ SEND_AHEAD = {
     "understand": "Once you know the output shapes, send this output in turn_start's `then`, with Think's after it when you "
                   "know the plan: no round trip per role.",
     "think": "When you know the plan before Understand's answer, send it in `then` right after Understand's output.",
+    "reply": "When you know the outcome before the calls run (a write, a constraint noted), send this last in `then` with "
+             "the turn's other outputs: the turn is 1 call.",
 }
 """What a stage client's model is told, with a role's instructions, of sending its output ahead (sent_ahead.py); the
 bundled loop's model, which calls no tool, is not."""

@@ -1,0 +1,439 @@
+"""A reply sent ahead (the last output of `then`), through the real client on seeded kitchens.
+
+It is applied where the turn expects Reply, after the planned calls ran, and judged by the reply check exactly as a
+submitted reply: accepted, a turn whose outcome the model knows (a write, a constraint noted) is one call and leaves the
+kitchen as the same outputs submitted one by one; refused, Reply is expected with the results in `next`, the try
+counted; not applied when the turn does not expect Reply then (a step waits for Act) or a call warned of what the
+model could not know. A reply anywhere but last is an error that changes nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e.conftest import SeededKitchens
+from e2e.helpers import call, call_error, eq
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_view import SEND_AHEAD
+from alfred_mcp.state.refs import refs_in
+
+from .kitchen_digest import digest_changes, kitchen_digest
+from .recorded import Recording, load_recordings
+from .scripts import constraint, plan, recipe, reply, step
+from .sent_ahead_replay import RepliesAhead, replay_sent_ahead
+from .test_sent_ahead import LOOKUP, PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
+
+pytestmark = pytest.mark.anyio
+
+Outputs = list[tuple[str, dict[str, Any]]]
+
+
+@pytest.fixture
+async def client(app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app)) as connected:
+        yield connected
+
+
+async def _first_row(client: Client, table: str, *filters: dict[str, Any]) -> dict[str, Any]:
+    """A row read with a plain tool call, so the session has given its ref (as a model reading first would have)."""
+    rows = (await call(client, "db_read", table=table, filters=list(filters), limit=1))["rows"]
+    return dict(rows[0])
+
+
+def _understood(message: str) -> tuple[str, dict[str, Any]]:
+    return "understand", {"processed_message": message}
+
+
+def _write(goal: str, subdomain: str, tool: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
+    return "think", plan(goal, step("write", goal, subdomain, call={"tool": tool, "arguments": arguments}))
+
+
+@dataclass(frozen=True)
+class WriteTurn:
+    """A turn whose outcome the model knows before the calls run: its message and outputs (Reply's last), given the
+    client (which may read first, for a ref), and a line of the kitchen the turn must leave."""
+
+    outputs: Callable[[Client], Awaitable[tuple[str, Outputs]]]
+    leaves: Callable[[dict[str, Any]], bool]
+
+
+async def _shopping(client: Client) -> tuple[str, Outputs]:
+    return PEPPER, PEPPER_OUTPUTS
+
+
+async def _task_done(client: Client) -> tuple[str, Outputs]:
+    task = await _first_row(client, "tasks", eq("completed", False))
+    return f"I did '{task['title']}'", [
+        _understood("mark the task done"),
+        _write("Mark the task done", "tasks", "db_update", table="tasks", filters=[eq("id", task["id"])], data={"completed": True}),
+        ("reply", reply(f"Marked '{task['title']}' as done.")),
+    ]
+
+
+async def _pantry_removed(client: Client) -> tuple[str, Outputs]:
+    item = await _first_row(client, "inventory", eq("location", "pantry"))
+    return f"I'm out of {item['name']}", [
+        _understood(f"remove {item['name']} from the pantry"),
+        _write("Remove it from the pantry", "inventory", "db_delete", table="inventory", filters=[eq("id", item["id"])]),
+        ("reply", reply(f"Removed {item['name']} from your pantry.")),
+    ]
+
+
+async def _meal_planned(client: Client) -> tuple[str, Outputs]:
+    dish = await _first_row(client, "recipes")
+    return f"Plan {dish['name']} for dinner on 5 January 2099", [
+        _understood("plan a recipe for a dinner"),
+        _write("Plan the dinner", "meal_plans", "db_create", table="meal_plans",
+               data={"date": "2099-01-05", "meal_type": "dinner", "recipe_id": dish["id"]}),
+        ("reply", reply(f"{dish['name']} is planned for dinner on 5 January 2099.")),
+    ]
+
+
+async def _constraint_noted(client: Client) -> tuple[str, Outputs]:
+    noted = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "dairy", "dairy")],
+                                     "source_phrases": ["no dairy from now on"]}, "nothing_to_do": True}
+    return "No dairy from now on.", [("understand", noted), ("reply", reply("Got it: no dairy from now on."))]
+
+
+async def _nothing_planned(client: Client) -> tuple[str, Outputs]:
+    return "Thanks, that's all for now", [_understood("thanks"), ("think", plan("Nothing to do")),
+                                          ("reply", reply("You're welcome!"))]
+
+
+async def _drafted_and_saved(client: Client) -> tuple[str, Outputs]:
+    dish = recipe("Lemon Pepper Cod", "cod fillet", "black pepper")
+    steps = [step("generate", "Draft the recipe", expected_count=1,
+                  call={"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [dish]}}),
+             step("write", "Save it", call={"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}})]
+    return "Write me a lemon pepper cod recipe and save it", [
+        _understood("create and save a cod recipe"), ("think", plan("Create and save a cod recipe", *steps)),
+        ("reply", reply("Saved Lemon Pepper Cod to your recipes.")),
+    ]
+
+
+async def _act_ahead(client: Client) -> tuple[str, Outputs]:
+    call_of = {"action": "tool_call", "tool": "db_create", "complete_step": True,
+               "arguments": {"table": "shopping_list", "data": {"name": "capers", "quantity": 1, "unit": "jar"}}}
+    return "Put capers on my shopping list", [
+        _understood("add capers to the shopping list"), ("think", plan("Add capers", step("write", "Add capers", "shopping"))),
+        ("act", {"decision": call_of}), ("reply", reply("Added capers to your shopping list.")),
+    ]
+
+
+async def _analyzed(client: Client) -> tuple[str, Outputs]:
+    return "Which is quicker, the salmon or the risotto?", [
+        _understood("compare two recipes' times"), ("think", plan("Compare", step("analyze", "Compare their times"))),
+        ("act", {"decision": {"action": "step_complete", "result_summary": "the salmon is quicker"}}),
+        ("reply", reply("The salmon is the quicker one.")),
+    ]
+
+
+async def _listed_for_a_recipe(client: Client) -> tuple[str, Outputs]:
+    dish = await _first_row(client, "recipes", {"field": "name", "op": "ilike", "value": "%carbonara%"})
+    return f"Put what {dish['name']} needs on my list", [
+        _understood("add a recipe's ingredients to the shopping list"),
+        _write("Add what it needs", "shopping", "shopping_list_from", recipes=[dish["id"]]),
+        ("reply", reply(f"Added what {dish['name']} needs, less what your pantry has, to your shopping list.")),
+    ]
+
+
+async def _cooked(client: Client) -> tuple[str, Outputs]:
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    return "We cooked tonight's dinner", [
+        _understood("log the planned dinner as cooked"), _write("Log it as cooked", "meal_plans", "meal_cooked", meal=meal["id"]),
+        ("reply", reply("Logged it as cooked.")),
+    ]
+
+
+async def _undone(client: Client) -> tuple[str, Outputs]:
+    await call(client, "db_create", table="shopping_list", data={"name": "anchovies", "quantity": 1, "unit": "tin"})
+    return "Undo that", [_understood("undo the last change"), _write("Undo it", "shopping", "kitchen_undo"),
+                         ("reply", reply("Undone: anchovies is no longer on your shopping list."))]
+
+
+WRITE_TURNS = {
+    "a shopping line added (db_create)": WriteTurn(_shopping, lambda kitchen: "black pepper" in str(kitchen["shopping_list"])),
+    "a task marked done (db_update)": WriteTurn(_task_done, lambda kitchen: True),
+    "a pantry item removed (db_delete)": WriteTurn(_pantry_removed, lambda kitchen: True),
+    "a meal planned (db_create with a ref)": WriteTurn(_meal_planned, lambda kitchen: "2099-01-05" in str(kitchen["meal_plans"])),
+    "a constraint noted (Understand's nothing_to_do)": WriteTurn(_constraint_noted, lambda kitchen: True),
+    "nothing to do (Think's empty plan)": WriteTurn(_nothing_planned, lambda kitchen: True),
+    "a draft made and saved (generate, then write)": WriteTurn(_drafted_and_saved,
+                                                               lambda kitchen: "Lemon Pepper Cod" in str(kitchen["recipes"])),
+    "Act's call sent ahead too (Understand, Think, Act, Reply)": WriteTurn(_act_ahead, lambda kitchen: "capers" in str(kitchen["shopping_list"])),
+    "an analyze step Act completes ahead": WriteTurn(_analyzed, lambda kitchen: True),
+    "a recipe's needs listed (shopping_list_from)": WriteTurn(_listed_for_a_recipe, lambda kitchen: True),
+    "a planned meal cooked (meal_cooked)": WriteTurn(_cooked, lambda kitchen: bool(kitchen["cooking_log"])),
+    "the last write undone (kitchen_undo)": WriteTurn(_undone, lambda kitchen: "anchovies" not in str(kitchen["shopping_list"])),
+}
+
+
+async def _one_by_one(client: Client, message: str, outputs: Outputs) -> int:
+    """The turn driven one output per call, as a client not sending ahead does; its number of calls."""
+    answer = await call(client, "turn_start", message=message)
+    for role, output in outputs:
+        assert answer["expected_role"] == role, answer
+        answer = await call(client, "turn_submit", role=role, output=output)
+    assert answer["expected_role"] is None and answer["outcome"] == "completed", answer
+    return 1 + len(outputs)
+
+
+@pytest.mark.parametrize("case", WRITE_TURNS.values(), ids=WRITE_TURNS.keys())
+async def test_a_turn_whose_outcome_the_model_knows_is_one_call_with_its_reply_sent_ahead(
+        case: WriteTurn, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """The same outputs, all in turn_start's `then`, and one by one on a copy of the same kitchen: one call instead of
+    one per role, the same kitchen, the reply on record as the model's; the answer carries what the calls did (their
+    rows, the ledger), never Reply's instructions."""
+    (tmp_path / "ahead").mkdir(), (tmp_path / "one").mkdir()
+    async with seeded_kitchens.copy(tmp_path / "ahead", date.today()) as ahead, \
+            seeded_kitchens.copy(tmp_path / "one", date.today()) as one, \
+            Client(build_server(ahead)) as client_ahead, Client(build_server(one)) as client_one:
+        message, outputs = await case.outputs(client_ahead)
+        answer = await call(client_ahead, "turn_start", message=message, then=_sent(outputs))
+        state = (await call(client_ahead, "turn_status"))["state"]
+        calls_one_by_one = await _one_by_one(client_one, *(await case.outputs(client_one)))
+    assert answer["expected_role"] is None and answer["outcome"] == "completed", answer
+    assert "next" not in answer and "refused" not in answer and "not_applied" not in answer and "reply" not in answer
+    assert state["reply"] == outputs[-1][1]["response"] and state["reply_source"] == "model"
+    assert state["model_calls"] == {role: 1 for role, _ in outputs} and not state["invalid_outputs"]
+    if any(role == "think" and output["steps"] for role, output in outputs):
+        assert answer["summary"]["steps_completed"] == answer["summary"]["steps_total"]
+    if any("call" in item for role, output in outputs if role == "think" for item in output["steps"]) or \
+            any(role == "act" and output["decision"]["action"] == "tool_call" for role, output in outputs):
+        assert answer["notice"], "the answer shows what the calls did"
+    listed = {thing["ref"] for key, things in answer.get("summary", {}).items() if key.startswith(("entities_", "artifacts_"))
+              for thing in things}
+    assert not listed & refs_in(answer.get("notice") or ""), "the summary repeats things the notice shows"
+    kitchen = kitchen_digest(tmp_path / "ahead" / "kitchen.db")
+    assert kitchen == kitchen_digest(tmp_path / "one" / "kitchen.db"), digest_changes(kitchen_digest(tmp_path / "one" / "kitchen.db"), kitchen)
+    assert case.leaves(kitchen) and calls_one_by_one == 1 + len(outputs)
+
+
+async def test_a_reply_sent_ahead_with_turn_submit_completes_the_turn_in_that_call(client: Client) -> None:
+    await call(client, "turn_start", message=PEPPER)
+    answer = await call(client, "turn_submit", role="understand", output=PEPPER_OUTPUTS[0][1], then=_sent(PEPPER_OUTPUTS[1:]))
+    assert answer["expected_role"] is None and answer["outcome"] == "completed" and "black pepper" in answer["notice"]
+
+
+async def _read(client: Client, tool: str, **arguments: Any) -> tuple[dict[str, Any], int]:
+    """A call's answer and the bytes its model reads (the text content, as the benchmarks count them)."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error
+    return dict(result.structured_content or {}), len("".join(b.text for b in result.content if b.type == "text").encode())
+
+
+async def test_a_turn_completed_ahead_reads_fewer_bytes_than_its_reply_submitted_after_the_results(
+        tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """After a first turn (the instructions sent), the same write turn: its one answer with the reply ahead carries the
+    rows written and is smaller than the two answers of the reply submitted after them (Reply's `next`, then the end)."""
+    (tmp_path / "ahead").mkdir(), (tmp_path / "after").mkdir()
+    salt = [(role, {**output, "response": "Added sea salt to your shopping list."} if role == "reply" else output)
+            for role, output in PEPPER_OUTPUTS]
+    salt[1] = _write("Add sea salt", "shopping", "db_create", table="shopping_list", data={"name": "sea salt", "quantity": 1, "unit": "jar"})
+    async with seeded_kitchens.copy(tmp_path / "ahead", date.today()) as ahead, \
+            seeded_kitchens.copy(tmp_path / "after", date.today()) as after, \
+            Client(build_server(ahead)) as client_ahead, Client(build_server(after)) as client_after:
+        for client in (client_ahead, client_after):
+            await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS))
+        done, ahead_bytes = await _read(client_ahead, "turn_start", message="And sea salt", then=_sent(salt))
+        started, started_bytes = await _read(client_after, "turn_start", message="And sea salt", then=_sent(salt[:2]))
+        ended, ended_bytes = await _read(client_after, "turn_submit", role="reply", output=salt[2][1])
+    assert done["expected_role"] is None and started["expected_role"] == "reply" and ended["expected_role"] is None
+    assert "sea salt" in done["notice"] and "instructions" not in str(done)
+    assert ahead_bytes < started_bytes + ended_bytes, (ahead_bytes, started_bytes, ended_bytes)
+
+
+async def test_reply_instructions_say_once_how_to_send_it_ahead(client: Client) -> None:
+    """The first time Reply is expected in a session, with its instructions: a model learns it there, where it
+    writes a reply, and sends the next one ahead."""
+    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
+    assert SEND_AHEAD["reply"] in first["next"]["instructions"]
+    await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
+    later = await call(client, "turn_start", message="What fish recipes do I have?", then=_sent([("understand", LOOKUP)]))
+    assert later["next"]["role"] == "reply" and "instructions" not in later["next"]
+
+
+CLAIMS_MORE = reply("Added black pepper and cumin to your shopping list.")
+
+
+async def test_a_reply_sent_ahead_claiming_what_did_not_happen_is_refused_and_reply_is_expected_with_the_results(
+        client: Client) -> None:
+    """The refusal says what to fix, as a submit's; the try counts; Reply's `next` shows what the calls did, so a
+    proper reply submitted after it completes the turn."""
+    answer = await call(client, "turn_start", message=PEPPER, then=_sent([*PEPPER_OUTPUTS[:2], ("reply", CLAIMS_MORE)]))
+    refused = answer["refused"]
+    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply"
+    assert refused["field"] == "then[2].output" and refused["attempt"] == 1 and refused["attempts_left"] == 2
+    assert "'cumin' was added" in refused["message"] and "black pepper" in answer["notice"]
+    assert "What happened this turn" in answer["next"]["context"]
+    done = await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply"] == PEPPER_OUTPUTS[2][1]["response"] and state["invalid_outputs"] == {"reply": 1}
+    assert state["model_calls"]["reply"] == 2
+
+
+async def test_a_refused_reply_sent_ahead_counts_as_a_try_as_a_submitted_one_does(client: Client) -> None:
+    """Ahead, then submitted: the third refusal ends the turn with the state's own reply, as three submits would."""
+    first = await call(client, "turn_start", message=PEPPER, then=_sent([*PEPPER_OUTPUTS[:2], ("reply", CLAIMS_MORE)]))
+    assert first["refused"]["attempt"] == 1
+    second = await call_error(client, "turn_submit", role="reply", output=CLAIMS_MORE)
+    assert second["attempt"] == 2 and second["message"] == first["refused"]["message"]
+    last = await call(client, "turn_submit", role="reply", output=CLAIMS_MORE)
+    assert last["expected_role"] is None and "refused 3 times" in last["notice"]
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply_source"] == "fallback" and state["invalid_outputs"] == {"reply": 3}
+
+
+async def test_a_reply_sent_ahead_on_an_outcome_the_model_guessed_wrong_is_refused_and_the_results_show_why(client: Client) -> None:
+    """A recipe whose needs the pantry covers: a reply ahead saying they were added is refused (nothing was), and Reply's
+    `next` carries what the call found, so the reply written from it completes the turn."""
+    recipes = (await call(client, "db_read", table="recipes", columns=["name"], limit=50))["rows"]
+    previews = {dish["id"]: await call(client, "shopping_list_from", recipes=[dish["id"]], preview=True) for dish in recipes}
+    covered = next(dish for dish in recipes if not previews[dish["id"]].get("added"))
+    outputs = [_understood("add a recipe's needs to the shopping list"),
+               _write("Add what it needs", "shopping", "shopping_list_from", recipes=[covered["id"]]),
+               ("reply", reply(f"Added what {covered['name']} needs to your shopping list."))]
+    answer = await call(client, "turn_start", message=f"Put what {covered['name']} needs on my list", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and "nothing was added" in answer["refused"]["message"]
+    assert "shopping_list_from" in answer["notice"] and answer["next"]["role"] == "reply"
+    done = await call(client, "turn_submit", role="reply", output=reply(f"Your pantry already covers {covered['name']}: nothing to add."))
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+
+
+async def test_a_reply_sent_ahead_that_leaves_out_a_removals_emptied_meal_is_refused(client: Client) -> None:
+    """A planned recipe deleted leaves its meal without a recipe: a reply ahead saying only the deletion is refused
+    naming that meal; one saying it too completes the turn."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    outputs = [_understood("delete a recipe"),
+               _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
+               ("reply", reply(f"Deleted {dish['name']}."))]
+    answer = await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and answer["refused"]["field"] == "then[2].output", answer
+    assert "it leaves out what the removal left pointing at nothing" in answer["refused"]["message"]
+    assert f"{meal['id']} (" in answer["refused"]["message"]
+    said = reply(f"Deleted {dish['name']}; the dinner it was planned for has no recipe now, and the shopping line "
+                 "bought for it no longer points to it.")
+    done = await call(client, "turn_submit", role="reply", output=said)
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+
+
+async def test_a_reply_sent_ahead_after_a_failed_save_that_does_not_name_the_failure_is_refused(
+        client: Client, app: AlfredApp) -> None:
+    """One of three saves fails on a real constraint: the step completes with it failed, and a reply ahead saying only
+    what was saved is refused naming the failure; one naming it completes the turn."""
+    with sqlite3.connect(app.settings.db) as connection:
+        connection.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON recipe_ingredients WHEN NEW.name = 'poison' "
+                           "BEGIN SELECT RAISE(ABORT, 'poison is not an ingredient'); END")
+    dishes = [recipe("Lemon Pepper Cod", "cod fillet"), recipe("Herb Salmon", "salmon fillet", "poison"),
+              recipe("Chili Lime Tilapia", "tilapia fillet")]
+    steps = [step("generate", "Draft three fish recipes", expected_count=3,
+                  call={"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": dishes}}),
+             step("write", "Save them", call={"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1", "gen_recipe_2", "gen_recipe_3"]}})]
+    outputs = [_understood("create and save three fish recipes"), ("think", plan("Create and save", *steps)),
+               ("reply", reply("Saved Lemon Pepper Cod and Chili Lime Tilapia."))]
+    answer = await call(client, "turn_start", message="Make me three fish recipes and save them", then=_sent(outputs))
+    assert answer["expected_role"] == "reply", answer
+    assert "it leaves out gen_recipe_2 (Herb Salmon), which failed" in answer["refused"]["message"]
+    named = reply("Saved Lemon Pepper Cod and Chili Lime Tilapia; Herb Salmon could not be saved (an ingredient was refused).")
+    done = await call(client, "turn_submit", role="reply", output=named)
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+
+
+NOT_EXPECTING_REPLY: dict[str, tuple[Outputs, str | None, str]] = {
+    "a step waits for Act (its call failed)": (
+        [_understood("show a recipe"), ("think", plan("Show the recipe", step("read", "Show recipe_999", call={
+            "tool": "recipe_show", "arguments": {"recipe": "recipe_999"}})))], "act", WAITS_FOR_ACT),
+    "Understand asks the user": (
+        [("understand", {"needs_clarification": True, "clarification_questions": ["Which list: shopping or pantry?"]})],
+        None, "not applied: the turn is done (it asks the user a question)"),
+    "Think proposes first": (
+        [_understood("plan the week"), ("think", {"goal": "Plan the week", "decision": "propose",
+                                                 "proposal_message": "Shall I plan five dinners?"})],
+        None, "not applied: the turn is done (it asks the user to confirm a proposal)"),
+    "Act stopped the turn (blocked)": (
+        [_understood("add capers"), ("think", plan("Add capers", step("write", "Add capers", "shopping"))),
+         ("act", {"decision": {"action": "blocked", "reason": "the list cannot be reached", "reason_code": "insufficient_info"}})],
+        None, "not applied: the turn is done (it ended blocked)"),
+    "a table's quick read answered it": (
+        [("understand", {"quick_mode": True, "quick_mode_confidence": 0.95, "quick_read": {"table": "tasks", "limit": 3}})],
+        None, "not applied: the turn is done (the quick read answered it)"),
+}
+
+
+@pytest.mark.parametrize("case", NOT_EXPECTING_REPLY.values(), ids=NOT_EXPECTING_REPLY.keys())
+async def test_a_reply_sent_ahead_where_the_turn_does_not_expect_reply_is_not_applied_and_no_try_is_counted(
+        client: Client, case: tuple[Outputs, str | None, str]) -> None:
+    outputs, expected, why = case
+    answer = await call(client, "turn_start", message="Do the thing", then=_sent([*outputs, ("reply", reply("Done."))]))
+    assert answer["expected_role"] == expected and answer.get("next", {}).get("role") == expected
+    assert answer["not_applied"] == [f"then[{len(outputs)}] reply: {why}"] and "refused" not in answer
+    state = (await call(client, "turn_status"))["state"]
+    assert "reply" not in state["model_calls"] and not state["invalid_outputs"] and state["reply"] != "Done."
+
+
+async def test_a_reply_sent_ahead_after_a_call_that_warned_is_not_applied_and_reply_is_expected(client: Client) -> None:
+    """A meal planned where that day's dinner is planned is warned of: the model wrote its reply without knowing,
+    so it writes it from the notice."""
+    meals = (await call(client, "meal_plan_show"))["meals"]
+    booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
+    other = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
+    outputs = [("understand", {"referenced_refs": [other]}),
+               _write("Plan it for that dinner", "meal_plans", "db_create", table="meal_plans",
+                      data={"date": booked["date"], "meal_type": "dinner", "recipe_id": other}),
+               ("reply", reply("It's planned."))]
+    answer = await call(client, "turn_start", message="Plan that recipe for that dinner", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply" and "Warnings (" in answer["notice"]
+    assert answer["not_applied"] == ["then[2] reply: not applied: db_create warned (see the notice), so the reply is written knowing it"]
+    state = (await call(client, "turn_status"))["state"]
+    assert "reply" not in state["model_calls"] and state["reply"] is None
+
+
+NOT_LAST = {
+    "turn_start": ("turn_start", {"message": PEPPER, "then": _sent([PEPPER_OUTPUTS[0], PEPPER_OUTPUTS[2], PEPPER_OUTPUTS[1]])},
+                   "then[1].role"),
+    "turn_submit's then": ("turn_submit", {"role": "understand", "output": PEPPER_OUTPUTS[0][1],
+                                           "then": _sent([PEPPER_OUTPUTS[2], PEPPER_OUTPUTS[1]])}, "then[0].role"),
+    "after turn_submit's reply": ("turn_submit", {"role": "reply", "output": PEPPER_OUTPUTS[2][1],
+                                                  "then": _sent(PEPPER_OUTPUTS[:1])}, "then"),
+}
+
+
+@pytest.mark.parametrize("bad", NOT_LAST.values(), ids=NOT_LAST.keys())
+async def test_an_output_after_a_reply_is_an_error_naming_it_and_changes_nothing(client: Client, bad: tuple[str, dict[str, Any], str]) -> None:
+    tool, arguments, field = bad
+    if tool == "turn_submit":
+        await call(client, "turn_start", message=PEPPER)
+    before = (await call(client, "turn_status"))["state"]
+    error = await call_error(client, tool, **arguments)
+    assert error["field"] == field and "reply" in error["message"] and "Nothing was applied" in error["message"]
+    assert (await call(client, "turn_status"))["state"] == before
+
+
+ROUND_3 = [recording for recording in load_recordings() if recording.name.startswith("r3_") and not recording.plain]
+
+
+@pytest.mark.parametrize("recording", ROUND_3, ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_with_its_replies_sent_ahead_reaches_the_same_kitchen_in_fewer_calls(
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """Each turn's recorded reply sent ahead with the turn's other outputs (sent_ahead_replay.py): every turn leaves
+    the kitchen as the recording did, no turn takes more calls, each reply ahead accepted saves its call, and a refused
+    or passed-over one is submitted as recorded."""
+    replies = RepliesAhead()
+    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=replies)
+    for turn, recorded, sent in zip(recording.turns, one_by_one, ahead, strict=True):
+        assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
+        assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
+        expected = recorded.calls - (1 if turn.label in replies.accepted else 0)
+        assert sent.calls <= expected, f"{turn.label}: {sent.calls} calls with the reply ahead, {recorded.calls} as recorded"
+    assert replies.accepted, replies
