@@ -127,6 +127,9 @@ def _global_options(parser: argparse.ArgumentParser, *, after_command: bool) -> 
                         help="serve only read-only tools (env ALFRED_READ_ONLY=1)")
     parser.add_argument("--tools", metavar="A,B", default=default(None),
                         help="serve only these tools and toolsets: core, drafts, stages, agent, kitchen, views, all (env ALFRED_TOOLS)")
+    parser.add_argument("--listed", metavar="A,B", default=default(None),
+                        help="list only these tools and toolsets in tools/list, e.g. stages; the others stay callable "
+                             "(env ALFRED_LISTED)")
     parser.add_argument("--no-ui", action="store_true", default=default(False),
                         help="offer no MCP Apps views, text results only (env ALFRED_UI=0)")
     parser.add_argument("-v", "--verbose", action="count", default=default(0), help="more logging on stderr (-v, -vv)")
@@ -184,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _check_tools(settings: Settings) -> None:
-    """An unknown name in --tools / ALFRED_TOOLS fails here, before anything is served."""
+    """An unknown name in --tools / ALFRED_TOOLS or --listed / ALFRED_LISTED fails here, before anything is served."""
     from alfred_mcp.contracts import load_contracts
     from alfred_mcp.server.toolsets import HostControls
 
@@ -209,7 +212,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings.from_env(
         db=args.db, user=args.user, seed_demo=not args.no_seed, model=args.model, demo=args.demo,
         supabase_url=args.supabase_url, supabase_key=args.supabase_key, read_only=args.read_only, tools=args.tools, http=http,
-        ui=not args.no_ui,
+        ui=not args.no_ui, listed=args.listed,
     )
 
 

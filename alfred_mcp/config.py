@@ -32,6 +32,7 @@ SUPABASE_JWT_SECRET_ENV = "SUPABASE_JWT_SECRET"
 SUPABASE_SERVICE_KEY_ENV = "SUPABASE_SERVICE_KEY"
 READ_ONLY_ENV = "ALFRED_READ_ONLY"
 TOOLS_ENV = "ALFRED_TOOLS"
+LISTED_ENV = "ALFRED_LISTED"
 IMPORT_NETWORKS_ENV = "ALFRED_IMPORT_ALLOW_NETWORKS"
 UI_ENV = "ALFRED_UI"
 SESSION_IDLE_TIMEOUT_ENV = "ALFRED_HTTP_SESSION_IDLE_TIMEOUT"
@@ -87,6 +88,9 @@ class Settings:
     tools: tuple[str, ...] = ()
     """An allow-list of tool names and toolsets (`--tools`, ALFRED_TOOLS); empty: every tool is served, and
     tools/list advertises the default list (contracts.EXTRA_TOOLS left out; `chat` only with a model)."""
+    listed: tuple[str, ...] = ()
+    """What tools/list shows, as tool names and toolsets (`--listed`, ALFRED_LISTED; e.g. `stages`), without narrowing
+    what is served or what Act may call; empty: the default list (server/toolsets.py)."""
     import_allow_networks: tuple[str, ...] = ()
     """Private networks recipes_import may fetch from when serving many users (CIDRs, e.g. 10.0.0.0/8)."""
     http: HttpSettings = field(default_factory=lambda: HttpSettings())
@@ -108,7 +112,7 @@ class Settings:
     def from_env(
         cls, db: str | None = None, user: str | None = None, seed_demo: bool = True, model: str | None = None,
         supabase_url: str | None = None, supabase_key: str | None = None, read_only: bool = False, tools: str | None = None,
-        demo: bool = False, http: HttpSettings | None = None, ui: bool = True,
+        demo: bool = False, http: HttpSettings | None = None, ui: bool = True, listed: str | None = None,
     ) -> Settings:
         """Flags first, then env, then defaults.
 
@@ -128,6 +132,7 @@ class Settings:
             supabase=SupabaseSettings.from_env(supabase_url, supabase_key),
             read_only=read_only or _flag(READ_ONLY_ENV),
             tools=_names(tools if tools is not None else os.environ.get(TOOLS_ENV, "")),
+            listed=_names(listed if listed is not None else os.environ.get(LISTED_ENV, "")),
             import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
             http=http if http is not None else HttpSettings.from_env(),
             turns=TurnSettings.from_env(),

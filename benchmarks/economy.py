@@ -8,7 +8,7 @@ import json
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from e2e.conftest import SeededKitchens  # noqa: E402
 from scenarios.driver import StageClient, resent_characters  # noqa: E402
+from scenarios.first_turn import followed_first_turn, sent_ahead_first_turn  # noqa: E402
 from scenarios.loop_driver import CHARS_PER_TOKEN, PROMPT_TOKENS_BUDGET, ScenarioModel, loop_turn  # noqa: E402
 from scenarios.recorded import Recording, ReplayedTurn, load_recordings, replay  # noqa: E402
 from scenarios.scripts import (  # noqa: E402
@@ -43,25 +44,57 @@ from scenarios.sent_ahead_replay import RepliesAhead, replay_sent_ahead  # noqa:
 TOOLS_LIST_BUDGET = 40_000
 
 
-async def _listed(folder: Path, *, all_tools: bool) -> list[dict[str, Any]]:
-    tools = ("all",) if all_tools else ()
-    app = AlfredApp.from_settings(Settings(db=str(folder / f"tools{all_tools}.db"), seed_demo=False, tools=tools))
+async def _listed(folder: Path, *, tools: tuple[str, ...] = (), listed: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """tools/list as a client receives it from a server with these host controls (--tools, --listed)."""
+    name = "_".join(("tools", *tools, "listed", *listed))
+    app = AlfredApp.from_settings(Settings(db=str(folder / f"{name}.db"), seed_demo=False, tools=tools, listed=listed))
     async with Client(build_server(app)) as client:
-        tools = (await client.list_tools()).tools
-    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+        found = (await client.list_tools()).tools
+    return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in found]
+
+
+def _wire_bytes(tools: list[dict[str, Any]]) -> int:
+    """tools/list's bytes as it travels (compact JSON)."""
+    return len(json.dumps({"tools": tools}, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+STAGE_LISTING = ("stages",)
+"""The listing of a client whose model drives the stages (`--listed stages`)."""
 
 
 async def tools_list_bytes() -> dict[str, object]:
     """The default tools/list as it travels (compact JSON, `bytes`) and pretty-printed with ', ' and ': ' separators
-    (`spaced_bytes`, how the 72.6 KB of issue 14 was measured); `all_bytes` lists every tool (ALFRED_TOOLS=all)."""
+    (`spaced_bytes`, how the 72.6 KB of issue 14 was measured); `all_bytes` lists every tool (ALFRED_TOOLS=all), and
+    `stage_listing_bytes` the stage listing (ALFRED_LISTED=stages: the turn tools, turn_start carrying the role texts),
+    and `first_turn` what a session's first turn reads on each (`_first_turns`)."""
     with tempfile.TemporaryDirectory() as folder:
-        default = await _listed(Path(folder), all_tools=False)
-        everything = await _listed(Path(folder), all_tools=True)
-    wire = len(json.dumps({"tools": default}, separators=(",", ":"), ensure_ascii=False).encode())
+        default = await _listed(Path(folder))
+        everything = await _listed(Path(folder), tools=("all",))
+        staged = await _listed(Path(folder), listed=STAGE_LISTING)
+        first = await _first_turns(Path(folder), {"default": _wire_bytes(default), "stage_listing": _wire_bytes(staged)})
+    wire = _wire_bytes(default)
     spaced = len(json.dumps({"tools": default}).encode())
-    full = len(json.dumps({"tools": everything}, separators=(",", ":"), ensure_ascii=False).encode())
-    return {"bytes": wire, "spaced_bytes": spaced, "tools": len(default), "all_bytes": full, "all_tools": len(everything),
-            "target": TOOLS_LIST_BUDGET, "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
+    return {"bytes": wire, "spaced_bytes": spaced, "tools": len(default), "all_bytes": _wire_bytes(everything),
+            "all_tools": len(everything), "stage_listing_bytes": _wire_bytes(staged), "stage_listing_tools": len(staged),
+            "stage_listing_ratio": _ratio(_wire_bytes(staged), wire), "first_turn": first, "target": TOOLS_LIST_BUDGET,
+            "ok": max(wire, spaced) <= TOOLS_LIST_BUDGET}
+
+
+async def _first_turns(folder: Path, listed_bytes: dict[str, int]) -> dict[str, object]:
+    """A session's first turn (the category search, tests/scenarios/first_turn.py) on each listing: on the default one
+    following the answers (they bring the shapes), on the stage listing with Understand's and Think's outputs in the
+    first turn_start; its calls and bytes, alone and with the tools/list the model read first."""
+    out: dict[str, object] = {}
+    for name, listed in (("default", ()), ("stage_listing", STAGE_LISTING)):
+        app = await _seeded(folder, f"first_turn_{name}")
+        app.settings = replace(app.settings, listed=listed)
+        try:
+            async with Client(build_server(app)) as client:
+                counted = (await followed_first_turn(client))[2] if not listed else await sent_ahead_first_turn(client)
+        finally:
+            await app.close()
+        out[name] = {"calls": counted.calls, "bytes": counted.bytes, "with_tools_list": counted.bytes + listed_bytes[name]}
+    return out
 
 
 async def _seeded(folder: Path, name: str) -> AlfredApp:
@@ -162,14 +195,27 @@ async def recorded_turns() -> dict[str, object]:
     ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. Round 2
     is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per conversation), and the
     latest with each turn's reply sent ahead (`replies_ahead`; `replies_ahead_not_lookups`: lookups as recorded), per
-    conversation with what became of the replies, each in lockstep with its own replay."""
+    conversation with what became of the replies, each in lockstep with its own replay. Each replay serves the listing
+    its recording was made with; beside the totals of the answers, `with_tools_list` (per round, and
+    `total_with_tools_list` over all) adds the tools/list each side's model read once per conversation: the plain side's
+    listing (the default), the staged side's listing (`tools_list_bytes` per conversation: the default, or e.g. the
+    stage listing). The latest round's recordings made on the default listing are also replayed on the stage listing
+    (`as_stage_listing` of the round, `listed_bytes` per conversation): the same calls, as a client reading that listing
+    would be answered."""
     recordings = {recording.name: recording for recording in load_recordings()}
     latest = max((_round_of(name) for name, recording in recordings.items() if not recording.plain), key=int, default="1")
     out: dict[str, object] = {}
     rounds: dict[str, dict[str, Any]] = {}
+    listings: dict[tuple[str, ...], int] = {}
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "seeded").mkdir()
         kitchens = SeededKitchens(Path(folder) / "seeded")
+
+        async def listing_bytes(listed: tuple[str, ...]) -> int:
+            if listed not in listings:
+                listings[listed] = _wire_bytes(await _listed(Path(folder), listed=listed))
+            return listings[listed]
+
         for name, recording in recordings.items():
             if recording.plain:
                 continue
@@ -199,7 +245,19 @@ async def recorded_turns() -> dict[str, object]:
             worst = tally["max"]
             worst["diverged"] += sum(len(log.diverged) for log in logs)
             turns = _user_turns(recording, logs)
-            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns], **entry_ahead}
+            entry_listed: dict[str, object] = {}
+            if _round_of(name) == latest and not recording.listed:  # beside it, the same calls as a stage listing's client
+                (made := Path(folder) / f"{name}.listed").mkdir()
+                listed_logs = await replay(replace(recording, listed=STAGE_LISTING), made, kitchens)
+                listed_turns = _user_turns(recording, listed_logs)
+                staged = tally.setdefault("as_stage_listing", dict(AS_STAGE_LISTING))
+                staged["diverged"] += sum(len(log.diverged) for log in listed_logs)
+                staged["calls"] += sum(turn.calls for turn in listed_turns)
+                staged["bytes"] += sum(turn.bytes for turn in listed_turns)
+                staged["bytes_with_tools_list"] += sum(turn.bytes for turn in listed_turns) + await listing_bytes(STAGE_LISTING)
+                entry_listed = {"listed_bytes": [turn.bytes for turn in listed_turns]}
+            entry: dict[str, object] = {"calls": [turn.calls for turn in turns], "bytes": [turn.bytes for turn in turns], **entry_ahead,
+                                        **entry_listed}
             for number, turn in enumerate(turns):
                 worst["calls"], worst["bytes"] = max(worst["calls"], turn.calls), max(worst["bytes"], turn.bytes)
                 if turn.one_step_read and number > 0:
@@ -207,6 +265,9 @@ async def recorded_turns() -> dict[str, object]:
             tally["turns"] += len(turns)
             tally["calls"] += sum(turn.calls for turn in turns)
             tally["bytes"] += sum(turn.bytes for turn in turns)
+            entry["tools_list_bytes"] = await listing_bytes(recording.listed)
+            listed_tally = tally["with_tools_list"]
+            listed_tally["bytes"] += sum(turn.bytes for turn in turns) + entry["tools_list_bytes"]
             plain = _plain_of(name, recordings)
             if plain is not None:
                 (made := Path(folder) / f"{plain.name}.{name}").mkdir()
@@ -219,17 +280,43 @@ async def recorded_turns() -> dict[str, object]:
                 entry["bytes_ratio"] = _ratio(sum(turn.bytes for turn in turns), sum(turn.bytes for turn in plain_turns))
                 tally["plain_calls"] += sum(turn.calls for turn in plain_turns)
                 tally["plain_bytes"] += sum(turn.bytes for turn in plain_turns)
+                entry["plain_tools_list_bytes"] = await listing_bytes(plain.listed)
+                tally["with_tools_list"]["plain_bytes"] += sum(turn.bytes for turn in plain_turns) + entry["plain_tools_list_bytes"]
             out[name] = entry
+    overall = {"what": WITH_TOOLS_LIST, "bytes": 0, "plain_bytes": 0}
     for tally in rounds.values():
         tally["calls_ratio"] = _ratio(tally["calls"], tally["plain_calls"])
         tally["bytes_ratio"] = _ratio(tally["bytes"], tally["plain_bytes"])
+        listed = tally["with_tools_list"]
+        listed["bytes_ratio"] = _ratio(listed["bytes"], listed["plain_bytes"])
+        overall["bytes"] += listed["bytes"]
+        overall["plain_bytes"] += listed["plain_bytes"]
+        if "as_stage_listing" in tally:
+            staged = tally["as_stage_listing"]
+            staged["bytes_ratio"] = _ratio(staged["bytes"], tally["plain_bytes"])
+            staged["with_tools_list_ratio"] = _ratio(staged["bytes_with_tools_list"], listed["plain_bytes"])
         for ahead in (tally[key] for key in AHEAD_TALLIES if key in tally):
             ahead["calls_ratio"] = _ratio(ahead["calls"], tally["plain_calls"])
             ahead["bytes_ratio"] = _ratio(ahead["bytes"], tally["plain_bytes"])
+    overall["bytes_ratio"] = _ratio(overall["bytes"], overall["plain_bytes"])
     targets = {"calls": TURN_CALLS_BUDGET, "bytes": TURN_BYTES_BUDGET, "read_calls": READ_TURN_CALLS_BUDGET,
                "read_bytes": READ_TURN_BYTES_BUDGET, "diverged": 0}
     latest = rounds[max(rounds, key=int)]["max"] if rounds else {key: 0 for key in targets}
-    return {**out, "rounds": rounds, "max": latest, "target": targets, "ok": all(latest[key] <= targets[key] for key in targets)}
+    return {**out, "rounds": rounds, "total_with_tools_list": overall, "max": latest, "target": targets,
+            "ok": all(latest[key] <= targets[key] for key in targets)}
+
+
+AS_STAGE_LISTING: dict[str, object] = {
+    "what": "the latest round's recordings made on the default listing, replayed call for call on the stage listing "
+            "(ALFRED_LISTED=stages: the role texts in tools/list, not in the answers; Act's unlisted tools as typed "
+            "signatures): what the same model calls read there; ratios against plain tools, with_tools_list_ratio with "
+            "each side's tools/list once per conversation",
+    "calls": 0, "bytes": 0, "bytes_with_tools_list": 0, "diverged": 0,
+}
+
+
+WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model read once per conversation: the plain side's "
+                   "listing (the default) and the staged side's (the listing the recording was made with)")
 
 
 AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups")}
@@ -285,6 +372,7 @@ def _user_turns(recording: Recording, logs: list[ReplayedTurn]) -> list[_UserTur
 
 def _round() -> dict[str, Any]:
     return {"turns": 0, "calls": 0, "bytes": 0, "plain_calls": 0, "plain_bytes": 0,
+            "with_tools_list": {"what": WITH_TOOLS_LIST, "bytes": 0, "plain_bytes": 0},
             "max": {"calls": 0, "bytes": 0, "read_calls": 0, "read_bytes": 0, "diverged": 0}}
 
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.present import relinked_items, unlinked_items
-from alfred_mcp.agent.role_templates import load_template, template_name
+from alfred_mcp.agent.role_templates import load_template, template_for, template_name
 from alfred_mcp.agent.role_templates import role_prompt as filled_template
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.operations import drafting
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.cards import CARD_BUDGET, READ_TOOLS, cards_within, draft_size, draft_text
-from alfred_mcp.state.context import StepView
+from alfred_mcp.state.context import RoleContext, StepView, render_prompt
 from alfred_mcp.state.folding import clip
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.schema_text import named_enums, signature
@@ -85,6 +85,13 @@ async def role_prompt(
     if not for_client:  # a client's model has the output schema and the instructions: no closing request
         user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
     return Prompt(system=without_empty_headings(system), user=without_empty_headings(user), template=template_name(role, view))
+
+
+def fixed_prompt(role: str) -> Prompt:
+    """`role`'s prompt without a session's context (not Act's, whose instructions depend on the step): its instructions
+    exactly as every turn's prompt carries them."""
+    empty = RoleContext(role, (), budget=0)
+    return Prompt(system=without_empty_headings(render_prompt(template_for(role), empty)), user="", template=template_name(role))
 
 
 ASK = {
@@ -203,30 +210,36 @@ _OWN_CLASS = {"read": "read", "analyze": "read", "generate": "generate", "write"
 
 
 def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str, listed: frozenset[str] = frozenset()) -> str:
-    """The step's tools for the model: a client's model gets their names (it has tools/list); the bundled loop's
-    model gets a typed signature and the first clause of each tool of the step's own class (and db_read,
-    draft_read), and the others' names with their arguments on one line, so every tool stays reachable within a
-    small model's context."""
+    """The step's tools for the model. A client's model (`names_only`) gets the names of those its tools/list shows
+    (`listed`), and every other one as the bundled loop's model gets the tools it describes: a typed signature and its
+    first clause, so a tool the client was not listed is as callable as a listed one. The bundled loop's model gets
+    that for the tools of the step's own class (and db_read, draft_read), and the others' names with their arguments
+    on one line, so every tool stays reachable within a small model's context."""
     contracts = load_contracts()
     if names_only:
-        # A tool outside the default tools/list may be unknown to the client: its arguments are given here, apart.
         seen = [name for name in names if name in listed]
-        extra = [_argument_names(contracts[name]) for name in names if name not in listed]
+        unlisted = [name for name in names if name not in listed]
         text = ", ".join(seen) + " (arguments as in tools/list; leave out `session`)." if seen else ""
-        return (text + " Not in the default tools/list (call them by these arguments; the server runs them): "
-                + ", ".join(extra) + ".").strip() if extra else text
+        if not unlisted:
+            return text
+        return "\n".join(part for part in (text, "Not in your tools/list (call them by these arguments; the server runs them):",
+                                              _described(unlisted, contracts)) if part)
     own = _OWN_CLASS[step_type]
     described = [name for name in names if name in ALWAYS_DESCRIBED or act_tools.tool_class(contracts[name]) == own]
+    others = [_argument_names(contracts[name]) for name in names if name not in described]
+    also = [f"- Also: {', '.join(others)}."] if others else []
+    return _described(described, contracts, also)
+
+
+def _described(names: list[str], contracts: dict[str, ToolContract], after: list[str] | None = None) -> str:
+    """Each tool as '- signature: first clause', then the named shapes their signatures use (once each), enums named."""
     lines, shapes = [], []
-    for name in described:
+    for name in names:
         contract = contracts[name]
         head, *own_shapes = signature(name, _without_session(contract.input_schema)).splitlines()
         lines.append(f"- {head}: {_first_sentence(contract.description)}")
         shapes += [shape for shape in own_shapes if shape not in shapes]
-    others = [_argument_names(contracts[name]) for name in names if name not in described]
-    if others:
-        lines.append(f"- Also: {', '.join(others)}.")
-    return named_enums("\n".join([*lines, *shapes]))
+    return named_enums("\n".join([*lines, *(after or []), *shapes]))
 
 
 def _argument_names(contract: ToolContract) -> str:
@@ -242,10 +255,15 @@ DESCRIPTION_CHARS = 90
 
 
 def _first_sentence(text: str) -> str:
-    """A tool's description up to its first full stop, colon or semicolon, at most DESCRIPTION_CHARS (the step's
-    guidance says the rest)."""
-    ends = [found for mark in (". ", ": ", "; ") if (found := text.find(mark)) >= 0]
-    clause = text if not ends else text[: min(ends)] + "."
+    """A tool's description up to its first full stop, colon or semicolon outside parentheses ('Rows of a table
+    (columns: ...)' is not cut inside them), at most DESCRIPTION_CHARS (the step's guidance says the rest)."""
+    depth, end = 0, None
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1 if depth else 0}.get(char, 0)
+        if depth == 0 and char in ".:;" and text[index + 1: index + 2] == " ":
+            end = index
+            break
+    clause = text if end is None else text[:end] + "."
     if len(clause) <= DESCRIPTION_CHARS:
         return clause
     return clause[: clause.rfind(" ", 0, DESCRIPTION_CHARS)].rstrip(" ,(") + "…"

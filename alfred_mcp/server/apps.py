@@ -97,12 +97,6 @@ def listed_meta(contract: ToolContract) -> dict[str, Any] | None:
     return {"ui": ui} if ui is not None and client_declared_apps() else None
 
 
-def offered(contract: ToolContract) -> bool:
-    """False for a view-only tool when the client renders no views: it is not listed (still served, like the
-    extras of `contracts.EXTRA_TOOLS`), unless an allow-list names it."""
-    return client_declared_apps() or not contract.app_only
-
-
 def capabilities_for_client(capabilities: ServerCapabilities, ctx: ServerRequestContext[Any, Any]) -> ServerCapabilities:
     """The server's capabilities as advertised to this client: the MCP Apps entry only if the client declared it."""
     extensions = capabilities.extensions or {}

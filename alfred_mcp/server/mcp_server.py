@@ -33,7 +33,7 @@ from mcp.types import Tool as MCPTool
 
 from alfred_mcp import __version__
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import ToolContract, listed, load_contracts
+from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.kitchen.raw_ids import redact_raw_ids
 from alfred_mcp.server import apps, completions, host_controls, prompts, resources
 from alfred_mcp.server.auth import ActingUserMiddleware
@@ -46,6 +46,7 @@ from alfred_mcp.server.session_args import resource_failure
 from alfred_mcp.server.stdio import stdio_streams
 from alfred_mcp.server.subscriptions import Subscriptions
 from alfred_mcp.server.tools import HANDLERS
+from alfred_mcp.server.tools.stage_listing import listed_schema
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.server.user_bus import UserScopedBus
 from alfred_mcp.state.known_ids import knowing_ids
@@ -109,23 +110,23 @@ class AlfredServer(MCPServer[AlfredApp]):
             await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
-        # An allow-list (--tools / ALFRED_TOOLS, e.g. "all") lists exactly what it names; without one the default
-        # list leaves out the extras (contracts.EXTRA_TOOLS), which are still served to a client that calls them,
-        # and a view-only tool unless the client renders views. `_meta.ui` only for such a client (server/apps.py).
-        everything, has_model = bool(self.app.settings.tools), self.app.llm is not None
+        # What the host's controls list (server/toolsets.py `lists`): a listing (--listed), an allow-list, or the default
+        # list; every served tool stays callable by name. `_meta.ui` only for a client that renders views (server/apps.py);
+        # a stage listing's turn_start carries the roles' shapes and first instructions in its schema (tools/stage_listing.py).
+        has_model, views = self.app.llm is not None, apps.client_declared_apps()
         return [
             MCPTool(
                 name=c.name,
                 title=c.title,
-                description=c.description,
-                input_schema=c.input_schema,
+                description=description,
+                input_schema=input_schema,
                 output_schema=c.output_schema,
                 annotations=ToolAnnotations.model_validate(c.annotations),
                 _meta=apps.listed_meta(c),
             )
             for c in self.contracts.values()
-            if c.name in self.host.served and listed(c.name, everything=everything, has_model=has_model)
-            and (everything or apps.offered(c))
+            if self.host.lists(c, has_model=has_model, renders_views=views)
+            for description, input_schema in [listed_schema(c, self.host)]
         ]
 
     async def list_resources(self) -> list[MCPResource]:

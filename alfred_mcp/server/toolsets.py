@@ -4,6 +4,10 @@
 - `--tools a,b` / ALFRED_TOOLS: tool names and named toolsets (TOOLSETS); an unknown name fails at
   startup, naming it. With both, a tool must pass both. The agent's tool runner obeys the same controls.
 - `--no-ui` / ALFRED_UI=0: tools only an MCP Apps view calls (shopping_list_check) are not served.
+- `--listed a,b` / ALFRED_LISTED: what tools/list shows, as names and toolsets (a toolset's extras, EXTRA_TOOLS, only
+  when named); it narrows the list, never what is served or what Act may call: every served tool stays callable by
+  name. An unknown name fails at startup, naming it; so does a tool named that the other controls do not serve.
+  Without it, tools/list is the default list (`lists`).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from alfred_mcp.config import Settings
-from alfred_mcp.contracts import ToolContract
+from alfred_mcp.contracts import EXTRA_TOOLS, ToolContract, listed
 from alfred_mcp.errors import ConfigError
 
 TOOLSETS: dict[str, tuple[str, ...]] = {
@@ -35,10 +39,15 @@ class HostControls:
 
     served: frozenset[str]
     reasons: Mapping[str, str]
+    listing: frozenset[str] | None = None
+    """The served tools tools/list shows (`--listed`); None: the default list (`lists`)."""
+    allow_list: bool = False
+    """An allow-list (`--tools`) was given: without a listing, tools/list shows exactly what it serves."""
 
     @classmethod
     def from_settings(cls, settings: Settings, contracts: Mapping[str, ToolContract]) -> HostControls:
-        """Raises ConfigError naming an unknown tool or toolset in `settings.tools`."""
+        """Raises ConfigError naming an unknown tool or toolset in `settings.tools` or `settings.listed`, or a tool
+        `settings.listed` names that is not served."""
         allowed = expand(settings.tools, contracts) if settings.tools else set(contracts)
         reasons = {name: "it is not in this server's tool allow-list (--tools)" for name in contracts if name not in allowed}
         if settings.read_only:
@@ -46,7 +55,20 @@ class HostControls:
                             for name, c in contracts.items() if not c.hint("readOnlyHint")})
         if not settings.ui:
             reasons.update({name: "it serves MCP Apps views, which are off (--no-ui)" for name, c in contracts.items() if c.app_only})
-        return cls(frozenset(name for name in contracts if name not in reasons), reasons)
+        served = frozenset(name for name in contracts if name not in reasons)
+        listing = _listing(settings.listed, contracts, served, reasons) if settings.listed else None
+        return cls(served, reasons, listing, bool(settings.tools))
+
+    def lists(self, contract: ToolContract, *, has_model: bool, renders_views: bool) -> bool:
+        """Whether tools/list shows `contract`: the listing's tools; without one, what an allow-list serves, or the
+        default list (no EXTRA_TOOLS, `chat` only with a model, a view-only tool only to a client that renders views)."""
+        if contract.name not in self.served:
+            return False
+        if self.listing is not None:
+            return contract.name in self.listing
+        if self.allow_list:
+            return True
+        return listed(contract.name, everything=False, has_model=has_model) and (renders_views or not contract.app_only)
 
     def refusal(self, name: str) -> str | None:
         """Why `name` may not be called here (None: it may, or it is not a tool at all)."""
@@ -54,11 +76,28 @@ class HostControls:
         return f"{name} is not available: {reason}." if reason else None
 
 
-def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract]) -> set[str]:
+def _listing(names: tuple[str, ...], contracts: Mapping[str, ToolContract], served: frozenset[str],
+             reasons: Mapping[str, str]) -> frozenset[str]:
+    """The served tools `--listed` names: a toolset gives its tools but the extras (EXTRA_TOOLS, listed when named).
+
+    Raises:
+        ConfigError: an unknown name, or a tool named that is not served (saying why).
+    """
+    tools = expand(names, contracts, control="--listed / ALFRED_LISTED", field="listed")
+    for name in names:
+        if name in contracts and name not in served:
+            raise ConfigError(f"--listed / ALFRED_LISTED names {name}, which is not served: {reasons[name]}.",
+                              field="listed", value=name)
+    named = {name for name in names if name in contracts} | (set(contracts) if "all" in names else set())
+    return frozenset(name for name in tools if name in served and (name not in EXTRA_TOOLS or name in named))
+
+
+def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract], *, control: str = "--tools / ALFRED_TOOLS",
+           field: str = "tools") -> set[str]:
     """Tool names and toolsets as tool names.
 
     Raises:
-        ConfigError: an unknown name (the message lists the tools and toolsets).
+        ConfigError: an unknown name, naming the `control` (the message lists the tools and toolsets).
     """
     tools: set[str] = set()
     for name in names:
@@ -70,8 +109,8 @@ def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract]) -> set
             tools.add(name)
         else:
             raise ConfigError(
-                f"--tools / ALFRED_TOOLS: unknown tool or toolset '{name}'. Toolsets: {', '.join(TOOLSETS)}, all; "
+                f"{control}: unknown tool or toolset '{name}'. Toolsets: {', '.join(TOOLSETS)}, all; "
                 f"tools: {', '.join(sorted(contracts))}.",
-                field="tools", value=name,
+                field=field, value=name,
             )
     return tools

@@ -1,6 +1,7 @@
 """Act's tool line in a stage client's context never sends the model to tools/list for a tool that is not in it:
-every tool the step may call is either in the client's own tools/list (named) or given with its arguments, apart.
-Generated over every step type and host control."""
+every tool the step may call is either in the client's own tools/list (named) or given apart with its typed signature
+and first clause, as the bundled loop's model reads it. Generated over every step type and host control, the
+listings (--listed) included."""
 
 from __future__ import annotations
 
@@ -20,13 +21,18 @@ from alfred_mcp.server.toolsets import HostControls
 
 pytestmark = pytest.mark.anyio
 CONTRACTS = load_contracts()
-CONTROLS: dict[str, dict[str, Any]] = {"default": {}, "tools all": {"tools": ("all",)}, "tools core,stages,drafts": {"tools": ("core", "stages", "drafts")}}
-APART = "Not in the default tools/list"
+CONTROLS: dict[str, dict[str, Any]] = {
+    "default": {}, "tools all": {"tools": ("all",)}, "tools core,stages,drafts": {"tools": ("core", "stages", "drafts")},
+    "listed stages": {"listed": ("stages",)}, "listed stages,db_read": {"listed": ("stages", "db_read")},
+    "tools core,stages,kitchen, listed stages,recipes_search": {"tools": ("core", "stages", "kitchen"),
+                                                               "listed": ("stages", "recipes_search")},
+}
+APART = "Not in your tools/list"
 
 
 @pytest.mark.parametrize("controls", CONTROLS.values(), ids=list(CONTROLS))
 @pytest.mark.parametrize("step_type", act_tools.STEP_TYPES)
-async def test_every_step_tool_is_in_the_clients_tools_list_or_comes_with_its_arguments(
+async def test_every_step_tool_is_in_the_clients_tools_list_or_comes_with_its_typed_signature(
     app: AlfredApp, controls: dict[str, Any], step_type: str
 ) -> None:
     app.settings = replace(app.settings, **controls)
@@ -43,5 +49,8 @@ async def test_every_step_tool_is_in_the_clients_tools_list_or_comes_with_its_ar
     for name in act_tools.tools_for_step(step_type, served):
         in_named = re.search(rf"\b{name}\b", named) is not None
         assert in_named == (name in seen), (name, block)
-        if name not in seen:
-            assert re.search(rf"\b{name}\(", apart), (name, block)
+        if name not in seen:  # its signature: each argument with its type (as the bundled loop's model reads it)
+            line = next((line for line in apart.splitlines() if line.startswith(f"- {name}(")), None)
+            assert line is not None, (name, block)
+            for argument in set(CONTRACTS[name].input_schema.get("properties", {})) - {"session"}:
+                assert re.search(rf"[(,] ?{argument}\??: ", line), (name, argument, line)

@@ -110,7 +110,7 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
     app: AlfredApp, controls: dict[str, Any], hidden: set[str]
 ) -> None:
     """A stage client's model is told the step's tools by name (it has tools/list); a tool outside the default
-    tools/list comes with its arguments, and a tool the host hides is not named at all."""
+    tools/list comes with its typed arguments, and a tool the host hides is not named at all."""
     app.settings = replace(app.settings, **controls)
     async with Client(build_server(app)) as client:
         await call(client, "turn_start", message="tidy up")
@@ -123,7 +123,7 @@ async def test_turn_context_names_a_write_steps_tools_and_the_arguments_of_unlis
     for name in act_tools.tools_for_step("write", served):
         assert name in named
     if not controls:  # an allow-list lists what it names, so its tools/list has the extras
-        assert "batch_skip(batch, refs, reason" in named and "show_working_set(" in named
+        assert "batch_skip(batch: string, refs: string[], reason: string)" in named and "show_working_set(" in named
     for name in hidden:
         assert name not in named
 

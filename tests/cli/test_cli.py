@@ -20,7 +20,7 @@ from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = {"serve": [], "seed": [], "chat": [], "run": ["messages.txt"]}
 SAMPLE = {"--db": "k.db", "--supabase-url": "https://x.supabase.co", "--supabase-key": "anon", "--user": "sam",
-          "--model": "scripted:demo.json", "--tools": "core"}
+          "--model": "scripted:demo.json", "--tools": "core", "--listed": "stages"}
 
 
 def global_options() -> list[argparse.Action]:
@@ -84,6 +84,10 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
         (["serve", "--session-idle-timeout", "0"], {}, "--session-idle-timeout must be a positive number"),
         (["serve", "--http", "127.0.0.1:8765", "--oauth-issuer", "auth.example.com"], {}, "ALFRED_OAUTH_ISSUER must be an http://"),
         (["--demo", "--no-seed"], {}, "--demo and --no-seed contradict each other"),
+        (["--listed", "stages,turn_strat"], {}, "--listed / ALFRED_LISTED: unknown tool or toolset 'turn_strat'"),
+        ([], {"ALFRED_LISTED": "stagez"}, "--listed / ALFRED_LISTED: unknown tool or toolset 'stagez'"),
+        (["--read-only", "--listed", "turn_start"], {}, "--listed / ALFRED_LISTED names turn_start, which is not served: "
+                                                        "this server is read-only (--read-only)"),
     ]
 
 

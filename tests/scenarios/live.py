@@ -8,7 +8,9 @@
     python -m tests.scenarios.live --db X rebase tests/scenarios/recorded/NAME.json   # after a fix: see `rebase`
 
 The kitchen (a SQLite file, seeded as of today on the first call) and the conversation session persist
-between invocations, like one client session. Every call is appended to K.db.record.jsonl with its
+between invocations, like one client session. ALFRED_TOOLS, ALFRED_LISTED (e.g. `stages`: the listing a stage
+client reads) and ALFRED_MODEL are passed to the server; the listing is kept with each call, and `export` records it
+(`listed`), so the replays run the conversation with the tools/list its model read. Every call is appended to K.db.record.jsonl with its
 label (one label per user turn), its arguments, the text the model read, and the kitchen's digest
 after it; `export` turns that log into the replayed scenario `test_recorded_conversations` runs.
 """
@@ -36,8 +38,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def _server(db: Path) -> StdioServerParameters:
     env = {"PYTHONPATH": str(ROOT), "ALFRED_DB": str(db), "PATH": os.environ.get("PATH", ""),
            "HOME": os.environ.get("HOME", "/root")}
-    env.update({key: value for key, value in os.environ.items() if key in ("ALFRED_TOOLS", "ALFRED_MODEL")})
+    env.update({key: value for key, value in os.environ.items() if key in ("ALFRED_TOOLS", "ALFRED_LISTED", "ALFRED_MODEL")})
     return StdioServerParameters(command=sys.executable, args=["-m", "alfred_mcp"], env=env)
+
+
+def _listing() -> list[str]:
+    """The tools/list listing the server is started with (ALFRED_LISTED, names and toolsets; empty: the default list)."""
+    return [name.strip() for name in os.environ.get("ALFRED_LISTED", "").split(",") if name.strip()]
 
 
 def _dump(items: Any) -> str:
@@ -60,7 +67,8 @@ async def _call(db: Path, what: str, rest: list[str], label: str) -> str:
         result = await client.call_tool(rest[0], arguments)
         text = "".join(block.text for block in result.content if block.type == "text")
         entry = {"label": label, "tool": rest[0], "arguments": arguments, "is_error": bool(result.is_error),
-                 "bytes": len(text.encode()), "text": text, "today": date.today().isoformat(), "t": time.time()}
+                 "bytes": len(text.encode()), "text": text, "today": date.today().isoformat(), "t": time.time(),
+                 "listed": _listing()}
     entry["digest"] = kitchen_digest(db)
     with Path(f"{db}.record.jsonl").open("a") as log:
         log.write(json.dumps(entry) + "\n")
@@ -98,7 +106,11 @@ def export(db: Path, name: str) -> dict[str, Any]:
         turn["calls"].append({"tool": entry["tool"], "arguments": entry["arguments"], "is_error": entry["is_error"],
                               "bytes": entry["bytes"], **ahead_applied(entry["arguments"], answer)})
         turn["digest"] = entry["digest"]
-    return {"name": name, "today": entries[0]["today"], "turns": turns}
+    listings = {tuple(entry.get("listed") or ()) for entry in entries if entry["label"]}
+    if len(listings) > 1:
+        raise SystemExit(f"the calls were made with different listings (ALFRED_LISTED): {sorted(listings)}; record one per conversation")
+    listed = list(listings.pop()) if listings else []
+    return {"name": name, "today": entries[0]["today"], **({"listed": listed} if listed else {}), "turns": turns}
 
 
 def _rebase(path: Path) -> str:

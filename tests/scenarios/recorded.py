@@ -3,6 +3,7 @@
 A recording holds, per user turn, every call the model made (tool and arguments, and whether it was
 refused) and the kitchen's digest after the turn. Replays run on the recording's day (the seeded
 kitchen and every date the model wrote are relative to it), over the real `mcp` Client in memory.
+Each replay serves the listing the recording was made with (its `listed`: ALFRED_LISTED then).
 The same turns also run through the bundled loop, their accepted role outputs as its scripted model, each output's
 refs translated to those the loop's session gave the same rows (`ref_translation.py`): both kitchens are copies of one
 seeded file, and the refs of the recording's session after each turn are kept by its replay.
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from mcp import Client
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.server.leak_guard import find_uuid
-from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.mcp_server import AlfredServer, build_server
 from alfred_mcp.state.registry import RefEntry
 
 from .kitchen_digest import Digest, digest_changes, kitchen_digest
@@ -103,6 +104,8 @@ class Recording:
     name: str
     today: date
     turns: tuple[RecordedTurn, ...]
+    listed: tuple[str, ...] = ()
+    """The listing its model's tools/list showed (ALFRED_LISTED when it was recorded; empty: the default list)."""
 
     @property
     def plain(self) -> bool:
@@ -118,7 +121,7 @@ def recording_of(data: dict[str, Any]) -> Recording:
     turns = tuple(
         RecordedTurn(turn["label"], turn["message"] or "", tuple(RecordedCall(**call) for call in turn["calls"]), turn["digest"])
         for turn in data["turns"])
-    return Recording(data["name"], date.fromisoformat(data["today"]), turns)
+    return Recording(data["name"], date.fromisoformat(data["today"]), turns, tuple(data.get("listed") or ()))
 
 
 @dataclass
@@ -147,12 +150,18 @@ async def recorded_kitchen(recording: Recording, folder: Path) -> AsyncIterator[
             yield app
 
 
+def recording_server(app: AlfredApp, recording: Recording) -> AlfredServer:
+    """The server a recording's calls are replayed on: `app` with the listing the recording was made with."""
+    app.settings = replace(app.settings, listed=recording.listed)
+    return build_server(app)
+
+
 async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -> list[ReplayedTurn]:
     """Every recorded call, in order, through the real client on a copy of the seeded kitchen (from `kitchens`); the
     kitchen's digest and the session's refs after each turn."""
     replayed: list[ReplayedTurn] = []
     with on_day(recording.today):
-        async with kitchens.copy(folder, recording.today) as app, Client(build_server(app)) as client:
+        async with kitchens.copy(folder, recording.today) as app, Client(recording_server(app, recording)) as client:
             for turn in recording.turns:
                 log = ReplayedTurn(turn.label)
                 for number, call in enumerate(turn.calls, 1):
@@ -181,7 +190,7 @@ async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tu
     otherwise than recorded (then the recording is kept as it was)."""
     problems: list[str] = []
     turns: list[dict[str, Any]] = []
-    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
+    async with recorded_kitchen(recording, folder) as app, Client(recording_server(app, recording)) as client:
         for turn, recorded in zip(recording.turns, data["turns"], strict=True):
             expected: str | None = None
             calls: list[dict[str, Any]] = []

@@ -29,10 +29,9 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
-from alfred_mcp.server.mcp_server import build_server
 
 from .kitchen_digest import kitchen_digest
-from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day
+from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day, recording_server
 from .ref_translation import RecordedRefs, session_refs
 
 AHEAD_ROLES = ("understand", "think")
@@ -99,7 +98,7 @@ async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: Seeded
     logs: tuple[list[ReplayedTurn], list[ReplayedTurn]] = ([], [])
     with on_day(recording.today):
         async with kitchens.copy(one_by_one, recording.today) as app_one, kitchens.copy(ahead, recording.today) as app_ahead, \
-                Client(build_server(app_one)) as client_one, Client(build_server(app_ahead)) as client_ahead:
+                Client(recording_server(app_one, recording)) as client_one, Client(recording_server(app_ahead, recording)) as client_ahead:
             for turn in recording.turns:
                 recorded = _Session(app_one, client_one, one_by_one, ReplayedTurn(turn.label))
                 for call in turn.calls:

@@ -20,6 +20,7 @@ from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_o
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last
+from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.agent_turn import TurnState
@@ -84,8 +85,9 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
         state = await machine.begin(args["message"])
         started = await _answer_after(work, machine, state, args)
         following = started.get("next")
-        # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes
-        if isinstance(following, dict) and "instructions" not in following and not args.get("then"):
+        # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes, and
+        # a stage listing's client has them in tools/list (stage_listing.py)
+        if isinstance(following, dict) and "instructions" not in following and not args.get("then") and not lists_role_texts(app.settings):
             following["sent_before"] = SENT_BEFORE
         return {**started, **_context(work.session)}
 
@@ -173,6 +175,7 @@ _KNOWN_TO_CLIENT = frozenset({"tools_called", "model_calls", "model_requests", "
 
 
 def _machine(app: AlfredApp, work: UnitOfWork) -> TurnMachine:
+    count_as_sent(work, app.settings)  # under a stage listing, the client has the role texts from tools/list
     return TurnMachine(work, tool_runner(app, work.session.name))
 
 

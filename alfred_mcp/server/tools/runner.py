@@ -10,7 +10,7 @@ from __future__ import annotations
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.machine import ToolRunner
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.contracts import listed, load_contracts
+from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.server.tools import context, crud, drafts, kitchen, recipes, search, sessions, views
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult
@@ -31,10 +31,10 @@ class _Runner:
         controls = HostControls.from_settings(app.settings, load_contracts())
         self.controls = controls
         self.served = frozenset(name for name in controls.served if name in KITCHEN_HANDLERS)
-        # a view-only tool is listed only to a client that renders views: Act is given its arguments regardless
-        everything, has_model, contracts = bool(app.settings.tools), app.llm is not None, load_contracts()
-        self.listed = frozenset(name for name in self.served if listed(name, everything=everything, has_model=has_model)
-                                and (everything or not contracts[name].app_only))
+        # a view-only tool is listed only to a client that renders views: Act is given its signature regardless
+        contracts = load_contracts()
+        self.listed = frozenset(name for name in self.served
+                                if controls.lists(contracts[name], has_model=app.llm is not None, renders_views=False))
 
     async def __call__(self, tool: str, arguments: ToolArgs, /) -> ToolResult:
         handler = KITCHEN_HANDLERS.get(tool)

@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.agent.prompting import role_prompt
+from alfred_mcp.agent.prompting import Prompt, role_prompt
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
@@ -66,13 +66,13 @@ async def role_view(
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
-    for key, text in prompt.instruction_parts():
-        text = f"{text}\n\n{SEND_AHEAD[key]}" if key in SEND_AHEAD else text
+    for key, text in instructions_sent(prompt):
         sent = _sent_before(memo, f"instructions:{key}", text, state.turn, full)
         if sent is None:
             parts.append(text)
         elif markers:
-            parts.append(f"(the {key} instructions: unchanged since turn {sent}; full: true sends them again)")
+            since = "in tools/list (turn_start's input schema)" if sent == IN_TOOLS_LIST else f"unchanged since turn {sent}"
+            parts.append(f"(the {key} instructions: {since}; full: true sends them again)")
     view: dict[str, Any] = {"role": role}
     if parts:
         view["instructions"] = "\n\n".join(parts)
@@ -81,7 +81,7 @@ async def role_view(
     view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
     memo.remember_rows((notice or "").splitlines()[1:], state.turn)
     schemas = {role: output_schema(role)}
-    sent_in = {r: _sent_before(memo, f"schema:{r}", json.dumps(schema, sort_keys=True), state.turn, full) for r, schema in schemas.items()}
+    sent_in = {r: _sent_before(memo, f"schema:{r}", schema_digested(schema), state.turn, full) for r, schema in schemas.items()}
     if markers:
         view.update({"output_schema": schemas[role]} if sent_in[role] is None else {"output_schema_sent_turn": sent_in[role]})
     elif any(turn is None for turn in sent_in.values()):
@@ -99,6 +99,20 @@ SEND_AHEAD = {
 }
 """What a stage client's model is told, with a role's instructions, of sending its output ahead (sent_ahead.py); the
 bundled loop's model, which calls no tool, is not."""
+
+
+IN_TOOLS_LIST = 0
+"""The turn the memo gives what a stage listing's tools/list carried (server/tools/stage_listing.py): before any turn."""
+
+
+def instructions_sent(prompt: Prompt) -> list[tuple[str, str]]:
+    """The instructions an answer sends for `prompt`, by template: each with what SEND_AHEAD adds to it."""
+    return [(key, f"{text}\n\n{SEND_AHEAD[key]}" if key in SEND_AHEAD else text) for key, text in prompt.instruction_parts()]
+
+
+def schema_digested(schema: dict[str, Any]) -> str:
+    """The text of a role's output schema the memo keeps the digest of (`schema:<role>`), whatever form it was sent in."""
+    return json.dumps(schema, sort_keys=True)
 
 
 def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -> int | None:

@@ -1,0 +1,101 @@
+"""What a stage listing's tools/list carries: the roles' output shapes and a first turn's instructions, once.
+
+A client whose host lists turn_start through `--listed` (e.g. `stages`: its model calls only the turn tools) reads
+tools/list before its first call. turn_start's input schema then carries what the session's first answers would
+otherwise send: each role's output shape (the `output_shapes` text of the answers) and the instructions of the roles
+a first turn sends ahead or ends with (LISTED_INSTRUCTIONS), exactly as an answer words them; so a model can send
+Understand's and Think's outputs with its FIRST turn_start. Every session counts them as sent before its first turn
+(`count_as_sent`; stage_view.IN_TOOLS_LIST), so no answer sends them again while unchanged; `turn_context` with
+`full: true` does. Act's instructions, by step type, still come with the first step that needs each.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any
+
+from alfred_mcp.agent.prompting import fixed_prompt
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.server.tools.stage_view import IN_TOOLS_LIST, instructions_sent, schema_digested
+from alfred_mcp.server.toolsets import HostControls
+from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session.documents import CLIENT_MEMO
+from alfred_mcp.state.client_memo import ClientMemo
+from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
+from alfred_mcp.state.schema_text import schema_text
+
+CARRIER = "turn_start"
+"""The tool whose input schema carries the role texts."""
+LISTED_INSTRUCTIONS = ("understand", "think", "reply")
+"""Roles whose instructions a stage listing carries: a first turn_start sends Understand's and Think's outputs ahead,
+and every turn ends with Reply."""
+
+
+def carries_role_texts(host: HostControls) -> bool:
+    """Whether tools/list carries the role texts: a `--listed` listing that lists turn_start."""
+    return host.listing is not None and CARRIER in host.listing
+
+
+def listed_schema(contract: ToolContract, host: HostControls) -> tuple[str, dict[str, Any]]:
+    """`contract`'s description and inputSchema as tools/list shows them: under a stage listing, turn_start's `then`
+    carries the role texts in its items' field descriptions (`output`: each role's shape; `role`: the instructions),
+    and its description says so. The schema, not the description, since clients cut long tool descriptions (Claude
+    Code at 2,048 characters) but pass the inputSchema whole; what it admits is unchanged."""
+    if contract.name != CARRIER or not carries_role_texts(host):
+        return contract.description, contract.input_schema
+    schema = copy.deepcopy(contract.input_schema)
+    item = schema["properties"]["then"]["items"]["properties"]
+    item["output"]["description"] = shapes_text()
+    item["role"]["description"] = instructions_text()
+    return f"{contract.description} {IN_SCHEMA}", schema
+
+
+IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`) and the Understand, Think and Reply "
+             "instructions (`then[].role`) are in this input schema, sent once for the session: the answers leave them "
+             "out (turn_context with full: true sends them again); Act's, per step type, come with its first step.")
+"""What turn_start's description adds under a stage listing: where the role texts are."""
+
+
+@cache
+def shapes_text() -> str:
+    """Each role's output shape, as the answers' `output_shapes` give it, one role after another."""
+    return "\n".join(f"{role}: {schema_text(output_schema(role))}" for role in ROLE_OUTPUTS)
+
+
+@cache
+def instructions_text() -> str:
+    """The instructions of LISTED_INSTRUCTIONS' roles, word for word as the answers would send them."""
+    return "\n\n".join(text for _, text in _instructions())
+
+
+@cache
+def _instructions() -> tuple[tuple[str, str], ...]:
+    return tuple(part for role in LISTED_INSTRUCTIONS for part in instructions_sent(fixed_prompt(role)))
+
+
+@cache
+def carried_texts() -> dict[str, str]:
+    """What tools/list carries, by the client memo's key ('schema:<role>', 'instructions:<template>'), as the memo
+    digests it."""
+    schemas = {f"schema:{role}": schema_digested(output_schema(role)) for role in ROLE_OUTPUTS}
+    return {**schemas, **{f"instructions:{key}": text for key, text in _instructions()}}
+
+
+def lists_role_texts(settings: Settings) -> bool:
+    """Whether the host's tools/list carries the role texts (`carries_role_texts` of its controls)."""
+    return bool(settings.listed) and carries_role_texts(HostControls.from_settings(settings, load_contracts()))
+
+
+def count_as_sent(work: UnitOfWork, settings: Settings) -> None:
+    """Under a stage listing, record in the session's client memo that its client has the role texts (from
+    tools/list), unless it has them already."""
+    if not lists_role_texts(settings):
+        return
+    memo = work.session.read(CLIENT_MEMO) or ClientMemo()
+    missing = {key: text for key, text in carried_texts().items() if memo.seen(key, text) is None}
+    if missing:
+        for key, text in missing.items():
+            memo.remember(key, text, IN_TOOLS_LIST)
+        work.session.write(CLIENT_MEMO, memo)

@@ -1,0 +1,198 @@
+"""The stage listing (`--listed stages`): tools/list narrowed to the turn tools, carrying the roles' output shapes and a
+first turn's instructions once (in turn_start's input schema), while every served tool stays callable and reachable from Act's steps. Through the
+real client on a seeded kitchen."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from e2e.helpers import call
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.config import Settings
+from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
+from alfred_mcp.errors import ConfigError
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.toolsets import TOOLSETS, HostControls
+
+from .first_turn import SEARCH, followed_first_turn, sent_ahead_first_turn
+
+pytestmark = pytest.mark.anyio
+CONTRACTS = load_contracts()
+STAGE_TOOLS = {"turn_start", "turn_submit", "turn_context", "turn_abandon"}
+LISTINGS: dict[str, tuple[str, ...]] = {
+    "stages": ("stages",), "turn_start,turn_submit": ("turn_start", "turn_submit"), "views,db_read": ("views", "db_read"),
+    "stages,turn_status": ("stages", "turn_status"),
+}
+
+
+def _listing(app: AlfredApp, listed: tuple[str, ...]) -> AlfredApp:
+    app.settings = replace(app.settings, listed=listed)
+    return app
+
+
+def _bytes(tools: list[Any]) -> int:
+    dumped = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
+    return len(json.dumps({"tools": dumped}, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def test_the_stage_listing_is_the_turn_tools_a_stage_client_calls() -> None:
+    """`stages` lists the turn tools but turn_status, an extra (the answers carry the turn's status); named, it is listed."""
+    assert HostControls.from_settings(Settings(listed=("stages",)), CONTRACTS).listing == STAGE_TOOLS
+    assert HostControls.from_settings(Settings(listed=("stages", "turn_status")), CONTRACTS).listing == STAGE_TOOLS | {"turn_status"}
+    assert HostControls.from_settings(Settings(listed=("all",)), CONTRACTS).listing == set(CONTRACTS)
+    drafts = HostControls.from_settings(Settings(listed=("drafts",)), CONTRACTS).listing
+    assert drafts == set(TOOLSETS["drafts"]) - EXTRA_TOOLS
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(st.sampled_from(sorted([*TOOLSETS, "all", *CONTRACTS])), min_size=1, max_size=5),
+       tools=st.sampled_from([(), ("core", "stages"), ("stages", "kitchen", "db_read"), ("all",)]), read_only=st.booleans())
+def test_a_listing_never_narrows_what_is_served_and_lists_what_it_names(
+        names: list[str], tools: tuple[str, ...], read_only: bool) -> None:
+    """Any listing, under any other controls: what is served is what it would be without the listing; the listing is
+    served tools only, every tool it names by name, and nothing it does not name (an extra only by name or `all`). A
+    tool it names that is not served stops the start, saying why."""
+    unlisted = HostControls.from_settings(Settings(tools=tools, read_only=read_only), CONTRACTS)
+    try:
+        controls = HostControls.from_settings(Settings(tools=tools, read_only=read_only, listed=tuple(names)), CONTRACTS)
+    except ConfigError as error:
+        refused = [name for name in names if name in CONTRACTS and name not in unlisted.served]
+        assert refused and error.message.startswith(f"--listed / ALFRED_LISTED names {refused[0]}, which is not served: ")
+        return
+    assert controls.served == unlisted.served and controls.listing is not None and controls.listing <= controls.served
+    assert {name for name in names if name in CONTRACTS} <= controls.listing
+    by_toolset = {tool for name in names if name in TOOLSETS for tool in TOOLSETS[name] if tool not in EXTRA_TOOLS}
+    named = set(CONTRACTS) if "all" in names else {name for name in names if name in CONTRACTS} | by_toolset
+    assert controls.listing == named & controls.served
+
+
+@pytest.mark.parametrize("names", [("bogus",), ("stages", "turn_strat"), ("stage",)])
+def test_an_unknown_listed_name_fails_naming_it(names: tuple[str, ...]) -> None:
+    with pytest.raises(ConfigError) as raised:
+        HostControls.from_settings(Settings(listed=names), CONTRACTS)
+    unknown = next(name for name in names if name not in TOOLSETS)
+    assert raised.value.message.startswith(f"--listed / ALFRED_LISTED: unknown tool or toolset '{unknown}'.")
+    assert raised.value.fields["field"] == "listed"
+
+
+def test_a_listed_tool_the_host_does_not_serve_fails_saying_why() -> None:
+    with pytest.raises(ConfigError) as raised:
+        HostControls.from_settings(Settings(tools=("core",), listed=("stages", "recipes_scale")), CONTRACTS)
+    assert raised.value.message == ("--listed / ALFRED_LISTED names recipes_scale, which is not served: it is not in this "
+                                    "server's tool allow-list (--tools).")
+    narrowed = HostControls.from_settings(Settings(tools=("core", "turn_start"), listed=("stages",)), CONTRACTS)
+    assert narrowed.listing == {"turn_start"}, "a toolset's tools the host does not serve are not listed"
+
+
+@pytest.mark.parametrize("listed", LISTINGS.values(), ids=list(LISTINGS))
+async def test_a_listing_narrows_tools_list_and_every_served_tool_stays_callable(app: AlfredApp, listed: tuple[str, ...]) -> None:
+    """Generated over the registry: each tool is listed exactly when the listing names it, and each one, listed or not,
+    is run when called (its own answer or its own argument error, never a refusal by the host)."""
+    async with Client(build_server(_listing(app, listed))) as client:
+        shown = {tool.name for tool in (await client.list_tools()).tools}
+        assert shown == HostControls.from_settings(app.settings, CONTRACTS).listing
+        for name in CONTRACTS:
+            result = await client.call_tool(name, {})
+            text = result.content[0].text if result.content and result.content[0].type == "text" else ""
+            assert "is not available" not in text and "Unknown tool" not in text, (name, text)
+            if result.is_error:
+                error = (result.meta or {}).get("alfred/error", {})
+                assert error.get("code") != "internal_error", (name, text)
+
+
+async def test_the_other_controls_still_narrow_what_is_served_under_a_listing(app: AlfredApp) -> None:
+    app.settings = replace(app.settings, tools=("stages", "core"), listed=("stages",))
+    async with Client(build_server(app)) as client:
+        refused = await client.call_tool("recipes_scale", {"recipe": "recipe_1", "servings": 2})
+        assert refused.is_error and "allow-list (--tools)" in refused.content[0].text  # type: ignore[union-attr]
+        assert (await call(client, "db_read", table="recipes", limit=1))["count"] == 1
+
+
+def _without_descriptions(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {key: _without_descriptions(value) for key, value in schema.items() if key != "description"}
+    return [_without_descriptions(value) for value in schema] if isinstance(schema, list) else schema
+
+
+@pytest.mark.parametrize("listed", LISTINGS.values(), ids=list(LISTINGS))
+async def test_a_listing_keeps_the_contracts_and_every_description_within_what_clients_keep(
+        app: AlfredApp, listed: tuple[str, ...]) -> None:
+    """Each listed tool is its contract as published; turn_start's carries the role texts in its input schema's field
+    descriptions (what it admits is the same) and says so after its own description, which stays within the 2,048
+    characters Claude Code keeps of a tool's description."""
+    async with Client(build_server(_listing(app, listed))) as client:
+        tools = (await client.list_tools()).tools
+    for tool in tools:
+        contract = CONTRACTS[tool.name]
+        assert (tool.output_schema, tool.title) == (contract.output_schema, contract.title)
+        assert _without_descriptions(tool.input_schema) == _without_descriptions(contract.input_schema)
+        carries = tool.name == "turn_start"
+        assert (tool.input_schema == contract.input_schema, tool.description == contract.description) == (not carries, not carries)
+        assert tool.description.startswith(contract.description) and len(tool.description) <= 2_048, tool.name
+
+
+async def test_the_stage_listing_is_far_smaller_than_the_default(app: AlfredApp) -> None:
+    """The stage listing, role texts included, is at most 40% of the default list's bytes."""
+    async with Client(build_server(app)) as client:
+        default = (await client.list_tools()).tools
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        staged = (await client.list_tools()).tools
+    assert _bytes(staged) * 10 <= _bytes(default) * 4, (_bytes(staged), _bytes(default))
+
+
+async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_send_and_they_are_not_sent_again(
+        app: AlfredApp) -> None:
+    """One source: the texts the answers send under the default listing are, word for word, in the stage listing's
+    turn_start input schema; under it, the same turn's answers send no output shape and only Act's instructions."""
+    async with Client(build_server(app)) as client:
+        shapes, instructions, _ = await followed_first_turn(client)
+    assert set(shapes) == {"understand", "think", "act", "reply"} and set(instructions) == {"understand", "think", "act", "reply"}
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        schema = next(tool.input_schema for tool in (await client.list_tools()).tools if tool.name == "turn_start")
+        await call(client, "session_start")
+        listed_shapes, listed_instructions, _ = await followed_first_turn(client)
+    item = schema["properties"]["then"]["items"]["properties"]
+    assert item["output"]["description"] == "\n".join(f"{role}: {shapes[role]}" for role in ("understand", "think", "act", "reply"))
+    assert item["role"]["description"] == "\n\n".join(instructions[role] for role in ("understand", "think", "reply"))
+    assert listed_shapes == {}
+    assert set(listed_instructions) == {"act"}
+
+
+async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again(app: AlfredApp) -> None:
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        await call(client, "turn_start", message=SEARCH.message)
+        marked = await call(client, "turn_context")
+        assert "instructions" in marked and "output_schema" not in marked
+        assert marked["instructions"] == ("(the understand instructions: in tools/list (turn_start's input schema); "
+                                          "full: true sends them again)")
+        assert marked["output_schema_sent_turn"] == 0
+        full = await call(client, "turn_context", full=True)
+        assert full["instructions"].startswith("# Understand") and full["output_schema"]["properties"]["referenced_refs"]
+
+
+async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alone_and_act_calls_an_unlisted_tool(
+        app: AlfredApp) -> None:
+    """The model reads only tools/list, then sends Understand's and Think's outputs with its FIRST turn_start; Act's step
+    calls recipes_search, which its tools/list does not show (the step's context gives its typed signature); the turn
+    completes in fewer calls, and fewer bytes with tools/list counted, than the same first turn on the default listing,
+    where the model learns the shapes from the answers."""
+    async with Client(build_server(app)) as client:
+        default_list = _bytes((await client.list_tools()).tools)
+        *_, default = await followed_first_turn(client)
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        tools = (await client.list_tools()).tools
+        assert "recipes_search" not in {tool.name for tool in tools}
+        await call(client, "session_start")
+        listed = await sent_ahead_first_turn(client)
+        status = await call(client, "turn_status")
+    act_calls = [call for step in status["state"]["steps"] for call in step["tool_calls"]]
+    assert [(call["tool"], call["ok"]) for call in act_calls] == [("recipes_search", True)]
+    assert (listed.calls, default.calls) == (4, 6)
+    assert listed.bytes + _bytes(tools) < default.bytes + default_list, (listed.bytes, default.bytes)
