@@ -399,6 +399,32 @@ async def test_a_reply_sent_ahead_after_a_call_that_warned_is_not_applied_and_re
     assert "reply" not in state["model_calls"] and state["reply"] is None
 
 
+LOOKUPS: dict[str, Outputs] = {
+    "Understand's quick read with a tool": [("understand", LOOKUP)],
+    "a one-step read plan": [_understood("list the fish recipes"), ("think", plan("List fish recipes", step(
+        "read", "Search fish recipes", "recipes", call={"tool": "recipes_search", "arguments": {"category": "fish"}})))],
+    "two read steps": [_understood("the fish recipes and the pantry"), ("think", plan(
+        "Fish recipes and pantry",
+        step("read", "Search fish recipes", "recipes", call={"tool": "recipes_search", "arguments": {"category": "fish"}}),
+        step("read", "Read the pantry", "inventory", call={"tool": "db_read", "arguments": {"table": "inventory", "limit": 5}})))],
+}
+
+
+@pytest.mark.parametrize("outputs", LOOKUPS.values(), ids=LOOKUPS.keys())
+async def test_a_reply_sent_ahead_of_a_lookup_is_not_applied_and_reply_is_written_from_the_rows(
+        client: Client, outputs: Outputs) -> None:
+    """A model cannot know rows it has not read, and the reply check does not judge what a reply says of them: a reply
+    sent ahead of a turn that only read waits for the rows, which the answer's notice shows."""
+    answer = await call(client, "turn_start", message="What fish recipes do I have?",
+                        then=_sent([*outputs, ("reply", reply("You have three fish recipes."))]))
+    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply", answer
+    assert answer["not_applied"] == [f"then[{len(outputs)}] reply: not applied: the turn only read, so the reply is "
+                                     "written from the rows (see the notice)"]
+    assert "Cod" in answer["notice"] and "refused" not in answer
+    state = (await call(client, "turn_status"))["state"]
+    assert "reply" not in state["model_calls"] and state["reply"] is None
+
+
 NOT_LAST = {
     "turn_start": ("turn_start", {"message": PEPPER, "then": _sent([PEPPER_OUTPUTS[0], PEPPER_OUTPUTS[2], PEPPER_OUTPUTS[1]])},
                    "then[1].role"),
