@@ -1,0 +1,89 @@
+"""The held-constraints measure (`held_probes.py`, `benchmarks/held.py`): labels written from the user's messages, probes
+whose outcome is the server's answer, and the staged and plain end kitchens probed alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e.conftest import SeededKitchens
+
+from .held_probes import ACTIONS, STOPPED, HeldTurn, Stated, conversation_of, held_replay, load_labels, user_turns
+from .recorded import Recording, load_recordings
+
+pytestmark = pytest.mark.anyio
+
+RECORDINGS = load_recordings()
+LABELS = load_labels()
+STAGED = [recording for recording in RECORDINGS if not recording.plain]
+STATED = [item for items in LABELS.values() for item in items]
+
+
+def _by_name(name: str) -> Recording:
+    return next(recording for recording in RECORDINGS if recording.name == name)
+
+
+def test_every_recorded_conversation_is_labelled_and_every_label_is_a_recorded_conversation() -> None:
+    assert {conversation_of(recording) for recording in RECORDINGS} == set(LABELS)
+
+
+@pytest.mark.parametrize("stated", STATED, ids=lambda item: f"{item.conversation}.{item.id}")
+def test_a_statement_quotes_the_users_message_of_its_turn_in_every_staged_round(stated: Stated) -> None:
+    """Labels come from what the user said: its words are in that turn's message (and the words that dropped it in
+    the dropped turn's), in every round that recorded the conversation's messages."""
+    rounds = [recording for recording in STAGED if conversation_of(recording) == stated.conversation]
+    assert rounds
+    for recording in rounds:
+        messages = {turn.label: turn.message.lower() for turn in recording.turns}
+        assert stated.words.lower() in messages[stated.turn], (recording.name, stated.turn, messages[stated.turn])
+        if stated.dropped is not None:
+            assert stated.dropped_words and stated.dropped_words.lower() in messages[stated.dropped], recording.name
+
+
+@pytest.mark.parametrize("stated", STATED, ids=lambda item: f"{item.conversation}.{item.id}")
+def test_a_statement_has_probes_of_known_actions_naming_what_stops_them_from_a_turn_of_the_conversation(stated: Stated) -> None:
+    recording = next(recording for recording in STAGED if conversation_of(recording) == stated.conversation)
+    order = user_turns(recording)
+    assert stated.probes
+    for probe in stated.probes:
+        assert probe.action in ACTIONS and probe.terms and all(term.strip() for term in probe.terms)
+        assert order.index(probe.start or stated.turn) >= order.index(stated.turn)
+    if stated.dropped is not None:
+        assert order.index(stated.dropped) > order.index(stated.turn)
+
+
+def _outcomes(turns: list[HeldTurn]) -> dict[tuple[str, str], str]:
+    return {(result.turn, result.probe): result.outcome for turn in turns for result in turn.results}
+
+
+async def test_every_turn_of_the_staged_gluten_conversation_stops_the_probes_until_the_user_drops_it(
+        tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """b4: 'I'm avoiding gluten for now' (t1), 'forget the gluten thing' (t3): every probe is stopped after t1 and t2,
+    read from the server's answer (a warning naming gluten, a search leaving the gluten recipes out), and goes
+    through from t3 on."""
+    recording = _by_name("r3_b4_constraints")
+    turns = await held_replay(recording, LABELS["b4_constraints"], tmp_path, seeded_kitchens, every_turn=True)
+    assert [turn.label for turn in turns] == user_turns(recording)
+    results = [result for turn in turns for result in turn.results]
+    assert len(results) == 3 * len(turns)
+    for result in results:
+        assert result.ok, (result.turn, result.probe, result.outcome, result.evidence)
+        assert (result.outcome in STOPPED) == (result.turn in ("t1", "t2"))
+        if result.outcome in STOPPED:
+            assert "gluten" in result.evidence
+    assert "exclude gluten (goal:ingredient)" in turns[0].holds and not any("gluten" in line for line in turns[-1].holds)
+
+
+async def test_the_guests_allergies_stop_the_staged_end_kitchens_probes_and_nothing_stops_the_plain_ones(
+        tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """a2 at its end (after the undo of t6): the staged session holds the occasion and its guests' allergies, so
+    planning the sesame salmon for Saturday is refused and saving a shrimp or sesame starter warned; the plain run,
+    whose model recorded nothing, lets each through. The probes are the same calls on both sides."""
+    staged = await held_replay(_by_name("r3_a2_guests"), LABELS["a2_guests"], tmp_path / "staged", seeded_kitchens)
+    plain = await held_replay(_by_name("r2_a2_guests.plain"), LABELS["a2_guests"], tmp_path / "plain", seeded_kitchens)
+    allergies = {("t6", "save_shrimp_starter"): "warned", ("t6", "plan_miso_salmon_saturday"): "refused",
+                 ("t6", "save_sesame_starter"): "warned"}
+    assert {key: value for key, value in _outcomes(staged).items() if key in allergies} == allergies
+    assert set(_outcomes(plain).values()) == {"through"}
+    assert {"exclude sesame (guest allergy)", "exclude shellfish (guest allergy)"} <= set(staged[-1].holds)
+    assert plain[-1].holds == []
