@@ -24,6 +24,7 @@ from alfred_mcp.operations.understanding import current_constraints
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.constraints import ALLERGY_REASONS, SessionConstraints, compile_constraints, constraint_values
 from alfred_mcp.state.drafts import Draft
+from alfred_mcp.state.registry import SessionIdRegistry
 
 MAX_WARNINGS = 20
 
@@ -40,7 +41,8 @@ async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]
         for hit in allergen_hits(texts, held.all()):
             warnings.append(f"{hit.describe()}: {held.whose([hit.allergen])}; draft_save will refuse it unless the user "
                             "explicitly accepts it (allergy_override)")
-        rules = avoided + [(value, "the user excluded it from this draft") for value in _excluded_from(constraints, draft.ref)]
+        about = _excluded_from(constraints, draft.ref, work.session.registry)
+        rules = avoided + [(value, "the user excluded it from this draft") for value in about]
         warnings += _avoided_lines(texts, rules)
     return _bounded(warnings)
 
@@ -55,12 +57,23 @@ async def write_warnings(work: UnitOfWork, table: Table, rows: Sequence[Mapping[
     warnings: list[str] = []
     for index, row in enumerate(rows):
         recipe = row.get("recipe_id") if table.name == "recipe_ingredients" else None
-        about = _excluded_from(constraints, recipe) if isinstance(recipe, str) else []
+        about = _excluded_from(constraints, recipe, work.session.registry) if isinstance(recipe, str) else []
         rules = avoided + [(value, f"the user excluded it from {recipe}") for value in about]
         if rules:
             where = f"data[{index}]" if len(rows) > 1 else "data"
             warnings += _avoided_lines(await allergies.row_texts(work, table, row, where), rules)
     return _bounded(warnings)
+
+
+async def update_warnings(work: UnitOfWork, table: Table, data: Mapping[str, Any], changed: Sequence[Mapping[str, Any]]) -> list[str]:
+    """`write_warnings` of an update's `data` as the rows it changed (by refs) now hold it: an ingredient line renamed
+    is judged by its own recipe's constraints too, though the update did not name the recipe."""
+    if not changed:
+        return []
+    if table.name != "recipe_ingredients" or "recipe_id" in data:
+        return await write_warnings(work, table, [data])
+    recipes = dict.fromkeys(str(row["recipe_id"]) for row in changed if row.get("recipe_id"))
+    return await write_warnings(work, table, [{**data, "recipe_id": recipe} for recipe in recipes] or [data])
 
 
 def _avoided_lines(texts: Sequence[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> list[str]:
@@ -87,8 +100,18 @@ def _reason(why: str) -> str:
     return "the user dislikes it" if why == "dislike" else f"the goal excludes it ({why.removeprefix('goal:')})"
 
 
-def _excluded_from(constraints: SessionConstraints, ref: str) -> list[str]:
-    """The ingredients a constraint about this one draft excludes ('make it dairy-free')."""
+def _excluded_from(constraints: SessionConstraints, ref: str, registry: SessionIdRegistry) -> list[str]:
+    """The ingredients a constraint about this one thing excludes ('make it dairy-free'): about `ref`, or about the
+    draft `ref` was saved from (the constraint follows the draft into the recipe it became)."""
     held = [*(constraints.occasion.constraints if constraints.occasion else []),
             *(constraints.active_goal.constraints if constraints.active_goal else [])]
-    return [value for c in held if c.about == ref and c.type == "ingredient_excluded" for value in constraint_values(c)]
+    return [value for c in held if c.about is not None and c.type == "ingredient_excluded" and _names_same(registry, c.about, ref)
+            for value in constraint_values(c)]
+
+
+def _names_same(registry: SessionIdRegistry, about: str, ref: str) -> bool:
+    """Whether the ref a constraint is about names `ref`'s row: the same ref, or a draft saved as it."""
+    if about == ref:
+        return True
+    entry = registry.get(about)
+    return entry is not None and entry.saved_as == ref

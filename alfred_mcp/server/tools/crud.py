@@ -10,7 +10,7 @@ from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import MEAL_PLANS, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
-from alfred_mcp.operations.constraint_warnings import write_warnings
+from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
@@ -62,7 +62,7 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "db_update", args) as work:
         result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
-        warnings = await write_warnings(work, table, [args["data"]]) if result.rows and isinstance(args["data"], dict) else []
+        warnings = await update_warnings(work, table, args["data"], result.rows) if isinstance(args["data"], dict) else []
         if {"date", "meal_type"} & set(args["data"]):
             warnings += await _double_bookings(work, table.name, result)
         return {**_rows_result(work.session, result), **_warned(warnings)}
