@@ -74,16 +74,17 @@ async def test_every_turn_of_the_staged_gluten_conversation_stops_the_probes_unt
     assert "exclude gluten (goal:ingredient)" in turns[0].holds and not any("gluten" in line for line in turns[-1].holds)
 
 
-async def test_the_guests_allergies_stop_the_staged_end_kitchens_probes_and_nothing_stops_the_plain_ones(
+async def test_the_guests_allergies_and_number_stop_the_staged_end_kitchens_probes_and_nothing_stops_the_plain_ones(
         tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
-    """a2 at its end (after the undo of t6): the staged session holds the occasion and its guests' allergies, so
-    planning the sesame salmon for Saturday is refused and saving a shrimp or sesame starter warned; the plain run,
-    whose model recorded nothing, lets each through. The probes are the same calls on both sides."""
+    """a2 at its end (after the undo of t6): the staged session holds the occasion, its guests' allergies and number,
+    so planning the sesame salmon for Saturday is refused, saving a shrimp or sesame starter warned, and a Saturday
+    meal for 4 warned; the plain run, whose model recorded nothing, lets each through. The probes are the same calls
+    on both sides."""
     staged = await held_replay(_by_name("r3_a2_guests"), LABELS["a2_guests"], tmp_path / "staged", seeded_kitchens)
     plain = await held_replay(_by_name("r2_a2_guests.plain"), LABELS["a2_guests"], tmp_path / "plain", seeded_kitchens)
-    allergies = {("t6", "save_shrimp_starter"): "warned", ("t6", "plan_miso_salmon_saturday"): "refused",
-                 ("t6", "save_sesame_starter"): "warned"}
-    assert {key: value for key, value in _outcomes(staged).items() if key in allergies} == allergies
+    stopped = {("t6", "save_shrimp_starter"): "warned", ("t6", "plan_miso_salmon_saturday"): "refused",
+                 ("t6", "save_sesame_starter"): "warned", ("t6", "plan_saturday_for_four"): "warned"}
+    assert _outcomes(staged) == stopped
     assert set(_outcomes(plain).values()) == {"through"}
     assert {"exclude sesame (guest allergy)", "exclude shellfish (guest allergy)"} <= set(staged[-1].holds)
     assert plain[-1].holds == []
