@@ -6,7 +6,8 @@ draft_revise, recipes_import) answers with one warning per line and rule: the dr
 the rule it meets. A direct write (db_create, db_update) has had its allergens refused already; it
 answers with the disliked or excluded lines it wrote. Allergies match whatever holds the allergen,
 dislikes and exclusions the thing itself (`kitchen/ingredient_match.py`), as search and the recipe
-card judge them.
+card judge them. A constraint about one draft ('make it dairy-free') holds for the recipe it was saved as. A recipe
+drafted, written or planned that takes longer than the goal's time limit is said too.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from alfred_mcp.errors import AlfredError
 from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.ingredient_match import term_matches
-from alfred_mcp.kitchen.schema import Table
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.recipe_times import duration_text, total_minutes
+from alfred_mcp.kitchen.schema import RECIPES, Table
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.drafting import draft_texts
@@ -27,14 +31,17 @@ from alfred_mcp.state.drafts import Draft
 from alfred_mcp.state.registry import SessionIdRegistry
 
 MAX_WARNINGS = 20
+TIME_COLUMNS = frozenset({"prep_time_minutes", "cook_time_minutes", "total_time_minutes"})
 
 
 async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]:
-    """One warning per draft line that holds an allergen (refused at save), or is a disliked or excluded ingredient."""
+    """One warning per draft line that holds an allergen (refused at save), or is a disliked or excluded ingredient;
+    one per recipe draft that takes longer than the goal's time limit."""
     held = await allergies.write_allergies(work)
     constraints = await current_constraints(work)
     avoided = _avoided(constraints)
     in_call = {draft.ref for draft in drafts}
+    limit = compile_constraints(constraints).max_minutes
     warnings: list[str] = []
     for draft in drafts:
         texts = await draft_texts(work, draft, in_call)
@@ -44,36 +51,70 @@ async def draft_warnings(work: UnitOfWork, drafts: Sequence[Draft]) -> list[str]
         about = _excluded_from(constraints, draft.ref, work.session.registry)
         rules = avoided + [(value, "the user excluded it from this draft") for value in about]
         warnings += _avoided_lines(texts, rules)
+        if draft.entity_type == "recipe":
+            warnings += _too_long(f"{draft.ref} ({draft.label})", draft.parsed().model_dump(), limit)
     return _bounded(warnings)
 
 
 async def write_warnings(work: UnitOfWork, table: Table, rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One warning per text a write puts in the kitchen (a recipe or shopping name, an ingredient, a planned
-    recipe's lines) that is a disliked or excluded ingredient, an ingredient excluded from its own recipe included."""
+    recipe's lines) that is a disliked or excluded ingredient, an ingredient excluded from its own recipe included;
+    one per recipe written or planned that takes longer than the goal's time limit."""
     if table.name not in allergies.CHECKED_TABLES:
         return []
     constraints = await current_constraints(work)
     avoided = _avoided(constraints)
+    limit = compile_constraints(constraints).max_minutes
     warnings: list[str] = []
     for index, row in enumerate(rows):
+        where = f"data[{index}]" if len(rows) > 1 else "data"
         recipe = row.get("recipe_id") if table.name == "recipe_ingredients" else None
         about = _excluded_from(constraints, recipe, work.session.registry) if isinstance(recipe, str) else []
         rules = avoided + [(value, f"the user excluded it from {recipe}") for value in about]
         if rules:
-            where = f"data[{index}]" if len(rows) > 1 else "data"
             warnings += _avoided_lines(await allergies.row_texts(work, table, row, where), rules)
+        if limit is not None and table.name in ("recipes", "meal_plans"):
+            warnings += await _row_too_long(work, table, row, where, limit)
     return _bounded(warnings)
 
 
 async def update_warnings(work: UnitOfWork, table: Table, data: Mapping[str, Any], changed: Sequence[Mapping[str, Any]]) -> list[str]:
     """`write_warnings` of an update's `data` as the rows it changed (by refs) now hold it: an ingredient line renamed
-    is judged by its own recipe's constraints too, though the update did not name the recipe."""
+    is judged by its own recipe's constraints too, though the update did not name the recipe, and a recipe's new
+    time by all of its times."""
     if not changed:
         return []
+    if table.name == "recipes" and TIME_COLUMNS & set(data):
+        return await write_warnings(work, table, [{"id": row.get("id"), **data, **{k: row.get(k) for k in TIME_COLUMNS}} for row in changed])
     if table.name != "recipe_ingredients" or "recipe_id" in data:
         return await write_warnings(work, table, [data])
     recipes = dict.fromkeys(str(row["recipe_id"]) for row in changed if row.get("recipe_id"))
     return await write_warnings(work, table, [{**data, "recipe_id": recipe} for recipe in recipes] or [data])
+
+
+def _too_long(where: str, recipe: Mapping[str, Any], limit: int | float | None) -> list[str]:
+    """'gen_recipe_1 (Lasagna) takes 2 hr 10 min: the goal's time limit is 30 min', or nothing."""
+    minutes = total_minutes(recipe)
+    if limit is None or minutes is None or minutes <= limit:
+        return []
+    return [f"{where} takes {duration_text(minutes)}: the goal's time limit is {duration_text(int(limit))}"]
+
+
+async def _row_too_long(work: UnitOfWork, table: Table, row: Mapping[str, Any], where: str, limit: int | float) -> list[str]:
+    """A recipe row written, or the saved recipe a meal plans, that takes longer than `limit` minutes."""
+    if table.name == "recipes":
+        return _too_long(f"{where} ({row.get('name') or row.get('id') or 'the recipe'})", row, limit)
+    ref = row.get("recipe_id")
+    if not isinstance(ref, str):
+        return []
+    try:
+        row_id = work.session.registry.resolve(ref, expected_type="recipe")
+    except AlfredError:
+        return []  # the write itself refuses a ref it does not know; a draft not saved yet has no stored time
+    columns = ("id", "name", "prep_time_minutes", "cook_time_minutes", "total_time_minutes")
+    found = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "eq", row_id),)), columns=columns, limit=1),
+                                    user_id=work.user_id)
+    return _too_long(f"{where}.recipe_id ({ref} {found[0]['name']})", found[0], limit) if found else []
 
 
 def _avoided_lines(texts: Sequence[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> list[str]:
