@@ -8,6 +8,7 @@ whether the state stopped it. It measures what the state enforces when a model f
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -42,10 +43,16 @@ def latest_pairs(recordings: dict[str, Recording]) -> dict[str, tuple[Recording,
     return pairs
 
 
-async def held_constraints(*, every_turn: bool = False) -> dict[str, object]:
+EVERY_TURN = "ALFRED_HELD_EVERY_TURN"
+"""Set to 1: probe after every turn from each statement's, not only at the checkpoints (about three times as long)."""
+
+
+async def held_constraints(*, every_turn: bool | None = None) -> dict[str, object]:
     """Per conversation and side: what the session's constraints hold after it against what the user stated, and
-    each probe's outcome at each checkpoint; per side, probes the state got right / probes (`stopped` while a
-    statement held, `passed` once dropped)."""
+    each probe's outcome at each checkpoint (`every_turn`, else $ALFRED_HELD_EVERY_TURN=1: after every turn); per side,
+    probes the state got right / probes (`stopped` while a statement held, `passed` once dropped)."""
+    if every_turn is None:
+        every_turn = os.environ.get(EVERY_TURN) == "1"
     labels = load_labels()
     pairs = latest_pairs({recording.name: recording for recording in load_recordings()})
     out: dict[str, Any] = {}
@@ -64,7 +71,8 @@ async def held_constraints(*, every_turn: bool = False) -> dict[str, object]:
             out[conversation] = entry
     for tally in totals.values():
         tally["share"] = round(tally["right"] / max(1, tally["probes"]), 3)
-    return {**out, "totals": totals, "labels": "tests/scenarios/held_labels.json",
+    return {**out, "totals": totals, "probed": "after every turn" if every_turn else "at the checkpoints",
+            "labels": "tests/scenarios/held_labels.json",
             "what": "probes of violating actions a model that forgot would take, tried on the end kitchens: what the state "
                     "enforces, not how well a model does", "ok": all(tally["failed"] == 0 for tally in totals.values())}
 
