@@ -3,6 +3,7 @@ whose outcome is the server's answer, and the staged and plain end kitchens prob
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,9 @@ from e2e.conftest import SeededKitchens
 
 from .held_probes import ACTIONS, STOPPED, HeldTurn, Stated, conversation_of, held_replay, load_labels, user_turns
 from .recorded import Recording, load_recordings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from benchmarks.held import latest_pairs  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -88,3 +92,18 @@ async def test_the_guests_allergies_and_number_stop_the_staged_end_kitchens_prob
     assert set(_outcomes(plain).values()) == {"through"}
     assert {"exclude sesame (guest allergy)", "exclude shellfish (guest allergy)"} <= set(staged[-1].holds)
     assert plain[-1].holds == []
+
+
+def test_each_conversation_is_measured_on_its_latest_staged_round_beside_its_plain_run() -> None:
+    """The benchmark pairs every labelled conversation's latest staged recording with the plain run recorded_turns
+    compares it with (its own, else an earlier round's), and both have every turn a statement, its drop or a probe
+    starts at (b1's plain run made no call in t3: it has no such turn, and no statement)."""
+    pairs = latest_pairs({recording.name: recording for recording in RECORDINGS})
+    assert set(pairs) == set(LABELS)
+    for conversation, (staged, plain) in pairs.items():
+        rounds = [recording.name for recording in STAGED if conversation_of(recording) == conversation]
+        assert staged.name == max(rounds, key=lambda name: int(name[1]) if name[0] == "r" and name[1].isdigit() else 1)
+        assert plain.plain and conversation_of(plain) == conversation
+        for item in LABELS[conversation]:
+            named = {item.turn, *([item.dropped] if item.dropped else []), *(probe.start for probe in item.probes if probe.start)}
+            assert named <= set(user_turns(staged)) & set(user_turns(plain)), (conversation, item.id)
