@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from alfred_mcp.errors import AlfredError
-from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
+from alfred_mcp.kitchen.schema import MEAL_PLANS, row_label
 from alfred_mcp.operations.double_booking import Slot
+from alfred_mcp.operations.recipe_rows import saved_recipe_row
 from alfred_mcp.operations.understanding import constraints_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.occasion import occasion_meals
@@ -43,13 +42,6 @@ async def occasion_warnings(work: UnitOfWork, slots: Sequence[Slot]) -> list[str
 
 async def _recipe_servings(work: UnitOfWork, ref: str | None) -> int | None:
     """The servings of the saved recipe a meal plans without its own (None for no recipe, or a draft not saved)."""
-    if ref is None:
-        return None
-    try:
-        row_id = work.session.registry.resolve(ref, expected_type="recipe")
-    except AlfredError:
-        return None
-    one = Query(where=Where(all_of=(Filter("id", "eq", row_id),)), columns=("id", "servings"), limit=1)
-    rows = await work.store.select(RECIPES, one, user_id=work.user_id)
-    servings = rows[0].get("servings") if rows else None
+    row = await saved_recipe_row(work, ref, ("servings",)) if ref is not None else None
+    servings = row.get("servings") if row else None
     return servings if isinstance(servings, int) else None

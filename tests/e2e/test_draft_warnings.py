@@ -216,3 +216,22 @@ async def test_an_ingredient_excluded_from_a_draft_is_warned_about_in_the_recipe
                              data={"name": "cheddar"})
         assert added.get("warnings", []) == ([f"data.name (ingredient) 'sour cream' is dairy: the user excluded it from {saved}"] if warned else [])
         assert renamed.get("warnings", []) == ([f"data.name (ingredient) 'cheddar' is dairy: the user excluded it from {saved}"] if warned else [])
+
+
+async def test_an_ingredient_excluded_from_a_recipe_is_warned_about_in_a_version_drafted_from_it_and_once_saved(client: Client) -> None:
+    """'Make the fajitas dairy-free' (about that recipe) made as a new version of them: sour cream in the version's
+    draft, and added to the recipe the version was saved as, is warned about as excluded from the fajitas; a recipe
+    that is no version of them is not."""
+    fajitas = (await call(client, "db_read", table="recipes", filters=[{"field": "name", "op": "eq", "value": "Chicken Fajitas"}]))["rows"][0]["id"]
+    await call(client, "understanding_submit", message="make the fajitas dairy-free", constraint_snapshot={
+        "new_constraints": [{"type": "ingredient_excluded", "field": "diet", "value": "dairy", "about": fajitas}]})
+    said = f"is dairy: the user excluded it from {fajitas}"
+    version = {**recipe("sour cream"), "name": "Dairy-Free Fajitas", "parent_recipe": fajitas}
+    drafted = await call(client, "draft_create", entity_type="recipe", items=[version, recipe("sour cream")])
+    versioned, other = (draft["ref"] for draft in drafted["drafts"])
+    assert [w for w in drafted["warnings"] if said in w] == [
+        f"{versioned} (Dairy-Free Fajitas): ingredient 'sour cream' {said}, which this draft is a version of"]
+    saved = {item["ref"]: item["saved_as"] for item in (await call(client, "draft_save", refs=[versioned, other]))["items"]}
+    for ref, warned in ((saved[versioned], True), (saved[other], False)):
+        added = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": ref, "position": 20, "name": "cheddar"})
+        assert added.get("warnings", []) == ([f"data.name (ingredient) 'cheddar' {said}, which {ref} is a version of"] if warned else [])
