@@ -56,7 +56,8 @@ async def held_constraints(*, every_turn: bool | None = None) -> dict[str, objec
     labels = load_labels()
     pairs = latest_pairs({recording.name: recording for recording in load_recordings()})
     out: dict[str, Any] = {}
-    totals = {side: {"right": 0, "probes": 0, "stopped": 0, "to_stop": 0, "passed": 0, "to_pass": 0, "failed": 0} for side in SIDES}
+    totals = {side: {"right": 0, "probes": 0, "stopped": 0, "to_stop": 0, "passed": 0, "to_pass": 0, "failed": 0, "diverged": 0}
+              for side in SIDES}
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "seeded").mkdir()
         kitchens = SeededKitchens(Path(folder) / "seeded")
@@ -74,7 +75,8 @@ async def held_constraints(*, every_turn: bool | None = None) -> dict[str, objec
     return {**out, "totals": totals, "probed": "after every turn" if every_turn else "at the checkpoints",
             "labels": "tests/scenarios/held_labels.json",
             "what": "probes of violating actions a model that forgot would take, tried on the end kitchens: what the state "
-                    "enforces, not how well a model does", "ok": all(tally["failed"] == 0 for tally in totals.values())}
+                    "enforces, not how well a model does",
+            "ok": all(tally["failed"] == 0 and tally["diverged"] == 0 for tally in totals.values())}
 
 
 def _said(item: Stated) -> str:
@@ -91,10 +93,12 @@ def _side(recording: Recording, turns: list[HeldTurn]) -> dict[str, Any]:
         "probes": [f"{result.turn} {result.probe}: {result.outcome} (expected {result.expect})" for result in results],
         **({"failed": [f"{r.turn} {r.probe}: {r.evidence}" for r in results if r.outcome == "failed"]}
            if any(r.outcome == "failed" for r in results) else {}),
+        **({"diverged": diverged} if (diverged := [line for turn in turns for line in turn.diverged]) else {}),
     }
 
 
 def _add(tally: dict[str, int], turns: list[HeldTurn]) -> None:
+    tally["diverged"] += sum(len(turn.diverged) for turn in turns)
     for result in (result for turn in turns for result in turn.results):
         tally["probes"] += 1
         tally["right"] += result.ok

@@ -106,6 +106,9 @@ class HeldTurn:
     holds: list[str]
     """What the session's constraints hold beyond the preferences (`held_lines`)."""
     results: list[ProbeResult] = field(default_factory=list)
+    diverged: list[str] = field(default_factory=list)
+    """Calls replayed since the last turn probed whose outcome differs from the recording (the kitchen probed is then
+    not the recorded one): 't2 db_update: refused (recorded: accepted)'."""
 
 
 def conversation_of(recording: Recording) -> str:
@@ -133,16 +136,21 @@ async def held_replay(recording: Recording, stated: list[Stated], folder: Path, 
     order = user_turns(recording)
     probed = order if every_turn else checkpoints(stated, order)
     held: list[HeldTurn] = []
+    diverged: list[str] = []
     (live := folder / "live").mkdir(parents=True)
     with on_day(recording.today):
         async with kitchens.copy(live, recording.today) as app, Client(build_server(app)) as client:
             for turn in recording.turns:
                 for call in turn.calls:
-                    await client.call_tool(call.tool, call.arguments)
+                    result = await client.call_tool(call.tool, call.arguments)
+                    if bool(result.is_error) != call.is_error:
+                        said = ("refused", "accepted") if result.is_error else ("accepted", "refused")
+                        diverged.append(f"{turn.label} {call.tool}: {said[0]} (recorded: {said[1]})")
                 if turn.label not in probed:
                     continue
                 read = await client.call_tool("constraints_read", {})
-                after = HeldTurn(turn.label, held_lines((read.structured_content or {}).get("constraints", {})))
+                after = HeldTurn(turn.label, held_lines((read.structured_content or {}).get("constraints", {})), diverged=diverged)
+                diverged = []
                 await flush_deferred(app.sessions, app.store)
                 snapshot = folder / f"after_{turn.label}.db"
                 _backup(live / "kitchen.db", snapshot)

@@ -68,6 +68,7 @@ async def test_every_turn_of_the_staged_gluten_conversation_stops_the_probes_unt
     recording = _by_name("r3_b4_constraints")
     turns = await held_replay(recording, LABELS["b4_constraints"], tmp_path, seeded_kitchens, every_turn=True)
     assert [turn.label for turn in turns] == user_turns(recording)
+    assert not [line for turn in turns for line in turn.diverged]
     results = [result for turn in turns for result in turn.results]
     assert len(results) == 3 * len(turns)
     for result in results:
@@ -90,6 +91,7 @@ async def test_the_guests_allergies_and_number_stop_the_staged_end_kitchens_prob
                  ("t6", "save_sesame_starter"): "warned", ("t6", "plan_saturday_for_four"): "warned"}
     assert _outcomes(staged) == stopped
     assert set(_outcomes(plain).values()) == {"through"}
+    assert not [line for turn in staged + plain for line in turn.diverged]
     assert {"exclude sesame (guest allergy)", "exclude shellfish (guest allergy)"} <= set(staged[-1].holds)
     assert plain[-1].holds == []
 
