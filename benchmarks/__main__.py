@@ -21,6 +21,7 @@ from . import (
     drafts,
     economy,
     foundation,
+    held,
     http,
     imports,
     isolation,
@@ -87,6 +88,9 @@ ENTRIES: tuple[Entry, ...] = (
           "<= 14 calls and 24,000 bytes a turn; a later one-step read <= 6 calls and 8,000 bytes", economy.stage_turns),
     Entry("recorded_turns", "calls and bytes of each turn of the conversations a client's model drove (tests/scenarios/recorded), "
           "replayed stage by stage, and the same conversations with plain tools", "as stage_turns; diverged = 0", economy.recorded_turns),
+    Entry("held_constraints", "what the user stated that the state holds and enforces after each recorded conversation, staged vs "
+          "plain: probes of violating actions a model that forgot would take (tests/scenarios/held_labels.json)",
+          "reported; failed = 0, diverged = 0", held.held_constraints),
     Entry("prompt_tokens", "the bundled loop's largest prompt per role and step type over the same conversations",
           "<= 2,000 tokens in one-step turns", economy.prompt_tokens),
     Entry("import_pages", "recipes_import's reading of saved real pages (ALFRED_IMPORT_CORPUS): drafted, quantity and unit, servings, time",

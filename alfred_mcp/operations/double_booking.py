@@ -22,17 +22,21 @@ SINGLE_MEALS = frozenset({"breakfast", "lunch", "dinner"})
 
 @dataclass(frozen=True)
 class Slot:
-    """A meal being planned: where it is in the call (data[1], gen_meal_2), its day and meal, and its own ref."""
+    """A meal being planned: where it is in the call (data[1], gen_meal_2), its day and meal, and its own ref; the
+    servings it makes and the recipe it plans (a ref), when given."""
 
     where: str
     date: str
     meal_type: str
     ref: str | None = None
+    servings: int | None = None
+    recipe: str | None = None
 
 
 def slots_of_rows(rows: Sequence[Mapping[str, Any]]) -> list[Slot]:
     """The slots of meal_plans rows a write returned (each its own ref)."""
-    return [Slot(str(row.get("id")), str(row.get("date")), str(row.get("meal_type")), str(row.get("id"))) for row in rows]
+    return [Slot(str(row.get("id")), str(row.get("date")), str(row.get("meal_type")), str(row.get("id")),
+                 _count(row.get("servings")), _text(row.get("recipe_id"))) for row in rows]
 
 
 def slots_of_drafts(drafts: Sequence[Draft]) -> list[Slot]:
@@ -42,8 +46,17 @@ def slots_of_drafts(drafts: Sequence[Draft]) -> list[Slot]:
         if draft.entity_type == "meal":
             content = draft.parsed()
             when, meal = getattr(content, "date", None), getattr(content, "meal_type", None)
-            slots.append(Slot(draft.ref, str(when), str(meal), draft.saved_as))
+            servings, recipe = getattr(content, "servings", None), getattr(content, "recipe", None)
+            slots.append(Slot(draft.ref, str(when), str(meal), draft.saved_as, _count(servings), _text(recipe)))
     return slots
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 async def booking_warnings(work: UnitOfWork, slots: Sequence[Slot]) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from alfred_mcp.errors import InputError, PendingDraftError
+from alfred_mcp.errors import AlfredError, InputError, PendingDraftError
 from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
 from alfred_mcp.kitchen.schema import RECIPE_INGREDIENTS, RECIPES
 from alfred_mcp.operations.crud import rows_to_refs
@@ -74,3 +74,15 @@ async def recipe_or_draft(work: UnitOfWork, ref: str, *, field: str) -> RecipeRo
     (root,) = compile_draft(draft).rows
     parts = [dict(child.data) for child in root.children if child.table == RECIPE_INGREDIENTS.name]
     return RecipeRows(ref, dict(root.data), sorted(parts, key=lambda part: int(part.get("position") or 0)))
+
+
+async def saved_recipe_row(work: UnitOfWork, ref: str, columns: Sequence[str]) -> Row | None:
+    """The `columns` (and id) of the saved recipe `ref` names, as stored; None when it names none (a draft not saved
+    yet, a deleted row, another table's ref: a write naming it refuses it itself)."""
+    try:
+        row_id = work.session.registry.resolve(ref, expected_type="recipe")
+    except AlfredError:
+        return None
+    one = Query(where=Where(all_of=(Filter("id", "eq", row_id),)), columns=("id", *columns), limit=1)
+    rows = await work.store.select(RECIPES, one, user_id=work.user_id)
+    return rows[0] if rows else None

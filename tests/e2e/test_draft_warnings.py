@@ -197,3 +197,41 @@ async def test_an_ingredient_excluded_from_its_recipe_is_warned_about_when_writt
     assert added["warnings"] == [f"data.name (ingredient) 'sour cream' is dairy: the user excluded it from {fajitas}"]
     elsewhere = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": other, "position": 20, "name": "sour cream"})
     assert "warnings" not in elsewhere
+
+
+async def test_an_ingredient_excluded_from_a_draft_is_warned_about_in_the_recipe_it_was_saved_as(client: Client) -> None:
+    """'Make it dairy-free' about a draft (gen_recipe_1): once saved, sour cream added to the saved recipe, or a line
+    of it renamed to cheddar, is warned about as the user's exclusion from that recipe; the same writes to another
+    recipe are not."""
+    drafted = await call(client, "draft_create", entity_type="recipe", items=[recipe("corn tortillas")])
+    draft = drafted["drafts"][0]["ref"]
+    await call(client, "understanding_submit", message="make it dairy-free", constraint_snapshot={
+        "new_constraints": [{"type": "ingredient_excluded", "field": "diet", "value": "dairy", "about": draft}]})
+    saved = (await call(client, "draft_save", refs=[draft]))["items"][0]["saved_as"]
+    other = (await call(client, "db_read", table="recipes", filters=[{"field": "name", "op": "eq", "value": "Mushroom Risotto"}]))["rows"][0]["id"]
+    for ref, warned in ((saved, True), (other, False)):
+        added = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": ref, "position": 20, "name": "sour cream"})
+        line = added["rows"][0]["id"]
+        renamed = await call(client, "db_update", table="recipe_ingredients", filters=[{"field": "id", "op": "eq", "value": line}],
+                             data={"name": "cheddar"})
+        assert added.get("warnings", []) == ([f"data.name (ingredient) 'sour cream' is dairy: the user excluded it from {saved}"] if warned else [])
+        assert renamed.get("warnings", []) == ([f"data.name (ingredient) 'cheddar' is dairy: the user excluded it from {saved}"] if warned else [])
+
+
+async def test_an_ingredient_excluded_from_a_recipe_is_warned_about_in_a_version_drafted_from_it_and_once_saved(client: Client) -> None:
+    """'Make the fajitas dairy-free' (about that recipe) made as a new version of them: sour cream in the version's
+    draft, and added to the recipe the version was saved as, is warned about as excluded from the fajitas; a recipe
+    that is no version of them is not."""
+    fajitas = (await call(client, "db_read", table="recipes", filters=[{"field": "name", "op": "eq", "value": "Chicken Fajitas"}]))["rows"][0]["id"]
+    await call(client, "understanding_submit", message="make the fajitas dairy-free", constraint_snapshot={
+        "new_constraints": [{"type": "ingredient_excluded", "field": "diet", "value": "dairy", "about": fajitas}]})
+    said = f"is dairy: the user excluded it from {fajitas}"
+    version = {**recipe("sour cream"), "name": "Dairy-Free Fajitas", "parent_recipe": fajitas}
+    drafted = await call(client, "draft_create", entity_type="recipe", items=[version, recipe("sour cream")])
+    versioned, other = (draft["ref"] for draft in drafted["drafts"])
+    assert [w for w in drafted["warnings"] if said in w] == [
+        f"{versioned} (Dairy-Free Fajitas): ingredient 'sour cream' {said}, which this draft is a version of"]
+    saved = {item["ref"]: item["saved_as"] for item in (await call(client, "draft_save", refs=[versioned, other]))["items"]}
+    for ref, warned in ((saved[versioned], True), (saved[other], False)):
+        added = await call(client, "db_create", table="recipe_ingredients", data={"recipe_id": ref, "position": 20, "name": "cheddar"})
+        assert added.get("warnings", []) == ([f"data.name (ingredient) 'cheddar' {said}, which {ref} is a version of"] if warned else [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
@@ -10,8 +11,9 @@ from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import MEAL_PLANS, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
-from alfred_mcp.operations.constraint_warnings import write_warnings
+from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
+from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session, UnitOfWork
@@ -22,13 +24,19 @@ def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
 
 
 def _warned(warnings: list[str]) -> dict[str, list[str]]:
-    """{"warnings": [...]} when a write holds a disliked or excluded ingredient or double-books a meal, else nothing."""
+    """{"warnings": [...]} when a write holds a disliked or excluded ingredient or plans a meal against the week
+    (`_meal_warnings`), else nothing."""
     return {"warnings": warnings} if warnings else {}
 
 
-async def _double_bookings(work: UnitOfWork, table: str, result: crud.CrudResult) -> list[str]:
-    """A meal the write planned where that day already has one (a warning, never a refusal)."""
-    return await booking_warnings(work, slots_of_rows(result.rows)) if table == MEAL_PLANS.name else []
+async def _meal_warnings(work: UnitOfWork, table: str, result: crud.CrudResult, changed: Iterable[str] | None = None) -> list[str]:
+    """A meal the write planned where that day already has one, or on the occasion's day for other servings than it is
+    for (warnings, never refusals); `changed`: an update's columns, each warning only when what it judges changed."""
+    if table != MEAL_PLANS.name:
+        return []
+    slots, columns = slots_of_rows(result.rows), None if changed is None else set(changed)
+    booked = await booking_warnings(work, slots) if columns is None or columns & {"date", "meal_type"} else []
+    return booked + (await occasion_warnings(work, slots) if columns is None or columns & {"date", "servings", "recipe_id"} else [])
 
 
 async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -51,7 +59,7 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
         result = await crud.create(work, table, data, allergy_override=override)
-        warnings = await write_warnings(work, table, data) + await _double_bookings(work, table.name, result)
+        warnings = await write_warnings(work, table, data) + await _meal_warnings(work, table.name, result)
         return {**_rows_result(work.session, result), **_warned(warnings)}
 
 
@@ -62,9 +70,8 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "db_update", args) as work:
         result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
-        warnings = await write_warnings(work, table, [args["data"]]) if result.rows and isinstance(args["data"], dict) else []
-        if {"date", "meal_type"} & set(args["data"]):
-            warnings += await _double_bookings(work, table.name, result)
+        warnings = await update_warnings(work, table, args["data"], result.rows) if isinstance(args["data"], dict) else []
+        warnings += await _meal_warnings(work, table.name, result, changed=args["data"] if isinstance(args["data"], dict) else ())
         return {**_rows_result(work.session, result), **_warned(warnings)}
 
 

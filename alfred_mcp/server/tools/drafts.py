@@ -8,7 +8,8 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
-from alfred_mcp.operations.double_booking import booking_warnings, slots_of_drafts
+from alfred_mcp.operations.double_booking import Slot, booking_warnings, slots_of_drafts
+from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork
@@ -33,10 +34,15 @@ def manifest_view(manifest: BatchManifest) -> dict[str, Any]:
     }
 
 
+async def meal_warnings(work: UnitOfWork, slots: list[Slot]) -> list[str]:
+    """Meal drafts planned where that day has a meal, or on the occasion's day for other servings than it is for."""
+    return await booking_warnings(work, slots) + await occasion_warnings(work, slots)
+
+
 async def warnings_of(work: UnitOfWork, drafts: list[Draft]) -> dict[str, list[str]]:
     """{"warnings": [...]} when the drafts hold an allergen, a disliked or an excluded ingredient, or plan a meal where
     that day has one, else nothing."""
-    warnings = await draft_warnings(work, drafts) + await booking_warnings(work, slots_of_drafts(drafts))
+    warnings = await draft_warnings(work, drafts) + await meal_warnings(work, slots_of_drafts(drafts))
     return {"warnings": warnings} if warnings else {}
 
 
@@ -94,7 +100,7 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def _saved_bookings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:
     """{"warnings": [...]} when a saved meal draft planned a meal where that day already has one, else nothing."""
-    warnings = await booking_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs)))
+    warnings = await meal_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs)))
     return {"warnings": warnings} if warnings else {}
 
 
