@@ -394,11 +394,28 @@ class _Pending:
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
-        elif (added := about_in(need.name, amount.quantity, amount.unit, self.row.get("unit"))) is not None:
-            shown = to_buy(Amount(float(self.row["quantity"]) + added, self.row.get("unit")), need.name)
+        elif (joined := _joined(need.name, Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
+            shown = to_buy(joined, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
         else:
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
+
+
+def _joined(name: str, line: Amount, added: Amount) -> Amount | None:
+    """A line's amount with `added` joined in one unit: the line's where it converts exactly; else a measure, converted
+    as the shop sells it (a carton of broth listed and 6 cups more are 10 cups, bought as 3 cartons: kept in cups, an
+    amount added later is not rounded up to a carton twice); None when even that does not compare."""
+    if (exact := convert_for(name, added.quantity, added.unit, line.unit)) is not None:
+        return Amount(line.quantity + exact, line.unit)
+    if dimension(line.unit) not in _MEASURES and dimension(added.unit) in _MEASURES:
+        if (mine := about_in(name, line.quantity, line.unit, added.unit)) is not None:
+            return Amount(mine + added.quantity, added.unit)
+    if (more := about_in(name, added.quantity, added.unit, line.unit)) is not None:
+        return Amount(line.quantity + more, line.unit)
+    return None
+
+
+_MEASURES = frozenset({"volume", "mass"})
 
 
 def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
