@@ -54,7 +54,18 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, estimated_apart, in_need_unit, name_key, needs_of, on_hand, row_kind
+from alfred_mcp.state.pantry import (
+    EPSILON,
+    Need,
+    Stock,
+    about_in_need_unit,
+    estimated_apart,
+    in_need_unit,
+    name_key,
+    needs_of,
+    on_hand,
+    row_kind,
+)
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
@@ -289,10 +300,11 @@ def _left_out_text(names: list[str], meals: tuple[str, ...], allergen: str, whos
 
 def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | None, str | None]:
     """What is still needed beyond a line a person listed (or bought) for the recipe (None: the line covers it),
-    and, when its amount does not compare, a note naming both."""
+    counting it as the pantry is counted (a carton of broth is about 4 cups), and, when its amount does not compare
+    even so, a note naming both."""
     if missing is None or line.get("quantity") is None:
         return None, None
-    have = in_need_unit(need, float(line["quantity"]), line.get("unit"))
+    have = about_in_need_unit(need, float(line["quantity"]), line.get("unit"))[0]
     if have is None:
         held = "bought" if line.get("is_purchased") else "the list has"
         return None, f"need {_needed(need, missing)}, {held} {shopping_text(line)}: check it is enough"

@@ -69,15 +69,17 @@ async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_lin
     [pytest.param((6, "oz"), (18, "oz"), ("updated", "1 1/4 lb quuxpancetta", "14 oz"), id="same-unit-short"),
      pytest.param((1, "lb"), (250, "g"), ("already", None, None), id="converted-enough"),
      pytest.param((2, "head"), (3, "head"), ("updated", "3 heads quuxbok choy", "1 head"), id="count-short"),
+     pytest.param((1, "carton"), (6, "cup"), ("updated", "2 cartons quux broth (need 1 1/2 quarts)", "1 carton"), id="shop-size-short"),
      pytest.param((1, "bag"), (24, None), ("already", "need 24 quuxtortillas, the list has 1 bag quuxtortillas: check it is enough", None), id="not-comparable")],
 )
 async def test_a_line_a_person_listed_for_the_recipe_counts_for_what_it_holds(
     client: Client, on_list: tuple[float, str], needed: tuple[float, str | None], expected: tuple[str, str | None, str | None],
 ) -> None:
     """A line whose source names the recipe without servings covers it only as far as its amount goes: short, it is
-    topped up by the gap (the result says what was there and what is added); in a unit that does not compare, it is
+    topped up by the gap (the result says what was there and what is added), counted as the shop sells it where only
+    that compares (a carton of broth is about 4 cups); in a unit that does not compare even so, it is
     left with both amounts named; ticked as bought, it is reported as bought, never as on the list."""
-    name = {"oz": "quuxpancetta", "lb": "quuxpancetta", "head": "quuxbok choy", "bag": "quuxtortillas"}[on_list[1]]
+    name = {"oz": "quuxpancetta", "lb": "quuxpancetta", "head": "quuxbok choy", "bag": "quuxtortillas", "carton": "quux broth"}[on_list[1]]
     dish = await _recipe(client, "Quux Dish", 4, [{"name": name, "quantity": needed[0], "unit": needed[1]}])
     await call(client, "db_create", table="shopping_list",
                data={"name": name, "quantity": on_list[0], "unit": on_list[1], "source": "Quux Dish"})
