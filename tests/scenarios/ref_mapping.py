@@ -5,7 +5,8 @@ shopping line added before the others) numbers the same rows otherwise, so a cal
 another row. Each recorded call therefore keeps what every ref in its arguments named when the model made it (`named`:
 `{"shop_19": "vegetable broth"}`, a row's name, with its recipe for a recipe's ingredient or a meal): the replay names
 the same thing by the ref its session gave it, or fails saying which ref and why. A description several rows share
-names the n-th of them in the order the session gave their refs (`"vegetable broth (#2)"`).
+names the n-th of them in the order the session gave their refs (`"vegetable broth (#2 of 2)"`); where the replay's
+session has given another number of refs so named, which one is meant is not known, and the replay fails so.
 
 `named` is written by replaying a recording on the code it was recorded with (`annotate`): the replay's refs are then
 the recording's, and what they name is read from the replay's kitchen. A call that has no `named` is made as recorded.
@@ -29,7 +30,7 @@ from alfred_mcp.state.registry import RefEntry
 from .ref_translation import session_refs
 
 _WORD = re.compile(r"\b(?:gen_)?[a-z]+_\d+\b")
-_NTH = re.compile(r"^(.*) \(#(\d+)\)$", re.DOTALL)
+_NTH = re.compile(r"^(.*) \(#(\d+) of (\d+)\)$", re.DOTALL)
 _OWNER = {"ri": "recipe_id", "meal": "recipe_id", "log": "recipe_id"}
 """The recipe a row belongs to, named beside it: an ingredient's recipe, the recipe of a meal or of a cooked meal."""
 
@@ -84,9 +85,9 @@ class RefMapper:
                     problems.append(f"{ref} named nothing when recorded (its session had not given it), and names "
                                     f"{described.get(ref)!r} in the replay")
                 continue
-            name, nth = _split(what)
+            name, nth, of = _split(what)
             same = [entry.ref for entry in entries if _kind(entry.ref) == _kind(ref) and _split(described.get(entry.ref))[0] == name]
-            if len(same) < nth:
+            if len(same) != of:
                 problems.append(_not_found(ref, what, same, [entry.ref for entry in entries if _kind(entry.ref) == _kind(ref)], described))
             else:
                 to[ref] = same[nth - 1]
@@ -106,21 +107,24 @@ class RefMapper:
         for entry in of_kinds:
             key = (_kind(entry.ref), plain[entry.ref])
             seen[key] = places[entry.ref] = seen.get(key, 0) + 1
-        return {entry.ref: plain[entry.ref] + (f" (#{places[entry.ref]})" if places[entry.ref] > 1 else "") for entry in wanted}
+        shared = {entry.ref: seen[(_kind(entry.ref), plain[entry.ref])] for entry in wanted}
+        return {entry.ref: plain[entry.ref] + (f" (#{places[entry.ref]} of {shared[entry.ref]})" if shared[entry.ref] > 1 else "")
+                for entry in wanted}
 
 
 def _not_found(ref: str, what: str, same: list[str], kind: list[str], described: dict[str, str]) -> str:
-    name = _split(what)[0]
+    name, _, of = _split(what)
     if same:
-        return f"{ref} named {what!r} when recorded; the replay's session has given only {len(same)} ref(s) so named: {', '.join(same)}"
+        return (f"{ref} named {what!r} when recorded, one of {of} so named; the replay's session has given {len(same)} "
+                f"refs so named ({', '.join(same)}): which one is meant is not known")
     shown = ", ".join(f"{other} {described[other]!r}" for other in kind[:12]) or "none"
     return f"{ref} named {name!r} when recorded; the replay's session has given no ref that names it (refs of its kind: {shown})"
 
 
-def _split(what: str | None) -> tuple[str | None, int]:
-    """A description and which of those sharing it (1: the first)."""
+def _split(what: str | None) -> tuple[str | None, int, int]:
+    """A description, which of those sharing it, and how many share it (1, 1: it names one thing)."""
     found = _NTH.match(what or "")
-    return (found.group(1), int(found.group(2))) if found else (what, 1)
+    return (found.group(1), int(found.group(2)), int(found.group(3))) if found else (what, 1, 1)
 
 
 def _kind(ref: str) -> tuple[str, bool]:

@@ -4,8 +4,8 @@ For each table a model names rows of, a conversation is recorded on the seeded k
 rename and a delete naming the refs the read gave) and rebased, which keeps what each ref named. It is then replayed
 against a copy of the kitchen where a row of that table was added before the others, so that the read numbers every
 row one further: the replay still changes the rows the model named (made as recorded, the calls change others). And
-against a copy where a row the conversation names is gone: the replay says which ref named what, and makes no call
-naming it.
+against a copy where a row the conversation names is gone, or has a namesake added: the replay says which ref named what
+and why it cannot name it now, and makes no call naming it.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _calls(table: str) -> list[tuple[str, list[RecordedCall]]]:
     prefix = get_table(table).entity_type
     label = get_table(table).label_columns[0]
     return [
-        ("t1", [RecordedCall("db_read", {"table": table, "limit": 5}, False, 0)]),
+        ("t1", [RecordedCall("db_read", {"table": table}, False, 0)]),
         ("t2", [RecordedCall("db_delete", {"table": table, "filters": _where(f"{prefix}_2")}, False, 0)]),
         ("t3", [RecordedCall("db_update", {"table": table, "filters": _where(f"{prefix}_3"), "data": {label: "Renamed row"}}, False, 0)]),
         ("t4", [RecordedCall("db_delete", {"table": table, "filters": _where(f"{prefix}_3")}, False, 0)]),
@@ -84,17 +84,17 @@ async def _warmed(kitchens: SeededKitchens, folder: Path) -> Path:
     return _template(kitchens)
 
 
-def extra_row(db: Path, table: str) -> str:
-    """A row added to `table` before every other (its creation time earliest), a copy of one renamed: its name."""
+def extra_row(db: Path, table: str, name: str = "An extra row") -> str:
+    """A row added to `table` before every other (its creation time earliest), a copy of one named `name`: its name."""
     connection = sqlite3.connect(db)
     connection.row_factory = sqlite3.Row
     try:
         row = dict(connection.execute(f"SELECT * FROM {table} ORDER BY created_at LIMIT 1").fetchone())  # noqa: S608
         label = get_table(table).label_columns[0]
-        row.update(id=str(uuid.uuid4()), created_at="2000-01-01T00:00:00+00:00", **{label: "An extra row"})
+        row.update(id=str(uuid.uuid4()), created_at="2000-01-01T00:00:00+00:00", **{label: name})
         connection.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))  # noqa: S608
         connection.commit()
-        return "An extra row"
+        return name
     finally:
         connection.close()
 
@@ -150,3 +150,19 @@ async def test_a_replay_whose_named_row_is_gone_says_which_ref_and_makes_no_call
 def _fresh(folder: Path) -> Path:
     folder.mkdir()
     return folder
+
+
+@pytest.mark.parametrize("table", TABLES)
+async def test_a_replay_whose_named_row_has_a_namesake_added_says_which_is_meant_is_not_known(
+        table: str, tmp_path: Path, kitchens: SeededKitchens) -> None:
+    recorded = await _recorded(table, tmp_path, SeededKitchens(_fresh(tmp_path / "recorded")))
+    deleted = recorded.annotated.turns[1].calls[0]
+    ref = deleted.arguments["filters"][0]["value"]
+    name = deleted.named[ref] if deleted.named else None
+    assert name
+    extra_row(await _warmed(kitchens, tmp_path / "warm"), table, name)
+    (tmp_path / "namesake").mkdir()
+    logs = await replay(recorded.annotated, tmp_path / "namesake", kitchens)
+    said = " ".join(logs[1].diverged)
+    assert f"{ref} named {name!r} when recorded, one of 1 so named" in said and "which one is meant is not known" in said, said
+    assert logs[1].digest == logs[0].digest, "a call naming a row the replay cannot tell apart must not be made"
