@@ -126,43 +126,41 @@ async def test_a_replay_acts_on_the_rows_the_model_named_when_a_row_is_shown_bef
         "made as recorded, the calls should have changed other rows: the test would prove nothing"
 
 
+def removed_rows(db: Path, table: str, name: str) -> str:
+    """The rows of `table` named `name` deleted: `name`."""
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute(f"DELETE FROM {table} WHERE {get_table(table).label_columns[0]} = ?", (name,))  # noqa: S608
+    connection.close()
+    return name
+
+
+CANNOT_NAME = {
+    "gone": (removed_rows, "when recorded; the replay's session has given no ref that names it"),
+    "namesake": (extra_row, "when recorded, one of 1 so named; the replay's session has given 2 refs so named"),
+}
+"""How the kitchen is changed so that the replay cannot name a row the recording named, and what the replay says."""
+
+
+@pytest.mark.parametrize("change", CANNOT_NAME)
 @pytest.mark.parametrize("table", TABLES)
-async def test_a_replay_whose_named_row_is_gone_says_which_ref_and_makes_no_call_naming_it(
-        table: str, tmp_path: Path, kitchens: SeededKitchens) -> None:
+async def test_a_replay_that_cannot_name_a_recorded_row_says_which_ref_and_why_and_makes_no_call_naming_it(
+        table: str, change: str, tmp_path: Path, kitchens: SeededKitchens) -> None:
+    """The row the conversation deletes in its second turn is gone from the replay's kitchen, or has a namesake there."""
     recorded = await _recorded(table, tmp_path, SeededKitchens(_fresh(tmp_path / "recorded")))
     deleted = recorded.annotated.turns[1].calls[0]
     ref = deleted.arguments["filters"][0]["value"]
     name = deleted.named[ref] if deleted.named else None
     assert name
-    template = await _warmed(kitchens, tmp_path / "warm")
-    label = get_table(table).label_columns[0]
-    connection = sqlite3.connect(template)
-    with connection:
-        connection.execute(f"DELETE FROM {table} WHERE {label} = ?", (name,))  # noqa: S608
-    connection.close()
-    (tmp_path / "gone").mkdir()
-    logs: list[ReplayedTurn] = await replay(recorded.annotated, tmp_path / "gone", kitchens)
+    changed, says = CANNOT_NAME[change]
+    changed(await _warmed(kitchens, tmp_path / "warm"), table, name)
+    (tmp_path / "changed").mkdir()
+    logs: list[ReplayedTurn] = await replay(recorded.annotated, tmp_path / "changed", kitchens)
     said = " ".join(logs[1].diverged)
-    assert f"{ref} named {name!r} when recorded" in said and "no ref that names it" in said, said
+    assert f"{ref} named {name!r} {says}" in said, said
     assert logs[1].digest == logs[0].digest, "a call naming a row the replay cannot name must not be made"
 
 
 def _fresh(folder: Path) -> Path:
     folder.mkdir()
     return folder
-
-
-@pytest.mark.parametrize("table", TABLES)
-async def test_a_replay_whose_named_row_has_a_namesake_added_says_which_is_meant_is_not_known(
-        table: str, tmp_path: Path, kitchens: SeededKitchens) -> None:
-    recorded = await _recorded(table, tmp_path, SeededKitchens(_fresh(tmp_path / "recorded")))
-    deleted = recorded.annotated.turns[1].calls[0]
-    ref = deleted.arguments["filters"][0]["value"]
-    name = deleted.named[ref] if deleted.named else None
-    assert name
-    extra_row(await _warmed(kitchens, tmp_path / "warm"), table, name)
-    (tmp_path / "namesake").mkdir()
-    logs = await replay(recorded.annotated, tmp_path / "namesake", kitchens)
-    said = " ".join(logs[1].diverged)
-    assert f"{ref} named {name!r} when recorded, one of 1 so named" in said and "which one is meant is not known" in said, said
-    assert logs[1].digest == logs[0].digest, "a call naming a row the replay cannot tell apart must not be made"
