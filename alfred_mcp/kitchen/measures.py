@@ -119,8 +119,8 @@ def _convert_purchase(name: str | None, quantity: float, unit: str | None, to: s
 
 def about_in(name: str, quantity: float, unit: str | None, to: str | None) -> float | None:
     """`quantity` of `unit` in `to`, estimated where no conversion holds through what the shop sells `name` as, full:
-    5 lb of flour is a bag, about 18 cups; 2 cartons of broth about 8 cups; 2 oz of paprika a jar, about 1/2 cup.
-    None when even that does not compare."""
+    5 lb of flour is a bag, about 18 cups; 2 cartons of broth about 8 cups, and 10 cups about 2 1/2 cartons; 2 oz of
+    paprika a jar, about 1/2 cup. None when even that does not compare."""
     exact = convert_for(name, quantity, unit, to)
     purchase = purchase_of(name) if exact is None else None
     if purchase is None:
@@ -133,6 +133,8 @@ def about_in(name: str, quantity: float, unit: str | None, to: str | None) -> fl
         count = (convert(quantity, unit, key) if key in ("ml", "g") else quantity) / purchase.holds[key]
     else:
         return None
+    if to == purchase.unit or (purchase.unit is None and to in (None, "piece")):
+        return count
     if back not in purchase.holds:
         return None
     held_amount = count * purchase.holds[back]

@@ -239,8 +239,10 @@ def _gain(was: tuple[float, str | None, bool] | None, now: tuple[float, str | No
     if now is None:
         return None
     quantity, unit, whole = now
-    if was is not None and was[2] == whole and (whole and was[1] == unit or not whole and dimension(was[1]) == dimension(unit)):
-        quantity -= was[0] if whole else convert(was[0], was[1], unit)
+    if was is not None and was[1] == unit and (whole or was[2]):  # '1 carton' -> '2 cartons (need 6 cups)' adds 1 carton
+        quantity -= was[0]
+    elif was is not None and was[2] == whole and not whole and dimension(was[1]) == dimension(unit):
+        quantity -= convert(was[0], was[1], unit)
     elif was is not None:
         return _amount(quantity, unit, whole, name)  # a shown amount of another kind: the whole of the new one
     return _amount(quantity, unit, whole, name) if quantity > 1e-6 else None

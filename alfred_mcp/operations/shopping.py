@@ -20,6 +20,7 @@ from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import (
     Amount,
+    about_in,
     convert_for,
     dimension,
     ingredient_text,
@@ -53,12 +54,21 @@ from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.pantry import EPSILON, Need, Stock, estimated_apart, in_need_unit, name_key, needs_of, on_hand, row_kind
+from alfred_mcp.state.pantry import (
+    EPSILON,
+    Need,
+    Stock,
+    about_in_need_unit,
+    estimated_apart,
+    in_need_unit,
+    name_key,
+    needs_of,
+    on_hand,
+    row_kind,
+)
 from alfred_mcp.store.base import Row
 
 MAX_MEALS = 200
-SHORT_UNLISTED = ": not listed, check what is left"
-"""Why a shortfall in a pantry note is not bought: how much is left in what the pantry holds is not known."""
 TRACE_UNITS = frozenset({"pinch", "dash", "drop", "splash"})
 """A pinch of salt is covered by any salt in the pantry, whatever its unit."""
 # A pantry row in a unit that does not compare (a bottle of olive oil against 2 tbsp, 5 lb of flour against
@@ -190,13 +200,13 @@ async def add_to_list(
         listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
                            if row.get("id") in held), None)
         if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
-            missing, note = need.quantity, None  # the pantry was counted when this line was listed
+            missing, note, apart = need.quantity, None, None  # the pantry was counted when this line was listed
         else:
             siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
             stock = [row for row in pantry.matching(need.name, need.ingredient_id, need.kind)
                      if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)
                      and drawn.setdefault(id(row), _key(need)) == _key(need)]
-            missing, note = _missing(need, stock)
+            missing, note, apart = _missing(need, stock)
         had = need.quantity - missing if need.quantity is not None and missing is not None else None
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
@@ -211,7 +221,7 @@ async def add_to_list(
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
-        line.add(need, missing, recipes, note, replaced, had)
+        line.add(need, missing, recipes, note, replaced, had, apart)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
     topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
     kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)
@@ -290,10 +300,11 @@ def _left_out_text(names: list[str], meals: tuple[str, ...], allergen: str, whos
 
 def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | None, str | None]:
     """What is still needed beyond a line a person listed (or bought) for the recipe (None: the line covers it),
-    and, when its amount does not compare, a note naming both."""
+    counting it as the pantry is counted (a carton of broth is about 4 cups), and, when its amount does not compare
+    even so, a note naming both."""
     if missing is None or line.get("quantity") is None:
         return None, None
-    have = in_need_unit(need, float(line["quantity"]), line.get("unit"))
+    have = about_in_need_unit(need, float(line["quantity"]), line.get("unit"))[0]
     if have is None:
         held = "bought" if line.get("is_purchased") else "the list has"
         return None, f"need {_needed(need, missing)}, {held} {shopping_text(line)}: check it is enough"
@@ -373,8 +384,10 @@ class _Pending:
     """The uses (source entries) whose amounts it adds."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
-            had: float | None = None) -> None:
-        """Add the need's missing amount to the line; `had`: what the pantry held of it (the line then says so)."""
+            had: float | None = None, held_apart: str | None = None) -> None:
+        """Add the need's missing amount to the line; `had`: what the pantry held of it, or `held_apart`: what it held
+        as it holds it, in units counted as the shop sells them ('2 cartons'); the line then says so. The amount joins
+        the line's own unit where it converts, exactly or as the shop sells it (a carton of broth is about 4 cups)."""
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
         self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
         self.recipes += [ref for ref in recipes if ref not in self.recipes]
@@ -383,7 +396,9 @@ class _Pending:
             self.notes.append(note)
         if missing is None:
             return
-        if had is not None and had > EPSILON:
+        if held_apart is not None:
+            self.row["notes"] = with_pantry_held(self.row.get("notes"), held_apart)
+        elif had is not None and had > EPSILON:
             held = sensible(need.amount(had), need.name)
             counted = dimension(held.unit).startswith("count")  # '(the pantry has 2)', the noun is the line's
             self.row["notes"] = with_pantry_held(self.row.get("notes"), quantity_text(held.quantity) if counted else held.text)
@@ -391,11 +406,28 @@ class _Pending:
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
-        elif (added := convert_for(need.name, amount.quantity, amount.unit, self.row.get("unit"))) is not None:
-            shown = to_buy(Amount(float(self.row["quantity"]) + added, self.row.get("unit")), need.name)
+        elif (joined := _joined(need.name, Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
+            shown = to_buy(joined, need.name)
             self.row.update(quantity=shown.quantity, unit=shown.unit)
         else:
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
+
+
+def _joined(name: str, line: Amount, added: Amount) -> Amount | None:
+    """A line's amount with `added` joined in one unit: the line's where it converts exactly; else a measure, converted
+    as the shop sells it (a carton of broth listed and 6 cups more are 10 cups, bought as 3 cartons: kept in cups, an
+    amount added later is not rounded up to a carton twice); None when even that does not compare."""
+    if (exact := convert_for(name, added.quantity, added.unit, line.unit)) is not None:
+        return Amount(line.quantity + exact, line.unit)
+    if dimension(line.unit) not in _MEASURES and dimension(added.unit) in _MEASURES:
+        if (mine := about_in(name, line.quantity, line.unit, added.unit)) is not None:
+            return Amount(mine + added.quantity, added.unit)
+    if (more := about_in(name, added.quantity, added.unit, line.unit)) is not None:
+        return Amount(line.quantity + more, line.unit)
+    return None
+
+
+_MEASURES = frozenset({"volume", "mass"})
 
 
 def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:
@@ -428,28 +460,27 @@ def _changed(before: Row, after: Row) -> Row:
     return {key: after.get(key) for key in ("quantity", "unit", "source", "notes") if after.get(key) != before.get(key)}
 
 
-def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None]:
-    """What is still needed after the pantry (None: an unmeasured need), and a note on what could not count: covered
-    or short where what the pantry holds compares as the shop sells it (5 lb of flour is about 18 cups), else a check.
-    Nothing is added for it: how much is left in what the pantry holds is the cook's to know, so a shortfall (what
-    full packs would leave short) says so, and that it is not listed ('short by 2 1/2 cups if full: not listed, check
-    what is left')."""
+def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None, str | None]:
+    """What is still needed after the pantry (None: an unmeasured need); a note on what could not count exactly:
+    covered where what the pantry holds compares as the shop sells it, full (5 lb of flour is about 18 cups), else a
+    check; and, for a shortfall even so, what the pantry holds as it says it ('2 cartons'). Full packs that leave the
+    meals short leave them short whatever is left in them: the difference is bought ('1 carton vegetable broth (short
+    2 1/2 cups; the pantry has 2 cartons)')."""
     have, apart = on_hand(need, stock)
     if need.quantity is None or need.shown_in in TRACE_UNITS:
-        return (0.0 if have > 0 or apart else None), None
+        return (0.0 if have > 0 or apart else None), None, None
     missing = need.quantity - have
     if missing > EPSILON and apart:
         needed = need.amount(missing)  # rounded up, never down: '2 3/4 quarts', not '2 1/2'
         wanted = f"need {needed_text(needed.quantity, needed.unit, need.name)}, the pantry has {', '.join(apart)}"
         about = estimated_apart(need, stock)
         if about is None:
-            return 0.0, f"{wanted}: check there is enough"
-        held = f"{wanted} (about {sensible(need.amount(about), need.name).text})"
+            return 0.0, f"{wanted}: check there is enough", None
         if about >= missing - EPSILON:
-            return 0.0, f"{held}: covered"
-        short = to_buy(need.amount(missing - about), need.name).text
-        return 0.0, f"{held}: short by {short} if full{SHORT_UNLISTED}"
-    return missing, None
+            return 0.0, f"{wanted} (about {sensible(need.amount(about), need.name).text}): covered", None
+        exact = [sensible(need.amount(have), need.name).text] if have > EPSILON else []
+        return missing - about, None, ", ".join(exact + apart)
+    return missing, None, None
 
 
 def _new_line(need: Need) -> Row:

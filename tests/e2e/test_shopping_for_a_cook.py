@@ -69,15 +69,17 @@ async def test_a_line_holding_the_users_allergen_is_left_out_and_every_other_lin
     [pytest.param((6, "oz"), (18, "oz"), ("updated", "1 1/4 lb quuxpancetta", "14 oz"), id="same-unit-short"),
      pytest.param((1, "lb"), (250, "g"), ("already", None, None), id="converted-enough"),
      pytest.param((2, "head"), (3, "head"), ("updated", "3 heads quuxbok choy", "1 head"), id="count-short"),
+     pytest.param((1, "carton"), (6, "cup"), ("updated", "2 cartons quux broth (need 1 1/2 quarts)", "1 carton"), id="shop-size-short"),
      pytest.param((1, "bag"), (24, None), ("already", "need 24 quuxtortillas, the list has 1 bag quuxtortillas: check it is enough", None), id="not-comparable")],
 )
 async def test_a_line_a_person_listed_for_the_recipe_counts_for_what_it_holds(
     client: Client, on_list: tuple[float, str], needed: tuple[float, str | None], expected: tuple[str, str | None, str | None],
 ) -> None:
     """A line whose source names the recipe without servings covers it only as far as its amount goes: short, it is
-    topped up by the gap (the result says what was there and what is added); in a unit that does not compare, it is
+    topped up by the gap (the result says what was there and what is added), counted as the shop sells it where only
+    that compares (a carton of broth is about 4 cups); in a unit that does not compare even so, it is
     left with both amounts named; ticked as bought, it is reported as bought, never as on the list."""
-    name = {"oz": "quuxpancetta", "lb": "quuxpancetta", "head": "quuxbok choy", "bag": "quuxtortillas"}[on_list[1]]
+    name = {"oz": "quuxpancetta", "lb": "quuxpancetta", "head": "quuxbok choy", "bag": "quuxtortillas", "carton": "quux broth"}[on_list[1]]
     dish = await _recipe(client, "Quux Dish", 4, [{"name": name, "quantity": needed[0], "unit": needed[1]}])
     await call(client, "db_create", table="shopping_list",
                data={"name": name, "quantity": on_list[0], "unit": on_list[1], "source": "Quux Dish"})
@@ -241,42 +243,6 @@ async def test_what_the_pantry_holds_as_bought_counts_against_what_a_recipe_meas
     assert [line["text"] for line in result["lines"]] == ([listed] if listed else [])
     if listed is None:
         assert [item["name"] for item in result["covered"]] == [need["name"]] and result["covered"][0].get("note") is None
-
-
-def _staple_of_each_class() -> list[tuple[str, str, float]]:
-    """(a made-up name of each staple class, the unit its shelf sells it by, the cups one holds)."""
-    from alfred_mcp.kitchen.bought_as import STAPLE_CLASSES, produce_purchase_of, purchase_of
-    from alfred_mcp.kitchen.taxonomy import default_taxonomy
-
-    picked = []
-    for category, _ in STAPLE_CLASSES:
-        for member in default_taxonomy().category(category).members:
-            purchase = purchase_of(name := f"quux {member}")
-            if purchase is not None and purchase.unit is not None and "ml" in purchase.holds and produce_purchase_of(name) is None:
-                picked.append((name, purchase.unit, purchase.holds["ml"] / 236.5882365))
-                break
-    return picked
-
-
-@pytest.mark.parametrize(("name", "sold_as", "cups"), _staple_of_each_class())
-async def test_a_staple_the_pantry_holds_by_the_shelf_unit_is_covered_or_short_not_checked(
-    client: Client, name: str, sold_as: str, cups: float,
-) -> None:
-    """A carton of broth is about 4 cups: a tablespoon of it is covered, a carton and a half is short by about half a
-    carton if full, which the note says is not listed and why (what is left in an opened one is the cook's to know);
-    the note names the need rounded up and never asks the cook to check whether it is enough."""
-    from alfred_mcp.kitchen.odd_amounts import note_oddities
-
-    await call(client, "db_create", table="inventory", data={"name": name, "quantity": 1, "unit": sold_as, "location": "pantry"})
-    small = await _recipe(client, f"Quux Small {name}", 2, [{"name": name, "quantity": 1, "unit": "tbsp"}])
-    covered = await call(client, "shopping_list_from", recipes=[small], preview=True)
-    assert covered["lines"] == [] and covered["covered"][0]["note"].endswith(": covered"), covered["covered"]
-    large = await _recipe(client, f"Quux Large {name}", 2, [{"name": name, "quantity": round(cups * 1.5, 3), "unit": "cup"}])
-    short = await call(client, "shopping_list_from", recipes=[large], preview=True)
-    assert short["lines"] == [], short["lines"]
-    assert re.search(r": short by [\d /]+ \w+ if full: not listed, check what is left$", short["covered"][0]["note"]), short
-    for note in (covered["covered"][0]["note"], short["covered"][0]["note"]):
-        assert "check there is enough" not in note and note_oddities(note, name, bought=False) == []
 
 
 def _eggs_in(scaled_line: dict[str, Any]) -> int:

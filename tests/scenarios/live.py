@@ -7,6 +7,9 @@
     python -m tests.scenarios.live --db K.db export NAME --out tests/scenarios/recorded/NAME.json
     python -m tests.scenarios.live --db X rebase tests/scenarios/recorded/NAME.json   # after a fix: see `rebase`
 
+Rebase a recording once right after exporting it (on the code it was recorded with): every call then keeps what its refs
+named (`ref_mapping.py`), so that later replays name the same rows whatever order a fix shows them in.
+
 The kitchen (a SQLite file, seeded as of today on the first call) and the conversation session persist
 between invocations, like one client session. ALFRED_TOOLS, ALFRED_LISTED (e.g. `stages`: the listing a stage
 client reads) and ALFRED_MODEL are passed to the server; the listing is kept with each call, and `export` records it

@@ -7,6 +7,8 @@ Each replay serves the listing the recording was made with (its `listed`: ALFRED
 The same turns also run through the bundled loop, their accepted role outputs as its scripted model, each output's
 refs translated to those the loop's session gave the same rows (`ref_translation.py`): both kitchens are copies of one
 seeded file, and the refs of the recording's session after each turn are kept by its replay.
+Every call is made with its refs as the replay's session names what they named when recorded (`ref_mapping.py`), so a
+fix that shows rows in another order does not make a replay act on another row.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from alfred_mcp.state.registry import RefEntry
 
 from .kitchen_digest import Digest, digest_changes, kitchen_digest
 from .loop_driver import ScenarioModel, Translate, loop_turn
+from .ref_mapping import Named, RefMapper
 from .ref_translation import RecordedRefs, session_refs
 
 RECORDED = Path(__file__).parent / "recorded"
@@ -46,6 +49,8 @@ class RecordedCall:
     ahead_applied: int | None = None
     """Of the role outputs sent ahead in `then`, how many the server applied (the first ones, in order); None: all
     (a recording made before the count was kept)."""
+    named: Named | None = None
+    """What each ref of `arguments` named when the call was made (`ref_mapping.py`); None: made as recorded."""
 
     def accepted_outputs(self) -> list[tuple[str, dict[str, Any]]]:
         """The role outputs this call had accepted, in order: a submit's own, then those of `then` applied."""
@@ -134,6 +139,12 @@ class ReplayedTurn:
     """Calls whose outcome differs from the recording: 'turn_submit #3: refused (recorded: accepted)'."""
     refs: list[RefEntry] = field(default_factory=list)
     """Every ref the session had given after the turn (kept by `replay`)."""
+    made: list[RecordedCall] = field(default_factory=list)
+    """The turn's calls as the replay made them: their refs those its session gave what the recorded refs named."""
+
+    def as_made(self, turn: RecordedTurn) -> RecordedTurn:
+        """`turn` with the calls as the replay made them (the recorded ones when it made none)."""
+        return replace(turn, calls=tuple(self.made)) if self.made else turn
 
 
 @contextmanager
@@ -162,10 +173,14 @@ async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -
     replayed: list[ReplayedTurn] = []
     with on_day(recording.today):
         async with kitchens.copy(folder, recording.today) as app, Client(recording_server(app, recording)) as client:
+            mapper = RefMapper(app, folder / "kitchen.db")
             for turn in recording.turns:
                 log = ReplayedTurn(turn.label)
                 for number, call in enumerate(turn.calls, 1):
-                    result = await client.call_tool(call.tool, call.arguments)
+                    made = await made_call(mapper, call, log, number)
+                    if made is None:
+                        continue
+                    result = await client.call_tool(call.tool, made.arguments)
                     text = "".join(block.text for block in result.content if block.type == "text")
                     assert find_uuid(text) is None, f"{call.tool} showed a raw id in {turn.label}"
                     log.calls += 1
@@ -178,6 +193,18 @@ async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -
     return replayed
 
 
+async def made_call(mapper: RefMapper, call: RecordedCall, log: ReplayedTurn, number: int) -> RecordedCall | None:
+    """`call` as the replay makes it (its refs those the replay's session gave what they named), kept in `log.made`;
+    None when a ref names nothing in the replay: a divergence saying which ref and why, and the call is not made."""
+    mapped = await mapper.mapped(call.arguments, call.named)
+    made = replace(call, arguments=mapped.arguments)
+    log.made.append(made)
+    if mapped.problems:
+        log.diverged.append(f"{call.tool} #{number}: not made: {'; '.join(mapped.problems)}")
+        return None
+    return made
+
+
 def _said(refused: bool) -> str:
     return "refused" if refused else "accepted"
 
@@ -185,26 +212,35 @@ def _said(refused: bool) -> str:
 async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tuple[dict[str, Any], list[str]]:
     """The recording as the current server answers it: a role output the server no longer expects (the retry of one
     it refused before and now accepts) is dropped, and each call's outcome is taken anew (its bytes stay those read
-    live: the recording keeps what the model was shown when it decided). Returns the new
+    live: the recording keeps what the model was shown when it decided), its refs as the server's session names what
+    they named (`ref_mapping.py`); a call that does not say what its refs named is made as recorded, and keeps what they
+    name then (a recording exported on the code it was made with is rebased to keep it). Returns the new
     recording and what could not be rebased: a call refused now that was accepted, or a turn that leaves the kitchen
     otherwise than recorded (then the recording is kept as it was)."""
     problems: list[str] = []
     turns: list[dict[str, Any]] = []
     async with recorded_kitchen(recording, folder) as app, Client(recording_server(app, recording)) as client:
+        mapper = RefMapper(app, folder / "kitchen.db")
         for turn, recorded in zip(recording.turns, data["turns"], strict=True):
             expected: str | None = None
             calls: list[dict[str, Any]] = []
             for call in turn.calls:
                 if call.tool == "turn_submit" and call.arguments.get("role") != expected:
                     continue  # the server moved on: a retry of an output it now accepts
-                result = await client.call_tool(call.tool, call.arguments)
+                named = call.named if call.named is not None else await mapper.named(call.arguments)
+                mapped = await mapper.mapped(call.arguments, named)
+                if mapped.problems:
+                    problems.append(f"{turn.label}: {call.tool} is not made: {'; '.join(mapped.problems)}")
+                    continue
+                result = await client.call_tool(call.tool, mapped.arguments)
                 text = "".join(block.text for block in result.content if block.type == "text")
                 if result.is_error and not call.is_error:
                     problems.append(f"{turn.label}: {call.tool} is refused now: {text[:300]}")
                 if call.tool in ("turn_start", "turn_submit") and not result.is_error:
                     expected = (result.structured_content or {}).get("expected_role")
                 calls.append({"tool": call.tool, "arguments": call.arguments, "is_error": bool(result.is_error),
-                              "bytes": call.bytes, **ahead_applied(call.arguments, result.structured_content)})
+                              "bytes": call.bytes, **ahead_applied(call.arguments, result.structured_content),
+                              **({"named": named} if named else {})})
             digest = kitchen_digest(folder / "kitchen.db")
             if digest != turn.digest:
                 problems.append(f"{turn.label}: the kitchen differs: {digest_changes(turn.digest, digest)}")
@@ -234,7 +270,7 @@ async def replay_through_loop(recording: Recording, folder: Path, kitchens: Seed
         async with kitchens.copy(folder, recording.today) as app:
             model = ScenarioModel()
             for turn, log in zip(recording.turns, replayed, strict=True):
-                await loop_turn(app, model, turn.message, turn.role_outputs(), _as_loop_names(RecordedRefs(log.refs)))
+                await loop_turn(app, model, turn.message, log.as_made(turn).role_outputs(), _as_loop_names(RecordedRefs(log.refs)))
                 digests.append(kitchen_digest(folder / "kitchen.db"))
     return digests
 

@@ -31,7 +31,8 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
 
 from .kitchen_digest import kitchen_digest
-from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day, recording_server
+from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, made_call, on_day, recording_server
+from .ref_mapping import RefMapper
 from .ref_translation import RecordedRefs, session_refs
 
 AHEAD_ROLES = ("understand", "think")
@@ -99,16 +100,18 @@ async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: Seeded
     with on_day(recording.today):
         async with kitchens.copy(one_by_one, recording.today) as app_one, kitchens.copy(ahead, recording.today) as app_ahead, \
                 Client(recording_server(app_one, recording)) as client_one, Client(recording_server(app_ahead, recording)) as client_ahead:
+            mapper = RefMapper(app_one, one_by_one / "kitchen.db")
             for turn in recording.turns:
                 recorded = _Session(app_one, client_one, one_by_one, ReplayedTurn(turn.label))
-                for call in turn.calls:
-                    await recorded.run(call)
+                for number, call in enumerate(turn.calls, 1):
+                    if (made := await made_call(mapper, call, recorded.log, number)) is not None:
+                        await recorded.run(made)
                 sent = _Session(app_ahead, client_ahead, ahead, ReplayedTurn(turn.label))
                 translation = RecordedRefs(await session_refs(app_one))
                 if replies is None:
-                    await _turn_sent_ahead(turn, sent, translation)
+                    await _turn_sent_ahead(recorded.log.as_made(turn), sent, translation)
                 else:
-                    await _turn_reply_ahead(turn, sent, translation, replies)
+                    await _turn_reply_ahead(recorded.log.as_made(turn), sent, translation, replies)
                 for session, log in zip((recorded, sent), logs, strict=True):
                     session.log.digest = kitchen_digest(session.folder / "kitchen.db")
                     log.append(session.log)
