@@ -7,8 +7,10 @@
     python -m tests.scenarios.live --db K.db export NAME --out tests/scenarios/recorded/NAME.json
     python -m tests.scenarios.live --db X rebase tests/scenarios/recorded/NAME.json   # after a fix: see `rebase`
 
-Rebase a recording once right after exporting it (on the code it was recorded with): every call then keeps what its refs
-named (`ref_mapping.py`), so that later replays name the same rows whatever order a fix shows them in.
+`export` replays the conversation on the code it was recorded with (`recorded.rebase`), so every call keeps what its
+refs named (`named`, `ref_mapping.py`) and how many of the outputs it sent ahead were applied (`ahead_applied`): later
+replays name the same rows whatever order a fix shows them in, and feed the bundled loop only the outputs applied. Run
+it with the repository on PYTHONPATH (the replay opens its kitchen as the tests do).
 
 The kitchen (a SQLite file, seeded as of today on the first call) and the conversation session persist
 between invocations, like one client session. ALFRED_TOOLS, ALFRED_LISTED (e.g. `stages`: the listing a stage
@@ -91,8 +93,20 @@ def stats(db: Path) -> str:
     return "\n".join(f"{label or '(no label)'}: {calls} calls, {size} bytes" for label, (calls, size) in per.items())
 
 
+def answer_of(text: str) -> dict[str, Any] | None:
+    """The JSON object an answer's text carries (after its summary line, `turn_start (session_1, turn 2)`); None when
+    it carries none (an error's message)."""
+    body = text if text.startswith("{") else text.partition("\n")[2]
+    try:
+        answer = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
 def export(db: Path, name: str) -> dict[str, Any]:
-    """The recorded conversation: its day, and per turn every call in order with what the kitchen held after the turn."""
+    """The recorded conversation: its day, and per turn every call in order with what the kitchen held after the turn
+    (each call's `ahead_applied` read from its answer; `named` is added by `annotated`)."""
     from .recorded import ahead_applied
 
     entries = _entries(db)
@@ -105,7 +119,7 @@ def export(db: Path, name: str) -> dict[str, Any]:
         turn = turns[-1]
         if entry["tool"] == "turn_start":
             turn["message"] = entry["arguments"].get("message")
-        answer = None if entry["is_error"] or not entry["text"].startswith("{") else json.loads(entry["text"])
+        answer = None if entry["is_error"] else answer_of(entry["text"])
         turn["calls"].append({"tool": entry["tool"], "arguments": entry["arguments"], "is_error": entry["is_error"],
                               "bytes": entry["bytes"], **ahead_applied(entry["arguments"], answer)})
         turn["digest"] = entry["digest"]
@@ -116,14 +130,30 @@ def export(db: Path, name: str) -> dict[str, Any]:
     return {"name": name, "today": entries[0]["today"], **({"listed": listed} if listed else {}), "turns": turns}
 
 
-def _rebase(path: Path) -> str:
-    """Rewrite a recording as the current server answers it (recorded.rebase), unless a call or the kitchen differs."""
-    sys.path.insert(0, str(ROOT / "tests"))  # the replay opens its kitchen as the tests do (tests/e2e)
+def _rebased(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """`data` as the current server answers it (`recorded.rebase`: every call with what its refs named), and what
+    could not be rebased."""
     from .recorded import rebase, recording_of
 
-    data = json.loads(path.read_text())
     with tempfile.TemporaryDirectory() as folder:
-        rebased, problems = asyncio.run(rebase(recording_of(data), data, Path(folder)))
+        return asyncio.run(rebase(recording_of(data), data, Path(folder)))
+
+
+def annotated(data: dict[str, Any]) -> dict[str, Any]:
+    """An exported recording with what each call's refs named, by replaying it on the code it was recorded with; as it
+    was (a warning on stderr) when the replay does not make the same calls or reach the same kitchens."""
+    rebased, problems = _rebased(data)
+    if problems:
+        print("export: the replay differs, so `named` is left out (rebase it once it replays):\n  " + "\n  ".join(problems),
+              file=sys.stderr)
+        return data
+    return rebased
+
+
+def _rebase(path: Path) -> str:
+    """Rewrite a recording as the current server answers it (recorded.rebase), unless a call or the kitchen differs."""
+    data = json.loads(path.read_text())
+    rebased, problems = _rebased(data)
     if problems:
         return "kept as it was:\n  " + "\n  ".join(problems)
     path.write_text(json.dumps(rebased, indent=1, ensure_ascii=False) + "\n")
@@ -139,6 +169,7 @@ def main() -> None:
     parser.add_argument("what")
     parser.add_argument("rest", nargs="*")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "tests"))  # export and rebase replay on a kitchen opened as the tests do (tests/e2e)
     db = args.db.resolve()
     if args.what == "rebase":
         for path in map(Path, args.rest):
@@ -146,7 +177,7 @@ def main() -> None:
     elif args.what == "stats":
         print(stats(db))
     elif args.what == "export":
-        text = json.dumps(export(db, args.rest[0]), indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(annotated(export(db, args.rest[0])), indent=1, ensure_ascii=False) + "\n"
         if args.out:
             args.out.write_text(text)
         else:

@@ -4,7 +4,8 @@ A recording holds, per user turn, every call the model made (tool and arguments,
 refused) and the kitchen's digest after the turn. Replays run on the recording's day (the seeded
 kitchen and every date the model wrote are relative to it), over the real `mcp` Client in memory.
 Each replay serves the listing the recording was made with (its `listed`: ALFRED_LISTED then).
-The same turns also run through the bundled loop, their accepted role outputs as its scripted model, each output's
+The same turns also run through the bundled loop (one `chat` turn per agent turn the model started), their accepted
+role outputs (those sent ahead only as far as the server applied them: `ahead_applied`) as its scripted model, each output's
 refs translated to those the loop's session gave the same rows (`ref_translation.py`): both kitchens are copies of one
 seeded file, and the refs of the recording's session after each turn are kept by its replay.
 Every call is made with its refs as the replay's session names what they named when recorded (`ref_mapping.py`), so a
@@ -96,12 +97,24 @@ class RecordedTurn:
         return len(plans) == 1 and [step.get("step_type") for step in plans[0].get("steps", [])] == ["read"]
 
     def role_outputs(self) -> dict[str, list[dict[str, Any]]]:
-        """The outputs the server accepted, per role, in order: what the bundled loop's model answers."""
+        """The outputs the server accepted, per role, in order."""
         outputs: dict[str, list[dict[str, Any]]] = {}
         for call in self.calls:
             for role, output in call.accepted_outputs():
                 outputs.setdefault(role, []).append(output)
         return outputs
+
+    def agent_turns(self) -> list[dict[str, list[dict[str, Any]]]]:
+        """The outputs the server accepted, per role, of each agent turn the model started (an accepted turn_start
+        begins one: a model may start anew after a turn that was blocked): what the bundled loop's model answers, one
+        `chat` turn each. One turn of no outputs when the model started none."""
+        turns: list[dict[str, list[dict[str, Any]]]] = []
+        for call in self.calls:
+            if (call.tool == "turn_start" and not call.is_error) or not turns:
+                turns.append({})
+            for role, output in call.accepted_outputs():
+                turns[-1].setdefault(role, []).append(output)
+        return [outputs for outputs in turns if outputs] or [{}]
 
 
 @dataclass(frozen=True)
@@ -270,7 +283,8 @@ async def replay_through_loop(recording: Recording, folder: Path, kitchens: Seed
         async with kitchens.copy(folder, recording.today) as app:
             model = ScenarioModel()
             for turn, log in zip(recording.turns, replayed, strict=True):
-                await loop_turn(app, model, turn.message, log.as_made(turn).role_outputs(), _as_loop_names(RecordedRefs(log.refs)))
+                for outputs in log.as_made(turn).agent_turns():
+                    await loop_turn(app, model, turn.message, outputs, _as_loop_names(RecordedRefs(log.refs)))
                 digests.append(kitchen_digest(folder / "kitchen.db"))
     return digests
 
