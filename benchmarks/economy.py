@@ -166,7 +166,8 @@ async def prompt_tokens() -> dict[str, object]:
 
 ROUND_NAME = re.compile(r"r(\d+)_")
 """A recording's round: r2_* were driven on the code with the stages' fast paths (quick mode with any read tool, Act's
-complete_step), r3_* with role outputs sent ahead; the others, the first round, on the code of the day before."""
+complete_step), r3_* with role outputs sent ahead, r4_* through the stage listing (ALFRED_LISTED=stages) with replies
+sent ahead too; the others, the first round, on the code of the day before."""
 
 
 def _round_of(name: str) -> str:
@@ -195,7 +196,8 @@ async def recorded_turns() -> dict[str, object]:
     ratios and the largest turns; the targets are judged on the latest round, as a model drives the code today. Round 2
     is also replayed with its role outputs sent ahead (`sent_ahead` of its round, `ahead_*` per conversation), and the
     latest with each turn's reply sent ahead (`replies_ahead`; `replies_ahead_not_lookups`: lookups as recorded), per
-    conversation with what became of the replies, each in lockstep with its own replay. Each replay serves the listing
+    conversation with what became of the replies (on a round driven with replies ahead, those its model had sent ahead
+    and had applied are replayed as recorded: `ahead_as_recorded`), each in lockstep with its own replay. Each replay serves the listing
     its recording was made with; beside the totals of the answers, `with_tools_list` (per round, and
     `total_with_tools_list` over all) adds the tools/list each side's model read once per conversation: the plain side's
     listing (the default), the staged side's listing (`tools_list_bytes` per conversation: the default, or e.g. the
@@ -321,7 +323,7 @@ WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model rea
 
 AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups")}
 """The replays beside a round's own: round 2's role outputs sent ahead; the latest round's replies sent ahead, on every
-turn and on every turn but lookups."""
+turn and on every turn but lookups (a reply its model had already sent ahead and had applied stays as recorded)."""
 AHEAD_TALLIES: dict[str, dict[str, object]] = {
     "sent_ahead": {
         "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
@@ -333,7 +335,8 @@ AHEAD_TALLIES: dict[str, dict[str, object]] = {
         "what": "the same recorded turns with each turn's accepted reply sent ahead, last in the then of the call that "
                 "carried the turn's other outputs; one refused or not applied is then submitted as recorded: a mechanical "
                 "re-send of replies written after their model read the results (tests/scenarios/sent_ahead_replay.py), "
-                "an upper bound (accepted_lookups: accepted on a lookup, whose rows a model could not know ahead); "
+                "an upper bound (accepted_lookups: accepted on a lookup, whose rows a model could not know ahead; "
+                "ahead_as_recorded: replies its model had sent ahead and had applied, replayed as recorded); "
                 "ratios against plain tools",
         "calls": 0, "bytes": 0,
     },

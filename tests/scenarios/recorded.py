@@ -58,9 +58,12 @@ class RecordedCall:
         if self.is_error or self.tool not in ("turn_start", "turn_submit"):
             return []
         own = [(self.arguments["role"], self.arguments["output"])] if self.tool == "turn_submit" else []
-        ahead = self.arguments.get("then") or []
-        applied = ahead if self.ahead_applied is None else ahead[: self.ahead_applied]
-        return own + [(item["role"], item["output"]) for item in applied]
+        return own + [(item["role"], item["output"]) for item in self.applied_ahead()]
+
+    def applied_ahead(self) -> list[dict[str, Any]]:
+        """The items of `then` the server applied (none when the call was refused)."""
+        ahead = [] if self.is_error else self.arguments.get("then") or []
+        return ahead if self.ahead_applied is None else ahead[: self.ahead_applied]
 
 
 @dataclass(frozen=True)

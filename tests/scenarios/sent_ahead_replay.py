@@ -5,9 +5,10 @@ the refused tries and turn_context calls among them, which such a model would no
 is made as recorded. A mechanical re-send of the recorded outputs: an upper bound of what sending ahead saves.
 
 With `replies` (for a round driven with `then` already), each turn's accepted reply goes ahead instead, last in the
-`then` of the turn's call that carried its other outputs (the outputs that call had not applied left out); the refused
-tries and turn_context calls between are left out. A reply ahead that is refused or not applied is then submitted as
-recorded. The recorded reply was written after its model read the results, so this too is an upper bound: on a lookup
+`then` of the turn's call that carried its other outputs (the outputs that call had not applied left out: a reply the
+model had sent ahead and the server passed over is sent there again); the refused tries and turn_context calls between
+are left out. A reply ahead that is refused or not applied is then submitted as recorded; a reply the model sent ahead
+and had applied is replayed as recorded (`RepliesAhead.ahead_as_recorded`). The recorded reply was written after its model read the results, so this too is an upper bound: on a lookup
 a model could not have written it ahead (`RepliesAhead.lookups` counts those accepted; with `on_lookups` false a
 lookup is replayed as recorded, as a model that sends a reply ahead only when it knows the outcome would drive it).
 
@@ -82,10 +83,14 @@ class RepliesAhead:
     """Of those accepted, the lookups: a model could not have known the rows its reply speaks of."""
     kept_quick_route: list[str] = field(default_factory=list)
     """The lookups replayed as recorded (not `on_lookups`)."""
+    ahead_as_recorded: list[str] = field(default_factory=list)
+    """The turns whose model had sent its reply ahead and had it applied (a round driven with replies ahead): replayed
+    as recorded, none of the above."""
 
     def counts(self) -> dict[str, int]:
         return {"accepted": len(self.accepted), "refused": len(self.refused), "not_applied": len(self.not_applied),
-                "accepted_lookups": len(self.lookups), "kept_quick_route": len(self.kept_quick_route)}
+                "accepted_lookups": len(self.lookups), "kept_quick_route": len(self.kept_quick_route),
+                "ahead_as_recorded": len(self.ahead_as_recorded)}
 
 
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
@@ -157,6 +162,8 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
     carrier = next((number for number in range(reply - 1, -1, -1) if _carries_outputs(calls[number])), None) if reply else None
     skipped = calls[carrier + 1:reply] if carrier is not None and reply is not None else ()
     lookup = is_lookup(turn)
+    if reply is None and any(item["role"] == "reply" for call in calls for item in call.applied_ahead()):
+        replies.ahead_as_recorded.append(turn.label)
     if lookup and not replies.on_lookups and reply is not None:
         replies.kept_quick_route.append(turn.label)
     if carrier is None or reply is None or not all(call.tool == "turn_context" or _is_refused_reply(call) for call in skipped) \
@@ -168,7 +175,7 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
         await session.run(await _as_recorded(call, session, translation))
     carried = await _as_recorded(calls[carrier], session, translation)
     then = carried.arguments.get("then") or []
-    applied = then if calls[carrier].ahead_applied is None else then[: calls[carrier].ahead_applied]
+    applied = then[: len(calls[carrier].applied_ahead())]
     said = translation.translated(calls[reply].arguments["output"], await session_refs(session.app))[0]
     answer = await session.run(RecordedCall(carried.tool, {**carried.arguments, "then": [*applied, {"role": "reply", "output": said}]},
                                             False, 0))
