@@ -6,7 +6,8 @@ unit is a count of itself: cloves add to cloves, and a missing unit counts piece
 for the ingredient they belong to: a head of garlic is 10 cloves). The one place amounts are written:
 `sensible` for a recipe (nearest kitchen measure: 3 tsp -> 1 tbsp, 10 tbsp -> 2/3 cup, 1500 g -> 1.5 kg, eggs
 and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), `held` for
-what the pantry holds (never rounded away from it: 1.8 heads of garlic are '1 head + 8 cloves'), and
+what the pantry holds (1.8 heads of garlic are '1 head and 8 cloves', 0.925 of a bottle of soy sauce 'about 1 1/4
+cups of the bottle'), and
 `line_text` / `ingredient_text` for the whole line, its name agreeing with the number (`plurals.py`).
 """
 
@@ -174,39 +175,65 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
     ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
-    quarter cans from half a can ('1 1/4 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
+    quarter cans from half a can ('1 1/4 (14-oz) cans'), a count of cans with their size ('3 (15-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
     pieces in quarters below 1, 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
     """
     return _measured(amount, name, up=False)
 
 
 def held(amount: Amount, name: str | None = None) -> str:
-    """What a pantry holds, written as a cook would and never rounded away from it: the kitchen measure when it is
-    the amount exactly ('1/2 cup', '500 g'), whole packs and their pieces ('1 head + 8 cloves' of garlic), else
-    the amount in its own unit to the thousandth ('1.85 cans'). A volume a shop sells in (gallon, quart, pint, fl oz)
-    stays as stored: half a gallon of milk is '1/2 gallon', not '8 cups'."""
+    """What a pantry holds, written as a cook would: the kitchen measure when it is the amount exactly ('1/2 cup',
+    '500 g', '1 1/2 cans'), whole packs and their pieces ('1 head and 8 cloves' of garlic), else what is in the
+    container in the measure it holds, about ('about 1 1/4 cups of the bottle', '1 bottle and about 1 3/4 cups of
+    another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver): never a '+' nor a thousandth of a
+    container. A volume a shop sells in (gallon, quart, pint, fl oz) stays in its unit: half a gallon of milk is
+    '1/2 gallon', not '8 cups'."""
+    if amount.quantity <= 0:
+        return amount_text(0, amount.unit)
     if amount.unit in _CUP_VOLUMES:
-        return _as_stored(amount)
-    shown = _measured(amount, name, up=False)
+        if "/" in quantity_text(amount.quantity) or float(amount.quantity).is_integer():
+            return amount_text(amount.quantity, amount.unit)
+        near = _pick(amount.quantity, (4, 3), up=False, smallest=0.0)
+        return f"about {amount_text(near, amount.unit) if near else _measured(amount, name, up=False).text}"
+    shown = _measured(amount, name, up=False, sized=False)
     if shown.unit is not None or amount.unit is None:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
         if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
             return shown.text
+    if "/" in quantity_text(amount.quantity):  # 2/3 of a bunch, 2 1/2 onions
+        return amount_text(amount.quantity, amount.unit)
     pack = pack_of(name)
     if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
         whole = math.floor(amount.quantity + 1e-9)
         pieces = (amount.quantity - whole) * pack[2]
-        if math.isclose(pieces, round(pieces), abs_tol=1e-6):
-            parts = [amount_text(whole, pack[0])] if whole else []
-            parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
-            return " + ".join(parts)
-    return _as_stored(amount)
+        parts = [amount_text(whole, pack[0])] if whole else []
+        parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
+        about = "" if math.isclose(pieces, round(pieces), abs_tol=1e-6) else "about "
+        return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
+    if amount.unit in _METRIC and amount.quantity < 1:  # less than a gram or a millilitre: as stored
+        return amount_text(round(amount.quantity, 3), amount.unit)
+    less = shown.unit == amount.unit and shown.quantity > 2 * amount.quantity  # a sliver of a lemon, a crumb of butter
+    return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
 
 
-def _as_stored(amount: Amount) -> str:
-    """The amount in its own unit, to the thousandth unless a kitchen fraction says it (2/3 of a bunch, not 0.667)."""
-    exact = "/" in quantity_text(amount.quantity)
-    return amount_text(amount.quantity if exact else round(amount.quantity, 3), amount.unit)
+def _in_container(amount: Amount, name: str | None) -> str | None:
+    """Part of a container a shop sells `name` in, said in the measure it holds: 'about 1 1/4 cups of the bottle',
+    '2 cans and about 12 oz of another'; None when the unit is not a container whose content is known."""
+    if not name or amount.unit is None or amount.quantity <= 0:
+        return None
+    purchase = purchase_of(name)
+    size = can_size(name) if amount.unit in _CANS else None
+    if size is not None:  # a can's content by weight
+        measure, one = "oz", size
+    elif purchase is not None and amount.unit == purchase.unit and (key := next((k for k in ("ml", "g") if k in purchase.holds), None)):
+        measure, one = ("tsp", convert(purchase.holds[key], "ml", "tsp")) if key == "ml" else ("oz", convert(purchase.holds[key], "g", "oz"))
+    else:
+        return None
+    whole = math.floor(amount.quantity + 1e-9)
+    inside = sensible(Amount((amount.quantity - whole) * one, measure), name)
+    if whole == 0:
+        return f"about {inside.text} of the {amount.unit}"
+    return f"{amount_text(whole, amount.unit)} and about {inside.text} of another"
 
 
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
@@ -221,7 +248,8 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
     return _measured(amount, name, up=True)
 
 
-def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
+def _measured(amount: Amount, name: str | None, *, up: bool, sized: bool = True) -> Shown:
+    """The amount rounded to a measure (`up`: never below it); `sized`: a count of cans says which can."""
     unit: str | None
     text: str | None = None
     dry = bool(name) and is_dry(name or "")
@@ -241,8 +269,8 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
             amount = Amount(amount.quantity / pack[2], pack[0])
         unit = amount.unit
         rounded = _counted(amount.quantity, unit, name, up=up)
-        size = can_size(name) if name and unit in _CANS and not up and not float(rounded).is_integer() else None
-        if size is not None:  # part of a can says which can: '1/4 (15-oz) can black beans'
+        size = can_size(name) if name and unit in _CANS and not up and sized and rounded > 0 else None
+        if size is not None:  # a can says which can at any count: '1/4 (15-oz) can', '3 (15-oz) cans black beans'
             text = f"{quantity_text(rounded)} ({size:g}-oz) {unit_word('can', rounded)}"
     else:
         quantity, unit = _best_unit(amount)

@@ -25,8 +25,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   tomatoes' is 2 (14-oz) cans).
 - ``part cans written as a weight``: in a recipe, canned goods weighed out in quarter cans from half a can ('17 1/2 oz
   crushed tomatoes' is 1 1/4 (14-oz) cans, '7 oz' 1/2 can).
-- ``part of a can without its size``: a fraction of a can that does not say which can ('1/4 can black beans', not
-  '1/4 (15-oz) can').
+- ``can without its size``: in a recipe, cans that do not say which can, at any count ('1/4 can black beans', '3 cans
+  chickpeas', not '1/4 (15-oz) can', '3 (15-oz) cans').
 - ``ounces past a pound``: a weight of 16 oz or more in ounces ('30 oz potatoes' is about 2 lb, '18 oz' 1 lb 2 oz).
 - ``dry goods by the quart``: quarts of what is measured dry ('4 1/2 quarts flour' is 18 cups): quarts are poured.
 - ``each with one``: 'each' said of a single thing ('1 cod fillet, about 6 oz each').
@@ -113,8 +113,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("dry goods by the quart")
     if _UNHYPHENATED.search(text):
         found.append("quality not hyphenated")
-    if not shopping and _PART_CAN.search(text) and can_size(name) is not None:
-        found.append("part of a can without its size")
+    if not shopping and _CAN_COUNT.search(text) and can_size(name) is not None:
+        found.append("can without its size")
     if quantity is None:
         return found
     if quantity <= 0:
@@ -166,7 +166,7 @@ _EACH = re.compile(r"\beach\b", re.IGNORECASE)
 _UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " ")) for word in STATE_WORDS if "-" in word) + r")\b",
                            re.IGNORECASE)
 _QUARTS = re.compile(r"\d quarts?\b")
-_PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ (?:cans?|tins?)\b")
+_CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
 
