@@ -176,7 +176,7 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
     quarter cans from half a can ('1 1/4 (14-oz) cans'), a count of cans with their size ('3 (15-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
-    pieces in quarters below 1, 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
+    pieces in the cut nearest below 1 (quarters and thirds: '1/3 onion'), 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
     """
     return _measured(amount, name, up=False)
 
@@ -375,9 +375,9 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         return _pick(quantity, (1,), up=True, smallest=1.0)
     if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
         return float(max(1, math.floor(quantity + 0.5)))
-    if unit in (None, "piece"):  # quarters below one, 1 1/2, whole from 2
+    if unit in (None, "piece"):  # the cut nearest below one (quarters, thirds), 1 1/2, whole from 2
         if quantity < 1:
-            return _pick(quantity, (4,), up=False, smallest=0.25)
+            return _pick(quantity, (4, 3), up=False, smallest=0.25)
         return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
     return _pick(quantity, (2,) if quantity >= 1 and unit not in _CANS else (4,), up=False, smallest=0.25)
 

@@ -21,6 +21,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   line's `rounded_from`): '1/8 tsp' for 1/16 (a pinch), '2 red onions' for 1 1/2. Things counted whole (a clove, an
   egg, a pinch) and pieces below one are rounded as they must be; teaspoons from 1/8 up may move by 1/8 tsp (3/8 tsp
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
+- ``cut a cook would not make``: in a recipe, part of a piece (an onion, a lemon) that is not the cut nearest the
+  exact amount among 1/4, 1/3, 1/2, 2/3, 3/4 and 1 ('1/4 onion' for a third, '3/4 carrot' for two thirds).
 - ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
   tomatoes' is 2 (14-oz) cans).
 - ``part cans written as a weight``: in a recipe, canned goods weighed out in quarter cans from half a can ('17 1/2 oz
@@ -142,6 +144,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("weight no scale shows")
     if exact is not None and not shopping and _rounded_far(quantity, exact, unit) and not whole_thing and not (counted and exact < 1):
         found.append("rounded far from the amount")
+    if not shopping and unit is None and not whole_thing and _not_nearest_cut(quantity, quantity if exact is None else exact):
+        found.append("cut a cook would not make")
     if exact is not None and shopping and quantity < exact * (1 - UP_SLACK):
         found.append("need rounded down")
     if not shopping and _whole_cans_by_weight(text, name):
@@ -258,6 +262,18 @@ def _rounded_far(quantity: float, exact: float, unit: str | None) -> bool:
 
 def _weights(text: str) -> list[tuple[float, str]]:
     return [(_number(match.group(1)), match.group(2)) for match in _WEIGHT_AMOUNT.finditer(text)]
+
+
+CUTS = (1 / 4, 1 / 3, 1 / 2, 2 / 3, 3 / 4, 1.0)
+"""The parts of a piece a cook cuts."""
+
+
+def _not_nearest_cut(quantity: float, exact: float) -> bool:
+    """Part of a piece (below one) that is not a cut, or not the cut nearest the exact amount."""
+    if quantity >= 1 - 1e-9 and exact >= 1 - 1e-9:
+        return False
+    nearest = min(abs(cut - exact) for cut in CUTS)
+    return all(abs(quantity - cut) > 1e-3 for cut in CUTS) or abs(quantity - exact) > nearest + 1e-3  # 0.3333 is 1/3
 
 
 def _odd_compound(text: str) -> bool:

@@ -113,6 +113,14 @@ def test_an_amount_rounded_far_from_the_exact_one_is_odd(text: str, quantity: fl
 
 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
+    ("1/4 onion", 0.25, None, "onion", 1 / 3), ("3/4 carrot", 0.75, None, "carrot", 2 / 3), ("1/2 red onion", 0.5, None, "red onion", 0.375),
+    ("1/8 lemon", 0.125, None, "lemon", 0.125),
+])
+def test_part_of_a_piece_that_is_not_the_nearest_cut_is_odd(text: str, quantity: float, unit: str | None, name: str, exact: float) -> None:
+    assert "cut a cook would not make" in oddities(text, quantity, unit, name, shopping=False, exact=exact)
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
     ("1 egg", 1, None, "egg", 0.5), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
     ("1/2 tsp red pepper flakes", 0.5, "tsp", "red pepper flakes", 0.375), ("1/8 tsp cayenne", 0.125, "tsp", "cayenne", 0.1),
 ])
