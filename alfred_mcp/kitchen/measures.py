@@ -17,7 +17,15 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import (
+    by_the_carton,
+    can_size,
+    can_weight,
+    is_dry,
+    measure_key,
+    produce_purchase_of,
+    purchase_of,
+)
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -253,8 +261,9 @@ def _measured(amount: Amount, name: str | None, *, up: bool, sized: bool = True)
     unit: str | None
     text: str | None = None
     dry = bool(name) and is_dry(name or "")
-    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)):  # a quart of flour is bought as cups
-        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up, dry=dry)
+    carton = bool(name) and by_the_carton(name or "")
+    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)) or (carton and amount.unit in ("quart", "pint")):
+        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up, dry=dry, carton=carton)
         if unit == "pinch":
             return Shown(rounded, unit, amount_text(rounded, unit), None)
     elif amount.unit in ("oz", "lb"):
@@ -313,16 +322,20 @@ def _up(exact: float, step: int) -> float:
     return below if below >= exact * (1 - _UP_SLACK) else math.ceil(exact * step - 1e-9) / step
 
 
-def _spoon_measure(tsp: float, *, up: bool, dry: bool = False) -> tuple[float, str, str | None]:
+def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
     """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (whole teaspoons where no
     half tablespoon is within 10%: '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
     and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured `dry` (flour,
-    rice) stays in cups. Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
+    rice) stays in cups, and a liquid sold by the `carton` (broth) is in quarts only when they are whole ('9 cups',
+    '3 quarts'). Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
     if up:
-        return _spoon_to_buy(tsp, dry=dry)
+        return _spoon_to_buy(tsp, dry=dry, carton=carton)
+    quarts = convert(tsp, "tsp", "quart")
+    if carton and not dry and quarts >= 2 - 1e-9 and abs(round(quarts) - quarts) <= 0.02 * quarts:
+        return float(round(quarts)), "quart", None
+    if tsp > 8 * 48 * (1 + 1e-9) and not dry and not carton:  # more than 8 cups of what is poured is written in quarts
+        return _pick(quarts, (4,), up=False, smallest=1.0), "quart", None
     tbsp = tsp / 3
-    if tsp > 8 * 48 * (1 + 1e-9) and not dry:  # more than 8 cups of what is poured is written in quarts
-        return _pick(convert(tsp, "tsp", "quart"), (4,), up=False, smallest=1.0), "quart", None
     if tsp < 3 * 0.95:
         if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
             return 1.0, "pinch", None
@@ -346,9 +359,12 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False) -> tuple[float, s
     return near_cup, "cup", None  # from 1/2 cup the nearest cup measure: '1/2 cup' for 9 tbsp, not '1/2 cup + 1 tbsp'
 
 
-def _spoon_to_buy(tsp: float, *, dry: bool = False) -> tuple[float, str, str | None]:
+def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
     """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups (not of what is
-    measured `dry`: cups)."""
+    measured `dry`: cups; of a liquid sold by the `carton`, only whole quarts from 2)."""
+    if carton and not dry and tsp > 4 * 48 * (1 + _UP_SLACK):  # quarter cups: 10 1/2, not 10 1/3
+        cups = _pick(tsp / 48, (4,), up=True, smallest=0.25)
+        return (cups / 4, "quart", None) if cups >= 8 and (cups / 4).is_integer() else (cups, "cup", None)
     if tsp > 4 * 48 * (1 + _UP_SLACK) and not dry:
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
     if tsp / 3 >= 4 - 1e-9:

@@ -14,7 +14,10 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   measure ('5 tsp', '1/2 cup').
 - ``compound a cook would not write``: an added part that is not whole ('1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp';
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
-- ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of broth is 3 quarts).
+- ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of oil is 3 quarts); of a liquid sold by the
+  carton (broth, milk), whole quarts only ('12 cups' of broth is 3 quarts, '9 cups' is how a cook writes it).
+- ``part quarts of a carton liquid``: broth, stock, milk or cream in quarter quarts ('1 1/4 quarts', '2 1/4 quarts
+  vegetable broth'): a cook writes cups of it, and quarts (cartons) only whole.
 - ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
   thirds below it ('3/8 oz').
 - ``rounded far from the amount``: the amount shown is more than 25% away from the exact one (`exact`, a scaled
@@ -65,7 +68,15 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import (
+    by_the_carton,
+    can_size,
+    can_weight,
+    is_dry,
+    measure_key,
+    produce_purchase_of,
+    purchase_of,
+)
 from alfred_mcp.kitchen.card_lines import STATE_WORDS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import about_in
@@ -113,6 +124,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("ounces past a pound")
     if _QUARTS.search(text) and is_dry(name):
         found.append("dry goods by the quart")
+    if _PART_QUARTS.search(text) and by_the_carton(name):
+        found.append("part quarts of a carton liquid")
     if _UNHYPHENATED.search(text):
         found.append("quality not hyphenated")
     if not shopping and _CAN_COUNT.search(text) and can_size(name) is not None:
@@ -137,7 +150,8 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("too many spoons")
     if _odd_compound(text):
         found.append("compound a cook would not write")
-    if any(shown == "cup" and amount > 8 + 1e-9 for amount, shown in spoons) and not is_dry(name):
+    if any(shown == "cup" and amount > 8 + 1e-9 and (not by_the_carton(name) or _in_steps(amount / 4, 1)) for amount, shown in spoons) \
+            and not is_dry(name):
         found.append("quarts written as cups")
     if any(not _in_steps(amount, 4) if shown == "lb" else not (_in_steps(amount, 2) if amount >= 1 else _in_cup_measures(amount))
            for amount, shown in _weights(text)):
@@ -170,6 +184,7 @@ _EACH = re.compile(r"\beach\b", re.IGNORECASE)
 _UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " ")) for word in STATE_WORDS if "-" in word) + r")\b",
                            re.IGNORECASE)
 _QUARTS = re.compile(r"\d quarts?\b")
+_PART_QUARTS = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ quarts?\b")
 _CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
@@ -193,6 +208,7 @@ def note_oddities(note: str, name: str, *, bought: bool = True) -> list[str]:
     (False: on what the pantry was said to cover)."""
     found = [*(["dry goods by the quart"] if _QUARTS.search(note) and is_dry(name) else []),
              *(["spoons added to spoons"] if _COMPOUND.search(note) else []),
+             *(["part quarts of a carton liquid"] if _PART_QUARTS.search(note) and by_the_carton(name) else []),
              *(["shortfall not bought"] if not bought and _SHORT.search(note) else []),
              *(["check a cook could weigh"] if _weighable_check(note, name) else [])]
     return found + _check_oddities(note, name)

@@ -9,7 +9,7 @@ from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_size
 from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
-from alfred_mcp.kitchen.measures import Amount, line_text, sensible, to_buy
+from alfred_mcp.kitchen.measures import Amount, line_text, needed, sensible, to_buy
 from alfred_mcp.kitchen.odd_amounts import CUTS, oddities
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.scaling import scaled_line
@@ -102,4 +102,22 @@ def test_part_of_a_piece_is_the_cut_nearest_the_exact_amount_and_says_what_it_wa
                     rules = oddities(line["text"], line["quantity"], line["unit"], name, shopping=False,
                                      exact=line.get("rounded_from"), notes=line.get("notes"))
                     odd += [(name, quantity, base, servings, line["text"], rules)] if rules else []
+    assert odd == []
+
+
+CARTON_LIQUIDS = ["vegetable broth", "chicken broth", "chicken stock", "beef broth", "milk", "heavy cream", "buttermilk"]
+
+
+def test_a_liquid_sold_by_the_carton_is_cups_or_whole_quarts_never_quarter_quarts() -> None:
+    """Broth, stock, milk and cream from 1/4 cup to 24 cups by quarter cups, in a recipe, on a list and as a need:
+    cups, or quarts when they are whole ('9 cups', '3 quarts'), never '2 1/4 quarts'."""
+    odd = []
+    for name in CARTON_LIQUIDS:
+        for cups in (n / 4 for n in range(1, 97)):
+            for buying, shown in ((False, sensible(Amount(cups, "cup"), name)), (True, to_buy(Amount(cups, "cup"), name)),
+                                  (False, needed(Amount(cups, "cup"), name))):
+                text = line_text(cups, "cup", name, buying=True) if buying else f"{shown.text} {name}"
+                rules = oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=None if buying else shown.rounded_from)
+                if rules or (shown.unit == "quart" and not float(shown.quantity).is_integer()):
+                    odd.append((name, cups, buying, text, rules))
     assert odd == []
