@@ -244,6 +244,38 @@ def _in_container(amount: Amount, name: str | None) -> str | None:
     return f"{amount_text(whole, amount.unit)} and about {inside.text} of another"
 
 
+_SMALLER = {"quart": "cup", "cup": "tbsp", "tbsp": "tsp", "lb": "oz", "kg": "g", "l": "ml"}
+"""The next smaller unit a cook writes what a unit holds less than its smallest measure of."""
+_LEAST_AND_STEPS: dict[str, tuple[float, tuple[int, ...]]] = {
+    "quart": (1.0, (4,)), "cup": (0.25, (4, 3)), "tbsp": (1.0, (2,)), "lb": (1.0, (4,)), "kg": (1.0, ()), "l": (1.0, ()),
+}
+"""A unit's smallest measure and the parts it is measured in (a quarter cup, then quarters and thirds of a cup)."""
+
+
+def sensible_in(amount: Amount, unit: str | None, name: str | None = None) -> Shown:
+    """The amount written in `unit` (the unit its ingredient line uses), so that a step beside the list says the same
+    measure: 1 3/4 tbsp of butter beside '1/3 cup' is '2 tbsp', not '5 tsp'; where `unit` holds less than its smallest
+    measure (1/4 cup, 1 tbsp), the next smaller unit. `sensible` when the units do not compare."""
+    if unit is None or not convertible(amount.unit, unit) or dimension(unit).startswith("count"):
+        return sensible(amount, name)
+    value = convert(amount.quantity, amount.unit, unit)
+    least, steps = _LEAST_AND_STEPS.get(unit, (0.0, ()))
+    smaller = _SMALLER.get(unit)
+    if smaller is not None and value < least * (1 - _UP_SLACK):
+        below = sensible_in(Amount(value, unit), smaller, name)
+        if not convertible(below.unit, unit) or convert(below.quantity, below.unit, unit) < least * (1 - _UP_SLACK):
+            return below
+        rounded = least  # 3.9 tbsp rounds to 4: that is 1/4 cup
+    elif unit in ("l", "kg"):  # litres and kilograms to the hundredth
+        rounded = max(0.05, round(value, 2))
+    elif not steps:  # teaspoons, ounces, grams: as a cook writes them ('1 tbsp' for 3 tsp)
+        return sensible(Amount(value, unit), name)
+    else:
+        rounded = _pick(value, steps, up=False, smallest=least)
+    drift = abs(rounded - value) / value if value else 0.0
+    return Shown(rounded, unit, amount_text(rounded, unit), round(value, 3) if drift > 0.02 else None)
+
+
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
     """The amount to put on a shopping list: rounded up to what is bought or measured (never less than needed).
 

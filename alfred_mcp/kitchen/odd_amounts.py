@@ -55,6 +55,9 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   of cheese or fresh produce ('need 3/4 cup parmesan, the pantry has 6 oz': 6 oz grates to about 1 1/2 cups).
 - ``shortfall not bought`` (a pantry note's rule): a note says the pantry is short, but nothing is bought for it
   and the note does not say why ('short by 2 1/2 cups' alone).
+- ``step in another unit than its line`` (a scaled step's rule, `step_oddities`): a step's amount in a smaller unit
+  than its ingredient's scaled line uses, although that unit holds it ('5 tsp butter' in a step beside '1/3 cup butter':
+  2 tbsp); below the line unit's smallest measure (1/4 cup, 1 tbsp, 1 lb, 1 quart) the next smaller unit is right.
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -79,7 +82,7 @@ from alfred_mcp.kitchen.bought_as import (
 )
 from alfred_mcp.kitchen.card_lines import STATE_WORDS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
-from alfred_mcp.kitchen.measures import about_in
+from alfred_mcp.kitchen.measures import about_in, convert
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
@@ -252,6 +255,30 @@ def _leading_amount(text: str, sold: set[str]) -> tuple[float, str | None] | Non
     if word is not None and not is_known_unit(word):
         word = singular(word) if singular(word) in sold else None
     return _number(match.group(1)), None if word == "piece" else word
+
+
+_LADDER = ("tsp", "tbsp", "cup", "quart", "oz", "lb", "g", "kg", "ml", "l")
+_LEAST = {"tbsp": 1.0, "cup": 0.25, "quart": 1.0, "lb": 1.0, "kg": 1.0, "l": 1.0}
+_SMALLER = {"tbsp": "tsp", "cup": "tbsp", "quart": "cup", "lb": "oz", "kg": "g", "l": "ml"}
+
+
+def step_oddities(quantity: float, unit: str | None, line_unit: str | None) -> list[str]:
+    """The rule a scaled step's amount (`quantity` of `unit`) breaks beside its ingredient line in `line_unit`."""
+    if unit is None or line_unit is None or unit == line_unit or unit not in _LADDER or line_unit not in _LADDER:
+        return []
+    if _measure_kind(unit) != _measure_kind(line_unit) or _SMALLER.get(line_unit) is None:
+        return []
+    expected = line_unit  # the line's unit, or the first smaller one that holds the amount
+    while expected in _LEAST and convert(quantity, unit, expected) < _LEAST[expected] * (1 - UP_SLACK):
+        expected = _SMALLER[expected]
+    return ["step in another unit than its line"] if unit in _smaller_units(expected) else []
+
+
+def _smaller_units(unit: str) -> set[str]:
+    found: set[str] = set()
+    while (unit := _SMALLER.get(unit, "")) != "":
+        found.add(unit)
+    return found
 
 
 def repeated_ingredients(names: Iterable[str]) -> list[str]:
