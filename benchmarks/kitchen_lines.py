@@ -7,7 +7,7 @@ then made again from the same meals: `second_run_changed` counts lines the secon
 first call's pantry notes are judged too (`note_oddities`: a check where the pantry compares as the shop sells it, a
 shortfall not bought), and the second call's already-listed names against the lines they name (`name_disagrees`).
 Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 and for 1 to 12 servings (recipes_scale's
-own line code), each line with its notes. Target: 0 odd lines, 0 changed on the second run.
+own line code), each line with its notes, and every amount its scaled steps write (beside its line's unit). Target: 0 odd lines, 0 changed on the second run.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.kitchen.odd_amounts import name_disagrees, note_oddities, oddities, repeated_ingredients
+from alfred_mcp.kitchen.odd_amounts import name_disagrees, note_oddities, oddities, repeated_ingredients, step_oddities
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.step_amounts import step_amounts
 from alfred_mcp.kitchen.taxonomy import ingredient_words
-from alfred_mcp.operations.scaling import scaled_line
+from alfred_mcp.operations.scaling import line_factor, scaled_line
 from alfred_mcp.server.mcp_server import build_server
 
 from .fixtures import TODAY, opened_app
@@ -82,11 +83,20 @@ def _scaled_lines() -> list[dict[str, Any]]:
     for recipe in demo_kitchen(TODAY).recipes:
         base = recipe.row.get("servings")
         for factor in (*FACTORS, *(servings / base for servings in SERVINGS if base and servings != base)):
-            for row in recipe.ingredients:
-                line = scaled_line(row, factor)
+            lines = [scaled_line(row, factor) for row in recipe.ingredients]
+            for line in lines:
                 judged.append({"text": line["text"],
                                "rules": oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
                                                  exact=line.get("rounded_from"), notes=line.get("notes"))})
+            units = {str(row["name"]): line["unit"] for row, line in zip(recipe.ingredients, lines)}
+            factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(recipe.ingredients, lines)}
+            steps = [str(step) for step in recipe.row.get("instructions") or ()]
+            for amount in step_amounts(steps, list(units), factor, units, factors):
+                shown = amount.shown
+                text = f"{shown.text} {amount.name} (a step)"
+                judged.append({"text": text, "rules": oddities(text, shown.quantity, shown.unit, amount.name, shopping=False,
+                                                               exact=shown.rounded_from)
+                               + step_oddities(shown.quantity, shown.unit, amount.line_unit)})
     return judged
 
 

@@ -250,6 +250,14 @@ def is_dry(name: str) -> bool:
 
 
 @cache
+def by_the_carton(name: str) -> bool:
+    """True for a liquid sold by the carton (broth, stock, milk, cream): a cook writes cups of it, quarts only whole
+    ('9 cups vegetable broth', '3 quarts'), never quarter quarts."""
+    purchase = purchase_of(name)
+    return purchase is not None and purchase.unit == "carton"
+
+
+@cache
 def can_size(name: str) -> float | None:
     """The ounces in a can of `name` as a recipe counts it in cans ('black beans' in a can: 15), or None: canned goods,
     and what is sold canned as well as dry or fresh (beans, vegetables, fruit, fish), not flour."""

@@ -6,7 +6,8 @@ unit is a count of itself: cloves add to cloves, and a missing unit counts piece
 for the ingredient they belong to: a head of garlic is 10 cloves). The one place amounts are written:
 `sensible` for a recipe (nearest kitchen measure: 3 tsp -> 1 tbsp, 10 tbsp -> 2/3 cup, 1500 g -> 1.5 kg, eggs
 and cloves whole, never '0.333333 egg'), `to_buy` for a shopping list (rounded up to what is bought), `held` for
-what the pantry holds (never rounded away from it: 1.8 heads of garlic are '1 head + 8 cloves'), and
+what the pantry holds (1.8 heads of garlic are '1 head and 8 cloves', 0.925 of a bottle of soy sauce 'about 1 1/4
+cups of the bottle'), and
 `line_text` / `ingredient_text` for the whole line, its name agreeing with the number (`plurals.py`).
 """
 
@@ -16,7 +17,15 @@ import math
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
-from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import (
+    by_the_carton,
+    can_size,
+    can_weight,
+    is_dry,
+    measure_key,
+    produce_purchase_of,
+    purchase_of,
+)
 from alfred_mcp.kitchen.plurals import counted_name, plural, singular
 
 VOLUME_ML: dict[str, float] = {
@@ -176,39 +185,97 @@ def sensible(amount: Amount, name: str | None = None) -> Shown:
     between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
     ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
-    quarter cans from half a can ('1 1/4 (14-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
-    pieces in quarters below 1, 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
+    quarter cans from half a can ('1 1/4 (14-oz) cans'), a count of cans with their size ('3 (15-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
+    pieces in the cut nearest below 1 (quarters and thirds: '1/3 onion'), 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
     """
     return _measured(amount, name, up=False)
 
 
 def held(amount: Amount, name: str | None = None) -> str:
-    """What a pantry holds, written as a cook would and never rounded away from it: the kitchen measure when it is
-    the amount exactly ('1/2 cup', '500 g'), whole packs and their pieces ('1 head + 8 cloves' of garlic), else
-    the amount in its own unit to the thousandth ('1.85 cans'). A volume a shop sells in (gallon, quart, pint, fl oz)
-    stays as stored: half a gallon of milk is '1/2 gallon', not '8 cups'."""
+    """What a pantry holds, written as a cook would: the kitchen measure when it is the amount exactly ('1/2 cup',
+    '500 g', '1 1/2 cans'), whole packs and their pieces ('1 head and 8 cloves' of garlic), else what is in the
+    container in the measure it holds, about ('about 1 1/4 cups of the bottle', '1 bottle and about 1 3/4 cups of
+    another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver): never a '+' nor a thousandth of a
+    container. A volume a shop sells in (gallon, quart, pint, fl oz) stays in its unit: half a gallon of milk is
+    '1/2 gallon', not '8 cups'."""
+    if amount.quantity <= 0:
+        return amount_text(0, amount.unit)
     if amount.unit in _CUP_VOLUMES:
-        return _as_stored(amount)
-    shown = _measured(amount, name, up=False)
+        if "/" in quantity_text(amount.quantity) or float(amount.quantity).is_integer():
+            return amount_text(amount.quantity, amount.unit)
+        near = _pick(amount.quantity, (4, 3), up=False, smallest=0.0)
+        return f"about {amount_text(near, amount.unit) if near else _measured(amount, name, up=False).text}"
+    shown = _measured(amount, name, up=False, sized=False)
     if shown.unit is not None or amount.unit is None:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
         if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
             return shown.text
+    if "/" in quantity_text(amount.quantity):  # 2/3 of a bunch, 2 1/2 onions
+        return amount_text(amount.quantity, amount.unit)
     pack = pack_of(name)
     if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
         whole = math.floor(amount.quantity + 1e-9)
         pieces = (amount.quantity - whole) * pack[2]
-        if math.isclose(pieces, round(pieces), abs_tol=1e-6):
-            parts = [amount_text(whole, pack[0])] if whole else []
-            parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
-            return " + ".join(parts)
-    return _as_stored(amount)
+        parts = [amount_text(whole, pack[0])] if whole else []
+        parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
+        about = "" if math.isclose(pieces, round(pieces), abs_tol=1e-6) else "about "
+        return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
+    if amount.unit in _METRIC and amount.quantity < 1:  # less than a gram or a millilitre: as stored
+        return amount_text(round(amount.quantity, 3), amount.unit)
+    less = shown.unit == amount.unit and shown.quantity > 2 * amount.quantity  # a sliver of a lemon, a crumb of butter
+    return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
 
 
-def _as_stored(amount: Amount) -> str:
-    """The amount in its own unit, to the thousandth unless a kitchen fraction says it (2/3 of a bunch, not 0.667)."""
-    exact = "/" in quantity_text(amount.quantity)
-    return amount_text(amount.quantity if exact else round(amount.quantity, 3), amount.unit)
+def _in_container(amount: Amount, name: str | None) -> str | None:
+    """Part of a container a shop sells `name` in, said in the measure it holds: 'about 1 1/4 cups of the bottle',
+    '2 cans and about 12 oz of another'; None when the unit is not a container whose content is known."""
+    if not name or amount.unit is None or amount.quantity <= 0:
+        return None
+    purchase = purchase_of(name)
+    size = can_size(name) if amount.unit in _CANS else None
+    if size is not None:  # a can's content by weight
+        measure, one = "oz", size
+    elif purchase is not None and amount.unit == purchase.unit and (key := next((k for k in ("ml", "g") if k in purchase.holds), None)):
+        measure, one = ("tsp", convert(purchase.holds[key], "ml", "tsp")) if key == "ml" else ("oz", convert(purchase.holds[key], "g", "oz"))
+    else:
+        return None
+    whole = math.floor(amount.quantity + 1e-9)
+    inside = sensible(Amount((amount.quantity - whole) * one, measure), name)
+    if whole == 0:
+        return f"about {inside.text} of the {amount.unit}"
+    return f"{amount_text(whole, amount.unit)} and about {inside.text} of another"
+
+
+_SMALLER = {"quart": "cup", "cup": "tbsp", "tbsp": "tsp", "lb": "oz", "kg": "g", "l": "ml"}
+"""The next smaller unit a cook writes what a unit holds less than its smallest measure of."""
+_LEAST_AND_STEPS: dict[str, tuple[float, tuple[int, ...]]] = {
+    "quart": (1.0, (4,)), "cup": (0.25, (4, 3)), "tbsp": (1.0, (2,)), "lb": (1.0, (4,)), "kg": (1.0, ()), "l": (1.0, ()),
+}
+"""A unit's smallest measure and the parts it is measured in (a quarter cup, then quarters and thirds of a cup)."""
+
+
+def sensible_in(amount: Amount, unit: str | None, name: str | None = None) -> Shown:
+    """The amount written in `unit` (the unit its ingredient line uses), so that a step beside the list says the same
+    measure: 1 3/4 tbsp of butter beside '1/3 cup' is '2 tbsp', not '5 tsp'; where `unit` holds less than its smallest
+    measure (1/4 cup, 1 tbsp), the next smaller unit. `sensible` when the units do not compare."""
+    if unit is None or not convertible(amount.unit, unit) or dimension(unit).startswith("count"):
+        return sensible(amount, name)
+    value = convert(amount.quantity, amount.unit, unit)
+    least, steps = _LEAST_AND_STEPS.get(unit, (0.0, ()))
+    smaller = _SMALLER.get(unit)
+    if smaller is not None and value < least * (1 - _UP_SLACK):
+        below = sensible_in(Amount(value, unit), smaller, name)
+        if not convertible(below.unit, unit) or convert(below.quantity, below.unit, unit) < least * (1 - _UP_SLACK):
+            return below
+        rounded = least  # 3.9 tbsp rounds to 4: that is 1/4 cup
+    elif unit in ("l", "kg"):  # litres and kilograms to the hundredth
+        rounded = max(0.05, round(value, 2))
+    elif not steps:  # teaspoons, ounces, grams: as a cook writes them ('1 tbsp' for 3 tsp)
+        return sensible(Amount(value, unit), name)
+    else:
+        rounded = _pick(value, steps, up=False, smallest=least)
+    drift = abs(rounded - value) / value if value else 0.0
+    return Shown(rounded, unit, amount_text(rounded, unit), round(value, 3) if drift > 0.02 else None)
 
 
 def to_buy(amount: Amount, name: str | None = None) -> Shown:
@@ -223,12 +290,14 @@ def to_buy(amount: Amount, name: str | None = None) -> Shown:
     return _measured(amount, name, up=True)
 
 
-def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
+def _measured(amount: Amount, name: str | None, *, up: bool, sized: bool = True) -> Shown:
+    """The amount rounded to a measure (`up`: never below it); `sized`: a count of cans says which can."""
     unit: str | None
     text: str | None = None
     dry = bool(name) and is_dry(name or "")
-    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)):  # a quart of flour is bought as cups
-        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up, dry=dry)
+    carton = bool(name) and by_the_carton(name or "")
+    if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)) or (carton and amount.unit in ("quart", "pint")):
+        rounded, unit, text = _spoon_measure(convert(amount.quantity, amount.unit, "tsp"), up=up, dry=dry, carton=carton)
         if unit == "pinch":
             return Shown(rounded, unit, amount_text(rounded, unit), None)
     elif amount.unit in ("oz", "lb"):
@@ -243,8 +312,8 @@ def _measured(amount: Amount, name: str | None, *, up: bool) -> Shown:
             amount = Amount(amount.quantity / pack[2], pack[0])
         unit = amount.unit
         rounded = _counted(amount.quantity, unit, name, up=up)
-        size = can_size(name) if name and unit in _CANS and not up and not float(rounded).is_integer() else None
-        if size is not None:  # part of a can says which can: '1/4 (15-oz) can black beans'
+        size = can_size(name) if name and unit in _CANS and not up and sized and rounded > 0 else None
+        if size is not None:  # a can says which can at any count: '1/4 (15-oz) can', '3 (15-oz) cans black beans'
             text = f"{quantity_text(rounded)} ({size:g}-oz) {unit_word('can', rounded)}"
     else:
         quantity, unit = _best_unit(amount)
@@ -287,16 +356,20 @@ def _up(exact: float, step: int) -> float:
     return below if below >= exact * (1 - _UP_SLACK) else math.ceil(exact * step - 1e-9) / step
 
 
-def _spoon_measure(tsp: float, *, up: bool, dry: bool = False) -> tuple[float, str, str | None]:
+def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
     """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (whole teaspoons where no
     half tablespoon is within 10%: '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
     and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured `dry` (flour,
-    rice) stays in cups. Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
+    rice) stays in cups, and a liquid sold by the `carton` (broth) is in quarts only when they are whole ('9 cups',
+    '3 quarts'). Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
     if up:
-        return _spoon_to_buy(tsp, dry=dry)
+        return _spoon_to_buy(tsp, dry=dry, carton=carton)
+    quarts = convert(tsp, "tsp", "quart")
+    if carton and not dry and quarts >= 2 - 1e-9 and abs(round(quarts) - quarts) <= 0.02 * quarts:
+        return float(round(quarts)), "quart", None
+    if tsp > 8 * 48 * (1 + 1e-9) and not dry and not carton:  # more than 8 cups of what is poured is written in quarts
+        return _pick(quarts, (4,), up=False, smallest=1.0), "quart", None
     tbsp = tsp / 3
-    if tsp > 8 * 48 * (1 + 1e-9) and not dry:  # more than 8 cups of what is poured is written in quarts
-        return _pick(convert(tsp, "tsp", "quart"), (4,), up=False, smallest=1.0), "quart", None
     if tsp < 3 * 0.95:
         if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
             return 1.0, "pinch", None
@@ -320,9 +393,12 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False) -> tuple[float, s
     return near_cup, "cup", None  # from 1/2 cup the nearest cup measure: '1/2 cup' for 9 tbsp, not '1/2 cup + 1 tbsp'
 
 
-def _spoon_to_buy(tsp: float, *, dry: bool = False) -> tuple[float, str, str | None]:
+def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
     """Rounded up to one measure: tsp below 1 tbsp, tbsp up to 4, cups above, quarts above 4 cups (not of what is
-    measured `dry`: cups)."""
+    measured `dry`: cups; of a liquid sold by the `carton`, only whole quarts from 2)."""
+    if carton and not dry and tsp > 4 * 48 * (1 + _UP_SLACK):  # quarter cups: 10 1/2, not 10 1/3
+        cups = _pick(tsp / 48, (4,), up=True, smallest=0.25)
+        return (cups / 4, "quart", None) if cups >= 8 and (cups / 4).is_integer() else (cups, "cup", None)
     if tsp > 4 * 48 * (1 + _UP_SLACK) and not dry:
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
     if tsp / 3 >= 4 - 1e-9:
@@ -349,9 +425,9 @@ def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -
         return _pick(quantity, (1,), up=True, smallest=1.0)
     if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
         return float(max(1, math.floor(quantity + 0.5)))
-    if unit in (None, "piece"):  # quarters below one, 1 1/2, whole from 2
+    if unit in (None, "piece"):  # the cut nearest below one (quarters, thirds), 1 1/2, whole from 2
         if quantity < 1:
-            return _pick(quantity, (4,), up=False, smallest=0.25)
+            return _pick(quantity, (4, 3), up=False, smallest=0.25)
         return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
     return _pick(quantity, (2,) if quantity >= 1 and unit not in _CANS else (4,), up=False, smallest=0.25)
 

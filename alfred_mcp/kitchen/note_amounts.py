@@ -24,23 +24,27 @@ _NOT_AMOUNTS = frozenset({
 _CONTAINERS = frozenset({"can", "jar", "bottle", "package", "pack", "bag", "carton", "box", "tin", "tube", "packet", "container"})
 
 
-def scaled_notes(notes: str, factor: float, line_unit: str | None) -> str:
-    """`notes` with each amount of the recipe in them times `factor`, written as a cook writes it."""
+def scaled_notes(notes: str, factor: float, line_unit: str | None, measured_factor: float | None = None) -> str:
+    """`notes` with each amount of the recipe in them times `factor`, written as a cook writes it; a measured amount
+    (a volume, a weight) times `measured_factor`, the factor the line itself was scaled by once rounded: 1 oz of
+    porcini shown for 1 1/4 soak in 2 cups of water, not 2 1/2 (a count, '1 extra yolk', scales as the recipe)."""
     if abs(factor - 1.0) < 1e-9:
         return notes
     parts = re.split(r"(;\s*|,\s*)", notes)
-    return "".join(part if index % 2 else _scaled_segment(part, factor, line_unit) for index, part in enumerate(parts))
+    factors = (factor, factor if measured_factor is None else measured_factor)
+    return "".join(part if index % 2 else _scaled_segment(part, factors, line_unit) for index, part in enumerate(parts))
 
 
-def _scaled_segment(segment: str, factor: float, line_unit: str | None) -> str:
+def _scaled_segment(segment: str, factors: tuple[float, float], line_unit: str | None) -> str:
     if _PER_PIECE.search(segment):
         return segment
     if line_unit in _CONTAINERS and _AMOUNT.fullmatch(segment.strip(" ()")):
         return segment  # '14 oz' on a line of cans: the size of one
-    return _AMOUNT.sub(lambda match: _scaled(match, factor), segment)
+    return _AMOUNT.sub(lambda match: _scaled(match, factors), segment)
 
 
-def _scaled(match: re.Match[str], factor: float) -> str:
+def _scaled(match: re.Match[str], factors: tuple[float, float]) -> str:
+    factor, measured_factor = factors
     value = parse_quantity(match.group("number")).value
     words = match.group("words")
     first, _, after = words.partition(" ")
@@ -48,7 +52,7 @@ def _scaled(match: re.Match[str], factor: float) -> str:
         return match.group(0)
     unit = normalize_unit(first)
     if is_known_unit(unit) and unit != "piece":
-        shown = sensible(Amount(value * factor, unit), after or None)
+        shown = sensible(Amount(value * measured_factor, unit), after or None)
         return f"{shown.text} {after}".rstrip()
     shown = sensible(Amount(value * factor, None), words)
     return f"{quantity_text(shown.quantity)} {counted_name(words, shown.quantity)}"

@@ -14,19 +14,24 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   measure ('5 tsp', '1/2 cup').
 - ``compound a cook would not write``: an added part that is not whole ('1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp';
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
-- ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of broth is 3 quarts).
+- ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of oil is 3 quarts); of a liquid sold by the
+  carton (broth, milk), whole quarts only ('12 cups' of broth is 3 quarts, '9 cups' is how a cook writes it).
+- ``part quarts of a carton liquid``: broth, stock, milk or cream in quarter quarts ('1 1/4 quarts', '2 1/4 quarts
+  vegetable broth'): a cook writes cups of it, and quarts (cartons) only whole.
 - ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
   thirds below it ('3/8 oz').
 - ``rounded far from the amount``: the amount shown is more than 25% away from the exact one (`exact`, a scaled
   line's `rounded_from`): '1/8 tsp' for 1/16 (a pinch), '2 red onions' for 1 1/2. Things counted whole (a clove, an
   egg, a pinch) and pieces below one are rounded as they must be; teaspoons from 1/8 up may move by 1/8 tsp (3/8 tsp
   is written 1/2), grams and millilitres by half of one, and less than 1/4 oz is written 1/4 oz. A shopping list rounds up to what is bought, as it must.
+- ``cut a cook would not make``: in a recipe, part of a piece (an onion, a lemon) that is not the cut nearest the
+  exact amount among 1/4, 1/3, 1/2, 2/3, 3/4 and 1 ('1/4 onion' for a third, '3/4 carrot' for two thirds).
 - ``cans written as a weight``: in a recipe, canned goods weighed out in whole or half cans ('1 3/4 lb crushed
   tomatoes' is 2 (14-oz) cans).
 - ``part cans written as a weight``: in a recipe, canned goods weighed out in quarter cans from half a can ('17 1/2 oz
   crushed tomatoes' is 1 1/4 (14-oz) cans, '7 oz' 1/2 can).
-- ``part of a can without its size``: a fraction of a can that does not say which can ('1/4 can black beans', not
-  '1/4 (15-oz) can').
+- ``can without its size``: in a recipe, cans that do not say which can, at any count ('1/4 can black beans', '3 cans
+  chickpeas', not '1/4 (15-oz) can', '3 (15-oz) cans').
 - ``ounces past a pound``: a weight of 16 oz or more in ounces ('30 oz potatoes' is about 2 lb, '18 oz' 1 lb 2 oz).
 - ``dry goods by the quart``: quarts of what is measured dry ('4 1/2 quarts flour' is 18 cups): quarts are poured.
 - ``each with one``: 'each' said of a single thing ('1 cod fillet, about 6 oz each').
@@ -50,6 +55,9 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   of cheese or fresh produce ('need 3/4 cup parmesan, the pantry has 6 oz': 6 oz grates to about 1 1/2 cups).
 - ``shortfall not bought`` (a pantry note's rule): a note says the pantry is short, but nothing is bought for it
   and the note does not say why ('short by 2 1/2 cups' alone).
+- ``step in another unit than its line`` (a scaled step's rule, `step_oddities`): a step's amount in a smaller unit
+  than its ingredient's scaled line uses, although that unit holds it ('5 tsp butter' in a step beside '1/3 cup butter':
+  2 tbsp); below the line unit's smallest measure (1/4 cup, 1 tbsp, 1 lb, 1 quart) the next smaller unit is right.
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -63,10 +71,18 @@ import re
 from collections.abc import Iterable
 from fractions import Fraction
 
-from alfred_mcp.kitchen.bought_as import can_size, can_weight, is_dry, measure_key, produce_purchase_of, purchase_of
+from alfred_mcp.kitchen.bought_as import (
+    by_the_carton,
+    can_size,
+    can_weight,
+    is_dry,
+    measure_key,
+    produce_purchase_of,
+    purchase_of,
+)
 from alfred_mcp.kitchen.card_lines import STATE_WORDS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
-from alfred_mcp.kitchen.measures import about_in
+from alfred_mcp.kitchen.measures import about_in, convert
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
@@ -111,10 +127,12 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("ounces past a pound")
     if _QUARTS.search(text) and is_dry(name):
         found.append("dry goods by the quart")
+    if _PART_QUARTS.search(text) and by_the_carton(name):
+        found.append("part quarts of a carton liquid")
     if _UNHYPHENATED.search(text):
         found.append("quality not hyphenated")
-    if not shopping and _PART_CAN.search(text) and can_size(name) is not None:
-        found.append("part of a can without its size")
+    if not shopping and _CAN_COUNT.search(text) and can_size(name) is not None:
+        found.append("can without its size")
     if quantity is None:
         return found
     if quantity <= 0:
@@ -135,13 +153,16 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("too many spoons")
     if _odd_compound(text):
         found.append("compound a cook would not write")
-    if any(shown == "cup" and amount > 8 + 1e-9 for amount, shown in spoons) and not is_dry(name):
+    if any(shown == "cup" and amount > 8 + 1e-9 and (not by_the_carton(name) or _in_steps(amount / 4, 1)) for amount, shown in spoons) \
+            and not is_dry(name):
         found.append("quarts written as cups")
     if any(not _in_steps(amount, 4) if shown == "lb" else not (_in_steps(amount, 2) if amount >= 1 else _in_cup_measures(amount))
            for amount, shown in _weights(text)):
         found.append("weight no scale shows")
     if exact is not None and not shopping and _rounded_far(quantity, exact, unit) and not whole_thing and not (counted and exact < 1):
         found.append("rounded far from the amount")
+    if not shopping and unit is None and not whole_thing and _not_nearest_cut(quantity, quantity if exact is None else exact):
+        found.append("cut a cook would not make")
     if exact is not None and shopping and quantity < exact * (1 - UP_SLACK):
         found.append("need rounded down")
     if not shopping and _whole_cans_by_weight(text, name):
@@ -166,7 +187,8 @@ _EACH = re.compile(r"\beach\b", re.IGNORECASE)
 _UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " ")) for word in STATE_WORDS if "-" in word) + r")\b",
                            re.IGNORECASE)
 _QUARTS = re.compile(r"\d quarts?\b")
-_PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ (?:cans?|tins?)\b")
+_PART_QUARTS = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ quarts?\b")
+_CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
 
@@ -189,6 +211,7 @@ def note_oddities(note: str, name: str, *, bought: bool = True) -> list[str]:
     (False: on what the pantry was said to cover)."""
     found = [*(["dry goods by the quart"] if _QUARTS.search(note) and is_dry(name) else []),
              *(["spoons added to spoons"] if _COMPOUND.search(note) else []),
+             *(["part quarts of a carton liquid"] if _PART_QUARTS.search(note) and by_the_carton(name) else []),
              *(["shortfall not bought"] if not bought and _SHORT.search(note) else []),
              *(["check a cook could weigh"] if _weighable_check(note, name) else [])]
     return found + _check_oddities(note, name)
@@ -234,6 +257,30 @@ def _leading_amount(text: str, sold: set[str]) -> tuple[float, str | None] | Non
     return _number(match.group(1)), None if word == "piece" else word
 
 
+_LADDER = ("tsp", "tbsp", "cup", "quart", "oz", "lb", "g", "kg", "ml", "l")
+_LEAST = {"tbsp": 1.0, "cup": 0.25, "quart": 1.0, "lb": 1.0, "kg": 1.0, "l": 1.0}
+_SMALLER = {"tbsp": "tsp", "cup": "tbsp", "quart": "cup", "lb": "oz", "kg": "g", "l": "ml"}
+
+
+def step_oddities(quantity: float, unit: str | None, line_unit: str | None) -> list[str]:
+    """The rule a scaled step's amount (`quantity` of `unit`) breaks beside its ingredient line in `line_unit`."""
+    if unit is None or line_unit is None or unit == line_unit or unit not in _LADDER or line_unit not in _LADDER:
+        return []
+    if _measure_kind(unit) != _measure_kind(line_unit) or _SMALLER.get(line_unit) is None:
+        return []
+    expected = line_unit  # the line's unit, or the first smaller one that holds the amount
+    while expected in _LEAST and convert(quantity, unit, expected) < _LEAST[expected] * (1 - UP_SLACK):
+        expected = _SMALLER[expected]
+    return ["step in another unit than its line"] if unit in _smaller_units(expected) else []
+
+
+def _smaller_units(unit: str) -> set[str]:
+    found: set[str] = set()
+    while (unit := _SMALLER.get(unit, "")) != "":
+        found.add(unit)
+    return found
+
+
 def repeated_ingredients(names: Iterable[str]) -> list[str]:
     """Names of ingredients that appear on more than one line ('shallot' and 'Shallots' are the same)."""
     seen: dict[tuple[str, ...], int] = {}
@@ -258,6 +305,18 @@ def _rounded_far(quantity: float, exact: float, unit: str | None) -> bool:
 
 def _weights(text: str) -> list[tuple[float, str]]:
     return [(_number(match.group(1)), match.group(2)) for match in _WEIGHT_AMOUNT.finditer(text)]
+
+
+CUTS = (1 / 4, 1 / 3, 1 / 2, 2 / 3, 3 / 4, 1.0)
+"""The parts of a piece a cook cuts."""
+
+
+def _not_nearest_cut(quantity: float, exact: float) -> bool:
+    """Part of a piece (below one) that is not a cut, or not the cut nearest the exact amount."""
+    if quantity >= 1 - 1e-9 and exact >= 1 - 1e-9:
+        return False
+    nearest = min(abs(cut - exact) for cut in CUTS)
+    return all(abs(quantity - cut) > 1e-3 for cut in CUTS) or abs(quantity - exact) > nearest + 1e-3  # 0.3333 is 1/3
 
 
 def _odd_compound(text: str) -> bool:

@@ -2,7 +2,8 @@
 
 Each ingredient is taken from the matching pantry rows, soonest expiry first; a row that runs out stays
 at 0 (used up, not deleted). A row in a unit that does not convert is counted as the shop sells it, full, as
-shopping_list_from counts it (a bottle of olive oil is about 2 cups: 2 tbsp leave 0.938 bottle, about 1 3/4 cups).
+shopping_list_from counts it (a bottle of olive oil is about 2 cups: 2 tbsp leave 'about 1 3/4 cups of the bottle'), and
+what is left is said as a cook writes it (`measures.held`: '1 head and 7 cloves', never '0.938 bottle').
 What cannot be taken is reported with the reason: not in the pantry, a unit that does not convert even so
 (cans of an unknown size against grams), not enough, or no quantity in the recipe.
 """
@@ -80,7 +81,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
         changes[step.row["id"]] = (step.row, step.left)
         used = about_in_need_unit(need, step.used, step.row.get("unit"))[0] or 0.0
         left = held(Amount(step.left, step.row.get("unit")), step.row["name"])
-        if step.estimated:
+        if step.estimated and not left.startswith("about") and " about " not in left:
             about, _ = about_in_need_unit(need, step.left, step.row.get("unit"))
             left = f"{left} (about {sensible(need.amount(about or 0.0), need.name).text})"
         outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,

@@ -8,7 +8,7 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.card_lines import card_line
-from alfred_mcp.kitchen.measures import Amount, ingredient_text, sensible
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, sensible
 from alfred_mcp.kitchen.note_amounts import scaled_notes
 from alfred_mcp.kitchen.step_amounts import scaled_steps
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
@@ -43,7 +43,9 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
     factor = servings / base
     lines = [scaled_line(row, factor) for row in loaded.ingredients]
     written = [str(step) for step in loaded.recipe.get("instructions") or ()]
-    steps = scaled_steps(written, [str(row["name"]) for row in loaded.ingredients], factor)
+    units = {str(row["name"]): line["unit"] for row, line in zip(loaded.ingredients, lines)}
+    factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(loaded.ingredients, lines)}
+    steps = scaled_steps(written, list(units), factor, units, factors)
     return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None)
 
 
@@ -58,7 +60,7 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
                     text=ingredient_text(shown.text, shown.quantity, shown.unit, row["name"]))
         if shown.rounded_from is not None:
             line["rounded_from"] = shown.rounded_from
-    notes = scaled_notes(str(row["notes"]), factor, row.get("unit")) if row.get("notes") else None
+    notes = scaled_notes(str(row["notes"]), factor, row.get("unit"), line_factor(row, line, factor)) if row.get("notes") else None
     written = None if row.get("quantity") is None else Amount(float(row["quantity"]), row.get("unit"))
     shown_line = card_line(line["text"], line["quantity"], line["unit"], row["name"], notes, written=written, factor=factor)
     line["text"] = shown_line.text
@@ -67,3 +69,12 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
     if row.get("is_optional"):
         line["optional"] = True
     return line
+
+
+def line_factor(row: Mapping[str, Any], line: Mapping[str, Any], factor: float) -> float:
+    """The factor a line was scaled by once rounded (1 oz of porcini shown for 1 1/4: 2, not 2 1/2), so what soaks
+    with it scales the same; `factor` when the line has no amount or its units do not compare."""
+    if not row.get("quantity") or line.get("quantity") is None:
+        return factor
+    shown = convert_for(str(row["name"]), float(line["quantity"]), line.get("unit"), row.get("unit"))
+    return factor if shown is None else shown / float(row["quantity"])

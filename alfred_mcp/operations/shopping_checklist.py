@@ -3,12 +3,13 @@
 A line says what to buy (quantity and unit as a cook writes them), where it came from (the recipes
 shopping_list_from named, or the user's own note) and whether it is bought. Ticking sets
 `is_purchased` and puts what was bought in the pantry (`restocking`); unticking clears it and leaves the pantry
-(kitchen_undo takes a tick back whole). Nothing else about the line changes.
+(kitchen_undo takes a tick back whole). Nothing else about the line changes. A db_update setting `is_purchased`
+ticks only, and says so (`ticked_not_stocked`): a client ticking that way adds to the pantry itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -73,6 +74,17 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today
     status = await work.store.select(SHOPPING_LIST, Query(columns=("is_purchased",), limit=MAX_LINES), user_id=work.user_id)
     done = sum(1 for row in status if row.get("is_purchased"))
     return {"lines": lines, **({"stocked": stocked} if bought else {}), "open": len(status) - done, "bought": done}
+
+
+def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[str]:
+    """What a db_update ticking shopping lines bought says: it ticks them and leaves the pantry as it is (a client that
+    ticks with db_update adds to the pantry itself, in its own words: stocking here too would count what was bought
+    twice), and how the pantry gets what was bought. Nothing for an update that does not tick."""
+    if data.get("is_purchased") is not True:
+        return []
+    noun = "line" if lines == 1 else "lines"
+    return [f"shopping_list: {lines} {noun} ticked bought; the pantry was not changed (db_update only ticks): add what "
+            "was bought to inventory with db_update/db_create, or tick with shopping_list_check, which stocks it."]
 
 
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kitchen.test_held_amounts import read_back
+from kitchen.test_held_amounts import reads_as_held
 from mcp import Client
 
 from alfred_mcp.agent.act_tools import summarize_result
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.shopping_lines import parsed_amount
 
-from .helpers import call, call_error, eq
+from .helpers import among, call, call_error, eq
 
 pytestmark = pytest.mark.anyio
 
@@ -323,7 +323,8 @@ async def test_a_preview_lists_exactly_what_adding_then_adds_and_writes_nothing(
 
 @pytest.mark.parametrize(("held", "used"), [
     (("garlic", 2, "head"), (2, "clove")), (("quuxflour", 1, "kg"), (333, "g")), (("quuxmilk", 2, "cup"), (3, "tbsp")),
-    (("quuxtomatoes", 2, "can"), (0.15, "can")), (("garlic", 1, "head"), (10, "clove")),
+    (("quuxtomatoes", 2, "can"), (0.15, "can")), (("garlic", 1, "head"), (10, "clove")), (("garlic", 2, "head"), (13, "clove")),
+    (("soy sauce", 1, "bottle"), (1.5, "tbsp")), (("olive oil", 2, "bottle"), (1, "tbsp")), (("vegetable broth", 1, "carton"), (1, "tbsp")),
 ], ids=lambda case: "-".join(str(part) for part in case))
 async def test_meal_cooked_says_left_what_the_pantry_then_holds(
     client: Client, held: tuple[str, float, str], used: tuple[float, str]
@@ -335,7 +336,7 @@ async def test_meal_cooked_says_left_what_the_pantry_then_holds(
     assert cooked["deducted"]
     for line in cooked["deducted"]:  # the demo pantry may hold some too: every row deducted says what it holds
         (stock,) = await _rows(client, "inventory", id=line["ref"])
-        assert read_back(line["left"], stock["name"], stock["unit"]) == pytest.approx(stock["quantity"], rel=1e-3, abs=1e-3), line
+        assert reads_as_held(line["left"], stock["name"], stock["unit"], stock["quantity"]), line
 
 
 @pytest.mark.parametrize("rating", [1, 2, 3, 4, 5])
@@ -402,7 +403,7 @@ async def test_meal_cooked_takes_what_shopping_counted_as_covered_in_a_unit_that
     assert listed["lines"] == [] and checked == {"quuxbeans"}
     cooked = await call(client, "meal_cooked", recipe=crumbs)
     taken = {line["ref"]: line for line in cooked["deducted"]}
-    assert [ref for ref in refs[:4] if ref in taken and "(about " not in taken[ref]["left"]] == []
+    assert [ref for ref in refs[:4] if ref in taken and "about " not in taken[ref]["left"]] == []
     assert [item["name"] for item in cooked["not_deducted"]] == ["quuxbeans"]
     assert "2 cans, which does not convert to g" in cooked["not_deducted"][0]["reason"]
     used = {line["name"]: line["used"] for line in cooked["deducted"]}
@@ -455,3 +456,30 @@ async def test_ticking_a_line_bought_puts_its_amount_in_the_pantry(client: Clien
     assert again["stocked"] == [] and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22
     untick = await call(client, "shopping_list_check", items=refs[:1], bought=False)
     assert "stocked" not in untick and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22
+
+
+@pytest.mark.parametrize("filters", ["id", "name"])
+@pytest.mark.parametrize("lines", [1, 3])
+async def test_a_db_update_ticking_lines_bought_ticks_them_and_says_the_pantry_is_unchanged(client: Client, filters: str,
+                                                                                        lines: int) -> None:
+    """A model ticks with db_update and then adds to the pantry itself (every recorded conversation that ticked did:
+    'eggs ticked, your fridge now has 22'), so db_update only ticks: the lines are bought, the pantry is as it was, and
+    the result says so and how the pantry gets what was bought (shopping_list_check stocks it, as the view does)."""
+    created = (await call(client, "db_create", table="shopping_list",
+                          data=[{"name": "quuxleeks", "quantity": 2 + n} for n in range(lines)]))["rows"]
+    before = await _rows(client, "inventory")
+    where = [among("id", [row["id"] for row in created])] if filters == "id" else [eq("name", "quuxleeks")]
+    result = await call(client, "db_update", table="shopping_list", filters=where, data={"is_purchased": True})
+    assert all(row["is_purchased"] for row in await _rows(client, "shopping_list", name="quuxleeks"))
+    assert await _rows(client, "inventory") == before
+    (warning,) = [w for w in result.get("warnings", []) if w.startswith("shopping_list:")]
+    assert f"{lines} line{'s' if lines > 1 else ''} ticked bought" in warning and "pantry was not changed" in warning \
+        and "shopping_list_check" in warning
+
+
+@pytest.mark.parametrize("data", [{"quantity": 3}, {"notes": "the big ones"}, {"is_purchased": False}])
+async def test_a_db_update_that_does_not_tick_a_line_says_nothing_of_the_pantry(client: Client, data: dict[str, Any]) -> None:
+    (line,) = (await call(client, "db_create", table="shopping_list", data=[{"name": "quuxleeks", "quantity": 2}]))["rows"]
+    before = await _rows(client, "inventory")
+    result = await call(client, "db_update", table="shopping_list", filters=[eq("id", line["id"])], data=data)
+    assert not [w for w in result.get("warnings", []) if w.startswith("shopping_list:")] and await _rows(client, "inventory") == before

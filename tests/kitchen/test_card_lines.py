@@ -83,9 +83,8 @@ def test_a_card_line_says_size_package_and_range_where_a_cook_does_and_reads_bac
     read = parse_ingredient_line(whole)
     assert ingredient_words(read.name) == ingredient_words(name) and dimension(read.unit or "piece") == dimension(unit or "piece")
     # (a count is pieces, said or not; line_text may say 1/2 tbsp as 1 1/2 tsp)
-    if span is None:  # part of a can says which can ('1/2 (13.5-oz) can coconut milk'): its size reads back too
-        said = [f"{ounces:g} oz"] if unit == "can" and package is None and quantity != int(quantity) \
-            and (ounces := can_size(name)) else []
+    if span is None:  # a can says which can at any count ('1/2 (13.5-oz) can coconut milk'): its size reads back too
+        said = [f"{ounces:g} oz"] if unit == "can" and package is None and (ounces := can_size(name)) else []
         assert sorted((read.notes or "").replace("-oz", " oz").split("; ")) == sorted([*said, *(notes or "").split("; ")] if said and notes else said or (notes or "").split("; "))
 
 

@@ -9,8 +9,8 @@ from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_size
 from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
-from alfred_mcp.kitchen.measures import Amount, line_text, sensible, to_buy
-from alfred_mcp.kitchen.odd_amounts import oddities
+from alfred_mcp.kitchen.measures import Amount, line_text, needed, sensible, to_buy
+from alfred_mcp.kitchen.odd_amounts import CUTS, oddities
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.scaling import scaled_line
 from benchmarks.kitchen_lines import _scaled_lines
@@ -79,3 +79,45 @@ def test_a_name_that_joins_two_things_is_two_things() -> None:
              "salt and freshly ground black pepper": ("salt", "black pepper"), "half and half": ("half and half",),
              "sweet and sour sauce": ("sweet and sour sauce",), "olive oil": ("olive oil",)}
     assert {name: things_of(name) for name in cases} == cases
+
+
+WHOLE_PRODUCE = ["onion", "red onion", "lemon", "lime", "carrots", "avocado", "shallot", "tomatoes", "sweet potatoes", "bell pepper"]
+
+
+def test_part_of_a_piece_is_the_cut_nearest_the_exact_amount_and_says_what_it_was_rounded_from() -> None:
+    """Every whole vegetable or fruit, 1/2 to 3 of them in a recipe for 1 to 12, scaled to 1 to 12 servings: below one
+    piece the line is the cut (1/4, 1/3, 1/2, 2/3, 3/4) nearest the exact amount ('1/3 onion' for a third, not '1/4'),
+    and `rounded_from` gives the exact amount whenever the cut is more than 2% from it."""
+    odd = []
+    for name in WHOLE_PRODUCE:
+        for quantity in (0.5, 1, 2, 3):
+            for base in range(1, 13):
+                for servings in range(1, 13):
+                    exact = quantity * servings / base
+                    line = scaled_line({"name": name, "quantity": quantity, "unit": "piece"}, servings / base)
+                    nearest = min(abs(cut - exact) for cut in CUTS)  # a tie (7/8) may go either way
+                    said = line.get("rounded_from", line["quantity"])
+                    if exact < 1 - 1e-9 and (abs(line["quantity"] - exact) > nearest + 1e-3 or abs(said - exact) > 0.02 * exact + 1e-3):
+                        odd.append((name, quantity, base, servings, line["text"], line.get("rounded_from")))
+                    rules = oddities(line["text"], line["quantity"], line["unit"], name, shopping=False,
+                                     exact=line.get("rounded_from"), notes=line.get("notes"))
+                    odd += [(name, quantity, base, servings, line["text"], rules)] if rules else []
+    assert odd == []
+
+
+CARTON_LIQUIDS = ["vegetable broth", "chicken broth", "chicken stock", "beef broth", "milk", "heavy cream", "buttermilk"]
+
+
+def test_a_liquid_sold_by_the_carton_is_cups_or_whole_quarts_never_quarter_quarts() -> None:
+    """Broth, stock, milk and cream from 1/4 cup to 24 cups by quarter cups, in a recipe, on a list and as a need:
+    cups, or quarts when they are whole ('9 cups', '3 quarts'), never '2 1/4 quarts'."""
+    odd = []
+    for name in CARTON_LIQUIDS:
+        for cups in (n / 4 for n in range(1, 97)):
+            for buying, shown in ((False, sensible(Amount(cups, "cup"), name)), (True, to_buy(Amount(cups, "cup"), name)),
+                                  (False, needed(Amount(cups, "cup"), name))):
+                text = line_text(cups, "cup", name, buying=True) if buying else f"{shown.text} {name}"
+                rules = oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=None if buying else shown.rounded_from)
+                if rules or (shown.unit == "quart" and not float(shown.quantity).is_integer()):
+                    odd.append((name, cups, buying, text, rules))
+    assert odd == []

@@ -17,7 +17,7 @@ from alfred_mcp.kitchen.units import iso_duration, iso_minutes, parse_minutes
 @pytest.mark.parametrize(("amount", "text"), [
     (Amount(3, "tsp"), "1 tbsp"), (Amount(12, "tsp"), "1/4 cup"), (Amount(6, "tbsp"), "6 tbsp"), (Amount(4.5, "tbsp"), "4 1/2 tbsp"), (Amount(3.75, "tbsp"), "1/4 cup"), (Amount(20, "tbsp"), "1 1/4 cups"),
     (Amount(1.5, "tsp"), "1 1/2 tsp"), (Amount(1500, "g"), "1.5 kg"), (Amount(999, "g"), "1 kg"), (Amount(20, "oz"), "1 1/4 lb"),
-    (Amount(2500, "ml"), "2.5 l"), (Amount(1 / 3, None), "1/4"), (Amount(2 / 3, "piece"), "3/4"), (Amount(0.25, "pinch"), "1 pinch"),
+    (Amount(2500, "ml"), "2.5 l"), (Amount(1 / 3, None), "1/3"), (Amount(2 / 3, "piece"), "2/3"), (Amount(0.25, "pinch"), "1 pinch"),
     (Amount(1.5, "clove"), "2 cloves"), (Amount(10, "tbsp"), "2/3 cup"), (Amount(18, "tbsp"), "1 cup"),
     (Amount(1.9583, "tbsp"), "2 tbsp"), (Amount(7.5, "clove"), "8 cloves"), (Amount(2.5, None), "3"), (Amount(0.1, "tsp"), "1/8 tsp"),
     (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "4 tsp"),
@@ -30,13 +30,14 @@ def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> N
 
 @given(st.sampled_from([None, "piece", "clove", "can", "fillet", "head", "pinch"]), st.floats(min_value=0.01, max_value=500))
 def test_a_count_is_never_an_ugly_fraction(unit: str | None, quantity: float) -> None:
-    """Quarters below one, 1 1/2, whole from two up (halves for packs such as heads, quarters for cans); cloves and
-    pinches whole."""
+    """Quarters or thirds (the cut nearest) below one, 1 1/2, whole from two up (halves for packs such as heads,
+    quarters for cans); cloves and pinches whole."""
     shown = sensible(Amount(quantity, unit))
     piece = unit in (None, "piece")
     steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 4 if unit == "can" \
         else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
-    assert shown.quantity >= 1 / 4 and (shown.quantity * steps).is_integer()
+    thirds = piece and shown.quantity < 1 and math.isclose(shown.quantity * 3, round(shown.quantity * 3))
+    assert shown.quantity >= 1 / 4 and ((shown.quantity * steps).is_integer() or thirds)
     assert abs(shown.quantity - quantity) <= 0.5 + 1e-9 or shown.quantity == 1 / steps  # at least one whole clove
 
 

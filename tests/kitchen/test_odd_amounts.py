@@ -45,7 +45,7 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("1 1/3 lb crushed tomatoes", 4 / 3, "lb", "crushed tomatoes", False, "weight no scale shows"),
     ("3/8 oz dried porcini", 0.375, "oz", "dried porcini", False, "weight no scale shows"),
     ("12 cups vegetable broth", 12, "cup", "vegetable broth", False, "quarts written as cups"),
-    ("18 cups vegetable broth", 18, "cup", "vegetable broth", True, "quarts written as cups"),
+    ("18 cups olive oil", 18, "cup", "olive oil", True, "quarts written as cups"),
     ("1 1/2 tsp ginger", 1.5, "tsp", "ginger", True, "unit you cannot buy"),
     ("3 tbsp ginger", 3, "tbsp", "ginger", True, "unit you cannot buy"),
     ("3/4 tsp thyme", 0.75, "tsp", "thyme", True, "unit you cannot buy"),
@@ -61,8 +61,13 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("1/2 cup + 1 tbsp butter", 0.5625, "cup", "butter", False, "spoons added to spoons"),
     ("30 oz potatoes", 30, "oz", "potatoes", False, "ounces past a pound"),
     ("17 1/2 oz crushed tomatoes", 17.5, "oz", "crushed tomatoes", False, "part cans written as a weight"),
-    ("1/4 can black beans", 0.25, "can", "black beans", False, "part of a can without its size"),
-    ("1 1/2 cans chickpeas", 1.5, "can", "chickpeas", False, "part of a can without its size"),
+    ("1/4 can black beans", 0.25, "can", "black beans", False, "can without its size"),
+    ("1 1/2 cans chickpeas", 1.5, "can", "chickpeas", False, "can without its size"),
+    ("3 cans chickpeas", 3, "can", "chickpeas", False, "can without its size"),
+    ("2 1/4 quarts vegetable broth", 2.25, "quart", "vegetable broth", False, "part quarts of a carton liquid"),
+    ("1 1/4 quarts chicken stock", 1.25, "quart", "chicken stock", True, "part quarts of a carton liquid"),
+    ("12 cups vegetable broth", 12, "cup", "vegetable broth", False, "quarts written as cups"),
+    ("1 can black beans", 1, "can", "black beans", False, "can without its size"),
     ("4 1/2 quarts all-purpose flour", 4.5, "quart", "all-purpose flour", False, "dry goods by the quart"),
     ("salt and pepper", None, None, "salt and pepper", True, "two things on one line"),
     ("3 tsp olive oil", 3, "tsp", "olive oil", False, "too many spoons"),
@@ -93,7 +98,7 @@ def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: st
 @pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
     ("1 bunch thyme (need 3/4 tsp)", 0.75, "tsp", "thyme"), ("1 piece ginger (need 1 1/2 tsp)", 1.5, "tsp", "ginger"),
     ("1 pack cremini mushrooms (need 1 oz)", 1, "oz", "cremini mushrooms"), ("1 bunch fresh cilantro (need 2 handfuls)", 2, "handful", "fresh cilantro"),
-    ("5 cartons vegetable broth (need 4 1/2 quarts)", 4.5, "quart", "vegetable broth"),
+    ("5 cartons vegetable broth (need 18 cups)", 18, "cup", "vegetable broth"),
     ("1 jar dried thyme (need 2 tbsp)", 2, "tbsp", "dried thyme"), ("1 jar ground ginger (need 1 tsp)", 1, "tsp", "ground ginger"),
     ("5 lb all-purpose flour", 5, "lb", "all-purpose flour"), ("1 gallon milk", 1, "gallon", "milk"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
     ("2 cans crushed tomatoes (need 1 3/4 lb)", 1.75, "lb", "crushed tomatoes"), ("1 can tomato paste (need 2 tbsp)", 2, "tbsp", "tomato paste"),
@@ -108,6 +113,14 @@ def test_shopping_lines_a_cook_writes_pass_the_rules(text: str, quantity: float,
 ])
 def test_an_amount_rounded_far_from_the_exact_one_is_odd(text: str, quantity: float, unit: str | None, name: str, exact: float) -> None:
     assert "rounded far from the amount" in oddities(text, quantity, unit, name, shopping=False, exact=exact)
+
+
+@pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
+    ("1/4 onion", 0.25, None, "onion", 1 / 3), ("3/4 carrot", 0.75, None, "carrot", 2 / 3), ("1/2 red onion", 0.5, None, "red onion", 0.375),
+    ("1/8 lemon", 0.125, None, "lemon", 0.125),
+])
+def test_part_of_a_piece_that_is_not_the_nearest_cut_is_odd(text: str, quantity: float, unit: str | None, name: str, exact: float) -> None:
+    assert "cut a cook would not make" in oddities(text, quantity, unit, name, shopping=False, exact=exact)
 
 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
@@ -161,8 +174,8 @@ def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: floa
 
 @pytest.mark.parametrize(("amount", "name", "text"), [
     (Amount(14, "clove"), "garlic", "2 heads garlic"), (Amount(3, "clove"), "garlic cloves", "3 garlic cloves"),
-    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "10 1/4 quarts vegetable broth"),
-    (Amount(10.25, "cup"), "vegetable broth", "2 3/4 quarts vegetable broth"), (Amount(4, "cup"), "milk", "4 cups milk"),
+    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "41 cups vegetable broth"),
+    (Amount(10.25, "cup"), "vegetable broth", "10 1/4 cups vegetable broth"), (Amount(4, "cup"), "milk", "4 cups milk"),
 ])
 def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, name: str, text: str) -> None:
     shown = to_buy(amount, name)

@@ -282,3 +282,20 @@ def test_each_call_returns_fresh_rows() -> None:
     second = demo_kitchen(TODAY)
     assert "changed" not in second.recipes[0].row["tags"]
     assert second.preferences["allergies"] == ["peanuts"]
+
+
+def test_the_pantry_and_the_list_name_a_container_as_the_shop_sells_it() -> None:
+    """Seeded '1 bag corn tortillas' beside a list line of '1 pack': every pantry and shopping row counted in a
+    container (a bag, a box, a pack, a bottle, a bunch...) names the one its purchase names, the word the shopping list
+    writes (a can of something also sold canned is a can)."""
+    from alfred_mcp.kitchen.bought_as import can_size, purchase_of
+    from alfred_mcp.kitchen.measures import line_text
+
+    containers = {"bag", "box", "pack", "packet", "can", "jar", "bottle", "carton", "tub", "block", "wedge", "bunch", "head", "tin"}
+    odd = []
+    for row in [*KITCHEN.inventory, *KITCHEN.shopping_list]:
+        purchase = purchase_of(str(row["name"]))
+        if row.get("unit") in containers and purchase is not None and purchase.unit != row["unit"] \
+                and not (row["unit"] == "can" and can_size(str(row["name"]))):
+            odd.append((row["name"], row["unit"], purchase.unit, line_text(1, purchase.unit, str(row["name"]), buying=True)))
+    assert odd == []

@@ -47,7 +47,7 @@ def test_every_staple_class_has_names_bought_by_its_shelf_unit() -> None:
     (0.5, "cup", "chicken broth", "1 carton chicken broth (need 1/2 cup)"), (1, "tbsp", "black pepper", "1 jar black pepper (need 1 tbsp)"),
     (2, "tsp", "dried oregano", "1 jar dried oregano (need 2 tsp)"), (0.5, "cup", "heavy cream", "1 carton heavy cream (need 1/2 cup)"),
     (1.5, "tsp", "ground turmeric", "1 jar ground turmeric (need 1 1/2 tsp)"), (0.25, "cup", "curry powder", "1 jar curry powder (need 1/4 cup)"),
-    (10.5, "cup", "vegetable broth", "3 cartons vegetable broth (need 2 3/4 quarts)"),
+    (10.5, "cup", "vegetable broth", "3 cartons vegetable broth (need 10 1/2 cups)"),
     (5, "lb", "all-purpose flour", "5 lb all-purpose flour"), (1, "gallon", "milk", "1 gallon milk"),
 ])
 def test_the_staples_the_cook_quoted_are_listed_as_their_shelf_holds_them(quantity: float, unit: str, name: str, text: str) -> None:
@@ -80,8 +80,8 @@ def test_a_need_is_rounded_up_to_what_a_cook_writes_never_down(name: str, unit: 
     assert text.startswith(shown.text) and shown.text in (sensible(Amount(quantity, unit), name).text, to_buy(Amount(quantity, unit), name).text)
 
 
-def test_the_weeks_broth_is_needed_rounded_up_and_rounding_down_is_odd() -> None:
-    assert needed_text(10.5, "cup", "vegetable broth") == "2 3/4 quarts vegetable broth"
+def test_the_weeks_broth_is_needed_in_cups_and_rounding_down_is_odd() -> None:
+    assert needed_text(10.5, "cup", "vegetable broth") == "10 1/2 cups vegetable broth"
     assert "need rounded down" in oddities("need 2 1/2 quarts vegetable broth", 2.5, "quart", "vegetable broth", shopping=True, exact=2.625)
 
 
@@ -116,7 +116,7 @@ def test_a_check_that_no_shelf_unit_settles_and_a_covered_note_read_as_a_cook_wr
     ("need 3/4 cup parmesan, the pantry has 6 oz: check there is enough", "parmesan", True, "check a cook could weigh"),
     ("need 3/4 cup all-purpose flour, the pantry has 5 lb (about 4 1/2 quarts): covered", "all-purpose flour", True,
      "dry goods by the quart"),
-    ("need 2 3/4 quarts vegetable broth, the pantry has 2 cartons (about 8 cups): short by 2 1/2 cups", "vegetable broth",
+    ("need 10 1/2 cups vegetable broth, the pantry has 2 cartons (about 8 cups): short by 2 1/2 cups", "vegetable broth",
      False, "shortfall not bought"),
 ])
 def test_the_notes_the_cook_quoted_break_a_rule(note: str, name: str, bought: bool, rule: str) -> None:

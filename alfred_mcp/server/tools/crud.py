@@ -8,12 +8,13 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.describe import describe_tables
 from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
-from alfred_mcp.kitchen.schema import MEAL_PLANS, get_table
+from alfred_mcp.kitchen.schema import MEAL_PLANS, SHOPPING_LIST, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.operations.occasion_servings import occasion_warnings
+from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session, UnitOfWork
@@ -72,6 +73,8 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
         warnings = await update_warnings(work, table, args["data"], result.rows) if isinstance(args["data"], dict) else []
         warnings += await _meal_warnings(work, table.name, result, changed=args["data"] if isinstance(args["data"], dict) else ())
+        if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict):
+            warnings += ticked_not_stocked(args["data"], len(result.rows))
         return {**_rows_result(work.session, result), **_warned(warnings)}
 
 
