@@ -359,9 +359,12 @@ def result_warnings(result: Mapping[str, Any]) -> list[str]:
 
 
 def warning_lines(result: dict[str, Any]) -> list[str]:
-    """A result's warnings, whole, for its card."""
+    """A result's warnings, whole, for its card, then its `notes` (what the call did not do that the model may: they
+    stop no planned call)."""
     warnings = result_warnings(result)
-    return [f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []
+    notes = [note for note in result.get("notes", ()) if isinstance(note, str)] if isinstance(result.get("notes"), list) else []
+    return ([f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []) \
+        + [f"Note: {note}" for note in notes]
 
 
 DRAFT_READ_BUDGET = 4_000

@@ -472,7 +472,8 @@ async def test_a_db_update_ticking_lines_bought_ticks_them_and_says_the_pantry_i
     result = await call(client, "db_update", table="shopping_list", filters=where, data={"is_purchased": True})
     assert all(row["is_purchased"] for row in await _rows(client, "shopping_list", name="quuxleeks"))
     assert await _rows(client, "inventory") == before
-    (warning,) = [w for w in result.get("warnings", []) if w.startswith("shopping_list:")]
+    assert not [w for w in result.get("warnings", []) if w.startswith("shopping_list:")]  # a note: it stops no planned call
+    (warning,) = [w for w in result.get("notes", []) if w.startswith("shopping_list:")]
     assert f"{lines} line{'s' if lines > 1 else ''} ticked bought" in warning and "pantry was not changed" in warning \
         and "shopping_list_check" in warning
 
@@ -482,4 +483,5 @@ async def test_a_db_update_that_does_not_tick_a_line_says_nothing_of_the_pantry(
     (line,) = (await call(client, "db_create", table="shopping_list", data=[{"name": "quuxleeks", "quantity": 2}]))["rows"]
     before = await _rows(client, "inventory")
     result = await call(client, "db_update", table="shopping_list", filters=[eq("id", line["id"])], data=data)
-    assert not [w for w in result.get("warnings", []) if w.startswith("shopping_list:")] and await _rows(client, "inventory") == before
+    assert not [w for w in result.get("warnings", []) + result.get("notes", []) if w.startswith("shopping_list:")]
+    assert await _rows(client, "inventory") == before

@@ -73,9 +73,9 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
         warnings = await update_warnings(work, table, args["data"], result.rows) if isinstance(args["data"], dict) else []
         warnings += await _meal_warnings(work, table.name, result, changed=args["data"] if isinstance(args["data"], dict) else ())
-        if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict):
-            warnings += ticked_not_stocked(args["data"], len(result.rows))
-        return {**_rows_result(work.session, result), **_warned(warnings)}
+        notes = ticked_not_stocked(args["data"], len(result.rows)) \
+            if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict) else []
+        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
 
 
 async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
