@@ -428,8 +428,9 @@ def resolver_section(mentions: Sequence[Mention]) -> str:
 
 
 def decisions_section(curation: CurationState) -> str:
+    """The curation decisions of the session, by turn; empty while there are none (nothing to say)."""
     if not curation.decision_log:
-        return "## Previous curation decisions\nNo retain, demote, drop or clear decisions in this session so far."
+        return ""
     by_turn: dict[tuple[int, str | None], dict[str, list[str]]] = {}
     for d in curation.decision_log:
         by_turn.setdefault((d.turn, d.reason), {}).setdefault(d.action, []).extend([d.ref] if d.ref else [])
@@ -442,7 +443,10 @@ def decisions_section(curation: CurationState) -> str:
 
 
 def conversation_section(inputs: ContextInputs, config: ContextConfig = DEFAULT_CONFIG) -> str:
-    """Earlier exchanges, oldest first (the current message is the task's): empty at the start of a conversation."""
+    """Earlier exchanges, oldest first (the current message is the task's): empty at the start of a conversation, and
+    without `echo_client` (a stage client's model sent every message and wrote every reply: its chat holds them)."""
+    if not config.echo_client:
+        return ""
     talk = inputs.conversation if config.compress_older else inputs.conversation.model_copy(update={"earlier": FoldedLines()})
     if all(exchange.turn >= inputs.turn for exchange in talk.recent) and talk.earlier.is_empty:
         return ""
@@ -573,7 +577,8 @@ def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
 
 def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
     """Where the conversation is, so Reply continues it instead of starting over (seed 001); without `echo`, not
-    the last exchange and what the user expressed (a stage client's model said and read them)."""
+    the last exchange, the tone and offer Reply took then, or what the user expressed (a stage client's model said
+    and read them)."""
     phase = inputs.current.conversation_phase if inputs.current is not None else "exploring"
     lines = ["## Conversation flow", f"**Turn:** {inputs.turn} | **Phase:** {phase}"]
     previous = [e for e in inputs.conversation.recent if e.turn < inputs.turn]
@@ -584,25 +589,11 @@ def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
         said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
         answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
         lines.append(f"**Last exchange:** User: {said} / You: {answered}")
-    flow = last.flow if last is not None else None
+    flow = last.flow if echo and last is not None else None
     if flow:
         notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
         lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
     if echo and inputs.current is not None and inputs.current.user_expressed:
-        lines.append(f"**User expressed:** {inputs.current.user_expressed}")
-    return "\n".join(lines)
-    if previous:
-        last = previous[-1]
-        said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
-        answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
-        lines.append(f"**Last exchange:** User: {said} / You: {answered}")
-        flow = last.flow
-        if flow:
-            notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
-            lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
-    else:
-        lines.append("This is the first exchange of the session.")
-    if inputs.current is not None and inputs.current.user_expressed:
         lines.append(f"**User expressed:** {inputs.current.user_expressed}")
     return "\n".join(lines)
 
@@ -633,12 +624,12 @@ def _indented(card: str) -> str:
 
 
 def profile_section(profile: Mapping[str, Any] | None) -> str:
+    """The user's tastes, skills and household; not the diet, allergies, dislikes and equipment: the constraints
+    section, which every role with a profile reads, carries them (compiled, the allergies absolute)."""
     if not profile:
         return "## User profile\nNo preferences saved."
     lines = ["## User profile"]
-    lines.append(_joined("Constraints", [("Diet", profile.get("dietary_restrictions")), ("Allergies", profile.get("allergies")),
-                                          ("Dislikes", profile.get("disliked_ingredients"))]))
-    lines.append(_joined("Has", [("Equipment", profile.get("available_equipment")), ("Skill", profile.get("cooking_skill_level")),
+    lines.append(_joined("Has", [("Skill", profile.get("cooking_skill_level")),
                                   ("Time budget", _minutes(profile.get("time_budget_minutes"))),
                                   ("Complexity", profile.get("preferred_complexity"))]))
     lines.append(_joined("Likes", [("Cuisines", profile.get("favorite_cuisines")), ("Goals", profile.get("nutrition_goals")),
