@@ -324,12 +324,15 @@ SECTION_NAMES: tuple[str, ...] = (
 
 
 def task_section(inputs: ContextInputs, *, echo: bool = True) -> str:
-    """The turn and the day, and (`echo`) the user's message quoted."""
+    """The turn and the day, and (`echo`) the user's message quoted; without `echo`, the day only (a stage client's
+    answers name the turn: the section stays as it was sent while the day does)."""
     lines = ["## Current task"]
     message = inputs.user_message
     if echo:
         lines.append(f'**User says:** "{message}"' if message else "**User says:** (no message recorded for this turn)")
-    lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
+        lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
+    elif inputs.today:
+        lines.append(f"**Today:** {inputs.today}")
     return "\n".join(lines)
 
 
@@ -344,7 +347,7 @@ def entities_section(
     if drafts_first and pending:
         parts.append(pending)
     if working.recent:
-        title = f"### Recent (last {config.entity_window} turns) — already loaded, use these refs"
+        title = "### Recent (loaded: use these refs)"
         parts.append(title + "\n" + _grouped(working.recent, config.labels_per_type))
     if working.retained:
         parts.append("### Retained (older, kept in view)\n" + "\n".join(_entity(line, with_reason=reasons) for line in working.retained))
@@ -578,9 +581,9 @@ def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
 def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
     """Where the conversation is, so Reply continues it instead of starting over (seed 001); without `echo`, not
     the last exchange, the tone and offer Reply took then, or what the user expressed (a stage client's model said
-    and read them)."""
+    and read them), nor the turn (its answers name it)."""
     phase = inputs.current.conversation_phase if inputs.current is not None else "exploring"
-    lines = ["## Conversation flow", f"**Turn:** {inputs.turn} | **Phase:** {phase}"]
+    lines = ["## Conversation flow", (f"**Turn:** {inputs.turn} | " if echo else "") + f"**Phase:** {phase}"]
     previous = [e for e in inputs.conversation.recent if e.turn < inputs.turn]
     last = previous[-1] if previous else None
     if echo and last is None:

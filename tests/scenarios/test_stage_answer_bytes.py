@@ -103,6 +103,32 @@ async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(t
             assert not again, (recording.name, again)
 
 
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_a_result_line_the_notice_carries_or_the_outcome_alone_is_not_repeated(tmp_path: Path, recording: Recording) -> None:
+    """A step's result line in the context is not a line of the same answer's notice again: it names its tool and
+    points at the notice; and that pointer stands only beside a notice that has such a line. No outcome heading
+    stands alone: the answer's `outcome` says it."""
+    checked = 0
+    for answers in await _answers(recording, tmp_path):
+        for answer in answers:
+            notice = [line.strip() for line in (answer.get("notice") or "").splitlines() if line.strip()]
+            context = (answer.get("next") or {}).get("context", "")
+            assert not BARE_OUTCOME.search(context), (recording.name, context)  # the answer's `outcome` says it
+            for line in context.splitlines():
+                result = RESULT.match(line)
+                if result is None:
+                    continue
+                checked += 1
+                assert result.group(2) not in notice, (recording.name, line)
+                if result.group(2).endswith(": as in the notice"):
+                    assert any(head.startswith(result.group(2).removesuffix("as in the notice")) for head in notice), line
+    assert checked, recording.name  # every recorded conversation reaches Reply after a step
+
+
+RESULT = re.compile(r"^(- ✓ )(.+)$")
+BARE_OUTCOME = re.compile(r"^## Outcome: \w+(?=\n\n(?:## |\()|\n*\Z)", re.MULTILINE)
+
+
 NAMES = st.from_regex(r"[a-z]{4,10}( [a-z]{4,10})?", fullmatch=True)
 
 
