@@ -77,7 +77,7 @@ async def role_prompt(
     if role == "understand":
         user = ""
     elif role == "think":
-        user = _think_turn(state)
+        user = _think_turn(state, for_client=for_client)
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
@@ -101,10 +101,11 @@ def _step_view(state: TurnState, step: StepState) -> StepView:
     return StepView(step.step.step_type, step.step.description, step.step.subdomain, step.index + 1, len(state.steps))
 
 
-def _think_turn(state: TurnState) -> str:
+def _think_turn(state: TurnState, *, for_client: bool = False) -> str:
+    """Understand's reading of the turn (not for a client: its model wrote it), a notice, or why Think plans again."""
     lines = []
     understanding = state.understanding
-    if understanding is not None:
+    if understanding is not None and not for_client:
         lines += ["## Understanding (this turn)", f"Referenced: {', '.join(understanding.referenced_refs) or 'nothing specific'}"]
         if understanding.processed_message:
             lines.append(f"Request: {understanding.processed_message}")

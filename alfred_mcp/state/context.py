@@ -510,7 +510,9 @@ def what_happened_section(
     if earlier and not last_only:
         parts.append("### Earlier (compressed)\n" + earlier)
     current = inputs.current if this_turn else None
-    if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared or current.goal):
+    # a turn with only its goal so far says nothing the constraints section (its Goal line, every role that reads
+    # what happened has it) does not
+    if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared):
         parts.append("### This turn so far\n" + _narrative(current, brief=True, with_message=False, said=said))
     return "\n".join(parts) if len(parts) > 1 else ""
 
