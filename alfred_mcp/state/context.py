@@ -281,7 +281,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
 def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     kind = step.step_type if step is not None else "read"
     sections = [
-        Section("step", step_section(step or StepView(kind), inputs.current), 0),
+        Section("step", step_section(step or StepView(kind), inputs.current, echo=config.echo_client), 0),
         # a write step's columns come before the entities, which give way first (same priority, later in order)
         Section("columns", columns_section(step.subdomain if step is not None and kind == "write" else None), 1),
         Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
@@ -566,13 +566,15 @@ def _curation_text(summary: TurnExecutionSummary, said: frozenset[str] = frozens
     return "; ".join(parts)
 
 
-def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
+def step_section(step: StepView, current: TurnExecutionSummary | None, *, echo: bool = True) -> str:
+    """The step being run and the plan so far; without `echo`, not its place, its goal and the turn's (a stage client's
+    answer names the step with its description, and its model wrote the plan)."""
     place = f"Step {step.number} of {step.total}" if step.number and step.total else (f"Step {step.number}" if step.number else "Step")
-    head = f"**{place}** | Type: {step.step_type}" + (f" | Subdomain: {step.subdomain}" if step.subdomain else "")
-    lines = ["## Current step", head]
-    if step.description:
+    kind = f"Type: {step.step_type}" + (f" | Subdomain: {step.subdomain}" if step.subdomain else "")
+    lines = ["## Current step", f"**{place}** | {kind}" if echo else kind]
+    if step.description and echo:
         lines.append(f"**Goal:** {step.description}")
-    if current is not None and current.goal:
+    if current is not None and current.goal and echo:
         lines.append(f"**Turn goal:** {current.goal}")
     done = current.steps if current is not None else []
     lines.append("### Plan so far (this turn)")

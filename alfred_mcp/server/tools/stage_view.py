@@ -74,6 +74,8 @@ async def role_view(
         elif markers:
             parts.append(f"(the {key} instructions: unchanged since turn {sent}; full: true sends them again)")
     view: dict[str, Any] = {"role": role}
+    if markers and role == "act" and state.step is not None:  # the step's place and goal, as turn_start and turn_submit
+        view["step"] = step_view(state, state.step)          # name it (the context leaves them to the answer)
     if parts:
         view["instructions"] = "\n\n".join(parts)
     context, held = (prompt.context, frozenset[str]()) if full else _without_rows_of(notice, memo, state.turn, prompt.context)
