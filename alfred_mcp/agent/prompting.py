@@ -77,11 +77,11 @@ async def role_prompt(
     if role == "understand":
         user = ""
     elif role == "think":
-        user = _think_turn(state)
+        user = _think_turn(state, for_client=for_client)
     elif role == "act":
         user = _act_turn(machine, state, for_client=for_client, whole_drafts=full or not for_client)
     else:
-        user = _reply_turn(machine, state, said=system)
+        user = _reply_turn(machine, state, said=system, for_client=for_client)
     if not for_client:  # a client's model has the output schema and the instructions: no closing request
         user = "\n\n".join(part for part in (user, ASK[role].format(turn=state.turn)) if part)
     return Prompt(system=without_empty_headings(system), user=without_empty_headings(user), template=template_name(role, view))
@@ -108,10 +108,11 @@ def _step_view(state: TurnState, step: StepState) -> StepView:
     return StepView(step.step.step_type, step.step.description, step.step.subdomain, step.index + 1, len(state.steps))
 
 
-def _think_turn(state: TurnState) -> str:
+def _think_turn(state: TurnState, *, for_client: bool = False) -> str:
+    """Understand's reading of the turn (not for a client: its model wrote it), a notice, or why Think plans again."""
     lines = []
     understanding = state.understanding
-    if understanding is not None:
+    if understanding is not None and not for_client:
         lines += ["## Understanding (this turn)", f"Referenced: {', '.join(understanding.referenced_refs) or 'nothing specific'}"]
         if understanding.processed_message:
             lines.append(f"Request: {understanding.processed_message}")
@@ -274,9 +275,10 @@ def _without_session(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": properties}
 
 
-def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "") -> str:
+def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "", for_client: bool = False) -> str:
     """The turn's outcome for Reply: how it ended, its batches, what a removal left unlinked, and the drafts of this
-    turn not saved yet unless the context (`said`) already lists them."""
+    turn not saved yet unless the context (`said`) already lists them. For a client (`for_client`), whose answer
+    names the outcome, nothing when that is all there is to say."""
     lines = [f"## Outcome: {state.outcome}"]
     if state.plan is not None and not state.steps and not state.superseded_steps:
         lines.append(f"Nothing needed doing, so no step ran and nothing changed: {state.plan.goal}")
@@ -300,4 +302,4 @@ def _reply_turn(machine: TurnMachine, state: TurnState, *, said: str = "") -> st
     listed = next((line for line in said.splitlines() if line.startswith("**Generated, not saved:**")), "")
     if pending and not all(f"{d.ref} ({d.label})" in listed for d in pending):
         lines.append("Generated this turn, not saved yet: " + ", ".join(f"{d.ref} ({d.label})" for d in pending))
-    return "\n".join(lines)
+    return "" if for_client and len(lines) == 1 else "\n".join(lines)

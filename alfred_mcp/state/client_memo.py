@@ -149,13 +149,18 @@ ONCE_A_TURN = frozenset({"## Conversation"})
 """Sections a client is sent once a turn: a later role's version (cut to another budget) says nothing new to the model
 that holds the conversation itself."""
 
+QUIET = frozenset({"## Current task", "## Conversation flow"})
+"""Sections whose unchanged copy goes unnamed in the closing line: for a stage client they hold only the day and the
+conversation's phase, which stay as sent until they change (then the section is sent again)."""
+
 
 def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: str = "", held: frozenset[str] = frozenset()) -> str:
     """`text` without the '## ' sections the client already has verbatim (any version it was sent, for any role):
     one closing line names them. A section that only grew from a version it has, or changed lines after their start,
     comes as those lines (each under the '### ' heading it sits in) when that is shorter; else whole, each run of ref
     lines it has verbatim named by its refs. Where the client was sent another version of the heading since, the
-    version meant is named by role and turn; where that would not tell them apart, it is not relied on. The `held`
+    version meant is named by role and turn (a `QUIET` one goes unnamed); where that would not tell them apart, it is
+    not relied on. The `held`
     lines (stripped) the client has in another form (the rows a notice showed) are not sent but count as sent: a later
     version that still has them does not send them either; a section left with nothing else is left out."""
     out, unchanged = [], []
@@ -167,7 +172,8 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         versions = [] if full else memo.sections.get(heading, [])
         exact = next((v for v in reversed(versions) if v.digest == digest(body)), None)
         if exact is not None and (named := _which(exact, versions)) is not None:
-            unchanged.append(heading[3:] + named)
+            if heading not in QUIET:
+                unchanged.append(heading[3:] + named)
             continue
         same_turn = next((v for v in reversed(versions) if v.turn == turn and v.role), None) if heading in ONCE_A_TURN else None
         if same_turn is not None:  # the conversation is the client's own: one version of it a turn is enough

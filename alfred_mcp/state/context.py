@@ -281,7 +281,7 @@ def _think(inputs: ContextInputs, working: WorkingSet, step: StepView | None, co
 def _act(inputs: ContextInputs, working: WorkingSet, step: StepView | None, config: ContextConfig) -> list[Section]:
     kind = step.step_type if step is not None else "read"
     sections = [
-        Section("step", step_section(step or StepView(kind), inputs.current), 0),
+        Section("step", step_section(step or StepView(kind), inputs.current, echo=config.echo_client), 0),
         # a write step's columns come before the entities, which give way first (same priority, later in order)
         Section("columns", columns_section(step.subdomain if step is not None and kind == "write" else None), 1),
         Section("entities", entities_section(working, config, drafts_first=kind == "write"), 2 if kind == "generate" else 1),
@@ -324,12 +324,15 @@ SECTION_NAMES: tuple[str, ...] = (
 
 
 def task_section(inputs: ContextInputs, *, echo: bool = True) -> str:
-    """The turn and the day, and (`echo`) the user's message quoted."""
+    """The turn and the day, and (`echo`) the user's message quoted; without `echo`, the day only (a stage client's
+    answers name the turn: the section stays as it was sent while the day does)."""
     lines = ["## Current task"]
     message = inputs.user_message
     if echo:
         lines.append(f'**User says:** "{message}"' if message else "**User says:** (no message recorded for this turn)")
-    lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
+        lines.append(f"**Turn:** {inputs.turn}" + (f" | **Today:** {inputs.today}" if inputs.today else ""))
+    elif inputs.today:
+        lines.append(f"**Today:** {inputs.today}")
     return "\n".join(lines)
 
 
@@ -344,7 +347,7 @@ def entities_section(
     if drafts_first and pending:
         parts.append(pending)
     if working.recent:
-        title = f"### Recent (last {config.entity_window} turns) — already loaded, use these refs"
+        title = "### Recent (loaded: use these refs)"
         parts.append(title + "\n" + _grouped(working.recent, config.labels_per_type))
     if working.retained:
         parts.append("### Retained (older, kept in view)\n" + "\n".join(_entity(line, with_reason=reasons) for line in working.retained))
@@ -428,8 +431,9 @@ def resolver_section(mentions: Sequence[Mention]) -> str:
 
 
 def decisions_section(curation: CurationState) -> str:
+    """The curation decisions of the session, by turn; empty while there are none (nothing to say)."""
     if not curation.decision_log:
-        return "## Previous curation decisions\nNo retain, demote, drop or clear decisions in this session so far."
+        return ""
     by_turn: dict[tuple[int, str | None], dict[str, list[str]]] = {}
     for d in curation.decision_log:
         by_turn.setdefault((d.turn, d.reason), {}).setdefault(d.action, []).extend([d.ref] if d.ref else [])
@@ -442,7 +446,10 @@ def decisions_section(curation: CurationState) -> str:
 
 
 def conversation_section(inputs: ContextInputs, config: ContextConfig = DEFAULT_CONFIG) -> str:
-    """Earlier exchanges, oldest first (the current message is the task's): empty at the start of a conversation."""
+    """Earlier exchanges, oldest first (the current message is the task's): empty at the start of a conversation, and
+    without `echo_client` (a stage client's model sent every message and wrote every reply: its chat holds them)."""
+    if not config.echo_client:
+        return ""
     talk = inputs.conversation if config.compress_older else inputs.conversation.model_copy(update={"earlier": FoldedLines()})
     if all(exchange.turn >= inputs.turn for exchange in talk.recent) and talk.earlier.is_empty:
         return ""
@@ -503,7 +510,9 @@ def what_happened_section(
     if earlier and not last_only:
         parts.append("### Earlier (compressed)\n" + earlier)
     current = inputs.current if this_turn else None
-    if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared or current.goal):
+    # a turn with only its goal so far says nothing the constraints section (its Goal line, every role that reads
+    # what happened has it) does not
+    if current is not None and (current.steps or current.errors or current.curation_summary or current.cleared):
         parts.append("### This turn so far\n" + _narrative(current, brief=True, with_message=False, said=said))
     return "\n".join(parts) if len(parts) > 1 else ""
 
@@ -557,13 +566,15 @@ def _curation_text(summary: TurnExecutionSummary, said: frozenset[str] = frozens
     return "; ".join(parts)
 
 
-def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
+def step_section(step: StepView, current: TurnExecutionSummary | None, *, echo: bool = True) -> str:
+    """The step being run and the plan so far; without `echo`, not its place, its goal and the turn's (a stage client's
+    answer names the step with its description, and its model wrote the plan)."""
     place = f"Step {step.number} of {step.total}" if step.number and step.total else (f"Step {step.number}" if step.number else "Step")
-    head = f"**{place}** | Type: {step.step_type}" + (f" | Subdomain: {step.subdomain}" if step.subdomain else "")
-    lines = ["## Current step", head]
-    if step.description:
+    kind = f"Type: {step.step_type}" + (f" | Subdomain: {step.subdomain}" if step.subdomain else "")
+    lines = ["## Current step", f"**{place}** | {kind}" if echo else kind]
+    if step.description and echo:
         lines.append(f"**Goal:** {step.description}")
-    if current is not None and current.goal:
+    if current is not None and current.goal and echo:
         lines.append(f"**Turn goal:** {current.goal}")
     done = current.steps if current is not None else []
     lines.append("### Plan so far (this turn)")
@@ -573,9 +584,10 @@ def step_section(step: StepView, current: TurnExecutionSummary | None) -> str:
 
 def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
     """Where the conversation is, so Reply continues it instead of starting over (seed 001); without `echo`, not
-    the last exchange and what the user expressed (a stage client's model said and read them)."""
+    the last exchange, the tone and offer Reply took then, or what the user expressed (a stage client's model said
+    and read them), nor the turn (its answers name it)."""
     phase = inputs.current.conversation_phase if inputs.current is not None else "exploring"
-    lines = ["## Conversation flow", f"**Turn:** {inputs.turn} | **Phase:** {phase}"]
+    lines = ["## Conversation flow", (f"**Turn:** {inputs.turn} | " if echo else "") + f"**Phase:** {phase}"]
     previous = [e for e in inputs.conversation.recent if e.turn < inputs.turn]
     last = previous[-1] if previous else None
     if echo and last is None:
@@ -584,25 +596,11 @@ def flow_section(inputs: ContextInputs, *, echo: bool = True) -> str:
         said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
         answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
         lines.append(f"**Last exchange:** User: {said} / You: {answered}")
-    flow = last.flow if last is not None else None
+    flow = last.flow if echo and last is not None else None
     if flow:
         notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
         lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
     if echo and inputs.current is not None and inputs.current.user_expressed:
-        lines.append(f"**User expressed:** {inputs.current.user_expressed}")
-    return "\n".join(lines)
-    if previous:
-        last = previous[-1]
-        said = f'"{clip(last.user, 160)}"' if last.user else "(nothing recorded)"
-        answered = f'"{clip(last.assistant, 200)}"' if last.assistant else "(no reply recorded)"
-        lines.append(f"**Last exchange:** User: {said} / You: {answered}")
-        flow = last.flow
-        if flow:
-            notes = [f"tone {flow['tone']}" if flow.get("tone") else "", f"offered: {flow['next_step']}" if flow.get("next_step") else ""]
-            lines.append("**Last time you took:** " + "; ".join(note for note in notes if note))
-    else:
-        lines.append("This is the first exchange of the session.")
-    if inputs.current is not None and inputs.current.user_expressed:
         lines.append(f"**User expressed:** {inputs.current.user_expressed}")
     return "\n".join(lines)
 
@@ -633,12 +631,12 @@ def _indented(card: str) -> str:
 
 
 def profile_section(profile: Mapping[str, Any] | None) -> str:
+    """The user's tastes, skills and household; not the diet, allergies, dislikes and equipment: the constraints
+    section, which every role with a profile reads, carries them (compiled, the allergies absolute)."""
     if not profile:
         return "## User profile\nNo preferences saved."
     lines = ["## User profile"]
-    lines.append(_joined("Constraints", [("Diet", profile.get("dietary_restrictions")), ("Allergies", profile.get("allergies")),
-                                          ("Dislikes", profile.get("disliked_ingredients"))]))
-    lines.append(_joined("Has", [("Equipment", profile.get("available_equipment")), ("Skill", profile.get("cooking_skill_level")),
+    lines.append(_joined("Has", [("Skill", profile.get("cooking_skill_level")),
                                   ("Time budget", _minutes(profile.get("time_budget_minutes"))),
                                   ("Complexity", profile.get("preferred_complexity"))]))
     lines.append(_joined("Likes", [("Cuisines", profile.get("favorite_cuisines")), ("Goals", profile.get("nutrition_goals")),

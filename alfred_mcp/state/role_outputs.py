@@ -71,7 +71,7 @@ class UnderstandOutput(_Contract):
         default_factory=list, max_length=50, description="Refs the user means ('that one' -> recipe_3), from the context only."
     )
     curation: EntityCuration = Field(default_factory=EntityCuration, description="Which entities stay in view.")
-    constraint_snapshot: ConstraintSnapshot = Field(default_factory=ConstraintSnapshot, description="Constraints stated this turn.")
+    constraint_snapshot: ConstraintSnapshot = Field(default_factory=ConstraintSnapshot)
     needs_disambiguation: bool = False
     disambiguation_question: str | None = Field(default=None, max_length=500)
     disambiguation_options: list[str] = Field(default_factory=list, max_length=10, description="Candidate refs.")

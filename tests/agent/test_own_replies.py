@@ -1,5 +1,5 @@
-"""A stage client's model wrote Alfred's replies: its later contexts carry only their start, while the bundled
-loop's model (which did not keep them) reads them whole."""
+"""A stage client's model wrote Alfred's replies: its later contexts do not quote them (a full resend carries their
+start), while the bundled loop's model (which did not keep them) reads them whole."""
 
 from __future__ import annotations
 
@@ -22,12 +22,16 @@ def _long_reply(words: int) -> str:
 
 
 @pytest.mark.parametrize("words", [5, 40, 120])
-async def test_a_stage_client_is_sent_the_start_of_its_own_earlier_reply(client: Client, app: AlfredApp, words: int) -> None:
+async def test_a_stage_client_is_not_quoted_its_own_earlier_reply_and_a_full_resend_gives_its_start(
+    client: Client, app: AlfredApp, words: int,
+) -> None:
     reply = _long_reply(words)
     await call(client, "turn_start", message="What fish recipes do I have?")
     await call(client, "turn_submit", role="understand", output=QUICK)
     await call(client, "turn_submit", role="reply", output={"response": reply})
     context = (await call(client, "turn_start", message="Thanks"))["next"]["context"]
+    assert not [line for line in context.splitlines() if line.startswith(("Alfred: ", "User: "))], context
+    context = (await call(client, "turn_context", full=True))["context"]  # e.g. in a new chat: the conversation too
     (line,) = [line for line in context.splitlines() if line.startswith("Alfred: ")]
     if len(reply) <= OWN_REPLY_CHARS:
         assert line == f"Alfred: {reply}"

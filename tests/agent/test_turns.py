@@ -329,3 +329,18 @@ async def test_the_bundled_loop_goes_from_a_plan_with_no_steps_to_reply(client: 
     result = await call(client, "chat", message="I'm avoiding gluten for now.")
     assert (result["outcome"], result["reply"]) == ("completed", "Got it.")
     assert result["model_calls"] == {"understand": 1, "think": 1, "reply": 1}
+
+
+async def test_an_act_step_is_named_by_the_answer_and_by_turn_context_not_twice_in_the_context(client: Client, app: AlfredApp) -> None:
+    """The step's place and goal (Think's own words) come with the answer's `step`, and with turn_context's; the
+    context keeps its type and the plan so far; a full resend (a new chat) has them in the context too."""
+    await call(client, "turn_start", message="Make 3 cod recipes and save them")
+    await call(client, "turn_submit", role="understand", output=UNDERSTAND_COD)
+    answer = await call(client, "turn_submit", role="think", output=THINK_COD)
+    first = THINK_COD["steps"][0]
+    assert answer["step"]["description"] == first["description"] and answer["step"]["number"] == 1
+    assert "Type: generate" in answer["next"]["context"] and first["description"] not in answer["next"]["context"]
+    again = await call(client, "turn_context")
+    assert again["step"] == answer["step"] and first["description"] not in again["context"]
+    full = await call(client, "turn_context", full=True)
+    assert f"**Goal:** {first['description']}" in full["context"] and "**Step 1 of" in full["context"]

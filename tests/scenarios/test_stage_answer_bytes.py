@@ -1,6 +1,6 @@
 """What stage answers leave out because the client's model has it, over every scripted stage conversation and the
-latest round of recorded ones: the reply it wrote (echoed only when the state changed it), the conversation's turns
-it was sent (when a turn moves from the recent ones to the earlier ones), rows a notice showed, a draft it revised."""
+latest round of recorded ones: the reply it wrote (echoed only when the state changed it), the conversation it sent
+and read, rows a notice showed, a draft it revised."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ from .scripts import SCENARIOS, Scenario, drive
 pytestmark = pytest.mark.anyio
 
 LATEST = [recording for recording in load_recordings() if recording.name.startswith("r3_")]
-FOLD = re.compile(r"^T(\d+): ")
 
 
 async def _answers(recording: Recording, folder: Path) -> list[list[dict[str, Any]]]:
@@ -49,23 +48,19 @@ def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
 
 
 @pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
-async def test_the_conversation_is_sent_as_what_was_said_since_when_its_turns_only_shifted(tmp_path: Path, recording: Recording) -> None:
-    """Once the client has the conversation, a later answer sends no line of it again, nor the fold of a turn
-    it was sent: a turn moving from the recent ones to the earlier ones says nothing new to its model."""
-    had: set[str] = set()
-    sent_in: list[int] = []
-    for number, answers in enumerate(await _answers(recording, tmp_path), start=1):
+async def test_the_conversation_is_never_quoted_back_to_the_client_that_held_it(tmp_path: Path, recording: Recording) -> None:
+    """A stage client's model sent every message and wrote every reply of its session: no answer quotes one back, not
+    as a conversation section, nor as the tone and offer its last reply took (its model has them in its chat)."""
+    said = [turn.message for turn in recording.turns if turn.message]
+    checked = 0
+    for answers in await _answers(recording, tmp_path):
         for answer in answers:
-            found = _section((answer.get("next") or {}).get("context", ""), "Conversation")
-            if found is None:
-                continue
-            title, lines = found
-            said = [line for line in lines if line.strip() and not line.startswith("### ")]
-            if sent_in:
-                assert not [line for line in said if line in had], (recording.name, number, title, lines)
-                assert not [line for line in said if (fold := FOLD.match(line)) and int(fold.group(1)) <= max(sent_in)], lines
-            had.update(said)
-            sent_in.append(number)
+            context = (answer.get("next") or {}).get("context", "")
+            checked += bool(context)
+            assert _section(context, "Conversation") is None, (recording.name, context)
+            assert "**Last time you took:**" not in context and "User: " not in context, (recording.name, context)
+            assert not [message for message in said if len(message) > 40 and message in context], (recording.name, context)
+    assert checked >= len(said), recording.name  # a context at least once a turn: the check ran
 
 
 async def _driven(stage: StageClient, scenario: Scenario) -> list[TurnLog]:
@@ -106,6 +101,32 @@ async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(t
             context = (answer.get("next") or {}).get("context", "")
             again = [line for line in context.splitlines() if (found := ENTITY.match(line)) and found.group(1) in shown]
             assert not again, (recording.name, again)
+
+
+@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
+async def test_a_result_line_the_notice_carries_or_the_outcome_alone_is_not_repeated(tmp_path: Path, recording: Recording) -> None:
+    """A step's result line in the context is not a line of the same answer's notice again: it names its tool and
+    points at the notice; and that pointer stands only beside a notice that has such a line. No outcome heading
+    stands alone: the answer's `outcome` says it."""
+    checked = 0
+    for answers in await _answers(recording, tmp_path):
+        for answer in answers:
+            notice = [line.strip() for line in (answer.get("notice") or "").splitlines() if line.strip()]
+            context = (answer.get("next") or {}).get("context", "")
+            assert not BARE_OUTCOME.search(context), (recording.name, context)  # the answer's `outcome` says it
+            for line in context.splitlines():
+                result = RESULT.match(line)
+                if result is None:
+                    continue
+                checked += 1
+                assert result.group(2) not in notice, (recording.name, line)
+                if result.group(2).endswith(": as in the notice"):
+                    assert any(head.startswith(result.group(2).removesuffix("as in the notice")) for head in notice), line
+    assert checked, recording.name  # every recorded conversation reaches Reply after a step
+
+
+RESULT = re.compile(r"^(- ✓ )(.+)$")
+BARE_OUTCOME = re.compile(r"^## Outcome: \w+(?=\n\n(?:## |\()|\n*\Z)", re.MULTILINE)
 
 
 NAMES = st.from_regex(r"[a-z]{4,10}( [a-z]{4,10})?", fullmatch=True)

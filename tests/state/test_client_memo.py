@@ -215,3 +215,14 @@ def test_the_kitchen_dashboard_goes_once_a_session_then_as_its_changed_lines(gap
     sent = elide_sections("## Kitchen dashboard\n" + "\n".join(later), memo.pruned(1 + gap), 1 + gap, full=False, role="think")
     assert lines[0] not in sent and lines[1] not in sent
     assert ("- Shopping list: 12 to buy" in sent) if changed else sent == "(As sent before, unchanged: Kitchen dashboard.)"
+
+
+def test_the_day_and_the_phase_unchanged_go_unnamed() -> None:
+    """A stage client's task and flow sections hold only the day and the phase: unchanged, not even named; changed,
+    sent again."""
+    memo = ClientMemo()
+    context = "## Current task\n**Today:** 2026-11-27\n\n## Conversation flow\n**Phase:** exploring\n\n## Profile\nSkill: beginner"
+    assert elide_sections(context, memo, 1, full=False) == context
+    assert elide_sections(context, memo, 2, full=False) == "(As sent before, unchanged: Profile.)"
+    moved = context.replace("2026-11-27", "2026-11-28").replace("exploring", "executing")
+    assert elide_sections(moved, memo, 3, full=False) == "\n\n".join(moved.split("\n\n")[:2] + ["(As sent before, unchanged: Profile.)"])

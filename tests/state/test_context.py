@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from alfred_mcp.state.constraints import (
     merge_constraints,
 )
 from alfred_mcp.state.context import (
+    DEFAULT_CONFIG,
     ROLES,
     SECTION_NAMES,
     ContextConfig,
@@ -288,3 +290,35 @@ def test_a_reply_the_conversation_quotes_is_not_repeated_in_what_happened() -> N
     assert think.count("Here is Thai Curry.") == 1 and "**Alfred said:**" not in think
     act = build_context("act", inputs(narratives=[narrative]), step=StepView("analyze")).text()
     assert '**Alfred said:** "Here is Thai Curry."' in act, "Act has no conversation section: the narrative says it"
+
+
+@pytest.mark.parametrize("role", ["think", "act"])
+def test_the_profile_leaves_the_diet_allergies_dislikes_and_equipment_to_the_constraints(role: str) -> None:
+    """Every role with a profile reads the constraints, which carry them compiled: the profile does not say them twice."""
+    profile = {"allergies": ["peanuts"], "disliked_ingredients": ["olives"], "dietary_restrictions": ["halal"],
+               "available_equipment": ["wok"], "cooking_skill_level": "beginner", "household_adults": 2}
+    permanent = PermanentConstraints(allergies=["peanuts"], dislikes=["olives"], dietary_restrictions=["halal"], equipment=["wok"])
+    compiled = compile_constraints(SessionConstraints(permanent=permanent))
+    context = build_context(role, inputs(profile=profile, constraints=compiled), step=StepView("generate"))
+    shown = context.section("profile")
+    assert "Skill: beginner" in shown and "Adults: 2" in shown
+    assert not [word for word in ("peanuts", "olives", "halal", "wok") if word in shown], shown
+    assert all(word in context.section("constraints") for word in ("peanuts", "olives", "halal", "wok"))
+
+
+@pytest.mark.parametrize("role", ["understand", "think", "reply"])
+def test_a_stage_client_is_not_quoted_its_own_conversation_nor_the_turn_its_answers_name(role: str) -> None:
+    talk = record_reply(record_user_message(ConversationHistory(), 4, "no cod"), 4, "Got it, no cod.",
+                        flow={"tone": "collaborative", "next_step": "pick three?"})
+    talk = record_user_message(talk, 5, "the chicken ones")
+    quiet = build_context(role, inputs(conversation=talk), config=replace(DEFAULT_CONFIG, echo_client=False)).text()
+    echoed = build_context(role, inputs(conversation=talk)).text()
+    assert "no cod" in echoed and "**Turn:** 5" in echoed
+    assert not [said for said in ("no cod", "Got it", "the chicken ones", "pick three?", "**Turn:**") if said in quiet], quiet
+    assert "**Today:** 2026-01-13" in quiet
+
+
+def test_no_curation_decisions_section_before_there_is_one() -> None:
+    assert "## Previous curation decisions" not in build_context("understand", inputs()).text()
+    decided = inputs(curation=curated(EntityCuration(demote=["recipe_1"])))
+    assert "## Previous curation decisions\n- Turn 5: demote recipe_1" in build_context("understand", decided).text()

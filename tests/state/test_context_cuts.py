@@ -84,7 +84,7 @@ def test_a_cut_context_keeps_the_last_exchange_the_goal_and_every_constraint_wit
 
 
 def test_the_conversation_is_cut_from_its_oldest_end() -> None:
-    exchanges = [(f"question number {n} " + "words " * 30, f"answer number {n} " + "more " * 30) for n in range(1, 4)]
+    exchanges = [(f"question number {n} " + "words " * 40, f"answer number {n} " + "more " * 40) for n in range(1, 4)]
     exchanges.append(("make it again", "Which one: the salmon or the tacos?"))
     inputs = _inputs(exchanges, "the salmon", ["gluten"], "dinner tonight", 40, 0)
     conversation = build_context("understand", inputs).section("conversation")

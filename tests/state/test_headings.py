@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from alfred_mcp.state.headings import without_empty_headings
 
 PIECES = st.lists(st.sampled_from([
-    "## Entities in context", "### Recent (last 2 turns) — already loaded, use these refs", "### Excluded", "## Constraints",
+    "## Entities in context", "### Recent (loaded: use these refs)", "### Excluded", "## Constraints",
     "**Steps:**", "- recipe_1: Cod [read]", "  1. ✓ [read] found recipe_1", "Referenced: nothing specific", "",
 ]), max_size=14)
 
@@ -32,5 +32,5 @@ def test_a_text_without_empty_markers_is_returned_as_it_is(pieces: list[str]) ->
 
 def test_a_group_emptied_by_what_the_notice_shows_goes_with_its_section() -> None:
     """The sample from a client model's run: Act's context after a read, every recent entity in the notice."""
-    text = "## Entities in context\n### Recent (last 2 turns) — already loaded, use these refs\n\n## This step so far\n- db_read ok"
+    text = "## Entities in context\n### Recent (loaded: use these refs)\n\n## This step so far\n- db_read ok"
     assert without_empty_headings(text) == "## This step so far\n- db_read ok"

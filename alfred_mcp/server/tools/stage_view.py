@@ -74,6 +74,8 @@ async def role_view(
             since = "in tools/list (turn_start's input schema)" if sent == IN_TOOLS_LIST else f"unchanged since turn {sent}"
             parts.append(f"(the {key} instructions: {since}; full: true sends them again)")
     view: dict[str, Any] = {"role": role}
+    if markers and role == "act" and state.step is not None:  # the step's place and goal, as turn_start and turn_submit
+        view["step"] = step_view(state, state.step)          # name it (the context leaves them to the answer)
     if parts:
         view["instructions"] = "\n\n".join(parts)
     context, held = (prompt.context, frozenset[str]()) if full else _without_rows_of(notice, memo, state.turn, prompt.context)
@@ -134,15 +136,21 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
 
 
 def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> tuple[str, frozenset[str]]:
-    """`context` without what repeats rows the client was shown in a notice: a card's row lines (each run replaced
+    """`context` without what repeats rows the client was shown in a notice: a step's result line that is a line of
+    this answer's notice (the tool named, the rest pointed at); a card's row lines (each run replaced
     by one pointer after the card's head, which names the notice); and the entity lines of the refs whose rows a
     notice of this turn showed, in any form (the notice says more), apart: the client holds them (`elide_sections`
     does not send them, now or in a later turn while they are unchanged)."""
     rows = {line.strip() for line in (notice or "").splitlines()[1:] if line.strip()}
+    heads = {line.strip() for line in (notice or "").splitlines() if line.strip() and not line.startswith((" ", "- "))}
     refs = {ref for row in rows if (ref := row_ref(row)) is not None}
     out: list[str] = []
     held: set[str] = set()
     for line in context.splitlines():
+        done = _RESULT_LINE.match(line)
+        if done is not None and f"{done.group(2)}: {done.group(3)}" in heads:  # a step's result line that is the notice's own line
+            out.append(f"{done.group(1)}{done.group(2)}: {_AS_IN_NOTICE}")
+            continue
         entity = _ENTITY_REF.match(line)
         if entity is not None and (entity.group(1) in refs or memo.shown_in_notice(entity.group(1), turn)):
             held.add(line.strip())
@@ -157,4 +165,6 @@ def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: s
 
 
 _ENTITY_REF = re.compile(r"^- ([a-z]+_\d+): ")
+_RESULT_LINE = re.compile(r"^(- ✓ )([a-z_]+): (.+)$")
+_AS_IN_NOTICE = "as in the notice"
 _ROWS_IN_NOTICE = "(rows: as in the notice)"
