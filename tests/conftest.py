@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 from e2e.conftest import SeededKitchens
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 """In CI every generated case is the same from run to run (a failure there is found again by running it again) and no
 case fails for the machine's load; a local run keeps exploring new cases."""
 if os.environ.get("CI"):
