@@ -128,8 +128,9 @@ def _shown(row: dict[str, object]) -> tuple[float, str | None] | None:
 @given(st.sampled_from(TOPPED_NAMES), st.sampled_from(TOPPED_UNITS),
        st.integers(min_value=1, max_value=48), st.integers(min_value=0, max_value=48))
 def test_a_top_up_adds_the_difference_the_line_shows(name: str, unit: str | None, eighths: int, more: int) -> None:
-    """What a top-up reports it adds is the shown amount after less the shown amount before, in words a cook reads;
-    a line whose shown amount to take does not change (a bunch of thyme needed for more thyme) adds nothing."""
+    """What a top-up reports it adds is the shown amount after less the shown amount before, in words a cook reads (to
+    the nearest amount a measure holds: '2 1/4 tsp' to '1/3 cup' adds '4 1/2 tbsp', not 4 7/12); a line whose shown
+    amount to take does not change (a bunch of thyme needed for more thyme) adds nothing."""
     before = {"name": name, "quantity": eighths / 8, "unit": unit}
     after = {"name": name, "quantity": (eighths + more) / 8, "unit": unit}
     gain, was, now = shown_gain(before, after), _shown(before), _shown(after)
@@ -143,7 +144,7 @@ def test_a_top_up_adds_the_difference_the_line_shows(name: str, unit: str | None
     assert added is not None, gain
     if dimension(was[1]) == dimension(now[1]) == dimension(added[1]):
         total = convert(was[0], was[1], now[1]) + convert(added[0], added[1], now[1])
-        assert abs(total - now[0]) < 1e-6, (shopping_text(before), shopping_text(after), gain)
+        assert abs(total - now[0]) <= max(1e-6, 0.02 * now[0]), (shopping_text(before), shopping_text(after), gain)
 
 
 RECIPES = ["Mushroom Risotto", "Red Lentil Soup", "Spaghetti Carbonara", "Miso-Glazed Salmon with Bok Choy"]
