@@ -79,6 +79,11 @@ def tools_for_step(step_type: str, served: Collection[str] | None = None) -> tup
     )
 
 
+def act_callable(served: Collection[str] | None = None) -> tuple[str, ...]:
+    """Every tool some step type may call (within `served`), in the order a write step lists them."""
+    return tools_for_step("write", served)
+
+
 def check_tool_allowed(tool: str, step_type: str, served: Collection[str] | None = None) -> None:
     """Raises InputError naming the tools the step may use (and why a tool is never Act's)."""
     allowed = tools_for_step(step_type, served)
