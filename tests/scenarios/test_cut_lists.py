@@ -33,3 +33,18 @@ async def test_a_meal_plan_range_says_how_many_meals_lie_past_it_and_how_to_see_
                 later = await call(client, "meal_plan_show", **{"from": (end + timedelta(days=1)).isoformat(),
                                                                "to": min(dates[-1], end + timedelta(days=27)).isoformat()})
                 assert len(later["meals"]) + later.get("planned_after", 0) == past
+
+
+async def test_the_background_meals_say_how_many_more_are_planned_and_how_to_see_them(app: AlfredApp) -> None:
+    """Understand's background lists a few upcoming meals; the last says how many more are planned from today, which
+    is every upcoming meal the kitchen holds less those listed."""
+    async with Client(build_server(app)) as client:
+        await call(client, "session_start")
+        context = (await call(client, "turn_start", message="What's planned?"))["next"]["context"]
+        upcoming = (await call(client, "db_read", table="meal_plans", columns=["date"], limit=500,
+                               filters=[{"field": "date", "op": "gte", "value": date.today().isoformat()}]))["count"]
+    background = context.split("### Background", 1)[1].split("\n## ", 1)[0]
+    planned = [line for line in background.splitlines() if " — planned: " in line]
+    assert planned and upcoming > len(planned)
+    assert planned[-1].endswith(f"(+{upcoming - len(planned)} more planned after it: meal_plan_show or db_read meal_plans shows them)")
+    assert all("more planned" not in line for line in planned[:-1])
