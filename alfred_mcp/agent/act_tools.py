@@ -315,12 +315,28 @@ attention (a shortfall, an amount to check) and counts and names the rest."""
 _ATTENTION = re.compile(r"\b(short|check|not enough|missing)\b", re.IGNORECASE)
 
 
+_BOUGHT = re.compile(r"\bbought\b")
+"""A note of shopping_list_from's on a line already bought ('bought already', 'need 8, bought 1 bag: check it')."""
+
+
+def _bought_line(row: dict[str, Any]) -> str:
+    note = str(row.get("note") or "")
+    return f"{row.get('name')}" + (f" ({note})" if note and note != "bought already" else "")
+
+
 def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
     """`shown` with each list of rows the call did not change cut to those whose note needs the user's attention,
     the rest as one line: how many, their names, and how to list them."""
     out = dict(shown)
+    listed = shown.get("already_listed")
+    if isinstance(listed, list):  # a bought line is not one still to buy: said apart
+        bought = [row for row in listed if isinstance(row, dict) and _BOUGHT.search(str(row.get("note") or ""))]
+        out["already_listed"] = [row for row in listed if row not in bought]
+        if bought:
+            out["bought_already"] = clip(f"{len(bought)} bought already, not on the list to buy (not added again): "
+                                         f"{', '.join(_bought_line(row) for row in bought)}", 600)
     for key, how in UNCHANGED_ROWS.items():
-        rows = shown.get(key)
+        rows = out.get(key)
         if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
             continue
         attention = [row for row in rows if _ATTENTION.search(str(row.get("note") or ""))]
