@@ -279,7 +279,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         return "\n".join([card, *removal_lines(result), *warning_lines(result)])
     if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
-        columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
+        columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched", "notes"]
         card = f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
         return "\n".join([card, *excluded_lines(result)])
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
