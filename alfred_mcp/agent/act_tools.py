@@ -79,6 +79,11 @@ def tools_for_step(step_type: str, served: Collection[str] | None = None) -> tup
     )
 
 
+def act_callable(served: Collection[str] | None = None) -> tuple[str, ...]:
+    """Every tool some step type may call (within `served`), in the order a write step lists them."""
+    return tools_for_step("write", served)
+
+
 def check_tool_allowed(tool: str, step_type: str, served: Collection[str] | None = None) -> None:
     """Raises InputError naming the tools the step may use (and why a tool is never Act's)."""
     allowed = tools_for_step(step_type, served)
@@ -274,7 +279,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         return "\n".join([card, *removal_lines(result), *warning_lines(result)])
     if isinstance(result.get("recipes"), list) and all(isinstance(r, dict) for r in result["recipes"]):
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
-        columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched"]
+        columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched", "notes"]
         card = f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
         return "\n".join([card, *excluded_lines(result)])
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
@@ -310,12 +315,28 @@ attention (a shortfall, an amount to check) and counts and names the rest."""
 _ATTENTION = re.compile(r"\b(short|check|not enough|missing)\b", re.IGNORECASE)
 
 
+_BOUGHT = re.compile(r"\bbought\b")
+"""A note of shopping_list_from's on a line already bought ('bought already', 'need 8, bought 1 bag: check it')."""
+
+
+def _bought_line(row: dict[str, Any]) -> str:
+    note = str(row.get("note") or "")
+    return f"{row.get('name')}" + (f" ({note})" if note and note != "bought already" else "")
+
+
 def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
     """`shown` with each list of rows the call did not change cut to those whose note needs the user's attention,
     the rest as one line: how many, their names, and how to list them."""
     out = dict(shown)
+    listed = shown.get("already_listed")
+    if isinstance(listed, list):  # a bought line is not one still to buy: said apart
+        bought = [row for row in listed if isinstance(row, dict) and _BOUGHT.search(str(row.get("note") or ""))]
+        out["already_listed"] = [row for row in listed if row not in bought]
+        if bought:
+            out["bought_already"] = clip(f"{len(bought)} bought already, not on the list to buy (not added again): "
+                                         f"{', '.join(_bought_line(row) for row in bought)}", 600)
     for key, how in UNCHANGED_ROWS.items():
-        rows = shown.get(key)
+        rows = out.get(key)
         if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
             continue
         attention = [row for row in rows if _ATTENTION.search(str(row.get("note") or ""))]

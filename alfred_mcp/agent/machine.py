@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply
-from alfred_mcp.agent.quick_answer import quick_answer
+from alfred_mcp.agent.quick_answer import quick_answer, quick_refs
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.contracts import load_contracts
@@ -321,6 +321,7 @@ class TurnMachine:
         state.quick_result = result
         state.outcome = "quick"
         state.reply = quick_answer(result, filters=read.filters, today=date.today())
+        state.notice = quick_refs(result)
         return await self._finish(state)
 
     async def _run_quick_tool(self, state: TurnState, output: UnderstandOutput, tool: str, arguments: dict[str, Any]) -> TurnState:

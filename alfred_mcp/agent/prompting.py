@@ -9,6 +9,7 @@ tools/list, so the step's tools are named, not re-described).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -241,6 +242,12 @@ def _described(names: list[str], contracts: dict[str, ToolContract], after: list
         lines.append(f"- {head}: {_first_sentence(contract.description)}")
         shapes += [shape for shape in own_shapes if shape not in shapes]
     return named_enums("\n".join([*lines, *(after or []), *shapes]))
+
+
+def tool_catalog(names: Iterable[str]) -> str:
+    """The tools `names` as a step's context describes a tool its client was not listed (one source): what a stage
+    listing's tools/list carries once, so Think can give any step its `call` and Act's steps name tools only."""
+    return _described(list(names), load_contracts())
 
 
 def _argument_names(contract: ToolContract) -> str:

@@ -50,6 +50,18 @@ def quick_answer(result: dict[str, Any], *, filters: Filters = (), today: date |
     return "\n".join([f"{head}:", *listed, *([tail] if tail else [])])
 
 
+def quick_refs(result: Mapping[str, Any]) -> str | None:
+    """The refs of a quick lookup's rows, for the client's model beside the person's answer (never in it), so a next
+    turn can name a row without another lookup: 'Refs of these rows (...): inv_1 salmon fillets, inv_2 avocado'.
+    None without rows."""
+    table = TABLES.get(str(result.get("table")))
+    rows = [row for row in result.get("rows") or () if isinstance(row, Mapping) and isinstance(row.get("id"), str)]
+    if table is None or not rows:
+        return None
+    named = ", ".join(f"{row['id']} {row_label(table, dict(row))}".strip() for row in rows)
+    return f"Refs of these rows (for your next turn; the answer to the person leaves them out): {named}"
+
+
 def _head(table: str, count: int, filters: Filters, today: date | None) -> str:
     """The line over the rows: 'In your pantry, 3 items', '19 items in your fridge', '2 meals matched in your meal
     plan' (a filter not put in words); with no rows, the whole answer: 'No meals in your meal plan on Fri Nov 27',

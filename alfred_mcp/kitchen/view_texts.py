@@ -8,6 +8,7 @@ stage answers show for these tools (agent.act_tools.result_card): one rendering,
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date, timedelta
 from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
@@ -44,6 +45,9 @@ def meal_plan_text(plan: ToolResult) -> str:
         todays = [meal for meal in meals if meal["date"] == day]
         lines.append(f"{_day(day)} ({day})" + ("" if todays else ": nothing planned"))
         lines += [f"  {_meal(meal)}" for meal in todays]
+    if plan.get("planned_after"):
+        lines.append(f"(+{counted(plan['planned_after'], 'more meal')} planned after {_day(plan['to'])}: meal_plan_show "
+                     f"from {_next_day(plan['to'])} shows them)")
     return "\n".join(lines)
 
 
@@ -103,6 +107,10 @@ def _shopping_line(line: dict[str, Any]) -> str:
 
 def _day(iso: str) -> str:
     return day_text(iso)
+
+
+def _next_day(iso: str) -> str:
+    return (date.fromisoformat(iso) + timedelta(days=1)).isoformat()
 
 
 TEXTS: dict[str, TextRenderer] = {

@@ -74,7 +74,22 @@ async def background_candidates(work: UnitOfWork, message: str | None, *, today:
     await _add(work, found, skip, RECIPES, Where(), "recent", order=(OrderBy("updated_at", descending=True),), limit=2)
     upcoming = Where(all_of=(Filter("date", "gte", today.isoformat()),))
     await _add(work, found, skip, MEAL_PLANS, upcoming, "planned", order=(OrderBy("date"),))
-    return list(found.values())[:MAX_BACKGROUND]
+    kept = list(found.values())[:MAX_BACKGROUND]
+    return await _planned_cut_said(work, kept, upcoming)
+
+
+async def _planned_cut_said(work: UnitOfWork, kept: list[Candidate], upcoming: Where) -> list[Candidate]:
+    """The candidates, the last planned meal saying how many more are planned and how to see them, when some are not
+    listed: a cut list says it is cut."""
+    planned = [index for index, c in enumerate(kept) if c.entity_type == MEAL_PLANS.entity_type and c.reason.startswith("planned")]
+    if not planned:
+        return kept
+    more = await work.store.count(MEAL_PLANS, upcoming, user_id=work.user_id) - len(planned)
+    if more > 0:
+        last = kept[planned[-1]]
+        kept[planned[-1]] = replace(last, reason=f"{last.reason} (+{more} more planned after it: meal_plan_show or db_read "
+                                                 "meal_plans shows them)")
+    return kept
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,15 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_plan_show", table="meal_plans", action="read",
                                         refs=[meal["ref"] for meal in meals], count=len(meals)))
     present = {meal["meal_type"] for meal in meals}
-    return {
+    plan: dict[str, Any] = {
         "from": first.isoformat(), "to": last.isoformat(),
         "days": [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)],
         "meal_types": [kind for kind in MEAL_TYPES if kind in present], "meals": meals,
     }
+    later = await work.store.count(MEAL_PLANS, Where(all_of=(Filter("date", "gt", last.isoformat()),)), user_id=work.user_id)
+    if later:  # a range is a cut of the plan: say what lies past it, and how to see it
+        plan["planned_after"] = later
+    return plan
 
 
 def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Conflicts]) -> dict[str, Any]:

@@ -415,15 +415,16 @@ def rank_by_coverage(candidates: Iterable[tuple[Candidate, Coverage]]) -> list[t
 
 async def makeable_recipes(
     work: UnitOfWork, compiled: CompiledConstraints | None, *, min_coverage: float = 0.0, limit: int = 10,
-    taxonomy: Taxonomy | None = None,
+    taxonomy: Taxonomy | None = None, flag_only: bool = False,
 ) -> MakeableOutcome:
-    """Recipes ranked by pantry coverage, the excluded ones, and the pantry item count."""
+    """Recipes ranked by pantry coverage, the excluded ones, and the pantry item count. With `flag_only` (constraints
+    not honored), none is excluded: what a constraint would exclude it for is a note on it (a dislike, an allergen)."""
     taxonomy = taxonomy or default_taxonomy()
     index = await recipe_index(work, pantry=True)
     pantry = index.pantry or []
-    key = ("makeable", _constraints_key(compiled), min_coverage, limit)
-    ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index)),
-                             pantry=True)
+    key = ("makeable", _constraints_key(compiled), flag_only, min_coverage, limit)
+    ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index),
+                                                                     flag_only=flag_only), pantry=True)
     refs = await _register(work, [c.row for c, _ in ranked] + [c.row for c in excluded])
     results = [
         MakeableHit(**_recipe_result(c, refs[c.row["id"]]), coverage=round(cov.share, 3), have=cov.have, need=cov.need,
@@ -437,12 +438,14 @@ async def makeable_recipes(
 
 def _makeable(
     index: RecipeIndex, pantry: Sequence[Row], compiled: CompiledConstraints | None, min_coverage: float, limit: int,
-    verdicts: Verdicts,
+    verdicts: Verdicts, *, flag_only: bool = False,
 ) -> tuple[list[tuple[Candidate, Coverage]], list[Candidate]]:
     candidates = [Candidate(row, parts) for row, parts in index.recipes]
     if compiled is not None:
         for candidate in candidates:
             _check_constraints(candidate, compiled, verdicts)
+            if flag_only:  # said on the recipe, never a reason to leave it out
+                candidate.notes[:0], candidate.reasons = candidate.reasons, []
     stocked = _Stocked(pantry, index)
     scored = [(c, stocked.coverage(c.ingredients)) for c in candidates if not c.reasons]
     ranked = [pair for pair in rank_by_coverage(scored) if pair[1].share >= min_coverage][:limit]

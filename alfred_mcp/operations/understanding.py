@@ -121,7 +121,7 @@ async def submit_understanding(
     if message:
         record_message(session, message, config)
     for ref in refs:
-        registry.touch(ref, turn=turn)
+        registry.mark_named(ref, turn=turn)
     session.write(CURATION, curated)
     session.write(CONSTRAINTS, merge.constraints)
     session.write(UNDERSTANDING, understanding)

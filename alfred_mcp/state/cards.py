@@ -138,6 +138,9 @@ def cards_within(cards: Sequence[str], budget: int) -> str | None:
             break
         kept.append(text)
         used += len(text) + 1
+    left = len(cards) - len(kept)
+    if left and kept:  # a cut list says so, and how to get the rest
+        kept.append(f"(+{left} earlier {'read' if left == 1 else 'reads'} left out here: read again to see them)")
     return "\n".join(reversed(kept)) or None
 
 

@@ -239,6 +239,13 @@ class SessionIdRegistry:
             entry.turn_last_ref = turn
             self._dirty[ref] = None
 
+    def mark_named(self, ref: str, *, turn: int) -> None:
+        """Record that the model named `ref` in `turn` (Understand's referenced_refs): touched, and a 'linked' ref (a
+        foreign-key target or one the dashboard showed, known but not in view) comes into view as one it has read."""
+        if self.entry(ref).action == "linked":
+            self._set_action(ref, "read", turn)
+        self.touch(ref, turn=turn)
+
     def mark_updated(self, ref: str, *, turn: int) -> None:
         self._set_action(ref, "updated", turn)
 

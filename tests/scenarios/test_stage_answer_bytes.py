@@ -155,7 +155,8 @@ def test_shopping_list_from_shows_rows_needing_attention_whole_and_counts_the_un
     covered: list[dict[str, Any]], listed: list[dict[str, Any]], added: bool,
 ) -> None:
     """Whatever a run covered or found listed: each row with a shortfall or an amount to check is shown whole (never
-    among rows not shown); the rest, which the run did not change, are counted and named with how to list them."""
+    among rows not shown); a listed row already bought is said apart, counted as bought; the rest, which the run did not
+    change, are counted and named with how to list them."""
     covered = [{**row, "name": f"pantry {row['name']}"} for row in covered]
     listed = [{**row, "name": f"listed {row['name']}"} for row in listed]
     lines = [{"ref": "shop_1", "name": "mirin", "quantity": 1, "unit": "bottle", "action": "added"}] if added else []
@@ -163,6 +164,10 @@ def test_shopping_list_from_shows_rows_needing_attention_whole_and_counts_the_un
     notice = result_card("shopping_list_from", {"recipes": ["recipe_1"]}, result)
     if notice == "shopping_list_from\n" + json.dumps(result, ensure_ascii=False, separators=(",", ":")):
         return  # the plain result was shorter than any card: it goes whole
+    bought = [row for row in listed if re.search(r"\bbought\b", row["note"])]
+    assert not bought or f"{len(bought)} bought already, not on the list to buy" in notice, notice
+    assert all(row["name"] in notice.split("bought already, not on the list to buy", 1)[1] for row in bought), notice
+    listed = [row for row in listed if row not in bought]
     for rows, how in ((covered, "covered by the pantry"), (listed, "shopping_list_show")):
         attention = [row for row in rows if "short" in row["note"] or "check" in row["note"]]
         assert all(row["note"] in notice for row in attention), notice

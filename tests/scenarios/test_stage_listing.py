@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import STEP_TYPES, act_callable, tools_for_step
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
@@ -22,6 +23,7 @@ from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.toolsets import TOOLSETS, HostControls
 
 from .first_turn import SEARCH, followed_first_turn, sent_ahead_first_turn
+from .scripts import plan, step
 
 pytestmark = pytest.mark.anyio
 CONTRACTS = load_contracts()
@@ -139,12 +141,12 @@ async def test_a_listing_keeps_the_contracts_and_every_description_within_what_c
 
 
 async def test_the_stage_listing_is_far_smaller_than_the_default(app: AlfredApp) -> None:
-    """The stage listing, role texts included, is at most 40% of the default list's bytes."""
+    """The stage listing, role texts and the catalog of Act's tools included, is at most half the default list's bytes."""
     async with Client(build_server(app)) as client:
         default = (await client.list_tools()).tools
     async with Client(build_server(_listing(app, ("stages",)))) as client:
         staged = (await client.list_tools()).tools
-    assert _bytes(staged) * 10 <= _bytes(default) * 4, (_bytes(staged), _bytes(default))
+    assert _bytes(staged) * 2 <= _bytes(default), (_bytes(staged), _bytes(default))
 
 
 async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_send_and_they_are_not_sent_again(
@@ -180,7 +182,7 @@ async def test_turn_context_says_what_tools_list_carried_and_full_sends_it_again
 async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alone_and_act_calls_an_unlisted_tool(
         app: AlfredApp) -> None:
     """The model reads only tools/list, then sends Understand's and Think's outputs with its FIRST turn_start; Act's step
-    calls recipes_search, which its tools/list does not show (the step's context gives its typed signature); the turn
+    calls recipes_search, which its tools/list does not list (its catalog gives its typed signature); the turn
     completes in fewer calls, and fewer bytes with tools/list counted, than the same first turn on the default listing,
     where the model learns the shapes from the answers."""
     async with Client(build_server(app)) as client:
@@ -196,3 +198,48 @@ async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alo
     assert [(call["tool"], call["ok"]) for call in act_calls] == [("recipes_search", True)]
     assert (listed.calls, default.calls) == (4, 6)
     assert listed.bytes + _bytes(tools) < default.bytes + default_list, (listed.bytes, default.bytes)
+
+
+CONTROLS = [{}, {"tools": ("stages", "core")}, {"tools": ("stages", "kitchen", "db_read", "drafts")}]
+
+
+@pytest.mark.parametrize("controls", CONTROLS, ids=lambda controls: ",".join(f"{k}={v}" for k, v in controls.items()) or "all")
+async def test_the_stage_listing_carries_once_the_signature_of_every_tool_act_may_call(
+        app: AlfredApp, controls: dict[str, Any]) -> None:
+    """Generated over the registry, under other controls: turn_start's `then` describes every served tool some step may
+    call, by its typed signature without `session` (Think can give any step its `call`), and no tool the host does not
+    serve; no other listed tool repeats them."""
+    app.settings = replace(app.settings, listed=("stages",), **controls)
+    served = HostControls.from_settings(app.settings, CONTRACTS).served
+    async with Client(build_server(app)) as client:
+        tools = (await client.list_tools()).tools
+    catalog = next(tool.input_schema for tool in tools if tool.name == "turn_start")["properties"]["then"]["description"]
+    lines = catalog.splitlines()
+    for name in act_callable():
+        properties = CONTRACTS[name].input_schema.get("properties", {})
+        shown = [line for line in lines if line.startswith(f"- {name}(")]
+        assert len(shown) == (name in served), (name, shown)
+        if shown:
+            arguments = shown[0].split("): ", 1)[0]
+            assert all(f"{key}:" in arguments or f"{key}?:" in arguments for key in properties if key != "session"), shown[0]
+            assert "session" not in arguments and shown[0].split("): ", 1)[1], shown[0]
+    filter_ops = CONTRACTS["db_read"].input_schema["$defs"]["Filter"]["properties"]["op"]["enum"]
+    assert "Filter = {" in catalog and all(f'"{op}"' in catalog for op in filter_ops)
+    others = json.dumps([tool.model_dump(mode="json") for tool in tools if tool.name != "turn_start"])
+    assert not any(f"{name}(" in others for name in act_callable())
+
+
+@pytest.mark.parametrize("step_type", STEP_TYPES)
+async def test_under_the_stage_listing_acts_steps_name_their_tools_and_resend_no_signature(app: AlfredApp, step_type: str) -> None:
+    """A step of each type, its plan sent ahead with the first turn_start: Act's context names every tool the step may
+    call (the catalog in tools/list has their arguments) and describes none again."""
+    app.settings = replace(app.settings, listed=("stages",))
+    async with Client(build_server(app)) as client:
+        await call(client, "session_start")
+        answer = await call(client, "turn_start", message="Work on my recipes", then=[
+            {"role": "understand", "output": {}},
+            {"role": "think", "output": plan("Work on my recipes", step(step_type, "Look at my recipes"))}])
+    context = answer["next"]["context"]
+    tools = context.split("## Tools for this step", 1)[1]
+    assert "Not in your tools/list" not in tools and "(" not in tools.split("(arguments", 1)[0], tools
+    assert [name.strip() for name in tools.split("(arguments", 1)[0].split(",")] == list(tools_for_step(step_type)), tools

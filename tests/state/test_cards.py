@@ -89,3 +89,16 @@ def test_a_cards_head_counts_its_rows_in_the_tables_own_words(table: str, count:
     head = read_card(table, [{"id": f"x_{n}"} for n in range(1, count + 1)]).splitlines()[0]
     words = noun if count == 1 else (noun if noun.endswith("s") else noun[:-1] + "ies" if re.search(r"[^aeiou]y$", noun) else noun + "s")
     assert head == f"{table}: {count} {words}"
+
+
+@given(sizes=st.lists(st.integers(1, 40), min_size=1, max_size=8), budget=st.integers(30, 400))
+def test_reads_cut_from_a_joined_card_are_counted_with_how_to_get_them(sizes: list[int], budget: int) -> None:
+    """Every read is in the joined card, whole or by its head line, or counted in a marker saying how to see it again."""
+    cards = [read_card("recipes", [recipe(n) for n in range(1, size + 1)]) for size in sizes]
+    joined = cards_within(cards, budget)
+    if joined is None:
+        return
+    shown = sum(1 for card in cards if card.splitlines()[0] in joined.splitlines()
+                or f"{card.splitlines()[0]} (its rows left out here" in joined)
+    marker = re.match(r"\(\+(\d+) earlier reads? left out here: read again to see them\)", joined)
+    assert shown + (int(marker.group(1)) if marker else 0) >= len(cards), joined

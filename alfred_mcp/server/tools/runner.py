@@ -14,6 +14,7 @@ from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.server.tools import context, crud, drafts, kitchen, recipes, search, sessions, views
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult
+from alfred_mcp.server.tools.stage_listing import in_catalog
 from alfred_mcp.server.toolsets import HostControls
 
 KITCHEN_HANDLERS: dict[str, Handler] = {
@@ -31,10 +32,12 @@ class _Runner:
         controls = HostControls.from_settings(app.settings, load_contracts())
         self.controls = controls
         self.served = frozenset(name for name in controls.served if name in KITCHEN_HANDLERS)
-        # a view-only tool is listed only to a client that renders views: Act is given its signature regardless
-        contracts = load_contracts()
+        # a view-only tool is listed only to a client that renders views: Act is given its signature regardless; a
+        # stage listing's catalog carries every tool Act may call (stage_listing.py), so its client has them all
+        contracts, catalog = load_contracts(), in_catalog(controls)
         self.listed = frozenset(name for name in self.served
-                                if controls.lists(contracts[name], has_model=app.llm is not None, renders_views=False))
+                                if controls.lists(contracts[name], has_model=app.llm is not None, renders_views=False)
+                                or name in catalog)
 
     async def __call__(self, tool: str, arguments: ToolArgs, /) -> ToolResult:
         handler = KITCHEN_HANDLERS.get(tool)

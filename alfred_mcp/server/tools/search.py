@@ -33,8 +33,9 @@ def _tag(equipment: str | None) -> str | None:
 async def recipes_makeable(app: AlfredApp, args: ToolArgs) -> ToolResult:
     honor = args.get("honor_constraints", True)
     async with work_on(app, "recipes_makeable", args) as work:
-        compiled = await understanding.compiled_constraints(work) if honor else None
-        found = await search.makeable_recipes(work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10))
+        compiled = await understanding.compiled_constraints(work)  # not honored: flagged on the recipes it suggests
+        found = await search.makeable_recipes(work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10),
+                                              flag_only=not honor)
         return {
             "recipes": found.recipes, "count": len(found.recipes), "pantry_items": found.pantry_items,
             "excluded": found.excluded, "constraints_applied": honor, **_context(work.session),

@@ -7,6 +7,10 @@ a first turn sends ahead or ends with (LISTED_INSTRUCTIONS), exactly as an answe
 Understand's and Think's outputs with its FIRST turn_start. Every session counts them as sent before its first turn
 (`count_as_sent`; stage_view.IN_TOOLS_LIST), so no answer sends them again while unchanged; `turn_context` with
 `full: true` does. Act's instructions, by step type, still come with the first step that needs each.
+
+It also carries, once, a catalog of the kitchen tools Act can call (`then`'s description: each tool's typed signature
+and first clause, agent/prompting.py `tool_catalog`), so Think can give any step its `call` before Act is reached,
+and Act's steps name their tools without resending a signature (`in_catalog`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import copy
 from functools import cache
 from typing import Any
 
-from alfred_mcp.agent.prompting import fixed_prompt
+from alfred_mcp.agent.act_tools import act_callable
+from alfred_mcp.agent.prompting import fixed_prompt, tool_catalog
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.server.tools.stage_view import IN_TOOLS_LIST, instructions_sent, schema_digested
@@ -49,13 +54,32 @@ def listed_schema(contract: ToolContract, host: HostControls) -> tuple[str, dict
     item = schema["properties"]["then"]["items"]["properties"]
     item["output"]["description"] = shapes_text()
     item["role"]["description"] = instructions_text()
+    schema["properties"]["then"]["description"] = catalog_text(in_catalog(host))
     return f"{contract.description} {IN_SCHEMA}", schema
 
 
-IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`) and the Understand, Think and Reply "
-             "instructions (`then[].role`) are in this input schema, sent once for the session: the answers leave them "
-             "out (turn_context with full: true sends them again); Act's, per step type, come with its first step.")
+IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`), the Understand, Think and Reply "
+             "instructions (`then[].role`) and the kitchen tools a step calls (`then`) are in this input schema, sent once "
+             "for the session: the answers leave them out (turn_context with full: true sends them again); Act's, per step "
+             "type, come with its first step.")
 """What turn_start's description adds under a stage listing: where the role texts are."""
+
+
+CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name (not in this tools/list; the server runs them; "
+                "leave out `session`):")
+"""What the catalog of Act's tools starts with."""
+
+
+def in_catalog(host: HostControls) -> frozenset[str]:
+    """The tools whose signatures the host's tools/list carries in its catalog: every served tool Act may call, under
+    a stage listing; none otherwise."""
+    return frozenset(act_callable(host.served)) if carries_role_texts(host) else frozenset()
+
+
+@cache
+def catalog_text(names: frozenset[str]) -> str:
+    """The catalog of `names`, in the order a write step lists its tools."""
+    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}"
 
 
 @cache
