@@ -179,6 +179,7 @@ def corpus() -> list[Case]:
     cases.extend(description_cases())
     cases.extend(shortened_name_cases())
     cases.extend(round_three_cases())
+    cases.extend(round_four_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -666,3 +667,64 @@ def round_three_cases() -> list[Case]:
     """Issue 24's third round of false refusals, each class with its untrue twins."""
     return [*status_word_cases(), *already_state_cases(), *no_longer_on_a_day_cases(), *undone_save_cases(),
             *explained_state_cases(), *adjective_participle_cases()]
+
+
+# --- issue 24, round 4: partial outcomes, and descriptions of how things stand -------------------------------------
+
+SHORT_OF = (("panko breadcrumbs", "the panko", "not taken out of the pantry (not in the pantry)"),
+            ("parmesan", "the parmesan", "not taken out of the pantry (2 tbsp more than the pantry had)"),
+            ("smoked paprika", "the smoked paprika", "not taken out of the pantry (the recipe gives no quantity)"),
+            ("peanuts", "the peanuts", "left off the shopping list: you are allergic to peanuts"))
+"""A part of a call's work not done (an ingredient meal_cooked could not take, a line shopping_list_from left off), the
+words a person names it by, and why."""
+COOKED = (Fact("created", "cooking_log", "log_1", "Air-Fryer Lemon Garlic Cod"), Fact("updated", "inventory", "inv_3", "Cod Fillets"))
+LISTED = (Fact("created", "shopping_list", "shop_4", "Rice Noodles"),)
+WHOLE_SAID = ("I logged it as cooked and took what it used out of your pantry.", "Logged, and everything it used is out of your pantry.",
+              "I added all the ingredients to your shopping list.", "Done: I logged it and deducted every ingredient.")
+PART_SAID = ("I logged it as cooked and took the cod out of your pantry; {short} was not taken: {why}.",
+             "Logged! The cod fillets were updated in your pantry, but not {short} ({why}).",
+             "I added rice noodles to your shopping list. I left off {short}: {why}.")
+
+
+def partial_outcome_cases() -> list[Case]:
+    """For every part a call did not do: a reply naming it (by its name or the word a person uses) and why is true, also
+    after words telling the work whole ('took what it used out of your pantry: …; I couldn't take the panko'); the same
+    reply naming another part, or a reply telling the work as done whole and leaving the part out, is false; a reply
+    telling the work as whole when nothing fell short is true."""
+    cases: list[Case] = []
+    for (label, short, why), template in itertools.product(SHORT_OF, PART_SAID):
+        things = [*COOKED, *LISTED]
+        facts = ReplyFacts(things=things, partial=[Item("", label, why)])
+        said = template.format(short=short, why=why)
+        cases.append(Case(said, facts, True, "a partial outcome, the part named"))
+        other = SHORT_OF[(SHORT_OF.index((label, short, why)) + 1) % len(SHORT_OF)]
+        cases.append(Case(template.format(short=other[1], why=other[2]), facts, False, "a partial outcome, another part named"))
+        for whole in WHOLE_SAID:
+            cases.append(Case(whole, facts, False, "a partial outcome told as whole"))
+            cases.append(Case(f"{whole} {said}", facts, True, "a partial outcome told as whole, the part said too"))
+            cases.append(Case(whole, ReplyFacts(things=things), True, "a whole outcome told as whole"))
+    return cases
+
+
+REOPENED = (("gen_recipe_3", "Greek Salad Skewers"), ("gen_recipe_5", "Whipped Feta Dip"), ("gen_recipe_7", "Lemon Drizzle Cake"))
+REOPENED_SAID = ("Undone: the {label} are no longer in your recipes; they are a draft again, not saved.",
+                 "I undid the save: {label} is back to an unsaved draft.",
+                 "Undone: {label} is no longer in your recipes (it is still a draft if you want to save it again).")
+
+
+def reopened_draft_cases() -> list[Case]:
+    """An undo of a save reopens its draft: a reply saying the draft is open again, unsaved, is true; a reply that leaves
+    the draft out (says only that the recipe is gone) is false, for every draft and every way of saying it."""
+    cases: list[Case] = []
+    for (ref, label), template in itertools.product(REOPENED, REOPENED_SAID):
+        undo = [Fact("undone", "recipes", "recipe_6", label), Fact("deleted", "recipes", "recipe_6", label)]
+        facts = ReplyFacts(things=undo, unsaved=[Item(ref, label)], earlier=[Fact("saved", "recipes", "recipe_6", label)])
+        cases.append(Case(template.format(label=label), facts, True, "an undo's reopened draft said"))
+        cases.append(Case(f"Undone: the {label} is no longer in your recipes. Your shopping list is unchanged.", facts, False,
+                          "an undo's reopened draft left out"))
+    return cases
+
+
+def round_four_cases() -> list[Case]:
+    """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
+    return [*partial_outcome_cases(), *reopened_draft_cases()]

@@ -12,6 +12,7 @@ from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts
+from alfred_mcp.state.shortfalls import Shortfall
 
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
@@ -20,11 +21,16 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     """What the turn recorded that a reply must honor: each thing written (and what a removal unlinked or
     took with it), the things of the few turns before, failures, unsaved drafts, a stop."""
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
-    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
+    found = [Shortfall(**entry) for step in _all_steps(state) for call in step.tool_calls for entry in call.shortfalls]
+    reopened = {shortfall.ref for shortfall in found if shortfall.is_draft}
+    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn or d.ref in reopened]
+    named = {item.ref for item in failed} | reopened
+    partial = [Item(shortfall.ref, shortfall.label, shortfall.reason) for shortfall in found if shortfall.ref not in named or not shortfall.ref]
     earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
     things = [*_written(session, state.turn), *_side_effects(state)]
     return ReplyFacts(things=things, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, earlier=earlier,
-                      unlinked=unlinked_items(session, state), relinked=relinked_items(session, state))
+                      unlinked=unlinked_items(session, state), relinked=relinked_items(session, state),
+                      partial=list(dict.fromkeys(partial)))
 
 
 def unlinked_items(session: Session, state: TurnState) -> list[Item]:

@@ -231,7 +231,7 @@ class Item:
     def named_in(self, text: str, others: Iterable[str] = ()) -> bool:
         """The reply names this item: its ref, or its whole label as words (plurals folded), never inside another word
         nor inside one of the `others` labels ('Rice' is not named by 'rice vinegar dressing' when that is a label)."""
-        if re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
+        if self.ref and re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
             return True
         label = _words_of(self.label)
         if not label:
@@ -244,7 +244,7 @@ class Item:
         return _at(tuple(words), label) is not None
 
     def show(self) -> str:
-        return f"{self.ref} ({self.label})" if self.label else self.ref
+        return f"{self.ref} ({self.label})" if self.label and self.ref else self.label or self.ref
 
 
 @dataclass(frozen=True)
@@ -287,6 +287,9 @@ class ReplyFacts:
     """Rows an undo of this turn pointed at a restored row again (a meal with its recipe back)."""
     earlier: Sequence[Fact] = field(default_factory=tuple)
     """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
+    partial: Sequence[Item] = field(default_factory=tuple)
+    """What this turn's calls did less than asked (an ingredient not taken out of the pantry, a line left off the list),
+    each with why: the user must hear of each, and a reply may not tell that work as done whole."""
 
     @property
     def done(self) -> frozenset[str]:
@@ -502,6 +505,8 @@ def _items(phrase: str, plain: str) -> tuple[str, ...]:
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
         part = _ACTION_OF.sub("", part)  # 'undid the save of the dip': the dip
+        if _ACTION_ALONE.match(part):
+            continue  # 'I undid the save', 'reverted that change': the action, no thing
         words = _content_words(part)
         if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
                 and not _LEFT_ALONE.match(part) \
@@ -514,6 +519,12 @@ _ACTION_OF = re.compile(
     r"^\s*(?:the\s+|that\s+|this\s+|my\s+)?(?:save|saving|addition|adding|add|removal|removing|deletion|deleting|change|"
     r"changes|swap|swapping|plan|planning|update|updates|edit|edits|creation|import|restock|move)\s+(?:of|to)\s+", re.IGNORECASE)
 """'the save of the tzatziki starter': an action named as a noun, before the thing it was done to."""
+
+
+_ACTION_ALONE = re.compile(
+    r"^\s*(?:the|that|this|my|your|its|last)\s+(?:last\s+)?(?:save|saving|addition|removal|deletion|change|changes|swap|update|"
+    r"edit|import|move|restock|write)\s*$", re.IGNORECASE)
+"""'the save', 'that change': an action named as a noun with no thing after it."""
 
 
 _MEAL_LABEL = re.compile(r"\[[a-z ]+\]\s*$", re.IGNORECASE)
@@ -741,9 +752,26 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text, labels) for item in facts.unlinked):
         shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
         problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
+    left_out = [item for item in facts.partial if not _mentioned(item, text, labels)]
+    problems.extend(f"it leaves out {item.show()}: {item.reason}; say what was not done" for item in left_out)
+    if left_out and (whole := _WHOLE.search(text)):
+        shown = ", ".join(item.show() for item in left_out[:5])
+        problems.append(f"it says '{whole.group(0)}' as if all was done, but not all was ({shown}): say what was done, and what was not")
     if facts.stopped and not _STOPPED.search(text):
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
     return problems
+
+
+def _mentioned(item: Item, text: str, labels: Sequence[str]) -> bool:
+    """A part not done is mentioned by its whole name, or by a word of it a person would say ('the panko' for 'panko
+    breadcrumbs')."""
+    return item.named_in(text, labels) or bool(set(_name_words(item.label)) & set(_words_of(text)))
+
+
+_WHOLE = re.compile(
+    r"\b(?:everything|all of (?:it|them)|all (?:the |its |of the )?ingredients|every ingredient|each ingredient|"
+    r"(?:what(?:ever)?|all) (?:it|the recipe|they|you) (?:used|needed|called for|calls for|uses|needs))\b", re.IGNORECASE)
+"""'took what it used out of your pantry', 'deducted everything': the work told as done whole."""
 
 
 _ONE_DRAFT = re.compile(
