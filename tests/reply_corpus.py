@@ -727,4 +727,69 @@ def reopened_draft_cases() -> list[Case]:
 
 def round_four_cases() -> list[Case]:
     """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
-    return [*partial_outcome_cases(), *reopened_draft_cases()]
+    return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases()]
+
+
+DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
+                 "Tonight could be the carbonara in place of the {thing} {word} currently.")
+NOW_THINGS = ("Miso-Glazed Salmon", "Greek Lemon Chicken", "eggs")
+
+
+def described_now_cases() -> list[Case]:
+    """For every verb the check knows: a participle after its thing with 'now' or 'currently' ('instead of the Miso-Glazed
+    Salmon planned now') says how the thing stands, in a turn that wrote nothing (true); the same verb said by the
+    assistant as its doing ('I planned the Miso-Glazed Salmon now') claims (false)."""
+    cases: list[Case] = []
+    for word, thing in itertools.product(sorted(_VERB_OF), NOW_THINGS):
+        for template in DESCRIBED_NOW:
+            cases.append(Case(template.format(thing=thing, word=word), ReplyFacts(), True, "a thing described as it stands now"))
+        cases.append(Case(f"I {word} the {thing} now.", ReplyFacts(), False, "a claim said with now"))
+    return cases
+
+
+HELD = {"meal_plans": ("Thursday's dinner", "Thu Dec 3 [dinner]", ("a recipe", "no recipe")),
+        "recipes": ("Thai Curry", "Thai Curry", ("the peanuts", "no dairy"))}
+"""A made thing, its label, and what it may now be without."""
+
+
+def now_holding_cases() -> list[Case]:
+    """For every verb that makes a thing (plan, save, create) and every table such a thing is on: 'is now planned without
+    a recipe' says what the thing holds since a change (true when this turn unlinked or updated it); the same when only an
+    earlier turn changed it, or this turn changed another thing, is false."""
+    cases: list[Case] = []
+    for (word, verb), (table, (thing, label, (without, no))) in itertools.product(sorted(_VERB_OF.items()), HELD.items()):
+        if verb not in _MAKES or (word in _VERB_TABLE and _VERB_TABLE[word] != table) or (verb == "plan" and table != "meal_plans"):
+            continue
+        for said in (f"Deleted. {thing} is now {word} without {without}.", f"{thing} is now {word} with {no}."):
+            for action in ("unlinked", "updated"):
+                cases.append(Case(said, ReplyFacts(things=[Fact(action, table, "x_5", label)]), True, "what a made thing now holds"))
+            cases.append(Case(said, ReplyFacts(earlier=[Fact("updated", table, "x_5", label)]), False,
+                              "what a made thing now holds, an earlier turn's change"))
+            cases.append(Case(said, ReplyFacts(things=[Fact("updated", "inventory", "inv_5", "Milk")]), False,
+                              "what a made thing now holds, another thing changed"))
+    return cases
+
+
+CAUSES = ("{Owner} is still on your {place}, but since its {kind} was {word} it now has none.",
+          "{Owner} has no {kind} now because the {kind} was {word}.")
+CAUSED = {"recipe": ("Saturday dinner", "plan", "recipes", "Greek Lemon Chicken"),
+          "task": ("The cod", "pantry", "tasks", "Defrost the salmon")}
+"""A thing whose kind a passive names ('its recipe'), the owner it was linked to, and the table and label of the thing."""
+
+
+def cause_clause_cases() -> list[Case]:
+    """For every removal verb and every kind: a clause giving the cause ('since its recipe was deleted') is backed by this
+    turn or an earlier one removing a thing of that kind (true); false when no turn did (another kind's thing was)."""
+    cases: list[Case] = []
+    for (word, verb), (kind, (owner, place, table, label)), template in itertools.product(
+            sorted(_VERB_OF.items()), CAUSED.items(), CAUSES):
+        if verb != "remove" or word in _VERB_TABLE:
+            continue
+        said = template.format(Owner=owner, place=place, kind=kind, word=word)
+        gone = Fact("deleted", table, "x_4", label)
+        cases.append(Case(said, ReplyFacts(earlier=[gone]), True, "a cause said in a passive, an earlier turn's"))
+        cases.append(Case(said, ReplyFacts(things=[gone]), True, "a cause said in a passive, this turn's"))
+        other = "tasks" if table == "recipes" else "recipes"
+        cases.append(Case(said, ReplyFacts(earlier=[Fact("deleted", other, "x_6", "Lemon Tart")]), False,
+                          "a cause said in a passive, no turn's doing"))
+    return cases

@@ -57,11 +57,16 @@ _NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
 _A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
 """What follows a colon is a clause, not a list of things, when it has a verb of its own."""
 _DESCRIBES = re.compile(
-    r"\b(?:the|that|those|these|this|any|every)\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+"
-    r"(?:\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+)?(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?\s*$",
+    r"\b(?:the|that|those|these|this|any|every)\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+(?:-[a-z]+)*"
+    r"(?:\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+(?:-[a-z]+)*){0,2}(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?"
+    r"(?:\s+(?:now|currently|still|already))?\s*$",
     re.IGNORECASE,
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
+_DESCRIBED_AFTER = re.compile(
+    r"(?:\s+(?:now|currently|right\s+now|at\s+the\s+moment|at\s+present|for\s+now|so\s+far))?"
+    r"(?:\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$))", re.IGNORECASE)
+"""What follows a participle that describes its thing ('the salmon planned now', 'the meals planned with them')."""
 _DETERMINER = re.compile(
     r"(?:\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those|all|both|some|several|many|no)|'s|\b\d+)"
     r"(?:\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?"
@@ -98,6 +103,8 @@ _HOLDS = re.compile(r"\s+(?:with|around|using|from|for)\s+(?:it|them|that|this|t
 _MAKES = frozenset({"plan", "save", "create"})
 """Verbs whose 'with it' says what their thing holds ('Thursday dinner was planned with it': its recipe, a sentence about how
 the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
+_NOW_HOLDS = re.compile(r"\s+(?:without|with\s+no|with\s+nothing|with\s+only|with\s+just|but\s+without)\b", re.IGNORECASE)
+"""'Thursday's dinner is now planned without a recipe': what a made thing holds since a change (a recipe unlinked)."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -309,6 +316,8 @@ class Claim:
     day: str = ""
     sentence_table: bool = False
     """The table is the one another clause of the sentence names ('…is still on the plan, but …'), not the claim's own."""
+    holding: bool = False
+    """A made thing said by what it now holds ('is now planned without a recipe'): a change to it backs the claim too."""
     """The day a claim about a meal names ('no longer on Friday': fri), when it names one."""
 
 
@@ -321,15 +330,16 @@ def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
     for found_sentence in _SENTENCE.finditer(text):
         sentence = found_sentence.group(0)
         bare, runs = _without_labels(sentence, [words for _, words in known])
-        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)))
+        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)),
+                    bool(_CAUSE.fullmatch(sentence[:start].rsplit(None, 1)[-1] if sentence[:start].strip() else "")))
                    for start, end in _clause_spans(sentence) if sentence[start:end].strip()]
         if sentence.strip().endswith("?"):
             clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
         statements = [clause for clause in clauses if not _REPORTED.search(clause[1])]
         # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
-        in_sentence = next((table for _, plain, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
-        for clause, plain, things in statements:
-            found.extend(_clause_claims(clause, plain, in_sentence, things))
+        in_sentence = next((table for _, plain, _, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
+        for clause, plain, things, cause in statements:
+            found.extend(_clause_claims(clause, plain, in_sentence, things, cause=cause))
     return found
 
 
@@ -386,13 +396,22 @@ def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> tuple[str, 
     return "".join(blank), runs
 
 
-def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = ()) -> Iterable[Claim]:
+_CAUSE = re.compile(r"since|because", re.IGNORECASE)
+"""The word a clause giving a cause opens with ('…, but since its recipe was deleted it has none'): what made things so,
+this turn's doing or an earlier one's."""
+_KIND_TABLE = {"recipe": "recipes", "meal": "meal_plans", "dinner": "meal_plans", "lunch": "meal_plans", "breakfast": "meal_plans",
+               "task": "tasks", "reminder": "tasks", "line": "shopping_list"}
+"""A kind a passive's subject names its thing by ('its recipe was deleted'): the table the thing is on."""
+
+
+def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = (), *,
+                   cause: bool = False) -> Iterable[Claim]:
     """The clause's claims (`plain`: the clause with the things' labels blanked out, where verbs and tables are read;
     the things a claim names are read from the clause itself, and a lone verb naming none is about the `things` whose
     long labels the clause holds: 'I undid it: the task to move the cod … is open again'). A verb's table is the one named after it, before the
     next verb ('I saved Thai Curry and added eggs to your list': the list is the eggs'); a clause of one verb may name
     it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
-    earlier = bool(_EARLIER.search(plain))
+    earlier = cause or bool(_EARLIER.search(plain))
     verbs = list(_VERB.finditer(plain))
     # '…, which is no longer in your list', '… and took a lime out of your pantry': that table is the state's or the other
     # predicate's, not a verb's before it
@@ -414,7 +433,7 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             relative = None  # 'For the party I added chips': a phrase before the subject, not a thing described
         if relative and relative.group("who").lower() == "you":
             continue  # 'the salmon dinner you swapped out': what the user did before, no claim of this turn
-        if not relative and _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
+        if not relative and _DESCRIBES.search(before) and _DESCRIBED_AFTER.match(after):
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
@@ -445,6 +464,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if word in _MARKING:  # 'Marked done: …', 'marked the eggs as bought': the status is no thing
             start, stop = _without_status(plain, start, stop)
         items = _items(clause[start:stop], plain[start:stop])
+        if passive and not items and (kind := _words_of(plain[start:stop])[-1:]) and kind[0] in _KIND_TABLE \
+                and (table is None or table == in_sentence):
+            table = _KIND_TABLE[kind[0]]  # 'its recipe was deleted': a recipe, whatever table the sentence names
         colon = after.find(":")
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
         if not items and listed and not _A_CLAUSE.search(listed) and not _VERB.search(plain[match.end() + colon + 1:]):
@@ -452,7 +474,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if not items and len(verbs) == 1:
             items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative) or explained is not None,
-                    sentence_table=table is not None and table == in_sentence and _table_named(plain) is None)
+                    sentence_table=table is not None and table == in_sentence and _table_named(plain) is None,
+                    holding=_VERB_OF[word] in _MAKES and bool(_NOW_HOLDS.match(after)))
     for match in _NOW_ON.finditer(plain):
         if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
@@ -612,7 +635,7 @@ def _singular(word: str) -> str:
 
 
 def _backs(fact: Fact, claim: Claim) -> bool:
-    if fact.action not in _BACKED_BY[claim.verb]:
+    if fact.action not in _BACKED_BY[claim.verb] and not (claim.holding and fact.action in _BACKED_BY["change"]):
         return False
     if claim.table is not None:
         return _on(fact.table, claim.table)
