@@ -727,7 +727,8 @@ def reopened_draft_cases() -> list[Case]:
 
 def round_four_cases() -> list[Case]:
     """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
-    return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases()]
+    return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases(),
+            *column_update_cases()]
 
 
 DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
@@ -792,4 +793,53 @@ def cause_clause_cases() -> list[Case]:
         other = "tasks" if table == "recipes" else "recipes"
         cases.append(Case(said, ReplyFacts(earlier=[Fact("deleted", other, "x_6", "Lemon Tart")]), False,
                           "a cause said in a passive, no turn's doing"))
+    return cases
+
+
+COLUMN_OWNERS = {"meal_plans": (("Saturday's", "Sat Nov 28 [dinner]"), ("Sunday's", "Sun Nov 29 [dinner]")),
+                 "shopping_list": (("the eggs'", "Eggs"), ("the milk's", "Milk")),
+                 "inventory": (("the cheddar's", "Cheddar"), ("the spinach's", "Spinach")),
+                 "tasks": (("the task's", "Buy bread"), ("the task's", "Buy bread")),
+                 "recipes": (("Thai Curry's", "Thai Curry"), ("Lemon Pasta's", "Lemon Pasta"))}
+"""A row of each table as a reply says whose column it is, its label, and another row."""
+CLEARING = ("cleared", "removed", "deleted", "erased", "dropped")
+CHANGING = ("changed", "updated", "adjusted", "edited", "modified")
+
+
+def _columns(table: str) -> list[str]:
+    from alfred_mcp.kitchen.schema import TABLES
+
+    return [column.name for column in TABLES[table].columns if column.name not in ("id", "user_id", "ingredient_id", "source_url")
+            and not column.name.endswith("_at") and not column.name.startswith("is_") and column.name != "completed"
+            and not any(pattern.search(column.name.removesuffix("_id").replace("_", " ")) for pattern, _ in _TABLE)]
+    # a link named as its table ('the task's meal plan') is a claim about that table: not told by its column here
+
+
+def column_update_cases() -> list[Case]:
+    """For every table and every column an update sets: 'I cleared Saturday's old note', 'I changed the eggs' quantity'
+    tell an update by its column (true when this turn's update of that row set it: cleared for a removal); false when the
+    column was set to a value rather than cleared, when only another column was set, or when another row's was."""
+    cases: list[Case] = []
+    for table, ((owner, label), (other_owner, other_label)) in COLUMN_OWNERS.items():
+        columns = _columns(table)
+        for index, column in enumerate(columns):
+            named = column.removesuffix("_id").replace("_", " ")
+            elsewhere = columns[(index + 1) % len(columns)]
+            done = Fact("updated", table, "x_2", label, columns=(column,), cleared=(column,))
+            for word in CLEARING:
+                said = f"Done. I also {word} {owner} old {named}."
+                cases.append(Case(said, ReplyFacts(things=[done]), True, "an update told by the column it cleared"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(column,))]), False,
+                                  "a column said cleared that was set to a value"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(elsewhere,), cleared=(elsewhere,))]),
+                                  False, "a column said cleared, another one was"))
+                if other_label != label:
+                    cases.append(Case(f"Done. I also {word} {other_owner} old {named}.", ReplyFacts(things=[done]), False,
+                                      "another row's column said cleared"))
+            for word in CHANGING:
+                said = f"I {word} {owner} {named}."
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(column,))]), True,
+                                  "an update told by the column it set"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(elsewhere,))]), False,
+                                  "a column said set, another one was"))
     return cases

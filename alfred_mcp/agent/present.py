@@ -62,7 +62,8 @@ def _written(session: Session, turn: int) -> list[Fact]:
             for ref in call.refs:
                 entry = session.registry.get(ref)
                 table = call.table or (table_for_entity_type(entry.entity_type).name if entry is not None else None)
-                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else ""))
+                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else "",
+                                  columns=tuple(call.columns or ()), cleared=tuple(call.cleared or ())))
     return facts
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
-from alfred_mcp.kitchen.schema import UNITS
+from alfred_mcp.kitchen.schema import TABLES, UNITS
 from alfred_mcp.kitchen.taxonomy import singular
 
 _VERBS: dict[str, tuple[str, ...]] = {
@@ -263,6 +263,10 @@ class Fact:
     table: str | None = None
     ref: str = ""
     label: str = ""
+    columns: tuple[str, ...] = ()
+    """An update's columns set ('notes', 'date')."""
+    cleared: tuple[str, ...] = ()
+    """Of them, those set to nothing ('I cleared Saturday's note')."""
 
     def names(self, words: frozenset[str], text: str) -> bool:
         """True when an item (its content words, its text) names this thing: its ref, or its label as a whole name
@@ -672,13 +676,17 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         return []
     where = f" on {'your list' if claim.table == LIST else claim.table.replace('_', ' ')}" if claim.table else ""
     if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
-        if backing:
+        if [fact for fact in backing if not _another_column(" ".join(claim.items) or claim.clause, claim, fact)]:
             return []
         return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
                 f"(what happened: {_happened(facts)}); {_SAY_IT_TRUE}"]
     problems = []
+    all_backing = backing
     for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
+        if _a_column_of(item, claim, known):
+            continue  # 'I cleared Saturday's old note': a column an update of that row set
+        backing = [fact for fact in all_backing if not _another_column(item, claim, fact)]
         if any(fact.names(words, item) for fact in backing):
             other = _also_named(item, words, backing, [*facts.things, *facts.earlier], claim.table)
             if other is None:
@@ -694,6 +702,52 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why}); {hint}")
     return problems
+
+
+_ASIDE_WORDS = frozenset("old new current previous former extra original".split())
+"""Words beside a column's name that say which value, not whose ('Saturday's old note')."""
+
+
+def _a_column_of(item: str, claim: Claim, known: Sequence[Fact]) -> bool:
+    """True when `item` names a column an update of `known` set ('the note', "Saturday's date", 'the eggs' quantity'), on
+    the row it names (or on any, when it names none): cleared for a removal ('I cleared the note'), set for any other verb
+    ('changed the date'); a remove claim about a column set to a value, or about another row's, is not backed."""
+    words = _words_of(item)
+    for fact in known:
+        for column in fact.cleared if claim.verb == "remove" else fact.columns:
+            named = _words_of(column.removesuffix("_id").replace("_", " "))
+            at = _at(words, named)
+            if at is None:
+                continue
+            owner = tuple(word for word in words[:at] if word not in _FILLER and word not in _ASIDE_WORDS and word not in _GENERIC)
+            if not owner or _owned_by(fact, owner):
+                return True
+    return False
+
+
+def _another_column(item: str, claim: Claim, fact: Fact) -> bool:
+    """True when `item` names a column of the fact's row ('the eggs' unit') that its update did not set (or, for a
+    removal, did not clear): the update backs a claim about the row, not about that column."""
+    if not fact.columns or fact.table not in TABLES:
+        return False
+    words, label = _words_of(item), set(_words_of(fact.label))
+    done = fact.cleared if claim.verb == "remove" else fact.columns
+    return any(_at(words, named) is not None and not set(named) <= label
+               for column in (column.name for column in TABLES[fact.table].columns) if column not in done
+               if (named := _words_of(column.removesuffix("_id").replace("_", " "))) and column not in _NOT_SAID)
+
+
+_NOT_SAID = frozenset({"id", "user_id", "created_at", "updated_at"})
+"""Columns a reply never names as what it changed."""
+
+
+def _owned_by(fact: Fact, owner: tuple[str, ...]) -> bool:
+    """True when the words before a column's name ('saturday', 'egg') name the fact's row: a meal by its day, a thing
+    by its name."""
+    if _MEAL_LABEL.search(fact.label):
+        return any(len(word) >= 3 and fact.label[:3].lower() == word[:3] for word in owner) or \
+            bool(set(owner) & _content_words(fact.label))
+    return names_whole(" ".join(owner), fact.label)
 
 
 def _on_its_things_table(claim: Claim, facts: ReplyFacts) -> Claim:
