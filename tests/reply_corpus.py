@@ -392,6 +392,7 @@ STANDING_PLACES = {
     "shopping_list": ("Eggs", "shopping list"), LIST: ("Milk", "list"), "inventory": ("Cheddar", "pantry"),
     "meal_plans": ("Thursday dinner", "meal plan"), "recipes": ("Thai Curry", "recipes"), "tasks": ("Buy bread", "to-do list"),
     "preferences": ("Shellfish", "preferences"), "cooking_log": ("Monday's fajitas", "cooking log"),
+    "constraints": ("Vegetarian", "restrictions"),
 }
 """Every table a reply can name (reply_check's _TABLES): a thing on it, and the words that name it."""
 STANDING_PREP = {"add": "to", "save": "to", "create": "in", "plan": "on", "remove": "from", "change": "on", "undo": "on"}
@@ -464,7 +465,8 @@ def description_cases() -> list[Case]:
         cases.append(Case(said, ReplyFacts(things=[done]), True, "a thing and a relative clause describing it"))
         cases.append(Case(said, facts, False, "a thing described by a relative clause, not done"))
         own, on = _VERB_TABLE.get(word), done.table
-        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")):
+        # a constraint is claimed only as one ('the gluten restriction'): a bare name claims a kitchen write
+        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")) and on != "constraints":
             lime = Fact("updated", "inventory", "inv_4", "Limes")
             both = f"I {word} {thing} as you asked and took a lime out of your pantry."
             cases.append(Case(both, ReplyFacts(things=[done, lime]), True, "a claim beside another predicate's table"))
@@ -728,7 +730,7 @@ def reopened_draft_cases() -> list[Case]:
 def round_four_cases() -> list[Case]:
     """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
     return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases(),
-            *column_update_cases()]
+            *column_update_cases(), *constraint_cases()]
 
 
 DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
@@ -842,4 +844,28 @@ def column_update_cases() -> list[Case]:
                                   "an update told by the column it set"))
                 cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(elsewhere,))]), False,
                                   "a column said set, another one was"))
+    return cases
+
+
+CONSTRAINT_SAID = ("that restriction", "the gluten restriction", "the no-gluten constraint", "your gluten restriction")
+STATED = Fact("created", "constraints", "", "exclude gluten")
+DROPPED = Fact("deleted", "constraints", "", "exclude gluten")
+
+
+def constraint_cases() -> list[Case]:
+    """For every verb that removes or adds and every way a reply names a constraint: 'I've dropped that restriction' is
+    true when this turn dropped a constraint (a goal reset), false when none was dropped (only one stated, or nothing);
+    'I added a gluten restriction' is true when one was stated; a constraint never backs a claim about a kitchen table
+    ('I added gluten' when only 'exclude gluten' was stated)."""
+    cases: list[Case] = []
+    for (word, verb), said in itertools.product(sorted(_VERB_OF.items()), CONSTRAINT_SAID):
+        if word in _VERB_TABLE or verb not in ("remove", "add"):
+            continue
+        text = f"Okay, gluten is back on the table: I've {word} {said}, so pasta is fine again."
+        backing, other = (DROPPED, STATED) if verb == "remove" else (STATED, DROPPED)
+        cases.append(Case(text, ReplyFacts(things=[backing]), True, "a constraint stated or dropped, said so"))
+        cases.append(Case(text, ReplyFacts(things=[other]), False, "a constraint said dropped that was stated, or the other way"))
+        cases.append(Case(text, ReplyFacts(), False, "a constraint said changed, none was"))
+        cases.append(Case(f"I {word} gluten {'from' if verb == 'remove' else 'to'} your shopping list.", ReplyFacts(things=[backing]),
+                          False, "a constraint does not back a write"))
     return cases

@@ -136,6 +136,9 @@ _RELATIVE_SUBJECT = re.compile(r",?\s+(?:(?:that|which)\s+)?(?:you|we|I)(?:'ve|'
 """'the salmon dinner you swapped out', 'the curry that you saved yesterday', 'the eggs I added': a relative clause describes
 its thing by what was done to it before; by the user ('you'), it claims nothing; by the assistant ('I', 'we'), it is backed
 by this turn or an earlier one."""
+CONSTRAINTS_TABLE = "constraints"
+"""What the user stated the turn's work keeps to (no gluten, 30 minutes): not a kitchen table, but a reply tells of a
+constraint stated or dropped as of a write ('I've dropped that restriction')."""
 LIST = "list"
 """'your list', 'the list': the shopping list or the to-do list, whichever the thing it is about is on."""
 _LIST_TABLES = frozenset({"shopping_list", "tasks"})
@@ -146,11 +149,12 @@ _TABLES: tuple[tuple[str, str], ...] = (
     (r"meal\s+plans?|(?:your|the|[a-z]+'s)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
     (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
-    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet", "preferences"),
+    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet|dietary\s+restrictions?", "preferences"),
+    (r"restrictions?|constraints?", CONSTRAINTS_TABLE),
     (r"cooking\s+log|log\s+of\s+what\s+you\s+cooked", "cooking_log"),
 )
 _TABLE = [(re.compile(rf"\b(?:{words})\b", re.IGNORECASE), table) for words, table in _TABLES]
-_TABLE_LEVEL = frozenset({"preferences", "meal_plans", "cooking_log"})
+_TABLE_LEVEL = frozenset({"preferences", "meal_plans", "cooking_log", CONSTRAINTS_TABLE})
 """Tables whose labels are not what a reply names (an allergy inside the one preferences row, a plan's date):
 a claim on them is backed by a fact of the table, whatever it names."""
 _PLAN_TABLES = frozenset({"meal_plans", "tasks"})
@@ -639,6 +643,8 @@ def _singular(word: str) -> str:
 
 
 def _backs(fact: Fact, claim: Claim) -> bool:
+    if (fact.table == CONSTRAINTS_TABLE) != (claim.table == CONSTRAINTS_TABLE):
+        return False  # a constraint backs only a claim about the constraints ('dropped that restriction'), never a write
     if fact.action not in _BACKED_BY[claim.verb] and not (claim.holding and fact.action in _BACKED_BY["change"]):
         return False
     if claim.table is not None:
