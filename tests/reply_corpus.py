@@ -735,7 +735,7 @@ def round_four_cases() -> list[Case]:
 
 DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
                  "Tonight could be the carbonara in place of the {thing} {word} currently.")
-NOW_THINGS = ("Miso-Glazed Salmon", "Greek Lemon Chicken", "eggs")
+NOW_THINGS = ("Miso-Glazed Salmon", "Greek Lemon Chicken", "eggs", "Miso-Glazed Salmon with Bok Choy", "Greek Lemon Chicken and Potatoes")
 
 
 def described_now_cases() -> list[Case]:

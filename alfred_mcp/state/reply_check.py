@@ -56,10 +56,11 @@ _NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
 """'Eggs and milk - added to your list': the things come before the dash."""
 _A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
 """What follows a colon is a clause, not a list of things, when it has a verb of its own."""
+_NAME_WORD = r"(?!(?:is|are|was|were|been|be|and|with)\b)[a-z]+(?:-[a-z]+)*"
 _DESCRIBES = re.compile(
-    r"\b(?:the|that|those|these|this|any|every)\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+(?:-[a-z]+)*"
-    r"(?:\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+(?:-[a-z]+)*){0,2}(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?"
-    r"(?:\s+(?:now|currently|still|already))?\s*$",
+    rf"\b(?:the|that|those|these|this|any|every)\s+{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
+    rf"(?:\s+(?:with|and|&)\s+{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})?"
+    r"(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?(?:\s+(?:now|currently|still|already))?\s*$",
     re.IGNORECASE,
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""

@@ -528,3 +528,70 @@ async def test_an_undo_that_reopens_a_draft_holds_back_the_reply_sent_ahead_and_
     done = await call(client, "turn_submit", role="reply",
                       output=reply("Undone: Smoky Bean Dip is no longer in your recipes; it is a draft again, not saved."))
     assert done["expected_role"] is None and done["outcome"] == "completed", done
+
+
+def _day(iso: str) -> str:
+    return date.fromisoformat(iso).strftime("%A")
+
+
+async def _completed(answer: dict[str, Any]) -> None:
+    assert answer["expected_role"] is None and answer["outcome"] == "completed" and "refused" not in answer, answer
+
+
+async def test_a_reply_describing_a_planned_meal_as_it_stands_now_is_accepted_on_a_read_turn(client: Client) -> None:
+    """Round 4, a1 t1: 'instead of the Miso-Glazed Salmon planned now' describes the meal, it claims no plan."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    outputs = [_understood("suggest another dinner"), ("think", plan("Suggest", step(
+        "read", "Read the recipes", "recipes", call={"tool": "db_read", "arguments": {"table": "recipes", "limit": 5}})))]
+    answer = await call(client, "turn_start", message="Something else for that dinner?", then=_sent(outputs))
+    assert answer["expected_role"] == "reply", answer
+    await _completed(await call(client, "turn_submit", role="reply", output=reply(
+        f"- {_day(meal['date'])}: Spaghetti Carbonara, instead of the {dish['name']} planned now.\n\nNothing is changed yet.")))
+
+
+async def test_a_recipe_deleted_then_its_meal_described_and_its_cause_told_a_turn_later_are_accepted(client: Client) -> None:
+    """Round 4, a4 t3 and b1 t3: after a planned recipe is deleted, "Thursday's dinner is now planned without a recipe"
+    says what the meal holds since; the next turn, 'since its recipe was deleted' tells the earlier turn's doing."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    day = _day(meal["date"])
+    outputs = [_understood("delete a recipe"),
+               _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
+               ("reply", reply(f"Deleted: {dish['name']} is no longer in your recipes. {day}'s dinner is now planned without a recipe."))]
+    await _completed(await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs)))
+    asked = [("understand", {"referenced_refs": [meal["id"]], "processed_message": "what happened to that dinner",
+                             "nothing_to_do": True}),
+             ("reply", reply(f"{day}'s dinner is still on your plan, but since its recipe was deleted it now has no recipe."))]
+    await _completed(await call(client, "turn_start", message=f"What happened to {day}'s dinner?", then=_sent(asked)))
+
+
+async def test_a_reply_telling_an_update_by_the_column_it_cleared_is_accepted_and_by_one_it_did_not_is_refused(
+        client: Client) -> None:
+    """Round 4, b1 t4: db_update set a meal's recipe and its notes to null; "I also cleared Saturday's old note" tells it.
+    The same update's reply saying the meal's date was cleared is refused."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    other = await _first_row(client, "recipes", {"field": "id", "op": "neq", "value": meal["recipe_id"]})
+    day = _day(meal["date"])
+    update = _write("Plan another recipe", "meal_plans", "db_update", table="meal_plans", filters=[eq("id", meal["id"])],
+                    data={"recipe_id": other["id"], "notes": None})
+    wrong = await call(client, "turn_start", message="Plan something else for it", then=_sent(
+        [_understood("another recipe for that meal"), update, ("reply", reply(f"{day}'s dinner is now {other['name']}. I also cleared {day}'s old date."))]))
+    assert "refused" in wrong and wrong["expected_role"] == "reply", wrong
+    await _completed(await call(client, "turn_submit", role="reply",
+                                output=reply(f"{day}'s dinner is now {other['name']}. I also cleared {day}'s old note.")))
+
+
+async def test_a_reply_saying_a_dropped_restriction_was_dropped_is_accepted_after_the_reset(client: Client) -> None:
+    """Round 4, b4 t3: the user drops the goal ('forget the gluten thing'); "I've dropped that restriction" tells it. The
+    same words on a turn that dropped nothing are refused."""
+    stated = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "gluten", "gluten")],
+                                      "goal_update": "gluten-free dinners", "source_phrases": ["no gluten"]}, "nothing_to_do": True}
+    said = reply("Okay: I've dropped that restriction, so pasta is fair game again.")
+    early = await call(client, "turn_start", message="No gluten please.", then=_sent([("understand", stated), ("reply", said)]))
+    assert "refused" in early, early
+    await _completed(await call(client, "turn_submit", role="reply", output=reply("Got it: no gluten.")))
+    dropped = {"constraint_snapshot": {"reset_all": True, "source_phrases": ["forget the gluten thing"]}, "nothing_to_do": True,
+               "processed_message": "drop the no-gluten constraint"}
+    await _completed(await call(client, "turn_start", message="Actually, forget the gluten thing.",
+                                then=_sent([("understand", dropped), ("reply", said)])))
