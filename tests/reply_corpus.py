@@ -179,6 +179,7 @@ def corpus() -> list[Case]:
     cases.extend(description_cases())
     cases.extend(shortened_name_cases())
     cases.extend(round_three_cases())
+    cases.extend(round_four_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -391,6 +392,7 @@ STANDING_PLACES = {
     "shopping_list": ("Eggs", "shopping list"), LIST: ("Milk", "list"), "inventory": ("Cheddar", "pantry"),
     "meal_plans": ("Thursday dinner", "meal plan"), "recipes": ("Thai Curry", "recipes"), "tasks": ("Buy bread", "to-do list"),
     "preferences": ("Shellfish", "preferences"), "cooking_log": ("Monday's fajitas", "cooking log"),
+    "constraints": ("Vegetarian", "restrictions"),
 }
 """Every table a reply can name (reply_check's _TABLES): a thing on it, and the words that name it."""
 STANDING_PREP = {"add": "to", "save": "to", "create": "in", "plan": "on", "remove": "from", "change": "on", "undo": "on"}
@@ -463,7 +465,8 @@ def description_cases() -> list[Case]:
         cases.append(Case(said, ReplyFacts(things=[done]), True, "a thing and a relative clause describing it"))
         cases.append(Case(said, facts, False, "a thing described by a relative clause, not done"))
         own, on = _VERB_TABLE.get(word), done.table
-        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")):
+        # a constraint is claimed only as one ('the gluten restriction'): a bare name claims a kitchen write
+        if (own is None or own == on) and (verb != "plan" or on in ("meal_plans", "tasks")) and on != "constraints":
             lime = Fact("updated", "inventory", "inv_4", "Limes")
             both = f"I {word} {thing} as you asked and took a lime out of your pantry."
             cases.append(Case(both, ReplyFacts(things=[done, lime]), True, "a claim beside another predicate's table"))
@@ -666,3 +669,203 @@ def round_three_cases() -> list[Case]:
     """Issue 24's third round of false refusals, each class with its untrue twins."""
     return [*status_word_cases(), *already_state_cases(), *no_longer_on_a_day_cases(), *undone_save_cases(),
             *explained_state_cases(), *adjective_participle_cases()]
+
+
+# --- issue 24, round 4: partial outcomes, and descriptions of how things stand -------------------------------------
+
+SHORT_OF = (("panko breadcrumbs", "the panko", "not taken out of the pantry (not in the pantry)"),
+            ("parmesan", "the parmesan", "not taken out of the pantry (2 tbsp more than the pantry had)"),
+            ("smoked paprika", "the smoked paprika", "not taken out of the pantry (the recipe gives no quantity)"),
+            ("peanuts", "the peanuts", "left off the shopping list: you are allergic to peanuts"))
+"""A part of a call's work not done (an ingredient meal_cooked could not take, a line shopping_list_from left off), the
+words a person names it by, and why."""
+COOKED = (Fact("created", "cooking_log", "log_1", "Air-Fryer Lemon Garlic Cod"), Fact("updated", "inventory", "inv_3", "Cod Fillets"))
+LISTED = (Fact("created", "shopping_list", "shop_4", "Rice Noodles"),)
+WHOLE_SAID = ("I logged it as cooked and took what it used out of your pantry.", "Logged, and everything it used is out of your pantry.",
+              "I added all the ingredients to your shopping list.", "Done: I logged it and deducted every ingredient.")
+PART_SAID = ("I logged it as cooked and took the cod out of your pantry; {short} was not taken: {why}.",
+             "Logged! The cod fillets were updated in your pantry, but not {short} ({why}).",
+             "I added rice noodles to your shopping list. I left off {short}: {why}.")
+
+
+def partial_outcome_cases() -> list[Case]:
+    """For every part a call did not do: a reply naming it (by its name or the word a person uses) and why is true, also
+    after words telling the work whole ('took what it used out of your pantry: …; I couldn't take the panko'); the same
+    reply naming another part, or a reply telling the work as done whole and leaving the part out, is false; a reply
+    telling the work as whole when nothing fell short is true."""
+    cases: list[Case] = []
+    for (label, short, why), template in itertools.product(SHORT_OF, PART_SAID):
+        things = [*COOKED, *LISTED]
+        facts = ReplyFacts(things=things, partial=[Item("", label, why)])
+        said = template.format(short=short, why=why)
+        cases.append(Case(said, facts, True, "a partial outcome, the part named"))
+        other = SHORT_OF[(SHORT_OF.index((label, short, why)) + 1) % len(SHORT_OF)]
+        cases.append(Case(template.format(short=other[1], why=other[2]), facts, False, "a partial outcome, another part named"))
+        for whole in WHOLE_SAID:
+            cases.append(Case(whole, facts, False, "a partial outcome told as whole"))
+            cases.append(Case(f"{whole} {said}", facts, True, "a partial outcome told as whole, the part said too"))
+            cases.append(Case(whole, ReplyFacts(things=things), True, "a whole outcome told as whole"))
+    return cases
+
+
+REOPENED = (("gen_recipe_3", "Greek Salad Skewers"), ("gen_recipe_5", "Whipped Feta Dip"), ("gen_recipe_7", "Lemon Drizzle Cake"))
+REOPENED_SAID = ("Undone: the {label} are no longer in your recipes; they are a draft again, not saved.",
+                 "I undid the save: {label} is back to an unsaved draft.",
+                 "Undone: {label} is no longer in your recipes (it is still a draft if you want to save it again).")
+
+
+def reopened_draft_cases() -> list[Case]:
+    """An undo of a save reopens its draft: a reply saying the draft is open again, unsaved, is true; a reply that leaves
+    the draft out (says only that the recipe is gone) is false, for every draft and every way of saying it."""
+    cases: list[Case] = []
+    for (ref, label), template in itertools.product(REOPENED, REOPENED_SAID):
+        undo = [Fact("undone", "recipes", "recipe_6", label), Fact("deleted", "recipes", "recipe_6", label)]
+        facts = ReplyFacts(things=undo, unsaved=[Item(ref, label)], earlier=[Fact("saved", "recipes", "recipe_6", label)])
+        cases.append(Case(template.format(label=label), facts, True, "an undo's reopened draft said"))
+        cases.append(Case(f"Undone: the {label} is no longer in your recipes. Your shopping list is unchanged.", facts, False,
+                          "an undo's reopened draft left out"))
+    return cases
+
+
+def round_four_cases() -> list[Case]:
+    """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
+    return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases(),
+            *column_update_cases(), *constraint_cases()]
+
+
+DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
+                 "Tonight could be the carbonara in place of the {thing} {word} currently.")
+NOW_THINGS = ("Miso-Glazed Salmon", "Greek Lemon Chicken", "eggs", "Miso-Glazed Salmon with Bok Choy", "Greek Lemon Chicken and Potatoes")
+
+
+def described_now_cases() -> list[Case]:
+    """For every verb the check knows: a participle after its thing with 'now' or 'currently' ('instead of the Miso-Glazed
+    Salmon planned now') says how the thing stands, in a turn that wrote nothing (true); the same verb said by the
+    assistant as its doing ('I planned the Miso-Glazed Salmon now') claims (false)."""
+    cases: list[Case] = []
+    for word, thing in itertools.product(sorted(_VERB_OF), NOW_THINGS):
+        for template in DESCRIBED_NOW:
+            cases.append(Case(template.format(thing=thing, word=word), ReplyFacts(), True, "a thing described as it stands now"))
+        cases.append(Case(f"I {word} the {thing} now.", ReplyFacts(), False, "a claim said with now"))
+    return cases
+
+
+HELD = {"meal_plans": ("Thursday's dinner", "Thu Dec 3 [dinner]", ("a recipe", "no recipe")),
+        "recipes": ("Thai Curry", "Thai Curry", ("the peanuts", "no dairy"))}
+"""A made thing, its label, and what it may now be without."""
+
+
+def now_holding_cases() -> list[Case]:
+    """For every verb that makes a thing (plan, save, create) and every table such a thing is on: 'is now planned without
+    a recipe' says what the thing holds since a change (true when this turn unlinked or updated it); the same when only an
+    earlier turn changed it, or this turn changed another thing, is false."""
+    cases: list[Case] = []
+    for (word, verb), (table, (thing, label, (without, no))) in itertools.product(sorted(_VERB_OF.items()), HELD.items()):
+        if verb not in _MAKES or (word in _VERB_TABLE and _VERB_TABLE[word] != table) or (verb == "plan" and table != "meal_plans"):
+            continue
+        for said in (f"Deleted. {thing} is now {word} without {without}.", f"{thing} is now {word} with {no}."):
+            for action in ("unlinked", "updated"):
+                cases.append(Case(said, ReplyFacts(things=[Fact(action, table, "x_5", label)]), True, "what a made thing now holds"))
+            cases.append(Case(said, ReplyFacts(earlier=[Fact("updated", table, "x_5", label)]), False,
+                              "what a made thing now holds, an earlier turn's change"))
+            cases.append(Case(said, ReplyFacts(things=[Fact("updated", "inventory", "inv_5", "Milk")]), False,
+                              "what a made thing now holds, another thing changed"))
+    return cases
+
+
+CAUSES = ("{Owner} is still on your {place}, but since its {kind} was {word} it now has none.",
+          "{Owner} has no {kind} now because the {kind} was {word}.")
+CAUSED = {"recipe": ("Saturday dinner", "plan", "recipes", "Greek Lemon Chicken"),
+          "task": ("The cod", "pantry", "tasks", "Defrost the salmon")}
+"""A thing whose kind a passive names ('its recipe'), the owner it was linked to, and the table and label of the thing."""
+
+
+def cause_clause_cases() -> list[Case]:
+    """For every removal verb and every kind: a clause giving the cause ('since its recipe was deleted') is backed by this
+    turn or an earlier one removing a thing of that kind (true); false when no turn did (another kind's thing was)."""
+    cases: list[Case] = []
+    for (word, verb), (kind, (owner, place, table, label)), template in itertools.product(
+            sorted(_VERB_OF.items()), CAUSED.items(), CAUSES):
+        if verb != "remove" or word in _VERB_TABLE:
+            continue
+        said = template.format(Owner=owner, place=place, kind=kind, word=word)
+        gone = Fact("deleted", table, "x_4", label)
+        cases.append(Case(said, ReplyFacts(earlier=[gone]), True, "a cause said in a passive, an earlier turn's"))
+        cases.append(Case(said, ReplyFacts(things=[gone]), True, "a cause said in a passive, this turn's"))
+        other = "tasks" if table == "recipes" else "recipes"
+        cases.append(Case(said, ReplyFacts(earlier=[Fact("deleted", other, "x_6", "Lemon Tart")]), False,
+                          "a cause said in a passive, no turn's doing"))
+    return cases
+
+
+COLUMN_OWNERS = {"meal_plans": (("Saturday's", "Sat Nov 28 [dinner]"), ("Sunday's", "Sun Nov 29 [dinner]")),
+                 "shopping_list": (("the eggs'", "Eggs"), ("the milk's", "Milk")),
+                 "inventory": (("the cheddar's", "Cheddar"), ("the spinach's", "Spinach")),
+                 "tasks": (("the task's", "Buy bread"), ("the task's", "Buy bread")),
+                 "recipes": (("Thai Curry's", "Thai Curry"), ("Lemon Pasta's", "Lemon Pasta"))}
+"""A row of each table as a reply says whose column it is, its label, and another row."""
+CLEARING = ("cleared", "removed", "deleted", "erased", "dropped")
+CHANGING = ("changed", "updated", "adjusted", "edited", "modified")
+
+
+def _columns(table: str) -> list[str]:
+    from alfred_mcp.kitchen.schema import TABLES
+
+    return [column.name for column in TABLES[table].columns if column.name not in ("id", "user_id", "ingredient_id", "source_url")
+            and not column.name.endswith("_at") and not column.name.startswith("is_") and column.name != "completed"
+            and not any(pattern.search(column.name.removesuffix("_id").replace("_", " ")) for pattern, _ in _TABLE)]
+    # a link named as its table ('the task's meal plan') is a claim about that table: not told by its column here
+
+
+def column_update_cases() -> list[Case]:
+    """For every table and every column an update sets: 'I cleared Saturday's old note', 'I changed the eggs' quantity'
+    tell an update by its column (true when this turn's update of that row set it: cleared for a removal); false when the
+    column was set to a value rather than cleared, when only another column was set, or when another row's was."""
+    cases: list[Case] = []
+    for table, ((owner, label), (other_owner, other_label)) in COLUMN_OWNERS.items():
+        columns = _columns(table)
+        for index, column in enumerate(columns):
+            named = column.removesuffix("_id").replace("_", " ")
+            elsewhere = columns[(index + 1) % len(columns)]
+            done = Fact("updated", table, "x_2", label, columns=(column,), cleared=(column,))
+            for word in CLEARING:
+                said = f"Done. I also {word} {owner} old {named}."
+                cases.append(Case(said, ReplyFacts(things=[done]), True, "an update told by the column it cleared"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(column,))]), False,
+                                  "a column said cleared that was set to a value"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(elsewhere,), cleared=(elsewhere,))]),
+                                  False, "a column said cleared, another one was"))
+                if other_label != label:
+                    cases.append(Case(f"Done. I also {word} {other_owner} old {named}.", ReplyFacts(things=[done]), False,
+                                      "another row's column said cleared"))
+            for word in CHANGING:
+                said = f"I {word} {owner} {named}."
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(column,))]), True,
+                                  "an update told by the column it set"))
+                cases.append(Case(said, ReplyFacts(things=[Fact("updated", table, "x_2", label, columns=(elsewhere,))]), False,
+                                  "a column said set, another one was"))
+    return cases
+
+
+CONSTRAINT_SAID = ("that restriction", "the gluten restriction", "the no-gluten constraint", "your gluten restriction")
+STATED = Fact("created", "constraints", "", "exclude gluten")
+DROPPED = Fact("deleted", "constraints", "", "exclude gluten")
+
+
+def constraint_cases() -> list[Case]:
+    """For every verb that removes or adds and every way a reply names a constraint: 'I've dropped that restriction' is
+    true when this turn dropped a constraint (a goal reset), false when none was dropped (only one stated, or nothing);
+    'I added a gluten restriction' is true when one was stated; a constraint never backs a claim about a kitchen table
+    ('I added gluten' when only 'exclude gluten' was stated)."""
+    cases: list[Case] = []
+    for (word, verb), said in itertools.product(sorted(_VERB_OF.items()), CONSTRAINT_SAID):
+        if word in _VERB_TABLE or verb not in ("remove", "add"):
+            continue
+        text = f"Okay, gluten is back on the table: I've {word} {said}, so pasta is fine again."
+        backing, other = (DROPPED, STATED) if verb == "remove" else (STATED, DROPPED)
+        cases.append(Case(text, ReplyFacts(things=[backing]), True, "a constraint stated or dropped, said so"))
+        cases.append(Case(text, ReplyFacts(things=[other]), False, "a constraint said dropped that was stated, or the other way"))
+        cases.append(Case(text, ReplyFacts(), False, "a constraint said changed, none was"))
+        cases.append(Case(f"I {word} gluten {'from' if verb == 'remove' else 'to'} your shopping list.", ReplyFacts(things=[backing]),
+                          False, "a constraint does not back a write"))
+    return cases

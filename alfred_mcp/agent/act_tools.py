@@ -261,6 +261,13 @@ REST_HINTS: dict[str, str] = {
 """How to get what a card left out, for tools whose rows are not read back by ref (the default: db_read by ref)."""
 
 
+def _cleared(arguments: dict[str, Any]) -> str:
+    """'; notes cleared': the columns an update set to nothing, which its rows no longer show."""
+    data = arguments.get("data")
+    cleared = [name for name, value in data.items() if value in (None, "", [])] if isinstance(data, dict) else []
+    return f"; {', '.join(cleared)} cleared" if cleared else ""
+
+
 def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> str:
     """What the call returned, compactly and whole: a view tool's own text under its name; rows with refs and the useful
     columns; drafts with labels; a save's items with their saved refs; any other result as compact lines (one line
@@ -273,7 +280,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         columns = arguments.get("columns") if isinstance(arguments.get("columns"), list) else _with_set_columns(result["table"], arguments)
         card = read_card(result["table"], result["rows"], columns=columns, truncated=bool(result.get("truncated")))
         if tool != "db_read" and tool in VERBS:  # the head says what was done: '1 deleted', never 'saved' for a delete
-            card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}", *card.splitlines()[1:]])
+            card = "\n".join([f"{tool} {result['table']}: {len(result['rows'])} {VERBS[tool]}{_cleared(arguments)}",
+                              *card.splitlines()[1:]])
         else:
             card = f"{tool} {card}"
         return "\n".join([card, *removal_lines(result), *warning_lines(result)])

@@ -48,6 +48,7 @@ from alfred_mcp.state.role_outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
+from alfred_mcp.state.shortfalls import shortfalls
 
 logger = logging.getLogger(__name__)
 
@@ -471,7 +472,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
-            warnings=act_tools.result_warnings(result),
+            warnings=act_tools.result_warnings(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result)

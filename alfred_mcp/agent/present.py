@@ -7,11 +7,14 @@ from typing import Any
 from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.operations import drafting
+from alfred_mcp.operations.understanding import constraints_of
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.batch import BatchItem
-from alfred_mcp.state.reply_check import Fact, Item, ReplyFacts
+from alfred_mcp.state.constraints import SessionConstraints, describe_constraint
+from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts
+from alfred_mcp.state.shortfalls import Shortfall
 
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
@@ -20,11 +23,28 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     """What the turn recorded that a reply must honor: each thing written (and what a removal unlinked or
     took with it), the things of the few turns before, failures, unsaved drafts, a stop."""
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
-    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn]
+    found = [Shortfall(**entry) for step in _all_steps(state) for call in step.tool_calls for entry in call.shortfalls]
+    reopened = {shortfall.ref for shortfall in found if shortfall.is_draft}
+    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn or d.ref in reopened]
+    named = {item.ref for item in failed} | reopened
+    partial = [Item(shortfall.ref, shortfall.label, shortfall.reason) for shortfall in found if shortfall.ref not in named or not shortfall.ref]
     earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
-    things = [*_written(session, state.turn), *_side_effects(state)]
+    things = [*_written(session, state.turn), *_side_effects(state), *constraint_facts(constraints_of(session), state.turn)]
     return ReplyFacts(things=things, failed=failed, unsaved=unsaved, stopped=state.blocked_reason, earlier=earlier,
-                      unlinked=unlinked_items(session, state), relinked=relinked_items(session, state))
+                      unlinked=unlinked_items(session, state), relinked=relinked_items(session, state),
+                      partial=list(dict.fromkeys(partial)))
+
+
+def constraint_facts(constraints: SessionConstraints, turn: int) -> list[Fact]:
+    """What `turn` did to the constraints: each stated then (created) and each a goal's end dropped then (deleted), on
+    the constraints ('I've dropped that restriction', 'noted down no dairy')."""
+    goal = constraints.active_goal
+    stated = [c for c in (*(goal.constraints if goal else ()), *(constraints.occasion.constraints if constraints.occasion else ()))
+              if c.source_turn == turn]
+    change = constraints.replaced if constraints.replaced is not None and constraints.replaced.turn == turn else None
+    dropped = change.dropped if change is not None and change.reason in ("reset_all", "trigger_phrase", "reset_subdomain") else []
+    return [*(Fact("created", CONSTRAINTS_TABLE, "", describe_constraint(c)) for c in stated),
+            *(Fact("deleted", CONSTRAINTS_TABLE, "", describe_constraint(c)) for c in dropped)]
 
 
 def unlinked_items(session: Session, state: TurnState) -> list[Item]:
@@ -56,7 +76,8 @@ def _written(session: Session, turn: int) -> list[Fact]:
             for ref in call.refs:
                 entry = session.registry.get(ref)
                 table = call.table or (table_for_entity_type(entry.entity_type).name if entry is not None else None)
-                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else ""))
+                facts.append(Fact(call.action, table, ref, entry.label or "" if entry is not None else "",
+                                  columns=tuple(call.columns or ()), cleared=tuple(call.cleared or ())))
     return facts
 
 

@@ -152,7 +152,7 @@ async def update(
         if renamed:
             rows = await _relink_renamed(work, table, rows, renamed, name=data["name"], category_given="category" in data)
         out = await rows_to_refs(work, table, rows, action="updated")
-        _record(session, "db_update", table, "updated", out, note=note)
+        _record(session, "db_update", table, "updated", out, note=note, columns=data)
     return CrudResult(table.name, out)
 
 
@@ -263,11 +263,14 @@ async def deletion_scope(work: UnitOfWork, table: Table, where: Where, *, all_ro
 
 def _record(
     session: Session, tool: str, table: Table, action: str, rows: list[dict[str, Any]], *, note: str | None = None,
-    card: str | None = None, unlinked: list[str] | None = None,
+    card: str | None = None, unlinked: list[str] | None = None, columns: Mapping[str, Any] | None = None,
 ) -> None:
+    """The call in the session's log (`columns`: an update's data, whose columns it set, and cleared when set to nothing)."""
     refs = [row["id"] for row in rows if "id" in row]
+    set_to = dict(columns or {})
     session.record_call(CallRecord(turn=session.turn, tool=tool, table=table.name, action=action, refs=refs, count=len(rows),
-                                   note=note, card=card, unlinked=unlinked or None))
+                                   note=note, card=card, unlinked=unlinked or None, columns=sorted(set_to) or None,
+                                   cleared=sorted(name for name, value in set_to.items() if value in (None, "", [])) or None))
 
 
 def _ids_wheres(ids: list[str], column: str = "id") -> list[Where]:

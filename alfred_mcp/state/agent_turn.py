@@ -39,6 +39,11 @@ class ToolCallRecord(BaseModel):
     warnings: list[str] = Field(
         default_factory=list, description="The result's own warnings (an allergen, a dislike, a meal already planned there)."
     )
+    shortfalls: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="What the call did less than asked: each {label, reason, ref?} (an item not taken out of the pantry, a "
+                    "line left off the list, a draft not saved or open again).",
+    )
 
 
 class StepState(BaseModel):

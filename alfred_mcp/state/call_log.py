@@ -34,6 +34,8 @@ class CallRecord(BaseModel):
         default=None, description="A removal's rows left pointing at nothing (a meal without its recipe), by ref.")
     relinked: list[str] | None = Field(
         default=None, description="An undone removal's rows pointing at the restored row again (a meal with its recipe back), by ref.")
+    columns: list[str] | None = Field(default=None, description="An update's columns set (notes, date, ...).")
+    cleared: list[str] | None = Field(default=None, description="Of an update's columns, those set to nothing (null or empty).")
 
 
 def to_document(record: CallRecord) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
-from alfred_mcp.kitchen.schema import UNITS
+from alfred_mcp.kitchen.schema import TABLES, UNITS
 from alfred_mcp.kitchen.taxonomy import singular
 
 _VERBS: dict[str, tuple[str, ...]] = {
@@ -56,12 +56,18 @@ _NAMED_BEFORE = re.compile(r"^(.*\S)\s*[-–—]\s*$")
 """'Eggs and milk - added to your list': the things come before the dash."""
 _A_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|will|can|do|does)\b", re.IGNORECASE)
 """What follows a colon is a clause, not a list of things, when it has a verb of its own."""
+_NAME_WORD = r"(?!(?:is|are|was|were|been|be|and|with)\b)[a-z]+(?:-[a-z]+)*"
 _DESCRIBES = re.compile(
-    r"\b(?:the|that|those|these|this|any|every)\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+"
-    r"(?:\s+(?!(?:is|are|was|were|been|be)\b)[a-z]+)?(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?\s*$",
+    rf"\b(?:the|that|those|these|this|any|every)\s+{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
+    rf"(?:\s+(?:with|and|&)\s+{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})?"
+    r"(?:\s+(?:it|they|that|which)\s+(?:was|were|is|are))?(?:\s+(?:now|currently|still|already))?\s*$",
     re.IGNORECASE,
 )
 """What comes before a participle that describes a thing ('the meals planned with them') rather than says what was done."""
+_DESCRIBED_AFTER = re.compile(
+    r"(?:\s+(?:now|currently|right\s+now|at\s+the\s+moment|at\s+present|for\s+now|so\s+far))?"
+    r"(?:\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$))", re.IGNORECASE)
+"""What follows a participle that describes its thing ('the salmon planned now', 'the meals planned with them')."""
 _DETERMINER = re.compile(
     r"(?:\b(?:its|their|your|my|our|his|her|the|a|an|each|every|this|that|these|those|all|both|some|several|many|no)|'s|\b\d+)"
     r"(?:\s+(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))?"
@@ -98,6 +104,8 @@ _HOLDS = re.compile(r"\s+(?:with|around|using|from|for)\s+(?:it|them|that|this|t
 _MAKES = frozenset({"plan", "save", "create"})
 """Verbs whose 'with it' says what their thing holds ('Thursday dinner was planned with it': its recipe, a sentence about how
 the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
+_NOW_HOLDS = re.compile(r"\s+(?:without|with\s+no|with\s+nothing|with\s+only|with\s+just|but\s+without)\b", re.IGNORECASE)
+"""'Thursday's dinner is now planned without a recipe': what a made thing holds since a change (a recipe unlinked)."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -129,6 +137,9 @@ _RELATIVE_SUBJECT = re.compile(r",?\s+(?:(?:that|which)\s+)?(?:you|we|I)(?:'ve|'
 """'the salmon dinner you swapped out', 'the curry that you saved yesterday', 'the eggs I added': a relative clause describes
 its thing by what was done to it before; by the user ('you'), it claims nothing; by the assistant ('I', 'we'), it is backed
 by this turn or an earlier one."""
+CONSTRAINTS_TABLE = "constraints"
+"""What the user stated the turn's work keeps to (no gluten, 30 minutes): not a kitchen table, but a reply tells of a
+constraint stated or dropped as of a write ('I've dropped that restriction')."""
 LIST = "list"
 """'your list', 'the list': the shopping list or the to-do list, whichever the thing it is about is on."""
 _LIST_TABLES = frozenset({"shopping_list", "tasks"})
@@ -139,11 +150,12 @@ _TABLES: tuple[tuple[str, str], ...] = (
     (r"meal\s+plans?|(?:your|the|[a-z]+'s)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
     (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
-    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet", "preferences"),
+    (r"allerg(?:y|ies|ic)|preferences|dislikes|diet|dietary\s+restrictions?", "preferences"),
+    (r"restrictions?|constraints?", CONSTRAINTS_TABLE),
     (r"cooking\s+log|log\s+of\s+what\s+you\s+cooked", "cooking_log"),
 )
 _TABLE = [(re.compile(rf"\b(?:{words})\b", re.IGNORECASE), table) for words, table in _TABLES]
-_TABLE_LEVEL = frozenset({"preferences", "meal_plans", "cooking_log"})
+_TABLE_LEVEL = frozenset({"preferences", "meal_plans", "cooking_log", CONSTRAINTS_TABLE})
 """Tables whose labels are not what a reply names (an allergy inside the one preferences row, a plan's date):
 a claim on them is backed by a fact of the table, whatever it names."""
 _PLAN_TABLES = frozenset({"meal_plans", "tasks"})
@@ -231,7 +243,7 @@ class Item:
     def named_in(self, text: str, others: Iterable[str] = ()) -> bool:
         """The reply names this item: its ref, or its whole label as words (plurals folded), never inside another word
         nor inside one of the `others` labels ('Rice' is not named by 'rice vinegar dressing' when that is a label)."""
-        if re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
+        if self.ref and re.search(rf"\b{re.escape(self.ref)}\b", text, re.IGNORECASE):
             return True
         label = _words_of(self.label)
         if not label:
@@ -244,7 +256,7 @@ class Item:
         return _at(tuple(words), label) is not None
 
     def show(self) -> str:
-        return f"{self.ref} ({self.label})" if self.label else self.ref
+        return f"{self.ref} ({self.label})" if self.label and self.ref else self.label or self.ref
 
 
 @dataclass(frozen=True)
@@ -256,6 +268,10 @@ class Fact:
     table: str | None = None
     ref: str = ""
     label: str = ""
+    columns: tuple[str, ...] = ()
+    """An update's columns set ('notes', 'date')."""
+    cleared: tuple[str, ...] = ()
+    """Of them, those set to nothing ('I cleared Saturday's note')."""
 
     def names(self, words: frozenset[str], text: str) -> bool:
         """True when an item (its content words, its text) names this thing: its ref, or its label as a whole name
@@ -287,6 +303,9 @@ class ReplyFacts:
     """Rows an undo of this turn pointed at a restored row again (a meal with its recipe back)."""
     earlier: Sequence[Fact] = field(default_factory=tuple)
     """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
+    partial: Sequence[Item] = field(default_factory=tuple)
+    """What this turn's calls did less than asked (an ingredient not taken out of the pantry, a line left off the list),
+    each with why: the user must hear of each, and a reply may not tell that work as done whole."""
 
     @property
     def done(self) -> frozenset[str]:
@@ -306,6 +325,8 @@ class Claim:
     day: str = ""
     sentence_table: bool = False
     """The table is the one another clause of the sentence names ('…is still on the plan, but …'), not the claim's own."""
+    holding: bool = False
+    """A made thing said by what it now holds ('is now planned without a recipe'): a change to it backs the claim too."""
     """The day a claim about a meal names ('no longer on Friday': fri), when it names one."""
 
 
@@ -318,15 +339,16 @@ def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
     for found_sentence in _SENTENCE.finditer(text):
         sentence = found_sentence.group(0)
         bare, runs = _without_labels(sentence, [words for _, words in known])
-        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)))
+        clauses = [(sentence[start:end], bare[start:end], tuple(dict.fromkeys(known[k][0] for at, k in runs if start <= at < end)),
+                    bool(_CAUSE.fullmatch(sentence[:start].rsplit(None, 1)[-1] if sentence[:start].strip() else "")))
                    for start, end in _clause_spans(sentence) if sentence[start:end].strip()]
         if sentence.strip().endswith("?"):
             clauses = clauses[:-1]  # the question asks; what comes before it still says what happened
         statements = [clause for clause in clauses if not _REPORTED.search(clause[1])]
         # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
-        in_sentence = next((table for _, plain, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
-        for clause, plain, things in statements:
-            found.extend(_clause_claims(clause, plain, in_sentence, things))
+        in_sentence = next((table for _, plain, _, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
+        for clause, plain, things, cause in statements:
+            found.extend(_clause_claims(clause, plain, in_sentence, things, cause=cause))
     return found
 
 
@@ -383,13 +405,22 @@ def _without_labels(text: str, labels: Sequence[tuple[str, ...]]) -> tuple[str, 
     return "".join(blank), runs
 
 
-def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = ()) -> Iterable[Claim]:
+_CAUSE = re.compile(r"since|because", re.IGNORECASE)
+"""The word a clause giving a cause opens with ('…, but since its recipe was deleted it has none'): what made things so,
+this turn's doing or an earlier one's."""
+_KIND_TABLE = {"recipe": "recipes", "meal": "meal_plans", "dinner": "meal_plans", "lunch": "meal_plans", "breakfast": "meal_plans",
+               "task": "tasks", "reminder": "tasks", "line": "shopping_list"}
+"""A kind a passive's subject names its thing by ('its recipe was deleted'): the table the thing is on."""
+
+
+def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = (), *,
+                   cause: bool = False) -> Iterable[Claim]:
     """The clause's claims (`plain`: the clause with the things' labels blanked out, where verbs and tables are read;
     the things a claim names are read from the clause itself, and a lone verb naming none is about the `things` whose
     long labels the clause holds: 'I undid it: the task to move the cod … is open again'). A verb's table is the one named after it, before the
     next verb ('I saved Thai Curry and added eggs to your list': the list is the eggs'); a clause of one verb may name
     it anywhere, and a clause naming none is about the one its sentence names ('…; your list is done')."""
-    earlier = bool(_EARLIER.search(plain))
+    earlier = cause or bool(_EARLIER.search(plain))
     verbs = list(_VERB.finditer(plain))
     # '…, which is no longer in your list', '… and took a lime out of your pantry': that table is the state's or the other
     # predicate's, not a verb's before it
@@ -411,7 +442,7 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             relative = None  # 'For the party I added chips': a phrase before the subject, not a thing described
         if relative and relative.group("who").lower() == "you":
             continue  # 'the salmon dinner you swapped out': what the user did before, no claim of this turn
-        if not relative and _DESCRIBES.search(before) and re.match(r"\s+(?:with|for|on|in|at|from)\b|\s*(?:[.,;!)]|$)", after, re.IGNORECASE):
+        if not relative and _DESCRIBES.search(before) and _DESCRIBED_AFTER.match(after):
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
@@ -442,6 +473,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if word in _MARKING:  # 'Marked done: …', 'marked the eggs as bought': the status is no thing
             start, stop = _without_status(plain, start, stop)
         items = _items(clause[start:stop], plain[start:stop])
+        if passive and not items and (kind := _words_of(plain[start:stop])[-1:]) and kind[0] in _KIND_TABLE \
+                and (table is None or table == in_sentence):
+            table = _KIND_TABLE[kind[0]]  # 'its recipe was deleted': a recipe, whatever table the sentence names
         colon = after.find(":")
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
         if not items and listed and not _A_CLAUSE.search(listed) and not _VERB.search(plain[match.end() + colon + 1:]):
@@ -449,7 +483,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if not items and len(verbs) == 1:
             items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative) or explained is not None,
-                    sentence_table=table is not None and table == in_sentence and _table_named(plain) is None)
+                    sentence_table=table is not None and table == in_sentence and _table_named(plain) is None,
+                    holding=_VERB_OF[word] in _MAKES and bool(_NOW_HOLDS.match(after)))
     for match in _NOW_ON.finditer(plain):
         if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
@@ -502,6 +537,8 @@ def _items(phrase: str, plain: str) -> tuple[str, ...]:
     items = []
     for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
         part = _ACTION_OF.sub("", part)  # 'undid the save of the dip': the dip
+        if _ACTION_ALONE.match(part):
+            continue  # 'I undid the save', 'reverted that change': the action, no thing
         words = _content_words(part)
         if words and not words <= _GENERIC and not _COUNTED_KIND.search(part) and not _DESCRIBING.match(part) \
                 and not _LEFT_ALONE.match(part) \
@@ -514,6 +551,12 @@ _ACTION_OF = re.compile(
     r"^\s*(?:the\s+|that\s+|this\s+|my\s+)?(?:save|saving|addition|adding|add|removal|removing|deletion|deleting|change|"
     r"changes|swap|swapping|plan|planning|update|updates|edit|edits|creation|import|restock|move)\s+(?:of|to)\s+", re.IGNORECASE)
 """'the save of the tzatziki starter': an action named as a noun, before the thing it was done to."""
+
+
+_ACTION_ALONE = re.compile(
+    r"^\s*(?:the|that|this|my|your|its|last)\s+(?:last\s+)?(?:save|saving|addition|removal|deletion|change|changes|swap|update|"
+    r"edit|import|move|restock|write)\s*$", re.IGNORECASE)
+"""'the save', 'that change': an action named as a noun with no thing after it."""
 
 
 _MEAL_LABEL = re.compile(r"\[[a-z ]+\]\s*$", re.IGNORECASE)
@@ -601,7 +644,9 @@ def _singular(word: str) -> str:
 
 
 def _backs(fact: Fact, claim: Claim) -> bool:
-    if fact.action not in _BACKED_BY[claim.verb]:
+    if (fact.table == CONSTRAINTS_TABLE) != (claim.table == CONSTRAINTS_TABLE):
+        return False  # a constraint backs only a claim about the constraints ('dropped that restriction'), never a write
+    if fact.action not in _BACKED_BY[claim.verb] and not (claim.holding and fact.action in _BACKED_BY["change"]):
         return False
     if claim.table is not None:
         return _on(fact.table, claim.table)
@@ -638,13 +683,17 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         return []
     where = f" on {'your list' if claim.table == LIST else claim.table.replace('_', ' ')}" if claim.table else ""
     if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
-        if backing:
+        if [fact for fact in backing if not _another_column(" ".join(claim.items) or claim.clause, claim, fact)]:
             return []
         return [f"it says '{claim.word}'{where} ('{claim.clause}'), but nothing was {_past(claim)}{where} this turn "
                 f"(what happened: {_happened(facts)}); {_SAY_IT_TRUE}"]
     problems = []
+    all_backing = backing
     for item in _as_named(claim.items, [*backing, *facts.earlier]):
         words = _content_words(item)
+        if _a_column_of(item, claim, known):
+            continue  # 'I cleared Saturday's old note': a column an update of that row set
+        backing = [fact for fact in all_backing if not _another_column(item, claim, fact)]
         if any(fact.names(words, item) for fact in backing):
             other = _also_named(item, words, backing, [*facts.things, *facts.earlier], claim.table)
             if other is None:
@@ -660,6 +709,52 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why}); {hint}")
     return problems
+
+
+_ASIDE_WORDS = frozenset("old new current previous former extra original".split())
+"""Words beside a column's name that say which value, not whose ('Saturday's old note')."""
+
+
+def _a_column_of(item: str, claim: Claim, known: Sequence[Fact]) -> bool:
+    """True when `item` names a column an update of `known` set ('the note', "Saturday's date", 'the eggs' quantity'), on
+    the row it names (or on any, when it names none): cleared for a removal ('I cleared the note'), set for any other verb
+    ('changed the date'); a remove claim about a column set to a value, or about another row's, is not backed."""
+    words = _words_of(item)
+    for fact in known:
+        for column in fact.cleared if claim.verb == "remove" else fact.columns:
+            named = _words_of(column.removesuffix("_id").replace("_", " "))
+            at = _at(words, named)
+            if at is None:
+                continue
+            owner = tuple(word for word in words[:at] if word not in _FILLER and word not in _ASIDE_WORDS and word not in _GENERIC)
+            if not owner or _owned_by(fact, owner):
+                return True
+    return False
+
+
+def _another_column(item: str, claim: Claim, fact: Fact) -> bool:
+    """True when `item` names a column of the fact's row ('the eggs' unit') that its update did not set (or, for a
+    removal, did not clear): the update backs a claim about the row, not about that column."""
+    if not fact.columns or fact.table not in TABLES:
+        return False
+    words, label = _words_of(item), set(_words_of(fact.label))
+    done = fact.cleared if claim.verb == "remove" else fact.columns
+    return any(_at(words, named) is not None and not set(named) <= label
+               for column in (column.name for column in TABLES[fact.table].columns) if column not in done
+               if (named := _words_of(column.removesuffix("_id").replace("_", " "))) and column not in _NOT_SAID)
+
+
+_NOT_SAID = frozenset({"id", "user_id", "created_at", "updated_at"})
+"""Columns a reply never names as what it changed."""
+
+
+def _owned_by(fact: Fact, owner: tuple[str, ...]) -> bool:
+    """True when the words before a column's name ('saturday', 'egg') name the fact's row: a meal by its day, a thing
+    by its name."""
+    if _MEAL_LABEL.search(fact.label):
+        return any(len(word) >= 3 and fact.label[:3].lower() == word[:3] for word in owner) or \
+            bool(set(owner) & _content_words(fact.label))
+    return names_whole(" ".join(owner), fact.label)
 
 
 def _on_its_things_table(claim: Claim, facts: ReplyFacts) -> Claim:
@@ -741,9 +836,26 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text, labels) for item in facts.unlinked):
         shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
         problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
+    left_out = [item for item in facts.partial if not _mentioned(item, text, labels)]
+    problems.extend(f"it leaves out {item.show()}: {item.reason}; say what was not done" for item in left_out)
+    if left_out and (whole := _WHOLE.search(text)):
+        shown = ", ".join(item.show() for item in left_out[:5])
+        problems.append(f"it says '{whole.group(0)}' as if all was done, but not all was ({shown}): say what was done, and what was not")
     if facts.stopped and not _STOPPED.search(text):
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
     return problems
+
+
+def _mentioned(item: Item, text: str, labels: Sequence[str]) -> bool:
+    """A part not done is mentioned by its whole name, or by a word of it a person would say ('the panko' for 'panko
+    breadcrumbs')."""
+    return item.named_in(text, labels) or bool(set(_name_words(item.label)) & set(_words_of(text)))
+
+
+_WHOLE = re.compile(
+    r"\b(?:everything|all of (?:it|them)|all (?:the |its |of the )?ingredients|every ingredient|each ingredient|"
+    r"(?:what(?:ever)?|all) (?:it|the recipe|they|you) (?:used|needed|called for|calls for|uses|needs))\b", re.IGNORECASE)
+"""'took what it used out of your pantry', 'deducted everything': the work told as done whole."""
 
 
 _ONE_DRAFT = re.compile(

@@ -175,3 +175,16 @@ def test_a_writes_notice_shows_every_column_it_set(tool: str, table: Any, column
     card = act_tools.result_card(tool, {"table": table.name, "data": {column.name: value}},
                                  {"table": table.name, "rows": [row]})
     assert f"{column.name}=" in card, card
+
+
+@pytest.mark.parametrize("nothing", [None, "", []], ids=["null", "empty text", "empty list"])
+@pytest.mark.parametrize("table", ["meal_plans", "shopping_list", "inventory", "tasks", "recipes"])
+def test_an_updates_card_says_which_columns_it_cleared_which_its_rows_no_longer_show(table: str, nothing: object) -> None:
+    """Round 4, b1 t4: db_update set a meal's notes to null, and the card showed the row without them: the head line
+    names each column the update set to nothing, and none when it set only values."""
+    result_card = act_tools.result_card
+    result = {"table": table, "rows": [{"id": "x_1", "name": "Eggs", "notes": None}], "count": 1}
+    cleared = result_card("db_update", {"table": table, "data": {"notes": nothing, "name": "Eggs"}}, result)
+    assert cleared.splitlines()[0] == f"db_update {table}: 1 updated; notes cleared"
+    kept = result_card("db_update", {"table": table, "data": {"name": "Eggs"}}, result)
+    assert kept.splitlines()[0] == f"db_update {table}: 1 updated"

@@ -147,10 +147,17 @@ async def _listed_for_a_recipe(client: Client) -> tuple[str, Outputs]:
 
 
 async def _cooked(client: Client) -> tuple[str, Outputs]:
-    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
-    return "We cooked tonight's dinner", [
-        _understood("log the planned dinner as cooked"), _write("Log it as cooked", "meal_plans", "meal_cooked", meal=meal["id"]),
-        ("reply", reply("Logged it as cooked.")),
+    """A recipe made of what the pantry holds (in its units), so the model knows the cook takes all of it."""
+    held = (("pearl barley", "cup"), ("tahini", "tbsp"))
+    for name, unit in held:
+        await call(client, "db_create", table="inventory", data={"name": name, "quantity": 4, "unit": unit, "location": "pantry"})
+    parts = [{"name": name, "quantity": 1, "unit": unit} for name, unit in held]
+    drafted = await call(client, "draft_create", entity_type="recipe", items=[{**recipe("Pantry Bowl", "rice"), "ingredients": parts}])
+    saved = await call(client, "draft_save", refs=[drafted["drafts"][0]["ref"]])
+    dish = saved["items"][0]["saved_as"]
+    return "We cooked the pantry bowl", [
+        _understood("log the recipe as cooked"), _write("Log it as cooked", "history", "meal_cooked", recipe=dish),
+        ("reply", reply("Logged Pantry Bowl as cooked.")),
     ]
 
 
@@ -330,8 +337,9 @@ async def test_a_reply_sent_ahead_that_leaves_out_a_removals_emptied_meal_is_ref
 
 async def test_a_reply_sent_ahead_after_a_failed_save_that_does_not_name_the_failure_is_refused(
         client: Client, app: AlfredApp) -> None:
-    """One of three saves fails on a real constraint: the step completes with it failed, and a reply ahead saying only
-    what was saved is refused naming the failure; one naming it completes the turn."""
+    """One of three saves fails on a real constraint: the step completes with it failed, draft_save warns of it so the
+    reply ahead is not applied, and the same reply submitted, saying only what was saved, is refused naming the failure;
+    one naming it completes the turn."""
     with sqlite3.connect(app.settings.db) as connection:
         connection.execute("CREATE TRIGGER refuse_poison BEFORE INSERT ON recipe_ingredients WHEN NEW.name = 'poison' "
                            "BEGIN SELECT RAISE(ABORT, 'poison is not an ingredient'); END")
@@ -344,7 +352,9 @@ async def test_a_reply_sent_ahead_after_a_failed_save_that_does_not_name_the_fai
                ("reply", reply("Saved Lemon Pepper Cod and Chili Lime Tilapia."))]
     answer = await call(client, "turn_start", message="Make me three fish recipes and save them", then=_sent(outputs))
     assert answer["expected_role"] == "reply", answer
-    assert "it leaves out gen_recipe_2 (Herb Salmon), which failed" in answer["refused"]["message"]
+    assert answer["not_applied"] == ["then[2] reply: not applied: draft_save warned (see the notice), so the reply is written knowing it"]
+    refused = await call_error(client, "turn_submit", role="reply", output=outputs[-1][1])
+    assert "it leaves out gen_recipe_2 (Herb Salmon), which failed" in refused["message"], refused
     named = reply("Saved Lemon Pepper Cod and Chili Lime Tilapia; Herb Salmon could not be saved (an ingredient was refused).")
     done = await call(client, "turn_submit", role="reply", output=named)
     assert done["expected_role"] is None and done["outcome"] == "completed"
@@ -468,3 +478,125 @@ async def test_a_recorded_conversation_with_its_replies_sent_ahead_reaches_the_s
         if turn.label in replies.ahead_as_recorded:
             assert sent.calls == recorded.calls and turn.label not in replies.accepted + replies.not_applied + replies.refused
     assert replies.accepted or replies.ahead_as_recorded, replies
+
+
+async def _cooked_short(client: Client) -> tuple[str, Outputs, str]:
+    """A recipe cooked whose ingredients the pantry lacks one of: its outputs, and the ingredient not taken."""
+    recipes = (await call(client, "db_read", table="recipes", columns=["name"], limit=50))["rows"]
+    for dish in recipes:
+        shown = await call(client, "shopping_list_from", recipes=[dish["id"]], preview=True)
+        if shown.get("lines"):
+            missing = shown["lines"][0]["name"]
+            return dish["id"], [_understood("log a recipe as cooked"),
+                                _write("Log it as cooked", "history", "meal_cooked", recipe=dish["id"]),
+                                ("reply", reply("Logged it as cooked and took what it used out of your pantry."))], missing
+    raise AssertionError("every recipe is covered by the pantry")
+
+
+async def test_a_reply_sent_ahead_of_a_cook_that_could_not_take_an_ingredient_is_held_back_and_must_name_it(
+        client: Client) -> None:
+    """meal_cooked that cannot take an ingredient out of the pantry warns of it (a structured warning naming it): the reply
+    sent ahead is not applied; a reply telling the cook as whole ('took what it used') or leaving the ingredient out is
+    refused naming it; one naming it completes the turn."""
+    recipe_ref, outputs, missing = await _cooked_short(client)
+    answer = await call(client, "turn_start", message="I cooked it", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and "Warnings (" in answer["notice"] and missing in answer["notice"], answer
+    assert answer["not_applied"] == ["then[2] reply: not applied: meal_cooked warned (see the notice), so the reply is written knowing it"]
+    refused = await call_error(client, "turn_submit", role="reply", output=outputs[-1][1])
+    assert f"it leaves out {missing}" in refused["message"] and "as if all was done" in refused["message"], refused
+    state = (await call(client, "turn_status"))["state"]
+    short = [found["label"] for step in state["steps"] for made in step["tool_calls"] for found in made["shortfalls"]]
+    assert missing in short, short
+    done = await call(client, "turn_submit", role="reply", output=reply(
+        f"Logged it as cooked. I took the rest out of your pantry, but not {', '.join(short)}: your pantry had not enough."))
+    assert done["expected_role"] is None and done["outcome"] == "completed", done
+
+
+async def test_an_undo_that_reopens_a_draft_holds_back_the_reply_sent_ahead_and_a_reply_leaving_it_out_is_refused(
+        client: Client) -> None:
+    """Undoing a save removes the recipe and leaves its draft open again, unsaved: the undo warns of the draft, so a reply
+    sent ahead is not applied; a reply saying only that the recipe is gone is refused naming the draft; one saying it is
+    a draft again completes the turn."""
+    saved = [_understood("create and save a dip"), ("think", plan("Create and save a dip", step(
+        "generate", "Draft the dip", expected_count=1,
+        call={"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [recipe("Smoky Bean Dip", "black beans")]}}),
+        step("write", "Save it", call={"tool": "draft_save", "arguments": {"refs": ["gen_recipe_1"]}}))),
+        ("reply", reply("Saved Smoky Bean Dip to your recipes."))]
+    assert (await call(client, "turn_start", message="Make a bean dip and save it", then=_sent(saved)))["outcome"] == "completed"
+    gone = reply("Undone: Smoky Bean Dip is no longer in your recipes.")
+    outputs = [_understood("undo the save"), _write("Undo it", "recipes", "kitchen_undo"), ("reply", gone)]
+    answer = await call(client, "turn_start", message="Undo that", then=_sent(outputs))
+    assert "Smoky Bean Dip is a draft again, not saved" in answer["notice"], answer
+    assert answer["not_applied"] == ["then[2] reply: not applied: kitchen_undo warned (see the notice), so the reply is written knowing it"]
+    refused = await call_error(client, "turn_submit", role="reply", output=gone)
+    assert "it must say that gen_recipe_1 (Smoky Bean Dip) are not saved yet" in refused["message"], refused
+    done = await call(client, "turn_submit", role="reply",
+                      output=reply("Undone: Smoky Bean Dip is no longer in your recipes; it is a draft again, not saved."))
+    assert done["expected_role"] is None and done["outcome"] == "completed", done
+
+
+def _day(iso: str) -> str:
+    return date.fromisoformat(iso).strftime("%A")
+
+
+async def _completed(answer: dict[str, Any]) -> None:
+    assert answer["expected_role"] is None and answer["outcome"] == "completed" and "refused" not in answer, answer
+
+
+async def test_a_reply_describing_a_planned_meal_as_it_stands_now_is_accepted_on_a_read_turn(client: Client) -> None:
+    """Round 4, a1 t1: 'instead of the Miso-Glazed Salmon planned now' describes the meal, it claims no plan."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    outputs = [_understood("suggest another dinner"), ("think", plan("Suggest", step(
+        "read", "Read the recipes", "recipes", call={"tool": "db_read", "arguments": {"table": "recipes", "limit": 5}})))]
+    answer = await call(client, "turn_start", message="Something else for that dinner?", then=_sent(outputs))
+    assert answer["expected_role"] == "reply", answer
+    await _completed(await call(client, "turn_submit", role="reply", output=reply(
+        f"- {_day(meal['date'])}: Spaghetti Carbonara, instead of the {dish['name']} planned now.\n\nNothing is changed yet.")))
+
+
+async def test_a_recipe_deleted_then_its_meal_described_and_its_cause_told_a_turn_later_are_accepted(client: Client) -> None:
+    """Round 4, a4 t3 and b1 t3: after a planned recipe is deleted, "Thursday's dinner is now planned without a recipe"
+    says what the meal holds since; the next turn, 'since its recipe was deleted' tells the earlier turn's doing."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    day = _day(meal["date"])
+    outputs = [_understood("delete a recipe"),
+               _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
+               ("reply", reply(f"Deleted: {dish['name']} is no longer in your recipes. {day}'s dinner is now planned without a recipe."))]
+    await _completed(await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs)))
+    asked = [("understand", {"referenced_refs": [meal["id"]], "processed_message": "what happened to that dinner",
+                             "nothing_to_do": True}),
+             ("reply", reply(f"{day}'s dinner is still on your plan, but since its recipe was deleted it now has no recipe."))]
+    await _completed(await call(client, "turn_start", message=f"What happened to {day}'s dinner?", then=_sent(asked)))
+
+
+async def test_a_reply_telling_an_update_by_the_column_it_cleared_is_accepted_and_by_one_it_did_not_is_refused(
+        client: Client) -> None:
+    """Round 4, b1 t4: db_update set a meal's recipe and its notes to null; "I also cleared Saturday's old note" tells it.
+    The same update's reply saying the meal's date was cleared is refused."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    other = await _first_row(client, "recipes", {"field": "id", "op": "neq", "value": meal["recipe_id"]})
+    day = _day(meal["date"])
+    update = _write("Plan another recipe", "meal_plans", "db_update", table="meal_plans", filters=[eq("id", meal["id"])],
+                    data={"recipe_id": other["id"], "notes": None})
+    wrong = await call(client, "turn_start", message="Plan something else for it", then=_sent(
+        [_understood("another recipe for that meal"), update, ("reply", reply(f"{day}'s dinner is now {other['name']}. I also cleared {day}'s old date."))]))
+    assert "refused" in wrong and wrong["expected_role"] == "reply", wrong
+    await _completed(await call(client, "turn_submit", role="reply",
+                                output=reply(f"{day}'s dinner is now {other['name']}. I also cleared {day}'s old note.")))
+
+
+async def test_a_reply_saying_a_dropped_restriction_was_dropped_is_accepted_after_the_reset(client: Client) -> None:
+    """Round 4, b4 t3: the user drops the goal ('forget the gluten thing'); "I've dropped that restriction" tells it. The
+    same words on a turn that dropped nothing are refused."""
+    stated = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "gluten", "gluten")],
+                                      "goal_update": "gluten-free dinners", "source_phrases": ["no gluten"]}, "nothing_to_do": True}
+    said = reply("Okay: I've dropped that restriction, so pasta is fair game again.")
+    early = await call(client, "turn_start", message="No gluten please.", then=_sent([("understand", stated), ("reply", said)]))
+    assert "refused" in early, early
+    await _completed(await call(client, "turn_submit", role="reply", output=reply("Got it: no gluten.")))
+    dropped = {"constraint_snapshot": {"reset_all": True, "source_phrases": ["forget the gluten thing"]}, "nothing_to_do": True,
+               "processed_message": "drop the no-gluten constraint"}
+    await _completed(await call(client, "turn_start", message="Actually, forget the gluten thing.",
+                                then=_sent([("understand", dropped), ("reply", said)])))

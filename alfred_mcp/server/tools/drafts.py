@@ -15,6 +15,7 @@ from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.drafts import Draft
+from alfred_mcp.state.shortfalls import shortfall_warnings
 
 
 def draft_view(draft: Draft) -> dict[str, Any]:
@@ -88,7 +89,7 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
         session = work.session
         manifest, items = await drafting.save_drafts(work, args["refs"], batch=args.get("batch"), policy=args.get("policy"),
                                                      allergy_override=override)
-        return {
+        result = {
             "batch": manifest_view(manifest),
             "items": [vars(item) for item in items],
             "saved": sum(item.status == "completed" for item in items),
@@ -96,6 +97,7 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
             **await _saved_bookings(work, [item.ref for item in items if item.saved_as]),
             **_context(session),
         }
+        return {**result, **shortfall_warnings("draft_save", result)}
 
 
 async def _saved_bookings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:

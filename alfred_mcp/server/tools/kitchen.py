@@ -7,10 +7,11 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError, require_one_of
 from alfred_mcp.kitchen.plurals import counted
-from alfred_mcp.operations import cooking, shopping, undo
+from alfred_mcp.operations import cooking, drafting, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.state.shortfalls import shortfall_warnings
 
 
 async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -27,12 +28,13 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
                             *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else [])])
-        return {
+        result = {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
             "recipes": list(dict.fromkeys(use.recipe.ref for use in uses)), "meals": meals,
             **({"preview": True} if preview else {}), **_context(work.session),
         }
+        return {**result, **shortfall_warnings("shopping_list_from", result)}
 
 
 def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:
@@ -55,21 +57,24 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"),
                                     rating=args.get("rating"), notes=args.get("notes"))
-        return {
+        result = {
             "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,
             "not_deducted": cooked.not_deducted, **_context(work.session),
         }
+        return {**result, **shortfall_warnings("meal_cooked", result)}
 
 
 async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "kitchen_undo", args) as work:
         undone = await undo.undo_last(work)
-        return {
+        result = {
             "undone": {"tool": undone.entry.tool, "turn": undone.entry.turn}, "removed": undone.removed,
             "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,
             "unlinked": undone.unlinked, "relinked": undone.relinked, "changed": undone.rows, "remaining": undone.remaining, **_context(work.session),
         }
+        labels = {draft.ref: draft.label for draft in drafting.load_drafts(work.session, undone.drafts_reopened)}
+        return {**result, **shortfall_warnings("kitchen_undo", result, labels)}
 
 
 HANDLERS: dict[str, Handler] = {
