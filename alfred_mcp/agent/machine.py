@@ -266,17 +266,24 @@ class TurnMachine:
         read = output.quick_read if output.quick_mode else None
         if read is not None and read.tool is not None:
             self._check_planned_call(StepCall(tool=read.tool, arguments=read.arguments), "read", "output.quick_read")
+        elif read is not None:  # a table's lookup runs as db_read: its fields are db_read's arguments
+            arguments = {"table": read.table, "filters": read.filters, "order_by": read.order_by, "limit": read.limit}
+            self._check_planned_call(StepCall(tool="db_read", arguments=arguments), "read", "output.quick_read", as_fields=True)
 
-    def _check_planned_call(self, call: StepCall, step_type: str, where: str) -> None:
+    def _check_planned_call(self, call: StepCall, step_type: str, where: str, *, as_fields: bool = False) -> None:
         """Raises RoleOutputError (nothing runs) unless a step of this type may call the tool here, with arguments its
-        contract accepts; the field named is the tool or the argument at fault."""
+        contract accepts and the tool's own checks pass (table, columns, filter ops); the field named is the tool or
+        the argument at fault, by its path (`as_fields`: the arguments are the output's own fields, a table quick read)."""
         try:
             act_tools.check_tool_allowed(call.tool, step_type, self._run_tool.served)
             act_tools.check_arguments(call.tool, call.arguments)
         except AlfredError as refusal:
             named = refusal.fields.get("field")
-            field = "tool" if named == "tool" else f"arguments.{named}" if named else "arguments"
-            raise RoleOutputError(f"{where.removeprefix('output.')}: {refusal.message}", field=f"{where}.{field}") from None
+            field = "tool" if named == "tool" else named if as_fields and named else f"arguments.{named}" if named else "arguments"
+            path = f"{where}.{field}"
+            valid = refusal.fields.get("valid")
+            allowed = f" Allowed: {', '.join(map(str, valid))}." if isinstance(valid, list) and valid and ", ".join(map(str, valid)) not in refusal.message else ""
+            raise RoleOutputError(f"{path.removeprefix('output.')}: {refusal.message}{allowed}", field=path) from None
 
     # -- understand ---------------------------------------------------------------------------
 
@@ -339,8 +346,8 @@ class TurnMachine:
         """Steps whose plan carries their call run it at once, in order, each completing on success (as Act's call with
         complete_step); the first that fails or cannot complete yet stays open for Act, and a call that warns (an
         allergen, a dislike, a meal already planned there) stops the chain before the next step's call, so the
-        model can ask first. The notices of all are kept."""
-        notices: list[str] = []
+        model can ask first. The notices of all are kept, after the one already given (the call Act just made)."""
+        notices: list[str] = [state.notice] if state.notice else []
         while state.stage == "act" and (step := state.step) is not None and step.step.call is not None and not step.tool_calls:
             call = step.step.call
             state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
@@ -407,6 +414,15 @@ class TurnMachine:
     # -- act ----------------------------------------------------------------------------------
 
     async def _apply_act(self, state: TurnState, output: ActOutput) -> TurnState:
+        """Act's decision on the current step; a step it leads to whose plan carries its call runs that call at once,
+        unless Act's call warned (the model may ask first)."""
+        done = state.step
+        state = await self._act_decision(state, output)
+        if done is not None and done.tool_calls and done.tool_calls[-1].warnings:
+            return state
+        return await self._run_planned_calls(state)
+
+    async def _act_decision(self, state: TurnState, output: ActOutput) -> TurnState:
         step = state.step
         assert step is not None
         decision = output.decision
@@ -523,12 +539,20 @@ class TurnMachine:
             state.notice = f"step_complete refused: {refusal.message}"
             return state
         if step.step.step_type == "write" and not self._step_wrote(step):
-            step.result_summary = decision.result_summary
-            return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
-                               said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
-                               hint="ask again, naming what to change")
+            if not self._found_nothing(state, step):
+                step.result_summary = decision.result_summary
+                return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
+                                   said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
+                                   hint="ask again")
         self._finish_step(state, step, decision.result_summary, decision.note_for_next_step)
         return state
+
+    @staticmethod
+    def _found_nothing(state: TurnState, step: StepState) -> bool:
+        """A read of this turn (this step's or an earlier one's) found no rows: a write step over what it looked for
+        has nothing to change ('mark the eggs as bought' with no eggs on the list)."""
+        return any(call.ok and call.tool in _LOOKUPS and not call.refs
+                   for earlier in state.steps[: step.index + 1] for call in earlier.tool_calls)
 
     def _complete_after_call(self, state: TurnState, step: StepState, card: str) -> TurnState:
         """`complete_step`: the call that just succeeded finishes its step, summarised by the state, unless the step
@@ -681,6 +705,10 @@ _TOOL_REFUSALS = {
     "session_conflict": "another window changed the same things", "store_error": "the kitchen could not be saved to",
 }
 """What a tool's refusal means to the person, by error code (the message itself is written for the model)."""
+
+
+_LOOKUPS = frozenset({"db_read", "entity_resolve", "recipes_search"})
+"""Reads whose finding no rows means what a write step was to change is not there."""
 
 
 _STOPPED_BY = {"ask_user": "stopped to ask the user", "clarify": "stopped to ask the user",
