@@ -26,6 +26,8 @@ from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
@@ -48,6 +50,7 @@ from alfred_mcp.state.role_outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
+from alfred_mcp.state.translate import translate_where
 
 logger = logging.getLogger(__name__)
 
@@ -489,7 +492,8 @@ class TurnMachine:
             warnings=act_tools.result_warnings(result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
-        self._mark_batch(step, decision.tool, arguments, touched, result)
+        self._mark_batch(step, decision.tool, arguments, touched, result,
+                         covered=await self._covered_whole(step, decision.tool, arguments, result))
         if decision.complete_step:
             return self._complete_after_call(state, step, card)
         state.notice = card
@@ -508,8 +512,28 @@ class TurnMachine:
             return {**arguments, "batch": step.batch}
         return arguments
 
-    def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any]) -> None:
-        """Items of the step's manifest that this call handled are completed (or failed) by the state."""
+    async def _covered_whole(self, step: StepState, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, str]:
+        """Items of the step's batch a shopping_list_from call covers as a whole (each as itself): the recipes it listed,
+        the meals of the days it listed."""
+        if step.batch is None or tool != "shopping_list_from" or not act_tools.is_write(tool, arguments):
+            return {}
+        items = [item.ref for item in drafting.load_manifest(self.session, step.batch).items]
+        listed = set(result.get("recipes") or ())
+        covered = {ref: ref for ref in items if ref in listed}
+        span, meals = arguments.get("meal_plans"), [ref for ref in items if ref.startswith("meal_")]
+        if isinstance(span, dict) and meals:
+            table = get_table("meal_plans")
+            where = Where(all_of=(Filter("id", "in", meals), Filter("date", "gte", span["from"]), Filter("date", "lte", span["to"])))
+            query = Query(where=translate_where(table, where, self.session.registry), columns=("id",))
+            for row in await self.work.store.select(table, query, user_id=self.session.user_id):
+                ref = self.session.registry.ref_for_row(str(row["id"]))
+                if ref is not None:
+                    covered[ref] = ref
+        return covered
+
+    def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any],
+                    *, covered: Mapping[str, str] | None = None) -> None:
+        """Items of the step's manifest that this call handled (or `covered` as a whole) are completed, or failed, by the state."""
         if step.batch is None:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
@@ -517,7 +541,7 @@ class TurnMachine:
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
         elif writes:  # an existing row is also handled by a row written that refers to it (a meal planned with it)
-            touched = act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched))
+            touched = {**act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched)), **(covered or {})}
         doing = next((item.ref for item in manifest.items if item.ref in touched), None)
         if writes and doing and not any(item.status == "completed" for item in manifest.items):
             manifest.action = act_tools.batch_action(tool, doing, touched[doing])  # what the first write that handles an item does to them
