@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, get_args
 
+from alfred_mcp.agent.table_arguments import check_table_arguments
 from alfred_mcp.contracts import ToolContract, load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.schema import TABLES
@@ -107,11 +108,13 @@ IN_TURN_OVERRIDE = (
 
 
 def check_arguments(tool: str, arguments: dict[str, Any]) -> None:
-    """Raises InputError when the arguments break the tool's published inputSchema, or ask to override an
-    allergy, which only the user may do, outside a turn (nothing is run)."""
+    """Raises InputError when the arguments break the tool's published inputSchema or what a table tool checks before
+    it runs (table, columns, filter ops), or ask to override an allergy, which only the user may do, outside a turn
+    (nothing is run)."""
     if "allergy_override" in arguments:
         raise InputError(IN_TURN_OVERRIDE, field="allergy_override")
     load_contracts()[tool].check_arguments(arguments)
+    check_table_arguments(tool, arguments)
 
 
 VERBS = {

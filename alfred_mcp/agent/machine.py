@@ -26,6 +26,8 @@ from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
 from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError, RoleOutputError, UnknownRefError
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import drafting, history
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
@@ -49,6 +51,7 @@ from alfred_mcp.state.role_outputs import (
     UnderstandOutput,
 )
 from alfred_mcp.state.shortfalls import shortfalls
+from alfred_mcp.state.translate import translate_where
 
 logger = logging.getLogger(__name__)
 
@@ -267,17 +270,24 @@ class TurnMachine:
         read = output.quick_read if output.quick_mode else None
         if read is not None and read.tool is not None:
             self._check_planned_call(StepCall(tool=read.tool, arguments=read.arguments), "read", "output.quick_read")
+        elif read is not None:  # a table's lookup runs as db_read: its fields are db_read's arguments
+            arguments = {"table": read.table, "filters": read.filters, "order_by": read.order_by, "limit": read.limit}
+            self._check_planned_call(StepCall(tool="db_read", arguments=arguments), "read", "output.quick_read", as_fields=True)
 
-    def _check_planned_call(self, call: StepCall, step_type: str, where: str) -> None:
+    def _check_planned_call(self, call: StepCall, step_type: str, where: str, *, as_fields: bool = False) -> None:
         """Raises RoleOutputError (nothing runs) unless a step of this type may call the tool here, with arguments its
-        contract accepts; the field named is the tool or the argument at fault."""
+        contract accepts and the tool's own checks pass (table, columns, filter ops); the field named is the tool or
+        the argument at fault, by its path (`as_fields`: the arguments are the output's own fields, a table quick read)."""
         try:
             act_tools.check_tool_allowed(call.tool, step_type, self._run_tool.served)
             act_tools.check_arguments(call.tool, call.arguments)
         except AlfredError as refusal:
             named = refusal.fields.get("field")
-            field = "tool" if named == "tool" else f"arguments.{named}" if named else "arguments"
-            raise RoleOutputError(f"{where.removeprefix('output.')}: {refusal.message}", field=f"{where}.{field}") from None
+            field = "tool" if named == "tool" else named if as_fields and named else f"arguments.{named}" if named else "arguments"
+            path = f"{where}.{field}"
+            valid = refusal.fields.get("valid")
+            allowed = f" Allowed: {', '.join(map(str, valid))}." if isinstance(valid, list) and valid and ", ".join(map(str, valid)) not in refusal.message else ""
+            raise RoleOutputError(f"{path.removeprefix('output.')}: {refusal.message}{allowed}", field=path) from None
 
     # -- understand ---------------------------------------------------------------------------
 
@@ -341,8 +351,8 @@ class TurnMachine:
         """Steps whose plan carries their call run it at once, in order, each completing on success (as Act's call with
         complete_step); the first that fails or cannot complete yet stays open for Act, and a call that warns (an
         allergen, a dislike, a meal already planned there) stops the chain before the next step's call, so the
-        model can ask first. The notices of all are kept."""
-        notices: list[str] = []
+        model can ask first. The notices of all are kept, after the one already given (the call Act just made)."""
+        notices: list[str] = [state.notice] if state.notice else []
         while state.stage == "act" and (step := state.step) is not None and step.step.call is not None and not step.tool_calls:
             call = step.step.call
             state = await self._act_tool_call(state, step, ToolCallDecision(action="tool_call", tool=call.tool, arguments=call.arguments,
@@ -409,6 +419,15 @@ class TurnMachine:
     # -- act ----------------------------------------------------------------------------------
 
     async def _apply_act(self, state: TurnState, output: ActOutput) -> TurnState:
+        """Act's decision on the current step; a step it leads to whose plan carries its call runs that call at once,
+        unless Act's call warned (the model may ask first)."""
+        done = state.step
+        state = await self._act_decision(state, output)
+        if done is not None and done.tool_calls and done.tool_calls[-1].warnings:
+            return state
+        return await self._run_planned_calls(state)
+
+    async def _act_decision(self, state: TurnState, output: ActOutput) -> TurnState:
         step = state.step
         assert step is not None
         decision = output.decision
@@ -475,7 +494,8 @@ class TurnMachine:
             warnings=act_tools.result_warnings(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
-        self._mark_batch(step, decision.tool, arguments, touched, result)
+        self._mark_batch(step, decision.tool, arguments, touched, result,
+                         covered=await self._covered_whole(step, decision.tool, arguments, result))
         if decision.complete_step:
             return self._complete_after_call(state, step, card)
         state.notice = card
@@ -494,8 +514,28 @@ class TurnMachine:
             return {**arguments, "batch": step.batch}
         return arguments
 
-    def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any]) -> None:
-        """Items of the step's manifest that this call handled are completed (or failed) by the state."""
+    async def _covered_whole(self, step: StepState, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> dict[str, str]:
+        """Items of the step's batch a shopping_list_from call covers as a whole (each as itself): the recipes it listed,
+        the meals of the days it listed."""
+        if step.batch is None or tool != "shopping_list_from" or not act_tools.is_write(tool, arguments):
+            return {}
+        items = [item.ref for item in drafting.load_manifest(self.session, step.batch).items]
+        listed = set(result.get("recipes") or ())
+        covered = {ref: ref for ref in items if ref in listed}
+        span, meals = arguments.get("meal_plans"), [ref for ref in items if ref.startswith("meal_")]
+        if isinstance(span, dict) and meals:
+            table = get_table("meal_plans")
+            where = Where(all_of=(Filter("id", "in", meals), Filter("date", "gte", span["from"]), Filter("date", "lte", span["to"])))
+            query = Query(where=translate_where(table, where, self.session.registry), columns=("id",))
+            for row in await self.work.store.select(table, query, user_id=self.session.user_id):
+                ref = self.session.registry.ref_for_row(str(row["id"]))
+                if ref is not None:
+                    covered[ref] = ref
+        return covered
+
+    def _mark_batch(self, step: StepState, tool: str, arguments: dict[str, Any], touched: dict[str, str], result: dict[str, Any],
+                    *, covered: Mapping[str, str] | None = None) -> None:
+        """Items of the step's manifest that this call handled (or `covered` as a whole) are completed, or failed, by the state."""
         if step.batch is None:
             return
         manifest = drafting.load_manifest(self.session, step.batch)
@@ -503,7 +543,7 @@ class TurnMachine:
         if step.step.step_type == "write" and not writes:
             touched = {}  # reading or revising an item of a write step does not write it
         elif writes:  # an existing row is also handled by a row written that refers to it (a meal planned with it)
-            touched = act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched))
+            touched = {**act_tools.handled_refs(result, drafting.saved_drafts_references(self.session, touched)), **(covered or {})}
         doing = next((item.ref for item in manifest.items if item.ref in touched), None)
         if writes and doing and not any(item.status == "completed" for item in manifest.items):
             manifest.action = act_tools.batch_action(tool, doing, touched[doing])  # what the first write that handles an item does to them
@@ -525,12 +565,20 @@ class TurnMachine:
             state.notice = f"step_complete refused: {refusal.message}"
             return state
         if step.step.step_type == "write" and not self._step_wrote(step):
-            step.result_summary = decision.result_summary
-            return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
-                               said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
-                               hint="ask again, naming what to change")
+            if not self._found_nothing(state, step):
+                step.result_summary = decision.result_summary
+                return self._block(state, f"Step {step.index + 1} is a write step and completed without writing anything.",
+                                   said=f"{_step_of(state, step)} was to make the change you asked for, and ended without making it",
+                                   hint="ask again")
         self._finish_step(state, step, decision.result_summary, decision.note_for_next_step)
         return state
+
+    @staticmethod
+    def _found_nothing(state: TurnState, step: StepState) -> bool:
+        """A read of this turn (this step's or an earlier one's) found no rows: a write step over what it looked for
+        has nothing to change ('mark the eggs as bought' with no eggs on the list)."""
+        return any(call.ok and call.tool in _LOOKUPS and not call.refs
+                   for earlier in state.steps[: step.index + 1] for call in earlier.tool_calls)
 
     def _complete_after_call(self, state: TurnState, step: StepState, card: str) -> TurnState:
         """`complete_step`: the call that just succeeded finishes its step, summarised by the state, unless the step
@@ -683,6 +731,10 @@ _TOOL_REFUSALS = {
     "session_conflict": "another window changed the same things", "store_error": "the kitchen could not be saved to",
 }
 """What a tool's refusal means to the person, by error code (the message itself is written for the model)."""
+
+
+_LOOKUPS = frozenset({"db_read", "entity_resolve", "recipes_search"})
+"""Reads whose finding no rows means what a write step was to change is not there."""
 
 
 _STOPPED_BY = {"ask_user": "stopped to ask the user", "clarify": "stopped to ask the user",

@@ -24,8 +24,9 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
         "tools_called": _tool_counts(calls),
         "entities_created": [], "entities_updated": [], "entities_deleted": [], "entities_unlinked": [], "entities_relinked": [],
         "artifacts_generated": [], "artifacts_saved": [],
-        "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool} for c in calls if c.outcome == "error"]
-        + [dict(error) for error in state.errors if "role" in error],
+        "errors": [{"code": c.error_code, "message": c.note, "tool": c.tool, **({"fixed": True} if _redone(calls, i) else {})}
+                   for i, c in enumerate(calls) if c.outcome == "error"]
+        + [{**error, **({"fixed": True} if _accepted_since(state, str(error["role"])) else {})} for error in state.errors if "role" in error],
         "model_calls": dict(state.model_calls),
         "model_requests": state.model_requests,
     }
@@ -42,6 +43,19 @@ def summarize_turn(session: Session, state: TurnState) -> dict[str, Any]:
             ledger["artifacts_saved"].extend(_entities(session, call.refs))
     ledger["summary"] = _one_line(ledger, state)
     return ledger
+
+
+def _redone(calls: list[Any], index: int) -> bool:
+    """A refused call was fixed: a later call of the same tool (on the same table, when both name one) succeeded."""
+    failed = calls[index]
+    return any(c.outcome == "ok" and c.tool == failed.tool and (c.table is None or failed.table is None or c.table == failed.table)
+               for c in calls[index + 1:])
+
+
+def _accepted_since(state: TurnState, role: str) -> bool:
+    """A refused role output was fixed: the role's output was accepted after it (a reply: the model's own was used)."""
+    accepted = state.model_calls.get(role, 0) - state.invalid_outputs.get(role, 0)
+    return accepted > 0 and (role != "reply" or state.reply_source == "model")
 
 
 def _tool_counts(calls: list[Any]) -> list[dict[str, Any]]:
@@ -63,8 +77,11 @@ def _one_line(ledger: dict[str, Any], state: TurnState) -> str:
                       ("artifacts_generated", "drafted"), ("artifacts_saved", "saved")):
         if ledger[key]:
             parts.append(f"{len(ledger[key])} {word}")
-    if ledger["errors"]:
-        parts.append(counted(len(ledger["errors"]), "error"))
+    standing = sum(not error.get("fixed") for error in ledger["errors"])
+    if standing:
+        parts.append(counted(standing, "error"))
+    if len(ledger["errors"]) > standing:
+        parts.append(f"{counted(len(ledger['errors']) - standing, 'refused call')} fixed")
     if state.blocked_reason:
         parts.append(f"blocked: {state.blocked_reason}")
     return "; ".join(parts)

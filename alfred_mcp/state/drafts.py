@@ -25,6 +25,7 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
+    model_validator,
 )
 from pydantic.json_schema import WithJsonSchema
 
@@ -115,6 +116,28 @@ MealRef = Annotated[str | None, Field(max_length=MAX_REF), AfterValidator(_ref_o
 
 class _DraftModel(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_means_none(cls, data: Any) -> Any:
+        """An empty optional text (`unit: ""` for 'salt, to taste') means none: it is left out, its default holds."""
+        if not isinstance(data, dict):
+            return data
+        optional = _optional_keys(cls)
+        return {key: value for key, value in data.items() if not (key in optional and isinstance(value, str) and not value.strip())}
+
+
+@cache
+def _optional_keys(model: type[BaseModel]) -> frozenset[str]:
+    """The keys (names and aliases) of a model's fields that may be left out."""
+    keys: set[str] = set()
+    for name, field in model.model_fields.items():
+        if field.is_required():
+            continue
+        keys.add(name)
+        alias = field.validation_alias
+        keys.update(choice for choice in getattr(alias, "choices", [alias]) if isinstance(choice, str))
+    return frozenset(keys)
 
 
 class IngredientDraft(_DraftModel):

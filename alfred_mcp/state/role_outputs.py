@@ -85,7 +85,8 @@ class UnderstandOutput(_Contract):
     )
     quick_read: QuickRead | None = None
     nothing_to_do: bool = Field(
-        default=False, description="Only constraints or curation to record: Reply next, no Think."
+        default=False, description=("Nothing to look up or change: only constraints or curation to record, or a question the "
+                                     "context already answers. Reply next, no Think.")
     )
     processed_message: str | None = Field(default=None, max_length=200, description="The request in a few words.")
 

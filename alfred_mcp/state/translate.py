@@ -108,6 +108,7 @@ def translate_payload(
         UnknownColumnError, InvalidPayloadError: the row fails the table's JSON Schema.
         InvalidRefError, UnknownRefError, DeletedRefError, PendingDraftError: a bad FK ref.
     """
+    row = blank_means_none(table, row)
     if not validated:
         validate_row(table, row, mode)
     plan = _plan(table)
@@ -121,6 +122,14 @@ def translate_payload(
         if isinstance(value, float):
             out[name] = int(value)
     return out
+
+
+def blank_means_none(table: Table, row: Mapping[str, Any]) -> Mapping[str, Any]:
+    """An empty text in a column a row may leave empty (`notes: ""`, `unit: ""`) means none (null); a column that
+    must hold something keeps it, to be refused naming it."""
+    blank = [name for name, value in row.items() if isinstance(value, str) and not value.strip() and table.has_column(name)
+             and table.column(name).nullable]
+    return {**row, **dict.fromkeys(blank)} if blank else row
 
 
 # -- refs out ---------------------------------------------------------------------------------

@@ -63,8 +63,8 @@ SCRIPTS: dict[str, dict[str, list[Any]]] = {
     "a write step that wrote nothing ('add eggs and milk', two steps, no tool call)":
         {"understand": [{}], "think": [ADD_PLAN], "act": [COMPLETE, COMPLETE], "reply": [REPLY]},
     "the model server is unavailable": {"understand": [{}], "think": [ModelUnavailableError("server gone", hint="start it again")]},
-    "the quick lookup failed": {"understand": [{"quick_mode": True, "quick_mode_confidence": 1.0, "quick_read": {
-        "table": "inventory", "filters": [{"field": "colour", "op": "eq", "value": "red"}]}}]},
+    "the quick lookup named no column of its table, three times": {"understand": [{"quick_mode": True, "quick_mode_confidence": 1.0,
+        "quick_read": {"table": "inventory", "filters": [{"field": "colour", "op": "eq", "value": "red"}]}}] * 3},
     "reply answers unusable after a write": {"understand": [{}], "think": [WRITE_PLAN], "act": [ADD_EGGS, COMPLETE],
                                              "reply": [ModelOutputError("not a JSON object")] * 3},
     "the model refuses the request": {"understand": [ModelError("refused the request (HTTP 400)", hint="check the model name")]},

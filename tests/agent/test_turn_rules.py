@@ -121,12 +121,15 @@ async def test_a_call_refused_before_it_ran_does_not_count_toward_the_two_failur
     assert "db_delete was not run" in not_allowed["notice"] and "does not count" in not_allowed["notice"]
     bad_arguments = await submit(client, "act", {"decision": tool("db_read", table="recipes", limit=0)})
     assert "db_read was not run" in bad_arguments["notice"]
-    failed = await submit(client, "act", {"decision": tool("db_read", table="recipes", columns=["colour", "size", "name"])})
-    assert "one more failure blocks the step" in failed["notice"] and "'colour', 'size'" in failed["notice"]
+    unknown_columns = await submit(client, "act", {"decision": tool("db_read", table="recipes", columns=["colour", "size", "name"])})
+    assert "db_read was not run" in unknown_columns["notice"] and "'colour', 'size'" in unknown_columns["notice"]
+    failed = await submit(client, "act", {"decision": tool("db_read", table="recipes",
+                                                           filters=[{"field": "id", "op": "eq", "value": "recipe_999"}])})
+    assert "one more failure blocks the step" in failed["notice"]
     read = await submit(client, "act", {"decision": tool("db_read", table="recipes", columns=["name", "cuisine"], limit=3)})
     assert read["stage"] == "act" and read["notice"].startswith("db_read recipes: 3 recipes (more exist")
     assert "cuisine=" in read["notice"], "Act sees the rows it read, as a card"
-    assert len((await status(client))["steps"][0]["refused"]) == 2
+    assert len((await status(client))["steps"][0]["refused"]) == 3
 
 
 async def test_plan_invalid_goes_back_to_think_once_with_acts_reason(client: Client) -> None:
