@@ -120,10 +120,24 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     facts = reply_facts(session, state)
     first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _relinked_sentence(facts),
                                        _not_done_sentence(facts)) if part)
+    noted = _noted_sentence(facts)
     if said is None:
-        return first or _read_sentence(session, state) or "Done: nothing needed changing."
+        return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
+                                                                                      "Done: nothing needed changing."), noted) if part)
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
-    return f"{first or 'Nothing was changed.'}\n{stop}"
+    return f"{first or 'Nothing was changed.'}{' ' + noted if noted else ''}\n{stop}"
+
+
+def _noted_sentence(facts: ReplyFacts) -> str:
+    """'Noted: include cod, equipment: air-fryer.' from the constraints this turn stated (and 'Dropped: ...' for those a
+    reset ended): told apart from the kitchen's changes, which they are not."""
+    said = {"created": "Noted", "deleted": "Dropped"}
+    parts = []
+    for action, word in said.items():
+        names = list(dict.fromkeys(fact.show() for fact in facts.things if fact.table == CONSTRAINTS_TABLE and fact.action == action))
+        if names:
+            parts.append(f"{word}: {', '.join(names)}.")
+    return " ".join(parts)
 
 
 _DONE_WORDS = {"created": "added", "saved": "saved", "updated": "updated", "deleted": "removed", "discarded": "discarded",
@@ -140,7 +154,7 @@ def _done_sentence(facts: ReplyFacts) -> str:
     for fact in facts.things:
         if fact.action == "deleted" and fact.ref in undone:
             continue  # what an undo removed is told as the undo ('undid Tzatziki'), not a second time
-        if fact.action in _DONE_WORDS and fact.table != "recipe_ingredients":
+        if fact.action in _DONE_WORDS and fact.table not in ("recipe_ingredients", CONSTRAINTS_TABLE):
             names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
             if fact.show() not in names:
                 names.append(fact.show())

@@ -74,7 +74,11 @@ async def test_act_scales_shops_cooks_and_undoes_inside_turns(client: Client, ap
         "act": [tool("recipes_scale", recipe=carbonara, servings=6), complete("scaled"),
                 tool("shopping_list_from", recipes=[carbonara]), complete("listed"),
                 tool("meal_cooked", meal=salmon), complete("cooked")],
-        "reply": [{"response": "Here it is for 6; I added what you lack to your shopping list and logged the salmon."}]})
+        # the pantry lacked part of the salmon dinner: a reply leaving that out is refused, one naming it passes
+        "reply": [{"response": "Here it is for 6; I added what you lack to your shopping list and logged the salmon."},
+                  {"response": "Here it is for 6; I added what you lack to your shopping list and logged the salmon. "
+                               "The pantry had no mirin, ginger, sesame oil or baby bok choy, and one salmon fillet "
+                               "fewer than the dinner used, so those were not taken out of it."}]})
     result = await call(client, "chat", message="carbonara for 6 please, put it on the list, and we ate the salmon")
     assert result["outcome"] == "completed", result["reply"]
     assert {e["type"] for e in result["summary"]["entities_created"]} == {"shop", "log"}  # the ledger counts the kitchen tools' rows

@@ -164,7 +164,8 @@ async def test_invalid_outputs_past_the_limit_end_the_turn_blocked_and_apply_not
     script(app, {"understand": [UNDERSTAND_COD], "think": [invalid] * 3, "reply": [{"response": "I could not plan that."}]})
     result = await call(client, "chat", message="Make 3 cod recipes")
     assert result["outcome"] == "blocked" and result["reply"] == (
-        "Nothing was changed.\nI couldn't finish this: the model could not make a plan (3 tries); "
+        "Nothing was changed. Noted: include cod, equipment: air-fryer.\n"  # Understand's constraints were recorded
+        "I couldn't finish this: the model could not make a plan (3 tries); "
         "try a larger model, or another ALFRED_MODEL_JSON_MODE for this server.")
     assert result["model_calls"] == {"understand": 1, "think": 3}, "no model is asked to tell a blocked turn"
     state = (await call(client, "turn_status"))["state"]
