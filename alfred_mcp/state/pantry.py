@@ -21,6 +21,7 @@ from alfred_mcp.kitchen.measures import (
     convert,
     convert_for,
     dimension,
+    held_inside,
     ingredient_text,
     sensible,
 )
@@ -174,7 +175,7 @@ def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
             continue
         converted = in_need_unit(need, float(quantity), row.get("unit"))
         if converted is None:
-            apart.append(amount_text(float(quantity), row.get("unit")))
+            apart.append(held_inside(Amount(float(quantity), row.get("unit")), need.name))
         else:
             total += converted
     return total, apart
