@@ -226,6 +226,13 @@ def held(amount: Amount, name: str | None = None) -> str:
     return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
 
 
+def held_inside(amount: Amount, name: str | None = None) -> str:
+    """`held`, with part of a container whose content is known said in the measure it holds ('about 3 1/2 cups of
+    the carton' for 7/8 carton of broth, 'about 2 cups of the bottle'): what a note on what the pantry has says."""
+    part = None if float(amount.quantity).is_integer() else _in_container(amount, name)
+    return part or held(amount, name)
+
+
 def _in_container(amount: Amount, name: str | None) -> str | None:
     """Part of a container a shop sells `name` in, said in the measure it holds: 'about 1 1/4 cups of the bottle',
     '2 cans and about 12 oz of another'; None when the unit is not a container whose content is known."""

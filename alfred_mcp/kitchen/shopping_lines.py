@@ -227,6 +227,17 @@ def shown_gain(before: Mapping[str, Any], after: Mapping[str, Any]) -> str | Non
     return " + ".join(shown) if shown else None
 
 
+def bought_amounts(row: Mapping[str, Any]) -> list[Amount]:
+    """What the line tells a shopper to take, as bought: its shown amount ('1 bottle' for '1 bottle mirin (need 1 1/2
+    tbsp)', 2 (pieces) for '2 onions (need 1 cup)', '1 1/2 cups') and its amounts in other units ('+ 1 cup'); none
+    when it has no amount."""
+    taken = _taken(row, str(row["name"]))
+    if taken is None:
+        return []
+    extras = [amount for amount in map(parsed_amount, extra_amounts(row.get("notes"))) if amount is not None]
+    return [Amount(taken[0], taken[1]), *(Amount(*amount) for amount in extras)]
+
+
 def _taken(row: Mapping[str, Any], name: str) -> tuple[float, str | None, bool] | None:
     """(quantity, unit, bought as a pack or the thing itself) the line shows to take; None when it has no amount."""
     if row.get("quantity") is None:

@@ -477,7 +477,8 @@ def _missing(need: Need, stock: list[Row]) -> tuple[float | None, str | None, st
         if about is None:
             return 0.0, f"{wanted}: check there is enough", None
         if about >= missing - EPSILON:
-            return 0.0, f"{wanted} (about {sensible(need.amount(about), need.name).text}): covered", None
+            said = "" if all(text.startswith("about ") for text in apart) else f" (about {sensible(need.amount(about), need.name).text})"
+            return 0.0, f"{wanted}{said}: covered", None
         exact = [sensible(need.amount(have), need.name).text] if have > EPSILON else []
         return missing - about, None, ", ".join(exact + apart)
     return missing, None, None

@@ -2,8 +2,8 @@
 
 A line says what to buy (quantity and unit as a cook writes them), where it came from (the recipes
 shopping_list_from named, or the user's own note) and whether it is bought. Ticking sets
-`is_purchased` and puts what was bought in the pantry (`restocking`); unticking clears it and leaves the pantry
-(kitchen_undo takes a tick back whole). Nothing else about the line changes. A db_update setting `is_purchased`
+`is_purchased` and puts what the line said to buy in the pantry (`restocking`); unticking clears it and takes that
+back (kitchen_undo takes a tick back whole too). Nothing else about the line changes. A db_update setting `is_purchased`
 ticks only, and says so (`ticked_not_stocked`): a client ticking that way adds to the pantry itself.
 """
 
@@ -22,7 +22,7 @@ from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text, source_t
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.conflicts import standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
-from alfred_mcp.operations.restocking import stock_bought
+from alfred_mcp.operations.restocking import stock_bought, unstock_bought
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.pantry import row_kind
@@ -49,7 +49,8 @@ async def checklist(work: UnitOfWork) -> dict[str, Any]:
 
 async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today: date) -> dict[str, Any]:
     """Tick (or untick) the lines `refs`; the lines as they are now, what ticking lines not bought before put in the
-    pantry (`stocked`, bought on `today`), and the list's open and bought counts.
+    pantry (`stocked`, bought on `today`) or unticking lines bought took back (`unstocked`), and the list's open and
+    bought counts.
 
     Raises:
         InvalidRefError, UnknownRefError, DeletedRefError: an item that is not a known shopping line.
@@ -69,11 +70,14 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today
         lines = await _lines(work, rows, action="updated")
         newly = [row for row in before if bought and not row.get("is_purchased")]
         stocked = await stock_bought(work, newly, today) if newly else []
+        unticked = [row for row in before if not bought and row.get("is_purchased")]
+        unstocked = await unstock_bought(work, unticked, today) if unticked else []
         session.record_call(CallRecord(turn=session.turn, tool="shopping_list_check", table="shopping_list", action="updated",
                                        refs=[line["ref"] for line in lines], count=len(lines)))
     status = await work.store.select(SHOPPING_LIST, Query(columns=("is_purchased",), limit=MAX_LINES), user_id=work.user_id)
     done = sum(1 for row in status if row.get("is_purchased"))
-    return {"lines": lines, **({"stocked": stocked} if bought else {}), "open": len(status) - done, "bought": done}
+    return {"lines": lines, **({"stocked": stocked} if bought else {"unstocked": unstocked}), "open": len(status) - done,
+            "bought": done}
 
 
 def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[str]:

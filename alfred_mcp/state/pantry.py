@@ -21,6 +21,7 @@ from alfred_mcp.kitchen.measures import (
     convert,
     convert_for,
     dimension,
+    held_inside,
     ingredient_text,
     sensible,
 )
@@ -136,11 +137,16 @@ def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
     Besides conversions (a pack of its pieces too: a head of garlic is 10 cloves), a count names the same thing as a count of the unit the name says:
     '4 cod fillets' (pieces) and '4 fillet' of cod fillets are the same four fillets.
     """
-    converted = convert_for(need.name, quantity, unit, need.unit)
+    return in_unit(need.name, quantity, unit, need.unit)
+
+
+def in_unit(name: str, quantity: float, unit: str | None, to: str | None) -> float | None:
+    """`quantity` of `unit` of `name` in `to` (`in_need_unit`), or None when they do not compare."""
+    converted = convert_for(name, quantity, unit, to)
     if converted is not None:
         return converted
-    kinds = {dimension(unit), dimension(need.unit)}
-    named = set(folded_words(need.name))
+    kinds = {dimension(unit), dimension(to)}
+    named = set(folded_words(name))
     if "count:piece" in kinds and len(kinds) == 2 and all(k.startswith("count:") for k in kinds):
         other = next(k for k in kinds if k != "count:piece").removeprefix("count:")
         if set(folded_words(other)) <= named:
@@ -169,7 +175,7 @@ def on_hand(need: Need, rows: Sequence[Row]) -> tuple[float, list[str]]:
             continue
         converted = in_need_unit(need, float(quantity), row.get("unit"))
         if converted is None:
-            apart.append(amount_text(float(quantity), row.get("unit")))
+            apart.append(held_inside(Amount(float(quantity), row.get("unit")), need.name))
         else:
             total += converted
     return total, apart

@@ -431,9 +431,10 @@ async def test_added_and_topped_up_lines_are_counted_apart_in_the_result_and_its
 
 
 async def test_ticking_a_line_bought_puts_its_amount_in_the_pantry(client: Client) -> None:
-    """10 eggs in the pantry and 12 bought are 22 in the same row; a dated row is its own batch, so what is bought goes
-    in a new row with no use-by date of the old one; so does a unit that does not convert, or nothing to add to; a line
-    without an amount stocks nothing and says so; a line ticked again is not stocked twice."""
+    """10 eggs in the pantry and 12 bought are 22 in the same row; a row past its use-by date takes nothing, so what is
+    bought goes in a new row with no use-by date of the old one; so does a unit that does not convert, or nothing to add
+    to; a line without an amount stocks nothing and says so; a line ticked again is not stocked twice; unticking takes
+    back what ticking stocked."""
     eggs, milk, beans = await _pantry(client, ("quuxeggs", 10, "piece"), ("quuxmilk", 1, "l"), ("quuxbeans", 1, "can"))
     await call(client, "db_update", table="inventory", filters=[eq("id", milk)], data={"expiry_date": "2026-01-02"})
     lines = (await call(client, "db_create", table="shopping_list", data=[
@@ -455,7 +456,8 @@ async def test_ticking_a_line_bought_puts_its_amount_in_the_pantry(client: Clien
     again = await call(client, "shopping_list_check", items=refs[:1], bought=True)
     assert again["stocked"] == [] and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22
     untick = await call(client, "shopping_list_check", items=refs[:1], bought=False)
-    assert "stocked" not in untick and (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 22
+    assert "stocked" not in untick and [(item["ref"], item["now"]) for item in untick["unstocked"]] == [(eggs, "10")]
+    assert (await _rows(client, "inventory", id=eggs))[0]["quantity"] == 10
 
 
 @pytest.mark.parametrize("filters", ["id", "name"])
