@@ -167,7 +167,7 @@ async def test_seed_003_success_transcript(client: Client) -> None:
     reply = await prompt(client, "reply")
     flow = section(reply, "Conversation flow")
     assert '**Last exchange:** User: "3 days, dinners only" / You: "Based on your pantry' in flow
-    assert "mid-conversation" in reply.split("## Conversation flow")[0]  # Reply's instructions say it, once
+    assert "No greeting after the first turn" in reply.split("## Conversation flow")[0]  # Reply's instructions say it, once
     await call(client, "turn_reply", response="Got it, no cod. That leaves 9 options: Chicken Fajitas, Spaghetti Carbonara, ...")
 
     # Turn 4: "let's go with the chicken and pasta ones" -> write the plan; Reply reports exactly what was saved.
