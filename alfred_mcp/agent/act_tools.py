@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, get_args
 
 from alfred_mcp.agent.table_arguments import check_table_arguments
@@ -66,6 +66,12 @@ def tool_class(contract: ToolContract) -> str | None:
         return "read"
     declared = (contract.meta or {}).get(STEP_KEY)
     return "generate" if declared == "generate" else "write"
+
+
+def only_reads(tools: Sequence[str]) -> bool:
+    """Whether `tools` (a turn's calls, by tool) are a lookup: at least one, and every one a read tool."""
+    contracts = load_contracts()
+    return bool(tools) and all(tool in contracts and tool_class(contracts[tool]) == "read" for tool in tools)
 
 
 def tools_for_step(step_type: str, served: Collection[str] | None = None) -> tuple[str, ...]:

@@ -86,8 +86,64 @@ def current_turn(session: Session) -> TurnState | None:
     return session.read(AGENT_TURNS.at(turn)) if turn is not None else None
 
 
+def answered_from_rows(session: Session, state: TurnState) -> bool:
+    """A stage-driven turn at Reply that only looked up: every call it made read (a quick read, or a plan of read and
+    analyze steps) and none failed or warned, and it recorded nothing a reply must honor. Its client's model answers
+    the user from the rows it was shown, so no reply is needed; one submitted is still accepted (and checked). The
+    bundled loop (a turn with an owner) runs Reply as ever."""
+    if state.stage != "reply" or state.owner is not None:
+        return False
+    steps = [*state.superseded_steps, *state.steps]
+    calls = [call for step in steps for call in step.tool_calls]
+    if any(not call.ok or call.warnings or call.shortfalls for call in calls) or not act_tools.only_reads([c.tool for c in calls]):
+        return False
+    if any(step.step.step_type not in ("read", "analyze") for step in steps):
+        return False
+    facts = reply_facts(session, state)
+    return not (facts.things or facts.failed or facts.unsaved or facts.stopped or facts.unlinked or facts.relinked or facts.partial)
+
+
+def close_answered(work: UnitOfWork) -> TurnState | None:
+    """Close the current turn when it was answered from its rows (`answered_from_rows`) and no reply came: it is done,
+    its reply what the user was shown (the rows' labels), recorded in the conversation and its ledger, so the next
+    turn reads it as answered and "the second one" counts in those rows. The closed turn (None: nothing to close)."""
+    session = work.session
+    state = current_turn(session)
+    if state is None or not answered_from_rows(session, state):
+        return None
+    state.reply = shown_rows(session, state)
+    state.reply_source = "rows"
+    state.stage = "done"
+    state.ledger = summarize_turn(session, state)
+    record_conversation(session, state, config_of(work))
+    session.write(AGENT_TURNS.at(state.turn), state)
+    return state
+
+
+SHOWN_LABELS = 12
+"""How many rows' names the conversation keeps of a turn answered from its rows (the rest counted)."""
+
+
+def shown_rows(session: Session, state: TurnState) -> str:
+    """What a turn answered from its rows showed the user, by name in the order shown ('Shown: Lemon Cod, Salmon Tacos.'),
+    else what its calls found."""
+    calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
+    names = [_label_of(session, ref) for ref in dict.fromkeys(ref for call in calls for ref in call.refs)]
+    if not names:  # no rows by ref (a table's description, the constraints, nothing found): what each call found
+        return "Shown: " + "; ".join(call.summary for call in calls) + "."
+    more = len(names) - SHOWN_LABELS
+    return "Shown: " + ", ".join(names[:SHOWN_LABELS]) + (f" and {more} more." if more > 0 else ".")
+
+
+def _label_of(session: Session, ref: str) -> str:
+    """A ref's label as a person reads it ('Fri Mar 6 dinner'), else the ref."""
+    entry = session.registry.get(ref)
+    return entry.label.replace(" [", " ").replace("]", "") if entry is not None and entry.label else ref
+
+
 def check_no_open_turn(session: Session) -> None:
-    """Raises OutOfOrderError while an agent turn is open: it owns the session's turn counter until it is done."""
+    """Raises OutOfOrderError while an agent turn is open: it owns the session's turn counter until it is done
+    (close a turn answered from its rows first: `close_answered`)."""
     current = current_turn(session)
     if current is not None and current.stage != "done":
         raise OutOfOrderError(
@@ -122,6 +178,7 @@ class TurnMachine:
 
     async def begin(self, message: str, *, owner: TurnOwner | None = None) -> TurnState:
         """Open the next turn for `message` (the session's turn counter moves on); `owner`: the loop running it."""
+        close_answered(self.work)
         check_no_open_turn(self.session)
         history.begin_turn(self.session, message, config_of(self.work))
         state = TurnState(turn=self.session.turn, message=message, owner=owner)
@@ -162,7 +219,8 @@ class TurnMachine:
             state = TurnState(turn=turn if turn is not None else self.session.turn, message="")
         if state is None:
             raise OutOfOrderError("No turn has been started in this session; call turn_start with the user's message.")
-        return await self.end(state, reason)
+        answered = close_answered(self.work) if answered_from_rows(self.session, state) else None
+        return answered or await self.end(state, reason)
 
     def expected_role(self, state: TurnState) -> str | None:
         """The role whose output the turn waits for, or None when it is done."""
@@ -662,8 +720,8 @@ class TurnMachine:
 
     def _person_label(self, ref: str) -> str | None:
         """A ref's label as a person reads it: 'Salmon Tacos', 'Fri Mar 6 dinner'."""
-        entry = self.session.registry.get(ref)
-        return entry.label.replace(" [", " ").replace("]", "") if entry is not None and entry.label else None
+        label = _label_of(self.session, ref)
+        return None if label == ref else label
 
     def _block(self, state: TurnState, reason: str, *, said: str, hint: str = "") -> TurnState:
         """End the turn blocked: `reason` goes on record (status, ledger); the user reads the state's own account,

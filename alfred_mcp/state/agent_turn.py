@@ -100,9 +100,10 @@ class TurnState(BaseModel):
     reply_additions: list[str] = Field(
         default_factory=list, description="No longer written: a reply is refused with what it missed, never amended (kept for stored turns)."
     )
-    reply_source: Literal["model", "fallback"] | None = Field(
+    reply_source: Literal["model", "fallback", "rows"] | None = Field(
         default=None,
-        description="fallback: the state wrote the reply itself (the turn ended blocked, or every reply attempt was refused)."
+        description="fallback: the state wrote the reply itself (the turn ended blocked, or every reply attempt was refused); "
+                    "rows: a lookup its client's model answered from the rows, no reply submitted (the reply: what was shown)."
     )
     reply_flow: dict[str, str] = Field(
         default_factory=dict, description="Reply's conversation-flow fields: tone, user_expressed, next_step."

@@ -19,6 +19,7 @@ from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.tools.stage_view import ANSWERED
 
 pytestmark = pytest.mark.anyio
 
@@ -74,8 +75,8 @@ async def test_a_quick_read_of_any_read_tool_goes_straight_to_reply_and_writes_n
     await call(client, "turn_start", message=f"a lookup with {tool}")
     answer = await call(client, "turn_submit", role="understand", output=quick(tool, QUICK_SAMPLES[tool]))
     assert (answer["stage"], answer["expected_role"]) == ("reply", "reply"), answer.get("notice")
-    assert answer["notice"].startswith(tool) and answer["next"]["role"] == "reply"
-    done = await call(client, "turn_submit", role="reply", output={"response": "Here is what I found."})
+    assert answer["notice"].startswith(tool) and answer["answered"] == ANSWERED and "next" not in answer
+    done = await call(client, "turn_submit", role="reply", output={"response": "Here is what I found."})  # still accepted
     assert done["outcome"] == "completed" and done["summary"]["steps_completed"] == 1
     status = (await call(client, "turn_status"))["state"]
     assert "think" not in status["model_calls"] and "act" not in status["model_calls"]

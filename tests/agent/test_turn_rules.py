@@ -391,7 +391,7 @@ def test_nothing_to_do_and_a_quick_read_contradict_each_other() -> None:
 ])
 async def test_the_constraints_a_turn_reads_are_shown_once(client: Client, snapshot: dict[str, Any]) -> None:
     """constraints_read's card is the constraints as the state renders them, once (not its structured keys again), the
-    answer's Reply context points to the notice instead of repeating them, and a Reply without the notice (a re-fetch,
+    answer sends no Reply context (the lookup is answered from the notice), and a Reply without the notice (a re-fetch,
     the bundled loop) has them in its context once."""
     await call(client, "turn_start", message="Note this.")
     await submit(client, "understand", {"constraint_snapshot": snapshot, "nothing_to_do": True})
@@ -401,6 +401,7 @@ async def test_the_constraints_a_turn_reads_are_shown_once(client: Client, snaps
                                                  "quick_read": {"tool": "constraints_read", "arguments": {}}})
     lines = answer["notice"].splitlines()[1:]
     assert lines and all(line.startswith("- ") for line in lines) and len(set(lines)) == len(lines)
-    sent = answer["notice"] + "\n" + answer["next"]["context"]
+    assert "next" not in answer
+    sent = answer["notice"]
     whole = (await call(client, "turn_context", full=True))["context"]
     assert all(sent.count(line) == 1 and whole.count(line) == 1 for line in lines), (sent, whole)

@@ -23,7 +23,7 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.server.tools.stage_view import SEND_AHEAD
+from alfred_mcp.server.tools.stage_view import ANSWERED, SEND_AHEAD
 from alfred_mcp.state.refs import refs_in
 
 from .kitchen_digest import digest_changes, kitchen_digest
@@ -265,7 +265,7 @@ async def test_reply_instructions_say_once_how_to_send_it_ahead(client: Client) 
     first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
     assert SEND_AHEAD["reply"] in first["next"]["instructions"]
     await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
-    later = await call(client, "turn_start", message="What fish recipes do I have?", then=_sent([("understand", LOOKUP)]))
+    later = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
     assert later["next"]["role"] == "reply" and "instructions" not in later["next"]
 
 
@@ -421,15 +421,16 @@ LOOKUPS: dict[str, Outputs] = {
 
 
 @pytest.mark.parametrize("outputs", LOOKUPS.values(), ids=LOOKUPS.keys())
-async def test_a_reply_sent_ahead_of_a_lookup_is_not_applied_and_reply_is_written_from_the_rows(
+async def test_a_reply_sent_ahead_of_a_lookup_is_not_applied_and_the_turn_is_answered_from_the_rows(
         client: Client, outputs: Outputs) -> None:
     """A model cannot know rows it has not read, and the reply check does not judge what a reply says of them: a reply
-    sent ahead of a turn that only read waits for the rows, which the answer's notice shows."""
+    sent ahead of a turn that only read is not applied; the answer's notice shows the rows, and the turn is answered
+    from them (no reply needed)."""
     answer = await call(client, "turn_start", message="What fish recipes do I have?",
                         then=_sent([*outputs, ("reply", reply("You have three fish recipes."))]))
-    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply", answer
-    assert answer["not_applied"] == [f"then[{len(outputs)}] reply: not applied: the turn only read, so the reply is "
-                                     "written from the rows (see the notice)"]
+    assert answer["expected_role"] == "reply" and answer["answered"] == ANSWERED and "next" not in answer, answer
+    assert answer["not_applied"] == [f"then[{len(outputs)}] reply: not applied: the turn only read; tell the user from "
+                                     "the rows (see the notice); no reply is needed"]
     assert "Cod" in answer["notice"] and "refused" not in answer
     state = (await call(client, "turn_status"))["state"]
     assert "reply" not in state["model_calls"] and state["reply"] is None

@@ -21,7 +21,7 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.server.tools.stage_view import SEND_AHEAD
+from alfred_mcp.server.tools.stage_view import ANSWERED, SEND_AHEAD
 
 from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import Recording, load_recordings
@@ -90,13 +90,13 @@ async def test_a_write_turn_sent_ahead_ends_as_it_does_one_output_at_a_time(app:
     assert len(added) == 1, added
 
 
-async def test_a_lookup_is_two_calls_and_think_sent_after_a_quick_read_is_not_applied(client: Client) -> None:
+async def test_a_lookup_is_one_call_and_think_sent_after_a_quick_read_is_not_applied(client: Client) -> None:
     answer = await call(client, "turn_start", message="What fish recipes do I have?",
                         then=_sent([("understand", LOOKUP), PEPPER_OUTPUTS[1]]))
     assert answer["expected_role"] == "reply" and "refused" not in answer
     assert answer["not_applied"] == ["then[1] think: not applied: Understand's quick read was the plan, so Reply is expected"]
     assert "Cod" in answer["notice"]  # the quick read's rows, as a submit of it would show them
-    assert answer["next"]["role"] == "reply"
+    assert answer["answered"] == ANSWERED and "next" not in answer  # the client's model answers from them
 
 
 async def test_outputs_after_a_question_to_the_user_are_not_applied_and_the_turn_asks(client: Client) -> None:

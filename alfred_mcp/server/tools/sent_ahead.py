@@ -20,7 +20,8 @@ and judged by the reply check against what they did, as a submitted reply: a mod
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
 so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
 call that warned (a meal already there, a dislike), nor after a lookup (every call of the request only read): its
-model could not have known what the notice shows, and a reply about rows it never read is not checked against them.
+model could not have known what the notice shows, and a reply about rows it never read is not checked against them
+(a lookup needs none: its client's model tells the user from the rows, `answered_from_rows`).
 A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
 """
 
@@ -29,9 +30,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from alfred_mcp.agent.act_tools import tool_class
-from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.contracts import load_contracts
+from alfred_mcp.agent.act_tools import only_reads
+from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
@@ -78,8 +78,8 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
                                    "reply is written knowing it"]
             break
         if role == "reply" and _only_read_since(state, seen):
-            said["not_applied"] = [f"then[{number}] reply: not applied: the turn only read, so the reply is written from "
-                                   "the rows (see the notice)"]
+            said["not_applied"] = [f"then[{number}] reply: not applied: the turn only read; tell the user from the rows "
+                                   "(see the notice)" + ("; no reply is needed" if answered_from_rows(machine.session, state) else "")]
             break
         try:
             state = await machine.submit(state, role, item["output"])
@@ -103,9 +103,7 @@ def _warned_since(state: TurnState, seen: int) -> list[str]:
 
 def _only_read_since(state: TurnState, seen: int) -> bool:
     """Whether the calls after the first `seen` of the turn are a lookup: at least one, and every one only reads."""
-    calls = _calls(state)[seen:]
-    contracts = load_contracts()
-    return bool(calls) and all(call.tool in contracts and tool_class(contracts[call.tool]) == "read" for call in calls)
+    return only_reads([call.tool for call in _calls(state)[seen:]])
 
 
 def _why_not(machine: TurnMachine, state: TurnState, role: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alfred_mcp.agent.machine import check_no_open_turn
+from alfred_mcp.agent.machine import check_no_open_turn, close_answered
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.schema import TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import history
@@ -40,6 +40,7 @@ async def turn_begin(app: AlfredApp, args: ToolArgs) -> ToolResult:
     """
     async with work_on(app, "turn_begin", args) as work:
         session = work.session
+        close_answered(work)  # a lookup answered from its rows needs no reply
         check_no_open_turn(session)
         closed = history.begin_turn(session, args.get("message"), config_of(work))
         return {**_context(session), "closed_turn": closed.turn if closed else None}

@@ -35,7 +35,7 @@ CARRIER = "turn_start"
 """The tool whose input schema carries the role texts."""
 LISTED_INSTRUCTIONS = ("understand", "think", "reply")
 """Roles whose instructions a stage listing carries: a first turn_start sends Understand's and Think's outputs ahead,
-and every turn ends with Reply."""
+and every turn but a lookup answered from its rows ends with Reply."""
 
 
 def carries_role_texts(host: HostControls) -> bool:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from alfred_mcp.agent.machine import TurnMachine
+from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
 from alfred_mcp.agent.prompting import Prompt, role_prompt
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
@@ -126,13 +126,20 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
 
 async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) gets `answered`
+    instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent)."""
     status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
         return status
+    if answered_from_rows(work.session, state):
+        return {**status, "answered": ANSWERED}
     return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"))}
+
+
+ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
+"""What the answer of a lookup answered from its rows says instead of Reply's `next`."""
 
 
 def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> tuple[str, frozenset[str]]:

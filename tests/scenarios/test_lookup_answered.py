@@ -1,0 +1,195 @@
+"""A lookup driven stage by stage needs no Reply call, through the real client on seeded kitchens.
+
+A turn whose every call only read (Understand's quick read with any read tool, or a plan of read steps) and none failed
+or warned is answered from its rows: the answer says so (`answered`, no Reply `next`), the client's model tells the user
+from the notice, and the next turn_start closes it (its reply: what was shown), "the second one" counting in those rows.
+A reply may still be submitted; writes, drafts, constraints noted and failed reads still need theirs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from e2e.helpers import call, eq
+from mcp import Client
+
+from alfred_mcp.agent.act_tools import tools_for_step
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_view import ANSWERED
+
+from .scripts import constraint, plan, reply, step
+from .test_sent_ahead import PEPPER_OUTPUTS, _sent
+
+pytestmark = pytest.mark.anyio
+
+Arguments = Callable[[Client], Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture
+async def client(app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app)) as connected:
+        yield connected
+
+
+LEMON_COD = {"name": "Lemon Pepper Cod", "ingredients": [{"name": "cod fillet", "quantity": 2, "unit": "piece"}],
+             "instructions": ["Bake the cod."], "servings": 2}
+
+
+async def _recipe(client: Client) -> str:
+    """A recipe's ref, read with a plain call first (as a model reading first would have it)."""
+    rows = (await call(client, "db_read", table="recipes", order_by=[{"field": "name", "direction": "asc"}], limit=1))["rows"]
+    return str(rows[0]["id"])
+
+
+async def _none(client: Client) -> dict[str, Any]:
+    return {}
+
+
+async def _of_recipe(client: Client) -> dict[str, Any]:
+    return {"recipe": await _recipe(client)}
+
+
+async def _scaled(client: Client) -> dict[str, Any]:
+    return {"recipe": await _recipe(client), "servings": 2}
+
+
+async def _batch(client: Client) -> dict[str, Any]:
+    """The latest batch: a draft is made and a batch opened for it first (batch_status has no batch to show before)."""
+    made = await call(client, "draft_create", entity_type="recipe", items=[LEMON_COD])
+    opened = await call(client, "batch_open", refs=[made["drafts"][0]["ref"]])
+    return {"batch": opened["batch"]["batch"]}
+
+
+async def _fixed(arguments: dict[str, Any]) -> dict[str, Any]:
+    return arguments
+
+
+READ_ARGUMENTS: dict[str, Arguments] = {
+    "batch_status": _batch, "constraints_read": _none, "db_read": lambda c: _fixed({"table": "recipes", "limit": 3}),
+    "describe_table": lambda c: _fixed({"table": "recipes"}), "draft_read": _none,
+    "entity_resolve": lambda c: _fixed({"text": "cod"}), "meal_plan_show": _none, "recipe_show": _of_recipe,
+    "recipes_export": _of_recipe, "recipes_makeable": _none, "recipes_scale": _scaled,
+    "recipes_search": lambda c: _fixed({"category": "fish"}), "shopping_list_show": _none, "show_working_set": _none,
+}
+"""Arguments for each read tool (given the client, which may read a ref first)."""
+
+
+def _quick(tool: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return _sent([("understand", {"quick_mode": True, "quick_mode_confidence": 0.95, "processed_message": f"look up with {tool}",
+                                  "quick_read": {"tool": tool, "arguments": arguments}})])
+
+
+def _read_plan(tool: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    return _sent([("understand", {"processed_message": f"look up with {tool}"}),
+                  ("think", plan(f"Look up with {tool}", step("read", f"Read with {tool}", call={"tool": tool, "arguments": arguments})))])
+
+
+ROUTES = {"quick read": _quick, "read step": _read_plan}
+
+
+def test_every_read_tool_has_arguments_here() -> None:
+    assert sorted(READ_ARGUMENTS) == sorted(tools_for_step("read"))
+
+
+@pytest.mark.parametrize("route", ROUTES.values(), ids=ROUTES.keys())
+@pytest.mark.parametrize("tool", sorted(READ_ARGUMENTS))
+async def test_a_lookup_with_any_read_tool_is_answered_from_its_rows_in_one_call(
+        client: Client, tool: str, route: Callable[[str, dict[str, Any]], list[dict[str, Any]]]) -> None:
+    """turn_start with the lookup's outputs is the turn: the answer says it is answered, sends no Reply `next`, and the
+    next turn_start closes it as answered (no reply submitted), what was shown on record."""
+    arguments = await READ_ARGUMENTS[tool](client)
+    answer = await call(client, "turn_start", message=f"Look it up ({tool})", then=route(tool, arguments))
+    assert answer["answered"] == ANSWERED and "next" not in answer and "not_applied" not in answer, answer
+    assert answer["stage"] == "reply" and answer["notice"]
+    following = await call(client, "turn_start", message="Thanks")
+    assert following["stage"] == "understand" and following["turn"] == answer["turn"] + 1
+    closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
+    assert closed["stage"] == "done" and closed["outcome"] == "completed" and closed["reply_source"] == "rows"
+    assert closed["reply"].startswith("Shown: ") and "reply" not in closed["model_calls"] and closed["ledger"]
+
+
+async def _written(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    return "Add black pepper to my shopping list", _sent(PEPPER_OUTPUTS[:2])
+
+
+async def _drafted(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    dish = LEMON_COD
+    return "Draft a lemon pepper cod recipe", _sent([("understand", {"processed_message": "draft a cod recipe"}), ("think", plan(
+        "Draft a cod recipe", step("generate", "Draft it", expected_count=1,
+                                   call={"tool": "draft_create", "arguments": {"entity_type": "recipe", "items": [dish]}})))])
+
+
+async def _noted(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    noted = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "dairy", "dairy")],
+                                     "source_phrases": ["no dairy from now on"]}, "nothing_to_do": True}
+    return "No dairy from now on.", _sent([("understand", noted)])
+
+
+async def _read_and_noted(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    noted = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "dairy", "dairy")],
+                                     "source_phrases": ["no dairy"]}, "quick_mode": True, "quick_mode_confidence": 0.95,
+             "quick_read": {"tool": "recipes_search", "arguments": {"category": "fish"}}, "processed_message": "fish recipes, no dairy"}
+    return "No dairy from now on; what fish recipes do I have?", _sent([("understand", noted)])
+
+
+async def _failed_read(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    gone, kept = (await call(client, "db_read", table="recipes", order_by=[{"field": "name", "direction": "asc"}], limit=2))["rows"]
+    await call(client, "db_delete", table="recipes", filters=[eq("id", gone["id"])])
+    return "Show me that recipe", _sent([("understand", {"processed_message": "show a recipe"}), ("think", plan(
+        "Show the recipe", step("read", "Show it", call={"tool": "recipe_show", "arguments": {"recipe": gone["id"]}})))])
+
+
+NEEDS_REPLY: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
+    "a write": _written, "a draft generated": _drafted, "a constraint noted": _noted,
+    "a read that also noted a constraint": _read_and_noted, "a read that failed": _failed_read,
+}
+
+
+@pytest.mark.parametrize("case", NEEDS_REPLY.values(), ids=NEEDS_REPLY.keys())
+async def test_a_turn_that_did_more_than_read_still_needs_its_reply(client: Client, case: Callable[..., Any]) -> None:
+    """Writes, drafts, constraints noted and failed reads: Reply's `next` as ever, and turn_start waits for the reply."""
+    message, then = await case(client)
+    answer = await call(client, "turn_start", message=message, then=then)
+    if answer["expected_role"] == "act":  # the failed read's step waits for Act: it reads another recipe, and completes
+        kept = await _recipe(client)
+        answer = await call(client, "turn_submit", role="act", output={"decision": {
+            "action": "tool_call", "tool": "recipe_show", "arguments": {"recipe": kept}, "complete_step": True}})
+    assert answer["expected_role"] == "reply" and "answered" not in answer and answer["next"]["role"] == "reply", answer
+    refused = await client.call_tool("turn_start", {"message": "Next thing"})
+    assert refused.is_error and "reply stage" in "".join(b.text for b in refused.content if b.type == "text")
+
+
+async def test_a_reply_submitted_after_a_lookup_answered_is_accepted_and_checked(client: Client) -> None:
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    assert answer["answered"] == ANSWERED
+    refused = await client.call_tool("turn_submit", {"role": "reply", "output": reply("Added cod to your shopping list.")})
+    assert refused.is_error, "a reply claiming a write the lookup never made is refused, as ever"
+    done = await call(client, "turn_submit", role="reply", output=reply("You have a few fish recipes; want one of them?"))
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply_source"] == "model" and state["reply"].startswith("You have a few fish recipes")
+
+
+async def test_the_second_one_after_a_lookup_answered_is_the_second_row_shown(client: Client) -> None:
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    shown = (await call(client, "turn_status"))["state"]["steps"][0]["tool_calls"][0]["refs"]
+    assert answer["answered"] == ANSWERED and len(shown) >= 2
+    second = await call(client, "turn_start", message="Show me the second one",
+                        then=_quick("entity_resolve", {"text": "the second one"}))
+    assert second["answered"] == ANSWERED
+    mention = (await call(client, "entity_resolve", text="the second one"))["mentions"][0]
+    assert mention["ref"] == shown[1]
+
+
+async def test_turn_context_and_turn_abandon_on_a_lookup_answered(client: Client) -> None:
+    """turn_context gives Reply's view (a reply is still accepted); turn_abandon closes the turn as answered, not blocked."""
+    await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    view = await call(client, "turn_context")
+    assert view["role"] == "reply" and view["context"]
+    ended = await call(client, "turn_abandon")
+    assert ended["stage"] == "done" and ended["outcome"] == "completed" and ended["reply"].startswith("Shown: ")
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply_source"] == "rows" and state["blocked_reason"] is None
