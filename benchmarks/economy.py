@@ -39,7 +39,7 @@ from scenarios.scripts import (  # noqa: E402
     TURN_CALLS_BUDGET,
     drive,
 )
-from scenarios.sent_ahead_replay import RepliesAhead, replay_sent_ahead  # noqa: E402
+from scenarios.sent_ahead_replay import LookupsAnswered, RepliesAhead, replay_sent_ahead  # noqa: E402
 
 TOOLS_LIST_BUDGET = 40_000
 
@@ -226,10 +226,13 @@ async def recorded_turns() -> dict[str, object]:
             logs, entry_ahead = [], {}
             for variant in variants:  # beside the replay, the same conversation with its role outputs sent ahead
                 (made := Path(folder) / f"{name}.{variant}").mkdir()
-                replies = None if variant == "sent_ahead" else RepliesAhead(on_lookups=variant == "replies_ahead")
+                replies = (None if variant == "sent_ahead" else LookupsAnswered() if variant == "lookups_answered"
+                           else RepliesAhead(on_lookups=variant == "replies_ahead"))
                 one_by_one, ahead = await replay_sent_ahead(recording, made, kitchens, replies=replies)
                 logs = logs or one_by_one
                 tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
+                if variant == "lookups_answered":  # leaving out a lookup's reply changes no kitchen
+                    tally["max"]["diverged"] += sum(log.digest != same.digest for log, same in zip(ahead, one_by_one, strict=True))
                 sent = _user_turns(recording, ahead)
                 ahead_tally = tally.setdefault(variant, dict(AHEAD_TALLIES[variant]))
                 ahead_tally["calls"] += sum(turn.calls for turn in sent)
@@ -321,9 +324,10 @@ WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model rea
                    "listing (the default) and the staged side's (the listing the recording was made with)")
 
 
-AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups")}
+AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups", "lookups_answered")}
 """The replays beside a round's own: round 2's role outputs sent ahead; the latest round's replies sent ahead, on every
-turn and on every turn but lookups (a reply its model had already sent ahead and had applied stays as recorded)."""
+turn and on every turn but lookups (a reply its model had already sent ahead and had applied stays as recorded), and
+its lookups answered from their rows, their replies left out."""
 AHEAD_TALLIES: dict[str, dict[str, object]] = {
     "sent_ahead": {
         "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
@@ -338,6 +342,14 @@ AHEAD_TALLIES: dict[str, dict[str, object]] = {
                 "an upper bound (accepted_lookups: accepted on a lookup, whose rows a model could not know ahead; "
                 "ahead_as_recorded: replies its model had sent ahead and had applied, replayed as recorded); "
                 "ratios against plain tools",
+        "calls": 0, "bytes": 0,
+    },
+    "lookups_answered": {
+        "what": "the same recorded turns with the reply of each lookup the server answered from its rows (`answered`) "
+                "left out, with the turn_context calls and refused replies before it: the model told the user from the "
+                "rows (tests/scenarios/sent_ahead_replay.py; answered: those turns, replied_lookups: lookups whose answer "
+                "did not say so, replayed as recorded); its end kitchens must be the recording's (else diverged); ratios "
+                "against plain tools",
         "calls": 0, "bytes": 0,
     },
     "replies_ahead_not_lookups": {

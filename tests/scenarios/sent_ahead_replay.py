@@ -4,6 +4,10 @@ Each turn's Understand and Think outputs that the server accepted right after tu
 the refused tries and turn_context calls among them, which such a model would not make, are left out; every other call
 is made as recorded. A mechanical re-send of the recorded outputs: an upper bound of what sending ahead saves.
 
+As `LookupsAnswered`, a turn the server answers from its rows (a lookup: `answered`) is replayed without its accepted
+reply (nor the refused tries and turn_context calls before it): a model that tells the user from the rows, as the
+answer says it may; every other call is made as recorded.
+
 With `replies` (for a round driven with `then` already), each turn's accepted reply goes ahead instead, last in the
 `then` of the turn's call that carried its other outputs (the outputs that call had not applied left out: a reply the
 model had sent ahead and the server passed over is sent there again); the refused tries and turn_context calls between
@@ -93,11 +97,24 @@ class RepliesAhead:
                 "ahead_as_recorded": len(self.ahead_as_recorded)}
 
 
+@dataclass
+class LookupsAnswered:
+    """The turns whose recorded reply was left out, the answer before it saying the lookup was `answered` from its rows
+    (`answered`), and the lookups replayed as recorded, their answer not saying so (`replied`)."""
+
+    answered: list[str] = field(default_factory=list)
+    replied: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {"answered": len(self.answered), "replied_lookups": len(self.replied)}
+
+
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
-                            replies: RepliesAhead | None = None) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
+                            replies: RepliesAhead | LookupsAnswered | None = None) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
     """The recording replayed call for call, and sent ahead, in lockstep on two copies of one seeded kitchen (from
     `kitchens`); the logs of each turn of both (the digest: the kitchen after the turn). With `replies`, each turn's
-    reply is sent ahead (`_turn_reply_ahead`) and what became of it is kept there."""
+    reply is sent ahead (`_turn_reply_ahead`) and what became of it is kept there; as `LookupsAnswered`, a lookup's
+    reply is left out where the server said it was answered from its rows (`_turn_answered_from_rows`)."""
     one_by_one, ahead = folder / "one_by_one", folder / "ahead"
     for made in (one_by_one, ahead):
         made.mkdir()
@@ -115,6 +132,8 @@ async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: Seeded
                 translation = RecordedRefs(await session_refs(app_one))
                 if replies is None:
                     await _turn_sent_ahead(recorded.log.as_made(turn), sent, translation)
+                elif isinstance(replies, LookupsAnswered):
+                    await _turn_answered_from_rows(recorded.log.as_made(turn), sent, translation, replies)
                 else:
                     await _turn_reply_ahead(recorded.log.as_made(turn), sent, translation, replies)
                 for session, log in zip((recorded, sent), logs, strict=True):
@@ -188,6 +207,26 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
         await session.run(await _as_recorded(calls[reply], session, translation))
     for call in calls[reply + 1:]:
         await session.run(await _as_recorded(call, session, translation))
+
+
+async def _turn_answered_from_rows(turn: RecordedTurn, session: _Session, translation: RecordedRefs, tally: LookupsAnswered) -> None:
+    """The turn as recorded, but for its accepted reply where the answer before it said the turn was `answered` from its
+    rows: the model told the user from them, so that reply, and the refused tries and turn_context calls before it, are
+    left out."""
+    calls = turn.calls
+    reply = next((number for number in range(len(calls) - 1, -1, -1) if _is_accepted_reply(calls[number])), None)
+    left_out = range(0)
+    for number, call in enumerate(calls):
+        if number in left_out:
+            continue
+        answer = await session.run(await _as_recorded(call, session, translation))
+        if reply is not None and number < reply and _carries_outputs(call) and answer.get("answered") \
+                and all(later.tool == "turn_context" or _is_refused_reply(later) for later in calls[number + 1:reply]):
+            left_out = range(number + 1, reply + 1)
+    if left_out:
+        tally.answered.append(turn.label)
+    elif is_lookup(turn) and reply is not None:
+        tally.replied.append(turn.label)
 
 
 def is_lookup(turn: RecordedTurn) -> bool:

@@ -9,9 +9,11 @@ A reply may still be submitted; writes, drafts, constraints noted and failed rea
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.conftest import SeededKitchens
 from e2e.helpers import call, eq
 from mcp import Client
 
@@ -20,7 +22,10 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.stage_view import ANSWERED
 
+from .kitchen_digest import digest_changes
+from .recorded import Recording, load_recordings
 from .scripts import constraint, plan, reply, step
+from .sent_ahead_replay import LookupsAnswered, replay_sent_ahead
 from .test_sent_ahead import PEPPER_OUTPUTS, _sent
 
 pytestmark = pytest.mark.anyio
@@ -193,3 +198,20 @@ async def test_turn_context_and_turn_abandon_on_a_lookup_answered(client: Client
     assert ended["stage"] == "done" and ended["outcome"] == "completed" and ended["reply"].startswith("Shown: ")
     state = (await call(client, "turn_status"))["state"]
     assert state["reply_source"] == "rows" and state["blocked_reason"] is None
+
+
+ROUND_4 = [recording for recording in load_recordings() if recording.name.startswith("r4_") and not recording.plain]
+"""The round driven on the code with replies sent ahead: its lookups were each answered with a reply submitted."""
+
+
+@pytest.mark.parametrize("recording", ROUND_4, ids=lambda recording: recording.name)
+async def test_a_recorded_conversation_with_its_lookups_answered_from_their_rows_reaches_the_same_kitchen(
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+    """Each lookup's recorded reply left out where the answer said `answered` (sent_ahead_replay.py): every turn leaves
+    the kitchen as the recording did, nothing diverges, and each such turn saves at least its reply's call."""
+    answered = LookupsAnswered()
+    one_by_one, replayed = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=answered)
+    for turn, recorded, sent in zip(recording.turns, one_by_one, replayed, strict=True):
+        assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
+        assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
+        assert sent.calls <= recorded.calls - (turn.label in answered.answered), f"{turn.label}: {sent.calls} vs {recorded.calls}"
