@@ -189,6 +189,25 @@ async def test_the_second_one_after_a_lookup_answered_is_the_second_row_shown(cl
     assert mention["ref"] == shown[1]
 
 
+async def test_turn_begin_after_a_lookup_answered_closes_it_as_answered(client: Client) -> None:
+    """A client recording its own turns (turn_begin) after a lookup answered from its rows: the lookup is closed as
+    answered, and the new turn begins."""
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    begun = await call(client, "turn_begin", message="Thanks")
+    assert begun["closed_turn"] == answer["turn"] and begun["turn"] == answer["turn"] + 1
+    closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
+    assert closed["stage"] == "done" and closed["reply_source"] == "rows"
+
+
+async def test_rows_a_lookup_answered_showed_are_not_sent_again_to_a_reply_sent_anyway(client: Client) -> None:
+    """The answer sends no Reply view, but the client was shown the rows: Reply's context, fetched for a reply the
+    client sends anyway, points at the notice rather than repeating them."""
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    rows = [line.strip() for line in answer["notice"].splitlines()[1:] if line.strip()]
+    context = (await call(client, "turn_context", role="reply"))["context"]
+    assert rows and not any(row in context for row in rows), context
+
+
 async def test_turn_context_and_turn_abandon_on_a_lookup_answered(client: Client) -> None:
     """turn_context gives Reply's view (a reply is still accepted); turn_abandon closes the turn as answered, not blocked."""
     await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))

@@ -134,8 +134,16 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     if role is None:
         return status
     if answered_from_rows(work.session, state):
+        remember_notice(work, state.turn, status.get("notice"))
         return {**status, "answered": ANSWERED}
     return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"))}
+
+
+def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
+    """The rows `notice` showed the client, remembered (an answer that sends no role view): no later context repeats them."""
+    memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(turn)
+    memo.remember_rows((notice or "").splitlines()[1:], turn)
+    work.session.write(CLIENT_MEMO, memo)
 
 
 ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
