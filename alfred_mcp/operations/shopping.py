@@ -30,7 +30,7 @@ from alfred_mcp.kitchen.measures import (
     to_buy,
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
@@ -49,6 +49,7 @@ from alfred_mcp.kitchen.shopping_lines import (
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
@@ -141,7 +142,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
         raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
-    cooked = await _cooked_meal_ids(work, [meal["id"] for meal in meals])
+    cooked = await cooked_meal_ids(work, [meal["id"] for meal in meals])
     planned = len(meals)
     meals = [meal for meal in meals if meal["id"] not in cooked]
     if not meals:
@@ -158,14 +159,6 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
         day = date.fromisoformat(str(meal["date"])[:10])
         uses.append(Use(recipe, servings / base if base else 1.0, meal_entry(recipe.name, day, str(meal["meal_type"]), servings)))
     return uses, len(meals), planned - len(meals)
-
-
-async def _cooked_meal_ids(work: UnitOfWork, ids: list[Any]) -> set[Any]:
-    """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): nothing left to buy for them."""
-    where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
-    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)),
-                                     user_id=work.user_id)
-    return {row["from_meal_plan_id"] for row in logged}
 
 
 async def add_to_list(

@@ -1,0 +1,47 @@
+"""A meal meal_cooked logged reads as done wherever the week is described: meal_plan_show's result and text, and
+shopping_list_from over the week (nothing is bought for it again). Through the real client on the demo week."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp import Client
+
+from .helpers import call, call_error
+
+pytestmark = pytest.mark.anyio
+WEEK = {"from": "2026-01-12", "to": "2026-01-18"}
+COOKED = {"none": lambda meals: [], "the first": lambda meals: meals[:1], "the last two": lambda meals: meals[-2:],
+          "every other": lambda meals: meals[::2], "all": lambda meals: meals}
+"""Which of the week's meals with a recipe are cooked, by the order they are planned in."""
+
+
+async def _shown(client: Client) -> tuple[dict[str, Any], str]:
+    result = await client.call_tool("meal_plan_show", WEEK)
+    assert not result.is_error
+    return dict(result.structured_content or {}), "".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.mark.parametrize("which", list(COOKED))
+async def test_a_cooked_meal_reads_as_done_in_the_plan_and_is_not_shopped_for(client: Client, which: str) -> None:
+    plan, _ = await _shown(client)
+    with_recipe = [meal["ref"] for meal in plan["meals"] if meal["recipe"]]
+    cooked = COOKED[which](with_recipe)
+    for ref in cooked:
+        await call(client, "meal_cooked", meal=ref)
+    plan, text = await _shown(client)
+    assert [meal["ref"] for meal in plan["meals"] if meal.get("cooked")] == cooked
+    assert all(meal.get("cooked") in (None, True) for meal in plan["meals"])
+    lines = {meal["ref"]: next(line for line in text.splitlines() if f", {meal['ref']}" in line) for meal in plan["meals"]}
+    assert [ref for ref, line in lines.items() if ", cooked" in line] == cooked, text
+    head = text.splitlines()[0]
+    assert head.endswith(f"({len(cooked)} cooked).") if cooked else not head.endswith("cooked)."), head
+    left = len(with_recipe) - len(cooked)
+    if left:
+        listed = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        assert listed["meals"] == left, listed
+        assert (f"{len(cooked)} meal{'s' if len(cooked) > 1 else ''} cooked already" in listed.get("message", "")) == bool(cooked)
+    else:
+        refused = await call_error(client, "shopping_list_from", meal_plans=WEEK, preview=True)
+        assert refused["field"] == "meal_plans" and "cooked already" in refused["message"], refused
