@@ -5,7 +5,8 @@ at 0 (used up, not deleted). A row in a unit that does not convert is counted as
 shopping_list_from counts it (a bottle of olive oil is about 2 cups: 2 tbsp leave 'about 1 3/4 cups of the bottle'), and
 what is left is said as a cook writes it (`measures.held`: '1 head and 7 cloves', never '0.938 bottle').
 What cannot be taken is reported with the reason: not in the pantry, a unit that does not convert even so
-(cans of an unknown size against grams), not enough, or no quantity in the recipe.
+(cans of an unknown size against grams; what it holds said as a cook writes it, `pantry.held_apart`), not enough, or
+no quantity in the recipe.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
         if step.estimated and not left.startswith("about") and " about " not in left:
             about, _ = about_in_need_unit(need, step.left, step.row.get("unit"))
             left = f"{left} (about {sensible(need.amount(about or 0.0), need.name).text})"
-        outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
+        outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used), need.name).text,
                                  "left": left})
     if plan.shortfall > EPSILON:
         outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": _why_short(need, plan)})
@@ -97,7 +98,7 @@ def _why_short(need: Need, plan: DeductPlan) -> str:
     unknown = f"{apart}, which does not convert to {unit} (how much one holds is not known)"
     if plan.apart and not plan.deductions:
         return f"the pantry has it only as {unknown}"
-    short = f"{sensible(need.amount(plan.shortfall)).text} more than the pantry had"
+    short = f"{sensible(need.amount(plan.shortfall), need.name).text} more than the pantry had"
     return f"{short}; it also has {unknown}" if plan.apart else short
 
 

@@ -16,7 +16,6 @@ from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind
 from alfred_mcp.kitchen.measures import (
     Amount,
     about_in,
-    amount_text,
     base_unit,
     convert,
     convert_for,
@@ -25,6 +24,7 @@ from alfred_mcp.kitchen.measures import (
     ingredient_text,
     sensible,
 )
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -200,6 +200,13 @@ def estimated_apart(need: Need, rows: Sequence[Row]) -> float | None:
     return None if unknown and exact + total < (need.quantity or 0.0) - EPSILON else total
 
 
+def held_apart(amount: Amount, name: str) -> str:
+    """What a row holds in a unit that does not compare with a need, as a cook writes it (`measures.held_inside`:
+    'about 335 g', 'about 1 3/4 cups of the bottle'); a count names the thing ('3 eggs', never a bare '3')."""
+    text = held_inside(amount, name)
+    return f"{text} {counted_name(name, amount.quantity)}" if amount.unit in (None, "piece") else text
+
+
 @dataclass(frozen=True)
 class Deduction:
     """How much to take from one pantry row, in the row's unit."""
@@ -232,7 +239,7 @@ def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
             continue
         have, estimated = about_in_need_unit(need, float(quantity), row.get("unit"))
         if have is None:
-            apart.append(amount_text(float(quantity), row.get("unit")))
+            apart.append(held_apart(Amount(float(quantity), row.get("unit")), need.name))
             continue
         take = min(have, remaining)
         if take <= EPSILON:

@@ -45,3 +45,21 @@ async def test_a_cooked_meal_reads_as_done_in_the_plan_and_is_not_shopped_for(cl
     else:
         refused = await call_error(client, "shopping_list_from", meal_plans=WEEK, preview=True)
         assert refused["field"] == "meal_plans" and "cooked already" in refused["message"], refused
+
+
+@pytest.mark.parametrize(("quantity", "unit"), [(2.3333, "bag"), (1.8125, "box"), (3, "piece"), (0.9375, "bottle"), (1.3333, "bunch")])
+async def test_what_meal_cooked_says_the_pantry_also_has_reads_as_a_cook_writes_it(client: Client, quantity: float, unit: str) -> None:
+    """Short of a need, with a row in a unit that does not convert: the reason names that row's amount as the other
+    tools write amounts (no '2.3333 bag', no bare '3')."""
+    created = await call(client, "draft_create", entity_type="recipe", items=[{
+        "name": "Test Quux Bake", "servings": 1, "ingredients": [{"name": "quuxmeal", "quantity": 500, "unit": "g"}],
+        "instructions": ["Bake."]}])
+    recipe = (await call(client, "draft_save", refs=[created["drafts"][0]["ref"]]))["items"][0]["saved_as"]
+    await call(client, "db_create", table="inventory", data=[{"name": "quuxmeal", "quantity": 300, "unit": "g"},
+                                                             {"name": "quuxmeal", "quantity": quantity, "unit": unit}])
+    cooked = await call(client, "meal_cooked", recipe=recipe)
+    (short,) = cooked["not_deducted"]
+    reason = short["reason"]
+    assert reason.startswith("200 g more than the pantry had; it also has "), reason
+    also = reason.split("; it also has ")[1].split(", which does not convert")[0]
+    assert "." not in also and any(char.isalpha() for char in also.replace("about", "")), reason
