@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from alfred_mcp.kitchen.dates import day_text
 from alfred_mcp.kitchen.egg_counts import EGGS, egg_part, eggs_needed
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
 from alfred_mcp.kitchen.measures import (
@@ -129,6 +131,23 @@ class Stock:
         found = list(self._by_id.get(str(ingredient_id), [])) if ingredient_id else []
         found += [row for row in self._by_name.get(name_key(name), []) if row not in found]
         return [row for row in found if same_kind(row_kind(row), wanted)]
+
+
+def in_date(rows: Sequence[Row], today: str) -> tuple[list[Row], list[Row]]:
+    """The rows still good on `today` (ISO date; no use-by date, or one not passed yet), and those past their use-by
+    date: what is past it does not cover a need."""
+    good = [row for row in rows if not row.get("expiry_date") or str(row["expiry_date"])[:10] >= today]
+    return good, [row for row in rows if row.get("expiry_date") and str(row["expiry_date"])[:10] < today]
+
+
+def past_its_date(rows: Sequence[Row], today: date | None) -> str | None:
+    """Why rows of the pantry past their use-by date did not count: 'the one in the pantry is past its date, Tue Jan 13'
+    (the latest date of several); None for no row."""
+    if not rows:
+        return None
+    day = day_text(max(str(row["expiry_date"])[:10] for row in rows), today=today)
+    return (f"the one in the pantry is past its date, {day}" if len(rows) == 1
+            else f"the {len(rows)} in the pantry are past their date, the last {day}")
 
 
 def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:

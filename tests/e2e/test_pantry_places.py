@@ -1,12 +1,16 @@
 """The pantry as a cook keeps it, through the real client on the demo kitchen: a bought line stocked where the thing
-keeps (onions on the counter, spinach in the fridge, a can in the pantry, frozen corn in the freezer)."""
+keeps (onions on the counter, spinach in the fridge, a can in the pantry, frozen corn in the freezer), and a row past
+its use-by date covering nothing on the shopping list, which says why."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 from mcp import Client
+
+from alfred_mcp.kitchen.dates import day_text
 
 from .helpers import call, eq
 
@@ -31,3 +35,46 @@ async def test_a_bought_line_is_stocked_where_the_thing_keeps(client: Client, li
     assert stocked["new"], stocked
     (item,) = (await call(client, "db_read", table="inventory", filters=[eq("id", stocked["ref"])]))["rows"]
     assert item["location"] == place, item
+
+
+USE_BY = {"a month ago": -30, "yesterday": -1, "today": 0, "in 5 days": 5, "none": None}
+"""A pantry row's use-by date, from the day the list is made: past it (the first two) or not."""
+
+
+async def _recipe(client: Client, need: float) -> str:
+    created = await call(client, "draft_create", entity_type="recipe", items=[{
+        "name": "Test Quux Stew", "servings": 2, "ingredients": [{"name": "quuxkraut", "quantity": need, "unit": "cup"}],
+        "instructions": ["Stew."]}])
+    return str((await call(client, "draft_save", refs=[created["drafts"][0]["ref"]]))["items"][0]["saved_as"])
+
+
+@pytest.mark.parametrize("preview", [True, False])
+@pytest.mark.parametrize("fresh", [0, 1, 3], ids=["no good row", "a good cup", "three good cups"])
+@pytest.mark.parametrize("use_by", list(USE_BY))
+async def test_a_pantry_row_past_its_use_by_date_covers_nothing_and_the_line_says_why(
+    client: Client, use_by: str, fresh: int, preview: bool,
+) -> None:
+    today = date.today()
+    offset = USE_BY[use_by]
+    past = offset is not None and offset < 0
+    recipe = await _recipe(client, 2)
+    rows = [{"name": "quuxkraut", "quantity": 4, "unit": "cup",
+             **({"expiry_date": (today + timedelta(days=offset)).isoformat()} if offset is not None else {})}]
+    rows += [{"name": "quuxkraut", "quantity": fresh, "unit": "cup"}] if fresh else []
+    await call(client, "db_create", table="inventory", data=rows)
+    listed = await call(client, "shopping_list_from", recipes=[recipe], preview=preview)
+    usable = fresh + (0 if past else 4)
+    if usable >= 2:
+        assert listed["lines"] == [] and [item["name"] for item in listed["covered"]] == ["quuxkraut"], listed
+        return
+    (line,) = listed["lines"]
+    assert line["text"].startswith(f"{2 - usable} cup"), line
+    said = f"the one in the pantry is past its date, {day_text(today + timedelta(days=offset or 0), today=today)}"
+    assert line.get("note") == said, line
+    if not preview:
+        (stored,) = (await call(client, "db_read", table="shopping_list", filters=[eq("name", "quuxkraut")]))["rows"]
+        assert said in stored["notes"], stored
+        again = await call(client, "shopping_list_from", recipes=[recipe])
+        assert again["lines"] == [], again
+        (stored_again,) = (await call(client, "db_read", table="shopping_list", filters=[eq("name", "quuxkraut")]))["rows"]
+        assert stored_again["notes"].count(said) == 1, stored_again

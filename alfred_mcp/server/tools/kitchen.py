@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
@@ -25,7 +26,8 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             span = args["meal_plans"]
             uses, meals, cooked = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         preview = bool(args.get("preview"))
-        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
+        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview,
+                                             today=date.today())
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
                             *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else [])])
         result = {
