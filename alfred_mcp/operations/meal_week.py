@@ -20,6 +20,7 @@ from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.store.base import KitchenStore
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 28
@@ -52,7 +53,7 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     if loaded:
         standing = await standing_constraints(work)
         conflicts = {ref: recipe_conflicts(standing, r.recipe, r.ingredients) for ref, r in loaded.items()}
-    cooked = await cooked_meal_ids(work, [row["id"] for row in rows])
+    cooked = await cooked_meal_ids(work.store, work.user_id, [row["id"] for row in rows])
     meals = sorted((_meal(view, loaded, conflicts, row["id"] in cooked) for row, view in zip(rows, views)), key=_meal_order)
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_plan_show", table="meal_plans", action="read",
                                         refs=[meal["ref"] for meal in meals], count=len(meals)))
@@ -68,13 +69,13 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     return plan
 
 
-async def cooked_meal_ids(work: UnitOfWork, ids: list[Any]) -> set[Any]:
+async def cooked_meal_ids(store: KitchenStore, user_id: str, ids: list[Any]) -> set[Any]:
     """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): done, nothing left to buy
     for them."""
     if not ids:
         return set()
     where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
-    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)), user_id=work.user_id)
+    logged = await store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)), user_id=user_id)
     return {row["from_meal_plan_id"] for row in logged}
 
 

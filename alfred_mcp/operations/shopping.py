@@ -145,7 +145,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
         raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
-    cooked = await cooked_meal_ids(work, [meal["id"] for meal in meals])
+    cooked = await cooked_meal_ids(work.store, work.user_id, [meal["id"] for meal in meals])
     planned = len(meals)
     meals = [meal for meal in meals if meal["id"] not in cooked]
     if not meals:

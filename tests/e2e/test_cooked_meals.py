@@ -1,8 +1,9 @@
-"""A meal meal_cooked logged reads as done wherever the week is described: meal_plan_show's result and text, and
-shopping_list_from over the week (nothing is bought for it again). Through the real client on the demo week."""
+"""A meal meal_cooked logged reads as done wherever the week is described: meal_plan_show's result and text, the
+dashboard's next meals, and shopping_list_from over the week (nothing is bought for it again). Through the real client on the demo week."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -37,6 +38,10 @@ async def test_a_cooked_meal_reads_as_done_in_the_plan_and_is_not_shopped_for(cl
     assert [ref for ref, line in lines.items() if ", cooked" in line] == cooked, text
     head = text.splitlines()[0]
     assert head.endswith(f"({len(cooked)} cooked).") if cooked else not head.endswith("cooked)."), head
+    dashboard = json.loads((await client.read_resource("alfred://kitchen/dashboard")).contents[0].text)  # type: ignore[union-attr]
+    upcoming = dashboard["next_meals"]
+    assert upcoming and [meal["ref"] for meal in upcoming if meal.get("cooked")] == [ref for ref in cooked if ref in
+                                                                                     {meal["ref"] for meal in upcoming}]
     left = len(with_recipe) - len(cooked)
     if left:
         listed = await call(client, "shopping_list_from", meal_plans=WEEK, preview=True)
