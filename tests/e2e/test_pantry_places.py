@@ -78,3 +78,30 @@ async def test_a_pantry_row_past_its_use_by_date_covers_nothing_and_the_line_say
         assert again["lines"] == [], again
         (stored_again,) = (await call(client, "db_read", table="shopping_list", filters=[eq("name", "quuxkraut")]))["rows"]
         assert stored_again["notes"].count(said) == 1, stored_again
+
+
+@pytest.mark.parametrize("use_by", list(USE_BY))
+async def test_a_pantry_row_past_its_use_by_date_does_not_make_a_recipe_makeable(client: Client, use_by: str) -> None:
+    """recipes_makeable counts what the shopping list counts: a row past its date is missing, whatever else it holds;
+    moving its date on (a pantry write) counts it again."""
+    today = date.today()
+    offset = USE_BY[use_by]
+    created = await call(client, "draft_create", entity_type="recipe", items=[{
+        "name": "Test Quux Salad", "servings": 2, "ingredients": [{"name": "quuxleaf", "quantity": 1, "unit": "cup"},
+                                                                  {"name": "quuxseed", "quantity": 1, "unit": "tbsp"}],
+        "instructions": ["Toss."]}])
+    recipe = (await call(client, "draft_save", refs=[created["drafts"][0]["ref"]]))["items"][0]["saved_as"]
+    leaf, _ = [row["id"] for row in (await call(client, "db_create", table="inventory", data=[
+        {"name": "quuxleaf", "quantity": 2, "unit": "cup",
+         **({"expiry_date": (today + timedelta(days=offset)).isoformat()} if offset is not None else {})},
+        {"name": "quuxseed", "quantity": 1, "unit": "cup"}]))["rows"]]
+
+    async def missing() -> list[str]:
+        found = await call(client, "recipes_makeable", limit=50)
+        (hit,) = [hit for hit in found["recipes"] if hit["ref"] == recipe]
+        return list(hit["missing"])
+
+    assert await missing() == (["quuxleaf"] if offset is not None and offset < 0 else [])
+    await call(client, "db_update", table="inventory", filters=[eq("id", leaf)],
+               data={"expiry_date": (today + timedelta(days=3)).isoformat()})
+    assert await missing() == []
