@@ -246,12 +246,14 @@ class DeductPlan:
     """What the rows hold in a unit that cannot be compared with the need's, even as the shop sells it."""
 
 
-def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
+def plan_deduction(need: Need, rows: Sequence[Row], today: str | None = None) -> DeductPlan:
     """Take `need` from the rows, soonest expiry first, converting units (else estimating as the shop sells it, as
-    shopping_list_from counts the pantry: `about_in_need_unit`); never below zero."""
+    shopping_list_from counts the pantry: `about_in_need_unit`); never below zero. Given `today` (ISO date), rows past
+    their use-by date come last: a cook uses the good ones first."""
     remaining = need.quantity or 0.0
     deductions, apart = [], []
-    ordered = sorted(rows, key=lambda row: (row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
+    past = {id(row) for row in in_date(rows, today)[1]} if today is not None else set()
+    ordered = sorted(rows, key=lambda row: (id(row) in past, row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
     for row in ordered:
         quantity = row.get("quantity")
         if quantity is None or remaining <= EPSILON:

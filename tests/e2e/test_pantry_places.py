@@ -105,3 +105,22 @@ async def test_a_pantry_row_past_its_use_by_date_does_not_make_a_recipe_makeable
     await call(client, "db_update", table="inventory", filters=[eq("id", leaf)],
                data={"expiry_date": (today + timedelta(days=3)).isoformat()})
     assert await missing() == []
+
+
+@pytest.mark.parametrize("need", [2, 4, 6, 8, 10])
+async def test_meal_cooked_takes_from_rows_in_date_before_a_row_past_its_date(client: Client, need: int) -> None:
+    """Two rows of the thing, one past its use-by date and one good (dated later, so soonest-first alone would take
+    the past one first): the good one is used up first, the past one only for what is left."""
+    today = date.today()
+    created = await call(client, "draft_create", entity_type="recipe", items=[{
+        "name": "Test Quux Sauce", "servings": 1, "ingredients": [{"name": "quuxbutter", "quantity": need, "unit": "tbsp"}],
+        "instructions": ["Melt."]}])
+    recipe = (await call(client, "draft_save", refs=[created["drafts"][0]["ref"]]))["items"][0]["saved_as"]
+    past, good = [row["id"] for row in (await call(client, "db_create", table="inventory", data=[
+        {"name": "quuxbutter", "quantity": 4, "unit": "tbsp", "expiry_date": (today - timedelta(days=1)).isoformat()},
+        {"name": "quuxbutter", "quantity": 4, "unit": "tbsp", "expiry_date": (today + timedelta(days=5)).isoformat()}]))["rows"]]
+    cooked = await call(client, "meal_cooked", recipe=recipe)
+    left = {row["id"]: row["quantity"] for row in (await call(client, "db_read", table="inventory",
+                                                              filters=[eq("name", "quuxbutter")]))["rows"]}
+    assert left == {good: max(0, 4 - need), past: max(0, 4 - max(0, need - 4))}, cooked
+    assert [line["ref"] for line in cooked["deducted"]] == [good] + ([past] if need > 4 else [])

@@ -58,7 +58,7 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
     require_one_of(args, {"recipe": "a recipe ref", "meal": "a meal plan ref"})
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"),
-                                    rating=args.get("rating"), notes=args.get("notes"))
+                                    rating=args.get("rating"), notes=args.get("notes"), today=date.today())
         result = {
             "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,
