@@ -68,3 +68,19 @@ async def test_what_meal_cooked_says_the_pantry_also_has_reads_as_a_cook_writes_
     assert reason.startswith("200 g more than the pantry had; it also has "), reason
     also = reason.split("; it also has ")[1].split(", which does not convert")[0]
     assert "." not in also and any(char.isalpha() for char in also.replace("about", "")), reason
+
+
+@pytest.mark.parametrize("cooked", [0, 1, 2])
+async def test_understands_background_says_which_planned_meals_are_cooked(client: Client, cooked: int) -> None:
+    """A new session's first turn lists the next planned meals as background: those cooked say so, no other does."""
+    plan, _ = await _shown(client)
+    done = [meal["ref"] for meal in plan["meals"] if meal["recipe"]][:cooked]
+    for ref in done:
+        await call(client, "meal_cooked", meal=ref)
+    fresh = (await call(client, "session_start"))["session"]
+    context = (await call(client, "turn_start", message="what is planned this week?", session=fresh))["next"]["context"]
+    planned = [line for line in context.splitlines() if "— planned: " in line]
+    assert planned and sum("(cooked)" in line for line in planned) == cooked, context  # the first meals are listed
+    for line in planned:
+        ref = line.removeprefix("- ").split(":")[0]
+        assert ("(cooked)" in line) == (ref in done), line
