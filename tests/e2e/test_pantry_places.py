@@ -37,8 +37,9 @@ async def test_a_bought_line_is_stocked_where_the_thing_keeps(client: Client, li
     assert item["location"] == place, item
 
 
-USE_BY = {"a month ago": -30, "yesterday": -1, "today": 0, "in 5 days": 5, "none": None}
-"""A pantry row's use-by date, from the day the list is made: past it (the first two) or not."""
+USE_BY = {"a month ago": -30, "yesterday": -1, "today": 0, "none": None}
+"""A pantry row's use-by date, from the day the list is made: past it (the first two) or not (on the day itself, or
+undated)."""
 
 
 async def _recipe(client: Client, need: float) -> str:
