@@ -171,6 +171,12 @@ def pantry_held(notes: str | None) -> str | None:
     return next((part[len(PANTRY):] for part in _segments(notes) if part.startswith(PANTRY)), None)
 
 
+def with_own_note(notes: str | None, note: str) -> str:
+    """The notes with `note` after them, once (a line listed again does not say it twice)."""
+    parts = _segments(notes)
+    return SEPARATOR.join(parts if note in parts else [*parts, note])
+
+
 def with_pantry_held(notes: str | None, held: str) -> str:
     """The notes saying the pantry held `held` when the line was listed (a segment already there is kept)."""
     return notes if notes and pantry_held(notes) is not None else SEPARATOR.join([*_segments(notes), PANTRY + held])

@@ -40,7 +40,8 @@ def recipe_text(card: ToolResult) -> str:
 
 def meal_plan_text(plan: ToolResult) -> str:
     meals = plan["meals"]
-    lines = [f"Meal plan {plan['from']} to {plan['to']}: {counted(len(meals), 'meal')}."]
+    cooked = sum(1 for meal in meals if meal.get("cooked"))
+    lines = [f"Meal plan {plan['from']} to {plan['to']}: {counted(len(meals), 'meal')}" + (f" ({cooked} cooked)." if cooked else ".")]
     for day in plan["days"]:
         todays = [meal for meal in meals if meal["date"] == day]
         lines.append(f"{_day(day)} ({day})" + ("" if todays else ": nothing planned"))
@@ -90,6 +91,8 @@ def _meal(meal: dict[str, Any]) -> str:
     text = f"{meal['meal_type']}: {dish}, {meal['ref']}"
     if meal.get("servings"):
         text += f", {counted(meal['servings'], 'serving')}"
+    if meal.get("cooked"):  # done: nothing to cook or shop for
+        text += ", cooked"
     if meal.get("notes"):
         text += f" - {meal['notes']}"
     text += "".join(f" [conflict: {reason}]" for reason in meal["conflicts"])

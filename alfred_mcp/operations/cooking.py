@@ -1,16 +1,18 @@
 """meal_cooked: take what a cooked recipe used out of the pantry, unit-converted, and log the meal.
 
-Each ingredient is taken from the matching pantry rows, soonest expiry first; a row that runs out stays
+Each ingredient is taken from the matching pantry rows, soonest expiry first (rows past their use-by date last); a row that runs out stays
 at 0 (used up, not deleted). A row in a unit that does not convert is counted as the shop sells it, full, as
 shopping_list_from counts it (a bottle of olive oil is about 2 cups: 2 tbsp leave 'about 1 3/4 cups of the bottle'), and
 what is left is said as a cook writes it (`measures.held`: '1 head and 7 cloves', never '0.938 bottle').
 What cannot be taken is reported with the reason: not in the pantry, a unit that does not convert even so
-(cans of an unknown size against grams), not enough, or no quantity in the recipe.
+(cans of an unknown size against grams; what it holds said as a cook writes it, `pantry.held_apart`), not enough, or
+no quantity in the recipe.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from alfred_mcp.errors import InputError
@@ -35,10 +37,11 @@ class Cooked:
 
 
 async def cook(
-    work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None, rating: int | None = None, notes: str | None = None
+    work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None, rating: int | None = None, notes: str | None = None,
+    today: date | None = None,
 ) -> Cooked:
     """Deduct the recipe's ingredients (scaled to `servings`, or the meal's) and write a cooking log entry (with the
-    `rating` and `notes` given)."""
+    `rating` and `notes` given). Given `today`, rows past their use-by date are taken from last."""
     meal_row = await _meal(work, meal) if meal else None
     recipe_ref = recipe or (meal_row or {}).get("recipe_ref")
     if recipe_ref is None:
@@ -50,7 +53,7 @@ async def cook(
     outcome = Cooked(loaded.ref, servings, log="")
     changes: dict[str, tuple[Row, float]] = {}
     for need in needs_of((loaded.ref, row, factor) for row in loaded.ingredients):
-        _take(need, pantry, changes, outcome)
+        _take(need, pantry, changes, outcome, None if today is None else today.isoformat())
     async with work.atomic():
         for row, left in changes.values():
             await work.store.update(INVENTORY, Where(all_of=(Filter("id", "eq", row["id"]),)), {"quantity": round(left, 4)},
@@ -65,7 +68,7 @@ async def cook(
     return outcome
 
 
-def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outcome: Cooked) -> None:
+def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outcome: Cooked, today: str | None) -> None:
     """Plan one ingredient's deduction against the rows as already reduced by earlier ingredients."""
     needed = need.text()
     if need.quantity is None:
@@ -76,7 +79,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
     if not rows:
         outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": "not in the pantry"})
         return
-    plan = plan_deduction(need, rows)
+    plan = plan_deduction(need, rows, today)
     for step in plan.deductions:
         changes[step.row["id"]] = (step.row, step.left)
         used = about_in_need_unit(need, step.used, step.row.get("unit"))[0] or 0.0
@@ -84,7 +87,7 @@ def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outc
         if step.estimated and not left.startswith("about") and " about " not in left:
             about, _ = about_in_need_unit(need, step.left, step.row.get("unit"))
             left = f"{left} (about {sensible(need.amount(about or 0.0), need.name).text})"
-        outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used)).text,
+        outcome.deducted.append({"row_id": step.row["id"], "name": step.row["name"], "used": sensible(need.amount(used), need.name).text,
                                  "left": left})
     if plan.shortfall > EPSILON:
         outcome.not_deducted.append({"name": need.name, "needed": needed, "reason": _why_short(need, plan)})
@@ -97,7 +100,7 @@ def _why_short(need: Need, plan: DeductPlan) -> str:
     unknown = f"{apart}, which does not convert to {unit} (how much one holds is not known)"
     if plan.apart and not plan.deductions:
         return f"the pantry has it only as {unknown}"
-    short = f"{sensible(need.amount(plan.shortfall)).text} more than the pantry had"
+    short = f"{sensible(need.amount(plan.shortfall), need.name).text} more than the pantry had"
     return f"{short}; it also has {unknown}" if plan.apart else short
 
 

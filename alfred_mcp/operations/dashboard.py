@@ -24,6 +24,7 @@ from alfred_mcp.kitchen.schema import (
     Table,
     row_label,
 )
+from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.store.base import KitchenStore, Row
 
@@ -38,7 +39,12 @@ class DatedItem(TypedDict):
     location: str | None
 
 
-class NextMeal(TypedDict):
+class _Cooked(TypedDict, total=False):
+    cooked: bool
+    """True for a meal meal_cooked logged (done); left out otherwise."""
+
+
+class NextMeal(_Cooked):
     ref: str
     label: str | None
     date: str
@@ -80,6 +86,7 @@ async def build_dashboard(
     pantry = await store.select(INVENTORY, Query(columns=("id", "name", "location", "expiry_date")), user_id=user)
     soon, expired = _by_expiry(pantry, today=today, horizon_days=horizon_days)
     upcoming, upcoming_total = await _next_meals(store, user, today=today, limit=meals)
+    cooked = await cooked_meal_ids(store, user, [meal["id"] for meal, _ in upcoming])
     dashboard: Dashboard = {
         "today": today.isoformat(),
         "horizon_days": horizon_days,
@@ -99,7 +106,7 @@ async def build_dashboard(
         "expiring_soon_total": len(soon),
         "expired": [_dated(session, row, today) for row in expired[:MAX_LISTED]],
         "expired_total": len(expired),
-        "next_meals": [_meal(session, meal, recipe) for meal, recipe in upcoming],
+        "next_meals": [_meal(session, meal, recipe, meal["id"] in cooked) for meal, recipe in upcoming],
         "next_meals_total": upcoming_total,
     }
     return dashboard
@@ -156,10 +163,12 @@ def _dated(session: Session, row: Row, today: date) -> DatedItem:
     return {"ref": ref, "label": label, "expiry_date": row["expiry_date"], "days_left": days, "location": row.get("location")}
 
 
-def _meal(session: Session, meal: Row, recipe: Row | None) -> NextMeal:
+def _meal(session: Session, meal: Row, recipe: Row | None, cooked: bool) -> NextMeal:
     ref, label = _link(session, MEAL_PLANS, meal)
     out: NextMeal = {"ref": ref, "label": label, "date": meal["date"], "meal_type": meal["meal_type"],
                      "recipe": None, "recipe_label": None}
+    if cooked:
+        out["cooked"] = True
     if recipe is not None:
         out["recipe"], out["recipe_label"] = _link(session, RECIPES, recipe)
     return out

@@ -23,6 +23,7 @@ from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, OrderBy, Query, Wher
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, TABLES, Table, row_label
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.drafting import pending_draft_views
+from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.operations.understanding import compiled_constraints, curation_of
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
@@ -195,22 +196,24 @@ async def _add(
     if word:
         rows = [row for row in rows if word in ingredient_words(row_label(table, row))][:limit]
     recipes = await _recipe_names(work, rows) if table is MEAL_PLANS else {}
+    cooked = await cooked_meal_ids(work.store, work.user_id, [row["id"] for row in rows]) if table is MEAL_PLANS else set()
     for row in rows:
         ref = _link(work, table, row)
         if ref in skip or ref in found:
             continue
         entry = work.session.registry.entry(ref)
-        found[ref] = Candidate(ref, table.entity_type, entry.label or ref, "background", _why(reason, table, row, recipes))
+        found[ref] = Candidate(ref, table.entity_type, entry.label or ref, "background",
+                               _why(reason, table, row, recipes, row["id"] in cooked))
 
 
-def _why(reason: str, table: Table, row: Row, recipes: dict[str, str]) -> str:
+def _why(reason: str, table: Table, row: Row, recipes: dict[str, str], cooked: bool = False) -> str:
     """Why the row is listed; a meal says what is planned ('planned: Mushroom Risotto', 'planned: no recipe'), so a
-    model asked what to cook sees what is already on the plan."""
+    model asked what to cook sees what is already on the plan, and whether it was cooked ('... (cooked)')."""
     if reason == "recent" and isinstance(row.get("updated_at"), str):
         return f"recent: updated {row['updated_at'][:10]}"
     if table is MEAL_PLANS:
         recipe = row.get("recipe_id")
-        return f"{reason}: {recipes.get(recipe, 'a recipe') if recipe else 'no recipe'}"
+        return f"{reason}: {recipes.get(recipe, 'a recipe') if recipe else 'no recipe'}" + (" (cooked)" if cooked else "")
     return reason
 
 

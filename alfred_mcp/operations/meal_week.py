@@ -1,7 +1,8 @@
 """meal_plan_show: the planned meals of a date range as a grid of days and meal types (read-only).
 
 Each meal names its recipe (ref and name) and the conflicts of that recipe with the user's standing
-constraints, so a person sees at a glance which night needs another dish.
+constraints, so a person sees at a glance which night needs another dish; a meal meal_cooked logged reads as cooked
+(`cooked`), done, with nothing left to shop for (shopping_list_from leaves it out).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.card_lines import proper_names
 from alfred_mcp.kitchen.dates import span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, MEAL_TYPES
+from alfred_mcp.kitchen.schema import COOKING_LOG, MEAL_PLANS, MEAL_TYPES
 from alfred_mcp.operations.conflicts import Conflicts, recipe_conflicts, standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.recipe_rows import load_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.store.base import KitchenStore
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 28
@@ -51,7 +53,8 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     if loaded:
         standing = await standing_constraints(work)
         conflicts = {ref: recipe_conflicts(standing, r.recipe, r.ingredients) for ref, r in loaded.items()}
-    meals = sorted((_meal(view, loaded, conflicts) for view in views), key=_meal_order)
+    cooked = await cooked_meal_ids(work.store, work.user_id, [row["id"] for row in rows])
+    meals = sorted((_meal(view, loaded, conflicts, row["id"] in cooked) for row, view in zip(rows, views)), key=_meal_order)
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_plan_show", table="meal_plans", action="read",
                                         refs=[meal["ref"] for meal in meals], count=len(meals)))
     present = {meal["meal_type"] for meal in meals}
@@ -66,7 +69,17 @@ async def meal_plan(work: UnitOfWork, first: date, last: date) -> dict[str, Any]
     return plan
 
 
-def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Conflicts]) -> dict[str, Any]:
+async def cooked_meal_ids(store: KitchenStore, user_id: str, ids: list[Any]) -> set[Any]:
+    """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): done, nothing left to buy
+    for them."""
+    if not ids:
+        return set()
+    where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
+    logged = await store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)), user_id=user_id)
+    return {row["from_meal_plan_id"] for row in logged}
+
+
+def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Conflicts], cooked: bool) -> dict[str, Any]:
     recipe = view.get("recipe_id")
     found = conflicts.get(recipe) if recipe else None
     meal: dict[str, Any] = {"ref": view["id"], "date": view["date"], "meal_type": view["meal_type"], "recipe": recipe,
@@ -76,6 +89,8 @@ def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Con
         meal["allergy_conflicts"] = len(found.allergens)
     if view.get("notes"):
         meal["notes"] = view["notes"]
+    if cooked:  # done: the text and the view say so, and "Add to shopping list" does not count it
+        meal["cooked"] = True
     return meal
 
 

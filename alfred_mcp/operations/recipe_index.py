@@ -20,11 +20,13 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, TypeVar
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, RECIPE_INGREDIENTS, RECIPES
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.pantry import in_date
 from alfred_mcp.store.base import KitchenStore, Row
 
 T = TypeVar("T")
@@ -88,24 +90,27 @@ class RecipeIndex:
 _MEMO: weakref.WeakKeyDictionary[Any, OrderedDict[str, RecipeIndex]] = weakref.WeakKeyDictionary()
 
 
-async def recipe_index(work: UnitOfWork, *, pantry: bool = False) -> RecipeIndex:
-    """The user's index, from the memo while the stamps of the tables it holds still match, else loaded (and kept)."""
+async def recipe_index(work: UnitOfWork, *, pantry: bool = False, today: date | None = None) -> RecipeIndex:
+    """The user's index, from the memo while the stamps of the tables it holds still match, else loaded (and kept).
+    Given `today`, the pantry holds only what is not past its use-by date then (the day is part of its stamp)."""
     store, user_id = work.store, work.user_id
     if store.in_transaction():
-        return await _load(store, user_id, None, None, pantry=pantry)
+        return await _load(store, user_id, None, None, pantry=pantry, today=today)
     stamps = await store.table_stamps(user_id, (*RECIPE_TABLES, *PANTRY_TABLES))
     recipes_stamp, pantry_stamp = stamps[:len(RECIPE_TABLES)], stamps[len(RECIPE_TABLES):]
+    if today is not None:
+        pantry_stamp = (*pantry_stamp, today.toordinal())
     users = _MEMO.setdefault(store, OrderedDict())
     index = users.get(user_id)
     if index is None or index.stamp != recipes_stamp:
         previous = index
-        index = users[user_id] = await _load(store, user_id, recipes_stamp, pantry_stamp, pantry=pantry)
+        index = users[user_id] = await _load(store, user_id, recipes_stamp, pantry_stamp, pantry=pantry, today=today)
         if previous is not None and len(previous.names) < NAMES_KEPT:
             index.names = previous.names
     elif index.pantry_stamp != pantry_stamp:
         index = users[user_id] = index.with_pantry_stamp(pantry_stamp)
     if pantry and index.pantry is None:
-        index.pantry = await _pantry(store, user_id)
+        index.pantry = await _pantry(store, user_id, today)
     users.move_to_end(user_id)
     while len(users) > USERS_KEPT:
         users.popitem(last=False)
@@ -113,7 +118,8 @@ async def recipe_index(work: UnitOfWork, *, pantry: bool = False) -> RecipeIndex
 
 
 async def _load(
-    store: KitchenStore, user_id: str, stamp: tuple[int, ...] | None, pantry_stamp: tuple[int, ...] | None, *, pantry: bool
+    store: KitchenStore, user_id: str, stamp: tuple[int, ...] | None, pantry_stamp: tuple[int, ...] | None, *, pantry: bool,
+    today: date | None = None,
 ) -> RecipeIndex:
     recipes = await store.select(RECIPES, Query(columns=RECIPE_COLUMNS), user_id=user_id)
     parts = await store.select(RECIPE_INGREDIENTS, Query(columns=PART_COLUMNS), user_id=user_id)
@@ -122,10 +128,13 @@ async def _load(
         by_recipe.setdefault(part["recipe_id"], []).append(part)
     index = RecipeIndex(stamp, [(row, by_recipe.get(row["id"], [])) for row in recipes], pantry_stamp)
     if pantry:
-        index.pantry = await _pantry(store, user_id)
+        index.pantry = await _pantry(store, user_id, today)
     return index
 
 
-async def _pantry(store: KitchenStore, user_id: str) -> list[Row]:
+async def _pantry(store: KitchenStore, user_id: str, today: date | None) -> list[Row]:
+    """The rows holding something (and, given `today`, not past their use-by date)."""
     stocked = Where(all_of=(Filter("quantity", "gt", 0),))
-    return await store.select(INVENTORY, Query(where=stocked, columns=("id", "name", "ingredient_id", "unit", "notes")), user_id=user_id)
+    rows = await store.select(INVENTORY, Query(where=stocked, columns=("id", "name", "ingredient_id", "unit", "notes", "expiry_date")),
+                              user_id=user_id)
+    return rows if today is None else in_date(rows, today.isoformat())[0]

@@ -2,7 +2,7 @@
 (need 1 1/2 tbsp)' stocks 1 bottle, '1 lemon' one lemon; `shopping_lines.bought_amounts`), added to the pantry row of
 the same ingredient in that row's unit when they convert (a carton onto cartons, 1 lemon onto 3 lemons; a row with no
 use-by date of its own first), else as a new row bought today, kept where the ingredient's other rows are, else where
-its store section is kept (`storage_places`).
+its store section is kept (`storage_places`: fresh produce by its name, onions and tomatoes on the counter).
 
 A line without an amount stocks nothing and says so; a line already bought is not stocked twice. Unticking a line
 takes back what ticking it stocked, from the row it went to (never below zero).
@@ -44,7 +44,9 @@ def location_for(line: Row, pantry: Stock) -> str | None:
     """Where a new row of the line's ingredient is kept: where its other rows are, else where its store section is."""
     rows = pantry.matching(str(line["name"]), line.get("ingredient_id"), row_kind(line))
     known = next((row["location"] for row in rows if row.get("location")), None)
-    return known or kept_in(store_section(str(line["name"]), line.get("category"), default_taxonomy(), line.get("unit")))
+    name = str(line["name"])
+    return known or kept_in(store_section(name, line.get("category"), default_taxonomy(), line.get("unit")), name, line.get("unit"),
+                          line.get("notes"))
 
 
 async def stock_bought(work: UnitOfWork, lines: list[Row], today: date) -> list[dict[str, Any]]:

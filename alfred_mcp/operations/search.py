@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from functools import lru_cache
 from typing import Any, TypedDict, TypeVar
 
@@ -415,12 +416,13 @@ def rank_by_coverage(candidates: Iterable[tuple[Candidate, Coverage]]) -> list[t
 
 async def makeable_recipes(
     work: UnitOfWork, compiled: CompiledConstraints | None, *, min_coverage: float = 0.0, limit: int = 10,
-    taxonomy: Taxonomy | None = None, flag_only: bool = False,
+    taxonomy: Taxonomy | None = None, flag_only: bool = False, today: date | None = None,
 ) -> MakeableOutcome:
     """Recipes ranked by pantry coverage, the excluded ones, and the pantry item count. With `flag_only` (constraints
-    not honored), none is excluded: what a constraint would exclude it for is a note on it (a dislike, an allergen)."""
+    not honored), none is excluded: what a constraint would exclude it for is a note on it (a dislike, an allergen).
+    Given `today`, a pantry row past its use-by date covers nothing."""
     taxonomy = taxonomy or default_taxonomy()
-    index = await recipe_index(work, pantry=True)
+    index = await recipe_index(work, pantry=True, today=today)
     pantry = index.pantry or []
     key = ("makeable", _constraints_key(compiled), flag_only, min_coverage, limit)
     ranked, excluded = _kept(index, taxonomy, key, lambda: _makeable(index, pantry, compiled, min_coverage, limit, Verdicts(taxonomy, index),

@@ -30,7 +30,7 @@ from alfred_mcp.kitchen.measures import (
     to_buy,
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
@@ -44,11 +44,13 @@ from alfred_mcp.kitchen.shopping_lines import (
     shown_name,
     source_entries,
     with_extra_amounts,
+    with_own_note,
     with_pantry_held,
 )
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 
 __all__ = ["ShoppingOutcome", "Use", "add_to_list", "load_recipes", "recipe_use", "recipe_uses", "recipes_of_meals"]
@@ -60,10 +62,12 @@ from alfred_mcp.state.pantry import (
     Stock,
     about_in_need_unit,
     estimated_apart,
+    in_date,
     in_need_unit,
     name_key,
     needs_of,
     on_hand,
+    past_its_date,
     row_kind,
 )
 from alfred_mcp.store.base import Row
@@ -141,7 +145,7 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     meals = await work.store.select(MEAL_PLANS, Query(where=where, limit=MAX_MEALS), user_id=work.user_id)
     if not meals:
         raise InputError(f"meal_plans: no planned meal with a recipe {_on(start, end)}.", field="meal_plans")
-    cooked = await _cooked_meal_ids(work, [meal["id"] for meal in meals])
+    cooked = await cooked_meal_ids(work.store, work.user_id, [meal["id"] for meal in meals])
     planned = len(meals)
     meals = [meal for meal in meals if meal["id"] not in cooked]
     if not meals:
@@ -160,16 +164,9 @@ async def recipes_of_meals(work: UnitOfWork, start: date, end: date) -> tuple[li
     return uses, len(meals), planned - len(meals)
 
 
-async def _cooked_meal_ids(work: UnitOfWork, ids: list[Any]) -> set[Any]:
-    """Of the meals `ids`, those the cooking log says were cooked (meal_cooked of the meal): nothing left to buy for them."""
-    where = Where(all_of=(Filter("from_meal_plan_id", "in", ids),))
-    logged = await work.store.select(COOKING_LOG, Query(where=where, columns=("from_meal_plan_id",)),
-                                     user_id=work.user_id)
-    return {row["from_meal_plan_id"] for row in logged}
-
-
 async def add_to_list(
     work: UnitOfWork, uses: list[Use], allergy_override: AllergyOverride | None = None, *, preview: bool = False,
+    today: date | None = None,
 ) -> ShoppingOutcome:
     """Add what the uses need and the pantry lacks; what a line already lists for the same use is not added again.
     With `preview`, the same lines are worked out and returned (without refs for lines not on the list yet) and
@@ -183,12 +180,16 @@ async def add_to_list(
     Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
     A line holding an allergen of the user or of the occasion's guests is left out (under `left_out`, saying
     which meals it was for and why) unless `allergy_override` names that allergen; every other line is added.
+    Given `today`, a pantry row past its use-by date covers nothing: what it would have is bought, and the line says
+    why ('the one in the pantry is past its date, Tue Jan 13').
     """
     every_line = Stock(await work.store.select(SHOPPING_LIST, Query(limit=5_000), user_id=work.user_id))
     wanted, replaced, outcome, held = _not_yet_listed(uses, every_line)
     needs = needs_of((entry, row, factor) for entry, row, factor in wanted)
     ref_of = {use.entry.text: use.recipe.ref for use in uses}
-    pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
+    pantry_rows = await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id)
+    good, past = in_date(pantry_rows, today.isoformat()) if today is not None else (pantry_rows, [])
+    pantry, expired = Stock(good), Stock(past)
     open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
     pending: dict[str, _Pending] = {}
     drawn: dict[int, str] = {}
@@ -221,7 +222,10 @@ async def add_to_list(
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
-        line.add(need, missing, recipes, note, replaced, had, apart)
+        stale = past_its_date(expired.matching(need.name, need.ingredient_id, need.kind), today)
+        line.add(need, missing, recipes, note or stale, replaced, had, apart)
+        if stale is not None:  # the list says why it is bought though the pantry has some, as a person notes it
+            line.row["notes"] = with_own_note(line.row.get("notes"), stale)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
     topped = [(name_key(line.row["name"]), row_kind(line.row)) for line in pending.values()]
     kept = [(item, of) for item, of in zip(outcome.already, outcome.already_of)

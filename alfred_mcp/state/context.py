@@ -706,7 +706,7 @@ def _dated(item: Mapping[str, Any]) -> str:
 
 def _meal(meal: Mapping[str, Any]) -> str:
     recipe = f" → {meal['recipe']} {meal.get('recipe_label') or ''}".rstrip() if meal.get("recipe") else ""
-    return f"{meal.get('ref')} {meal.get('label')}{recipe}"
+    return f"{meal.get('ref')} {meal.get('label')}{recipe}" + (" (cooked)" if meal.get("cooked") else "")
 
 
 def naive_history(

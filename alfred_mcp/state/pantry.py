@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from alfred_mcp.kitchen.dates import day_text
 from alfred_mcp.kitchen.egg_counts import EGGS, egg_part, eggs_needed
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
 from alfred_mcp.kitchen.measures import (
     Amount,
     about_in,
-    amount_text,
     base_unit,
     convert,
     convert_for,
@@ -25,6 +26,7 @@ from alfred_mcp.kitchen.measures import (
     ingredient_text,
     sensible,
 )
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -131,6 +133,23 @@ class Stock:
         return [row for row in found if same_kind(row_kind(row), wanted)]
 
 
+def in_date(rows: Sequence[Row], today: str) -> tuple[list[Row], list[Row]]:
+    """The rows still good on `today` (ISO date; no use-by date, or one not passed yet), and those past their use-by
+    date: what is past it does not cover a need."""
+    good = [row for row in rows if not row.get("expiry_date") or str(row["expiry_date"])[:10] >= today]
+    return good, [row for row in rows if row.get("expiry_date") and str(row["expiry_date"])[:10] < today]
+
+
+def past_its_date(rows: Sequence[Row], today: date | None) -> str | None:
+    """Why rows of the pantry past their use-by date did not count: 'the one in the pantry is past its date, Tue Jan 13'
+    (the latest date of several); None for no row."""
+    if not rows:
+        return None
+    day = day_text(max(str(row["expiry_date"])[:10] for row in rows), today=today)
+    return (f"the one in the pantry is past its date, {day}" if len(rows) == 1
+            else f"the {len(rows)} in the pantry are past their date, the last {day}")
+
+
 def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
     """`quantity` of `unit` in the need's unit, or None when they do not compare.
 
@@ -200,6 +219,13 @@ def estimated_apart(need: Need, rows: Sequence[Row]) -> float | None:
     return None if unknown and exact + total < (need.quantity or 0.0) - EPSILON else total
 
 
+def held_apart(amount: Amount, name: str) -> str:
+    """What a row holds in a unit that does not compare with a need, as a cook writes it (`measures.held_inside`:
+    'about 335 g', 'about 1 3/4 cups of the bottle'); a count names the thing ('3 eggs', never a bare '3')."""
+    text = held_inside(amount, name)
+    return f"{text} {counted_name(name, amount.quantity)}" if amount.unit in (None, "piece") else text
+
+
 @dataclass(frozen=True)
 class Deduction:
     """How much to take from one pantry row, in the row's unit."""
@@ -220,19 +246,21 @@ class DeductPlan:
     """What the rows hold in a unit that cannot be compared with the need's, even as the shop sells it."""
 
 
-def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
+def plan_deduction(need: Need, rows: Sequence[Row], today: str | None = None) -> DeductPlan:
     """Take `need` from the rows, soonest expiry first, converting units (else estimating as the shop sells it, as
-    shopping_list_from counts the pantry: `about_in_need_unit`); never below zero."""
+    shopping_list_from counts the pantry: `about_in_need_unit`); never below zero. Given `today` (ISO date), rows past
+    their use-by date come last: a cook uses the good ones first."""
     remaining = need.quantity or 0.0
     deductions, apart = [], []
-    ordered = sorted(rows, key=lambda row: (row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
+    past = {id(row) for row in in_date(rows, today)[1]} if today is not None else set()
+    ordered = sorted(rows, key=lambda row: (id(row) in past, row.get("expiry_date") is None, str(row.get("expiry_date") or "")))
     for row in ordered:
         quantity = row.get("quantity")
         if quantity is None or remaining <= EPSILON:
             continue
         have, estimated = about_in_need_unit(need, float(quantity), row.get("unit"))
         if have is None:
-            apart.append(amount_text(float(quantity), row.get("unit")))
+            apart.append(held_apart(Amount(float(quantity), row.get("unit")), need.name))
             continue
         take = min(have, remaining)
         if take <= EPSILON:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import date
+from datetime import date, datetime, time
 from pathlib import Path
 
 import pytest
+import time_machine
 from mcp import Client
 
 from alfred_mcp.app import AlfredApp
@@ -62,9 +63,11 @@ class SeededKitchens:
 
 @pytest.fixture
 async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[AlfredApp]:
-    """An opened app on a fresh SQLite file holding the demo kitchen as of TODAY."""
-    async with seeded_kitchens.copy(tmp_path, TODAY) as opened:
-        yield opened
+    """An opened app on a fresh SQLite file holding the demo kitchen as of TODAY, with the clock on TODAY (noon, and
+    running): the pantry's use-by dates are as near as they were seeded, not months past."""
+    with time_machine.travel(datetime.combine(TODAY, time(12)), tick=True):
+        async with seeded_kitchens.copy(tmp_path, TODAY) as opened:
+            yield opened
 
 
 @pytest.fixture

@@ -89,3 +89,33 @@ async def test_a_refused_shopping_list_from_is_shown_and_changes_nothing(app: Al
             "This kitchen is read-only: nothing can be added to the shopping list.")
     assert await _shopping_lines(app) == before
     shown.assert_clean()
+
+
+@pytest.mark.parametrize("width", [400, 1000])
+@pytest.mark.parametrize("cooked", ["two", "all"])
+async def test_a_cooked_meal_reads_as_done_and_the_button_counts_only_what_is_left(
+    app: AlfredApp, mount: Any, width: int, cooked: str,
+) -> None:
+    """Meals meal_cooked logged are marked "✓ Cooked" in the layout shown (table or stacked days), the range says how
+    many, and "Add to shopping list" counts only the meals left to cook; with every one cooked it is off and says why."""
+    async with apps_client(build_server(app)) as client:
+        plan = (await client.call_tool("meal_plan_show", WEEK)).structured_content or {}
+        with_recipe = [meal["ref"] for meal in plan["meals"] if meal["recipe"]]
+        done = with_recipe[:2] if cooked == "two" else with_recipe
+        for ref in done:
+            assert not (await client.call_tool("meal_cooked", {"meal": ref})).is_error
+        shown = await mount(client, "meal_plan_show", WEEK, width=width)
+        view = shown.view
+        await expect(view.locator("#range")).to_have_text(f"Mon Jan 12 to Sun Jan 18 · {len(plan['meals'])} meals ({len(done)} cooked)")
+        await expect(view.locator(".meal.cooked:visible")).to_have_count(len(done))
+        await expect(view.locator(".meal.cooked:visible .done")).to_have_text(["✓ Cooked"] * len(done))
+        await expect(view.locator(".meal:not(.cooked):visible .done")).to_have_count(0)
+        left = len(with_recipe) - len(done)
+        button = view.locator("#shop")
+        if left:
+            await expect(button).to_have_text(f"Add {left} meals to the shopping list")
+            await expect(button).to_be_enabled()
+        else:
+            await expect(button).to_have_text("All cooked: nothing to shop for")
+            await expect(button).to_be_disabled()
+        shown.assert_clean()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
@@ -25,7 +26,8 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             span = args["meal_plans"]
             uses, meals, cooked = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
         preview = bool(args.get("preview"))
-        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview)
+        outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview,
+                                             today=date.today())
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
                             *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else [])])
         result = {
@@ -56,7 +58,7 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
     require_one_of(args, {"recipe": "a recipe ref", "meal": "a meal plan ref"})
     async with work_on(app, "meal_cooked", args) as work:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"),
-                                    rating=args.get("rating"), notes=args.get("notes"))
+                                    rating=args.get("rating"), notes=args.get("notes"), today=date.today())
         result = {
             "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,

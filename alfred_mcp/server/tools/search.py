@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.operations import search, understanding
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
@@ -35,7 +37,7 @@ async def recipes_makeable(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "recipes_makeable", args) as work:
         compiled = await understanding.compiled_constraints(work)  # not honored: flagged on the recipes it suggests
         found = await search.makeable_recipes(work, compiled, min_coverage=args.get("min_coverage", 0.0), limit=args.get("limit", 10),
-                                              flag_only=not honor)
+                                              flag_only=not honor, today=date.today())
         return {
             "recipes": found.recipes, "count": len(found.recipes), "pantry_items": found.pantry_items,
             "excluded": found.excluded, "constraints_applied": honor, **_context(work.session),
