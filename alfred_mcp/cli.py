@@ -394,7 +394,8 @@ async def _seed(settings: Settings, reset: bool) -> int:
         elif await seed_if_empty(app.store, app.user_id, today=date.today()):
             print(f"seeded the demo kitchen in {settings.db}", file=sys.stderr)
         else:
-            print("the kitchen already has recipes or pantry items; use --reset to replace them", file=sys.stderr)
+            print(f"alfred-mcp: the kitchen{_where(settings.db)} already has recipes or pantry items: seed --reset replaces "
+                  "them with the demo kitchen (it deletes this user's kitchen first).", file=sys.stderr)
             return EXIT_ERROR
     finally:
         await close_app(app)

@@ -117,6 +117,17 @@ def test_the_example_config_s_placeholder_fails_in_a_real_process(tmp_path: Path
     assert not Path("/absolute/path").exists()
 
 
+def test_seed_seeds_once_and_then_says_in_one_line_how_to_replace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`alfred-mcp seed` on a new database seeds it (exit 0); again, it refuses in one line naming the database and --reset
+    (exit 1); `seed --reset` replaces the kitchen (exit 0)."""
+    db = str(tmp_path / "kitchen.db")
+    assert main(["--db", db, "--no-seed", "seed"]) == 0 and f"seeded the demo kitchen in {db}" in capsys.readouterr().err
+    assert main(["--db", db, "seed"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"alfred-mcp: the kitchen with {db} already has") and "seed --reset" in err
+    assert main(["seed", "--reset", "--db", db]) == 0 and capsys.readouterr().err.startswith("seeded: 11 recipes")
+
+
 def test_sigterm_ends_serve_over_http_with_143(tmp_path: Path) -> None:
     """uvicorn shuts down gracefully, the store is closed, then the command exits 143 (Ctrl-C: 130, as on stdio)."""
     port = free_port()
