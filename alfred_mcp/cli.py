@@ -217,7 +217,15 @@ def _first_failure(error: BaseException) -> StartupError | AlfredError | None:
     return None
 
 
+HTTP_ONLY = ("session_idle_timeout", "max_sessions", "public_url", "oauth_issuer")
+"""serve's options that mean something only with --http."""
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    stray = [f"--{name.replace('_', '-')}" for name in HTTP_ONLY if getattr(args, name, None) is not None]
+    if stray and not getattr(args, "http", None):
+        raise ConfigError(f"{', '.join(stray)} only applies to serve --http HOST:PORT, and this serves stdio: add --http "
+                          "or leave it out.", field=stray[0].lstrip("-"))
     http = HttpSettings.from_env(
         session_idle_timeout=getattr(args, "session_idle_timeout", None), max_sessions=getattr(args, "max_sessions", None),
         public_url=getattr(args, "public_url", None), oauth_issuer=getattr(args, "oauth_issuer", None),
