@@ -44,7 +44,8 @@ def bad_environment(tmp_path: Path) -> dict[str, Case]:
     return {
         "ALFRED_DB": Case([], {"ALFRED_DB": str(tmp_path)}, ("is a folder",)),
         "ALFRED_TOOLS": Case([], {"ALFRED_TOOLS": "nonsense"}, ("unknown tool or toolset 'nonsense'", "Toolsets: core")),
-        "ALFRED_LISTED": Case([], {"ALFRED_LISTED": "nonsense"}, ("unknown tool or toolset 'nonsense'", "Toolsets: core")),
+        "ALFRED_LISTED": Case([], {"ALFRED_LISTED": "stagez"}, ("unknown tool or toolset 'stagez'", "Toolsets: core",
+                                                                "Did you mean stages?")),
         "ALFRED_READ_ONLY": Case([], {"ALFRED_READ_ONLY": "x"}, (ON_OFF, "'x'")),
         "ALFRED_UI": Case([], {"ALFRED_UI": "x"}, (ON_OFF, "'x'")),
         "ALFRED_CHECK_RESULTS": Case([], {"ALFRED_CHECK_RESULTS": "x"}, (ON_OFF, "'x'")),

@@ -87,7 +87,7 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
          "--max-sessions, --oauth-issuer only applies to serve --http"),
         (["serve", "--http", "127.0.0.1:8765", "--oauth-issuer", "auth.example.com"], {}, "ALFRED_OAUTH_ISSUER must be an http://"),
         (["--demo", "--no-seed"], {}, "--demo and --no-seed contradict each other"),
-        (["--listed", "stages,turn_strat"], {}, "--listed / ALFRED_LISTED: unknown tool or toolset 'turn_strat'"),
+        (["--listed", "stages,turn_strat"], {}, "--listed / ALFRED_LISTED: unknown tool or toolset 'turn_strat'. Toolsets: core"),
         ([], {"ALFRED_LISTED": "stagez"}, "--listed / ALFRED_LISTED: unknown tool or toolset 'stagez'"),
         (["--read-only", "--listed", "turn_start"], {}, "--listed / ALFRED_LISTED names turn_start, which is not served: "
                                                         "this server is read-only (--read-only)"),
