@@ -79,8 +79,9 @@ class AlfredApp:
         self.journaled = JournalingStore(cast(Store, noted))
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, traced: bool = False) -> AlfredApp:
-        """The app for `settings`; `traced`: its store and model calls open OpenTelemetry spans (`server/tracing.py`)."""
+    def from_settings(cls, settings: Settings, *, traced: bool = False, needs_model: bool = False) -> AlfredApp:
+        """The app for `settings`; `traced`: its store and model calls open OpenTelemetry spans (`server/tracing.py`);
+        `needs_model`: the caller refuses to start without the model (`model_error`), so it is not also logged."""
         store = supabase_store(settings.supabase) if settings.supabase else open_store(settings.db)
         app = cls(store=cast(Store, TracedStore(store)) if traced else store, settings=settings)
         if settings.model:
@@ -89,7 +90,8 @@ class AlfredApp:
                 model = llm_from_settings(settings.model, options=app.model_options)
                 app.llm = TracedModel(model) if traced else model
             except ConfigError as error:
-                logger.warning("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
+                if not needs_model:
+                    logger.warning("%s (only chat, run and the chat tool need the model; everything else works)", error.message)
                 app.model_error = error
         return app
 

@@ -17,11 +17,12 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import anyio
 
 from alfred_mcp import __version__
-from alfred_mcp.app import AlfredApp
+from alfred_mcp.cli_parser import OneLineParser, UsageError, checked
 from alfred_mcp.config import (
     DB_ENV,
     DEFAULT_MAX_SESSIONS,
@@ -41,11 +42,15 @@ from alfred_mcp.config import (
 )
 from alfred_mcp.errors import AlfredError, ConfigError, StoreError
 
+if TYPE_CHECKING:  # the app (the whole server) is imported only once the command line and settings are good
+    from alfred_mcp.app import AlfredApp
+
 logger = logging.getLogger("alfred_mcp")
 EXIT_ERROR, EXIT_STARTUP, EXIT_INTERRUPTED = 1, 2, 130
 PLACEHOLDER = "/path/to/"
 """Part of the example config's database path (claude_desktop_config.example.json), never a real one."""
 SQLITE_HEADER = b"SQLite format 3\x00"
+DB_SETTING = f"--db / {DB_ENV}"
 
 EXAMPLES = """\
 Example: alfred-mcp --db ./kitchen.db                 (serve MCP over stdio, the demo kitchen on first run)
@@ -62,14 +67,14 @@ class StartupError(Exception):
         self.error = error
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser() -> OneLineParser:
+    parser = OneLineParser(
         prog="alfred-mcp", description="Kitchen assistant MCP server: refs, never UUIDs.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"alfred-mcp {__version__}")
     _global_options(parser, after_command=False)
-    common = argparse.ArgumentParser(add_help=False)
+    common = OneLineParser(add_help=False)
     _global_options(common, after_command=True)
     commands = parser.add_subparsers(dest="command", metavar="{serve,seed,chat,run}")
     _serve_parser(commands, common)
@@ -95,9 +100,13 @@ def _model_option_flags(command: argparse.ArgumentParser) -> None:
     """Model options of chat and run; each wins over its environment variable."""
     options = command.add_argument_group("model options")
     options.add_argument("--json-mode", choices=JSON_MODES, help=f"how to ask for JSON (env {JSON_MODE_ENV}; default auto)")
-    options.add_argument("--timeout", metavar="SECONDS", help=f"seconds for one model call (env {TIMEOUT_ENV}; default 120)")
-    options.add_argument("--max-calls", metavar="N", help=f"model calls one turn may make (env {TURN_CALLS_ENV}; default 30)")
-    options.add_argument("--max-seconds", metavar="SECONDS", help=f"seconds one turn may take (env {TURN_SECONDS_ENV}; default 600)")
+    options.add_argument("--timeout", metavar="SECONDS", type=checked(float, "a positive number of seconds"), help=f"seconds for one model call (env {TIMEOUT_ENV}; default 120)")
+    options.add_argument("--max-calls", metavar="N", type=checked(_whole, "a positive whole number"), help=f"model calls one turn may make (env {TURN_CALLS_ENV}; default 30)")
+    options.add_argument("--max-seconds", metavar="SECONDS", type=checked(float, "a positive number of seconds"), help=f"seconds one turn may take (env {TURN_SECONDS_ENV}; default 600)")
+
+
+def _whole(text: str) -> int:
+    return int(text)
 
 
 def _model_overrides(args: argparse.Namespace) -> dict[str, str]:
@@ -135,7 +144,7 @@ def _global_options(parser: argparse.ArgumentParser, *, after_command: bool) -> 
     parser.add_argument("-v", "--verbose", action="count", default=default(0), help="more logging on stderr (-v, -vv)")
 
 
-def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
+def _serve_parser(commands: argparse._SubParsersAction[OneLineParser], common: OneLineParser) -> None:
     serve = commands.add_parser(
         "serve", parents=[common], help="serve MCP over stdio (the default) or streamable HTTP",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -145,10 +154,10 @@ def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
     )
     serve.add_argument("--http", metavar="HOST:PORT",
                        help="serve streamable HTTP at http://HOST:PORT/mcp; bearer tokens from ALFRED_TOKENS_FILE / ALFRED_TOKENS")
-    serve.add_argument("--session-idle-timeout", type=float, metavar="SECONDS",
+    serve.add_argument("--session-idle-timeout", type=checked(float, "a positive number of seconds"), metavar="SECONDS",
                        help=f"close a 2025-11-25 HTTP session idle this long (env {SESSION_IDLE_TIMEOUT_ENV}; "
                             f"default {DEFAULT_SESSION_IDLE_TIMEOUT:g})")
-    serve.add_argument("--max-sessions", type=int, metavar="N",
+    serve.add_argument("--max-sessions", type=checked(_whole, "a positive whole number"), metavar="N",
                        help=f"open 2025-11-25 HTTP sessions allowed at once, 503 past it (env {MAX_SESSIONS_ENV}; default {DEFAULT_MAX_SESSIONS})")
     serve.add_argument("--public-url", metavar="URL",
                        help=f"the URL clients use to reach this server, for OAuth metadata (env {PUBLIC_URL_ENV}; default http://HOST:PORT)")
@@ -157,9 +166,14 @@ def _serve_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:  # the command line and the settings are checked before the server is imported: a refusal is quick
+        args = build_parser().parse_args(argv)
+        settings = _settings(args)
+    except (UsageError, ConfigError) as error:
+        print(f"alfred-mcp: {error.message if isinstance(error, ConfigError) else error}", file=sys.stderr)
+        return EXIT_STARTUP
     from alfred_mcp.server.logs import LOG_FORMAT_ENV, configure_logging, log_format
 
-    args = build_parser().parse_args(argv)
     try:
         form, refused = log_format(os.environ.get(LOG_FORMAT_ENV)), None
     except ConfigError as error:
@@ -168,7 +182,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if refused is not None:
             raise refused
-        settings = _settings(args)
         check_database(settings)
         _check_tools(settings)
         return _run(args, settings)
@@ -204,7 +217,15 @@ def _first_failure(error: BaseException) -> StartupError | AlfredError | None:
     return None
 
 
+HTTP_ONLY = ("session_idle_timeout", "max_sessions", "public_url", "oauth_issuer")
+"""serve's options that mean something only with --http."""
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    stray = [f"--{name.replace('_', '-')}" for name in HTTP_ONLY if getattr(args, name, None) is not None]
+    if stray and not getattr(args, "http", None):
+        raise ConfigError(f"{', '.join(stray)} only applies to serve --http HOST:PORT, and this serves stdio: add --http "
+                          "or leave it out.", field=stray[0].lstrip("-"))
     http = HttpSettings.from_env(
         session_idle_timeout=getattr(args, "session_idle_timeout", None), max_sessions=getattr(args, "max_sessions", None),
         public_url=getattr(args, "public_url", None), oauth_issuer=getattr(args, "oauth_issuer", None),
@@ -233,19 +254,20 @@ def check_database(settings: Settings) -> None:
         raise ConfigError(f"The database path {settings.db} is a variable the host did not fill in: set {DB_ENV} (or --db) to "
                           f"a file of your own, or leave it empty for {default_db_path()}.", field="db")
     if path.is_dir():
-        raise ConfigError(f"The database path {path} is a folder: give a file path such as {path / 'kitchen.db'}.", field="db")
+        raise ConfigError(f"The database path {path} ({DB_SETTING}) is a folder: give a file path such as {path / 'kitchen.db'}.",
+                          field="db")
     if path.parent.exists() and not path.parent.is_dir():
-        raise ConfigError(f"The database path {path} is inside {path.parent}, which is a file, not a folder: choose another --db path.",
+        raise ConfigError(f"The database path {path} is inside {path.parent}, which is a file, not a folder: choose another {DB_SETTING} path.",
                           field="db")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"Cannot create the folder {path.parent} for the database: {error.strerror}. "
-                          "Choose a --db path in a folder you can write.", field="db") from None
+                          f"Choose a {DB_SETTING} path in a folder you can write.", field="db") from None
     if path.exists():
         _check_database_file(path)
     elif not os.access(path.parent, os.W_OK):
-        raise ConfigError(f"Cannot create the database {path}: the folder is not writable. Choose a --db path you can write.",
+        raise ConfigError(f"Cannot create the database {path}: the folder is not writable. Choose a {DB_SETTING} path you can write.",
                           field="db")
 
 
@@ -254,13 +276,13 @@ def _check_database_file(path: Path) -> None:
         with path.open("rb") as file:
             header = file.read(len(SQLITE_HEADER))
     except OSError as error:
-        raise ConfigError(f"Cannot read the database {path}: {error.strerror}. Choose a --db path you can read and write.",
+        raise ConfigError(f"Cannot read the database {path}: {error.strerror}. Choose a {DB_SETTING} path you can read and write.",
                           field="db") from None
     if header and header != SQLITE_HEADER:
-        raise ConfigError(f"{path} is not an SQLite database. Pass --db a new file (it is created) or an alfred-mcp "
+        raise ConfigError(f"{path} is not an SQLite database. Give {DB_SETTING} a new file (it is created) or an alfred-mcp "
                           "database.", field="db")
     if not os.access(path, os.W_OK):
-        raise ConfigError(f"The database {path} is read-only for this user. Choose a --db path you can write.", field="db")
+        raise ConfigError(f"The database {path} is read-only for this user. Choose a {DB_SETTING} path you can write.", field="db")
 
 
 def _run(args: argparse.Namespace, settings: Settings) -> int:
@@ -284,6 +306,8 @@ async def open_app(settings: Settings, *, serves_many: bool = False, traced: boo
     Raises:
         StartupError: the store cannot be opened, or a setting it needs is wrong.
     """
+    from alfred_mcp.app import AlfredApp
+
     try:
         app = AlfredApp.from_settings(settings, traced=traced)
         app.serves_many = serves_many
@@ -323,11 +347,12 @@ async def _serve_stdio(settings: Settings) -> int:
 
 def _serve_http(settings: Settings, address: str) -> int:
     from alfred_mcp.server.auth import load_tokens
-    from alfred_mcp.server.http import parse_address, prepare_http, serve_http
+    from alfred_mcp.server.http import ALLOWED_HOSTS_ENV, allowed_hosts, parse_address, prepare_http, serve_http
     from alfred_mcp.server.metrics import METRICS_TOKEN_ENV, metrics_token
     from alfred_mcp.server.tracing import start_tracing
 
     host, port = parse_address(address)
+    allowed_hosts(os.environ.get(ALLOWED_HOSTS_ENV, ""))  # checked before anything is served
     tokens = load_tokens(required=settings.http.oauth is None)
     scrape_token = metrics_token(os.environ.get(METRICS_TOKEN_ENV))
     # uvicorn shuts down gracefully on SIGTERM, then re-raises it: exit 143 after the store is closed too.
@@ -377,7 +402,8 @@ async def _seed(settings: Settings, reset: bool) -> int:
         elif await seed_if_empty(app.store, app.user_id, today=date.today()):
             print(f"seeded the demo kitchen in {settings.db}", file=sys.stderr)
         else:
-            print("the kitchen already has recipes or pantry items; use --reset to replace them", file=sys.stderr)
+            print(f"alfred-mcp: the kitchen{_where(settings.db)} already has recipes or pantry items: seed --reset replaces "
+                  "them with the demo kitchen (it deletes this user's kitchen first).", file=sys.stderr)
             return EXIT_ERROR
     finally:
         await close_app(app)

@@ -54,6 +54,8 @@ STREAM_ENV = "ALFRED_MODEL_STREAM"
 MAX_TOKENS_ENV = "ALFRED_MODEL_MAX_TOKENS"
 TURN_CALLS_ENV = "ALFRED_TURN_MAX_CALLS"
 TURN_SECONDS_ENV = "ALFRED_TURN_MAX_SECONDS"
+ON_WORDS = ("1", "true", "yes", "on")
+OFF_WORDS = ("0", "false", "no", "off")
 JSON_MODES = ("auto", "json_schema", "json_object", "prompt")
 """auto: json_schema, and on a server's refusal json_object (with the schema), then prompt."""
 MODEL_ROLES = ("understand", "think", "act", "reply")
@@ -127,23 +129,19 @@ class Settings:
             user=(user or os.environ.get(USER_ENV) or "").strip() or "local",
             seed_demo=seed_demo,
             demo=demo,
-            check_results=os.environ.get(CHECK_RESULTS_ENV, "") not in ("", "0", "false"),
+            check_results=_env_flag(CHECK_RESULTS_ENV, False),
             model=model or os.environ.get(MODEL_ENV) or None,
             supabase=SupabaseSettings.from_env(supabase_url, supabase_key),
-            read_only=read_only or _flag(READ_ONLY_ENV),
+            read_only=read_only or _env_flag(READ_ONLY_ENV, False),
             tools=_names(tools if tools is not None else os.environ.get(TOOLS_ENV, "")),
             listed=_names(listed if listed is not None else os.environ.get(LISTED_ENV, "")),
             import_allow_networks=_networks(os.environ.get(IMPORT_NETWORKS_ENV, "")),
             http=http if http is not None else HttpSettings.from_env(),
             turns=TurnSettings.from_env(),
-            ui=ui and os.environ.get(UI_ENV, "1").strip().lower() not in ("0", "false", "no", "off"),
+            ui=ui and _env_flag(UI_ENV, True),
             ledger_turns=_ledger_turns(),
             user_map=load_user_map(os.environ.get(USER_MAP_FILE_ENV)),
         )
-
-
-def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -193,12 +191,14 @@ class HttpSettings:
         """
         timeout = session_idle_timeout if session_idle_timeout is not None else _number(SESSION_IDLE_TIMEOUT_ENV, float)
         limit = max_sessions if max_sessions is not None else _number(MAX_SESSIONS_ENV, int)
-        for name, value in (("--session-idle-timeout", timeout), ("--max-sessions", limit)):
+        named = (("--session-idle-timeout" if session_idle_timeout is not None else SESSION_IDLE_TIMEOUT_ENV, timeout),
+                 ("--max-sessions" if max_sessions is not None else MAX_SESSIONS_ENV, limit))
+        for name, value in named:
             if value is not None and not value > 0:
-                raise ConfigError(f"{name} must be a positive number (got {value}).", field=name.lstrip("-"))
+                raise ConfigError(f"{name} takes a positive number (got {value}).", field=name.lstrip("-"))
         url = public_url or os.environ.get(PUBLIC_URL_ENV) or None
         if url is not None:
-            url = _http_url(url, "--public-url").rstrip("/")
+            url = _http_url(url, "--public-url" if public_url else PUBLIC_URL_ENV).rstrip("/")
         return cls(
             session_idle_timeout=float(timeout) if timeout is not None else DEFAULT_SESSION_IDLE_TIMEOUT,
             max_sessions=int(limit) if limit is not None else DEFAULT_MAX_SESSIONS,
@@ -249,7 +249,7 @@ def _number(env: str, kind: type[float] | type[int]) -> float | int | None:
     try:
         return kind(text)
     except ValueError:
-        raise ConfigError(f"{env} must be a number (got {text!r}).", field=env) from None
+        raise ConfigError(f"{env} takes a positive {'whole ' if kind is int else ''}number (got {text!r}).", field=env) from None
 
 
 def _http_url(url: str, name: str) -> str:
@@ -275,12 +275,13 @@ class TurnSettings:
 
     def __post_init__(self) -> None:
         if not 0 <= self.turn_retention <= 50:
-            raise ConfigError(f"{TURN_RETENTION_ENV} must be 0 to 50, got {self.turn_retention}.", field="turn_retention")
+            raise ConfigError(f"{TURN_RETENTION_ENV} takes a whole number from 0 to 50 (got {self.turn_retention}).",
+                              field="turn_retention")
         if not 1 <= self.conversation_turns <= 50:
-            raise ConfigError(f"{CONVERSATION_TURNS_ENV} must be 1 to 50, got {self.conversation_turns}.",
+            raise ConfigError(f"{CONVERSATION_TURNS_ENV} takes a whole number from 1 to 50 (got {self.conversation_turns}).",
                               field="conversation_turns")
         if not 0 <= self.quick_mode_threshold <= 1:
-            raise ConfigError(f"{QUICK_MODE_THRESHOLD_ENV} must be 0 to 1, got {self.quick_mode_threshold}.",
+            raise ConfigError(f"{QUICK_MODE_THRESHOLD_ENV} takes a number from 0 to 1 (got {self.quick_mode_threshold}).",
                               field="quick_mode_threshold")
 
     @classmethod
@@ -307,7 +308,8 @@ def _env_number(name: str, default: NumberT, kind: type[NumberT]) -> NumberT:
     try:
         return kind(text)
     except ValueError:
-        raise ConfigError(f"{name} must be a number, got {text!r}.", field=name) from None
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{name} takes {what} (got {text!r}).", field=name) from None
 
 
 def _ledger_turns() -> int:
@@ -318,19 +320,12 @@ def _ledger_turns() -> int:
     """
     turns = _env_number(LEDGER_TURNS_ENV, DEFAULT_LEDGER_TURNS, int)
     if turns < 0:
-        raise ConfigError(f"{LEDGER_TURNS_ENV} must be 0 (keep all) or more, got {turns}.", field=LEDGER_TURNS_ENV)
+        raise ConfigError(f"{LEDGER_TURNS_ENV} takes a whole number, 0 (keep all) or more (got {turns}).", field=LEDGER_TURNS_ENV)
     return turns
 
 
 def _env_flag(name: str, default: bool) -> bool:
-    text = os.environ.get(name, "").strip().lower()
-    if not text:
-        return default
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name} must be true or false, got {text!r}.", field=name)
+    return _on_off(os.environ, name, default)
 
 
 @dataclass(frozen=True)
@@ -418,14 +413,21 @@ def _positive(source: Mapping[str, str], name: str, default: float, *, whole: bo
 
 
 def _on_off(source: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = source.get(name, "").strip().lower()
-    if raw == "":
+    """A yes/no setting: 1, true, yes, on or 0, false, no, off (any case); empty or unset is `default`.
+
+    Raises:
+        ConfigError: anything else, naming the variable, the value and what it takes.
+    """
+    raw = source.get(name, "")
+    word = raw.strip().lower()
+    if word == "":
         return default
-    if raw in ("1", "true", "yes", "on"):
+    if word in ON_WORDS:
         return True
-    if raw in ("0", "false", "no", "off"):
+    if word in OFF_WORDS:
         return False
-    raise ConfigError(f"{name}={raw!r} must be 1 or 0", field=name, value=raw)
+    raise ConfigError(f"{name} takes {', '.join(ON_WORDS)} or {', '.join(OFF_WORDS)} (got {raw!r}).", field=name, value=raw,
+                      valid=[*ON_WORDS, *OFF_WORDS])
 
 
 def _max_tokens(raw: str | None) -> dict[str, int]:

@@ -156,6 +156,12 @@ class ModelOutputError(ModelError):
 class ConfigError(AlfredError):
     code = "config_error"
 
+    @classmethod
+    def unreadable_json(cls, setting: str, file: object, error: OSError | ValueError) -> ConfigError:
+        """The JSON file a setting names cannot be read or is not JSON: the setting, the file and why, in one line."""
+        why = error.strerror or str(error) if isinstance(error, OSError) else f"not JSON ({error})"
+        return cls(f"{setting}={file}: cannot read it: {why}.", field=setting, value=str(file))
+
 
 class AllergenError(StateError):
     code = "allergen_conflict"

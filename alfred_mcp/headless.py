@@ -74,7 +74,7 @@ def _messages(script: str) -> list[str]:
 
 def _app_with_model(settings: Settings) -> AlfredApp:
     """The app, or a ConfigError when its model is missing or unusable."""
-    app = AlfredApp.from_settings(settings)
+    app = AlfredApp.from_settings(settings, needs_model=True)
     if app.llm is None:
         raise app.model_error or ConfigError(
             "chat and run need a model: pass --model or set ALFRED_MODEL (e.g. anthropic:claude-sonnet-4-5, "

@@ -3,11 +3,16 @@ prompt the server offers (drift fails here)."""
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
+from recipe_site import recipe_site
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.cli import build_parser
@@ -62,3 +67,83 @@ async def test_every_tool_resource_and_prompt_is_in_the_readme(tmp_path: Path) -
         prompts = [p.name for p in (await client.list_prompts()).prompts]
     assert set(tools) == set(load_contracts()) and uris and prompts
     assert [name for name in tools + uris + prompts if name not in README] == []
+
+
+DAY_MARK = re.compile(r"<today(?:\+(\d+))?>")
+FIXED_DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d")
+PAIR = re.compile(r'"([A-Za-z_]+)": ("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)')
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One call of a README transcript and what the README says it answered."""
+
+    tool: str
+    arguments: dict[str, Any]
+    answer: str
+
+
+def transcripts() -> list[list[Exchange]]:
+    """The README's ```text blocks of `→ tool {arguments}` / `← answer` lines (continued by indented lines)."""
+    blocks = re.findall(r"```text\n(→ .*?)```", README, flags=re.S)
+    found = []
+    for block in blocks:
+        calls = re.split(r"\n(?=→ )", block.strip())
+        exchanges = []
+        for call in calls:
+            asked, _, answer = call.partition("\n← ")
+            tool, _, arguments = " ".join(asked.removeprefix("→ ").split("\n")).partition(" ")
+            exchanges.append(Exchange(tool, json.loads(arguments), " ".join(line.strip() for line in answer.split("\n")).strip()))
+        found.append(exchanges)
+    return found
+
+
+def _on(today: date, text: str) -> str:
+    """`<today>` and `<today+N>` as the ISO dates of the day the test runs."""
+    return DAY_MARK.sub(lambda m: (today + timedelta(days=int(m.group(1) or 0))).isoformat(), text)
+
+
+def _marked(today: date, text: str) -> str:
+    """The dates of this week written back as the README's marks (ISO, and as labels write them: 'Fri Nov 27')."""
+    for offset in range(14):
+        day = today + timedelta(days=offset)
+        mark = "<today>" if offset == 0 else f"<today+{offset}>"
+        text = text.replace(day.isoformat(), mark).replace(f"{day:%a %b} {day.day}", mark)
+    return text
+
+
+def test_no_example_a_reader_runs_holds_a_fixed_date() -> None:
+    """Calls and commands use the day they run on (`<today>` marks, or no date), so an example never goes stale."""
+    calls = [line for line in README.splitlines() if line.startswith("→ ")]
+    commands = re.findall(r"```(?:sh|bash)\n(.*?)```", README, flags=re.S)
+    assert calls and commands
+    assert [text for text in calls + commands if FIXED_DATE.search(text)] == []
+    answers = [exchange.answer for block in transcripts() for exchange in block]
+    assert [answer for answer in answers if FIXED_DATE.search(answer)] == []
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("block", range(2), ids=["what-a-client-sees", "recipes-shopping-undo"])
+async def test_every_readme_transcript_is_what_the_server_answers_today(block: int, tmp_path: Path) -> None:
+    """Each block replayed, call by call, on a kitchen seeded today (the loopback recipe site for imports): every value
+    the README shows in an answer (a key with a number, a word or a whole string) is in the real answer, an error's
+    text too."""
+    exchanges = transcripts()[block]
+    today = date.today()
+    app = AlfredApp.from_settings(Settings(db=str(tmp_path / "kitchen.db")))
+    await app.open()
+    try:
+        with recipe_site() as site:
+            async with Client(build_server(app)) as client:
+                for exchange in exchanges:
+                    arguments = json.loads(_on(today, json.dumps(exchange.arguments)).replace("http://127.0.0.1:38037", site))
+                    result = await client.call_tool(exchange.tool, arguments)
+                    real = result.structured_content if not result.is_error else {"error": result.content[0].text}  # type: ignore[union-attr]
+                    said = _marked(today, json.dumps(real, ensure_ascii=False)).replace(site, "http://127.0.0.1:38037")
+                    if exchange.answer.startswith("isError: "):
+                        assert result.is_error and exchange.answer.removeprefix("isError: ") in said, (exchange.tool, said)
+                        continue
+                    shown = [f'"{key}": {value}' for key, value in PAIR.findall(exchange.answer) if "…" not in value]
+                    assert [pair for pair in shown if pair not in said] == [], (exchange.tool, exchange.arguments, said)
+    finally:
+        await app.close()

@@ -59,7 +59,7 @@ def _from_file(path: Path) -> dict[str, str]:
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ConfigError(f"Cannot read the tokens file {path}: {error}", field="tokens_file") from error
+        raise ConfigError.unreadable_json(TOKENS_FILE_ENV, path, error) from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise ConfigError('The tokens file must be a JSON object {"<token>": "<user handle>"}.', field="tokens_file")
     return {key.strip(): value.strip() for key, value in data.items()}

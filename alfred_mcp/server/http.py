@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 from collections.abc import Callable, Mapping
 
@@ -58,13 +59,29 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+HOST_NAME = re.compile(r"\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")
+
+
+def allowed_hosts(text: str) -> list[str]:
+    """ALFRED_ALLOWED_HOSTS: host names or addresses, comma-separated, without scheme, port or path.
+
+    Raises:
+        ConfigError: an entry that is not a bare host name, naming it.
+    """
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    for name in names:
+        if not HOST_NAME.fullmatch(name):
+            raise ConfigError(f"{ALLOWED_HOSTS_ENV} takes host names or addresses such as kitchen.example,10.0.0.5, without "
+                              f"scheme, port or path (got {name!r}).", field=ALLOWED_HOSTS_ENV, value=name)
+    return names
+
+
 def transport_security(host: str, extra_hosts: str | None = None) -> TransportSecuritySettings:
     """DNS-rebinding protection: Host/Origin must name this host (all loopback names when it is
     loopback) or one of `extra_hosts` (comma-separated; env ALFRED_ALLOWED_HOSTS), e.g. the
     public name of a server bound to 0.0.0.0."""
     hosts = list(LOOPBACK) if host in (*LOOPBACK, "::1") else [host]
-    extra = extra_hosts if extra_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV, "")
-    hosts += [name.strip() for name in extra.split(",") if name.strip()]
+    hosts += allowed_hosts(extra_hosts if extra_hosts is not None else os.environ.get(ALLOWED_HOSTS_ENV, ""))
     return TransportSecuritySettings(  # each name with any port, or none (a public name on 80/443 comes without)
         enable_dns_rebinding_protection=True,
         allowed_hosts=[allowed for name in hosts for allowed in (name, f"{name}:*")],

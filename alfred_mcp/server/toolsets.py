@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -108,9 +109,11 @@ def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract], *, con
         elif name in contracts:
             tools.add(name)
         else:
+            close = difflib.get_close_matches(name, [*TOOLSETS, "all", *contracts], n=1, cutoff=0.75)
+            hint = f" Did you mean {close[0]}?" if close else ""
             raise ConfigError(
                 f"{control}: unknown tool or toolset '{name}'. Toolsets: {', '.join(TOOLSETS)}, all; "
-                f"tools: {', '.join(sorted(contracts))}.",
+                f"tools: {', '.join(sorted(contracts))}.{hint}",
                 field=field, value=name,
             )
     return tools

@@ -76,7 +76,7 @@ def load_user_map(file: str | None) -> dict[str, str]:
     try:
         data: Any = json.loads(Path(file).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise ConfigError(f"Cannot read the user map {file}: {error}", field=USER_MAP_FILE_ENV) from error
+        raise ConfigError.unreadable_json(USER_MAP_FILE_ENV, file, error) from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise ConfigError(f'{USER_MAP_FILE_ENV} must be a JSON object {{"<handle>": "<handle>"}}.', field=USER_MAP_FILE_ENV)
     return {_checked(key, "key"): _checked(value, "value") for key, value in data.items()}

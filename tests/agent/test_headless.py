@@ -246,7 +246,7 @@ async def test_run_never_ends_a_turn_an_mcp_client_drives(tmp_path: Path) -> Non
                      "No such file or directory; give run a text file", id="missing-file"),
         pytest.param(("run", "-"), {"ALFRED_MODEL_TIMEOUT": "soon"}, "alfred-mcp: ALFRED_MODEL_TIMEOUT='soon' must be a positive number",
                      id="bad-timeout"),
-        pytest.param(("chat", "--json-mode", "json_object", "--max-calls", "0"), {}, "alfred-mcp: ALFRED_TURN_MAX_CALLS='0' must be a positive",
+        pytest.param(("chat", "--json-mode", "json_object", "--max-calls", "0"), {}, "alfred-mcp: --max-calls takes a positive whole number (got '0')",
                      id="bad-flag"),
     ],
 )

@@ -72,19 +72,22 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
         (["--db", "/absolute/path/to/kitchen.db"], {}, "is the example's placeholder: set ALFRED_DB (or --db) to a file"),
         ([], {"ALFRED_DB": "/absolute/path/to/kitchen.db"}, "is the example's placeholder"),
         ([], {"ALFRED_DB": "${user_config.database}"}, "is a variable the host did not fill in: set ALFRED_DB (or --db)"),
-        (["--db", str(tmp_path)], {}, f"The database path {tmp_path} is a folder: give a file path such as"),
-        (["--db", str(text_file / "k.db")], {}, f"is inside {text_file}, which is a file, not a folder: choose another --db path"),
+        (["--db", str(tmp_path)], {}, f"The database path {tmp_path} (--db / ALFRED_DB) is a folder: give a file path such as"),
+        (["--db", str(text_file / "k.db")], {}, f"is inside {text_file}, which is a file, not a folder: choose another --db / ALFRED_DB path"),
         (["--db", str(text_file / "sub" / "k.db")], {}, f"Cannot create the folder {text_file / 'sub'} for the database: Not a directory"),
-        (["--db", str(text_file)], {}, f"{text_file} is not an SQLite database. Pass --db a new file"),
+        (["--db", str(text_file)], {}, f"{text_file} is not an SQLite database. Give --db / ALFRED_DB a new file"),
         (["chat"], {"ALFRED_MODEL": "bogus"}, "ALFRED_MODEL='bogus' is not a model"),
         (["serve", "--http", "8765"], tokens, "--http takes HOST:PORT, e.g. 127.0.0.1:8765 (got '8765')"),
         (["serve", "--http", f"127.0.0.1:{port}"], tokens, f"Cannot listen on 127.0.0.1:{port}:"),
         (["serve", "--http", "127.0.0.1:8765"], {}, "Serving over HTTP needs bearer tokens: set ALFRED_TOKENS_FILE or ALFRED_TOKENS"),
-        (["serve", "--http", "127.0.0.1:8765"], {**tokens, "ALFRED_HTTP_MAX_SESSIONS": "many"}, "ALFRED_HTTP_MAX_SESSIONS must be a number"),
-        (["serve", "--session-idle-timeout", "0"], {}, "--session-idle-timeout must be a positive number"),
+        (["serve", "--http", "127.0.0.1:8765"], {**tokens, "ALFRED_HTTP_MAX_SESSIONS": "many"}, "ALFRED_HTTP_MAX_SESSIONS takes a positive whole number (got 'many')"),
+        (["serve", "--session-idle-timeout", "0"], {}, "--session-idle-timeout takes a positive number of seconds (got '0')"),
+        (["serve", "--public-url", "https://kitchen.example"], {}, "--public-url only applies to serve --http HOST:PORT"),
+        (["serve", "--max-sessions", "5", "--oauth-issuer", "https://auth.example"], {},
+         "--max-sessions, --oauth-issuer only applies to serve --http"),
         (["serve", "--http", "127.0.0.1:8765", "--oauth-issuer", "auth.example.com"], {}, "ALFRED_OAUTH_ISSUER must be an http://"),
         (["--demo", "--no-seed"], {}, "--demo and --no-seed contradict each other"),
-        (["--listed", "stages,turn_strat"], {}, "--listed / ALFRED_LISTED: unknown tool or toolset 'turn_strat'"),
+        (["--listed", "stages,turn_strat"], {}, "--listed / ALFRED_LISTED: unknown tool or toolset 'turn_strat'. Toolsets: core"),
         ([], {"ALFRED_LISTED": "stagez"}, "--listed / ALFRED_LISTED: unknown tool or toolset 'stagez'"),
         (["--read-only", "--listed", "turn_start"], {}, "--listed / ALFRED_LISTED names turn_start, which is not served: "
                                                         "this server is read-only (--read-only)"),
@@ -115,6 +118,17 @@ def test_the_example_config_s_placeholder_fails_in_a_real_process(tmp_path: Path
                           stdin=subprocess.DEVNULL)
     assert done.returncode == EXIT_STARTUP and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert not Path("/absolute/path").exists()
+
+
+def test_seed_seeds_once_and_then_says_in_one_line_how_to_replace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`alfred-mcp seed` on a new database seeds it (exit 0); again, it refuses in one line naming the database and --reset
+    (exit 1); `seed --reset` replaces the kitchen (exit 0)."""
+    db = str(tmp_path / "kitchen.db")
+    assert main(["--db", db, "--no-seed", "seed"]) == 0 and f"seeded the demo kitchen in {db}" in capsys.readouterr().err
+    assert main(["--db", db, "seed"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"alfred-mcp: the kitchen with {db} already has") and "seed --reset" in err
+    assert main(["seed", "--reset", "--db", db]) == 0 and capsys.readouterr().err.startswith("seeded: 11 recipes")
 
 
 def test_sigterm_ends_serve_over_http_with_143(tmp_path: Path) -> None:

@@ -139,7 +139,7 @@ async def test_an_older_database_keeps_its_users_kitchens(
     ("content", "words"),
     [
         pytest.param("[1]", "must be a JSON object", id="not-an-object"),
-        pytest.param("{oops", "Cannot read the user map", id="not-json"),
+        pytest.param("{oops", "ALFRED_USER_MAP_FILE=", id="not-json"),
         pytest.param(json.dumps({"alice": "token:alice"}), "the key 'alice' is not a user handle", id="bare-key"),
         pytest.param(json.dumps({"token:alice": "bob"}), "the value 'bob' is not a user handle", id="bare-value"),
         pytest.param(json.dumps({"oauth:https://x#": "token:a"}), "is not a user handle", id="empty-sub"),

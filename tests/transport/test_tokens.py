@@ -34,7 +34,7 @@ def test_tokens_come_from_a_json_file_and_from_pairs(tmp_path: Path) -> None:
         pytest.param(None, f"{TOKEN_A}=", "name a user", id="no-user"),
         pytest.param(None, TOKEN_A, "'token=user' pairs", id="no-equals"),
         pytest.param("[1, 2]", "", "JSON object", id="file-not-an-object"),
-        pytest.param("{not json", "", "Cannot read the tokens file", id="file-not-json"),
+        pytest.param("{not json", "", "cannot read it: not JSON", id="file-not-json"),
     ],
 )
 def test_bad_token_configuration_is_refused_with_what_to_fix(tmp_path: Path, file_text: str | None, pairs: str, words: str) -> None:

@@ -77,7 +77,10 @@ def llm_from_settings(
     if options is None:
         flags = {JSON_MODE_ENV: json_mode, TIMEOUT_ENV: None if timeout is None else str(timeout)}
         options = ModelOptions.from_env(env, {key: value for key, value in flags.items() if value is not None})
-    return build(ModelSettings(provider, name, base_url or env.get(BASE_URL_ENV) or None, api_key, options, env))
+    url = base_url or env.get(BASE_URL_ENV) or None
+    if url is not None and not url.startswith(("http://", "https://")):
+        raise ConfigError(f"{BASE_URL_ENV} takes an http:// or https:// URL (got {url!r}).", field=BASE_URL_ENV, value=url)
+    return build(ModelSettings(provider, name, url, api_key, options, env))
 
 
 def _anthropic(settings: ModelSettings) -> LLM:
