@@ -49,6 +49,8 @@ _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
+USED_UP = "used up"
+"""What a pantry row holding nothing says: '0 fillets' left reads as a count, not as the fish being gone."""
 _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
 
@@ -197,9 +199,9 @@ def held(amount: Amount, name: str | None = None) -> str:
     container in the measure it holds, about ('about 1 1/4 cups of the bottle', '1 bottle and about 1 3/4 cups of
     another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver): never a '+' nor a thousandth of a
     container. A volume a shop sells in (gallon, quart, pint, fl oz) stays in its unit: half a gallon of milk is
-    '1/2 gallon', not '8 cups'."""
+    '1/2 gallon', not '8 cups'. Nothing left is 'used up' (never '0 fillets')."""
     if amount.quantity <= 0:
-        return amount_text(0, amount.unit)
+        return USED_UP
     if amount.unit in _CUP_VOLUMES:
         if "/" in quantity_text(amount.quantity) or float(amount.quantity).is_integer():
             return amount_text(amount.quantity, amount.unit)
@@ -210,7 +212,7 @@ def held(amount: Amount, name: str | None = None) -> str:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
         if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
             return shown.text
-    if "/" in quantity_text(amount.quantity):  # 2/3 of a bunch, 2 1/2 onions
+    if "/" in quantity_text(amount.quantity) and amount.unit not in _METRIC:  # 2/3 of a bunch, 2 1/2 onions (not 1/3 l)
         return amount_text(amount.quantity, amount.unit)
     pack = pack_of(name)
     if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
@@ -220,8 +222,11 @@ def held(amount: Amount, name: str | None = None) -> str:
         parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
         about = "" if math.isclose(pieces, round(pieces), abs_tol=1e-6) else "about "
         return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
-    if amount.unit in _METRIC and amount.quantity < 1:  # less than a gram or a millilitre: as stored
+    if amount.unit in ("g", "ml") and amount.quantity < 1:  # less than a gram or a millilitre: as stored
         return amount_text(round(amount.quantity, 3), amount.unit)
+    if amount.unit not in (None, "piece", *_WHOLE_COUNTS, *_CANS) and dimension(amount.unit).startswith("count:"):
+        near = _pick(amount.quantity, (4, 3), up=False, smallest=0.25)  # 0.3333 jar is about 1/3 jar, not 1/4
+        shown = Shown(near, amount.unit, amount_text(near, amount.unit), None)
     less = shown.unit == amount.unit and shown.quantity > 2 * amount.quantity  # a sliver of a lemon, a crumb of butter
     return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
 

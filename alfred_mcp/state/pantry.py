@@ -16,11 +16,11 @@ from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind
 from alfred_mcp.kitchen.measures import (
     Amount,
     about_in,
-    amount_text,
     base_unit,
     convert,
     convert_for,
     dimension,
+    held,
     held_inside,
     ingredient_text,
     sensible,
@@ -232,7 +232,7 @@ def plan_deduction(need: Need, rows: Sequence[Row]) -> DeductPlan:
             continue
         have, estimated = about_in_need_unit(need, float(quantity), row.get("unit"))
         if have is None:
-            apart.append(amount_text(float(quantity), row.get("unit")))
+            apart.append(held(Amount(float(quantity), row.get("unit")), need.name))
             continue
         take = min(have, remaining)
         if take <= EPSILON:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy, unit_word
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.kitchen.units import KNOWN_UNITS, normalize_unit
 from tests.e2e.conftest import TODAY
 
@@ -73,6 +74,7 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("3 tsp olive oil", 3, "tsp", "olive oil", False, "too many spoons"),
     ("7 tsp olive oil", 7, "tsp", "olive oil", False, "too many spoons"),
     ("1 skin on salmon fillet", 1, "fillet", "salmon fillets", False, "quality not hyphenated"),
+    ("8 oz spaghetti", 8, "oz", "spaghetti", True, "unit you cannot buy"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
@@ -180,6 +182,19 @@ def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: floa
 def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, name: str, text: str) -> None:
     shown = to_buy(amount, name)
     assert ingredient_text(shown.text, shown.quantity, shown.unit, name) == text
+
+
+PASTA = default_taxonomy().expand("pasta")
+
+
+@given(st.sampled_from(PASTA), st.sampled_from(["oz", "lb", "g", "kg", "cup"]), st.floats(min_value=0.1, max_value=80))
+def test_pasta_is_bought_by_the_box_whatever_it_is_measured_in(name: str, unit: str, quantity: float) -> None:
+    """'8 oz spaghetti' is not what a shopper takes from the shelf: '1 box spaghetti (need 8 oz)', and 3 lb is 3 boxes."""
+    text = line_text(quantity, unit, name, buying=True)
+    shown = to_buy(Amount(quantity, unit), name)
+    assert shown.bought is not None and shown.bought[1] == "box", text
+    assert text.startswith("1 box " if shown.bought[0] == 1 else f"{shown.bought[0]:g} boxes ") and "(need " in text, text
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=True, exact=shown.rounded_from) == [], text
 
 
 def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:
