@@ -14,6 +14,8 @@ cups of the bottle'), and
 from __future__ import annotations
 
 import math
+import re
+from fractions import Fraction
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
@@ -379,6 +381,8 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = Fa
     quarts = convert(tsp, "tsp", "quart")
     if carton and not dry and quarts >= 2 - 1e-9 and abs(round(quarts) - quarts) <= 0.02 * quarts:
         return float(round(quarts)), "quart", None
+    if carton and not dry and tsp / 48 > _CARTON_CUPS * (1 + 1e-9):
+        return _quarts_and_cups(_pick(tsp / 48, (4,), up=False, smallest=1.0))
     if tsp > 8 * 48 * (1 + 1e-9) and not dry and not carton:  # more than 8 cups of what is poured is written in quarts
         return _pick(quarts, (4,), up=False, smallest=1.0), "quart", None
     tbsp = tsp / 3
@@ -410,6 +414,8 @@ def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tup
     measured `dry`: cups; of a liquid sold by the `carton`, only whole quarts from 2)."""
     if carton and not dry and tsp > 4 * 48 * (1 + _UP_SLACK):  # quarter cups: 10 1/2, not 10 1/3
         cups = _pick(tsp / 48, (4,), up=True, smallest=0.25)
+        if cups > _CARTON_CUPS and not (cups / 4).is_integer():
+            return _quarts_and_cups(cups)
         return (cups / 4, "quart", None) if cups >= 8 and (cups / 4).is_integer() else (cups, "cup", None)
     if tsp > 4 * 48 * (1 + _UP_SLACK) and not dry:
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
@@ -420,6 +426,19 @@ def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tup
         return (tbsp, "tbsp", None) if tbsp < 4 else (0.25, "cup", None)
     teaspoons = _teaspoons(tsp, up=True)
     return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
+
+
+_CARTON_CUPS = 12
+"""Cups of a liquid sold by the carton a cook still measures in cups; above, whole quarts (cartons) and the rest in
+cups ('3 quarts 1 1/2 cups', not '13 1/2 cups')."""
+
+
+def _quarts_and_cups(cups: float) -> tuple[float, str, str | None]:
+    """(cups, 'cup', '3 quarts 1 1/2 cups'): whole quarts, then the cups left (none left: '4 quarts')."""
+    quarts, rest = divmod(cups, 4)
+    if rest < 1e-9:
+        return quarts, "quart", None
+    return cups, "cup", f"{amount_text(quarts, 'quart')} {amount_text(rest, 'cup')}"
 
 
 def _teaspoons(tsp: float, *, up: bool) -> float:
@@ -467,6 +486,29 @@ def _in_cans(oz: float, name: str) -> tuple[float, str] | None:
     if abs(cans * size - oz) > 0.05 * oz:
         return None
     return cans * size, f"{quantity_text(cans)} ({size:g}-oz) {unit_word('can', cans)}"
+
+
+_PART_CANS = re.compile(r"^(?:(\d+) )?(\d+/\d+) \(\d+(?:\.\d+)?-oz\) cans?\b")
+_NTH = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def part_can_use(text: str, name: str) -> str | None:
+    """What to open and measure for a line of part cans ('2 1/4 (14-oz) cans crushed tomatoes': 'open 3 cans: 2 and
+    about 1/2 cup of the third'; '1/4 (15-oz) can black beans': 'about 1/3 cup of the can'), measured by what a can of
+    `name` holds; None for whole cans or a can whose content is not known."""
+    found = _PART_CANS.match(text)
+    purchase = produce_purchase_of(name)
+    if purchase is None or purchase.unit != "can":  # beans, avocado: sold canned as well as dry or fresh
+        purchase = produce_purchase_of(f"canned {name}")
+    if found is None or purchase is None or purchase.unit != "can" or "ml" not in purchase.holds:
+        return None
+    whole, part = int(found.group(1) or 0), float(Fraction(found.group(2)))
+    cups = part * purchase.holds["ml"] / VOLUME_ML["cup"]
+    inside = amount_text(_pick(cups, _CUP_STEPS, up=False, smallest=0.25), "cup") if cups >= 0.2 \
+        else sensible(Amount(cups, "cup"), name).text  # 'about': the nearest cup measure (7 tbsp is about 1/2 cup)
+    if whole == 0:
+        return f"about {inside} of the can"
+    return f"open {whole + 1} cans: {whole} and about {inside} of the {_NTH[whole] if whole < len(_NTH) else 'last'}"
 
 
 def _weight(oz: float, *, up: bool) -> tuple[float, str, str | None]:

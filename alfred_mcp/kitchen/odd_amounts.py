@@ -16,6 +16,10 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
 - ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of oil is 3 quarts); of a liquid sold by the
   carton (broth, milk), whole quarts only ('12 cups' of broth is 3 quarts, '9 cups' is how a cook writes it).
+- ``too many cups to measure``: more than 12 cups of a liquid sold by the carton that is not whole quarts ('13 1/2
+  cups vegetable broth' is '3 quarts 1 1/2 cups'): a cook measures the quarts by the carton and the rest in cups.
+- ``part can without what to use``: in a recipe, part of a can that does not say what to open and measure ('2 1/4
+  (14-oz) cans crushed tomatoes' alone; with 'open 3 cans: 2 and about 1/2 cup of the third' it reads).
 - ``part quarts of a carton liquid``: broth, stock, milk or cream in quarter quarts ('1 1/4 quarts', '2 1/4 quarts
   vegetable broth'): a cook writes cups of it, and quarts (cartons) only whole.
 - ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
@@ -133,6 +137,11 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("quality not hyphenated")
     if not shopping and _CAN_COUNT.search(text) and can_size(name) is not None:
         found.append("can without its size")
+    if not shopping and _PART_CAN.search(text) and not _MEASURED_PART.search(notes or ""):
+        found.append("part can without what to use")
+    if any(shown == "cup" and amount > 12 + 1e-9 and not _in_steps(amount / 4, 1) for amount, shown in _spoon_amounts(text)) \
+            and by_the_carton(name) and not is_dry(name):
+        found.append("too many cups to measure")
     if quantity is None:
         return found
     if quantity <= 0:
@@ -189,6 +198,9 @@ _UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " "))
 _QUARTS = re.compile(r"\d quarts?\b")
 _PART_QUARTS = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ quarts?\b")
 _CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
+_PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ \(\d+(?:\.\d+)?-oz\) cans?\b")
+_MEASURED_PART = re.compile(r"\d (?:cups?|tbsp|tsp|oz) of the (?:can|first|second|third|fourth|fifth|\w+th)\b")
+"""What a note says to use of a part can: 'about 1/2 cup of the can', '... about 3/4 cup of the third'."""
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
 
