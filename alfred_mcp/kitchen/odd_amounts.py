@@ -62,6 +62,10 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
 - ``step in another unit than its line`` (a scaled step's rule, `step_oddities`): a step's amount in a smaller unit
   than its ingredient's scaled line uses, although that unit holds it ('5 tsp butter' in a step beside '1/3 cup butter':
   2 tbsp); below the line unit's smallest measure (1/4 cup, 1 tbsp, 1 lb, 1 quart) the next smaller unit is right.
+- ``part of an egg not said``: in a recipe, a line of one egg for less than two thirds of one ('1 egg' for a quarter
+  of an egg) that does not say how much of it to use ('beat it and use about 2 1/2 tsp').
+- ``thing named in another number than its line`` (a scaled step's rule, `step_number_oddities`): a step names a
+  counted thing in the number its line had before scaling ('whisk the eggs' beside 1 egg, 'the yolk' beside 3 yolks).
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -85,9 +89,11 @@ from alfred_mcp.kitchen.bought_as import (
     purchase_of,
 )
 from alfred_mcp.kitchen.card_lines import STATE_WORDS
+from alfred_mcp.kitchen.egg_counts import egg_part
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import about_in, convert
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
+from alfred_mcp.kitchen.plurals import plural as plural_of
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
 
@@ -178,6 +184,9 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("cans written as a weight")
     if not shopping and _whole_cans_by_weight(text, name, step=4, least=0.5):
         found.append("part cans written as a weight")
+    if not shopping and whole_thing and exact is not None and 0 < exact < 2 / 3 - 1e-9 and quantity <= 1 \
+            and egg_part(name) == "egg" and not _USE_ABOUT.search(notes or ""):
+        found.append("part of an egg not said")
     if shopping and _unbuyable(text, name):
         found.append("unit you cannot buy")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
@@ -203,6 +212,22 @@ _MEASURED_PART = re.compile(r"\d (?:cups?|tbsp|tsp|oz) of the (?:can|first|secon
 """What a note says to use of a part can: 'about 1/2 cup of the can', '... about 3/4 cup of the third'."""
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
+
+
+_USE_ABOUT = re.compile(r"\buse about \d")
+_NOUN_AFTER = r"(?=\s*(?:[,.;:)!]|$|\s(?:and|or|in|into|with|to|on|over|until|together|for)\b))"
+
+
+def step_number_oddities(step: str, counts: dict[str, tuple[float, float]]) -> list[str]:
+    """The rule a scaled step breaks naming a counted thing (`counts`: by its singular word, its count as written and
+    as scaled) in the number it had before scaling: 'the eggs' for 1 egg, 'the yolk' for 3."""
+    for word, (written, scaled) in counts.items():
+        if (written > 1 + 1e-9) == (scaled > 1 + 1e-9) or word in UNCOUNTED_WORDS:
+            continue
+        before = plural_of(word) if written > 1 + 1e-9 else word
+        if re.search(rf"(?<![\d/-])(?<!\d )\b{re.escape(before)}\b{_NOUN_AFTER}", step, re.IGNORECASE):
+            return ["thing named in another number than its line"]
+    return []
 
 
 def name_disagrees(noted: str, line_text: str) -> bool:

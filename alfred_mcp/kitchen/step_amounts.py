@@ -7,16 +7,18 @@ for olive oil), 'of' or 'the' allowed between. Everything else is left as writte
 eggs'), times, temperatures and sizes ('8 minutes', '425°F', '1/2-inch'), a can's size ('1 (14-oz) can'), and amounts
 of what is not an ingredient ('1/4 cup of batter'), but water or a liquid an ingredient soaks or cooks in ('1 cup hot
 water' for the porcini) scales with the ingredient the step names, as its line was scaled. An amount is written in the
-unit of its ingredient's scaled line ('2 tbsp butter' beside '1/3 cup', not '5 tsp'). Pure.
+unit of its ingredient's scaled line ('2 tbsp butter' beside '1/3 cup', not '5 tsp'); a counted thing a step names
+agrees with its scaled line ('the egg' beside 1 egg: `agreeing`). Pure.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from alfred_mcp.kitchen.measures import Amount, Shown, sensible, sensible_in
+from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS, plural, singular
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit, parse_quantity
 
@@ -48,6 +50,28 @@ def scaled_steps(steps: Sequence[str], names: Iterable[str], factor: float, unit
     amount of water or liquid scales with the ingredient the step names, by the factor its line was scaled by
     (`factors`, by name: 1 oz of porcini shown for 1 1/4 soak in 2 cups, not 2 1/2)."""
     return [text for text, _ in _scaled_all(steps, names, factor, units, factors)]
+
+
+_AFTER_NOUN = r"(?=\s*(?:[,.;:)!]|$|\s(?:and|or|in|into|with|to|on|over|until|together|for)\b))"
+"""What follows a word used as a noun ('the egg, the yolk and', 'the eggs into'), not as a word before one ('egg mixture')."""
+
+
+def agreeing(step: str, counts: Mapping[str, tuple[float, float]]) -> str:
+    """`step` with each counted thing it names in the number its scaled line now has, where scaling changed it: 'the
+    eggs' beside a line of 1 egg is 'the egg', 'the yolk' beside 3 extra yolks 'the yolks'. `counts`: by a thing's
+    word (singular, 'egg'), its count as written and as scaled; a word the line's number did not change is left."""
+    for word, (written, scaled) in counts.items():
+        if (written > 1 + 1e-9) == (scaled > 1 + 1e-9) or word in UNCOUNTED_WORDS:
+            continue
+        one, many = singular(word), plural(singular(word))
+        said, shown = (many, one) if scaled <= 1 + 1e-9 else (one, many)
+        step = re.sub(rf"(?<![\d/-])\b(?<!\d )({re.escape(said)})\b{_AFTER_NOUN}", _written_as(shown), step, flags=re.IGNORECASE)
+    return step
+
+
+def _written_as(word: str) -> Callable[[re.Match[str]], str]:
+    """A replacement writing `word` in the case of what it replaces ('Eggs' -> 'Egg')."""
+    return lambda found: word.capitalize() if found.group(1)[:1].isupper() else word
 
 
 def step_amounts(steps: Sequence[str], names: Iterable[str], factor: float, units: Mapping[str, str | None] | None = None,

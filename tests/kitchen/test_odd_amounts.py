@@ -128,7 +128,7 @@ def test_part_of_a_piece_that_is_not_the_nearest_cut_is_odd(text: str, quantity:
 
 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
-    ("1 egg", 1, None, "egg", 0.5), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
+    ("1 egg", 1, None, "egg", 0.7), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
     ("1/2 tsp red pepper flakes", 0.5, "tsp", "red pepper flakes", 0.375), ("1/8 tsp cayenne", 0.125, "tsp", "cayenne", 0.1),
 ])
 def test_things_counted_whole_and_the_smallest_spoons_may_round_further(text: str, quantity: float, unit: str | None, name: str,
