@@ -508,7 +508,15 @@ def part_can_use(text: str, name: str) -> str | None:
         else sensible(Amount(cups, "cup"), name).text  # 'about': the nearest cup measure (7 tbsp is about 1/2 cup)
     if whole == 0:
         return f"about {inside} of the can"
-    return f"open {whole + 1} cans: {whole} and about {inside} of the {_NTH[whole] if whole < len(_NTH) else 'last'}"
+    return f"open {whole + 1} cans: {whole} and about {inside} of the {_ordinal(whole + 1)}"
+
+
+def _ordinal(number: int) -> str:
+    """'second', 'third', ... 'tenth', then '11th', '22nd'."""
+    if number <= len(_NTH):
+        return _NTH[number - 1]
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def _weight(oz: float, *, up: bool) -> tuple[float, str, str | None]:

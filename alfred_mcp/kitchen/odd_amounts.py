@@ -66,6 +66,10 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   of an egg) that does not say how much of it to use ('beat it and use about 2 1/2 tsp').
 - ``thing named in another number than its line`` (a scaled step's rule, `step_number_oddities`): a step names a
   counted thing in the number its line had before scaling ('whisk the eggs' beside 1 egg, 'the yolk' beside 3 yolks).
+- ``steps use more than the line`` and ``rest far from its share`` (a divided line's rules, `divided_oddities`): the
+  amounts a scaled recipe's steps name of one ingredient ('3 tbsp butter' twice beside '1/2 cup butter, divided')
+  add up to more than its line, or leave for the rest ('the last butter') more than a fifth (and more than a
+  measure: 1/4 tsp, 1/2 tbsp) away from the rest's share of the line as written.
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -208,7 +212,7 @@ _QUARTS = re.compile(r"\d quarts?\b")
 _PART_QUARTS = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ quarts?\b")
 _CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
 _PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ \(\d+(?:\.\d+)?-oz\) cans?\b")
-_MEASURED_PART = re.compile(r"\d (?:cups?|tbsp|tsp|oz) of the (?:can|first|second|third|fourth|fifth|\w+th)\b")
+_MEASURED_PART = re.compile(r"\d (?:cups?|tbsp|tsp|oz) of the (?:can|first|second|third|\w+th|\d+(?:st|nd|rd|th))\b")
 """What a note says to use of a part can: 'about 1/2 cup of the can', '... about 3/4 cup of the third'."""
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
@@ -228,6 +232,26 @@ def step_number_oddities(step: str, counts: dict[str, tuple[float, float]]) -> l
         if re.search(rf"(?<![\d/-])(?<!\d )\b{re.escape(before)}\b{_NOUN_AFTER}", step, re.IGNORECASE):
             return ["thing named in another number than its line"]
     return []
+
+
+REST_FAR = 0.2
+"""How far (a share of it) the rest of a divided line may be from its share: a cook weighs the parts by eye."""
+_MEASURE_STEP = {"tsp": 0.25, "tbsp": 0.5, "cup": 1 / 32, "oz": 0.5, "lb": 1 / 32, "g": 5.0, "ml": 5.0}
+"""The finest part of a line in each unit a step writes: a quarter teaspoon, half a tablespoon (of a line in cups),
+half an ounce (of a line in pounds), 5 g or ml."""
+
+
+def divided_oddities(line: float, steps: list[float], written_line: float, written_steps: list[float],
+                     unit: str | None) -> list[str]:
+    """The rules the step amounts of one ingredient break beside its scaled line (`line`, the step amounts `steps`,
+    both in the line's `unit`; `written_line` and `written_steps` as the recipe wrote them, in one unit)."""
+    found = ["steps use more than the line"] if sum(steps) > line * (1 + UP_SLACK) + 1e-9 else []
+    written_rest = written_line - sum(written_steps)
+    if written_rest > UP_SLACK * written_line:
+        share, rest = line * written_rest / written_line, line - sum(steps)
+        if abs(rest - share) > max(REST_FAR * share, _MEASURE_STEP.get(unit or "", 0.0)) + 1e-9:
+            found.append("rest far from its share")
+    return found
 
 
 def name_disagrees(noted: str, line_text: str) -> bool:

@@ -41,14 +41,18 @@ class StepAmount(NamedTuple):
     name: str
     shown: Shown
     line_unit: str | None
+    written: Amount | None = None
+    """The amount as the step wrote it before scaling."""
 
 
 def scaled_steps(steps: Sequence[str], names: Iterable[str], factor: float, units: Mapping[str, str | None] | None = None,
                  factors: Mapping[str, float] | None = None) -> list[str]:
-    """`steps` with each amount of one of the ingredients `names` times `factor`, written as a cook writes it, in the
+    """`steps` with each amount of one of the ingredients `names` times the factor its line was scaled by once rounded
+    (`factors`, by name; else `factor`), so the parts of a divided line add up to the line as shown ('2 1/2 tbsp butter'
+    twice and the rest beside '1/2 cup butter, divided', not 3 tbsp twice), written as a cook writes it, in the
     unit its scaled ingredient line uses (`units`, by name: '2 tbsp butter' beside '1/3 cup butter', not '5 tsp'); an
     amount of water or liquid scales with the ingredient the step names, by the factor its line was scaled by
-    (`factors`, by name: 1 oz of porcini shown for 1 1/4 soak in 2 cups, not 2 1/2)."""
+    (1 oz of porcini shown for 1 1/4 soak in 2 cups, not 2 1/2)."""
     return [text for text, _ in _scaled_all(steps, names, factor, units, factors)]
 
 
@@ -92,7 +96,7 @@ def _scaled_all(steps: Sequence[str], names: Iterable[str], factor: float, units
         found: list[StepAmount] = []
         said = set(ingredient_words(step))
         soaked = _named_most(named, said)
-        context = _Step(named, line_units, factor, factor if soaked is None else line_factors.get(soaked, factor), found)
+        context = _Step(named, line_units, line_factors, factor, factor if soaked is None else line_factors.get(soaked, factor), found)
         scaled.append((_STEP_AMOUNT.sub(context.scaled, step), found))
     return scaled
 
@@ -100,6 +104,7 @@ def _scaled_all(steps: Sequence[str], names: Iterable[str], factor: float, units
 class _Step(NamedTuple):
     named: Mapping[tuple[str, ...], str]
     units: Mapping[tuple[str, ...], str | None]
+    factors: Mapping[tuple[str, ...], float]
     factor: float
     liquid_factor: float
     found: list[StepAmount]
@@ -113,13 +118,13 @@ class _Step(NamedTuple):
         words = next((words for words in self.named if _names(following, words)), None)
         if words is not None:
             name, line_unit = " ".join(words), self.units.get(words)
-            shown = sensible_in(Amount(value * self.factor, unit), line_unit, name)
+            shown = sensible_in(Amount(value * self.factors.get(words, self.factor), unit), line_unit, name)
         elif _is_liquid(following):
             name, line_unit = "water", None
             shown = sensible(Amount(value * self.liquid_factor, unit), name)
         else:
             return match.group(0)
-        self.found.append(StepAmount(name, shown, line_unit))
+        self.found.append(StepAmount(name, shown, line_unit, Amount(value, unit)))
         return f"{shown.text}{match.group('between')}{match.group('rest')}"
 
 
