@@ -84,8 +84,16 @@ def step_amounts(steps: Sequence[str], names: Iterable[str], factor: float, unit
     return [amount for _, amounts in _scaled_all(steps, names, factor, units, factors) for amount in amounts]
 
 
+def left_as_written(steps: Sequence[str], names: Iterable[str]) -> list[str]:
+    """The amounts in `steps` that scaling leaves as written because they are not of an ingredient ('1/4 cup of
+    batter', a portion), each as the step writes it: what a scaled recipe says it did not scale, and why."""
+    left: list[str] = []
+    _scaled_all(steps, names, 2.0, None, None, left)
+    return left
+
+
 def _scaled_all(steps: Sequence[str], names: Iterable[str], factor: float, units: Mapping[str, str | None] | None,
-                factors: Mapping[str, float] | None) -> list[tuple[str, list[StepAmount]]]:
+                factors: Mapping[str, float] | None, left: list[str] | None = None) -> list[tuple[str, list[StepAmount]]]:
     if abs(factor - 1.0) < 1e-9:
         return [(step, []) for step in steps]
     named = {words: name for name in names if (words := ingredient_words(name))}
@@ -96,7 +104,8 @@ def _scaled_all(steps: Sequence[str], names: Iterable[str], factor: float, units
         found: list[StepAmount] = []
         said = set(ingredient_words(step))
         soaked = _named_most(named, said)
-        context = _Step(named, line_units, line_factors, factor, factor if soaked is None else line_factors.get(soaked, factor), found)
+        context = _Step(named, line_units, line_factors, factor, factor if soaked is None else line_factors.get(soaked, factor), found,
+                        [] if left is None else left)
         scaled.append((_STEP_AMOUNT.sub(context.scaled, step), found))
     return scaled
 
@@ -108,6 +117,7 @@ class _Step(NamedTuple):
     factor: float
     liquid_factor: float
     found: list[StepAmount]
+    left: list[str]
 
     def scaled(self, match: re.Match[str]) -> str:
         unit = normalize_unit(match.group("unit").lower())
@@ -123,6 +133,7 @@ class _Step(NamedTuple):
             name, line_unit = "water", None
             shown = sensible(Amount(value * self.liquid_factor, unit), name)
         else:
+            self.left.append(f"{match.group('number')} {match.group('unit')}{match.group('between')}{match.group('rest').strip()}")
             return match.group(0)
         self.found.append(StepAmount(name, shown, line_unit, Amount(value, unit)))
         return f"{shown.text}{match.group('between')}{match.group('rest')}"

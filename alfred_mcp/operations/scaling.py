@@ -12,7 +12,7 @@ from alfred_mcp.kitchen.egg_counts import extra_parts, part_of_an_egg
 from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, sensible
 from alfred_mcp.kitchen.note_amounts import scaled_notes
 from alfred_mcp.kitchen.plurals import singular
-from alfred_mcp.kitchen.step_amounts import agreeing, scaled_steps
+from alfred_mcp.kitchen.step_amounts import agreeing, left_as_written, scaled_steps
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 
@@ -27,6 +27,9 @@ class Scaled:
     ingredients: list[dict[str, Any]]
     steps: list[str] | None = None
     """The steps with the amounts of ingredients in them scaled, when any is (None: the steps read as written)."""
+    steps_note: str | None = None
+    """Why steps (or amounts in them) read as written at these servings: no amount of an ingredient, or amounts of
+    what is not one ('1/4 cup of batter': a portion)."""
 
 
 async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
@@ -46,7 +49,19 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
     lines = [scaled_line(row, factor) for row in loaded.ingredients]
     written = [str(step) for step in loaded.recipe.get("instructions") or ()]
     steps = scaled_recipe_steps(written, loaded.ingredients, lines, factor)
-    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None)
+    note = steps_note(written, [str(row["name"]) for row in loaded.ingredients], steps != written) if factor != 1 else None
+    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None, note)
+
+
+def steps_note(written: list[str], names: list[str], changed: bool) -> str | None:
+    """What a scaled recipe says of the steps it leaves as written (None: every amount in them was scaled)."""
+    left = left_as_written(written, names)
+    kept = f"{', '.join(repr(amount) for amount in left)} {'is' if len(left) == 1 else 'are'} left as written: not an ingredient's amount" \
+        if left else None
+    if changed or not written:
+        return None if kept is None else f"{kept}."
+    said = "The steps name no amount of an ingredient, so they read as written for these servings"
+    return f"{said}; {kept}." if kept else f"{said}."
 
 
 def scaled_recipe_steps(steps: list[str], rows: Sequence[Mapping[str, Any]], lines: Sequence[Mapping[str, Any]],
