@@ -241,11 +241,17 @@ POURED_WORDS = frozenset({"honey", "syrup", "molasses", "agave", "treacle", "ext
 """Words that make a name of a dry class something poured ('maple syrup', 'vanilla extract')."""
 
 
+SOLID_FATS = frozenset({"butter", "ghee", "shortening", "lard", "margarine"})
+"""Fats measured by the cup as a solid (never '4 1/2 quarts butter': quarts are poured)."""
+
+
 @cache
 def is_dry(name: str) -> bool:
-    """True for what is measured dry (flour, sugar, rice, grated cheese): cups, never quarts."""
+    """True for what is measured dry (flour, sugar, rice, grated cheese) or solid (butter): cups, never quarts."""
     words = ingredient_words(name)
     taxonomy = default_taxonomy()
+    if any(word in SOLID_FATS for word in words) and not any(word in POURED_WORDS for word in words):
+        return True
     return bool(words) and not any(word in POURED_WORDS for word in words) \
         and any(taxonomy.matches(name, category) for category in DRY_CLASSES)
 

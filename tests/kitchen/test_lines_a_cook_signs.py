@@ -55,9 +55,11 @@ def test_weights_past_a_pound_are_pounds_and_canned_goods_quarter_cans_with_thei
 
 
 def test_what_is_measured_dry_is_never_in_quarts() -> None:
-    """Six members of every dry class, from 5 to 24 cups, in a recipe and on a list: cups, never quarts."""
+    """Six members of every dry class and the solid fats, from 5 to 24 cups, in a recipe and on a list: cups, never
+    quarts."""
     taxonomy = default_taxonomy()
-    names = [member for category in DRY_CLASSES for member in taxonomy.category(category).members[:6]]
+    names = [member for category in DRY_CLASSES for member in taxonomy.category(category).members[:6]] \
+        + ["butter", "unsalted butter", "ghee", "vegetable shortening"]  # solid fats too: '4 1/2 quarts butter' is 18 cups
     odd = [(name, cups, shown.text) for name in names for cups in (5, 9, 12.5, 18, 24)
            for shown in (sensible(Amount(cups, "cup"), name), to_buy(Amount(cups, "cup"), name))
            if "quart" in shown.text and "dry goods by the quart" in oddities(f"{shown.text} {name}", shown.quantity,
