@@ -7,7 +7,9 @@ then made again from the same meals: `second_run_changed` counts lines the secon
 first call's pantry notes are judged too (`note_oddities`: a check where the pantry compares as the shop sells it, a
 shortfall not bought), and the second call's already-listed names against the lines they name (`name_disagrees`).
 Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 and for 1 to 12 servings (recipes_scale's
-own line code), each line with its notes, and every amount its scaled steps write (beside its line's unit). Target: 0 odd lines, 0 changed on the second run.
+own line code), each line with its notes, every amount its scaled steps write (beside its line's unit), every
+scaled step (the counted things it names, in their lines' number), and the step amounts of each ingredient beside its
+line (a divided line's parts add up to it). Target: 0 odd lines, 0 changed on the second run.
 """
 
 from __future__ import annotations
@@ -20,13 +22,22 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.kitchen.odd_amounts import name_disagrees, note_oddities, oddities, repeated_ingredients, step_oddities
+from alfred_mcp.kitchen.measures import convert_for
+from alfred_mcp.kitchen.odd_amounts import (
+    divided_oddities,
+    name_disagrees,
+    note_oddities,
+    oddities,
+    repeated_ingredients,
+    step_number_oddities,
+    step_oddities,
+)
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.seed import demo_kitchen
-from alfred_mcp.kitchen.step_amounts import step_amounts
+from alfred_mcp.kitchen.step_amounts import StepAmount, step_amounts
 from alfred_mcp.kitchen.taxonomy import ingredient_words
-from alfred_mcp.operations.scaling import line_factor, scaled_line
+from alfred_mcp.operations.scaling import counted_things, line_factor, scaled_line, scaled_recipe_steps
 from alfred_mcp.server.mcp_server import build_server
 
 from .fixtures import TODAY, opened_app
@@ -91,12 +102,36 @@ def _scaled_lines() -> list[dict[str, Any]]:
             units = {str(row["name"]): line["unit"] for row, line in zip(recipe.ingredients, lines)}
             factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(recipe.ingredients, lines)}
             steps = [str(step) for step in recipe.row.get("instructions") or ()]
-            for amount in step_amounts(steps, list(units), factor, units, factors):
+            counts = counted_things(recipe.ingredients, lines)
+            for step in scaled_recipe_steps(steps, recipe.ingredients, lines, factor):
+                judged.append({"text": f"{step} (a step)", "rules": step_number_oddities(step, counts)})
+            amounts = step_amounts(steps, list(units), factor, units, factors)
+            judged += _divided(recipe.ingredients, lines, amounts)
+            for amount in amounts:
                 shown = amount.shown
                 text = f"{shown.text} {amount.name} (a step)"
                 judged.append({"text": text, "rules": oddities(text, shown.quantity, shown.unit, amount.name, shopping=False,
                                                                exact=shown.rounded_from)
                                + step_oddities(shown.quantity, shown.unit, amount.line_unit)})
+    return judged
+
+
+def _divided(rows: list[dict[str, Any]], lines: list[dict[str, Any]], amounts: list[StepAmount]) -> list[dict[str, Any]]:
+    """Each ingredient whose amounts the steps name, judged beside its scaled line (`odd_amounts.divided_oddities`)."""
+    judged = []
+    for row, line in zip(rows, lines):
+        mine = [amount for amount in amounts if amount.name == " ".join(ingredient_words(str(row["name"])))]
+        if not mine or row.get("quantity") is None or line.get("quantity") is None:
+            continue
+        name, unit, written_unit = str(row["name"]), line["unit"], row.get("unit")
+        steps = [convert_for(name, amount.shown.quantity, amount.shown.unit, unit) for amount in mine]
+        written = [convert_for(name, amount.written.quantity, amount.written.unit, written_unit) if amount.written else None
+                   for amount in mine]
+        if any(value is None for value in [*steps, *written]):
+            continue
+        text = f"{line['text']} (steps: {', '.join(amount.shown.text for amount in mine)})"
+        judged.append({"text": text, "rules": divided_oddities(float(line["quantity"]), [float(v or 0) for v in steps],
+                                                               float(row["quantity"]), [float(v or 0) for v in written], unit)})
     return judged
 
 

@@ -99,8 +99,9 @@ FRESH_AMONG_SPICES: tuple[str, ...] = ("ginger", "gingerroot")
 FL_OZ_ML = CUP_ML / 8
 LB_G = 16 * OZ_G
 _BY_WEIGHT = frozenset({"lb", "kg", "oz", "g"})
-"""Weights a shop sells dry goods by: '2 lb rice' and '8 oz spaghetti' are bought as written (one way of buying an
-ingredient whatever its amount, never '1 box' below a pound and pounds above)."""
+"""Weights a shop sells dry goods by: '2 lb rice' is bought as written (one way of buying an ingredient whatever its
+amount, never '1 bag' below its size and pounds above). Pasta is not: it is bought by the box however it is weighed
+('1 box spaghetti (need 12 oz)', '3 boxes spaghetti (need 3 lb)')."""
 _SHOP_MEASURES = _BY_WEIGHT | {"gallon", "l"}
 """Measures a shop sells staples by (a gallon of milk, a litre of oil): bought as written."""
 _JAR_OF_SPICE = Purchase("jar", {"ml": CUP_ML / 2, "g": 2 * OZ_G, "pinch": 100, "dash": 100}, _SHOP_MEASURES)
@@ -151,7 +152,7 @@ STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
     ("alcohol", Purchase("bottle", {"ml": 750.0, "splash": 40}, _SHOP_MEASURES)),
     ("sweeteners", Purchase("bag", {"ml": 9 * CUP_ML, "g": 4 * LB_G}, _BY_WEIGHT)),
     ("baking", Purchase("bag", {"ml": 18 * CUP_ML, "g": 5 * LB_G}, _BY_WEIGHT)),
-    ("pasta", Purchase("box", {"g": LB_G, "ml": 4 * CUP_ML}, _BY_WEIGHT)),
+    ("pasta", Purchase("box", {"g": LB_G, "ml": 4 * CUP_ML})),
     ("grains", Purchase("bag", {"g": 2 * LB_G, "ml": 4.5 * CUP_ML}, _BY_WEIGHT)),
     ("legumes", Purchase("bag", {"g": LB_G, "ml": 2.5 * CUP_ML}, _BY_WEIGHT)),
     ("mushrooms", Purchase("packet", {"g": OZ_G, "ml": CUP_ML}, _BY_WEIGHT)),
@@ -240,11 +241,17 @@ POURED_WORDS = frozenset({"honey", "syrup", "molasses", "agave", "treacle", "ext
 """Words that make a name of a dry class something poured ('maple syrup', 'vanilla extract')."""
 
 
+SOLID_FATS = frozenset({"butter", "ghee", "shortening", "lard", "margarine"})
+"""Fats measured by the cup as a solid (never '4 1/2 quarts butter': quarts are poured)."""
+
+
 @cache
 def is_dry(name: str) -> bool:
-    """True for what is measured dry (flour, sugar, rice, grated cheese): cups, never quarts."""
+    """True for what is measured dry (flour, sugar, rice, grated cheese) or solid (butter): cups, never quarts."""
     words = ingredient_words(name)
     taxonomy = default_taxonomy()
+    if any(word in SOLID_FATS for word in words) and not any(word in POURED_WORDS for word in words):
+        return True
     return bool(words) and not any(word in POURED_WORDS for word in words) \
         and any(taxonomy.matches(name, category) for category in DRY_CLASSES)
 

@@ -13,7 +13,7 @@ import re
 from typing import NamedTuple
 
 from alfred_mcp.kitchen.ingredient_kinds import CUT_AXES, FORM_WORDS
-from alfred_mcp.kitchen.measures import Amount, quantity_text, unit_word
+from alfred_mcp.kitchen.measures import Amount, part_can_use, quantity_text, unit_word
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.units import parse_quantity
 
@@ -66,11 +66,13 @@ def card_line(text: str, quantity: float | None, unit: str | None, name: str, no
               written: Amount | None = None, factor: float = 1.0) -> CardLine:
     """The line and its notes as a card shows them. `written` is the stored amount and `factor` what the line is
     scaled by: a range in the notes whose lower end is the stored quantity becomes the amount, both ends scaled in
-    the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings)."""
+    the stored unit ('2–3 tbsp' as written, '4–6 tbsp' for twice the servings). Part of a can says what to open and
+    measure (`measures.part_can_use`)."""
     if notes and quantity is not None and quantity <= 1:  # 'each' of one thing: '1 cod fillet, about 6 oz'
         notes = _EACH.sub("", notes)
     shown = _written(text, quantity, unit, name, notes, written, factor)
-    return CardLine(proper_names(shown.text), None if shown.notes is None else proper_names(shown.notes))
+    said = SEPARATOR.join(part for part in (shown.notes, part_can_use(shown.text, name)) if part) or None
+    return CardLine(proper_names(shown.text), None if said is None else proper_names(said))
 
 
 def proper_names(text: str) -> str:

@@ -3,7 +3,8 @@
 '3 large eggs, plus 1 extra yolk' is 4 eggs; '2 egg yolks' is 2 eggs; '4 egg whites' is 4 eggs. At a factor, each
 count is rounded as the scaled recipe writes it (`measures.sensible`: eggs and yolks whole), so the list buys what the
 scaled cards say: carbonara for 6 is '5 large eggs, plus 2 extra yolks', 7 eggs. A yolk and a white of the same line
-come from one egg. A line measured by volume or weight ('1 cup egg whites') is not counted here. Pure.
+come from one egg. A line measured by volume or weight ('1 cup egg whites') is not counted here. Less than two thirds of
+an egg is one egg beaten and part of it used (`part_of_an_egg`: 'beat it and use about 1 1/2 tbsp'). Pure.
 """
 
 from __future__ import annotations
@@ -34,9 +35,34 @@ def egg_part(name: str) -> str | None:
     return None
 
 
+EGG_TBSP = 3.25
+"""What one large egg beaten measures, in tablespoons (about 50 ml)."""
+PART_BELOW = 2 / 3
+"""Less of an egg than this is beaten and measured; from it, a whole egg is used."""
+
+
+def part_of_an_egg(name: str, exact: float | None) -> str | None:
+    """What a line of one egg says when the recipe needs less than two thirds of one ('beat it and use about 1 1/2
+    tbsp' for half an egg); None for whole eggs, yolks and whites (a part of a yolk is not measured), or more."""
+    if egg_part(name) != "egg" or exact is None or not 0 < exact < PART_BELOW:
+        return None
+    return f"beat it and use about {sensible(Amount(exact * EGG_TBSP, 'tbsp'), EGGS).text}"
+
+
 def whole_eggs(count: float) -> float:
     """A count of eggs (or yolks, or whites) as a recipe writes it: whole."""
     return sensible(Amount(count, "piece"), EGGS).quantity
+
+
+def extra_parts(notes: str | None) -> dict[str, float]:
+    """The yolks and whites a line's notes add ('plus 3 extra yolks': {'yolk': 3.0}), as written."""
+    extra: dict[str, float] = {}
+    for match in _PARTS.finditer(notes or ""):
+        number = match.group("number").lower()
+        value = _WORDS.get(number) or parse_quantity(number).value
+        if value:
+            extra[match.group("part").lower()] = extra.get(match.group("part").lower(), 0.0) + value
+    return extra
 
 
 def eggs_needed(name: str, quantity: float | None, unit: str | None, notes: str | None, factor: float) -> float | None:
@@ -46,11 +72,8 @@ def eggs_needed(name: str, quantity: float | None, unit: str | None, notes: str 
     if part is None or quantity is None or (unit or None) not in _COUNTED_UNITS:
         return None
     extra = {"yolk": 0.0, "white": 0.0}
-    for match in _PARTS.finditer(notes or ""):
-        number = match.group("number").lower()
-        value = _WORDS.get(number) or parse_quantity(number).value
-        if value:
-            extra[match.group("part").lower()] += whole_eggs(value * factor)
+    for added, value in extra_parts(notes).items():
+        extra[added] += whole_eggs(value * factor)
     own = whole_eggs(quantity * factor)
     if part == "egg":
         return own + max(extra.values())

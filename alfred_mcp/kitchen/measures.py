@@ -14,6 +14,8 @@ cups of the bottle'), and
 from __future__ import annotations
 
 import math
+import re
+from fractions import Fraction
 from typing import NamedTuple
 
 from alfred_mcp.errors import UnitMismatchError
@@ -49,6 +51,8 @@ _LARGER = {"g": "kg", "ml": "l", "oz": "lb"}
 _METRIC = frozenset({"g", "kg", "ml", "l"})
 _INVARIANT = frozenset({"g", "kg", "ml", "l", "oz", "lb", "tsp", "tbsp", "fl oz"})
 _FRACTION_DENOMINATORS = (2, 3, 4, 8)
+USED_UP = "used up"
+"""What a pantry row holding nothing says: '0 fillets' left reads as a count, not as the fish being gone."""
 _WHOLE_PIECES = frozenset({"egg", "yolk"})
 """Pieces (no unit) a cook never splits: eggs (whole, yolks, whites)."""
 
@@ -197,9 +201,9 @@ def held(amount: Amount, name: str | None = None) -> str:
     container in the measure it holds, about ('about 1 1/4 cups of the bottle', '1 bottle and about 1 3/4 cups of
     another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver): never a '+' nor a thousandth of a
     container. A volume a shop sells in (gallon, quart, pint, fl oz) stays in its unit: half a gallon of milk is
-    '1/2 gallon', not '8 cups'."""
+    '1/2 gallon', not '8 cups'. Nothing left is 'used up' (never '0 fillets')."""
     if amount.quantity <= 0:
-        return amount_text(0, amount.unit)
+        return USED_UP
     if amount.unit in _CUP_VOLUMES:
         if "/" in quantity_text(amount.quantity) or float(amount.quantity).is_integer():
             return amount_text(amount.quantity, amount.unit)
@@ -210,7 +214,7 @@ def held(amount: Amount, name: str | None = None) -> str:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
         if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
             return shown.text
-    if "/" in quantity_text(amount.quantity):  # 2/3 of a bunch, 2 1/2 onions
+    if "/" in quantity_text(amount.quantity) and amount.unit not in _METRIC:  # 2/3 of a bunch, 2 1/2 onions (not 1/3 l)
         return amount_text(amount.quantity, amount.unit)
     pack = pack_of(name)
     if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
@@ -220,8 +224,11 @@ def held(amount: Amount, name: str | None = None) -> str:
         parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
         about = "" if math.isclose(pieces, round(pieces), abs_tol=1e-6) else "about "
         return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
-    if amount.unit in _METRIC and amount.quantity < 1:  # less than a gram or a millilitre: as stored
+    if amount.unit in ("g", "ml") and amount.quantity < 1:  # less than a gram or a millilitre: as stored
         return amount_text(round(amount.quantity, 3), amount.unit)
+    if amount.unit not in (None, "piece", *_WHOLE_COUNTS, *_CANS) and dimension(amount.unit).startswith("count:"):
+        near = _pick(amount.quantity, (4, 3), up=False, smallest=0.25)  # 0.3333 jar is about 1/3 jar, not 1/4
+        shown = Shown(near, amount.unit, amount_text(near, amount.unit), None)
     less = shown.unit == amount.unit and shown.quantity > 2 * amount.quantity  # a sliver of a lemon, a crumb of butter
     return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
 
@@ -374,6 +381,8 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = Fa
     quarts = convert(tsp, "tsp", "quart")
     if carton and not dry and quarts >= 2 - 1e-9 and abs(round(quarts) - quarts) <= 0.02 * quarts:
         return float(round(quarts)), "quart", None
+    if carton and not dry and tsp / 48 > _CARTON_CUPS * (1 + 1e-9):
+        return _quarts_and_cups(_pick(tsp / 48, (4,), up=False, smallest=1.0))
     if tsp > 8 * 48 * (1 + 1e-9) and not dry and not carton:  # more than 8 cups of what is poured is written in quarts
         return _pick(quarts, (4,), up=False, smallest=1.0), "quart", None
     tbsp = tsp / 3
@@ -405,6 +414,8 @@ def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tup
     measured `dry`: cups; of a liquid sold by the `carton`, only whole quarts from 2)."""
     if carton and not dry and tsp > 4 * 48 * (1 + _UP_SLACK):  # quarter cups: 10 1/2, not 10 1/3
         cups = _pick(tsp / 48, (4,), up=True, smallest=0.25)
+        if cups > _CARTON_CUPS and not (cups / 4).is_integer():
+            return _quarts_and_cups(cups)
         return (cups / 4, "quart", None) if cups >= 8 and (cups / 4).is_integer() else (cups, "cup", None)
     if tsp > 4 * 48 * (1 + _UP_SLACK) and not dry:
         return _pick(convert(tsp, "tsp", "quart"), (4,), up=True, smallest=1.0), "quart", None
@@ -415,6 +426,19 @@ def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tup
         return (tbsp, "tbsp", None) if tbsp < 4 else (0.25, "cup", None)
     teaspoons = _teaspoons(tsp, up=True)
     return (1.0, "tbsp", None) if teaspoons >= 3 else (teaspoons, "tsp", None)  # rounded up to 3 tsp: 1 tbsp
+
+
+_CARTON_CUPS = 12
+"""Cups of a liquid sold by the carton a cook still measures in cups; above, whole quarts (cartons) and the rest in
+cups ('3 quarts 1 1/2 cups', not '13 1/2 cups')."""
+
+
+def _quarts_and_cups(cups: float) -> tuple[float, str, str | None]:
+    """(cups, 'cup', '3 quarts 1 1/2 cups'): whole quarts, then the cups left (none left: '4 quarts')."""
+    quarts, rest = divmod(cups, 4)
+    if rest < 1e-9:
+        return quarts, "quart", None
+    return cups, "cup", f"{amount_text(quarts, 'quart')} {amount_text(rest, 'cup')}"
 
 
 def _teaspoons(tsp: float, *, up: bool) -> float:
@@ -462,6 +486,37 @@ def _in_cans(oz: float, name: str) -> tuple[float, str] | None:
     if abs(cans * size - oz) > 0.05 * oz:
         return None
     return cans * size, f"{quantity_text(cans)} ({size:g}-oz) {unit_word('can', cans)}"
+
+
+_PART_CANS = re.compile(r"^(?:(\d+) )?(\d+/\d+) \(\d+(?:\.\d+)?-oz\) cans?\b")
+_NTH = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def part_can_use(text: str, name: str) -> str | None:
+    """What to open and measure for a line of part cans ('2 1/4 (14-oz) cans crushed tomatoes': 'open 3 cans: 2 and
+    about 1/2 cup of the third'; '1/4 (15-oz) can black beans': 'about 1/3 cup of the can'), measured by what a can of
+    `name` holds; None for whole cans or a can whose content is not known."""
+    found = _PART_CANS.match(text)
+    purchase = produce_purchase_of(name)
+    if purchase is None or purchase.unit != "can":  # beans, avocado: sold canned as well as dry or fresh
+        purchase = produce_purchase_of(f"canned {name}")
+    if found is None or purchase is None or purchase.unit != "can" or "ml" not in purchase.holds:
+        return None
+    whole, part = int(found.group(1) or 0), float(Fraction(found.group(2)))
+    cups = part * purchase.holds["ml"] / VOLUME_ML["cup"]
+    inside = amount_text(_pick(cups, _CUP_STEPS, up=False, smallest=0.25), "cup") if cups >= 0.2 \
+        else sensible(Amount(cups, "cup"), name).text  # 'about': the nearest cup measure (7 tbsp is about 1/2 cup)
+    if whole == 0:
+        return f"about {inside} of the can"
+    return f"open {whole + 1} cans: {whole} and about {inside} of the {_ordinal(whole + 1)}"
+
+
+def _ordinal(number: int) -> str:
+    """'second', 'third', ... 'tenth', then '11th', '22nd'."""
+    if number <= len(_NTH):
+        return _NTH[number - 1]
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
 
 
 def _weight(oz: float, *, up: bool) -> tuple[float, str, str | None]:

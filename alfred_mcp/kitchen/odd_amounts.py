@@ -16,6 +16,10 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
 - ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of oil is 3 quarts); of a liquid sold by the
   carton (broth, milk), whole quarts only ('12 cups' of broth is 3 quarts, '9 cups' is how a cook writes it).
+- ``too many cups to measure``: more than 12 cups of a liquid sold by the carton that is not whole quarts ('13 1/2
+  cups vegetable broth' is '3 quarts 1 1/2 cups'): a cook measures the quarts by the carton and the rest in cups.
+- ``part can without what to use``: in a recipe, part of a can that does not say what to open and measure ('2 1/4
+  (14-oz) cans crushed tomatoes' alone; with 'open 3 cans: 2 and about 1/2 cup of the third' it reads).
 - ``part quarts of a carton liquid``: broth, stock, milk or cream in quarter quarts ('1 1/4 quarts', '2 1/4 quarts
   vegetable broth'): a cook writes cups of it, and quarts (cartons) only whole.
 - ``weight no scale shows``: pounds not in quarters ('1 7/8 lb'), ounces not in halves from 1 oz, nor in quarters or
@@ -58,6 +62,14 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
 - ``step in another unit than its line`` (a scaled step's rule, `step_oddities`): a step's amount in a smaller unit
   than its ingredient's scaled line uses, although that unit holds it ('5 tsp butter' in a step beside '1/3 cup butter':
   2 tbsp); below the line unit's smallest measure (1/4 cup, 1 tbsp, 1 lb, 1 quart) the next smaller unit is right.
+- ``part of an egg not said``: in a recipe, a line of one egg for less than two thirds of one ('1 egg' for a quarter
+  of an egg) that does not say how much of it to use ('beat it and use about 2 1/2 tsp').
+- ``thing named in another number than its line`` (a scaled step's rule, `step_number_oddities`): a step names a
+  counted thing in the number its line had before scaling ('whisk the eggs' beside 1 egg, 'the yolk' beside 3 yolks).
+- ``steps use more than the line`` and ``rest far from its share`` (a divided line's rules, `divided_oddities`): the
+  amounts a scaled recipe's steps name of one ingredient ('3 tbsp butter' twice beside '1/2 cup butter, divided')
+  add up to more than its line, or leave for the rest ('the last butter') more than a fifth (and more than a
+  measure: 1/4 tsp, 1/2 tbsp) away from the rest's share of the line as written.
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
@@ -81,9 +93,11 @@ from alfred_mcp.kitchen.bought_as import (
     purchase_of,
 )
 from alfred_mcp.kitchen.card_lines import STATE_WORDS
+from alfred_mcp.kitchen.egg_counts import egg_part
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import about_in, convert
 from alfred_mcp.kitchen.plurals import UNCOUNTED_WORDS
+from alfred_mcp.kitchen.plurals import plural as plural_of
 from alfred_mcp.kitchen.taxonomy import default_taxonomy, ingredient_words, singular
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
 
@@ -133,6 +147,11 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("quality not hyphenated")
     if not shopping and _CAN_COUNT.search(text) and can_size(name) is not None:
         found.append("can without its size")
+    if not shopping and _PART_CAN.search(text) and not _MEASURED_PART.search(notes or ""):
+        found.append("part can without what to use")
+    if any(shown == "cup" and amount > 12 + 1e-9 and not _in_steps(amount / 4, 1) for amount, shown in _spoon_amounts(text)) \
+            and by_the_carton(name) and not is_dry(name):
+        found.append("too many cups to measure")
     if quantity is None:
         return found
     if quantity <= 0:
@@ -169,6 +188,9 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("cans written as a weight")
     if not shopping and _whole_cans_by_weight(text, name, step=4, least=0.5):
         found.append("part cans written as a weight")
+    if not shopping and whole_thing and exact is not None and 0 < exact < 2 / 3 - 1e-9 and quantity <= 1 \
+            and egg_part(name) == "egg" and not _USE_ABOUT.search(notes or ""):
+        found.append("part of an egg not said")
     if shopping and _unbuyable(text, name):
         found.append("unit you cannot buy")
     if any(shown == "cup" and not _in_cup_measures(amount) for amount, shown in spoons):
@@ -189,8 +211,47 @@ _UNHYPHENATED = re.compile(r"\b(?:" + "|".join(re.escape(word.replace("-", " "))
 _QUARTS = re.compile(r"\d quarts?\b")
 _PART_QUARTS = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ quarts?\b")
 _CAN_COUNT = re.compile(r"(?:^|\s)(?:\d+ )?(?:\d+/)?\d+ (?:cans?|tins?)\b")
+_PART_CAN = re.compile(r"(?:^|\s)(?:\d+ )?\d+/\d+ \(\d+(?:\.\d+)?-oz\) cans?\b")
+_MEASURED_PART = re.compile(r"\d (?:cups?|tbsp|tsp|oz) of the (?:can|first|second|third|\w+th|\d+(?:st|nd|rd|th))\b")
+"""What a note says to use of a part can: 'about 1/2 cup of the can', '... about 3/4 cup of the third'."""
 _SHORT = re.compile(r": short by (?:(?!: not listed).)*$")
 """A shortfall that does not say why it is not bought."""
+
+
+_USE_ABOUT = re.compile(r"\buse about \d")
+_NOUN_AFTER = r"(?=\s*(?:[,.;:)!]|$|\s(?:and|or|in|into|with|to|on|over|until|together|for)\b))"
+
+
+def step_number_oddities(step: str, counts: dict[str, tuple[float, float]]) -> list[str]:
+    """The rule a scaled step breaks naming a counted thing (`counts`: by its singular word, its count as written and
+    as scaled) in the number it had before scaling: 'the eggs' for 1 egg, 'the yolk' for 3."""
+    for word, (written, scaled) in counts.items():
+        if (written > 1 + 1e-9) == (scaled > 1 + 1e-9) or word in UNCOUNTED_WORDS:
+            continue
+        before = plural_of(word) if written > 1 + 1e-9 else word
+        if re.search(rf"(?<![\d/-])(?<!\d )\b{re.escape(before)}\b{_NOUN_AFTER}", step, re.IGNORECASE):
+            return ["thing named in another number than its line"]
+    return []
+
+
+REST_FAR = 0.2
+"""How far (a share of it) the rest of a divided line may be from its share: a cook weighs the parts by eye."""
+_MEASURE_STEP = {"tsp": 0.25, "tbsp": 0.5, "cup": 1 / 32, "oz": 0.5, "lb": 1 / 32, "g": 5.0, "ml": 5.0}
+"""The finest part of a line in each unit a step writes: a quarter teaspoon, half a tablespoon (of a line in cups),
+half an ounce (of a line in pounds), 5 g or ml."""
+
+
+def divided_oddities(line: float, steps: list[float], written_line: float, written_steps: list[float],
+                     unit: str | None) -> list[str]:
+    """The rules the step amounts of one ingredient break beside its scaled line (`line`, the step amounts `steps`,
+    both in the line's `unit`; `written_line` and `written_steps` as the recipe wrote them, in one unit)."""
+    found = ["steps use more than the line"] if sum(steps) > line * (1 + UP_SLACK) + 1e-9 else []
+    written_rest = written_line - sum(written_steps)
+    if written_rest > UP_SLACK * written_line:
+        share, rest = line * written_rest / written_line, line - sum(steps)
+        if abs(rest - share) > max(REST_FAR * share, _MEASURE_STEP.get(unit or "", 0.0)) + 1e-9:
+            found.append("rest far from its share")
+    return found
 
 
 def name_disagrees(noted: str, line_text: str) -> bool:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.errors import InputError
-from alfred_mcp.kitchen.card_lines import card_line
+from alfred_mcp.kitchen.card_lines import SEPARATOR, card_line
+from alfred_mcp.kitchen.egg_counts import extra_parts, part_of_an_egg
 from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, sensible
 from alfred_mcp.kitchen.note_amounts import scaled_notes
-from alfred_mcp.kitchen.step_amounts import scaled_steps
+from alfred_mcp.kitchen.plurals import singular
+from alfred_mcp.kitchen.step_amounts import agreeing, left_as_written, scaled_steps
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 
@@ -25,6 +27,9 @@ class Scaled:
     ingredients: list[dict[str, Any]]
     steps: list[str] | None = None
     """The steps with the amounts of ingredients in them scaled, when any is (None: the steps read as written)."""
+    steps_note: str | None = None
+    """Why steps (or amounts in them) read as written at these servings: no amount of an ingredient, or amounts of
+    what is not one ('1/4 cup of batter': a portion)."""
 
 
 async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
@@ -43,10 +48,45 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
     factor = servings / base
     lines = [scaled_line(row, factor) for row in loaded.ingredients]
     written = [str(step) for step in loaded.recipe.get("instructions") or ()]
-    units = {str(row["name"]): line["unit"] for row, line in zip(loaded.ingredients, lines)}
-    factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(loaded.ingredients, lines)}
-    steps = scaled_steps(written, list(units), factor, units, factors)
-    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None)
+    steps = scaled_recipe_steps(written, loaded.ingredients, lines, factor)
+    note = steps_note(written, [str(row["name"]) for row in loaded.ingredients], steps != written) if factor != 1 else None
+    return Scaled(loaded.ref, loaded.name, servings, int(base), round(factor, 4), lines, steps if steps != written else None, note)
+
+
+def steps_note(written: list[str], names: list[str], changed: bool) -> str | None:
+    """What a scaled recipe says of the steps it leaves as written (None: every amount in them was scaled)."""
+    left = left_as_written(written, names)
+    kept = f"{', '.join(repr(amount) for amount in left)} {'is' if len(left) == 1 else 'are'} left as written: not an ingredient's amount" \
+        if left else None
+    if changed or not written:
+        return None if kept is None else f"{kept}."
+    said = "The steps name no amount of an ingredient, so they read as written for these servings"
+    return f"{said}; {kept}." if kept else f"{said}."
+
+
+def scaled_recipe_steps(steps: list[str], rows: Sequence[Mapping[str, Any]], lines: Sequence[Mapping[str, Any]],
+                        factor: float) -> list[str]:
+    """The recipe's steps for its scaled `lines` (`rows` as written): each amount scaled in its line's unit, and each
+    counted thing named in the number its line now has ('the egg' beside 1 egg)."""
+    units = {str(row["name"]): line["unit"] for row, line in zip(rows, lines)}
+    factors = {str(row["name"]): line_factor(row, line, factor) for row, line in zip(rows, lines)}
+    counts = counted_things(rows, lines)
+    return [agreeing(step, counts) for step in scaled_steps(steps, list(units), factor, units, factors)]
+
+
+def counted_things(rows: Sequence[Mapping[str, Any]], lines: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float, float]]:
+    """By the word a step names it by (singular: 'egg', 'shallot', 'fillet', 'yolk'), each counted thing's count as
+    written and as scaled: lines of pieces, lines counted in the unit their name says, the yolks and whites notes add."""
+    counts: dict[str, tuple[float, float]] = {}
+    for row, line in zip(rows, lines):
+        last = singular(str(row["name"]).split()[-1].lower()) if str(row["name"]).split() else ""
+        if row.get("quantity") is not None and line.get("quantity") is not None and last \
+                and (row.get("unit") in (None, "piece") or row.get("unit") == last):
+            counts[last] = (float(row["quantity"]), float(line["quantity"]))
+        scaled = extra_parts(line.get("notes"))
+        for part, value in extra_parts(row.get("notes")).items():
+            counts[part] = (value, scaled.get(part, value))
+    return counts
 
 
 def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
@@ -64,8 +104,9 @@ def scaled_line(row: Mapping[str, Any], factor: float) -> dict[str, Any]:
     written = None if row.get("quantity") is None else Amount(float(row["quantity"]), row.get("unit"))
     shown_line = card_line(line["text"], line["quantity"], line["unit"], row["name"], notes, written=written, factor=factor)
     line["text"] = shown_line.text
-    if shown_line.notes:
-        line["notes"] = shown_line.notes
+    said = [part for part in (shown_line.notes, part_of_an_egg(str(row["name"]), line.get("rounded_from"))) if part]
+    if said:
+        line["notes"] = SEPARATOR.join(said)
     if row.get("is_optional"):
         line["optional"] = True
     return line

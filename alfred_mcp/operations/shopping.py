@@ -20,6 +20,7 @@ from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.ingredient_pairs import things_of
 from alfred_mcp.kitchen.measures import (
     Amount,
+    Shown,
     about_in,
     convert_for,
     dimension,
@@ -386,6 +387,9 @@ class _Pending:
     notes: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     """The uses (source entries) whose amounts it adds."""
+    exact: Amount | None = None
+    """What the line holds before rounding: amounts are added up first, in one unit, and rounded once to what is bought
+    (half a lemon and a tablespoon of its juice are 1 lemon, not 1 rounded up and a third more: 2)."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
             had: float | None = None, held_apart: str | None = None) -> None:
@@ -409,12 +413,18 @@ class _Pending:
         amount = need.amount(missing)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
-            self.row.update(quantity=shown.quantity, unit=shown.unit)
-        elif (joined := _joined(need.name, Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
-            shown = to_buy(joined, need.name)
-            self.row.update(quantity=shown.quantity, unit=shown.unit)
+            self._rounded_once(need.name, amount, shown)
+        elif (joined := _joined(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
+            self._rounded_once(need.name, joined, to_buy(joined, need.name))
         else:
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
+
+
+    def _rounded_once(self, name: str, exact: Amount, shown: Shown) -> None:
+        """The line says `shown` (what is bought) and keeps `exact` in its unit, for the next amount to add to."""
+        self.row.update(quantity=shown.quantity, unit=shown.unit)
+        held = convert_for(name, exact.quantity, exact.unit, shown.unit)
+        self.exact = None if held is None else Amount(held, shown.unit)
 
 
 def _joined(name: str, line: Amount, added: Amount) -> Amount | None:

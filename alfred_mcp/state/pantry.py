@@ -22,6 +22,7 @@ from alfred_mcp.kitchen.measures import (
     convert,
     convert_for,
     dimension,
+    held,
     held_inside,
     ingredient_text,
     sensible,
@@ -220,10 +221,10 @@ def estimated_apart(need: Need, rows: Sequence[Row]) -> float | None:
 
 
 def held_apart(amount: Amount, name: str) -> str:
-    """What a row holds in a unit that does not compare with a need, as a cook writes it (`measures.held_inside`:
-    'about 335 g', 'about 1 3/4 cups of the bottle'); a count names the thing ('3 eggs', never a bare '3')."""
-    text = held_inside(amount, name)
-    return f"{text} {counted_name(name, amount.quantity)}" if amount.unit in (None, "piece") else text
+    """What a row holds in a unit that does not compare with a need, as a cook writes it (`measures.held`:
+    'about 1 3/4 cups of the bottle', 'used up'); a count names the thing ('3 eggs', never a bare '3')."""
+    text = held(amount, name)
+    return f"{text} {counted_name(name, amount.quantity)}" if amount.unit in (None, "piece") and amount.quantity > 0 else text
 
 
 @dataclass(frozen=True)

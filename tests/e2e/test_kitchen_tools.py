@@ -102,7 +102,7 @@ async def test_meal_cooked_uses_a_meal_plan_and_never_goes_below_zero(client: Cl
                        data={"date": "2031-05-01", "meal_type": "dinner", "recipe_id": rice, "servings": 2}))["rows"][0]["id"]
     (rice_row,) = await _pantry(client, ("quuxrice", 200, "g"))
     result = await call(client, "meal_cooked", meal=meal)
-    assert result["deducted"][0]["left"] == "0 g" and "100 g more than the pantry had" in result["not_deducted"][0]["reason"]
+    assert result["deducted"][0]["left"] == "used up" and "100 g more than the pantry had" in result["not_deducted"][0]["reason"]
     assert (await _rows(client, "inventory", id=rice_row))[0]["quantity"] == 0
     assert (await _rows(client, "cooking_log", id=result["log"]))[0]["from_meal_plan_id"] == meal
 
@@ -208,7 +208,7 @@ async def test_a_count_of_the_unit_the_name_says_is_the_same_count_and_container
     assert [(line["name"], line["quantity"]) for line in result["lines"]] == [("quuxcod fillets", 1)]
     assert "check there is enough" in result["covered"][0]["note"] and result["covered"][0]["name"] == "quuxoil"
     cooked = await call(client, "meal_cooked", recipe=fish)
-    assert [(line["ref"], line["left"]) for line in cooked["deducted"]] == [(fillets, "0 fillets")]
+    assert [(line["ref"], line["left"]) for line in cooked["deducted"]] == [(fillets, "used up")]
     assert {line["name"] for line in cooked["not_deducted"]} == {"quuxcod fillets", "quuxoil"}
 
 

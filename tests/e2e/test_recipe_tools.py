@@ -269,3 +269,19 @@ async def test_an_amount_in_a_lines_notes_scales_with_it(client: Client, serving
     scaled = await call(client, "recipes_scale", recipe=carbonara["id"], servings=servings)
     (eggs,) = [line for line in scaled["ingredients"] if line["name"] == "eggs"]
     assert (eggs["text"], eggs["notes"]) == (f"{eggs['quantity']:g} large eggs", yolks)  # the size before the name
+
+
+@pytest.mark.parametrize("servings", [1, 9, 12])
+async def test_every_seed_recipe_scaled_scales_its_steps_or_says_why_they_read_as_written(client: Client, servings: int) -> None:
+    """recipes_scale on every demo recipe: its steps come back scaled ('Whisk the egg, yolk' for 1), or the result says
+    why they read as written ('The steps name no amount of an ingredient ...'), and an amount left in a scaled step
+    is named ('1/4 cup of batter per pancake' is left as written)."""
+    recipes = (await call(client, "db_read", table="recipes", limit=50))["rows"]
+    assert len(recipes) >= 11
+    for recipe in recipes:
+        if not recipe.get("instructions") or recipe.get("servings") in (None, servings):
+            continue
+        scaled = await call(client, "recipes_scale", recipe=recipe["id"], servings=servings)
+        assert "steps" in scaled or "read as written" in scaled.get("steps_note", ""), (recipe["name"], scaled.get("steps_note"))
+        if recipe["name"] == "Blueberry Oat Pancakes":
+            assert "'1/4 cup of batter per pancake' is left as written" in scaled["steps_note"]

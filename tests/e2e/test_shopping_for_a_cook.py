@@ -210,8 +210,9 @@ async def test_fresh_produce_is_listed_as_the_shop_sells_it_and_topping_it_up_ke
     assert texts["fresh ginger"].startswith("1 piece fresh ginger (need ")  # a piece grates to 3 tbsp
     assert texts["quux cremini mushrooms"].startswith("1 pack quux cremini mushrooms (need ")
     assert texts["quux cilantro"].startswith(f"{1 if servings < 5 else 3} bunch")
-    # broth in cups a measure holds, or whole quarts: never quarter quarts
-    assert re.fullmatch(r"\d+ cartons? quux vegetable broth \(need (?:[\d /]+ cups?|\d+ quarts?)\)", texts["quux vegetable broth"])
+    # broth in cups a measure holds, or whole quarts and the cups left: never quarter quarts
+    assert re.fullmatch(r"\d+ cartons? quux vegetable broth \(need (?:[\d /]+ cups?|\d+ quarts?(?: [\d /]+ cups?)?)\)",
+                        texts["quux vegetable broth"])
     more = await call(client, "shopping_list_from", recipes=[ref], servings={ref: servings + 1})
     shown = (await call(client, "shopping_list_show"))["sections"]
     lines = [line for section in shown for line in section["lines"] if line["name"] in texts]
@@ -290,3 +291,29 @@ async def test_an_already_listed_name_agrees_with_its_line(client: Client) -> No
     assert [line["text"] for line in first["lines"]] == ["1 quux fillet"], first["lines"]
     again = await call(client, "shopping_list_from", recipes=[fish], servings={fish: 1})
     assert [item["name"] for item in again["already_listed"]] == ["quux fillet"], again
+
+
+@pytest.mark.parametrize(("name", "parts"), [
+    ("quux lemon", [(0.5, None), (1, "tbsp")]),  # half a lemon and a tablespoon of juice: 1 lemon, not 2
+    ("quux shallot", [(0.5, None), (2, "tbsp")]),
+    ("quux red onion", [(0.25, None), (0.25, "cup"), (0.25, None)]),
+    ("quux thyme", [(2, "sprig"), (0.5, "tsp")]),
+    ("quux vegetable broth", [(1, "carton"), (1.5, "cup"), (1, "cup")]),
+])
+async def test_a_shortfall_from_several_recipes_is_added_up_first_and_rounded_once(client: Client, name: str,
+                                                                                  parts: list[tuple[float, str | None]]) -> None:
+    """What several recipes need of one ingredient, in different units, is added up in one unit and rounded once to
+    what is bought: the line never buys more than rounding the sum up does."""
+    from alfred_mcp.kitchen.measures import Amount, about_in, to_buy
+
+    refs = [await _recipe(client, f"Quux Part {i}", 2, [{"name": name, "quantity": quantity, "unit": unit}])
+            for i, (quantity, unit) in enumerate(parts)]
+    result = await call(client, "shopping_list_from", recipes=refs)
+    (line,) = [line for line in result["lines"] if line["name"] == name]
+    first_unit = parts[0][1]
+    total = sum(about_in(name, quantity, unit, first_unit) or 0.0 for quantity, unit in parts)
+    once = to_buy(Amount(total, first_unit), name)
+    listed = about_in(name, float(line["quantity"]), line["unit"], first_unit)
+    rounded_once = about_in(name, once.quantity, once.unit, first_unit)
+    assert listed is not None and rounded_once is not None
+    assert total * 0.98 - 1e-9 <= listed <= rounded_once + 1e-6, (line["text"], total, once.text)

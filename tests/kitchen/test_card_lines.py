@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from alfred_mcp.kitchen.bought_as import can_size
 from alfred_mcp.kitchen.card_lines import _QUALITY, _SIZE_OF_THING, PACKAGES, card_line
 from alfred_mcp.kitchen.ingredient_lines import PART_UNITS, parse_ingredient_line
-from alfred_mcp.kitchen.measures import Amount, dimension, line_text
+from alfred_mcp.kitchen.measures import Amount, dimension, line_text, part_can_use
 from alfred_mcp.kitchen.plurals import plural
 from alfred_mcp.kitchen.schema_org import draft_from_recipe
 from alfred_mcp.kitchen.seed import demo_kitchen
@@ -85,7 +85,9 @@ def test_a_card_line_says_size_package_and_range_where_a_cook_does_and_reads_bac
     # (a count is pieces, said or not; line_text may say 1/2 tbsp as 1 1/2 tsp)
     if span is None:  # a can says which can at any count ('1/2 (13.5-oz) can coconut milk'): its size reads back too
         said = [f"{ounces:g} oz"] if unit == "can" and package is None and (ounces := can_size(name)) else []
-        assert sorted((read.notes or "").replace("-oz", " oz").split("; ")) == sorted([*said, *(notes or "").split("; ")] if said and notes else said or (notes or "").split("; "))
+        use = part_can_use(shown.text, name)  # part of a can says what to open and measure
+        expected = [*said, *(notes.split("; ") if notes else []), *([use] if use else [])] or [""]
+        assert sorted((read.notes or "").replace("-oz", " oz").split("; ")) == sorted(expected)
 
 
 def test_the_curry_a_cook_pasted_reads_as_a_cook_wrote_it() -> None:

@@ -7,7 +7,8 @@ from datetime import date
 
 import pytest
 
-from alfred_mcp.kitchen.egg_counts import egg_part, eggs_needed
+from alfred_mcp.kitchen.egg_counts import PART_BELOW, egg_part, eggs_needed, part_of_an_egg
+from alfred_mcp.kitchen.odd_amounts import oddities
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.operations.scaling import scaled_line
 
@@ -51,3 +52,27 @@ def test_yolks_and_whites_are_bought_as_eggs(name: str, quantity: float, unit: s
 ])
 def test_what_is_not_eggs_counted_by_the_piece_is_not_counted_as_eggs(name: str, quantity: float | None, unit: str | None) -> None:
     assert eggs_needed(name, quantity, unit, "plus 1 yolk", 1.0) is None
+
+
+@pytest.mark.parametrize("eggs", [1, 2, 3])
+def test_less_than_two_thirds_of_an_egg_is_one_egg_beaten_and_measured(eggs: int) -> None:
+    """Every twentieth of an egg from 1/20 to 4 eggs, from lines of 1 to 3: a whole count (eggs are whole), and a line
+    of one egg for less than two thirds of one says how much of it to use, by the tablespoon ('beat it and use about
+    1 1/2 tbsp' for half an egg); from two thirds on, whole eggs say nothing more."""
+    odd = []
+    for twentieths in range(1, 81):
+        exact = twentieths / 20
+        line = scaled_line({"name": "large eggs", "quantity": eggs, "unit": "piece"}, exact / eggs)
+        notes = line.get("notes") or ""
+        says = "beat it and use about " in notes
+        rules = oddities(line["text"], line["quantity"], line["unit"], "large eggs", shopping=False,
+                         exact=line.get("rounded_from"), notes=notes)
+        if rules or not float(line["quantity"]).is_integer() or says != (exact < PART_BELOW - 1e-9):
+            odd.append((exact, line["text"], notes, rules))
+    assert odd == []
+
+
+def test_a_line_of_one_egg_for_part_of_one_that_says_nothing_is_odd() -> None:
+    assert "part of an egg not said" in oddities("1 egg", 1, None, "eggs", shopping=False, exact=0.25)
+    assert oddities("1 egg", 1, None, "eggs", shopping=False, exact=0.25, notes="beat it and use about 2 1/2 tsp") == []
+    assert part_of_an_egg("egg yolks", 0.25) is None and part_of_an_egg("eggs", 0.7) is None

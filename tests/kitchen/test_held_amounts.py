@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.bought_as import can_size
-from alfred_mcp.kitchen.measures import Amount, about_in, held
+from alfred_mcp.kitchen.measures import USED_UP, Amount, about_in, held
 from alfred_mcp.kitchen.plurals import singular
 
 STOCK = [("garlic", "head"), ("garlic", "clove"), ("flour", "g"), ("flour", "kg"), ("milk", "ml"), ("milk", "cup"),
@@ -75,3 +75,10 @@ def test_what_is_held_reads_back_as_the_quantity_held_and_says_about_when_rounde
 ])
 def test_what_is_held_is_written_as_a_cook_would(quantity: float, unit: str, name: str, text: str) -> None:
     assert held(Amount(quantity, unit), name) == text
+
+
+@given(stock=st.sampled_from(STOCK), quantity=st.sampled_from([0.0, -0.0, -1e-12]))
+def test_nothing_left_reads_as_used_up_in_every_unit(stock: tuple[str, str | None], quantity: float) -> None:
+    """'0 fillets' left reads as a count of fillets: a row holding nothing is 'used up', whatever its unit."""
+    name, unit = stock
+    assert held(Amount(quantity, unit), name) == USED_UP

@@ -5,11 +5,14 @@ names that join two things. One test per class lists every failing case."""
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
+
 from alfred_mcp.kitchen.bought_as import DRY_CLASSES, can_size
 from alfred_mcp.kitchen.card_lines import card_line
 from alfred_mcp.kitchen.ingredient_kinds import CANNED_PRODUCTS
 from alfred_mcp.kitchen.ingredient_pairs import things_of
-from alfred_mcp.kitchen.measures import Amount, line_text, needed, sensible, to_buy
+from alfred_mcp.kitchen.measures import Amount, convert, line_text, needed, sensible, to_buy
 from alfred_mcp.kitchen.odd_amounts import CUTS, oddities
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.scaling import scaled_line
@@ -39,8 +42,9 @@ def test_weights_past_a_pound_are_pounds_and_canned_goods_quarter_cans_with_thei
         for ounces in (n / 2 for n in range(2, 97)):
             shown = sensible(Amount(ounces, "oz"), name)
             text = line_text(ounces, "oz", name)
+            notes = card_line(text, shown.quantity, shown.unit, name, None).notes  # a part can says what to use of it
             odd += [(name, ounces, text, rules) for rules in [oddities(text, shown.quantity, shown.unit, name, shopping=False,
-                                                                        exact=shown.rounded_from)] if rules]
+                                                                        exact=shown.rounded_from, notes=notes)] if rules]
     for name in CANNED:
         size = can_size(name)
         for quarters in range(1, 13):
@@ -51,9 +55,11 @@ def test_weights_past_a_pound_are_pounds_and_canned_goods_quarter_cans_with_thei
 
 
 def test_what_is_measured_dry_is_never_in_quarts() -> None:
-    """Six members of every dry class, from 5 to 24 cups, in a recipe and on a list: cups, never quarts."""
+    """Six members of every dry class and the solid fats, from 5 to 24 cups, in a recipe and on a list: cups, never
+    quarts."""
     taxonomy = default_taxonomy()
-    names = [member for category in DRY_CLASSES for member in taxonomy.category(category).members[:6]]
+    names = [member for category in DRY_CLASSES for member in taxonomy.category(category).members[:6]] \
+        + ["butter", "unsalted butter", "ghee", "vegetable shortening"]  # solid fats too: '4 1/2 quarts butter' is 18 cups
     odd = [(name, cups, shown.text) for name in names for cups in (5, 9, 12.5, 18, 24)
            for shown in (sensible(Amount(cups, "cup"), name), to_buy(Amount(cups, "cup"), name))
            if "quart" in shown.text and "dry goods by the quart" in oddities(f"{shown.text} {name}", shown.quantity,
@@ -110,7 +116,8 @@ CARTON_LIQUIDS = ["vegetable broth", "chicken broth", "chicken stock", "beef bro
 
 def test_a_liquid_sold_by_the_carton_is_cups_or_whole_quarts_never_quarter_quarts() -> None:
     """Broth, stock, milk and cream from 1/4 cup to 24 cups by quarter cups, in a recipe, on a list and as a need:
-    cups, or quarts when they are whole ('9 cups', '3 quarts'), never '2 1/4 quarts'."""
+    cups, or quarts when they are whole ('9 cups', '3 quarts'), never '2 1/4 quarts'; above 12 cups whole quarts and
+    the cups left ('3 quarts 1 1/2 cups', not '13 1/2 cups'), which read back as the amount."""
     odd = []
     for name in CARTON_LIQUIDS:
         for cups in (n / 4 for n in range(1, 97)):
@@ -120,4 +127,27 @@ def test_a_liquid_sold_by_the_carton_is_cups_or_whole_quarts_never_quarter_quart
                 rules = oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=None if buying else shown.rounded_from)
                 if rules or (shown.unit == "quart" and not float(shown.quantity).is_integer()):
                     odd.append((name, cups, buying, text, rules))
+                if (said := _quarts_and_cups_said(shown.text)) is not None and abs(said - convert(shown.quantity, shown.unit, "cup")) > 1e-9:
+                    odd.append((name, cups, buying, text, ["reads back as another amount"]))
+    assert odd == []
+
+
+def _quarts_and_cups_said(text: str) -> float | None:
+    """The cups '3 quarts 1 1/2 cups' says (None: another form)."""
+    found = re.match(r"^(\d+) quarts? (\d+ \d+/\d+|\d+/\d+|\d+) cups?$", text)
+    return None if found is None else 4 * int(found.group(1)) + float(sum(Fraction(part) for part in found.group(2).split()))
+
+
+def test_part_of_a_can_says_what_to_open_and_measure() -> None:
+    """Every canned good at every quarter of a can up to six cans, in a recipe: a part can says what to use of it
+    ('open 3 cans: 2 and about 1/2 cup of the third', 'about 1/2 cup of the can'); whole cans say nothing more."""
+    odd = []
+    for name in CANNED:
+        for quarters in range(1, 25):
+            line = scaled_line({"name": name, "quantity": 1, "unit": "can"}, quarters / 4)
+            rules = oddities(line["text"], line["quantity"], line["unit"], name, shopping=False, notes=line.get("notes"))
+            opens = f"open {quarters // 4 + 1} cans: {quarters // 4} and about " if quarters > 4 else "about "
+            says = quarters % 4 == 0 or opens in (line.get("notes") or "")
+            if rules or not says or (quarters % 4 == 0 and "cup of" in (line.get("notes") or "")):
+                odd.append((name, quarters, line["text"], line.get("notes"), rules))
     assert odd == []

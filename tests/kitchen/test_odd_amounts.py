@@ -7,9 +7,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, sensible, to_buy, unit_word
+from alfred_mcp.kitchen.measures import Amount, convert_for, ingredient_text, line_text, part_can_use, sensible, to_buy, unit_word
 from alfred_mcp.kitchen.odd_amounts import oddities, repeated_ingredients
 from alfred_mcp.kitchen.seed import demo_kitchen
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.kitchen.units import KNOWN_UNITS, normalize_unit
 from tests.e2e.conftest import TODAY
 
@@ -73,6 +74,9 @@ NAMES = SEED_NAMES + COUNT_NOUNS
     ("3 tsp olive oil", 3, "tsp", "olive oil", False, "too many spoons"),
     ("7 tsp olive oil", 7, "tsp", "olive oil", False, "too many spoons"),
     ("1 skin on salmon fillet", 1, "fillet", "salmon fillets", False, "quality not hyphenated"),
+    ("8 oz spaghetti", 8, "oz", "spaghetti", True, "unit you cannot buy"),
+    ("13 1/2 cups vegetable broth", 13.5, "cup", "vegetable broth", False, "too many cups to measure"),
+    ("2 1/4 (14-oz) cans crushed tomatoes", 31.5, "oz", "crushed tomatoes", False, "part can without what to use"),
 ])
 def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, unit: str | None, name: str,
                                                      shopping: bool, rule: str) -> None:
@@ -82,9 +86,9 @@ def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
     ("5 shallots", 5, None, "shallots"), ("1/2 lemon", 0.5, None, "lemons"), ("2/3 cup pecorino romano", 2 / 3, "cup", "pecorino romano"),
     ("1 cup parmesan", 1, "cup", "parmesan"), ("2 salmon fillets", 2, "fillet", "salmon fillets"),
-    ("1 1/2 (15-oz) cans chickpeas", 1.5, "can", "chickpeas"), ("250 g spaghetti", 250, "g", "spaghetti"),
+    ("250 g spaghetti", 250, "g", "spaghetti"), ("3 quarts 1 1/2 cups vegetable broth", 13.5, "cup", "vegetable broth"),
     ("1/8 tsp cayenne", 0.125, "tsp", "cayenne"), ("4 tsp mirin", 4 / 3, "tbsp", "mirin"), ("5 tsp olive oil", 5, "tsp", "olive oil"),
-    ("1/4 (15-oz) can black beans", 0.25, "can", "black beans"), ("18 cups all-purpose flour", 18, "cup", "all-purpose flour"),
+    ("18 cups all-purpose flour", 18, "cup", "all-purpose flour"),
     ("4 1/2 tbsp olive oil", 4.5, "tbsp", "olive oil"), ("6 tbsp butter", 6, "tbsp", "butter"), ("1/4 cup olive oil", 0.25, "cup", "olive oil"),
     ("1/2 cup pecorino romano", 0.5, "cup", "pecorino romano"), ("3 quarts vegetable broth", 3, "quart", "vegetable broth"),
     ("2 lb chicken breast", 2, "lb", "chicken breast"), ("1 lb 2 oz pancetta", 1.125, "lb", "pancetta"),
@@ -92,13 +96,13 @@ def test_the_rules_catch_the_lines_the_issue_quoted(text: str, quantity: float, 
     ("1/2 oz dried porcini", 0.5, "oz", "dried porcini"), ("1 1/2 red onions", 1.5, None, "red onions"), ("1 pinch kosher salt", 1, "pinch", "kosher salt"),
 ])
 def test_lines_a_cook_writes_pass_the_rules(text: str, quantity: float, unit: str | None, name: str) -> None:
-    assert oddities(text, quantity, unit, name, shopping=False) == []
+    assert oddities(text, quantity, unit, name, shopping=False, notes=part_can_use(text, name)) == []  # part cans: what to use
 
 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name"), [
     ("1 bunch thyme (need 3/4 tsp)", 0.75, "tsp", "thyme"), ("1 piece ginger (need 1 1/2 tsp)", 1.5, "tsp", "ginger"),
     ("1 pack cremini mushrooms (need 1 oz)", 1, "oz", "cremini mushrooms"), ("1 bunch fresh cilantro (need 2 handfuls)", 2, "handful", "fresh cilantro"),
-    ("5 cartons vegetable broth (need 18 cups)", 18, "cup", "vegetable broth"),
+    ("5 cartons vegetable broth (need 4 quarts 2 cups)", 18, "cup", "vegetable broth"),
     ("1 jar dried thyme (need 2 tbsp)", 2, "tbsp", "dried thyme"), ("1 jar ground ginger (need 1 tsp)", 1, "tsp", "ground ginger"),
     ("5 lb all-purpose flour", 5, "lb", "all-purpose flour"), ("1 gallon milk", 1, "gallon", "milk"), ("12 oz chicken thighs", 12, "oz", "chicken thighs"),
     ("2 cans crushed tomatoes (need 1 3/4 lb)", 1.75, "lb", "crushed tomatoes"), ("1 can tomato paste (need 2 tbsp)", 2, "tbsp", "tomato paste"),
@@ -124,7 +128,7 @@ def test_part_of_a_piece_that_is_not_the_nearest_cut_is_odd(text: str, quantity:
 
 
 @pytest.mark.parametrize(("text", "quantity", "unit", "name", "exact"), [
-    ("1 egg", 1, None, "egg", 0.5), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
+    ("1 egg", 1, None, "egg", 0.7), ("2 cloves garlic", 2, "clove", "garlic", 1.5), ("1/4 lemon", 0.25, None, "lemon", 0.125),
     ("1/2 tsp red pepper flakes", 0.5, "tsp", "red pepper flakes", 0.375), ("1/8 tsp cayenne", 0.125, "tsp", "cayenne", 0.1),
 ])
 def test_things_counted_whole_and_the_smallest_spoons_may_round_further(text: str, quantity: float, unit: str | None, name: str,
@@ -139,7 +143,8 @@ def test_things_counted_whole_and_the_smallest_spoons_may_round_further(text: st
 def test_every_unit_and_count_noun_reads_as_a_cook_writes_it(unit: str | None, quantity: float, name: str, buying: bool) -> None:
     shown = (to_buy if buying else sensible)(Amount(quantity, unit), name)
     text = line_text(quantity, unit, name, buying=buying)
-    assert oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=shown.rounded_from) == [], text
+    notes = None if buying else part_can_use(text, name)  # a card says what to use of a part can
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=buying, exact=shown.rounded_from, notes=notes) == [], text
     if shown.bought is None:
         assert text == ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
@@ -174,12 +179,25 @@ def test_a_counted_name_is_written_as_a_person_says_it(name: str, quantity: floa
 
 @pytest.mark.parametrize(("amount", "name", "text"), [
     (Amount(14, "clove"), "garlic", "2 heads garlic"), (Amount(3, "clove"), "garlic cloves", "3 garlic cloves"),
-    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "41 cups vegetable broth"),
+    (Amount(3, "clove"), "garlic powder", "3 cloves garlic powder"), (Amount(41, "cup"), "vegetable broth", "10 quarts 1 cup vegetable broth"),
     (Amount(10.25, "cup"), "vegetable broth", "10 1/4 cups vegetable broth"), (Amount(4, "cup"), "milk", "4 cups milk"),
 ])
 def test_what_is_bought_by_the_pack_or_the_quart_is_listed_so(amount: Amount, name: str, text: str) -> None:
     shown = to_buy(amount, name)
     assert ingredient_text(shown.text, shown.quantity, shown.unit, name) == text
+
+
+PASTA = default_taxonomy().expand("pasta")
+
+
+@given(st.sampled_from(PASTA), st.sampled_from(["oz", "lb", "g", "kg", "cup"]), st.floats(min_value=0.1, max_value=80))
+def test_pasta_is_bought_by_the_box_whatever_it_is_measured_in(name: str, unit: str, quantity: float) -> None:
+    """'8 oz spaghetti' is not what a shopper takes from the shelf: '1 box spaghetti (need 8 oz)', and 3 lb is 3 boxes."""
+    text = line_text(quantity, unit, name, buying=True)
+    shown = to_buy(Amount(quantity, unit), name)
+    assert shown.bought is not None and shown.bought[1] == "box", text
+    assert text.startswith("1 box " if shown.bought[0] == 1 else f"{shown.bought[0]:g} boxes ") and "(need " in text, text
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=True, exact=shown.rounded_from) == [], text
 
 
 def test_a_pack_and_its_pieces_convert_for_that_ingredient_only() -> None:

@@ -8,11 +8,12 @@ from datetime import date
 import pytest
 
 from alfred_mcp.kitchen.measures import Amount, Shown, convert, sensible, sensible_in
-from alfred_mcp.kitchen.odd_amounts import oddities, step_oddities
+from alfred_mcp.kitchen.odd_amounts import divided_oddities, oddities, step_number_oddities, step_oddities
 from alfred_mcp.kitchen.seed import demo_kitchen
-from alfred_mcp.kitchen.step_amounts import StepAmount, scaled_steps, step_amounts
+from alfred_mcp.kitchen.step_amounts import StepAmount, agreeing, scaled_steps, step_amounts
 from alfred_mcp.kitchen.units import normalize_unit, parse_quantity
-from alfred_mcp.operations.scaling import line_factor, scaled_line
+from alfred_mcp.operations.scaling import counted_things, line_factor, scaled_line, scaled_recipe_steps
+from benchmarks.kitchen_lines import _scaled_lines
 
 FACTORS = (0.25, 0.5, 0.75, 1.5, 2.0, 3.0)
 RECIPES = [(recipe.row["name"], [str(step) for step in recipe.row["instructions"]], [row["name"] for row in recipe.ingredients])
@@ -142,3 +143,59 @@ def parsed(match: re.Match[str]) -> Shown:
     value = parse_quantity(match.group(1)).value or 0.0
     unit = normalize_unit(match.group(2))
     return Shown(value, unit, match.group(0), None)
+
+
+@pytest.mark.parametrize(("step", "counts", "expected"), [
+    ("Whisk the eggs, yolk, cheeses and pepper together.", {"egg": (3, 1), "yolk": (1, 3)},
+     "Whisk the egg, yolks, cheeses and pepper together."),
+    ("Whisk the buttermilk, egg, melted butter and vanilla.", {"egg": (1, 3)}, "Whisk the buttermilk, eggs, melted butter and vanilla."),
+    ("Pour in the egg mixture and add 1 egg.", {"egg": (1, 3)}, "Pour in the egg mixture and add 1 egg."),
+    ("Soften the shallots in butter.", {"shallot": (2, 2)}, "Soften the shallots in butter."),
+    ("Mince the garlic.", {"garlic": (1, 3)}, "Mince the garlic."),
+])
+def test_a_counted_thing_a_step_names_agrees_with_its_scaled_line(step: str, counts: dict[str, tuple[float, float]],
+                                                                  expected: str) -> None:
+    """'the eggs' beside a line of 1 egg is 'the egg'; a word before a noun ('egg mixture'), a counted amount ('1 egg'),
+    a number scaling did not change and a thing not counted are left as written."""
+    assert agreeing(step, counts) == expected
+    assert step_number_oddities(expected, counts) == []
+    assert step_number_oddities(step, counts) == ([] if step == expected else ["thing named in another number than its line"])
+
+
+def test_every_seed_recipes_steps_name_its_counted_things_in_their_scaled_number_at_1_to_12_servings() -> None:
+    """Every seed recipe scaled to 1 to 12 servings: every step names eggs, yolks, onions, limes... in the number their
+    lines now have, and a step whose number changed says so ('Whisk the egg, yolk' for 1 serving of carbonara)."""
+    odd, changed = [], 0
+    for recipe in demo_kitchen(date(2026, 1, 5)).recipes:
+        written = [str(step) for step in recipe.row.get("instructions") or ()]
+        for servings in range(1, 13):
+            factor = servings / recipe.row["servings"]
+            lines = [scaled_line(row, factor) for row in recipe.ingredients]
+            counts = counted_things(recipe.ingredients, lines)
+            steps = scaled_recipe_steps(written, recipe.ingredients, lines, factor)
+            changed += sum(agreeing(step, counts) != step for step in scaled_steps(written, [str(row["name"]) for row in recipe.ingredients], factor))
+            odd += [(recipe.row["name"], servings, step) for step in steps if step_number_oddities(step, counts)]
+    assert odd == [] and changed > 0
+
+
+@pytest.mark.parametrize(("line", "steps", "written_line", "written_steps", "unit", "rules"), [
+    (8, [3, 3], 3, [1, 1], "tbsp", ["rest far from its share"]),  # '1/2 cup butter' for 9 tbsp: the last butter gets 2, not 3
+    (8, [2.5, 2.5], 3, [1, 1], "tbsp", []),
+    (6, [4, 4], 3, [1, 1], "tbsp", ["steps use more than the line", "rest far from its share"]),
+    (4, [2], 2, [1], "tsp", []),
+])
+def test_the_parts_of_a_divided_line_add_up_to_it(line: float, steps: list[float], written_line: float,
+                                                 written_steps: list[float], unit: str, rules: list[str]) -> None:
+    assert divided_oddities(line, steps, written_line, written_steps, unit) == rules
+
+
+def test_every_seed_recipes_divided_lines_and_their_steps_add_up_at_1_to_12_servings() -> None:
+    """Every seed recipe whose steps name amounts of an ingredient ('1 tbsp butter' twice, then 'the last butter'),
+    scaled to 1 to 12 servings: the steps scale by the factor the line was rounded to, so they never take more than
+    the line and the rest keeps its share ('2 1/2 tbsp' twice beside '1/2 cup butter', not 3 tbsp)."""
+    odd = [line for line in _divided_lines() if line["rules"]]
+    assert odd == [] and len(_divided_lines()) > 40
+
+
+def _divided_lines() -> list[dict[str, object]]:
+    return [line for line in _scaled_lines() if "(steps: " in str(line["text"])]

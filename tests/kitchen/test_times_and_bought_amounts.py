@@ -89,7 +89,7 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
 @pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
     (1.5, "tsp", "ginger", "1 piece ginger (need 1 1/2 tsp)"), (0.75, "tsp", "thyme", "1 bunch thyme (need 3/4 tsp)"),
     (1, "oz", "cremini mushrooms", "1 pack cremini mushrooms (need 1 oz)"), (3, "tbsp", "ginger", "1 piece ginger (need 3 tbsp)"),
-    (2, "handful", "fresh cilantro", "1 bunch fresh cilantro (need 2 handfuls)"), (18, "cup", "vegetable broth", "5 cartons vegetable broth (need 18 cups)"),
+    (2, "handful", "fresh cilantro", "1 bunch fresh cilantro (need 2 handfuls)"), (18, "cup", "vegetable broth", "5 cartons vegetable broth (need 4 quarts 2 cups)"),
     (9, "oz", "cremini mushrooms", "2 packs cremini mushrooms (need 9 oz)"), (0.5, "cup", "red onion", "1 red onion (need 1/2 cup)"),
     (1.5, "cup", "chopped onion", "2 chopped onions (need 1 1/2 cups)"), (2, "stalk", "celery", "1 bunch celery (need 2 stalks)"),
     (1, "tsp", "ground ginger", "1 jar ground ginger (need 1 tsp)"), (2, "tsp", "dried thyme", "1 jar dried thyme (need 2 tsp)"),
@@ -117,4 +117,4 @@ def test_every_seed_recipe_at_any_servings_reads_as_a_cook_writes_it(recipe: obj
     for row in recipe.ingredients:  # type: ignore[attr-defined]
         line = scaled_line(row, servings / base)
         assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
-                        exact=line.get("rounded_from")) == [], (servings, line["text"])
+                        exact=line.get("rounded_from"), notes=line.get("notes")) == [], (servings, line["text"])

@@ -8,10 +8,11 @@ full), a cooked meal takes the need from that row, by the same amount; where it 
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
-from alfred_mcp.kitchen.measures import MASS_G
+from alfred_mcp.kitchen.measures import MASS_G, Amount, held
 from alfred_mcp.state.pantry import estimated_apart, needs_of, on_hand, plan_deduction
 
 NAMES = ("olive oil", "panko", "parmesan", "paprika", "salt", "vegetable broth", "flour", "thyme", "garlic", "crushed tomatoes",
@@ -75,3 +76,14 @@ def _shopping_counts_all(need, rows) -> float | None:  # type: ignore[no-untyped
         return exact
     about = estimated_apart(need, rows)
     return None if about is None else exact + about
+
+
+@pytest.mark.parametrize("row_unit", [unit for unit in SOME_UNITS if unit not in MASS_G])
+@pytest.mark.parametrize("row_qty", [1 / 3, 2 / 3, 0.9375, 2.6667, 0.05])
+def test_what_the_pantry_has_apart_reads_as_a_cook_writes_it(row_unit: str | None, row_qty: float) -> None:
+    """meal_cooked's 'it also has ...' says a row it cannot compare as the pantry's amounts are said everywhere
+    (`measures.held`: 'about 1/3 jar'), never '0.3333 jars'."""
+    need, row = _need_and_row("quuxwidget", "g", row_unit, 100, row_qty)
+    plan = plan_deduction(need, [row])
+    assert plan.apart == [held(Amount(row_qty, row_unit), "quuxwidget")]
+    assert not any(re.search(r"\d\.\d{3}", text) for text in plan.apart), plan.apart

@@ -47,7 +47,8 @@ async def recipes_scale(app: AlfredApp, args: ToolArgs) -> ToolResult:
         return {
             "recipe": scaled.ref, "name": scaled.name, "servings": scaled.servings, "from_servings": scaled.from_servings,
             "factor": scaled.factor, "ingredients": scaled.ingredients,
-            **({"steps": scaled.steps} if scaled.steps is not None else {}), **_context(work.session),
+            **({"steps": scaled.steps} if scaled.steps is not None else {}),
+            **({"steps_note": scaled.steps_note} if scaled.steps_note else {}), **_context(work.session),
         }
 
 
