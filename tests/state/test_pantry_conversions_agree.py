@@ -13,6 +13,7 @@ import re
 import pytest
 
 from alfred_mcp.kitchen.measures import MASS_G, Amount, held
+from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.state.pantry import estimated_apart, needs_of, on_hand, plan_deduction
 
 NAMES = ("olive oil", "panko", "parmesan", "paprika", "salt", "vegetable broth", "flour", "thyme", "garlic", "crushed tomatoes",
@@ -82,8 +83,9 @@ def _shopping_counts_all(need, rows) -> float | None:  # type: ignore[no-untyped
 @pytest.mark.parametrize("row_qty", [1 / 3, 2 / 3, 0.9375, 2.6667, 0.05])
 def test_what_the_pantry_has_apart_reads_as_a_cook_writes_it(row_unit: str | None, row_qty: float) -> None:
     """meal_cooked's 'it also has ...' says a row it cannot compare as the pantry's amounts are said everywhere
-    (`measures.held`: 'about 1/3 jar'), never '0.3333 jars'."""
+    (`measures.held`: 'about 1/3 jar'; a count names the thing: 'about 3 quuxwidgets'), never '0.3333 jars'."""
     need, row = _need_and_row("quuxwidget", "g", row_unit, 100, row_qty)
     plan = plan_deduction(need, [row])
-    assert plan.apart == [held(Amount(row_qty, row_unit), "quuxwidget")]
+    said = held(Amount(row_qty, row_unit), "quuxwidget")
+    assert plan.apart == [f"{said} {counted_name('quuxwidget', row_qty)}" if row_unit is None else said]
     assert not any(re.search(r"\d\.\d{3}", text) for text in plan.apart), plan.apart
