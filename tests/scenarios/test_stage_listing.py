@@ -155,14 +155,15 @@ async def test_tools_list_carries_the_shapes_and_instructions_the_answers_would_
     turn_start input schema; under it, the same turn's answers send no output shape and only Act's instructions."""
     async with Client(build_server(app)) as client:
         shapes, instructions, _ = await followed_first_turn(client)
-    assert set(shapes) == {"understand", "think", "act", "reply"} and set(instructions) == {"understand", "think", "act", "reply"}
+    assert set(shapes) == {"understand", "think", "act"} == set(instructions)  # a lookup: answered from its rows, no Reply
     async with Client(build_server(_listing(app, ("stages",)))) as client:
         schema = next(tool.input_schema for tool in (await client.list_tools()).tools if tool.name == "turn_start")
         await call(client, "session_start")
         listed_shapes, listed_instructions, _ = await followed_first_turn(client)
     item = schema["properties"]["then"]["items"]["properties"]
-    assert item["output"]["description"] == "\n".join(f"{role}: {shapes[role]}" for role in ("understand", "think", "act", "reply"))
-    assert item["role"]["description"] == "\n\n".join(instructions[role] for role in ("understand", "think", "reply"))
+    assert item["output"]["description"].startswith("\n".join(f"{role}: {shapes[role]}" for role in ("understand", "think", "act")))
+    assert "\nreply: {" in item["output"]["description"]  # and Reply's, for a turn that needs one
+    assert item["role"]["description"].startswith("\n\n".join(instructions[role] for role in ("understand", "think")))
     assert listed_shapes == {}
     assert set(listed_instructions) == {"act"}
 
@@ -196,7 +197,7 @@ async def test_a_first_turn_sends_understand_and_think_ahead_from_tools_list_alo
         status = await call(client, "turn_status")
     act_calls = [call for step in status["state"]["steps"] for call in step["tool_calls"]]
     assert [(call["tool"], call["ok"]) for call in act_calls] == [("recipes_search", True)]
-    assert (listed.calls, default.calls) == (4, 6)
+    assert (listed.calls, default.calls) == (3, 5)  # a lookup needs no Reply call
     assert listed.bytes + _bytes(tools) < default.bytes + default_list, (listed.bytes, default.bytes)
 
 
