@@ -61,5 +61,5 @@ def test_the_inspector_reads_the_stage_listing_and_a_first_turn_sends_its_output
     started = run("tools/call", "--tool-name", "turn_start", "--tool-args-json", json.dumps(arguments))
     assert started.returncode == 0, started.stderr
     answer = json.loads(started.stdout)["result"]["structuredContent"]
-    assert answer["expected_role"] == "reply" and "not_applied" not in answer and "refused" not in answer
-    assert "recipes_search" in answer["notice"] and "output_shapes" not in answer["next"] and "instructions" not in answer["next"]
+    assert "answered" in answer and "not_applied" not in answer and "refused" not in answer
+    assert "recipes_search" in answer["notice"] and "next" not in answer  # a lookup: answered from its rows, no Reply

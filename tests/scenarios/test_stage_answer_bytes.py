@@ -56,7 +56,7 @@ async def test_the_conversation_is_never_quoted_back_to_the_client_that_held_it(
     for answers in await _answers(recording, tmp_path):
         for answer in answers:
             context = (answer.get("next") or {}).get("context", "")
-            checked += bool(context)
+            checked += bool(context) or "answered" in answer  # a lookup answered from its rows sends no context
             assert _section(context, "Conversation") is None, (recording.name, context)
             assert "**Last time you took:**" not in context and "User: " not in context, (recording.name, context)
             assert not [message for message in said if len(message) > 40 and message in context], (recording.name, context)
