@@ -18,14 +18,14 @@ from mcp import Client
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.query import Query
-from alfred_mcp.kitchen.schema import RECIPES, TABLES, Table, row_label
+from alfred_mcp.kitchen.schema import RECIPES, TABLES, Table
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.entities import NAMED_TABLES
 from alfred_mcp.operations.ref_names import CHANGES, FILTER_TOOLS, NAME_ARGUMENTS
 from alfred_mcp.server.mcp_server import AlfredServer
 from alfred_mcp.state.entity_resolver import name_words
 
-from .helpers import call, call_error, eq
+from .helpers import call, call_error, eq, row_labels, word_only_one_holds
 
 pytestmark = pytest.mark.anyio
 
@@ -56,28 +56,11 @@ def _arguments(tool: str, table: Table, value: str) -> dict[str, Any]:
     return {"recipe": value, **({"servings": 3} if tool == "recipes_scale" else {})}
 
 
-async def _labels(app: AlfredApp, table: Table) -> list[str]:
-    rows = await app.store.select(table, Query(limit=500), user_id=app.user_id)
-    return [row_label(table, row) for row in rows]
-
-
 async def _kitchen(app: AlfredApp) -> dict[str, list[dict[str, Any]]]:
     """Every row of the user's kitchen, to see that a refused call changed nothing."""
     tables = [table for table in TABLES.values() if table.user_owned]
     return {table.name: sorted((await app.store.select(table, Query(limit=1000), user_id=app.user_id)), key=lambda r: r["id"])
             for table in tables}
-
-
-def _unique_word(labels: list[str]) -> tuple[str, str] | None:
-    """A word of one label no other label holds (and that is not the whole label): (word, label)."""
-    counts = Counter(word for label in set(labels) for word in set(name_words(label)))
-    for label in sorted(labels):
-        if labels.count(label) > 1:
-            continue
-        word = next((w for w in sorted(name_words(label)) if counts[w] == 1 and w != label.casefold()), None)
-        if word is not None:
-            return word, label
-    return None
 
 
 def _shared_word(labels: list[str]) -> tuple[str, list[str]] | None:
@@ -97,7 +80,7 @@ def _result_ref(tool: str, result: dict[str, Any]) -> str:
 async def test_an_exact_name_in_any_case_runs_the_call_on_that_row_and_answers_its_ref(
     client: Client, app: AlfredApp, tool: str, argument: str, table: Table
 ) -> None:
-    labels = await _labels(app, table)
+    labels = await row_labels(app, table)
     label = next(label for label in sorted(labels) if labels.count(label) == 1 and name_words(label))
     given = label.upper() if len(label) % 2 else f"  {label.lower()} "
     result = await call(client, tool, **_arguments(tool, table, given))
@@ -113,7 +96,7 @@ async def test_an_exact_name_in_any_case_runs_the_call_on_that_row_and_answers_i
 async def test_some_words_of_one_name_run_a_read_and_are_refused_for_a_change(
     client: Client, app: AlfredApp, tool: str, argument: str, table: Table
 ) -> None:
-    found = _unique_word(await _labels(app, table))
+    found = word_only_one_holds(await row_labels(app, table))
     assert found is not None, f"the demo kitchen's {table.name} need a word only one of them holds"
     word, label = found
     before = await _kitchen(app)
@@ -134,7 +117,7 @@ async def test_some_words_of_one_name_run_a_read_and_are_refused_for_a_change(
 async def test_a_word_several_rows_share_lists_them_with_their_refs_and_changes_nothing(
     client: Client, app: AlfredApp, tool: str, argument: str, table: Table
 ) -> None:
-    found = _shared_word(await _labels(app, table))
+    found = _shared_word(await row_labels(app, table))
     assert found is not None, f"the demo kitchen's {table.name} need a word two of them share"
     word, labels = found
     before = await _kitchen(app)
