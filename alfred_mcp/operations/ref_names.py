@@ -1,11 +1,13 @@
 """Rows named the way people name them where a call takes one ref: 'pancakes' for recipe_1.
 
 An argument that takes a single ref of a table people name (`NAMED_TABLES`: recipes, pantry and shopping items,
-tasks) may hold a row's name instead: the kitchen tools' `recipe`, and a `filters`/`or_filters` clause `id eq` of
-db_read, db_update and db_delete on such a table. Before the call runs, the name becomes the ref of the row whose
+tasks) may hold a row's name instead: the kitchen tools' `recipe`, a `filters`/`or_filters` clause `id eq` of
+db_read, db_update and db_delete on such a table, and a foreign key to such a table in db_create's and db_update's
+`data` (a meal's `recipe_id`). Before the call runs, the name becomes the ref of the row whose
 label is that name (case and spacing aside), else of the one row whose label holds all its words
-(`state/entity_resolver.match_name`, plurals folded). A call that changes rows (`CHANGES`) takes only an exact name:
-a row matched by some words may be another one than meant, and a change to the wrong row is worse than a question.
+(`state/entity_resolver.match_name`, plurals folded). A call that changes or removes rows (`CHANGES`) takes only an exact
+name: a row matched by some words may be another one than meant, and changing the wrong row is worse than a question
+(a read, or a new row pointing at it, shows which row it was, and an added row is undone with kitchen_undo).
 No row, several, or a words-only match for a change: `UnmatchedNameError` listing the candidates with their refs
 (which enter the session, so the next try can give one), nothing changed. A ref, or text shaped like a database id,
 is left as given, for the translation layer to resolve or refuse.
@@ -34,8 +36,10 @@ NAME_ARGUMENTS: dict[str, tuple[str, ...]] = {
 """Kitchen tools' arguments that take one recipe ref, and so a recipe's name."""
 FILTER_TOOLS = frozenset({"db_read", "db_update", "db_delete"})
 """Tools whose `id eq` filter clauses take a name, on a table people name."""
+DATA_TOOLS = frozenset({"db_create", "db_update"})
+"""Tools whose rows' foreign keys (`data`) take a name of a row of a table people name."""
 CHANGES = frozenset({"db_update", "db_delete", "meal_cooked"})
-"""Calls that change rows: an exact name or a ref only."""
+"""Calls that change or remove existing rows: an exact name or a ref only."""
 MAX_NAME = 200
 """The longest name looked up (a row's label is shorter; longer text is no name)."""
 FETCHED = 50
@@ -67,9 +71,26 @@ def named_arguments(tool: str, args: Mapping[str, Any]) -> list[NamedArgument]:
                 if isinstance(clause, Mapping) and clause.get("field") == "id" and clause.get("op") == "eq" \
                         and _is_name(clause.get("value")):
                     found.append(NamedArgument((key, index, "value"), clause["value"], TABLES[table]))
+    if tool in DATA_TOOLS and table in TABLES:
+        found += _named_foreign_keys(TABLES[table], args.get("data"))
     for argument in found:
         if len(argument.value) > MAX_NAME:
             raise InputError(f"{argument.field}: a ref, or a name of at most {MAX_NAME} characters.", field=argument.field)
+    return found
+
+
+def _named_foreign_keys(table: Table, data: object) -> list[NamedArgument]:
+    """The foreign keys of a write's row (or rows) that hold a name of a row of a table people name."""
+    rows = list(enumerate(data)) if isinstance(data, list) else [(None, data)]
+    found = []
+    for index, row in rows:
+        if not isinstance(row, Mapping):
+            continue
+        for column in table.fk_columns:
+            target = column.fk.table if column.fk is not None else None
+            if target in _NAMED and _is_name(row.get(column.name)):
+                path: tuple[str | int, ...] = ("data", column.name) if index is None else ("data", index, column.name)
+                found.append(NamedArgument(path, row[column.name], TABLES[target]))
     return found
 
 

@@ -160,3 +160,44 @@ async def test_a_ref_or_an_id_is_never_read_as_a_name(
 async def test_a_name_longer_than_any_label_is_refused_naming_the_argument(client: Client) -> None:
     error = await call_error(client, "recipe_show", recipe="pancake " * 40)
     assert error["field"] == "recipe" and "at most 200 characters" in error["message"]
+
+
+NEW_ROWS: dict[str, dict[str, Any]] = {
+    "recipes": {"name": "A Variation in a Test"}, "recipe_ingredients": {"position": 99, "name": "flaky salt"},
+    "meal_plans": {"date": "2026-01-20", "meal_type": "dinner"}, "tasks": {"title": "A task in a test"}, "cooking_log": {},
+}
+"""A row each table with a foreign key to a named table can be given, all but that key."""
+FOREIGN_KEYS = [(table.name, column.name) for table in TABLES.values() for column in table.fk_columns
+                if column.fk is not None and TABLES[column.fk.table] in NAMED_TABLES]
+
+
+def test_every_foreign_key_to_a_named_table_has_a_row_to_try() -> None:
+    assert FOREIGN_KEYS and {table for table, _ in FOREIGN_KEYS} <= set(NEW_ROWS)
+
+
+@pytest.mark.parametrize(("table", "column"), FOREIGN_KEYS, ids=[f"{t}.{c}" for t, c in FOREIGN_KEYS])
+@pytest.mark.parametrize("naming", ["exact", "words", "shared"])
+async def test_a_foreign_key_of_a_new_row_takes_a_name_and_an_update_only_an_exact_one(
+    client: Client, app: AlfredApp, table: str, column: str, naming: str
+) -> None:
+    target = TABLES[TABLES[table].column(column).fk.table]  # type: ignore[union-attr]
+    labels = await row_labels(app, target)
+    unique, shared = word_only_one_holds(labels), _shared_word(labels)
+    assert unique is not None and shared is not None
+    given, label = {"exact": (unique[1].upper(), unique[1]), "words": unique, "shared": (shared[0], "")}[naming]
+    before = await _kitchen(app)
+    arguments = {"table": table, "data": {**NEW_ROWS[table], column: given}}
+    if naming == "shared":
+        error = await call_error(client, "db_create", **arguments)
+        assert error["code"] == "unmatched_name" and error["field"] == f"data.{column}" and len(error["candidates"]) >= 2
+        assert await _kitchen(app) == before
+        return
+    created = await call(client, "db_create", **arguments)
+    (row,) = created["rows"]
+    assert created["named"] == {given: row[column]} and row[f"{column}_label"] == label
+    update = {"table": table, "filters": [eq("id", row["id"])], "data": {column: given}}
+    if naming == "words":
+        error = await call_error(client, "db_update", **update)
+        assert error["code"] == "unmatched_name" and "exact name or a ref" in error["message"]
+    else:
+        assert (await call(client, "db_update", **update))["rows"][0][column] == row[column]

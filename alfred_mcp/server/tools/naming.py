@@ -10,10 +10,18 @@ from __future__ import annotations
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import UnmatchedNameError
-from alfred_mcp.operations.ref_names import FILTER_TOOLS, NAME_ARGUMENTS, NamedArgument, named_arguments, ref_for_name, with_refs
+from alfred_mcp.operations.ref_names import (
+    DATA_TOOLS,
+    FILTER_TOOLS,
+    NAME_ARGUMENTS,
+    NamedArgument,
+    named_arguments,
+    ref_for_name,
+    with_refs,
+)
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 
-NAMING_TOOLS = frozenset(NAME_ARGUMENTS) | FILTER_TOOLS
+NAMING_TOOLS = frozenset(NAME_ARGUMENTS) | FILTER_TOOLS | DATA_TOOLS
 
 
 def with_names(handlers: dict[str, Handler]) -> dict[str, Handler]:
