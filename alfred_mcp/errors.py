@@ -100,6 +100,13 @@ class PendingDraftError(InputError):
     code = "pending_draft"
 
 
+class UnmatchedNameError(InputError):
+    """A name given where a ref is asked that means no single row (none, several, or only by some words for a
+    call that changes rows): its candidates are listed with their refs."""
+
+    code = "unmatched_name"
+
+
 class UnscopedWriteError(InputError):
     code = "unscoped_write"
 

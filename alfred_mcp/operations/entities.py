@@ -198,7 +198,7 @@ async def _add(
     recipes = await _recipe_names(work, rows) if table is MEAL_PLANS else {}
     cooked = await cooked_meal_ids(work.store, work.user_id, [row["id"] for row in rows]) if table is MEAL_PLANS else set()
     for row in rows:
-        ref = _link(work, table, row)
+        ref = link_row(work, table, row)
         if ref in skip or ref in found:
             continue
         entry = work.session.registry.entry(ref)
@@ -226,7 +226,7 @@ async def _recipe_names(work: UnitOfWork, meals: Sequence[Row]) -> dict[str, str
     return {row["id"]: str(row["name"]) for row in await work.store.select(RECIPES, query, user_id=work.user_id)}
 
 
-def _link(work: UnitOfWork, table: Table, row: Row) -> str:
+def link_row(work: UnitOfWork, table: Table, row: Row) -> str:
     """The row's ref, registered as 'linked' when new (known, not touched), with its label."""
     registry = work.session.registry
     ref, _ = registry.register_link(table.entity_type, row["id"], turn=work.session.turn)

@@ -317,6 +317,24 @@ def _match_run(run: tuple[str, ...], pool: Sequence[Candidate], taxonomy: Taxono
     return Mention(text, "ambiguous", "low", None, tuple(ordered[:MAX_CANDIDATES]))
 
 
+def match_name(name: str, candidates: Sequence[Candidate]) -> tuple[Resolution, tuple[Candidate, ...]]:
+    """The candidates a name given where a ref is asked means: those whose label is the name (case and spacing aside:
+    'exact'), else those whose label holds every word of it that names something, plurals folded ('pancakes' is Blueberry
+    Oat Pancakes: 'fuzzy'), else none ('unresolved'). Several are for the caller to list, never to pick from."""
+    wanted = " ".join(name.casefold().split())
+    exact = tuple(c for c in candidates if " ".join(c.label.casefold().split()) == wanted)
+    if exact:
+        return "exact", exact
+    words = name_words(name)
+    held = tuple(c for c in candidates if words and words <= set(ingredient_words(c.label)))
+    return ("fuzzy", held) if held else ("unresolved", ())
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name that name something ('the pancakes recipe' -> {'pancake'}), plurals folded."""
+    return _content(name)
+
+
 def _closest_per_kind(matches: Sequence[Candidate]) -> list[Candidate]:
     """The candidates from every kind of thing that has the name (the pantry's eggs and the shopping list's); within
     a kind, the conversation's own, else those in view, else the kitchen's."""

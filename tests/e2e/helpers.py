@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from mcp import Client
 
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.raw_ids import raw_ids_in
+from alfred_mcp.kitchen.schema import Table, row_label
 from alfred_mcp.server.dispatch import ERROR_META
+from alfred_mcp.state.entity_resolver import name_words
 
 _GIVEN = "_alfred_test_given_ids"
 """The attribute holding the UUID-shaped text a client sent in its arguments: the only UUID-shaped text it may see come back."""
@@ -67,3 +72,21 @@ def strings_in(value: Any) -> list[str]:
     if isinstance(value, list):
         return [text for item in value for text in strings_in(item)]
     return []
+
+
+async def row_labels(app: AlfredApp, table: Table) -> list[str]:
+    """The labels of the user's rows of `table`, as the session shows them."""
+    rows = await app.store.select(table, Query(limit=500), user_id=app.user_id)
+    return [row_label(table, row) for row in rows]
+
+
+def word_only_one_holds(labels: list[str]) -> tuple[str, str] | None:
+    """A word of one label no other label holds (and that is not the whole label): (word, label)."""
+    counts = Counter(word for label in set(labels) for word in set(name_words(label)))
+    for label in sorted(labels):
+        if labels.count(label) > 1:
+            continue
+        word = next((w for w in sorted(name_words(label)) if counts[w] == 1 and w != label.casefold()), None)
+        if word is not None:
+            return word, label
+    return None

@@ -14,13 +14,14 @@ from alfred_mcp.contracts import load_contracts
 from alfred_mcp.errors import InputError
 from alfred_mcp.server.tools import context, crud, drafts, kitchen, recipes, search, sessions, views
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult
+from alfred_mcp.server.tools.naming import with_names
 from alfred_mcp.server.tools.stage_listing import in_catalog
 from alfred_mcp.server.toolsets import HostControls
 
-KITCHEN_HANDLERS: dict[str, Handler] = {
+KITCHEN_HANDLERS: dict[str, Handler] = with_names({
     **context.HANDLERS, **crud.HANDLERS, **drafts.HANDLERS, **search.HANDLERS, **sessions.HANDLERS,
     **recipes.HANDLERS, **kitchen.HANDLERS, **views.HANDLERS,
-}
+})
 
 
 class _Runner:

@@ -66,7 +66,8 @@ IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`)
 
 
 CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name (not in this tools/list; the server runs them; "
-                "leave out `session`):")
+                "leave out `session`; a row's name works where one ref is asked, e.g. recipe: \"pancakes\", answered "
+                "with its ref):")
 """What the catalog of Act's tools starts with."""
 
 
