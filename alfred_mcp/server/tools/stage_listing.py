@@ -9,7 +9,8 @@ Understand's and Think's outputs with its FIRST turn_start. Every session counts
 `full: true` does. Act's instructions, by step type, still come with the first step that needs each.
 
 It also carries, once, a catalog of the kitchen tools Act can call (`then`'s description: each tool's typed signature
-and first clause, agent/prompting.py `tool_catalog`), so Think can give any step its `call` before Act is reached,
+and first clause, agent/prompting.py `tool_catalog`) and the columns of every table they write (one line a table, as a
+write step's context gives them: state/table_columns.py), so Think can give any step its `call` before Act is reached,
 and Act's steps name their tools without resending a signature (`in_catalog`).
 """
 
@@ -30,6 +31,7 @@ from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.client_memo import ClientMemo
 from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
 from alfred_mcp.state.schema_text import schema_text
+from alfred_mcp.state.table_columns import writable_tables_text
 
 CARRIER = "turn_start"
 """The tool whose input schema carries the role texts."""
@@ -68,6 +70,14 @@ IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`)
 CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name (not in this tools/list; the server runs them; "
                 "leave out `session`):")
 """What the catalog of Act's tools starts with."""
+COLUMNS_HEAD = "Columns of db_create/db_update `data`, by table (* required on create):"
+"""What the tables' columns, after the catalog, start with."""
+COLUMNS_LEFT_OUT = {
+    "recipe_ingredients": "a recipe's lines are written with it (draft_save) or by a write step, whose context gives them",
+    "cooking_log": "meal_cooked writes it",
+    "preferences": "one row, written by a step on preferences, whose context gives its columns",
+}
+"""Writable tables whose columns the catalog leaves out (it stays under half the default tools/list), each with why."""
 
 
 def in_catalog(host: HostControls) -> frozenset[str]:
@@ -78,8 +88,9 @@ def in_catalog(host: HostControls) -> frozenset[str]:
 
 @cache
 def catalog_text(names: frozenset[str]) -> str:
-    """The catalog of `names`, in the order a write step lists its tools."""
-    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}"
+    """The catalog of `names`, in the order a write step lists its tools, then every writable table's columns (so a
+    step's `call` names a meal's `recipe_id` without a describe_table first)."""
+    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}\n{COLUMNS_HEAD}\n{writable_tables_text(COLUMNS_LEFT_OUT)}"
 
 
 @cache
