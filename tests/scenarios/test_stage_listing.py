@@ -271,3 +271,27 @@ async def test_under_the_stage_listing_acts_steps_name_their_tools_and_resend_no
     tools = context.split("## Tools for this step", 1)[1]
     assert "Not in your tools/list" not in tools and "(" not in tools.split("(arguments", 1)[0], tools
     assert [name.strip() for name in tools.split("(arguments", 1)[0].split(",")] == list(tools_for_step(step_type)), tools
+
+
+SUBDOMAINS = sorted({table.subdomain for table in TABLES.values() if table.user_owned})
+
+
+@pytest.mark.parametrize("subdomain", SUBDOMAINS)
+async def test_a_write_steps_columns_the_catalog_carries_are_not_sent_again(app: AlfredApp, subdomain: str) -> None:
+    """Generated over the areas a write step works in: under the stage listing, a step whose tables' columns the
+    catalog carries names its columns section as sent; one with a table the catalog leaves out sends it whole; the
+    default listing sends it whole."""
+    section = columns_section(subdomain)
+    heading = section.partition("\n")[0]
+    carried = not any(table.name in COLUMNS_LEFT_OUT for table in TABLES.values() if table.subdomain == subdomain)
+    for listed in (("stages",), ()):
+        app.settings = replace(app.settings, listed=listed)
+        async with Client(build_server(app)) as client:
+            await call(client, "session_start")
+            answer = await call(client, "turn_start", message="Change my kitchen", then=[
+                {"role": "understand", "output": {}},
+                {"role": "think", "output": plan("Change my kitchen", step("write", "Change it", subdomain))}])
+        context = answer["next"]["context"]
+        sent_whole = section in context
+        assert sent_whole == (not listed or not carried), (listed, context)
+        assert sent_whole or heading[3:] in context.rsplit("(As sent before", 1)[-1], context

@@ -24,14 +24,15 @@ from alfred_mcp.agent.act_tools import act_callable
 from alfred_mcp.agent.prompting import fixed_prompt, tool_catalog
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.tools.stage_view import IN_TOOLS_LIST, instructions_sent, schema_digested
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
-from alfred_mcp.state.client_memo import ClientMemo
+from alfred_mcp.state.client_memo import ClientMemo, digest
 from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
 from alfred_mcp.state.schema_text import schema_text
-from alfred_mcp.state.table_columns import writable_tables_text
+from alfred_mcp.state.table_columns import columns_section, writable_tables_text
 
 CARRIER = "turn_start"
 """The tool whose input schema carries the role texts."""
@@ -124,13 +125,27 @@ def lists_role_texts(settings: Settings) -> bool:
 
 
 def count_as_sent(work: UnitOfWork, settings: Settings) -> None:
-    """Under a stage listing, record in the session's client memo that its client has the role texts (from
-    tools/list), unless it has them already."""
+    """Under a stage listing, record in the session's client memo that its client has the role texts and the tables'
+    columns the catalog carries (from tools/list), unless it has them already."""
     if not lists_role_texts(settings):
         return
     memo = work.session.read(CLIENT_MEMO) or ClientMemo()
     missing = {key: text for key, text in carried_texts().items() if memo.seen(key, text) is None}
-    if missing:
+    columns = [(heading, body) for heading, body in carried_columns()
+               if not any(version.digest == digest(body) for version in memo.sections.get(heading, []))]
+    if missing or columns:
         for key, text in missing.items():
             memo.remember(key, text, IN_TOOLS_LIST)
+        for heading, body in columns:
+            memo.remember_section(heading, body, IN_TOOLS_LIST, "")
         work.session.write(CLIENT_MEMO, memo)
+
+
+@cache
+def carried_columns() -> tuple[tuple[str, str], ...]:
+    """The columns sections of a write step (heading, body) whose every line the catalog carries: a step's context
+    names them as sent instead of sending them again."""
+    carried = set(writable_tables_text(COLUMNS_LEFT_OUT).splitlines())
+    sections = (columns_section(subdomain).partition("\n") for subdomain in sorted({table.subdomain for table in TABLES.values()}))
+    return tuple((heading, body) for heading, _, body in sections
+                 if heading and set(body.splitlines()) <= carried)
