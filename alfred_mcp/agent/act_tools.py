@@ -48,11 +48,14 @@ NOT_FOR_ACT: dict[str, str] = {
 }
 """Tools Act never calls, each with why. Every other tool is reachable from some step type (`tool_class`)."""
 APP_ONLY_REASON = "only an MCP Apps view calls it (`_meta.ui.visibility` leaves out the model)"
+APP_TOOLS_FOR_ACT = frozenset({"shopping_list_check"})
+"""View-only tools Act calls all the same: a line the user says they bought is ticked the way the view ticks it
+(the pantry stocked with what the line says to buy), not ticked by db_update and stocked by hand in a second call."""
 
 
 def why_not_for_act(contract: ToolContract) -> str | None:
     """Why Act may not call this tool (None: some step type may)."""
-    if contract.app_only:
+    if contract.app_only and contract.name not in APP_TOOLS_FOR_ACT:
         return APP_ONLY_REASON
     return NOT_FOR_ACT.get(contract.name)
 

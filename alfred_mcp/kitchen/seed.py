@@ -790,7 +790,7 @@ _SHOPPING: tuple[_Buy, ...] = (
     _Buy("white wine", 1, "bottle", "beverages", "Mushroom Risotto", notes="something dry, e.g. pinot grigio"),
     _Buy("baby bok choy", 2, "head", "produce", "Miso-Glazed Salmon with Bok Choy"),
     _Buy("buttermilk", 1, "carton", "dairy", "Blueberry Oat Pancakes"),
-    _Buy("milk", 1, "gallon", "dairy", "restock", notes="the carton in the fridge is past its date"),
+    _Buy("milk", 1, "gallon", "dairy", "restock", notes="to replace the carton that went past its date"),
     _Buy("chicken breast", 1.5, "lb", "meat", "Chicken Fajitas", is_purchased=True),
     _Buy("flour tortillas", 1, "pack", "bakery", "Chicken Fajitas", is_purchased=True),
     _Buy("corn tortillas", 1, "pack", "bakery", "Black Bean and Sweet Potato Tacos"),

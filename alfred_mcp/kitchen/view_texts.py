@@ -19,8 +19,12 @@ ToolResult = dict[str, Any]
 TextRenderer = Callable[[ToolResult], str]
 
 
+DRAFT_FACT = "draft, not saved"
+"""What a draft's card says first after its name and ref: it is not in the recipes yet."""
+
+
 def recipe_text(card: ToolResult) -> str:
-    facts = [f"serves {card['servings']}" if card.get("servings") else None,
+    facts = [DRAFT_FACT if card.get("draft") else None, f"serves {card['servings']}" if card.get("servings") else None,
              _minutes("prep", card.get("prep_time_minutes")), _minutes("cook", card.get("cook_time_minutes")),
              _minutes("total", _total(card)),
              card.get("cuisine"), card.get("difficulty")]

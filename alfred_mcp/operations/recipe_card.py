@@ -14,6 +14,7 @@ from alfred_mcp.operations.conflicts import recipe_conflicts, standing_constrain
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.refs import parse_ref
 from alfred_mcp.store.base import Row
 
 DETAILS = ("description", "cuisine", "difficulty", "prep_time_minutes", "cook_time_minutes", "total_time_minutes", "source_url")
@@ -32,6 +33,9 @@ async def recipe_card(work: UnitOfWork, ref: str) -> dict[str, Any]:
     conflicts = recipe_conflicts(standing, row, loaded.ingredients)
     allergen_of = {name: hit["allergen"] for hit in conflicts.allergens for name in hit["ingredients"]}
     card: dict[str, Any] = {"recipe": loaded.ref, "name": loaded.name, "servings": row.get("servings")}
+    parsed = parse_ref(loaded.ref)
+    if parsed is not None and parsed.generated:
+        card["draft"] = True  # a draft not saved yet: the card says so, not only its gen_ ref
     card.update({key: row[key] for key in DETAILS if row.get(key) not in (None, "")})
     card["ingredients"] = [ingredient_line(part, allergen_of.get(str(part["name"])), standing.disliked(str(part["name"])))
                            for part in loaded.ingredients]

@@ -88,7 +88,7 @@ def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[str]:
         return []
     noun = "line" if lines == 1 else "lines"
     return [f"shopping_list: {lines} {noun} ticked bought; the pantry was not changed (db_update only ticks): add what "
-            "was bought to inventory with db_update/db_create, or tick with shopping_list_check, which stocks it."]
+            "was bought to inventory with db_update/db_create."]
 
 
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:

@@ -718,9 +718,21 @@ def goal_label(constraints: Sequence[Constraint]) -> str:
     """A goal no one named is called by what it keeps to ('Exclude dairy; time limit: 30'), never by a placeholder:
     its own constraints (those about one ref only when there are no others), at most three phrases, in a fixed order."""
     general = [c for c in constraints if c.about is None] or list(constraints)
-    phrases = sorted({describe_constraint(c) for c in general})  # the same constraints name it the same in any order
-    text = "; ".join(phrases[:GOAL_LABEL_PHRASES]) + ("; …" if len(phrases) > GOAL_LABEL_PHRASES else "")
+    return _label({describe_constraint(c) for c in general})
+
+
+def _label(phrases: Iterable[str]) -> str:
+    """Phrases as a goal's label: sorted (the same constraints name it the same in any order), at most three."""
+    ordered = sorted(set(phrases))
+    text = "; ".join(ordered[:GOAL_LABEL_PHRASES]) + ("; …" if len(ordered) > GOAL_LABEL_PHRASES else "")
     return clip(text[:1].upper() + text[1:], 200)
+
+
+def _only_per_ref(compiled: CompiledConstraints) -> bool:
+    """Whether the goal says nothing the 'Only for' lines do not: no one named it, its constraints are all about refs
+    (`goal_label` named it by them), and it has no area."""
+    phrases = [phrase for listed in compiled.about.values() for phrase in listed]
+    return bool(phrases) and compiled.subdomain is None and compiled.goal == _label(phrases)
 
 
 def _describe_change(change: GoalChange | None) -> str | None:
@@ -781,7 +793,7 @@ def render_constraints(compiled: CompiledConstraints, *, compact: bool = False) 
     for a context that has no room for the whole (a constraint is state: it is compacted, never dropped).
     """
     lines = ["## Constraints"]
-    if compiled.goal:
+    if compiled.goal and not _only_per_ref(compiled):  # a goal named by its per-ref constraints is said once, below
         area = f" ({compiled.subdomain})" if compiled.subdomain else ""
         lines.append(f"- Goal: {_clipped(compiled.goal, compact)}{area}")
     if compiled.replaced:

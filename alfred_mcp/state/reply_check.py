@@ -813,7 +813,21 @@ def _happened(facts: ReplyFacts) -> str:
 
 def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     """Each way the reply contradicts or leaves out the state, as one sentence; empty when it is truthful."""
+    return [problem for problem, _ in _problems(text, facts)]
+
+
+def left_out_of_results(text: str, facts: ReplyFacts) -> list[str]:
+    """The reply's problems when each is only a fact left out that the turn's calls' results reveal (a call that failed,
+    a part not done, what a removal left pointing at nothing, a turn that stopped): a reply written before the calls ran
+    could not know them. Empty when it is truthful, or when it claims anything untrue or leaves out what was known."""
+    problems = _problems(text, facts)
+    return [problem for problem, _ in problems] if all(revealed for _, revealed in problems) else []
+
+
+def _problems(text: str, facts: ReplyFacts) -> list[tuple[str, bool]]:
+    """`check_reply`'s problems in order, each with whether it is only a fact the calls' results revealed."""
     problems: list[str] = []
+    revealed: set[str] = set()
     labels = [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
     for claim in claims(text, [*labels, *(fact.label for fact in facts.earlier), *(item.label for item in facts.relinked)]):
         problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
@@ -824,6 +838,7 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     for item in facts.failed:
         if not item.named_in(text, labels):
             problems.append(f"it leaves out {item.show()}, which failed: {item.reason or 'see the batch'}")
+            revealed.add(problems[-1])
     failed = {item.ref for item in facts.failed}
     unsaved = [item for item in facts.unsaved if item.ref not in failed]  # a failed draft is named above already
     missing = [item for item in unsaved if not item.named_in(text, labels)]
@@ -836,14 +851,17 @@ def check_reply(text: str, facts: ReplyFacts) -> list[str]:
     if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text, labels) for item in facts.unlinked):
         shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
         problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
+        revealed.add(problems[-1])
     left_out = [item for item in facts.partial if not _mentioned(item, text, labels)]
     problems.extend(f"it leaves out {item.show()}: {item.reason}; say what was not done" for item in left_out)
+    revealed.update(problems[len(problems) - len(left_out):])
     if left_out and (whole := _WHOLE.search(text)):
         shown = ", ".join(item.show() for item in left_out[:5])
         problems.append(f"it says '{whole.group(0)}' as if all was done, but not all was ({shown}): say what was done, and what was not")
     if facts.stopped and not _STOPPED.search(text):
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
-    return problems
+        revealed.add(problems[-1])
+    return [(problem, problem in revealed) for problem in problems]
 
 
 def _mentioned(item: Item, text: str, labels: Sequence[str]) -> bool:

@@ -6,6 +6,8 @@ when a create must give it, its allowed values, and what a foreign key takes (a 
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from alfred_mcp.kitchen.schema import TABLES, Column, Table
 
 COLUMNS_HEADING = "## Columns of"
@@ -23,8 +25,18 @@ def columns_section(subdomain: str | None) -> str:
     if not tables:
         return ""
     lines = [f"{COLUMNS_HEADING} {', '.join(table.name for table in tables)} (* required on create)"]
-    lines += [f"{table.name}: " + ", ".join(_column(column) for column in table.columns if column.writable) for table in tables]
-    return "\n".join(lines)
+    return "\n".join(lines + [table_line(table) for table in tables])
+
+
+def table_line(table: Table) -> str:
+    """'tasks: title*, due_date date, …': a table's writable columns, one line."""
+    return f"{table.name}: " + ", ".join(_column(column) for column in table.columns if column.writable)
+
+
+def writable_tables_text(left_out: Collection[str] = ()) -> str:
+    """Every table a client may write but those `left_out`, one line each (`table_line`): what db_create's and
+    db_update's `data` take."""
+    return "\n".join(table_line(table) for table in TABLES.values() if table.user_owned and table.name not in left_out)
 
 
 def _column(column: Column) -> str:

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from alfred_mcp.kitchen.view_texts import DRAFT_FACT
+
 from .helpers import call, call_error
 
 pytestmark = pytest.mark.anyio
@@ -36,7 +38,7 @@ async def test_a_drafts_card_and_scaling_are_what_the_saved_recipe_shows(client:
     scaled = await call(client, "recipes_scale", recipe=ref, servings=servings)
     assert card["recipe"] == scaled["recipe"] == ref and card["ingredients"] and card["steps"]
     saved = (await call(client, "draft_save", refs=[ref]))["items"][0]["saved_as"]
-    assert _without(await call(client, "recipe_show", recipe=saved)) == _without(card)
+    assert _without(await call(client, "recipe_show", recipe=saved)) == _without(card, "draft")
     assert _without(await call(client, "recipes_scale", recipe=saved, servings=servings)) == _without(scaled)
 
 
@@ -45,3 +47,21 @@ async def test_a_discarded_draft_is_refused_by_name(client: Client) -> None:
     await call(client, "draft_discard", refs=[ref])
     error = await call_error(client, "recipe_show", recipe=ref)
     assert ref in error["message"]
+
+
+async def _card_text(client: Client, ref: str) -> str:
+    result = await client.call_tool("recipe_show", {"recipe": ref})
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.mark.parametrize("source", ["import", "draft_create"])
+async def test_a_drafts_card_and_text_say_it_is_not_saved_and_the_saved_recipes_do_not(client: Client, source: str) -> None:
+    """Not only its gen_ ref: the card (`draft`) and its first line ('draft, not saved') say a draft is not in the
+    recipes yet; once saved, neither does."""
+    ref = await _draft(client, source)
+    assert (await call(client, "recipe_show", recipe=ref))["draft"] is True
+    first = (await _card_text(client, ref)).splitlines()[0]
+    assert first.startswith(f"{DRAFTED['name'] if source == 'draft_create' else 'Quux Curry'} ({ref}) · {DRAFT_FACT}"), first
+    saved = (await call(client, "draft_save", refs=[ref]))["items"][0]["saved_as"]
+    assert "draft" not in await call(client, "recipe_show", recipe=saved)
+    assert DRAFT_FACT not in (await _card_text(client, saved))

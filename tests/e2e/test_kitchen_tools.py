@@ -466,7 +466,8 @@ async def test_a_db_update_ticking_lines_bought_ticks_them_and_says_the_pantry_i
                                                                                         lines: int) -> None:
     """A model ticks with db_update and then adds to the pantry itself (every recorded conversation that ticked did:
     'eggs ticked, your fridge now has 22'), so db_update only ticks: the lines are bought, the pantry is as it was, and
-    the result says so and how the pantry gets what was bought (shopping_list_check stocks it, as the view does)."""
+    the result says so and how the pantry gets what was bought, naming only tools a model can call (shopping_list_check,
+    which stocks it as the view does, is the view's and Act's, not in a model's tools/list)."""
     created = (await call(client, "db_create", table="shopping_list",
                           data=[{"name": "quuxleeks", "quantity": 2 + n} for n in range(lines)]))["rows"]
     before = await _rows(client, "inventory")
@@ -477,7 +478,7 @@ async def test_a_db_update_ticking_lines_bought_ticks_them_and_says_the_pantry_i
     assert not [w for w in result.get("warnings", []) if w.startswith("shopping_list:")]  # a note: it stops no planned call
     (warning,) = [w for w in result.get("notes", []) if w.startswith("shopping_list:")]
     assert f"{lines} line{'s' if lines > 1 else ''} ticked bought" in warning and "pantry was not changed" in warning \
-        and "shopping_list_check" in warning
+        and "db_update/db_create" in warning and "shopping_list_check" not in warning
 
 
 @pytest.mark.parametrize("data", [{"quantity": 3}, {"notes": "the big ones"}, {"is_purchased": False}])

@@ -3,8 +3,8 @@
 It is applied where the turn expects Reply, after the planned calls ran, and judged by the reply check exactly as a
 submitted reply: accepted, a turn whose outcome the model knows (a write, a constraint noted) is one call and leaves the
 kitchen as the same outputs submitted one by one; refused, Reply is expected with the results in `next`, the try
-counted; not applied when the turn does not expect Reply then (a step waits for Act) or a call warned of what the
-model could not know. A reply anywhere but last is an error that changes nothing.
+counted; not applied when the turn does not expect Reply then (a step waits for Act), a call warned of what the
+model could not know, or all it leaves out is what the calls' results revealed (a removal's emptied meal). A reply anywhere but last is an error that changes nothing.
 """
 
 from __future__ import annotations
@@ -317,22 +317,45 @@ async def test_a_reply_sent_ahead_on_an_outcome_the_model_guessed_wrong_is_refus
     assert done["expected_role"] is None and done["outcome"] == "completed"
 
 
-async def test_a_reply_sent_ahead_that_leaves_out_a_removals_emptied_meal_is_refused(client: Client) -> None:
-    """A planned recipe deleted leaves its meal without a recipe: a reply ahead saying only the deletion is refused
-    naming that meal; one saying it too completes the turn."""
+async def _deleting_a_planned_recipe(client: Client, said: str) -> tuple[dict[str, Any], dict[str, Any], Outputs]:
+    """A planned recipe's deletion sent ahead with a reply saying `said` ('{name}' for the recipe's name): the meal, the
+    recipe and the outputs."""
     meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
     dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
-    outputs = [_understood("delete a recipe"),
-               _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
-               ("reply", reply(f"Deleted {dish['name']}."))]
+    return meal, dish, [_understood("delete a recipe"),
+                        _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
+                        ("reply", reply(said.format(name=dish["name"])))]
+
+
+async def test_a_reply_sent_ahead_that_leaves_out_only_a_removals_emptied_meal_is_not_applied_and_costs_no_try(
+        client: Client) -> None:
+    """A planned recipe deleted leaves its meal without a recipe, which only the deletion's result shows: a reply ahead
+    saying only the deletion could not know it, so it is not applied (no try counted), saying what it leaves out; the
+    same reply submitted after the results is refused naming that meal; one saying it too completes the turn."""
+    meal, dish, outputs = await _deleting_a_planned_recipe(client, "Deleted {name}.")
     answer = await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs))
-    assert answer["expected_role"] == "reply" and answer["refused"]["field"] == "then[2].output", answer
-    assert "it leaves out what the removal left pointing at nothing" in answer["refused"]["message"]
-    assert f"{meal['id']} (" in answer["refused"]["message"]
+    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply" and "refused" not in answer, answer
+    (why,) = answer["not_applied"]
+    assert why.startswith("then[2] reply: not applied: it leaves out what the removal left pointing at nothing") \
+        and f"{meal['id']} (" in why and "no try counted" in why, why
+    state = (await call(client, "turn_status"))["state"]
+    assert "reply" not in state["model_calls"] and not state["invalid_outputs"]
+    refused = await call_error(client, "turn_submit", role="reply", output=outputs[-1][1])
+    assert "it leaves out what the removal left pointing at nothing" in refused["message"] and refused["attempt"] == 1
     said = reply(f"Deleted {dish['name']}; the dinner it was planned for has no recipe now, and the shopping line "
                  "bought for it no longer points to it.")
     done = await call(client, "turn_submit", role="reply", output=said)
     assert done["expected_role"] is None and done["outcome"] == "completed"
+
+
+async def test_a_reply_sent_ahead_that_also_claims_what_did_not_happen_is_refused_as_before(client: Client) -> None:
+    """Leaving out the emptied meal is the results' news, but claiming a write that was not made is untrue whatever the
+    results: refused, its try counted, naming both."""
+    meal, dish, outputs = await _deleting_a_planned_recipe(client, "Deleted {name} and added eggs to your shopping list.")
+    answer = await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs))
+    refused = answer["refused"]
+    assert answer["expected_role"] == "reply" and refused["field"] == "then[2].output" and refused["attempt"] == 1, answer
+    assert "it leaves out what the removal left pointing at nothing" in refused["message"] and "eggs" in refused["message"]
 
 
 async def test_a_reply_sent_ahead_after_a_failed_save_that_does_not_name_the_failure_is_refused(

@@ -19,8 +19,11 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import EXTRA_TOOLS, load_contracts
 from alfred_mcp.errors import ConfigError
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_listing import COLUMNS_LEFT_OUT
 from alfred_mcp.server.toolsets import TOOLSETS, HostControls
+from alfred_mcp.state.table_columns import columns_section
 
 from .first_turn import SEARCH, followed_first_turn, sent_ahead_first_turn
 from .scripts import plan, step
@@ -230,6 +233,31 @@ async def test_the_stage_listing_carries_once_the_signature_of_every_tool_act_ma
     assert not any(f"{name}(" in others for name in act_callable())
 
 
+async def test_the_stage_listing_carries_every_writable_column_of_every_table_a_step_writes(app: AlfredApp) -> None:
+    """Generated over the schema: after the catalog, one line per table a client may write names each writable column
+    (`*` when a create must give it), its type when not text, its allowed values, and what a foreign key takes (a
+    meal's `recipe_id` is a recipe ref): the line a write step's context gives (`columns_section`), so a step's `call`
+    never guesses a column. The shared catalog, read-only, is not among them, nor those left out, each for a reason."""
+    async with Client(build_server(_listing(app, ("stages",)))) as client:
+        tools = (await client.list_tools()).tools
+    catalog = next(tool.input_schema for tool in tools if tool.name == "turn_start")["properties"]["then"]["description"]
+    lines = {line.split(": ", 1)[0]: line for line in catalog.splitlines() if ": " in line and not line.startswith("- ")}
+    for table in TABLES.values():
+        if not table.user_owned or table.name in COLUMNS_LEFT_OUT:
+            assert table.name not in lines and (table.user_owned or table.name not in COLUMNS_LEFT_OUT), table.name
+            continue
+        assert lines[table.name] in columns_section(table.subdomain).splitlines(), table.name
+        columns = dict(part.split(" ", 1)[0:1] + [part] for part in lines[table.name].split(": ", 1)[1].split(", "))
+        for column in table.columns:
+            if not column.writable:
+                assert column.name not in columns and f"{column.name}*" not in columns, (table.name, column.name)
+                continue
+            shown = columns[column.name + ("*" if column.required_on_create else "")]
+            assert all(str(value) in shown for value in column.enum or ()), shown
+            if column.fk is not None:
+                assert shown.endswith(f"{TABLES[column.fk.table].entity_type} ref"), shown
+
+
 @pytest.mark.parametrize("step_type", STEP_TYPES)
 async def test_under_the_stage_listing_acts_steps_name_their_tools_and_resend_no_signature(app: AlfredApp, step_type: str) -> None:
     """A step of each type, its plan sent ahead with the first turn_start: Act's context names every tool the step may
@@ -244,3 +272,27 @@ async def test_under_the_stage_listing_acts_steps_name_their_tools_and_resend_no
     tools = context.split("## Tools for this step", 1)[1]
     assert "Not in your tools/list" not in tools and "(" not in tools.split("(arguments", 1)[0], tools
     assert [name.strip() for name in tools.split("(arguments", 1)[0].split(",")] == list(tools_for_step(step_type)), tools
+
+
+SUBDOMAINS = sorted({table.subdomain for table in TABLES.values() if table.user_owned})
+
+
+@pytest.mark.parametrize("subdomain", SUBDOMAINS)
+async def test_a_write_steps_columns_the_catalog_carries_are_not_sent_again(app: AlfredApp, subdomain: str) -> None:
+    """Generated over the areas a write step works in: under the stage listing, a step whose tables' columns the
+    catalog carries names its columns section as sent; one with a table the catalog leaves out sends it whole; the
+    default listing sends it whole."""
+    section = columns_section(subdomain)
+    heading = section.partition("\n")[0]
+    carried = not any(table.name in COLUMNS_LEFT_OUT for table in TABLES.values() if table.subdomain == subdomain)
+    for listed in (("stages",), ()):
+        app.settings = replace(app.settings, listed=listed)
+        async with Client(build_server(app)) as client:
+            await call(client, "session_start")
+            answer = await call(client, "turn_start", message="Change my kitchen", then=[
+                {"role": "understand", "output": {}},
+                {"role": "think", "output": plan("Change my kitchen", step("write", "Change it", subdomain))}])
+        context = answer["next"]["context"]
+        sent_whole = section in context
+        assert sent_whole == (not listed or not carried), (listed, context)
+        assert sent_whole or heading[3:] in context.rsplit("(As sent before", 1)[-1], context

@@ -235,3 +235,28 @@ def test_constraints_about_a_ref_never_reach_the_goal_wide_view(state: tuple[Ses
     assert full.model_copy(update={"about": {}}) == without
     scoped = {x.about for x in [*(goal.constraints if goal else []), *(occasion.constraints if occasion else [])] if x.about}
     assert set(full.about) == scoped
+
+
+PER_REF = st.lists(st.tuples(st.sampled_from(["ingredient_required", "ingredient_excluded"]),
+                             st.sampled_from(["chicken", "dairy", "potatoes", "cilantro", "rice"]),
+                             st.sampled_from(["meal_2", "recipe_3"])), min_size=1, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scoped=PER_REF, named=st.sampled_from([None, "a chicken dinner for Saturday"]),
+       general=st.sampled_from([None, ("ingredient_excluded", "olives")]))
+def test_a_constraint_about_one_ref_is_said_once_and_a_goal_only_when_it_says_more(
+        scoped: list[tuple[str, str, str]], named: str | None, general: tuple[str, str] | None) -> None:
+    """'plan something with chicken for it' (about meal_2): the goal no one named is labelled by that constraint, so
+    the constraints say it once ('Only for meal_2: include chicken'), not again as '- Goal: Include chicken'; a goal
+    the user named, or one labelled by a goal-wide constraint, is still shown."""
+    constraints = [c(kind, "protein", value, about=ref) for kind, value, ref in scoped]
+    constraints += [c(general[0], "diet", general[1])] if general else []
+    compiled = compile_constraints(merged(ConstraintSnapshot(new_constraints=constraints, goal_update=named)))
+    text = render_constraints(compiled)
+    for ref, phrases in compiled.about.items():
+        assert text.count(f"- Only for {ref}: {'; '.join(phrases)}") == 1
+    goal_lines = [line for line in text.splitlines() if line.startswith("- Goal:")]
+    assert len(goal_lines) == (1 if named or general else 0), text
+    if named:
+        assert goal_lines == [f"- Goal: {named}"]

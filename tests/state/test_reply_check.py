@@ -27,6 +27,7 @@ from alfred_mcp.state.reply_check import (
     ReplyFacts,
     check_reply,
     claims,
+    left_out_of_results,
     names_whole,
 )
 
@@ -390,3 +391,29 @@ def test_a_refusal_says_how_to_keep_a_true_fact_once() -> None:
     problems = check_reply("I added pears to your list. I added eggs to your list.", earlier)
     assert len(problems) == 2 and "earlier turn's doing" not in problems[0] and "earlier turn's doing" in problems[1]
     assert "keep every true fact" in check_reply("Deleted it.", ReplyFacts())[0]
+
+
+REVEALED = {
+    "a failure": ReplyFacts(things=[SAVED], failed=[FAILED]),
+    "a removal's emptied meal": ReplyFacts(things=[Fact("deleted", "recipes", "recipe_2", "Greek Chicken")],
+                                           unlinked=[Item("meal_2", "Sat Nov 28 [dinner]", "recipe_id is now empty")]),
+    "a part not done": ReplyFacts(things=[Fact("created", "cooking_log", "log_1", "Greek Chicken")],
+                                  partial=[Item("inv_3", "oregano", "the pantry had none")]),
+    "a stop": ReplyFacts(stopped="Step 2 failed twice"),
+}
+"""Facts only the calls' results show, each with a reply that tells only what its model knew before they ran."""
+KNOWN_REPLY = {"a failure": "Saved Honey Garlic Cod.", "a removal's emptied meal": "Deleted Greek Chicken.",
+               "a part not done": "Logged Greek Chicken as cooked.", "a stop": "Here is the plan."}
+
+
+@pytest.mark.parametrize("case", REVEALED, ids=list(REVEALED))
+def test_a_reply_leaving_out_only_what_the_results_revealed_is_told_apart_from_an_untrue_one(case: str) -> None:
+    """left_out_of_results gives the problems when each is a fact the results revealed, left out; none once the reply
+    also claims a write that was not made, or leaves out a draft its model generated (it knew that)."""
+    facts, said = REVEALED[case], KNOWN_REPLY[case]
+    assert left_out_of_results(said, facts) == check_reply(said, facts) != []
+    untrue = f"{said} I also added pears to your shopping list."
+    assert check_reply(untrue, facts) and left_out_of_results(untrue, facts) == []
+    with_draft = ReplyFacts(**{**vars(facts), "unsaved": [DRAFT]})
+    assert len(check_reply(said, with_draft)) > len(check_reply(said, facts)) and left_out_of_results(said, with_draft) == []
+    assert left_out_of_results("", ReplyFacts()) == []

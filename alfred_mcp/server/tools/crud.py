@@ -15,6 +15,7 @@ from alfred_mcp.operations.constraint_warnings import update_warnings, write_war
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
+from alfred_mcp.operations.stale_notes import replaced_recipe_notes
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session, UnitOfWork
@@ -32,12 +33,14 @@ def _warned(warnings: list[str]) -> dict[str, list[str]]:
 
 async def _meal_warnings(work: UnitOfWork, table: str, result: crud.CrudResult, changed: Iterable[str] | None = None) -> list[str]:
     """A meal the write planned where that day already has one, or on the occasion's day for other servings than it is
-    for (warnings, never refusals); `changed`: an update's columns, each warning only when what it judges changed."""
+    for, or given another recipe while keeping notes written for the one before (warnings, never refusals); `changed`:
+    an update's columns, each warning only when what it judges changed."""
     if table != MEAL_PLANS.name:
         return []
     slots, columns = slots_of_rows(result.rows), None if changed is None else set(changed)
     booked = await booking_warnings(work, slots) if columns is None or columns & {"date", "meal_type"} else []
-    return booked + (await occasion_warnings(work, slots) if columns is None or columns & {"date", "servings", "recipe_id"} else [])
+    noted = await replaced_recipe_notes(work) if columns and "recipe_id" in columns else []
+    return booked + (await occasion_warnings(work, slots) if columns is None or columns & {"date", "servings", "recipe_id"} else []) + noted
 
 
 async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -19,7 +19,9 @@ may only be last (it ends the turn). It is applied where the turn expects Reply,
 and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
 so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
-call that warned (a meal already there, a dislike), nor after a lookup (every call of the request only read): its
+call that warned (a meal already there, a dislike), nor when all the reply check finds is a fact it leaves out that those
+calls' results revealed (what a removal left pointing at nothing, a part not done, a failure; no try is counted, unless
+it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
 (a lookup needs none: its client's model tells the user from the rows, `answered_from_rows`).
 A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
@@ -30,11 +32,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from alfred_mcp.agent.act_tools import only_reads
 from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
+from alfred_mcp.agent.present import reply_facts
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
+from alfred_mcp.state.reply_check import left_out_of_results
+from alfred_mcp.state.role_outputs import ReplyOutput
 
 
 def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: bool = False) -> None:
@@ -77,6 +84,10 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
             said["not_applied"] = [f"then[{number}] reply: not applied: {', '.join(warned)} warned (see the notice), so the "
                                    "reply is written knowing it"]
             break
+        if role == "reply" and (missed := _left_out_of_results(machine, state, item["output"], seen)):
+            said["not_applied"] = [f"then[{number}] reply: not applied: {'; '.join(missed)}. The results (see the notice) "
+                                   "showed it after the reply was written, so it is written knowing them (no try counted)"]
+            break
         if role == "reply" and _only_read_since(state, seen):
             said["not_applied"] = [f"then[{number}] reply: not applied: the turn only read; tell the user from the rows "
                                    "(see the notice)" + ("; no reply is needed" if answered_from_rows(machine.session, state) else "")]
@@ -99,6 +110,20 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
 def _warned_since(state: TurnState, seen: int) -> list[str]:
     """The tools whose calls after the first `seen` of the turn warned (an allergen, a dislike, a meal already there)."""
     return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
+
+
+def _left_out_of_results(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> list[str]:
+    """What a reply sent ahead leaves out that only the results of the calls made since the client's first `seen`
+    revealed (a removal's side effects, a part not done, a failure): its model could not have known it. Empty when the
+    request made no call, or the reply also claims something untrue or leaves out what was known (then the reply check
+    refuses it, as a submitted reply's), or its shape is wrong (refused too)."""
+    if not _calls(state)[seen:]:
+        return []
+    try:
+        reply = ReplyOutput.model_validate(output)
+    except ValidationError:
+        return []
+    return left_out_of_results(reply.response, reply_facts(machine.session, state))
 
 
 def _only_read_since(state: TurnState, seen: int) -> bool:

@@ -9,7 +9,8 @@ Understand's and Think's outputs with its FIRST turn_start. Every session counts
 `full: true` does. Act's instructions, by step type, still come with the first step that needs each.
 
 It also carries, once, a catalog of the kitchen tools Act can call (`then`'s description: each tool's typed signature
-and first clause, agent/prompting.py `tool_catalog`), so Think can give any step its `call` before Act is reached,
+and first clause, agent/prompting.py `tool_catalog`) and the columns of every table they write (one line a table, as a
+write step's context gives them: state/table_columns.py), so Think can give any step its `call` before Act is reached,
 and Act's steps name their tools without resending a signature (`in_catalog`).
 """
 
@@ -23,13 +24,15 @@ from alfred_mcp.agent.act_tools import act_callable
 from alfred_mcp.agent.prompting import fixed_prompt, tool_catalog
 from alfred_mcp.config import Settings
 from alfred_mcp.contracts import ToolContract, load_contracts
+from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.server.tools.stage_view import IN_TOOLS_LIST, instructions_sent, schema_digested
 from alfred_mcp.server.toolsets import HostControls
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
-from alfred_mcp.state.client_memo import ClientMemo
+from alfred_mcp.state.client_memo import ClientMemo, digest
 from alfred_mcp.state.role_outputs import ROLE_OUTPUTS, output_schema
 from alfred_mcp.state.schema_text import schema_text
+from alfred_mcp.state.table_columns import columns_section, writable_tables_text
 
 CARRIER = "turn_start"
 """The tool whose input schema carries the role texts."""
@@ -69,6 +72,14 @@ CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name
                 "leave out `session`; a row's name works where one ref is asked, e.g. recipe: \"pancakes\", answered "
                 "with its ref):")
 """What the catalog of Act's tools starts with."""
+COLUMNS_HEAD = "Columns of db_create/db_update `data`, by table (* required on create):"
+"""What the tables' columns, after the catalog, start with."""
+COLUMNS_LEFT_OUT = {
+    "recipe_ingredients": "a recipe's lines are written with it (draft_save) or by a write step, whose context gives them",
+    "cooking_log": "meal_cooked writes it",
+    "preferences": "one row, written by a step on preferences, whose context gives its columns",
+}
+"""Writable tables whose columns the catalog leaves out (it stays under half the default tools/list), each with why."""
 
 
 def in_catalog(host: HostControls) -> frozenset[str]:
@@ -79,8 +90,9 @@ def in_catalog(host: HostControls) -> frozenset[str]:
 
 @cache
 def catalog_text(names: frozenset[str]) -> str:
-    """The catalog of `names`, in the order a write step lists its tools."""
-    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}"
+    """The catalog of `names`, in the order a write step lists its tools, then every writable table's columns (so a
+    step's `call` names a meal's `recipe_id` without a describe_table first)."""
+    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}\n{COLUMNS_HEAD}\n{writable_tables_text(COLUMNS_LEFT_OUT)}"
 
 
 @cache
@@ -114,13 +126,27 @@ def lists_role_texts(settings: Settings) -> bool:
 
 
 def count_as_sent(work: UnitOfWork, settings: Settings) -> None:
-    """Under a stage listing, record in the session's client memo that its client has the role texts (from
-    tools/list), unless it has them already."""
+    """Under a stage listing, record in the session's client memo that its client has the role texts and the tables'
+    columns the catalog carries (from tools/list), unless it has them already."""
     if not lists_role_texts(settings):
         return
     memo = work.session.read(CLIENT_MEMO) or ClientMemo()
     missing = {key: text for key, text in carried_texts().items() if memo.seen(key, text) is None}
-    if missing:
+    columns = [(heading, body) for heading, body in carried_columns()
+               if not any(version.digest == digest(body) for version in memo.sections.get(heading, []))]
+    if missing or columns:
         for key, text in missing.items():
             memo.remember(key, text, IN_TOOLS_LIST)
+        for heading, body in columns:
+            memo.remember_section(heading, body, IN_TOOLS_LIST, "")
         work.session.write(CLIENT_MEMO, memo)
+
+
+@cache
+def carried_columns() -> tuple[tuple[str, str], ...]:
+    """The columns sections of a write step (heading, body) whose every line the catalog carries: a step's context
+    names them as sent instead of sending them again."""
+    carried = set(writable_tables_text(COLUMNS_LEFT_OUT).splitlines())
+    sections = (columns_section(subdomain).partition("\n") for subdomain in sorted({table.subdomain for table in TABLES.values()}))
+    return tuple((heading, body) for heading, _, body in sections
+                 if heading and set(body.splitlines()) <= carried)
