@@ -14,15 +14,32 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+RUN_FIRST = (
+    "transport/", "views/", "conformance/", "adversarial/", "test_deploy_guide.py", "test_bundle.py",
+    "test_benchmarks_cli.py", "test_harness_cleanup.py", "test_packaging.py", "scenarios/test_recorded_listing.py",
+    "scenarios/test_recorded_conversations.py", "agent/test_headless.py", "agent/test_misbehaving_servers.py",
+    "e2e/test_archive_bounds.py", "e2e/test_stdio",
+)
+"""The tests that start processes, servers, clusters or a browser, or replay long conversations (seconds each): run
+first, so that under `-n` the workers end on short tests together instead of one finishing a long test alone."""
+
+
+def _runs_first(item: pytest.Item) -> bool:
+    path = item.nodeid.split("::", 1)[0].removeprefix("tests/")
+    return path.startswith(RUN_FIRST)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Let `--dist loadgroup` see each test's xdist_group again.
+    """The long tests first (`RUN_FIRST`, each module's order kept), and let `--dist loadgroup` see each test's
+    xdist_group again.
 
     pytest-xdist tells its scheduler a test's group by appending `@group` to `item._nodeid` (on each worker, in its own
     collection hook), but pytest 9.2 builds `item.nodeid` from the structured `item._id`, so the suffix is lost and the
     tests of one group are spread over the workers (pytest-dev/pytest-xdist#1386). Running after xdist's hook, this
     copies the suffixed id into `_id`; on a pytest that still reads `_nodeid` there is nothing to do.
     """
+    items.sort(key=lambda item: not _runs_first(item))
     for item in items:
         suffixed = vars(item).get("_nodeid")
         if isinstance(suffixed, str) and hasattr(item, "_id") and str(item._id) != suffixed:

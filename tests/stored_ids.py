@@ -8,6 +8,7 @@ session's id) and looks for exactly those, in any form (dashed, compact, any cas
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
@@ -29,7 +30,13 @@ async def stored_ids(app: AlfredApp, user_id: str | None = None) -> set[str]:
     return {value.lower() for value in ids if len(value.replace("-", "")) == 32}
 
 
+HEX_RUN = re.compile(r"[0-9a-f]{8}")
+"""Eight hex digits in a row: a UUID shows them dashed or compact, so a text without any shows no UUID (and is not
+searched for each)."""
+
+
 def ids_shown(payload: Any, ids: set[str]) -> list[str]:
     """The ids of `ids` that appear anywhere in `payload` (dashed or compact, any case)."""
     text = (payload if isinstance(payload, str) else json.dumps(payload, default=str)).lower()
-    return sorted(i for i in ids if i in text or i.replace("-", "") in text)
+    may_show_uuids = HEX_RUN.search(text) is not None
+    return sorted(i for i in ids if (may_show_uuids or HEX_RUN.search(i) is None) and (i in text or i.replace("-", "") in text))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -170,29 +171,43 @@ class KitchenSnapshot:
     """Every row of every kitchen table (the shared catalog included), read straight from the database.
 
     Read through a connection of its own, so it sees what was committed, exactly as stored; rows
-    as canonical JSON, sorted, so two snapshots are equal when no table changed.
+    as canonical JSON, sorted, so two snapshots are equal when no table changed. A SQLite row's JSON is
+    kept by its values: most rows stand unchanged from one snapshot to the next.
     """
 
     def __init__(self, db: str) -> None:
         self._postgres = db.startswith("postgresql://")
+        self._as_json: dict[tuple[str, Any], str] = {}
         if self._postgres:
             import psycopg
 
             self._pg = psycopg.connect(db, autocommit=True)
-            parts = ", ".join(f"'{name}', (SELECT coalesce(json_agg(t), '[]') FROM \"{name}\" t)" for name in TABLES)
+            parts = ", ".join(f"'{name}', (SELECT coalesce(json_agg(row_to_json(t)::text), '[]') FROM \"{name}\" t)" for name in TABLES)
             self._query = f"SELECT json_build_object({parts})"
         else:
             self._lite = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-            self._lite.row_factory = sqlite3.Row
 
     def take(self) -> dict[str, list[str]]:
         if self._postgres:
             row = self._pg.execute(self._query).fetchone()
             assert row is not None
-            tables: dict[str, list[Any]] = row[0]
-        else:
-            tables = {name: [dict(r) for r in self._lite.execute(f'SELECT * FROM "{name}"')] for name in TABLES}
-        return {name: sorted(json.dumps(r, sort_keys=True, default=str) for r in rows) for name, rows in tables.items()}
+            return {name: self._canonical(name, texts, json.loads) for name, texts in row[0].items()}
+        tables = {}
+        for name in TABLES:
+            cursor = self._lite.execute(f'SELECT * FROM "{name}"')
+            columns = [column[0] for column in cursor.description]
+            tables[name] = self._canonical(name, cursor.fetchall(), lambda values, columns=columns: dict(zip(columns, values, strict=True)))
+        return tables
+
+    def _canonical(self, table: str, rows: list[Any], as_dict: Callable[[Any], dict[str, Any]]) -> list[str]:
+        """The rows' canonical JSON, sorted; each distinct row (as read: its values, or its JSON text) turned once."""
+        found = []
+        for row in rows:
+            text = self._as_json.get((table, row))
+            if text is None:
+                text = self._as_json[(table, row)] = json.dumps(as_dict(row), sort_keys=True, default=str)
+            found.append(text)
+        return sorted(found)
 
     def close(self) -> None:
         (self._pg if self._postgres else self._lite).close()
