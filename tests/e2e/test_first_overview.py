@@ -37,7 +37,7 @@ async def test_the_first_answer_of_a_session_carries_the_week_once(client: Clien
         assert overview is None and first["expected_role"] in ("understand", "think")
         return
     assert overview is not None, first
-    assert "- Household: 2 adults, 1 kid (a meal planned without servings makes 3)" in overview
+    assert "- Household: 2 adults, 1 kid (meals default to 3 servings)" in overview
     (meals,) = [line for line in overview.splitlines() if line.startswith("- Next meals (")]
     assert re.search(r"meal_\d+ \w{3} \w{3} \d+ \[dinner\] → recipe_\d+ ", meals), meals
     await call(client, "turn_abandon", session=session)

@@ -25,6 +25,8 @@ KEY = "kitchen_overview"
 """The client memo's key for the overview sent."""
 LINES = ("- Next meals",)
 """The dashboard's lines the overview carries."""
+MEALS = 4
+"""Meals it names (the dashboard's line says how many more are planned and how to read them)."""
 
 
 HEAD = "Your kitchen (sent once a session):"
@@ -36,9 +38,9 @@ async def with_first_overview(work: UnitOfWork, answer: dict[str, Any], *, today
     memo = work.session.read(CLIENT_MEMO) or ClientMemo()
     if KEY in memo.sent or DASHBOARD_HEADING in memo.sections or answer.get("expected_role") in ("understand", "think"):
         return answer
-    dashboard = dashboard_section(await build_dashboard(work, today=today))
+    dashboard = dashboard_section(await build_dashboard(work, today=today, meals=MEALS))
     found = await household(work)
-    lines = [*([f"- Household: {found.described} (a meal planned without servings makes {found.servings})"] if found else []),
+    lines = [*([f"- Household: {found.described} (meals default to {found.servings} servings)"] if found else []),
              *(line for line in dashboard.splitlines() if line.startswith(LINES))]
     if not lines:
         return answer
