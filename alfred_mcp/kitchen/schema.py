@@ -310,7 +310,7 @@ MEAL_PLANS = Table(
         Column("meal_type", "text", "Which meal.", nullable=False, enum=MEAL_TYPES),
         _fk("recipe_id", "recipes", "set_null", "The recipe planned, if any."),
         _text("notes", "Anything else."),
-        _int("servings", "Servings to make; left out, the recipe's own.", minimum=1, maximum=1_000, nullable=False, default=1),
+        _int("servings", "Left out: the household's.", minimum=1, maximum=1_000, nullable=False, default=1),
         _created(),
     ),
 )

@@ -12,10 +12,11 @@ from typing import Any
 
 from alfred_mcp.errors import ConstraintViolationError, InputError, InvalidPayloadError, UnscopedWriteError
 from alfred_mcp.kitchen.query import MAX_IN_VALUES, Filter, Query, Where, check_columns, check_order
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, Table, get_table
+from alfred_mcp.kitchen.schema import MEAL_PLANS, Table, get_table, row_label
 from alfred_mcp.operations import allergies, unlinking
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_link
+from alfred_mcp.operations.meal_servings import fill_servings, household_note
 from alfred_mcp.operations.paging import decode_cursor, encode_cursor
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.array_ops import ListChange, split_list_changes
@@ -47,6 +48,8 @@ class CrudResult:
     """A delete's rows left pointing at nothing ({table, ref, label, column, was}: `operations/unlinking.py`)."""
     next_cursor: str | None = None
     """Set when more rows match: pass it as `cursor` to read the next page."""
+    notes: tuple[str, ...] = ()
+    """What the write chose that the call did not say (a meal's servings: the household's)."""
 
 
 def writable_table(name: str) -> Table:
@@ -103,23 +106,12 @@ async def create(
     payloads = [_payload(table, row, session, "create", index=i if len(data) > 1 else None) for i, row in enumerate(data)]
     note = await allergies.check_rows(work, table, data, allergy_override)
     async with work.atomic():
-        if table.name == MEAL_PLANS.name:
-            payloads = await servings_from_recipes(work, payloads)
-        rows = await work.store.insert(table, payloads, user_id=session.user_id)
+        filled = await fill_servings(work, payloads) if table.name == MEAL_PLANS.name else None
+        rows = await work.store.insert(table, filled.payloads if filled else payloads, user_id=session.user_id)
         out = await rows_to_refs(work, table, rows, action="created")
         _record(session, "db_create", table, "created", out, note=note)
-    return CrudResult(table.name, out)
-
-
-async def servings_from_recipes(work: UnitOfWork, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A meal planned with a recipe and no servings makes the recipe as written (its servings), not one serving:
-    the shopping list and the pantry scale by the meal's servings. One query for every recipe named."""
-    wanted = {p["recipe_id"] for p in payloads if p.get("recipe_id") and "servings" not in p}
-    if not wanted:
-        return payloads
-    query = Query(where=Where(all_of=(Filter("id", "in", sorted(wanted)),)), columns=("id", "servings"), limit=len(wanted))
-    servings = {row["id"]: row["servings"] for row in await work.store.select(RECIPES, query, user_id=work.user_id) if row.get("servings")}
-    return [{**p, "servings": servings[p["recipe_id"]]} if "servings" not in p and p.get("recipe_id") in servings else p for p in payloads]
+    defaulted = [row["id"] for row, payload in zip(out, payloads) if "servings" not in payload]
+    return CrudResult(table.name, out, notes=tuple(household_note(filled.household, defaulted)) if filled else ())
 
 
 async def update(
@@ -325,6 +317,14 @@ def _payload(table: Table, row: Mapping[str, Any], session: Session, mode: str, 
         error.args = (error.message,)
         error.fields["row"] = index
         raise
+
+
+def ref_of(work: UnitOfWork, table: Table, row: Mapping[str, Any]) -> str:
+    """The ref of a stored row a result names in words (a warning, a note): its own, else a new one of a read row, so
+    naming it renumbers nothing else."""
+    registry = work.session.registry
+    return registry.ref_for_row(str(row["id"])) or registry.register_row(
+        table.entity_type, str(row["id"]), row_label(table, dict(row)), turn=work.session.turn, action="read")
 
 
 async def rows_to_refs(work: UnitOfWork, table: Table, rows: list[Row], *, action: str) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
+from alfred_mcp.operations.crud import ref_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.drafts import Draft
 
@@ -103,9 +104,7 @@ async def _recipe_names(work: UnitOfWork, rows: Sequence[Mapping[str, Any]]) -> 
 def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None, recipes: Mapping[str, str]) -> str | None:
     """'meal_3 (Salmon Tacos, recipe_2)' for a meal other than `own_ref`; only the meal gets a ref if it had none (the
     recipe is named, and its ref given when it has one), so naming it renumbers nothing else."""
-    registry, turn = work.session.registry, work.session.turn
-    ref = registry.ref_for_row(str(row["id"])) or registry.register_row(
-        MEAL_PLANS.entity_type, str(row["id"]), row_label(MEAL_PLANS, dict(row)), turn=turn, action="read")
+    registry, ref = work.session.registry, ref_of(work, MEAL_PLANS, row)
     if ref == own_ref:
         return None
     if not row.get("recipe_id"):

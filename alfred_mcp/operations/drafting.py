@@ -27,10 +27,11 @@ from alfred_mcp.kitchen.allergens import allergen_hits
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import TABLES, Table, table_for_entity_type
-from alfred_mcp.operations import allergies, crud
+from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_index
 from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.meal_servings import fill_servings
 from alfred_mcp.operations.progress import report_progress
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import BATCH_COUNTER, BATCHES, DRAFTS
@@ -589,7 +590,7 @@ async def _write_group(work: UnitOfWork, group: list[Compiled], resolver: _Batch
     table = TABLES[group[0].rows[0].table]
     payloads = [translate_payload(table, c.rows[0].data, resolver, mode="create", validated=True) for c in group]
     if table.name == "meal_plans":
-        payloads = await crud.servings_from_recipes(work, payloads)
+        payloads = (await fill_servings(work, payloads)).payloads
     children = [_children_of(group, name, resolver, parent=table) for name in sorted({child.table for c in group for child in c.rows[0].children})]
     roots, stored = await work.store.insert_with_children(table, payloads, children, user_id=work.user_id)
     written = {}

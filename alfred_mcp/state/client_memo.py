@@ -172,7 +172,7 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
         versions = [] if full else memo.sections.get(heading, [])
         exact = next((v for v in reversed(versions) if v.digest == digest(body)), None)
         if exact is not None and (named := _which(exact, versions)) is not None:
-            if heading not in QUIET:
+            if heading not in QUIET and not _all_held(body, held):  # rows only a notice showed were never sent here
                 unchanged.append(heading[3:] + named)
             continue
         same_turn = next((v for v in reversed(versions) if v.turn == turn and v.role), None) if heading in ONCE_A_TURN else None
@@ -208,6 +208,13 @@ def elide_sections(text: str, memo: ClientMemo, turn: int, *, full: bool, role: 
     if unchanged:
         out.append(f"(As sent before, unchanged: {'; '.join(unchanged)}.)")
     return "\n\n".join(out)
+
+
+def _all_held(body: str, held: frozenset[str]) -> bool:
+    """Whether every line of a section's body but its '### ' headings is a row the client holds from a notice: such a
+    version was left out whole, so it is not 'as sent before'."""
+    rows = [line.strip() for line in body.splitlines() if line.strip() and not line.startswith("### ")]
+    return bool(rows) and all(row in held for row in rows)
 
 
 _FOLD = re.compile(r"^T(\d+): ")

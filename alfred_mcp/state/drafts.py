@@ -227,7 +227,7 @@ class RecipeDraft(_DraftModel):
 
 
 class MealPlanDraft(_DraftModel):
-    """One planned meal: a date, which meal, optionally the recipe."""
+    """A meal: its date, which meal, maybe a recipe."""
 
     date: dt.date = Field(description="YYYY-MM-DD.")
     meal_type: Word = Field(
@@ -238,7 +238,7 @@ class MealPlanDraft(_DraftModel):
         description="recipe_3, or gen_recipe_2 (a draft, saved first).",
     )
     notes: str | None = Field(None, max_length=MAX_NOTE, description="Free text.")
-    servings: int | None = Field(None, ge=1, le=1_000, description="Servings to make; left out, the recipe's own.")
+    servings: int | None = Field(None, ge=1, le=1_000, description="Else the household's.")
 
 
 class TaskDraft(_DraftModel):

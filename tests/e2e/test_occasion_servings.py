@@ -1,6 +1,6 @@
 """A meal planned on the occasion's day ('6 guests on Saturday') for other servings than the occasion is for is warned
 about (never refused) by every write that plans: db_create and db_update on meal_plans, draft_create, draft_revise and
-draft_save of meal drafts. The servings judged are those the meal names, else its recipe's own; a meal for the
+draft_save of meal drafts. The servings judged are those the meal names, else the household's; a meal for the
 occasion's number, one on another day, or any meal when no occasion states its days and number, is not warned about.
 (Real client, real SQLite, both protocol eras.)
 """
@@ -68,13 +68,14 @@ def _occasion_warnings(answer: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("planner", PLANNERS)
-@pytest.mark.parametrize("servings", [4, None], ids=["named", "the-recipe's"])
+@pytest.mark.parametrize("servings", [4, None], ids=["named", "the-household's"])
 async def test_a_meal_on_the_occasions_day_for_other_servings_is_warned_about(client: Client, planner: str, servings: int | None) -> None:
-    recipe, own = await _recipe(client)
+    recipe, _ = await _recipe(client)
+    (profile,) = (await call(client, "db_read", table="preferences"))["rows"]
     await call(client, "understanding_submit", message="6 guests on Saturday", constraint_snapshot=GUESTS)
     answer = await PLANNERS[planner](client, SATURDAY, recipe, servings)
     (warning,) = _occasion_warnings(answer)
-    made = servings if servings is not None else own
+    made = servings if servings is not None else profile["household_adults"] + profile["household_kids"]
     assert f"makes {made} servings; the occasion (Saturday dinner, 6 guests) is for 6" in warning
 
 

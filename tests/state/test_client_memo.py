@@ -191,6 +191,18 @@ def test_lines_the_client_holds_from_a_notice_are_never_sent_and_count_as_sent(l
     assert (added[0] in later) if new else later == "(As sent before, unchanged: Entities.)"
 
 
+@given(lines=ENTITY_LINES, roles=st.lists(st.sampled_from(["act (step 2)", "reply", "think"]), min_size=1, max_size=3))
+def test_a_section_whose_rows_only_notices_showed_is_never_named_as_sent_before(lines: list[str], roles: list[str]) -> None:
+    """'None in view yet' sent, then versions whose every row a notice showed (left out whole): no later answer says
+    the section is 'as sent before, unchanged', since the client was never sent it with those rows."""
+    rows = [f"- {line}" for line in lines]
+    memo = ClientMemo()
+    elide_sections("## Entities\nNone in view yet: read or search to get refs.", memo, 1, full=False, role="think")
+    for role in roles:
+        answer = elide_sections("## Entities\n### Recent\n" + "\n".join(rows), memo, 1, full=False, role=role, held=frozenset(rows))
+        assert answer == "", answer
+
+
 @given(ref=st.from_regex(r"(recipe|shop|meal|inv|task)_[1-9][0-9]{0,2}", fullmatch=True), name=st.from_regex(r"[A-Z][a-z]{2,9}( [a-z]{3,8}){0,3}", fullmatch=True))
 def test_a_notice_line_shows_the_row_of_its_first_ref_in_any_form(ref: str, name: str) -> None:
     shown = [f"- {ref} | {name} | 1 | piece | added", f"  [ ] 1 bag {name} ({ref}) - for a salad",

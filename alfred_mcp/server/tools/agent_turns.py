@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from alfred_mcp.agent.interrupt import Interrupt, finish_despite_cancellation
@@ -18,6 +19,7 @@ from alfred_mcp.server.call_context import current_request_context
 from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.server.tools.first_overview import with_first_overview
 from alfred_mcp.server.tools.runner import tool_runner
 from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last
 from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
@@ -83,7 +85,7 @@ async def turn_start(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "turn_start", args) as work:
         machine = _machine(app, work)
         state = await machine.begin(args["message"])
-        started = await _answer_after(work, machine, state, args)
+        started = await with_first_overview(work, await _answer_after(work, machine, state, args), today=date.today())
         following = started.get("next")
         # a new chat on an old session lacks the instructions; a client that sends outputs ahead knows their shapes, and
         # a stage listing's client has them in tools/list (stage_listing.py)

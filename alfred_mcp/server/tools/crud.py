@@ -7,18 +7,20 @@ from typing import Any
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.describe import describe_tables
-from alfred_mcp.kitchen.query import Query, order_from_json, where_from_json
+from alfred_mcp.kitchen.query import Query, Where, order_from_json, where_from_json
 from alfred_mcp.kitchen.schema import MEAL_PLANS, SHOPPING_LIST, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
+from alfred_mcp.operations.dropped_recipe_lines import dropped_recipe_notes, planned_recipes
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
 from alfred_mcp.operations.stale_notes import replaced_recipe_notes
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.translate import translate_where
 
 
 def _rows_result(session: Session, result: crud.CrudResult) -> dict[str, Any]:
@@ -64,7 +66,7 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "db_create", args) as work:
         result = await crud.create(work, table, data, allergy_override=override)
         warnings = await write_warnings(work, table, data) + await _meal_warnings(work, table.name, result)
-        return {**_rows_result(work.session, result), **_warned(warnings)}
+        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": list(result.notes)} if result.notes else {})}
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -72,12 +74,14 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     where = where_from_json(args.get("filters"), args.get("or_filters"))
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_update", args) as work:
+        before = await _meals_recipes(work, table.name, where) if isinstance(args["data"], dict) and "recipe_id" in args["data"] else {}
         result = await crud.update(work, table, where, args["data"], all_rows=bool(args.get("all")),
                                    confirm_allergy_removal=bool(args.get("confirm_allergy_removal")), allergy_override=override)
         warnings = await update_warnings(work, table, args["data"], result.rows) if isinstance(args["data"], dict) else []
         warnings += await _meal_warnings(work, table.name, result, changed=args["data"] if isinstance(args["data"], dict) else ())
         notes = ticked_not_stocked(args["data"], len(result.rows)) \
             if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict) else []
+        notes += await dropped_recipe_notes(work, before)
         return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
 
 
@@ -85,8 +89,18 @@ async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
     where = where_from_json(args.get("filters"), args.get("or_filters"))
     async with work_on(app, "db_delete", args) as work:
+        before = await _meals_recipes(work, table.name, where)
         result = await crud.delete(work, table, where, all_rows=bool(args.get("all")))
-        return {**_rows_result(work.session, result), "cascaded": list(result.cascaded), "unlinked": list(result.unlinked)}
+        notes = await dropped_recipe_notes(work, before)
+        return {**_rows_result(work.session, result), "cascaded": list(result.cascaded), "unlinked": list(result.unlinked),
+                **({"notes": notes} if notes else {})}
+
+
+async def _meals_recipes(work: UnitOfWork, table: str, where: Where) -> dict[str, str]:
+    """The recipes of the meals a write is about to change or delete (`dropped_recipe_lines`), none for other tables."""
+    if table != MEAL_PLANS.name or where.is_empty:
+        return {}
+    return await planned_recipes(work, translate_where(MEAL_PLANS, where, work.session.registry))
 
 
 async def describe_table(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -9,6 +9,7 @@ from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.operations.double_booking import Slot, booking_warnings, slots_of_drafts
+from alfred_mcp.operations.meal_servings import household, household_note
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
@@ -95,6 +96,7 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
             "saved": sum(item.status == "completed" for item in items),
             "failed": sum(item.status != "completed" for item in items),
             **await _saved_bookings(work, [item.ref for item in items if item.saved_as]),
+            **await _household_servings(work, [item.ref for item in items if item.saved_as]),
             **_context(session),
         }
         return {**result, **shortfall_warnings("draft_save", result)}
@@ -104,6 +106,13 @@ async def _saved_bookings(work: UnitOfWork, refs: list[str]) -> dict[str, list[s
     """{"warnings": [...]} when a saved meal draft planned a meal where that day already has one, else nothing."""
     warnings = await meal_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs)))
     return {"warnings": warnings} if warnings else {}
+
+
+async def _household_servings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:
+    """{"notes": [...]} naming the saved meals made for the household because their drafts gave no servings."""
+    defaulted = [slot.ref for slot in slots_of_drafts(drafting.load_drafts(work.session, refs)) if slot.servings is None and slot.ref]
+    notes = household_note(await household(work), defaulted) if defaulted else []
+    return {"notes": notes} if notes else {}
 
 
 async def batch_open(app: AlfredApp, args: ToolArgs) -> ToolResult:

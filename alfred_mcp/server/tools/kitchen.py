@@ -10,8 +10,10 @@ from alfred_mcp.errors import InputError, require_one_of
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.operations import cooking, drafting, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
+from alfred_mcp.operations.still_planned import still_planned
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
+from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.shortfalls import shortfall_warnings
 
 
@@ -62,9 +64,15 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
         result = {
             "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,
-            "not_deducted": cooked.not_deducted, **_context(work.session),
+            "not_deducted": cooked.not_deducted, **await _still_planned(work, cooked.recipe, args.get("meal")), **_context(work.session),
         }
         return {**result, **shortfall_warnings("meal_cooked", result)}
+
+
+async def _still_planned(work: UnitOfWork, recipe: str, meal: str | None) -> dict[str, list[str]]:
+    """{"still_planned": [...]}: the recipe's other meals not logged cooked (`operations/still_planned.py`), else nothing."""
+    meals = await still_planned(work, recipe, cooked_meal=meal, today=date.today())
+    return {"still_planned": meals} if meals else {}
 
 
 async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
