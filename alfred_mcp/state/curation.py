@@ -30,14 +30,14 @@ class _Model(BaseModel):
 
 
 class RetentionDecision(_Model):
-    """An older entity to keep in view, and why."""
+    """An older ref kept in view."""
 
     ref: str = Field(max_length=64, description="The ref kept.")
-    reason: str = Field(max_length=200, description="Why it still matters (the plan being built).")
+    reason: str = Field(max_length=200, description="Why it still matters.")
 
 
 class EntityCuration(_Model):
-    """Which entities stay in view (visibility only: nothing is ever deleted)."""
+    """What stays in view (nothing is deleted)."""
 
     retain_active: list[RetentionDecision] = Field(
         default_factory=list, description="Older refs to keep in view, with why."
