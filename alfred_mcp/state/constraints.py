@@ -466,7 +466,8 @@ def _drop_named(
     named = [c for c in [*(occasion.constraints if occasion else []), *(goal.constraints if goal else [])]
              if any(drop_matches(c, name) for name in names)]
     if goal is not None:
-        goal = goal.model_copy(update={"constraints": [c for c in goal.constraints if c not in named]})
+        kept = [c for c in goal.constraints if c not in named]
+        goal = goal.model_copy(update={"constraints": kept, "description": _relabelled(goal, kept)})
     if occasion is not None:
         occasion = occasion.model_copy(update={"constraints": [c for c in occasion.constraints if c not in named]})
     dropped = [*before, *(c for c in named if c not in before)]
@@ -609,13 +610,19 @@ def _apply_snapshot(
             return None
         goal = ActiveGoal(description=snapshot.goal_update or goal_label([*overrides, *additions]), subdomain=snapshot.goal_subdomain,
                           started_turn=turn)
+    constraints = _folded(goal.constraints, overrides, additions)
     return goal.model_copy(
         update={
-            "constraints": _folded(goal.constraints, overrides, additions),
-            "description": snapshot.goal_update or goal.description,
+            "constraints": constraints,
+            "description": snapshot.goal_update or _relabelled(goal, constraints),
             "subdomain": goal.subdomain or snapshot.goal_subdomain,
         }
     )
+
+
+def _relabelled(goal: ActiveGoal, constraints: Sequence[Constraint]) -> str:
+    """A goal no one named keeps being called by what it now keeps to (after a drop, an override); a named one keeps its name."""
+    return goal_label(constraints) if goal.description == goal_label(goal.constraints) else goal.description
 
 
 def _folded(constraints: Sequence[Constraint], overrides: list[Constraint], additions: list[Constraint]) -> list[Constraint]:
@@ -769,8 +776,12 @@ GOAL_LABEL_PHRASES = 3
 
 def goal_label(constraints: Sequence[Constraint]) -> str:
     """A goal no one named is called by what it keeps to ('Exclude dairy; time limit: 30'), never by a placeholder:
-    its own constraints (those about one ref only when there are no others), at most three phrases, in a fixed order."""
-    general = [c for c in constraints if c.about is None] or list(constraints)
+    its goal-wide constraints, at most three phrases, in a fixed order. Those about one ref never name it (the Goal line
+    would read as session-wide): with no others it is 'About recipe_1', the constraints listed once under their ref."""
+    general = [c for c in constraints if c.about is None]
+    if not general:
+        refs = sorted({c.about for c in constraints if c.about is not None})
+        return f"About {', '.join(refs)}" if refs else ""
     phrases = sorted({describe_constraint(c) for c in general})  # the same constraints name it the same in any order
     text = "; ".join(phrases[:GOAL_LABEL_PHRASES]) + ("; …" if len(phrases) > GOAL_LABEL_PHRASES else "")
     return clip(text[:1].upper() + text[1:], 200)
