@@ -64,8 +64,8 @@ _NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)
 _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
-    "time_limit: max minutes; servings: people; days: a count, names ('monday', "
-    f"'weekend'), dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
+    "time_limit: minutes; servings: people; days: a count, names ('monday'), "
+    f"dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
 )
 EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
 """Exclusions stand: a new goal area carries them over instead of dropping them."""
@@ -88,7 +88,7 @@ def _normalize_texts(values: Iterable[str]) -> list[str]:
 
 
 class Constraint(_Model):
-    """One requirement, e.g. ingredient_required protein=cod."""
+    """e.g. ingredient_required protein=cod."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,11 +102,11 @@ class Constraint(_Model):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="0 to 1.")
     about: str | None = Field(
         default=None, max_length=64,
-        description="Only about this ref ('make it dairy-free').",
+        description="Only this ref ('make it dairy-free').",
     )
     lifetime: Lifetime = Field(
         default="goal",
-        description="occasion: guests' allergies etc., until it is done.",
+        description="occasion: guests' allergies etc., until done.",
     )
     source_turn: SkipJsonSchema[int | None] = Field(default=None, description="The turn it was stated in (set by the server).")
 
@@ -284,7 +284,7 @@ def _text_list(value: Any) -> list[str]:
 
 
 class ConstraintSnapshot(_Model):
-    """The constraints this turn's message states."""
+    """What this turn's message states."""
 
     new_constraints: list[Constraint] = Field(
         default_factory=list, description="Added this turn."
@@ -296,7 +296,7 @@ class ConstraintSnapshot(_Model):
     drop: list[str] = Field(
         default_factory=list, max_length=50, description="Constraints the user drops, as shown ('gluten')."
     )
-    reset_all: bool = Field(default=False, description="The user drops the goal ('never mind').")
+    reset_all: bool = Field(default=False, description="Drop the whole goal ('never mind').")
     reset_subdomain: Subdomain | None = Field(
         default=None, description="Drop a goal of this area."
     )
@@ -307,7 +307,7 @@ class ConstraintSnapshot(_Model):
         default=None, description="A new area starts a new goal."
     )
     source_phrases: list[str] = Field(
-        default_factory=list, description="The user's words (audit)."
+        default_factory=list, description="The user's words."
     )
     occasion_update: str | None = Field(
         default=None, max_length=_MAX_TEXT,
