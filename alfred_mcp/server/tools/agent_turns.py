@@ -153,13 +153,14 @@ async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState
     the ledger of a turn that ended; not the reply the call carried."""
     then: Sequence[dict[str, Any]] = args.get("then") or ()
     state, ahead = await apply_ahead(machine, state, then, seen=seen)
-    ledger = _ledger_view(state.ledger, state.notice)
+    ledger = _ledger_view(state.ledger, "\n".join([state.notice or "", *(call.card or "" for step in state.steps for call in step.tool_calls)]))
     return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None, notice: str | None) -> dict[str, Any] | None:
     """The ledger without what the client already knows (its own calls; the turn and outcome the answer gives; the
-    things this answer's `notice` shows by ref, when the turn ended in the call that ran them), what only the bundled
+    things `notice` shows by ref: this answer's notice and the cards of the turn's calls, which the answers after
+    Act's calls gave), what only the bundled
     loop counts (the server's model requests) or what is empty (turn_status has it all)."""
     if ledger is None:
         return None
