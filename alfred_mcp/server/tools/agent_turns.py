@@ -19,7 +19,7 @@ from alfred_mcp.server.sampling import SamplingLLM, push_sampler
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.runner import tool_runner
-from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last
+from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last, refused_before_reply
 from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
@@ -154,7 +154,8 @@ async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState
     then: Sequence[dict[str, Any]] = args.get("then") or ()
     state, ahead = await apply_ahead(machine, state, then, seen=seen)
     ledger = _ledger_view(state.ledger, "\n".join([state.notice or "", *(call.card or "" for step in state.steps for call in step.tool_calls)]))
-    return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
+    answered = await answer(work, machine, state, replies_written(args), refused=refused_before_reply(ahead))
+    return {**answered, **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None, notice: str | None) -> dict[str, Any] | None:
