@@ -133,17 +133,17 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
 async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = (), *,
                  refused: bool = False) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) gets `answered`
-    instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
+    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
     expected was `refused`, its context (`role_view`)."""
     status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
-        return status
+        return {**status, "stage": "answered", "answered": ANSWERED_WORDED} if state.outcome == "quick" and state.owner is None else status
     if answered_from_rows(work.session, state):
         remember_notice(work, state.turn, status.get("notice"))
-        return {**status, "answered": ANSWERED}
+        return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED}
     return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"), with_context=not refused)}
 
 
@@ -156,6 +156,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
 
 ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
 """What the answer of a lookup answered from its rows says instead of Reply's `next`."""
+ANSWERED_WORDED = "from the rows: `reply` words them for the user; no turn_submit needed"
+"""What the answer of a table's quick read says: the state worded its rows. A lookup ends one way for a stage client
+(`stage: answered`, no expected role), whether a tool or a table answered it."""
 
 
 def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> tuple[str, frozenset[str]]:
