@@ -317,7 +317,7 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         return "\n".join([summarize_result(tool, result), *lines, *warning_lines(result)])
     shown = {k: v for k, v in result.items() if k not in _CONTEXT_KEYS and k not in _SHOWN_APART}
     if tool == "shopping_list_from":
-        shown = _unchanged_as_counts(shown)
+        shown = _shopping_lines_as_written(_unchanged_as_counts(shown))
     hint = REST_HINTS.get(tool, f"db_read a row by its ref; {tool} itself, called outside the turn, returns it whole")
     head, tail = summarize_result(tool, result), [*removal_lines(result), *warning_lines(result)]
     room = RESULT_CARD_BUDGET - sum(len(line) + 1 for line in [head, *tail])
@@ -366,6 +366,22 @@ def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
             out[f"{key}_more"] = clip(f"{len(rest)} more {how}: {', '.join(rest)}", 400)
         if not attention:
             del out[key]
+    return out
+
+
+_SAID_IN_HEAD = ("added", "topped_up", "recipes")
+"""shopping_list_from's keys its card's head line already says ('18 added ..., 1 topped up from recipe_5, ...')."""
+
+
+def _shopping_lines_as_written(shown: dict[str, Any]) -> dict[str, Any]:
+    """shopping_list_from's lines each as its ref (a preview's, which has none, by name), its text as written (a topped-up
+    line with what it was) and what it is for: the amount and unit are in the text; the counts and recipes the head line
+    gives are left out."""
+    out = {key: value for key, value in shown.items() if key not in _SAID_IN_HEAD}
+    lines = shown.get("lines")
+    if isinstance(lines, list) and all(isinstance(line, dict) and line.get("text") for line in lines):
+        out["lines"] = [{**({"ref": line["ref"]} if line.get("ref") else {"name": line.get("name")}), "text": str(line["text"]) + (f" (was {line['was']})" if line.get("was") else ""),
+                         "for": line.get("recipes")} for line in lines]
     return out
 
 

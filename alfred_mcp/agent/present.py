@@ -43,6 +43,8 @@ def constraint_facts(constraints: SessionConstraints, turn: int) -> list[Fact]:
               if c.source_turn == turn]
     change = constraints.replaced if constraints.replaced is not None and constraints.replaced.turn == turn else None
     dropped = change.dropped if change is not None and change.reason in ("reset_all", "trigger_phrase", "reset_subdomain") else []
+    if constraints.dropped is not None and constraints.dropped.turn == turn:
+        dropped = [*dropped, *constraints.dropped.constraints]
     return [*(Fact("created", CONSTRAINTS_TABLE, "", describe_constraint(c)) for c in stated),
             *(Fact("deleted", CONSTRAINTS_TABLE, "", describe_constraint(c)) for c in dropped)]
 

@@ -2,7 +2,8 @@
 
 Constraints are compiled once per turn and merged deterministically (`state/constraints.py`);
 the permanent part (allergies, dislikes) is always read fresh from the preferences row. A
-constraint about one ref must name a ref the session knows (else nothing is changed).
+constraint about one ref must name a ref the session knows, a dropped one a constraint in force (else nothing is
+changed).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.query import Query
 from alfred_mcp.kitchen.schema import PREFERENCES
 from alfred_mcp.operations.history import record_message
@@ -19,10 +21,14 @@ from alfred_mcp.session.documents import CONSTRAINTS, CURATION, UNDERSTANDING
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.constraints import (
     CompiledConstraints,
+    Constraint,
     ConstraintSnapshot,
     MergeResult,
     SessionConstraints,
     compile_constraints,
+    describe_constraint,
+    drop_matches,
+    held_constraints,
     merge_constraints,
     permanent_from_preferences,
 )
@@ -75,6 +81,17 @@ def scoped_refs(snapshot: ConstraintSnapshot) -> list[tuple[str, str]]:
             for index, constraint in enumerate(constraints) if constraint.about is not None]
 
 
+def check_drops(names: Sequence[str], held: Sequence[Constraint]) -> None:
+    """Raises InputError naming `constraint_snapshot.drop[i]` when a name drops nothing the goal or occasion holds
+    (nothing is changed); the error lists what a drop may name."""
+    for index, name in enumerate(names):
+        if not any(drop_matches(constraint, name) for constraint in held):
+            shown = "; ".join(sorted({describe_constraint(c) + (f" ({c.about})" if c.about else "") for c in held})) or "none"
+            raise InputError(f"constraint_snapshot.drop[{index}] {name!r} names no constraint in force (in force: {shown}); "
+                             "allergies and dislikes change through the preferences.",
+                             field=f"constraint_snapshot.drop[{index}]", value=name)
+
+
 @dataclass(frozen=True)
 class Submitted:
     """What an understanding submission changed: the merge result and this turn's decisions."""
@@ -108,12 +125,15 @@ async def submit_understanding(
     for where, ref in scoped_refs(snapshot):
         if ref not in registry:
             registry.resolve(ref, field=where)  # a constraint about a ref this session never assigned
+    current = await current_constraints(work)
+    if not snapshot.reset_all:
+        check_drops(snapshot.drop, held_constraints(current))
     turn = session.turn
     known = frozenset(entry.ref for entry in registry.entries())
     check_curation_refs(curation, known)
     curated = apply_curation(curation_of(session), curation, turn=turn, known_refs=known)
     merge = merge_constraints(
-        await current_constraints(work), snapshot, turn=turn, config=config.reset,
+        current, snapshot, turn=turn, config=config.reset,
         user_message=message, entities_referenced=bool(refs),
     )
     understanding = Understanding(turn=turn, message=message, referenced=refs, curation=curation, snapshot=snapshot,

@@ -69,15 +69,50 @@ async def preview(work: UnitOfWork) -> tuple[UndoEntry, dict[str, list[Row]]]:
     entry = last_entry(work.session)
     removed: dict[str, list[Row]] = {}
     for step in entry.steps:
-        if step.kind == "insert" and not any(c.fk and c.fk.on_delete == "cascade" for c in get_table(step.table).fk_columns):
+        if step.kind == "insert" and _own_table(step.table):
             removed.setdefault(step.table, []).extend(step.after)
     return entry, removed
 
 
-async def undo_last(work: UnitOfWork) -> Undone:
-    """Revert the newest entry, or refuse naming every conflict (nothing written)."""
+def check_it_is_that(session: Session, entry: UndoEntry, turn: int | None) -> None:
+    """'Undo that' means the latest turns' write: the newest entry must be of this turn or the one before, or of the
+    `turn` the call names (when it names one, only that turn's).
+
+    Raises:
+        UndoConflictError: the turn before this one wrote nothing (an undo would revert an earlier turn's write as if it
+            were 'that'), or the newest write is not of the named turn; it names the write and its turn.
+    """
+    what = f"{entry.describe()} ({_entry_labels(entry)})"
+    if turn is not None and turn != entry.turn:
+        raise UndoConflictError(f"The last write left to undo is {what}, not one of turn {turn}. Nothing was changed.",
+                                reason="not_that_turn", tool=entry.tool, turn=entry.turn)
+    if turn is None and entry.turn < session.turn - 1:
+        raise UndoConflictError(
+            f"Turn {session.turn - 1} wrote nothing in the kitchen; the last write is {what}. To undo it, call "
+            f"kitchen_undo with turn: {entry.turn}. Nothing was changed.", reason="latest_turn_wrote_nothing",
+            tool=entry.tool, turn=entry.turn)
+
+
+def _own_table(name: str) -> bool:
+    """Whether rows of `name` stand on their own (not lines a parent's delete cascades to, like a recipe's ingredients)."""
+    return not any(c.fk and c.fk.on_delete == "cascade" for c in get_table(name).fk_columns)
+
+
+def _entry_labels(entry: UndoEntry, shown: int = 3) -> str:
+    """What the entry wrote, as labels of its rows (tables of their own, not a recipe's ingredient lines)."""
+    labels = list(dict.fromkeys(
+        row_label(get_table(step.table), row) for step in entry.steps
+        if _own_table(step.table)
+        for row in (step.before if step.kind == "delete" else step.after)))
+    more = f" and {len(labels) - shown} more" if len(labels) > shown else ""
+    return ", ".join(labels[:shown]) + more if labels else "no rows"
+
+
+async def undo_last(work: UnitOfWork, *, turn: int | None = None) -> Undone:
+    """Revert the newest entry (`check_it_is_that`), or refuse naming every conflict (nothing written)."""
     session = work.session
     entry = last_entry(session)
+    check_it_is_that(session, entry, turn)
     conflicts = await _conflicts(work, entry)
     if conflicts:
         shown = "; ".join(conflicts[:MAX_CONFLICTS_SHOWN]) + (f"; and {len(conflicts) - MAX_CONFLICTS_SHOWN} more" if len(conflicts) > MAX_CONFLICTS_SHOWN else "")

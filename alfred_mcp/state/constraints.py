@@ -64,8 +64,8 @@ _NEGATION = re.compile(r"(?:\bdon'?t|\bdo not|\bdid not|\bdidn'?t|\bnever|\bnot)
 _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
-    "time_limit: max minutes; servings: people; days: a count, names ('monday', "
-    f"'weekend'), dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
+    "time_limit: minutes; servings: people; days: a count, names ('monday'), "
+    f"dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
 )
 EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
 """Exclusions stand: a new goal area carries them over instead of dropping them."""
@@ -88,7 +88,7 @@ def _normalize_texts(values: Iterable[str]) -> list[str]:
 
 
 class Constraint(_Model):
-    """One requirement, e.g. ingredient_required protein=cod."""
+    """e.g. ingredient_required protein=cod."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,11 +102,11 @@ class Constraint(_Model):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="0 to 1.")
     about: str | None = Field(
         default=None, max_length=64,
-        description="Only about this ref ('make it dairy-free').",
+        description="Only this ref ('make it dairy-free').",
     )
     lifetime: Lifetime = Field(
         default="goal",
-        description="occasion: guests' allergies etc., until it is done.",
+        description="occasion: guests' allergies etc., until done.",
     )
     source_turn: SkipJsonSchema[int | None] = Field(default=None, description="The turn it was stated in (set by the server).")
 
@@ -244,6 +244,13 @@ class GoalChange(_Model):
     carried: list[Constraint] = Field(default_factory=list, description="Exclusions carried into the new goal.")
 
 
+class Dropped(_Model):
+    """The constraints a turn dropped by name (`ConstraintSnapshot.drop`), the rest of the goal kept."""
+
+    turn: int
+    constraints: list[Constraint] = Field(default_factory=list)
+
+
 class PermanentConstraints(_Model):
     """Standing facts from the user's preferences; a turn's snapshot can never change them."""
 
@@ -277,27 +284,30 @@ def _text_list(value: Any) -> list[str]:
 
 
 class ConstraintSnapshot(_Model):
-    """The constraints this turn's message states."""
+    """What this turn's message states."""
 
     new_constraints: list[Constraint] = Field(
         default_factory=list, description="Added this turn."
     )
     overrides: list[Constraint] = Field(
         default_factory=list,
-        description="Corrections ('actually, spicy'): replace the same type, field and about.",
+        description="Corrections: replace the same type, field and about.",
     )
-    reset_all: bool = Field(default=False, description="The user drops the goal ('never mind').")
+    drop: list[str] = Field(
+        default_factory=list, max_length=50, description="Constraints the user drops, as shown ('gluten')."
+    )
+    reset_all: bool = Field(default=False, description="Drop the whole goal ('never mind').")
     reset_subdomain: Subdomain | None = Field(
         default=None, description="Drop a goal of this area."
     )
     goal_update: str | None = Field(
-        default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, when stated or changed."
+        default=None, max_length=_MAX_TEXT, description="The goal in a short phrase, if stated."
     )
     goal_subdomain: Subdomain | None = Field(
         default=None, description="A new area starts a new goal."
     )
     source_phrases: list[str] = Field(
-        default_factory=list, description="The user's words (audit)."
+        default_factory=list, description="The user's words."
     )
     occasion_update: str | None = Field(
         default=None, max_length=_MAX_TEXT,
@@ -316,6 +326,7 @@ class SessionConstraints(_Model):
     last_touched_turn: int = Field(default=0, description="The last turn that added to the goal or referred to its entities.")
     occasion: Occasion | None = Field(default=None, description="The occasion in force, if any.")
     replaced: GoalChange | None = Field(default=None, description="What the latest merge did to the previous goal, if it ended one.")
+    dropped: Dropped | None = Field(default=None, description="The constraints the latest merge dropped by name, if any.")
 
 
 class RejectedConstraint(_Model):
@@ -378,7 +389,7 @@ def merge_constraints(
     records what ended and what was carried; (2) constraints that require an allergen of the user
     are rejected (one of a guest's is blocked by `compile_constraints` while the guest's allergy holds); (3) `occasion_done` ends the occasion; constraints of lifetime occasion
     go to the occasion, the others to the goal; (4) overrides replace the constraints with the same
-    (type, field, about); (5) new constraints are added next to their group unless one with the same
+    (type, field, about), after the constraints `drop` names are dropped (`drop_matches`); (5) new constraints are added next to their group unless one with the same
     value exists (for single-valued types a different value replaces the old one); (6) the goal text
     and subdomain are updated. A goal (an occasion) is created only when the snapshot contributes to
     it. Permanent constraints are never changed. `entities_referenced` (the user referred to session
@@ -391,6 +402,7 @@ def merge_constraints(
     kept, change = _after_reset(session, reason, turn=turn)
     overrides, refused_overrides = screen_allergens(snapshot.overrides, session.permanent, turn=turn)
     additions, refused_additions = screen_allergens(snapshot.new_constraints, session.permanent, turn=turn)
+    kept, occasion, dropped = _drop_named(kept, occasion, snapshot.drop, session.dropped, turn=turn)
     goal = _apply_snapshot(kept, snapshot, _lived(overrides, "goal"), _lived(additions, "goal"), turn=turn)
     occasion = _apply_occasion(occasion, snapshot, _lived(overrides, "occasion"), _lived(additions, "occasion"), turn=turn)
     contributed = bool(overrides or additions or snapshot.goal_update or snapshot.goal_subdomain)
@@ -398,7 +410,7 @@ def merge_constraints(
     if change is None and session.replaced is not None and session.replaced.turn == turn:
         change = session.replaced  # merged again in the same turn: the change it made still stands
     merged = session.model_copy(update={
-        "active_goal": goal, "occasion": occasion, "replaced": change,
+        "active_goal": goal, "occasion": occasion, "replaced": change, "dropped": dropped,
         "last_touched_turn": turn if touched else session.last_touched_turn,
     })
     return MergeResult(constraints=merged, rejected=refused_overrides + refused_additions, reset_reason=reason)
@@ -427,6 +439,41 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
     return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, carried=carried) if carried else None
 
 
+def drop_matches(constraint: Constraint, name: str) -> bool:
+    """Whether `name` names `constraint` as a context shows it: a value ('gluten'), the field, the phrase ('exclude
+    gluten') or the key ('goal:gluten'), any case or plural; one about a ref also as 'recipe_1: exclude gluten'."""
+    said = fold_words(name)
+    phrase = describe_constraint(constraint)
+    names = [*constraint_values(constraint), constraint.field, phrase, f"goal:{constraint.field}"]
+    if constraint.about is not None:
+        names.append(f"{constraint.about}: {phrase}")
+    return bool(said) and any(fold_words(text) == said for text in names)
+
+
+def held_constraints(session: SessionConstraints) -> list[Constraint]:
+    """The occasion's constraints, then the goal's: what a turn may drop by name."""
+    return [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+
+
+def _drop_named(
+    goal: ActiveGoal | None, occasion: Occasion | None, names: Sequence[str], earlier: Dropped | None, *, turn: int,
+) -> tuple[ActiveGoal | None, Occasion | None, Dropped | None]:
+    """The goal and the occasion without the constraints `names` name, and what this turn dropped (with what an earlier
+    merge of the same turn dropped: merging again changes nothing)."""
+    before = earlier.constraints if earlier is not None and earlier.turn == turn else []
+    if not names:
+        return goal, occasion, Dropped(turn=turn, constraints=before) if before else None
+    named = [c for c in [*(occasion.constraints if occasion else []), *(goal.constraints if goal else [])]
+             if any(drop_matches(c, name) for name in names)]
+    if goal is not None:
+        kept = [c for c in goal.constraints if c not in named]
+        goal = goal.model_copy(update={"constraints": kept, "description": _relabelled(goal, kept)})
+    if occasion is not None:
+        occasion = occasion.model_copy(update={"constraints": [c for c in occasion.constraints if c not in named]})
+    dropped = [*before, *(c for c in named if c not in before)]
+    return goal, occasion, Dropped(turn=turn, constraints=dropped) if dropped else None
+
+
 def _lived(constraints: list[Constraint], lifetime: Lifetime) -> list[Constraint]:
     return [c for c in constraints if c.lifetime == lifetime]
 
@@ -434,7 +481,7 @@ def _lived(constraints: list[Constraint], lifetime: Lifetime) -> list[Constraint
 def guest_allergies(session: SessionConstraints) -> list[str]:
     """The allergies of the occasion's guests (and any stated for the goal: goal-wide `allergy` constraints in
     force), enforced on writes like the user's own."""
-    held = [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+    held = held_constraints(session)
     return _normalize_texts(v for c in held if c.type == "allergy" and c.about is None for v in constraint_values(c))
 
 
@@ -563,13 +610,19 @@ def _apply_snapshot(
             return None
         goal = ActiveGoal(description=snapshot.goal_update or goal_label([*overrides, *additions]), subdomain=snapshot.goal_subdomain,
                           started_turn=turn)
+    constraints = _folded(goal.constraints, overrides, additions)
     return goal.model_copy(
         update={
-            "constraints": _folded(goal.constraints, overrides, additions),
-            "description": snapshot.goal_update or goal.description,
+            "constraints": constraints,
+            "description": snapshot.goal_update or _relabelled(goal, constraints),
             "subdomain": goal.subdomain or snapshot.goal_subdomain,
         }
     )
+
+
+def _relabelled(goal: ActiveGoal, constraints: Sequence[Constraint]) -> str:
+    """A goal no one named keeps being called by what it now keeps to (after a drop, an override); a named one keeps its name."""
+    return goal_label(constraints) if goal.description == goal_label(goal.constraints) else goal.description
 
 
 def _folded(constraints: Sequence[Constraint], overrides: list[Constraint], additions: list[Constraint]) -> list[Constraint]:
@@ -647,6 +700,7 @@ class CompiledConstraints(_Model):
         default_factory=dict, description="Constraints about one ref only ('recipe_3': ['exclude dairy']), by ref."
     )
     replaced: str | None = Field(default=None, description="What this turn's new goal or reset ended, and what it carried over.")
+    dropped: list[str] = Field(default_factory=list, description="The constraints this turn dropped by name ('ref: phrase' if about one).")
 
 
 def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
@@ -657,7 +711,7 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
     must_exclude) but never an allergy, the user's or a guest's (the requirement moves to `blocked`).
     """
     permanent = session.permanent
-    held = [*(session.occasion.constraints if session.occasion else []), *(session.active_goal.constraints if session.active_goal else [])]
+    held = held_constraints(session)
     constraints = [c for c in held if c.about is None]
     guests = guest_allergies(session)
     allergies = [*permanent.allergies, *guests]
@@ -687,6 +741,7 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
         days=_day_texts(constraints),
         about=_about(held),
         replaced=_describe_change(session.replaced),
+        dropped=[_scoped(c) for c in session.dropped.constraints] if session.dropped else [],
     )
 
 
@@ -704,6 +759,11 @@ def _about(constraints: Iterable[Constraint]) -> dict[str, list[str]]:
     return {ref: sorted(phrases) for ref, phrases in sorted(scoped.items())}
 
 
+def _scoped(constraint: Constraint) -> str:
+    phrase = describe_constraint(constraint)
+    return f"{constraint.about}: {phrase}" if constraint.about is not None else phrase
+
+
 def describe_constraint(constraint: Constraint) -> str:
     """'ingredient_excluded dairy' -> 'exclude dairy'; others as 'type: value'."""
     words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:"}
@@ -716,9 +776,17 @@ GOAL_LABEL_PHRASES = 3
 
 def goal_label(constraints: Sequence[Constraint]) -> str:
     """A goal no one named is called by what it keeps to ('Exclude dairy; time limit: 30'), never by a placeholder:
-    its own constraints (those about one ref only when there are no others), at most three phrases, in a fixed order."""
-    general = [c for c in constraints if c.about is None] or list(constraints)
+    its goal-wide constraints, at most three phrases, in a fixed order. Those about one ref never name it (the Goal line
+    would read as session-wide): with no others it is 'About recipe_1', the constraints listed once under their ref."""
+    general = [c for c in constraints if c.about is None]
+    if not general:
+        return _about(sorted({c.about for c in constraints if c.about is not None}))
     return _label({describe_constraint(c) for c in general})
+
+
+def _about(refs: Sequence[str]) -> str:
+    """The name of a goal made only of constraints about refs."""
+    return f"About {', '.join(refs)}" if refs else ""
 
 
 def _label(phrases: Iterable[str]) -> str:
@@ -731,8 +799,7 @@ def _label(phrases: Iterable[str]) -> str:
 def _only_per_ref(compiled: CompiledConstraints) -> bool:
     """Whether the goal says nothing the 'Only for' lines do not: no one named it, its constraints are all about refs
     (`goal_label` named it by them), and it has no area."""
-    phrases = [phrase for listed in compiled.about.values() for phrase in listed]
-    return bool(phrases) and compiled.subdomain is None and compiled.goal == _label(phrases)
+    return bool(compiled.about) and compiled.subdomain is None and compiled.goal == _about(sorted(compiled.about))
 
 
 def _describe_change(change: GoalChange | None) -> str | None:
@@ -798,6 +865,8 @@ def render_constraints(compiled: CompiledConstraints, *, compact: bool = False) 
         lines.append(f"- Goal: {_clipped(compiled.goal, compact)}{area}")
     if compiled.replaced:
         lines.append(f"- Replaced: {_clipped(compiled.replaced, compact)}")
+    if compiled.dropped:
+        lines.append(f"- Dropped: {'; '.join(compiled.dropped)}")
     if compiled.occasion:
         lines.append(f"- Occasion (lasts until done): {_clipped(compiled.occasion, compact)}")
     lines += _item_line("Never use", compiled.must_exclude, compact=compact)

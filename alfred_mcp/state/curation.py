@@ -30,25 +30,25 @@ class _Model(BaseModel):
 
 
 class RetentionDecision(_Model):
-    """An older entity to keep in view, and why."""
+    """An older ref kept in view."""
 
     ref: str = Field(max_length=64, description="The ref kept.")
-    reason: str = Field(max_length=200, description="Why it still matters (the plan being built).")
+    reason: str = Field(max_length=200, description="Why it still matters.")
 
 
 class EntityCuration(_Model):
-    """Which entities stay in view (visibility only: nothing is ever deleted)."""
+    """What stays in view (nothing is deleted)."""
 
     retain_active: list[RetentionDecision] = Field(
         default_factory=list, description="Older refs to keep in view, with why."
     )
-    demote: list[str] = Field(default_factory=list, description="Refs to take out of view; they stay known.")
+    demote: list[str] = Field(default_factory=list, description="Refs out of view (still known).")
     drop: list[str] = Field(
-        default_factory=list, description="Refs the user wants forgotten; hidden until named again."
+        default_factory=list, description="Refs to forget; hidden until named again."
     )
     clear_all: bool = Field(default=False, description="Fresh start: hide all not used from now on.")
     curation_summary: str | None = Field(
-        default=None, max_length=300, description="One sentence for the next Understand pass."
+        default=None, max_length=300, description="A line for the next Understand."
     )
 
 

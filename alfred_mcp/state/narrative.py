@@ -199,6 +199,8 @@ def user_expressed(
             parts.append(f"goal: {snapshot.goal_update}")
         parts += [_constraint_text(c) for c in snapshot.new_constraints]
         parts += [f"instead {_constraint_text(c)}" for c in snapshot.overrides]
+        if snapshot.drop:
+            parts.append("drop " + ", ".join(snapshot.drop))
     if curation is not None and curation.clear_all:
         parts.append("start fresh")
     if curation is not None and curation.drop:

@@ -66,15 +66,17 @@ async def test_the_first_one_counts_in_the_last_list_shown(client: Client, app: 
     listed = (await call(client, "db_read", table=table, order_by=[{"field": "name", "direction": "asc"}], limit=3))["rows"]
     refs, labels = [row["id"] for row in listed], [row["name"] for row in listed]
     gone: set[int] = set()
+    deleted_in = 0
     for action, index in steps:
-        await call(client, "turn_begin", message=f"{action} that")
+        turn = (await call(client, "turn_begin", message=f"{action} that"))["turn"]
         if action == "read":
             await call(client, "db_read", table=table, filters=[eq("id", refs[index])])
         elif action == "delete":
             await call(client, "db_delete", table=table, filters=[eq("id", refs[index])])
             gone.add(index)
+            deleted_in = turn
         else:
-            await call(client, "kitchen_undo")
+            await call(client, "kitchen_undo", turn=deleted_in)  # named: a read turn may come between (undo_that tests)
             gone.clear()
     await call(client, "turn_begin", message="delete the first one")
     first = await resolve_one(client, "delete the first one")

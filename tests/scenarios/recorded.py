@@ -183,6 +183,17 @@ def recording_server(app: AlfredApp, recording: Recording) -> AlfredServer:
     return build_server(app)
 
 
+async def replayed_answers(recording: Recording, folder: Path) -> list[list[dict[str, Any]]]:
+    """Per turn, every answer the recorded calls get (refused ones left out), replayed in order on the listing the
+    recording was made with."""
+    turns: list[list[dict[str, Any]]] = []
+    async with recorded_kitchen(recording, folder) as app, Client(recording_server(app, recording)) as client:
+        for turn in recording.turns:
+            results = [await client.call_tool(call.tool, call.arguments) for call in turn.calls]
+            turns.append([result.structured_content or {} for result in results if not result.is_error])
+    return turns
+
+
 async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -> list[ReplayedTurn]:
     """Every recorded call, in order, through the real client on a copy of the seeded kitchen (from `kitchens`); the
     kitchen's digest and the session's refs after each turn."""

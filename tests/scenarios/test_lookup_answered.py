@@ -20,7 +20,7 @@ from mcp import Client
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.server.tools.stage_view import ANSWERED
+from alfred_mcp.server.tools.stage_view import ANSWERED, ANSWERED_WORDED
 
 from .kitchen_digest import digest_changes
 from .recorded import Recording, load_recordings
@@ -108,12 +108,25 @@ async def test_a_lookup_with_any_read_tool_is_answered_from_its_rows_in_one_call
     arguments = await READ_ARGUMENTS[tool](client)
     answer = await call(client, "turn_start", message=f"Look it up ({tool})", then=route(tool, arguments))
     assert answer["answered"] == ANSWERED and "next" not in answer and "not_applied" not in answer, answer
-    assert answer["stage"] == "reply" and answer["notice"]
+    assert answer["stage"] == "answered" and answer["expected_role"] is None and answer["notice"]  # one ending, as a table's
     following = await call(client, "turn_start", message="Thanks")
     assert following["stage"] == "understand" and following["turn"] == answer["turn"] + 1
     closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
     assert closed["stage"] == "done" and closed["outcome"] == "completed" and closed["reply_source"] == "rows"
     assert closed["reply"].startswith("Shown: ") and "reply" not in closed["model_calls"] and closed["ledger"]
+
+
+@pytest.mark.parametrize("table", ["recipes", "inventory", "shopping_list", "meal_plans", "tasks"])
+async def test_a_tables_quick_read_ends_as_a_tools_lookup_does(client: Client, table: str) -> None:
+    """One ending for a lookup, whatever answered it: a table's quick read (the state words its rows) is `answered` with
+    no expected role, as a read tool's lookup is; only what `answered` says of the reply differs."""
+    understand = {"quick_mode": True, "quick_mode_confidence": 0.95, "processed_message": f"list my {table}",
+                  "quick_read": {"table": table, "limit": 5}}
+    answer = await call(client, "turn_start", message=f"What is in my {table}?", then=_sent([("understand", understand)]))
+    assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED_WORDED), answer
+    assert answer["reply"] and "next" not in answer
+    following = await call(client, "turn_start", message="Thanks")
+    assert following["turn"] == answer["turn"] + 1
 
 
 async def _written(client: Client) -> tuple[str, list[dict[str, Any]]]:

@@ -93,7 +93,7 @@ async def test_a_write_turn_sent_ahead_ends_as_it_does_one_output_at_a_time(app:
 async def test_a_lookup_is_one_call_and_think_sent_after_a_quick_read_is_not_applied(client: Client) -> None:
     answer = await call(client, "turn_start", message="What fish recipes do I have?",
                         then=_sent([("understand", LOOKUP), PEPPER_OUTPUTS[1]]))
-    assert answer["expected_role"] == "reply" and "refused" not in answer
+    assert answer["stage"] == "answered" and answer["expected_role"] is None and "refused" not in answer
     assert answer["not_applied"] == ["then[1] think: not applied: Understand's quick read was the plan, so Reply is expected"]
     assert "Cod" in answer["notice"]  # the quick read's rows, as a submit of it would show them
     assert answer["answered"] == ANSWERED and "next" not in answer  # the client's model answers from them

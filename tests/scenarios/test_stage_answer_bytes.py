@@ -12,30 +12,18 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mcp import Client
 
 from alfred_mcp.agent.act_tools import result_card
 from alfred_mcp.kitchen.plurals import counted
-from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.state.client_memo import row_ref
 
 from .driver import StageClient, TurnLog
-from .recorded import Recording, load_recordings, recorded_kitchen
+from .recorded import Recording, load_recordings, replayed_answers
 from .scripts import SCENARIOS, Scenario, drive
 
 pytestmark = pytest.mark.anyio
 
 LATEST = [recording for recording in load_recordings() if recording.name.startswith("r3_")]
-
-
-async def _answers(recording: Recording, folder: Path) -> list[list[dict[str, Any]]]:
-    """Per turn, every answer the recorded calls get (refused ones left out), replayed in order."""
-    turns: list[list[dict[str, Any]]] = []
-    async with recorded_kitchen(recording, folder) as app, Client(build_server(app)) as client:
-        for turn in recording.turns:
-            results = [await client.call_tool(call.tool, call.arguments) for call in turn.calls]
-            turns.append([result.structured_content or {} for result in results if not result.is_error])
-    return turns
 
 
 def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
@@ -53,7 +41,7 @@ async def test_the_conversation_is_never_quoted_back_to_the_client_that_held_it(
     as a conversation section, nor as the tone and offer its last reply took (its model has them in its chat)."""
     said = [turn.message for turn in recording.turns if turn.message]
     checked = 0
-    for answers in await _answers(recording, tmp_path):
+    for answers in await replayed_answers(recording, tmp_path):
         for answer in answers:
             context = (answer.get("next") or {}).get("context", "")
             checked += bool(context) or "answered" in answer  # a lookup answered from its rows sends no context
@@ -94,7 +82,7 @@ async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(t
     """Whatever form a notice shows rows in (a card's '- ref | …' lines, a grouped view's '(shop_3)', a removal's
     'removed.ref: …; removed.label: …'), the entity lines of those refs are not sent again in the turn's later
     contexts."""
-    for answers in await _answers(recording, tmp_path):
+    for answers in await replayed_answers(recording, tmp_path):
         shown: set[str] = set()
         for answer in answers:
             shown |= {ref for line in (answer.get("notice") or "").splitlines()[1:] if (ref := row_ref(line)) is not None}
@@ -109,7 +97,7 @@ async def test_a_result_line_the_notice_carries_or_the_outcome_alone_is_not_repe
     points at the notice; and that pointer stands only beside a notice that has such a line. No outcome heading
     stands alone: the answer's `outcome` says it."""
     checked = 0
-    for answers in await _answers(recording, tmp_path):
+    for answers in await replayed_answers(recording, tmp_path):
         for answer in answers:
             notice = [line.strip() for line in (answer.get("notice") or "").splitlines() if line.strip()]
             context = (answer.get("next") or {}).get("context", "")

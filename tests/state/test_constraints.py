@@ -163,10 +163,14 @@ def test_goal_is_only_created_when_the_snapshot_contributes() -> None:
 ], ids=lambda stated: "+".join(constraint.type for constraint in stated))
 def test_a_goal_no_one_named_is_called_by_what_it_keeps_to(stated: list[Constraint]) -> None:
     """Constraints with no stated goal start a goal named by them ('Exclude dairy'), never a placeholder such as
-    'User request'; a reset that carries exclusions over names the goal it leaves by them too."""
+    'User request'; a reset that carries exclusions over names the goal it leaves by them too. Constraints about one
+    ref never name it (the Goal line reads as session-wide): those alone name it by their ref."""
     result = merge_constraints(SessionConstraints(), snap(*stated), turn=3)
     goal = result.constraints.active_goal
     assert goal is not None and goal.started_turn == 3
+    if all(constraint.about for constraint in stated):
+        assert goal.description == "About " + ", ".join(sorted({str(constraint.about) for constraint in stated}))
+        return
     first = min(describe_constraint(constraint) for constraint in stated)
     assert goal.description.lower().startswith(first.lower()) and "request" not in goal.description.lower(), goal.description
     assert goal.description.count(";") == min(len(stated), 3) - 1 + (len(stated) > 3)

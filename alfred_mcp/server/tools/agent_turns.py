@@ -21,7 +21,7 @@ from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_o
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.first_overview import with_first_overview
 from alfred_mcp.server.tools.runner import tool_runner
-from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last
+from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last, refused_before_reply
 from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
@@ -155,13 +155,15 @@ async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState
     the ledger of a turn that ended; not the reply the call carried."""
     then: Sequence[dict[str, Any]] = args.get("then") or ()
     state, ahead = await apply_ahead(machine, state, then, seen=seen)
-    ledger = _ledger_view(state.ledger, state.notice)
-    return {**await answer(work, machine, state, replies_written(args)), **ahead, **({"summary": ledger} if ledger else {})}
+    ledger = _ledger_view(state.ledger, "\n".join([state.notice or "", *(call.card or "" for step in state.steps for call in step.tool_calls)]))
+    answered = await answer(work, machine, state, replies_written(args), refused=refused_before_reply(ahead))
+    return {**answered, **ahead, **({"summary": ledger} if ledger else {})}
 
 
 def _ledger_view(ledger: dict[str, Any] | None, notice: str | None) -> dict[str, Any] | None:
     """The ledger without what the client already knows (its own calls; the turn and outcome the answer gives; the
-    things this answer's `notice` shows by ref, when the turn ended in the call that ran them), what only the bundled
+    things `notice` shows by ref: this answer's notice and the cards of the turn's calls, which the answers after
+    Act's calls gave), what only the bundled
     loop counts (the server's model requests) or what is empty (turn_status has it all)."""
     if ledger is None:
         return None

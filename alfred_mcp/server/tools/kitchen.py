@@ -77,7 +77,7 @@ async def _still_planned(work: UnitOfWork, recipe: str, meal: str | None) -> dic
 
 async def kitchen_undo(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "kitchen_undo", args) as work:
-        undone = await undo.undo_last(work)
+        undone = await undo.undo_last(work, turn=args.get("turn"))
         result = {
             "undone": {"tool": undone.entry.tool, "turn": undone.entry.turn}, "removed": undone.removed,
             "restored": undone.restored, "reverted": undone.reverted, "drafts_reopened": undone.drafts_reopened,

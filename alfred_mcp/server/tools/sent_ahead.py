@@ -11,8 +11,10 @@ validation, checks, attempt counting and state enforcement), while the turn expe
   gives, its attempt counted, its field under `then[i]`), and the rest are not applied.
 
 Neither is an error: the answer is the normal one for the role now expected (the refused role again, so the client
-sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. The
-notices of every output applied are kept, in order.
+sends it anew), its `next` built once, for that role only: the roles passed over were never sent anything. A refused
+output changed nothing, so that `next` carries no context (`refused` says what to fix; turn_context sends it), but
+for a reply: the calls made in the same request changed what Reply reads. The notices of every output applied are
+kept, in order.
 
 `then` holds up to 4 outputs (the contracts' maxItems): Understand, Think, Act and Reply is a whole turn. A reply
 may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
@@ -105,6 +107,12 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
             notices.append(state.notice)
     state.notice = "\n\n".join(notices) or None
     return state, said
+
+
+def refused_before_reply(said: dict[str, Any]) -> bool:
+    """Whether `apply_ahead` refused an output other than a reply (its role's context is as it was: not sent again)."""
+    refused = said.get("refused")
+    return isinstance(refused, dict) and refused.get("role") != "reply"
 
 
 def _warned_since(state: TurnState, seen: int) -> list[str]:

@@ -53,7 +53,7 @@ def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
 
 async def role_view(
     work: UnitOfWork, machine: TurnMachine, state: TurnState, role: str, *, full: bool = False, markers: bool = False,
-    notice: str | None = None,
+    notice: str | None = None, with_context: bool = True,
 ) -> dict[str, Any]:
     """What `role`'s model needs that this session's client lacks: the instructions and output shapes
     it was not sent yet, and the context without what it has: rows a notice showed (this answer's `notice` or an
@@ -62,7 +62,8 @@ async def role_view(
     saying when they were sent. A role's first answer in a session carries its output as a typed signature
     (`output_shapes`, a third of the JSON Schema's size; a turn that ends early never pays for the roles it did not
     reach); turn_context gives the role's JSON Schema
-    (`output_schema`) or the turn it was sent. The memo records exactly what this answer sends."""
+    (`output_schema`) or the turn it was sent. Not `with_context` (the role's output sent ahead was refused, which changed
+    nothing): the context is not sent, a line says so. The memo records exactly what this answer sends."""
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
@@ -80,7 +81,8 @@ async def role_view(
         view["instructions"] = "\n\n".join(parts)
     context, held = (prompt.context, frozenset[str]()) if full else _without_rows_of(notice, memo, state.turn, prompt.context)
     sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
-    view["context"] = elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
+    view["context"] = (elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
+                       if with_context else NOT_RESENT)
     memo.remember_rows((notice or "").splitlines()[1:], state.turn)
     schemas = {role: output_schema(role)}
     sent_in = {r: _sent_before(memo, f"schema:{r}", schema_digested(schema), state.turn, full) for r, schema in schemas.items()}
@@ -90,6 +92,10 @@ async def role_view(
         view["output_shapes"] = {r: schema_text(schema) for r, schema in schemas.items() if sent_in[r] is None}
     work.session.write(CLIENT_MEMO, memo)
     return view
+
+
+NOT_RESENT = "(not sent: the refused output changed nothing; fix what `refused` names and send it again; turn_context sends it)"
+"""The context of an answer whose output sent ahead for the expected role was refused."""
 
 
 SEND_AHEAD = {
@@ -124,19 +130,21 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
     return sent
 
 
-async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = ()) -> dict[str, Any]:
+async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = (), *,
+                 refused: bool = False) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
-    answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) gets `answered`
-    instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
-    reply the client `written` in this call (only one the state changed is sent)."""
+    answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
+    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
+    expected was `refused`, its context (`role_view`)."""
     status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
-        return status
+        return {**status, "stage": "answered", "answered": ANSWERED_WORDED} if state.outcome == "quick" and state.owner is None else status
     if answered_from_rows(work.session, state):
         remember_notice(work, state.turn, status.get("notice"))
-        return {**status, "answered": ANSWERED}
-    return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"))}
+        return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED}
+    return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"), with_context=not refused)}
 
 
 def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
@@ -148,6 +156,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
 
 ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
 """What the answer of a lookup answered from its rows says instead of Reply's `next`."""
+ANSWERED_WORDED = "from the rows: `reply` words them for the user; no turn_submit needed"
+"""What the answer of a table's quick read says: the state worded its rows. A lookup ends one way for a stage client
+(`stage: answered`, no expected role), whether a tool or a table answered it."""
 
 
 def _without_rows_of(notice: str | None, memo: ClientMemo, turn: int, context: str) -> tuple[str, frozenset[str]]:
