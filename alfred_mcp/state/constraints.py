@@ -780,11 +780,11 @@ def goal_label(constraints: Sequence[Constraint]) -> str:
     would read as session-wide): with no others it is 'About recipe_1', the constraints listed once under their ref."""
     general = [c for c in constraints if c.about is None]
     if not general:
-        return _about(sorted({c.about for c in constraints if c.about is not None}))
+        return _about_refs(sorted({c.about for c in constraints if c.about is not None}))
     return _label({describe_constraint(c) for c in general})
 
 
-def _about(refs: Sequence[str]) -> str:
+def _about_refs(refs: Sequence[str]) -> str:
     """The name of a goal made only of constraints about refs."""
     return f"About {', '.join(refs)}" if refs else ""
 
@@ -799,7 +799,7 @@ def _label(phrases: Iterable[str]) -> str:
 def _only_per_ref(compiled: CompiledConstraints) -> bool:
     """Whether the goal says nothing the 'Only for' lines do not: no one named it, its constraints are all about refs
     (`goal_label` named it by them), and it has no area."""
-    return bool(compiled.about) and compiled.subdomain is None and compiled.goal == _about(sorted(compiled.about))
+    return bool(compiled.about) and compiled.subdomain is None and compiled.goal == _about_refs(sorted(compiled.about))
 
 
 def _describe_change(change: GoalChange | None) -> str | None:

@@ -28,21 +28,28 @@ def columns_section(subdomain: str | None) -> str:
     return "\n".join(lines + [table_line(table) for table in tables])
 
 
-def table_line(table: Table) -> str:
-    """'tasks: title*, due_date date, …': a table's writable columns, one line."""
-    return f"{table.name}: " + ", ".join(_column(column) for column in table.columns if column.writable)
+def table_line(table: Table, shown: str = "") -> str:
+    """'tasks: title*, due_date date, …': a table's writable columns, one line (a long list of allowed values the
+    text `shown` beside it already holds is 'values as above')."""
+    return f"{table.name}: " + ", ".join(_column(column, shown) for column in table.columns if column.writable)
 
 
-def writable_tables_text(left_out: Collection[str] = ()) -> str:
+def writable_tables_text(left_out: Collection[str] = (), shown: str = "") -> str:
     """Every table a client may write but those `left_out`, one line each (`table_line`): what db_create's and
     db_update's `data` take."""
-    return "\n".join(table_line(table) for table in TABLES.values() if table.user_owned and table.name not in left_out)
+    return "\n".join(table_line(table, shown) for table in TABLES.values() if table.user_owned and table.name not in left_out)
 
 
-def _column(column: Column) -> str:
+SHORT_VALUES = 40
+"""Allowed values written out however often they appear, up to this many characters."""
+
+
+def _column(column: Column, shown: str = "") -> str:
     text = column.name + ("*" if column.required_on_create else "")
     if column.fk is not None:
         return f"{text} {TABLES[column.fk.table].entity_type} ref"
     kind = "" if column.type == "text" else f" {column.type}"
-    values = f" {'|'.join(str(value) for value in column.enum)}" if column.enum else ""
-    return text + kind + values
+    listed = "|".join(str(value) for value in column.enum or ())
+    if len(listed) > SHORT_VALUES and listed in shown.replace('"', ""):
+        return f"{text}{kind} (values as above)"
+    return text + kind + (f" {listed}" if listed else "")

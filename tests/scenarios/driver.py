@@ -124,9 +124,9 @@ class StageClient:
         queues = {role: list(items) for role, items in outputs.items()}
         status = (await self.call(log, "turn_start", message=message)).result
         assert status is not None
-        while status.get("expected_role"):
-            role = status["expected_role"]
-            if "answered" in status and not queues.get(role):  # a lookup answered from its rows: no reply needed
+        while role := status.get("expected_role") or ("reply" if "answered" in status and queues.get("reply") else None):
+            # a lookup answered from its rows needs no reply; a script that has one sends it, as a client that always replies
+            if "answered" in status and not queues.get(role):
                 break
             assert "answered" in status or status["next"]["role"] == role, f"the answer gives {status['next']['role']} what {role} needs"
             assert queues.get(role), f"the script has no {role} output left for {message!r} (refused: {log.errors[-1:]}; status: {status})"

@@ -68,9 +68,8 @@ IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`)
 """What turn_start's description adds under a stage listing: where the role texts are."""
 
 
-CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name (not in this tools/list; the server runs them; "
-                "leave out `session`; a row's name works where one ref is asked, e.g. recipe: \"pancakes\", answered "
-                "with its ref):")
+CATALOG_HEAD = ("Kitchen tools a Think step's `call` or Act's tool_call may name (not listed here; the server runs them; "
+                "no `session`; a row's name works where one ref is asked, e.g. recipe: \"pancakes\"):")
 """What the catalog of Act's tools starts with."""
 COLUMNS_HEAD = "Columns of db_create/db_update `data`, by table (* required on create):"
 """What the tables' columns, after the catalog, start with."""
@@ -92,7 +91,8 @@ def in_catalog(host: HostControls) -> frozenset[str]:
 def catalog_text(names: frozenset[str]) -> str:
     """The catalog of `names`, in the order a write step lists its tools, then every writable table's columns (so a
     step's `call` names a meal's `recipe_id` without a describe_table first)."""
-    return f"{CATALOG_HEAD}\n{tool_catalog(name for name in act_callable() if name in names)}\n{COLUMNS_HEAD}\n{writable_tables_text(COLUMNS_LEFT_OUT)}"
+    tools = tool_catalog(name for name in act_callable() if name in names)
+    return f"{CATALOG_HEAD}\n{tools}\n{COLUMNS_HEAD}\n{writable_tables_text(COLUMNS_LEFT_OUT, shown=tools)}"
 
 
 @cache
