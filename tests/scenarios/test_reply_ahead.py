@@ -451,7 +451,8 @@ async def test_a_reply_sent_ahead_of_a_lookup_is_not_applied_and_the_turn_is_ans
     from them (no reply needed)."""
     answer = await call(client, "turn_start", message="What fish recipes do I have?",
                         then=_sent([*outputs, ("reply", reply("You have three fish recipes."))]))
-    assert answer["expected_role"] == "reply" and answer["answered"] == ANSWERED and "next" not in answer, answer
+    assert answer["stage"] == "answered" and answer["expected_role"] is None and answer["answered"] == ANSWERED, answer
+    assert "next" not in answer
     assert answer["not_applied"] == [f"then[{len(outputs)}] reply: not applied: the turn only read; tell the user from "
                                      "the rows (see the notice); no reply is needed"]
     assert "Cod" in answer["notice"] and "refused" not in answer
@@ -574,7 +575,7 @@ async def test_a_reply_describing_a_planned_meal_as_it_stands_now_is_accepted_on
     outputs = [_understood("suggest another dinner"), ("think", plan("Suggest", step(
         "read", "Read the recipes", "recipes", call={"tool": "db_read", "arguments": {"table": "recipes", "limit": 5}})))]
     answer = await call(client, "turn_start", message="Something else for that dinner?", then=_sent(outputs))
-    assert answer["expected_role"] == "reply", answer
+    assert answer["stage"] == "answered" and answer["expected_role"] is None, answer  # a reply is still accepted
     await _completed(await call(client, "turn_submit", role="reply", output=reply(
         f"- {_day(meal['date'])}: Spaghetti Carbonara, instead of the {dish['name']} planned now.\n\nNothing is changed yet.")))
 

@@ -63,6 +63,8 @@ async def test_a_finished_turn_echoes_the_reply_only_when_the_state_changed_it(s
         for call in log.calls:
             if call.result is None or call.result.get("expected_role") is not None:
                 continue
+            if "answered" in call.result and call is not log.calls[-1]:  # a lookup answered, then a reply sent anyway
+                continue
             finished += 1
             written = [call.arguments["output"]["response"]] if call.arguments.get("role") == "reply" else []
             status = await stage.client.call_tool("turn_status", {"turn": call.result["turn"]})

@@ -48,14 +48,17 @@ def test_scoped_constraints_never_name_the_goal_and_show_once_with_their_ref(tur
 
 
 def test_a_goal_of_one_recipe_is_named_by_its_ref_and_its_constraints_listed_once() -> None:
-    """b5: 'no buttermilk, oat milk instead, for 6' about recipe_1 was the session's Goal line, and again under recipe_1."""
+    """b5: 'no buttermilk, oat milk instead, for 6' about recipe_1 was the session's Goal line, and again under recipe_1.
+    Now the goal is named 'About recipe_1', and its Goal line is left out: the 'Only for' line says all of it."""
     stated: list[dict[str, Any]] = [
         {"type": "ingredient_excluded", "field": "dairy", "value": "buttermilk", "about": "recipe_1"},
         {"type": "ingredient_required", "field": "milk", "value": "oat milk", "about": "recipe_1"},
         {"type": "servings", "field": "servings", "value": 6, "about": "recipe_1"}]
     snapshot = ConstraintSnapshot.model_validate({"new_constraints": stated})
     text = render_constraints(compile_constraints(merge_constraints(SessionConstraints(), snapshot, turn=2).constraints))
-    assert "- Goal: About recipe_1" in text
+    session = merge_constraints(SessionConstraints(), snapshot, turn=2).constraints
+    assert session.active_goal is not None and session.active_goal.description == "About recipe_1"
+    assert "- Goal:" not in text
     assert text.count("buttermilk") == 1 and "- Only for recipe_1: exclude buttermilk; include oat milk; servings: 6" in text
 
 
