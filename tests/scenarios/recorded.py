@@ -264,7 +264,8 @@ async def rebase(recording: Recording, data: dict[str, Any], folder: Path) -> tu
                 if result.is_error and not call.is_error:
                     problems.append(f"{turn.label}: {call.tool} is refused now: {text[:300]}")
                 if call.tool in ("turn_start", "turn_submit") and not result.is_error:
-                    expected = (result.structured_content or {}).get("expected_role")
+                    answer = result.structured_content or {}  # a lookup answered from its rows still takes a reply
+                    expected = answer.get("expected_role") or ("reply" if "answered" in answer else None)
                 calls.append({"tool": call.tool, "arguments": call.arguments, "is_error": bool(result.is_error),
                               "bytes": call.bytes, **ahead_applied(call.arguments, result.structured_content),
                               **({"named": named} if named else {})})
