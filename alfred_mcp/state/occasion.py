@@ -7,6 +7,7 @@ when it makes fewer or more servings than the occasion is for. Pure: the days ar
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -31,16 +32,26 @@ class OccasionMeals:
 
 
 def occasion_meals(constraints: SessionConstraints) -> OccasionMeals | None:
-    """The occasion's days and servings, when one is in force and states both (the latest of each)."""
+    """The occasion's days and servings, when one is in force and states both (the latest of each); with no `days`
+    constraint, the days its description names ('Saturday Nov 28, 6 guests': saturday)."""
     occasion = constraints.occasion
     if occasion is None:
         return None
     held = [c for c in occasion.constraints if c.about is None]
     servings = [c.value for c in held if c.type == "servings" and isinstance(c.value, int)]
     days = [c for c in held if c.type == "days" and not isinstance(c.value, (int, float))]
-    if not servings or not days:
+    named = tuple(constraint_values(days[-1])) if days else days_named(occasion.description)
+    if not servings or not named:
         return None
-    return OccasionMeals(occasion.description, tuple(constraint_values(days[-1])), servings[-1])
+    return OccasionMeals(occasion.description, named, servings[-1])
+
+
+_DAY_WORDS = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|weeknights|weekdays|\d{4}-\d{2}-\d{2})\b")
+
+
+def days_named(text: str) -> tuple[str, ...]:
+    """The weekdays, 'weekend' and ISO dates a description names, in order, once each ('Saturday Nov 28' -> saturday)."""
+    return tuple(dict.fromkeys(_DAY_WORDS.findall(text.lower())))
 
 
 def _names_day(text: str, day: date) -> bool:

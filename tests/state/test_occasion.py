@@ -38,8 +38,8 @@ def test_a_weekday_name_covers_that_weekday_and_the_weekend_saturday_and_sunday(
     assert not _meals("tomorrow").covers(day) and not _meals("3").covers(day)
 
 
-def _held(*constraints: Constraint) -> SessionConstraints:
-    return SessionConstraints(occasion=Occasion(description="Saturday, 6 guests", started_turn=1, constraints=list(constraints)))
+def _held(*constraints: Constraint, description: str = "dinner party, 6 guests") -> SessionConstraints:
+    return SessionConstraints(occasion=Occasion(description=description, started_turn=1, constraints=list(constraints)))
 
 
 SIX = Constraint(type="servings", field="people", value=6, lifetime="occasion")
@@ -47,8 +47,18 @@ SATURDAY = Constraint(type="days", field="days", value="2031-05-03", lifetime="o
 
 
 def test_an_occasion_has_meals_only_when_it_states_both_its_days_and_its_number() -> None:
-    assert occasion_meals(_held(SIX, SATURDAY)) == OccasionMeals("Saturday, 6 guests", ("2031-05-03",), 6)
+    assert occasion_meals(_held(SIX, SATURDAY)) == OccasionMeals("dinner party, 6 guests", ("2031-05-03",), 6)
     assert occasion_meals(_held(SIX)) is None and occasion_meals(_held(SATURDAY)) is None
     assert occasion_meals(SessionConstraints()) is None
     about = Constraint(type="servings", field="people", value=6, lifetime="occasion", about="recipe_1")
     assert occasion_meals(_held(about, SATURDAY)) is None
+
+
+@given(st.sampled_from([*WEEKDAYS, "weekend", "weekdays", "2031-05-03"]), st.sampled_from(["{} Nov 28, 6 guests", "Guests on {}", "{}"]))
+def test_an_occasion_with_no_days_constraint_covers_the_days_its_description_names(named: str, template: str) -> None:
+    """r6 a2: 'Saturday Nov 28, 6 guests' held servings 6 and no days constraint: a meal planned that Saturday for 4 went
+    unwarned. The description's day words stand for the days; a days constraint, when there is one, wins."""
+    description = template.format(named.capitalize())
+    assert occasion_meals(_held(SIX, description=description)) == OccasionMeals(description, (named,), 6)
+    assert occasion_meals(_held(SIX, SATURDAY, description=description)) == OccasionMeals(description, ("2031-05-03",), 6)
+    assert occasion_meals(_held(description=description)) is None
