@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
-from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
+from pg_harness import DatabaseFactory, PostgresServer, create_database
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
@@ -44,20 +44,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize("backend", BACKENDS[:2])
         else:
             metafunc.parametrize("backend", BACKENDS)
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
-    """A throwaway PostgreSQL cluster for the whole test session."""
-    try:
-        import psycopg  # noqa: F401
-
-        with postgres_server() as server:
-            yield server
-    except (PostgresUnavailable, ImportError) as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (under CI=true this fails instead)")
 
 
 @pytest.fixture(scope="session")
