@@ -4,10 +4,11 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from e2e.conftest import SeededKitchens
 from hypothesis import HealthCheck, settings
-from pg_harness import PostgresServer, PostgresUnavailable, postgres_server
+from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
 
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 """In CI every generated case is the same from run to run (a failure there is found again by running it again) and no
@@ -72,3 +73,19 @@ def pg_server() -> Iterator[PostgresServer]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
         pytest.skip(f"{error} (under CI=true this fails instead)")
+
+
+@pytest.fixture(scope="session")
+def pg_databases(pg_server: PostgresServer) -> Iterator[DatabaseFactory]:
+    """Makes databases that start migrated: copies of a template migrated once (the store and HTTP tests')."""
+    from alfred_mcp.store.postgres import PostgresStore
+
+    async def migrate(dsn: str) -> None:
+        store = PostgresStore(dsn)
+        await store.open()
+        await store.close()
+
+    anyio.run(migrate, create_database(pg_server, "alfred_template"))
+    factory = DatabaseFactory(pg_server, "alfred_template")
+    yield factory
+    factory.close()

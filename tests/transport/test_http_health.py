@@ -56,10 +56,10 @@ async def served_sqlite(sqlite_db: Path) -> AsyncIterator[str]:
 
 
 @pytest.fixture(scope="module")
-def postgres_db(http_pg_databases: DatabaseFactory) -> Iterator[str]:
-    dsn = http_pg_databases.create()
+def postgres_db(pg_databases: DatabaseFactory) -> Iterator[str]:
+    dsn = pg_databases.create()
     yield dsn
-    http_pg_databases.release(dsn)
+    pg_databases.release(dsn)
 
 
 @pytest.fixture(scope="module")
