@@ -1,11 +1,14 @@
 """Fixtures shared by every test folder, and the hypothesis profile of CI."""
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 from e2e.conftest import SeededKitchens
 from hypothesis import HealthCheck, settings
+from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
 
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 """In CI every generated case is the same from run to run (a failure there is found again by running it again) and no
@@ -55,3 +58,34 @@ def anyio_backend() -> str:
 def seeded_kitchens(tmp_path_factory: pytest.TempPathFactory) -> SeededKitchens:
     """The demo kitchen seeded once per date for this test process (each xdist worker has its own)."""
     return SeededKitchens(Path(tmp_path_factory.mktemp("seeded")))
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL cluster per test process, shared by the store, adversarial and HTTP tests (each makes
+    its own template and databases on it). Without PostgreSQL a test that needs it skips, except under CI=true."""
+    try:
+        import psycopg  # noqa: F401
+
+        with postgres_server() as server:
+            yield server
+    except (PostgresUnavailable, ImportError) as error:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
+        pytest.skip(f"{error} (under CI=true this fails instead)")
+
+
+@pytest.fixture(scope="session")
+def pg_databases(pg_server: PostgresServer) -> Iterator[DatabaseFactory]:
+    """Makes databases that start migrated: copies of a template migrated once (the store and HTTP tests')."""
+    from alfred_mcp.store.postgres import PostgresStore
+
+    async def migrate(dsn: str) -> None:
+        store = PostgresStore(dsn)
+        await store.open()
+        await store.close()
+
+    anyio.run(migrate, create_database(pg_server, "alfred_template"))
+    factory = DatabaseFactory(pg_server, "alfred_template")
+    yield factory
+    factory.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client
-from pg_harness import DatabaseFactory, PostgresUnavailable, create_database, postgres_server
+from pg_harness import DatabaseFactory, PostgresServer, create_database
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
@@ -67,20 +67,12 @@ def sqlite_template() -> Iterator[tuple[Path, SetupState]]:
 
 
 @pytest.fixture(scope="session")
-def pg_template() -> Iterator[tuple[DatabaseFactory, SetupState]]:
-    """A throwaway PostgreSQL cluster with the seeded, set-up kitchen as a template database."""
-    try:
-        import psycopg  # noqa: F401
-
-        with postgres_server() as server:
-            state = anyio.run(_seed, create_database(server, TEMPLATE))
-            factory = DatabaseFactory(server, TEMPLATE)
-            yield factory, state
-            factory.close()
-    except (PostgresUnavailable, ImportError) as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (under CI=true this fails instead)")
+def pg_template(pg_server: PostgresServer) -> Iterator[tuple[DatabaseFactory, SetupState]]:
+    """The seeded, set-up kitchen as a template database on the test process's PostgreSQL cluster."""
+    state = anyio.run(_seed, create_database(pg_server, TEMPLATE))
+    factory = DatabaseFactory(pg_server, TEMPLATE)
+    yield factory, state
+    factory.close()
 
 
 @dataclass(frozen=True)

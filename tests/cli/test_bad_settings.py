@@ -1,6 +1,10 @@
-"""Every flag and every ALFRED_* variable the command reads, given a bad value, as an operator meets it: the installed
-`alfred-mcp` console script, in its own process, answers with one line naming the flag or variable, the value given
-(never a secret's) and what it takes, exits 2 (could not start), and leaves no database behind."""
+"""Every flag and every ALFRED_* variable the command reads, given a bad value, as an operator meets it: the command
+answers with one line naming the flag or variable, the value given (never a secret's) and what it takes, exits 2
+(could not start), and leaves no database behind.
+
+Each case runs the console script's entry point (`alfred_mcp.cli:main`) in this process, with the environment the
+script would get and nothing else; one case of each kind of refusal (REAL_PROCESS) also runs the installed
+`alfred-mcp` script in its own process, proving that the script answers exactly as its entry point does."""
 
 from __future__ import annotations
 
@@ -9,12 +13,13 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from alfred_mcp.cli import EXIT_STARTUP, build_parser
+from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("alfred-mcp")
@@ -120,12 +125,64 @@ def bad_command_lines() -> list[pytest.param]:  # type: ignore[valid-type]
     return cases
 
 
-def _run(case: Case, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(home), **case.env}
-    db = [] if "ALFRED_DB" in case.env else ["--db", str(home / "kitchen.db")]
+REAL_PROCESS = {
+    "unknown-command",  # refused by the command line's parser
+    "run-without-its-file",  # a command's missing argument
+    "ALFRED_READ_ONLY",  # a variable refused while the settings are read
+    "ALFRED_LOG_FORMAT",  # refused once logging is set up
+    "ALFRED_DB",  # the database checked
+    "ALFRED_TOOLS",  # the tools checked against the contracts
+    "ALFRED_ALLOWED_HOSTS",  # refused by `serve --http` before it listens
+    "ALFRED_MODEL",  # refused by `run` when it builds the model
+}
+"""Cases also run by the installed console script in its own process: one of each kind of refusal."""
+
+Run = Callable[[Case, Path], subprocess.CompletedProcess[str]]
+
+
+def _environment(case: Case, home: Path) -> dict[str, str]:
+    """All the environment the command gets: a PATH, the checkout first on the import path, a home, and the case's."""
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(home), **case.env}
+
+
+def _argv(case: Case, home: Path) -> list[str]:
+    return [*([] if "ALFRED_DB" in case.env else ["--db", str(home / "kitchen.db")]), *case.argv]
+
+
+def _run_script(case: Case, home: Path) -> subprocess.CompletedProcess[str]:
+    """The installed console script, in its own process."""
     assert CONSOLE_SCRIPT.exists(), f"the package is not installed: no {CONSOLE_SCRIPT}"
-    return subprocess.run([str(CONSOLE_SCRIPT), *db, *case.argv], capture_output=True, text=True, env=env, timeout=60,
-                          check=False, stdin=subprocess.DEVNULL)
+    return subprocess.run([str(CONSOLE_SCRIPT), *_argv(case, home)], capture_output=True, text=True, env=_environment(case, home),
+                          timeout=60, check=False, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def run_entry_point(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Run:
+    """The console script's entry point called in this process, with the script's environment in place of this one's."""
+
+    def run(case: Case, home: Path) -> subprocess.CompletedProcess[str]:
+        argv = _argv(case, home)
+        capsys.readouterr()
+        with monkeypatch.context() as patched:
+            for name in list(os.environ):
+                patched.delenv(name)
+            for name, value in _environment(case, home).items():
+                patched.setenv(name, value)
+            code = main(argv)
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["alfred-mcp", *argv], code, out, err)
+
+    return run
+
+
+def _runs(name: str) -> list[str]:
+    """The entry point in this process for every case; the installed script too for the cases in REAL_PROCESS."""
+    return ["entry-point", *(["script"] if name in REAL_PROCESS else [])]
+
+
+@pytest.fixture
+def run(request: pytest.FixtureRequest, run_entry_point: Run) -> Run:
+    return _run_script if request.param == "script" else run_entry_point
 
 
 def _assert_one_clear_line(done: subprocess.CompletedProcess[str], case: Case, home: Path) -> None:
@@ -136,15 +193,26 @@ def _assert_one_clear_line(done: subprocess.CompletedProcess[str], case: Case, h
     assert not (home / "kitchen.db").exists(), "a refused start leaves no database behind"
 
 
-@pytest.mark.parametrize("case", bad_command_lines())
-def test_a_bad_command_line_is_one_line_naming_the_flag_and_what_it_takes(case: Case, tmp_path: Path) -> None:
-    _assert_one_clear_line(_run(case, tmp_path), case, tmp_path)
+def _with_runs(params: list[pytest.param]) -> list[pytest.param]:  # type: ignore[valid-type]
+    """Each case once per way it is run (`_runs`), the case's id first."""
+    return [pytest.param(*p.values, run, id=f"{p.id}-{run}") for p in params for run in _runs(p.id)]
 
 
-@pytest.mark.parametrize("name", sorted(variables_read() - ANY_VALUE))
-def test_a_bad_variable_is_one_line_naming_it_its_value_and_what_it_takes(name: str, tmp_path: Path) -> None:
+def test_each_real_process_case_is_a_case() -> None:
+    ids = {p.id for p in bad_command_lines()} | variables_read()
+    assert sorted(REAL_PROCESS - ids) == []
+
+
+@pytest.mark.parametrize(("case", "run"), _with_runs(bad_command_lines()), indirect=["run"])
+def test_a_bad_command_line_is_one_line_naming_the_flag_and_what_it_takes(case: Case, run: Run, tmp_path: Path) -> None:
+    _assert_one_clear_line(run(case, tmp_path), case, tmp_path)
+
+
+@pytest.mark.parametrize(("name", "run"), _with_runs([pytest.param(n, id=n) for n in sorted(variables_read() - ANY_VALUE)]),
+                         indirect=["run"])
+def test_a_bad_variable_is_one_line_naming_it_its_value_and_what_it_takes(name: str, run: Run, tmp_path: Path) -> None:
     case = bad_environment(tmp_path)[name]
-    done = _run(case, tmp_path)
+    done = run(case, tmp_path)
     _assert_one_clear_line(done, case, tmp_path)
     assert name in done.stderr
     if name in SECRETS:

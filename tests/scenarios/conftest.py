@@ -14,6 +14,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
 
 from .driver import StageClient
+from .recorded import Replays
 
 
 @pytest.fixture
@@ -27,3 +28,9 @@ async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[
 async def stage(app: AlfredApp) -> AsyncIterator[StageClient]:
     async with Client(build_server(app)) as client:
         yield StageClient(client)
+
+
+@pytest.fixture(scope="session")
+def recorded_replays(tmp_path_factory: pytest.TempPathFactory, seeded_kitchens: SeededKitchens) -> Replays:
+    """The recordings' replays made in this test process (`Replays`), shared by every test that reads one."""
+    return Replays(tmp_path_factory.mktemp("replays"), seeded_kitchens)

@@ -22,6 +22,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import time_machine
 from e2e.conftest import SeededKitchens, seeded_app
 from mcp import Client
@@ -218,6 +219,30 @@ async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -
                 log.refs = await session_refs(app)
                 replayed.append(log)
     return replayed
+
+
+class Replays:
+    """Each recording replayed (`replay`) once per test process, from `kitchens`, kept by the recording (its listing
+    included): the tests that check the same calls made the same way read one replay, and change nothing in it."""
+
+    def __init__(self, folder: Path, kitchens: SeededKitchens) -> None:
+        self.folder = folder
+        self.kitchens = kitchens
+        self._made: dict[str, list[ReplayedTurn]] = {}
+
+    async def of(self, recording: Recording) -> list[ReplayedTurn]:
+        key = repr(recording)
+        if key not in self._made:
+            folder = self.folder / str(len(self._made))
+            folder.mkdir()
+            self._made[key] = await replay(recording, folder, self.kitchens)
+        return self._made[key]
+
+
+def same_replay(recordings: list[Recording]) -> list[Any]:
+    """One param per recording, named by it, in the recording's xdist group: under `--dist loadgroup` every test that
+    reads its replay (`Replays`) runs in one worker, where it is made once."""
+    return [pytest.param(recording, id=recording.name, marks=pytest.mark.xdist_group(recording.name)) for recording in recordings]
 
 
 async def made_call(mapper: RefMapper, call: RecordedCall, log: ReplayedTurn, number: int) -> RecordedCall | None:

@@ -17,9 +17,9 @@ a model could not have written it ahead (`RepliesAhead.lookups` counts those acc
 lookup is replayed as recorded, as a model that sends a reply ahead only when it knows the outcome would drive it).
 
 A model can only name refs the session gave it, and refs are numbered as rows are first shown: a turn sent ahead
-shows fewer contexts, so the same row may get another number than in the recording. The replay therefore runs in
-lockstep with the recording's own replay on two copies of one seeded kitchen (same row ids): every ref a call names
-is translated to the ref the session sent ahead gave the same row (or draft, by its label); an output naming a row that
+shows fewer contexts, so the same row may get another number than in the recording. The replay therefore runs turn
+by turn beside the recording's own replay (`replay`, kept after each turn) on two copies of one seeded kitchen (same
+row ids): every ref a call names is translated to the ref the session sent ahead gave the same row (or draft, by its label); an output naming a row that
 session has not shown yet waits, sent with the submit after the answer that shows it.
 """
 
@@ -36,8 +36,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
 
 from .kitchen_digest import kitchen_digest
-from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, made_call, on_day, recording_server
-from .ref_mapping import RefMapper
+from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day, recording_server, replay
 from .ref_translation import RecordedRefs, session_refs
 
 AHEAD_ROLES = ("understand", "think")
@@ -110,36 +109,34 @@ class LookupsAnswered:
 
 
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
-                            replies: RepliesAhead | LookupsAnswered | None = None) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
-    """The recording replayed call for call, and sent ahead, in lockstep on two copies of one seeded kitchen (from
-    `kitchens`); the logs of each turn of both (the digest: the kitchen after the turn). With `replies`, each turn's
-    reply is sent ahead (`_turn_reply_ahead`) and what became of it is kept there; as `LookupsAnswered`, a lookup's
-    reply is left out where the server said it was answered from its rows (`_turn_answered_from_rows`)."""
+                            replies: RepliesAhead | LookupsAnswered | None = None,
+                            replayed: list[ReplayedTurn] | None = None) -> tuple[list[ReplayedTurn], list[ReplayedTurn]]:
+    """The recording replayed call for call (`replay`, or `replayed`: its replay already made from `kitchens`), and sent
+    ahead turn by turn beside it on another copy of the same seeded kitchen (from `kitchens`: the same row ids), each
+    turn's refs translated from those the replay's session had given after the same turn; the logs of each turn of both
+    (the digest: the kitchen after the turn). With `replies`, each turn's reply is sent ahead (`_turn_reply_ahead`) and
+    what became of it is kept there; as `LookupsAnswered`, a lookup's reply is left out where the server said it was
+    answered from its rows (`_turn_answered_from_rows`)."""
     one_by_one, ahead = folder / "one_by_one", folder / "ahead"
     for made in (one_by_one, ahead):
         made.mkdir()
-    logs: tuple[list[ReplayedTurn], list[ReplayedTurn]] = ([], [])
+    if replayed is None:
+        replayed = await replay(recording, one_by_one, kitchens)
+    logs: list[ReplayedTurn] = []
     with on_day(recording.today):
-        async with kitchens.copy(one_by_one, recording.today) as app_one, kitchens.copy(ahead, recording.today) as app_ahead, \
-                Client(recording_server(app_one, recording)) as client_one, Client(recording_server(app_ahead, recording)) as client_ahead:
-            mapper = RefMapper(app_one, one_by_one / "kitchen.db")
-            for turn in recording.turns:
-                recorded = _Session(app_one, client_one, one_by_one, ReplayedTurn(turn.label))
-                for number, call in enumerate(turn.calls, 1):
-                    if (made := await made_call(mapper, call, recorded.log, number)) is not None:
-                        await recorded.run(made)
+        async with kitchens.copy(ahead, recording.today) as app_ahead, Client(recording_server(app_ahead, recording)) as client_ahead:
+            for turn, recorded in zip(recording.turns, replayed, strict=True):
                 sent = _Session(app_ahead, client_ahead, ahead, ReplayedTurn(turn.label))
-                translation = RecordedRefs(await session_refs(app_one))
+                translation = RecordedRefs(recorded.refs)
                 if replies is None:
-                    await _turn_sent_ahead(recorded.log.as_made(turn), sent, translation)
+                    await _turn_sent_ahead(recorded.as_made(turn), sent, translation)
                 elif isinstance(replies, LookupsAnswered):
-                    await _turn_answered_from_rows(recorded.log.as_made(turn), sent, translation, replies)
+                    await _turn_answered_from_rows(recorded.as_made(turn), sent, translation, replies)
                 else:
-                    await _turn_reply_ahead(recorded.log.as_made(turn), sent, translation, replies)
-                for session, log in zip((recorded, sent), logs, strict=True):
-                    session.log.digest = kitchen_digest(session.folder / "kitchen.db")
-                    log.append(session.log)
-    return logs
+                    await _turn_reply_ahead(recorded.as_made(turn), sent, translation, replies)
+                sent.log.digest = kitchen_digest(ahead / "kitchen.db")
+                logs.append(sent.log)
+    return replayed, logs
 
 
 async def _turn_sent_ahead(turn: RecordedTurn, session: _Session, translation: RecordedRefs) -> None:

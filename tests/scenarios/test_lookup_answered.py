@@ -23,7 +23,7 @@ from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.stage_view import ANSWERED, ANSWERED_WORDED
 
 from .kitchen_digest import digest_changes
-from .recorded import Recording, load_recordings
+from .recorded import Recording, Replays, load_recordings, same_replay
 from .scripts import constraint, plan, reply, step
 from .sent_ahead_replay import LookupsAnswered, replay_sent_ahead
 from .test_sent_ahead import PEPPER_OUTPUTS, _sent
@@ -236,13 +236,14 @@ ROUND_4 = [recording for recording in load_recordings() if recording.name.starts
 """The round driven on the code with replies sent ahead: its lookups were each answered with a reply submitted."""
 
 
-@pytest.mark.parametrize("recording", ROUND_4, ids=lambda recording: recording.name)
+@pytest.mark.parametrize("recording", same_replay(ROUND_4))
 async def test_a_recorded_conversation_with_its_lookups_answered_from_their_rows_reaches_the_same_kitchen(
-        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens, recorded_replays: Replays) -> None:
     """Each lookup's recorded reply left out where the answer said `answered` (sent_ahead_replay.py): every turn leaves
     the kitchen as the recording did, nothing diverges, and each such turn saves at least its reply's call."""
     answered = LookupsAnswered()
-    one_by_one, replayed = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=answered)
+    one_by_one, replayed = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=answered,
+                                                   replayed=await recorded_replays.of(recording))
     for turn, recorded, sent in zip(recording.turns, one_by_one, replayed, strict=True):
         assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
         assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"

@@ -3,8 +3,8 @@
 Each replay must take every call the way it went live (accepted or refused), leave the kitchen as it
 was after every turn, and keep every turn within the budgets of issue 24. The same turns through the
 bundled loop (`chat`), their accepted role outputs as its model (refs translated for its session), must reach the
-same kitchen. Each recording is replayed once per test process (`replayed`) for both its tests, which are one
-xdist group (under `--dist loadgroup`, one worker).
+same kitchen. Each recording is replayed once per test process (`recorded_replays`) for both its tests and those of
+other files that read the same replay, which are one xdist group (under `--dist loadgroup`, one worker).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from e2e.conftest import SeededKitchens
 
 from .kitchen_digest import digest_changes
-from .recorded import Recording, ReplayedTurn, load_recordings, replay, replay_through_loop
+from .recorded import Recording, ReplayedTurn, Replays, load_recordings, replay_through_loop, same_replay
 from .scripts import TURN_BYTES_BUDGET, TURN_CALLS_BUDGET
 
 pytestmark = pytest.mark.anyio
@@ -24,24 +24,10 @@ pytestmark = pytest.mark.anyio
 RECORDINGS = load_recordings()
 
 
-def _params(recordings: list[Recording]) -> list[object]:
-    """One param per recording, its tests in one xdist group so that its replay is made once."""
-    return [pytest.param(recording, id=recording.name, marks=pytest.mark.xdist_group(recording.name)) for recording in recordings]
-
-
-@pytest.fixture(scope="module")
-def replays() -> dict[str, list[ReplayedTurn]]:
-    """The replays made in this test process, by recording."""
-    return {}
-
-
 @pytest.fixture
-async def replayed(recording: Recording, replays: dict[str, list[ReplayedTurn]], seeded_kitchens: SeededKitchens,
-                   tmp_path_factory: pytest.TempPathFactory) -> list[ReplayedTurn]:
+async def replayed(recording: Recording, recorded_replays: Replays) -> list[ReplayedTurn]:
     """The recording replayed call for call (`replay`), made once for all the tests of the recording."""
-    if recording.name not in replays:
-        replays[recording.name] = await replay(recording, tmp_path_factory.mktemp("replay"), seeded_kitchens)
-    return replays[recording.name]
+    return await recorded_replays.of(recording)
 
 
 def test_at_least_twelve_conversations_are_recorded_each_beside_its_plain_run() -> None:
@@ -63,7 +49,7 @@ def _earlier_rounds(name: str) -> set[str]:
     return {base if earlier == 1 else f"r{earlier}_{base}" for earlier in range(1, int(found.group(1)))}
 
 
-@pytest.mark.parametrize("recording", _params(RECORDINGS))
+@pytest.mark.parametrize("recording", same_replay(RECORDINGS))
 async def test_a_recorded_conversation_replays_to_the_same_kitchen(recording: Recording, replayed: list[ReplayedTurn]) -> None:
     for turn, log in zip(recording.turns, replayed, strict=True):
         assert not log.diverged, f"{turn.label} {turn.message!r}: {log.diverged}"
@@ -72,7 +58,7 @@ async def test_a_recorded_conversation_replays_to_the_same_kitchen(recording: Re
         assert log.bytes <= TURN_BYTES_BUDGET, f"{turn.label}: {log.bytes} bytes"
 
 
-@pytest.mark.parametrize("recording", _params([r for r in RECORDINGS if not r.plain and all(t.writes_only_in_turn for t in r.turns)]))
+@pytest.mark.parametrize("recording", same_replay([r for r in RECORDINGS if not r.plain and all(t.writes_only_in_turn for t in r.turns)]))
 async def test_a_recorded_conversation_through_the_bundled_loop_reaches_the_same_kitchen(
         recording: Recording, replayed: list[ReplayedTurn], tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
     digests = await replay_through_loop(recording, tmp_path, seeded_kitchens, replayed)

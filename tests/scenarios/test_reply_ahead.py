@@ -27,7 +27,7 @@ from alfred_mcp.server.tools.stage_view import ANSWERED, SEND_AHEAD
 from alfred_mcp.state.refs import refs_in
 
 from .kitchen_digest import digest_changes, kitchen_digest
-from .recorded import Recording, load_recordings
+from .recorded import Recording, Replays, load_recordings, same_replay
 from .scripts import constraint, plan, recipe, reply, step
 from .sent_ahead_replay import RepliesAhead, replay_sent_ahead
 from .test_sent_ahead import LOOKUP, PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
@@ -486,15 +486,16 @@ DRIVEN_WITH_THEN = [recording for recording in load_recordings()
 """The rounds whose models sent outputs ahead (round 4's replies too)."""
 
 
-@pytest.mark.parametrize("recording", DRIVEN_WITH_THEN, ids=lambda recording: recording.name)
+@pytest.mark.parametrize("recording", same_replay(DRIVEN_WITH_THEN))
 async def test_a_recorded_conversation_with_its_replies_sent_ahead_reaches_the_same_kitchen_in_fewer_calls(
-        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens, recorded_replays: Replays) -> None:
     """Each turn's recorded reply sent ahead with the turn's other outputs (sent_ahead_replay.py): every turn leaves
     the kitchen as the recording did, no turn takes more calls, each reply ahead accepted saves its call, a refused
     or passed-over one is submitted as recorded, and one its model had sent ahead and had applied is replayed as
     recorded."""
     replies = RepliesAhead()
-    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=replies)
+    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replies=replies,
+                                              replayed=await recorded_replays.of(recording))
     for turn, recorded, sent in zip(recording.turns, one_by_one, ahead, strict=True):
         assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
         assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"

@@ -24,7 +24,7 @@ from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.stage_view import ANSWERED, SEND_AHEAD
 
 from .kitchen_digest import digest_changes, kitchen_digest
-from .recorded import Recording, load_recordings
+from .recorded import Recording, Replays, load_recordings, same_replay
 from .scripts import plan, reply, step
 from .sent_ahead_replay import replay_sent_ahead
 
@@ -193,12 +193,12 @@ async def test_roles_passed_over_are_not_marked_sent_so_a_later_turn_one_by_one_
 ROUND_2 = [recording for recording in load_recordings() if recording.name.startswith("r2_") and not recording.plain]
 
 
-@pytest.mark.parametrize("recording", ROUND_2, ids=lambda recording: recording.name)
+@pytest.mark.parametrize("recording", same_replay(ROUND_2))
 async def test_a_recorded_conversation_sent_ahead_reaches_the_same_kitchen_in_fewer_calls(
-        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens) -> None:
+        recording: Recording, tmp_path: Path, seeded_kitchens: SeededKitchens, recorded_replays: Replays) -> None:
     """Each turn's recorded Understand and Think outputs sent ahead (sent_ahead_replay.py): every turn leaves the
     kitchen as the recording did, no output sent ahead is refused or passed over, and no turn takes more calls."""
-    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens)
+    one_by_one, ahead = await replay_sent_ahead(recording, tmp_path, seeded_kitchens, replayed=await recorded_replays.of(recording))
     for turn, recorded, sent in zip(recording.turns, one_by_one, ahead, strict=True):
         assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
         assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,12 +17,27 @@ from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.state.client_memo import row_ref
 
 from .driver import StageClient, TurnLog
-from .recorded import Recording, load_recordings, replayed_answers
+from .recorded import Recording, load_recordings, replayed_answers, same_replay
 from .scripts import SCENARIOS, Scenario, drive
 
 pytestmark = pytest.mark.anyio
 
 LATEST = [recording for recording in load_recordings() if recording.name.startswith("r3_")]
+
+
+@pytest.fixture(scope="module")
+def answers_made() -> dict[str, list[list[dict[str, Any]]]]:
+    """The recordings' `replayed_answers` made in this test process, by recording: its three tests read the same answers."""
+    return {}
+
+
+@pytest.fixture
+async def answers(recording: Recording, answers_made: dict[str, list[list[dict[str, Any]]]],
+                  tmp_path_factory: pytest.TempPathFactory) -> list[list[dict[str, Any]]]:
+    """The recording's `replayed_answers`, made once per test process."""
+    if recording.name not in answers_made:
+        answers_made[recording.name] = await replayed_answers(recording, tmp_path_factory.mktemp("answers"))
+    return answers_made[recording.name]
 
 
 def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
@@ -35,14 +49,15 @@ def _section(context: str, heading: str) -> tuple[str, list[str]] | None:
     return None
 
 
-@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
-async def test_the_conversation_is_never_quoted_back_to_the_client_that_held_it(tmp_path: Path, recording: Recording) -> None:
+@pytest.mark.parametrize("recording", same_replay(LATEST))
+async def test_the_conversation_is_never_quoted_back_to_the_client_that_held_it(recording: Recording,
+                                                                                 answers: list[list[dict[str, Any]]]) -> None:
     """A stage client's model sent every message and wrote every reply of its session: no answer quotes one back, not
     as a conversation section, nor as the tone and offer its last reply took (its model has them in its chat)."""
     said = [turn.message for turn in recording.turns if turn.message]
     checked = 0
-    for answers in await replayed_answers(recording, tmp_path):
-        for answer in answers:
+    for turn_answers in answers:
+        for answer in turn_answers:
             context = (answer.get("next") or {}).get("context", "")
             checked += bool(context) or "answered" in answer  # a lookup answered from its rows sends no context
             assert _section(context, "Conversation") is None, (recording.name, context)
@@ -79,28 +94,30 @@ async def test_a_finished_turn_echoes_the_reply_only_when_the_state_changed_it(s
 ENTITY = re.compile(r"^\s*- ([a-z]+_\d+): ")
 
 
-@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
-async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(tmp_path: Path, recording: Recording) -> None:
+@pytest.mark.parametrize("recording", same_replay(LATEST))
+async def test_a_row_a_notice_showed_is_listed_in_no_later_context_of_the_turn(recording: Recording,
+                                                                                answers: list[list[dict[str, Any]]]) -> None:
     """Whatever form a notice shows rows in (a card's '- ref | …' lines, a grouped view's '(shop_3)', a removal's
     'removed.ref: …; removed.label: …'), the entity lines of those refs are not sent again in the turn's later
     contexts."""
-    for answers in await replayed_answers(recording, tmp_path):
+    for turn_answers in answers:
         shown: set[str] = set()
-        for answer in answers:
+        for answer in turn_answers:
             shown |= {ref for line in (answer.get("notice") or "").splitlines()[1:] if (ref := row_ref(line)) is not None}
             context = (answer.get("next") or {}).get("context", "")
             again = [line for line in context.splitlines() if (found := ENTITY.match(line)) and found.group(1) in shown]
             assert not again, (recording.name, again)
 
 
-@pytest.mark.parametrize("recording", LATEST, ids=[r.name for r in LATEST])
-async def test_a_result_line_the_notice_carries_or_the_outcome_alone_is_not_repeated(tmp_path: Path, recording: Recording) -> None:
+@pytest.mark.parametrize("recording", same_replay(LATEST))
+async def test_a_result_line_the_notice_carries_or_the_outcome_alone_is_not_repeated(recording: Recording,
+                                                                                      answers: list[list[dict[str, Any]]]) -> None:
     """A step's result line in the context is not a line of the same answer's notice again: it names its tool and
     points at the notice; and that pointer stands only beside a notice that has such a line. No outcome heading
     stands alone: the answer's `outcome` says it."""
     checked = 0
-    for answers in await replayed_answers(recording, tmp_path):
-        for answer in answers:
+    for turn_answers in answers:
+        for answer in turn_answers:
             notice = [line.strip() for line in (answer.get("notice") or "").splitlines() if line.strip()]
             context = (answer.get("next") or {}).get("context", "")
             assert not BARE_OUTCOME.search(context), (recording.name, context)  # the answer's `outcome` says it

@@ -17,9 +17,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
+from pg_harness import DatabaseFactory
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
@@ -27,7 +26,6 @@ from alfred_mcp.store.base import Store
 from alfred_mcp.store.sqlite import SQLiteStore
 
 BACKENDS = ("sqlite", "postgres", "supabase")
-TEMPLATE = "alfred_template"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,36 +42,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize("backend", BACKENDS[:2])
         else:
             metafunc.parametrize("backend", BACKENDS)
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
-    """A throwaway PostgreSQL cluster for the whole test session."""
-    try:
-        import psycopg  # noqa: F401
-
-        with postgres_server() as server:
-            yield server
-    except (PostgresUnavailable, ImportError) as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (under CI=true this fails instead)")
-
-
-@pytest.fixture(scope="session")
-def pg_databases(pg_server: PostgresServer) -> Iterator[DatabaseFactory]:
-    """Makes databases that start migrated: copies of a template migrated once."""
-    from alfred_mcp.store.postgres import PostgresStore
-
-    async def migrate(dsn: str) -> None:
-        store = PostgresStore(dsn)
-        await store.open()
-        await store.close()
-
-    anyio.run(migrate, create_database(pg_server, TEMPLATE))
-    factory = DatabaseFactory(pg_server, TEMPLATE)
-    yield factory
-    factory.close()
 
 
 @pytest.fixture

@@ -1,51 +1,20 @@
-"""PostgreSQL for the HTTP tests: one throwaway cluster, a migrated template, a fresh copy per test.
+"""PostgreSQL for the HTTP tests: a fresh copy per test of the migrated template the store tests use too (`pg_databases`,
+on the test process's one cluster).
 
 Without PostgreSQL the tests skip with the install command, except under CI=true.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
-import anyio
 import pytest
-from pg_harness import DatabaseFactory, PostgresUnavailable, create_database, postgres_server
-
-TEMPLATE = "alfred_http_template"
-
-
-@pytest.fixture(scope="session")
-def http_pg_databases() -> Iterator[DatabaseFactory]:
-    try:
-        import psycopg  # noqa: F401
-
-        from alfred_mcp.store.postgres import PostgresStore
-    except ImportError as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"psycopg is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (under CI=true this fails instead)")
-    try:
-        with postgres_server() as server:
-
-            async def migrate(dsn: str) -> None:
-                store = PostgresStore(dsn)
-                await store.open()
-                await store.close()
-
-            anyio.run(migrate, create_database(server, TEMPLATE))
-            factory = DatabaseFactory(server, TEMPLATE)
-            yield factory
-            factory.close()
-    except PostgresUnavailable as error:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required under CI=true: {error}", pytrace=False)
-        pytest.skip(f"{error} (under CI=true this fails instead)")
+from pg_harness import DatabaseFactory
 
 
 @pytest.fixture
-def pg_url(http_pg_databases: DatabaseFactory) -> Iterator[str]:
+def pg_url(pg_databases: DatabaseFactory) -> Iterator[str]:
     """A fresh, migrated PostgreSQL database's URL."""
-    dsn = http_pg_databases.create()
+    dsn = pg_databases.create()
     yield dsn
-    http_pg_databases.release(dsn)
+    pg_databases.release(dsn)

@@ -1,6 +1,10 @@
 """/metrics on a real `serve --http` process: its own scrape token, counts that agree with what the clients
 were answered (parsed with prometheus_client's own parser), the PostgreSQL pool, the bundled agent's model
-calls, and a real Prometheus server scraping it."""
+calls, and a real Prometheus server scraping it.
+
+The tests that read one metered server on SQLite share it (`shared`, one per module, its tests one xdist group): each
+counts what its own calls added (a scrape before them, one after: `added`); a server of another configuration (metrics
+off, PostgreSQL, replicas, a refused token) is the test's own."""
 
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from alfred_mcp.server.dispatch import ERROR_META
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from http_harness import free_port, http_client, http_server, running  # noqa: E402
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("http_metrics")]
 TOKEN = "metrics-user-token-0123456789"
 SCRAPE = "metrics-scrape-token-0123456789"
 TOKENS = {TOKEN: "alice"}
@@ -74,11 +78,13 @@ async def _scrape(raw: httpx2.AsyncClient, url: str) -> dict[tuple[str, tuple[tu
     return samples(answer.text)
 
 
-async def test_metrics_count_every_call_as_its_client_was_answered(tmp_path: Path) -> None:
+async def test_metrics_count_every_call_as_its_client_was_answered(shared: str) -> None:
     """Calls per tool and outcome, one duration observation per call, errors by code, import fetches: all equal the answers."""
-    async with metered(str(tmp_path / "k.db")) as url, http_client(url, TOKEN) as client, httpx2.AsyncClient(timeout=10) as raw:
+    url = shared
+    async with http_client(url, TOKEN) as client, httpx2.AsyncClient(timeout=10) as raw:
+        before = await _scrape(raw, url)
         seen = await _answered(client)
-        found = await _scrape(raw, url)
+        found = added(await _scrape(raw, url), before)
     assert {outcome for _, outcome, _ in seen} >= {"ok", "refused"}
     for (tool, outcome), count in Counter((tool, outcome) for tool, outcome, _ in seen).items():
         assert found[("alfred_tool_calls_total", (("outcome", outcome), ("tool", tool)))] == count, (tool, outcome)
@@ -92,6 +98,26 @@ async def test_metrics_count_every_call_as_its_client_was_answered(tmp_path: Pat
     assert sum(value for (name, _), value in found.items() if name == "alfred_tool_calls_total") == len(CALLS)
 
 
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+def added(after: Samples, before: Samples) -> Samples:
+    """Every sample of `after` less its value in `before`: what happened between the two scrapes."""
+    return {key: value - before.get(key, 0.0) for key, value in after.items()}
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
+    """One metered server on SQLite for the module's tests, with the packaged scripted model for the chat tool."""
+    async with metered(str(tmp_path_factory.mktemp("metrics") / "k.db"), {"ALFRED_MODEL": "scripted:demo"}) as url:
+        yield url
+
+
 SCRAPES_REFUSED = [
     ("no token", {}, 401),
     ("a user's token", {"Authorization": f"Bearer {TOKEN}"}, 401),
@@ -99,8 +125,9 @@ SCRAPES_REFUSED = [
 ]
 
 
-async def test_metrics_need_the_scrape_token_and_are_off_without_one(tmp_path: Path) -> None:
-    async with metered(str(tmp_path / "k.db")) as url, httpx2.AsyncClient(timeout=10) as raw:
+async def test_metrics_need_the_scrape_token_and_are_off_without_one(shared: str, tmp_path: Path) -> None:
+    url = shared
+    async with httpx2.AsyncClient(timeout=10) as raw:
         refused = {case: (await raw.get(base(url) + "/metrics", headers=headers)).status_code for case, headers, _ in SCRAPES_REFUSED}
         posted = await raw.post(base(url) + "/metrics", headers={"Authorization": f"Bearer {SCRAPE}"})
     async with http_server(str(tmp_path / "k2.db"), TOKENS) as url, httpx2.AsyncClient(timeout=10) as raw:
@@ -127,12 +154,13 @@ async def test_metrics_show_the_postgres_pool(pg_url: str) -> None:
     assert 1 <= pool["size"] <= pool["max"] and pool["idle"] <= pool["size"] and pool["waiting"] >= 0
 
 
-async def test_metrics_count_the_bundled_agents_model_calls(tmp_path: Path) -> None:
+async def test_metrics_count_the_bundled_agents_model_calls(shared: str) -> None:
     """The chat tool's turn with the packaged scripted model: its role calls and requests are counted."""
-    async with metered(str(tmp_path / "k.db"), {"ALFRED_MODEL": "scripted:demo"}) as url, http_client(url, TOKEN) as client, \
-            httpx2.AsyncClient(timeout=10) as raw:
+    url = shared
+    async with http_client(url, TOKEN) as client, httpx2.AsyncClient(timeout=10) as raw:
+        before = await _scrape(raw, url)
         result = await client.call_tool("chat", {"message": "what are my tasks?"})
-        found = await _scrape(raw, url)
+        found = added(await _scrape(raw, url), before)
     assert not result.is_error, result.content
     calls = {dict(labels)["role"]: value for (name, labels), value in found.items()
              if name == "alfred_model_calls_total" and dict(labels)["outcome"] == "ok"}
@@ -140,19 +168,26 @@ async def test_metrics_count_the_bundled_agents_model_calls(tmp_path: Path) -> N
     assert found[("alfred_model_requests_total", ())] == sum(calls.values())
 
 
-async def test_a_real_prometheus_scrapes_the_server(tmp_path: Path) -> None:
+async def test_a_real_prometheus_scrapes_the_server(shared: str, tmp_path: Path) -> None:
     """Debian's prometheus, scraping every second with the token, stores the calls the server counted."""
     binary = shutil.which("prometheus")
     if binary is None:
         if os.environ.get("CI") == "true":
             pytest.fail("prometheus is required under CI=true (apt-get install prometheus)", pytrace=False)
         pytest.skip("prometheus is not installed (apt-get install prometheus; under CI=true this fails instead)")
-    async with metered(str(tmp_path / "k.db")) as url, http_client(url, TOKEN) as client:
+    url = shared
+    async with http_client(url, TOKEN) as client, httpx2.AsyncClient(timeout=10) as raw:
+        counted = _calls_counted(await _scrape(raw, url))  # by the module's tests before this one
         seen = await _answered(client)
-        async with prometheus(binary, url.removeprefix("http://").removesuffix("/mcp"), tmp_path) as api, \
-                httpx2.AsyncClient(timeout=10) as raw:
-            stored = await _stored_calls(raw, api, want=len(seen))
-    assert stored == Counter((tool, outcome) for tool, outcome, _ in seen)
+        async with prometheus(binary, url.removeprefix("http://").removesuffix("/mcp"), tmp_path) as api:
+            stored = await _stored_calls(raw, api, want=sum(counted.values()) + len(seen))
+    assert stored == counted + Counter((tool, outcome) for tool, outcome, _ in seen)
+
+
+def _calls_counted(found: Samples) -> Counter[tuple[str, str]]:
+    """alfred_tool_calls_total of a scrape, by (tool, outcome)."""
+    return Counter({(dict(labels)["tool"], dict(labels)["outcome"]): int(value) for (name, labels), value in found.items()
+                    if name == "alfred_tool_calls_total"})
 
 
 @asynccontextmanager
