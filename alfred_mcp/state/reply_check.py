@@ -9,7 +9,8 @@ this turn whose action backs the verb, on the table the clause names; a claim na
 saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
 question, a correction of what was said before ("I said I had added X, but I had not") and a sentence
 saying how things stood ("Eggs had been added to your list", "Thursday dinner was planned with it": what
-the meal held), a present passive ('is already partly planned') and a relative clause about what the user did ('the
+the meal held), a present passive ('is already partly planned'), a participle set beside its thing ('Sunday lunch, planned as its
+leftovers, has none') and a relative clause about what the user did ('the
 salmon dinner you swapped out') claim nothing; 'no longer on your list' and a relative clause about what the assistant
 did ('the eggs I added') are backed by this turn or an earlier one. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
 named by its ref or its label as a whole name (`names_whole`: the same head word, plurals folded), never
@@ -106,6 +107,11 @@ _MAKES = frozenset({"plan", "save", "create"})
 the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
 _NOW_HOLDS = re.compile(r"\s+(?:without|with\s+no|with\s+nothing|with\s+only|with\s+just|but\s+without)\b", re.IGNORECASE)
 """'Thursday's dinner is now planned without a recipe': what a made thing holds since a change (a recipe unlinked)."""
+_SET_BESIDE = re.compile(r"\w\s*,\s*$")
+_SET_BESIDE_END = re.compile(r"\s+(?:as|with|around|using|for)\b[^,;:.!?]*,\s*(?:\w+ly\s+)?(?:has|have|had|is|are|was|were|still|now)\b",
+                             re.IGNORECASE)
+"""'Sunday lunch, planned as its leftovers, has no recipe either': a made thing's participle set between commas beside its
+thing, before the sentence's own verb, says what the thing is (what it holds), not what a turn did."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -458,6 +464,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             continue  # 'the eggs had been added to your list': how things stood before this turn
         if _VERB_OF[word] in _MAKES and _WAS.search(before) and _HOLDS.match(after):
             continue  # 'Thursday dinner was planned with it': what the meal holds, not a plan of this turn
+        if _VERB_OF[word] in _MAKES and not relative and (beside := _SET_BESIDE.search(before)) \
+                and not _OPENER.match(before[: beside.start() + 1]) and _SET_BESIDE_END.match(after):
+            continue  # 'Sunday lunch, planned as its leftovers, has no recipe': what the meal is, set beside it
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
         since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
