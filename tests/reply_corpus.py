@@ -147,6 +147,11 @@ def corpus() -> list[Case]:
                         cases.append(Case(claim(absent), facts, True, "no longer there since an earlier turn"))
                     else:
                         cases.append(Case(claim(absent), facts, False, "earlier turn"))
+                    recap = ReplyFacts(earlier=earlier)  # a turn that wrote nothing, asked what an earlier one did
+                    cases.append(Case(claim(absent), recap, True, "an earlier turn's doing, recapped"))
+                    cases.append(Case(claim(written), recap, False, "a recap of what no turn did"))
+                    cases.append(Case(claim(absent), ReplyFacts(earlier=_facts(place, wrong_verb, absent, start=20)), False,
+                                      "a recap with the wrong verb"))
                     cases.append(Case(claim(written), ReplyFacts(things=[*_facts(place, wrong_verb, written), *elsewhere]), False,
                                       "wrong verb"))
                     if names_table:
@@ -347,7 +352,8 @@ def labelled_thing_cases() -> list[Case]:
                         else OTHER_THINGS[-1]
                     cases.append(Case(text, ReplyFacts(things=[other], earlier=[fact]), False,
                                       "a label's words are not the claim's table"))
-                    cases.append(Case(text, ReplyFacts(earlier=[fact]), False, "a label's words are not the claim's table"))
+                    cases.append(Case(text, ReplyFacts(earlier=[fact]), True, "an earlier turn's doing to a label, recapped"))
+                    cases.append(Case(text, ReplyFacts(earlier=[other]), False, "a recap of what no turn did to a label"))
                     if table == "tasks":  # 'your list' is either list, but the claim is about this task, not a line of the other
                         line = Fact(action, "shopping_list", "shop_9", "Eggs")
                         cases.append(Case(text, ReplyFacts(things=[line], earlier=[fact]), False, "another list's thing"))
@@ -643,7 +649,11 @@ def explained_state_cases() -> list[Case]:
         cases.append(Case(said, ReplyFacts(earlier=[gone]), True, "a past passive explaining a state"))
         cases.append(Case(said, ReplyFacts(things=[gone]), True, "a past passive explaining a state"))
         cases.append(Case(said, ReplyFacts(earlier=[other]), False, "a past passive explaining a state, not done"))
-        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(earlier=[gone]), False, "a past passive of an earlier turn"))
+        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(earlier=[gone]), True,
+                          "a past passive of an earlier turn, recapped"))
+        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(things=[Fact("created", "shopping_list", "shop_2", "Eggs")],
+                                                                              earlier=[gone]), False,
+                          "a past passive of an earlier turn, beside this turn's write"))
     return cases
 
 
