@@ -599,8 +599,8 @@ async def test_a_recipe_deleted_then_its_meal_described_and_its_cause_told_a_tur
 async def test_a_recap_of_an_earlier_removal_with_a_meal_described_beside_it_is_accepted_and_naming_another_recipe_refused(
         client: Client) -> None:
     """Round 6, b1 t3: the turn after a planned recipe is deleted, the user asks what happened; "Sunday lunch, planned as
-    its leftovers, has no recipe either" describes a meal (no plan claimed) and "since the X was deleted" tells the
-    earlier turn's doing. The same recap naming a recipe no turn deleted is refused, naming it."""
+    its leftovers, has no recipe either" describes a meal (no plan claimed) and "The X was deleted" recaps the earlier
+    turn's doing in a turn that wrote nothing. The same recap naming a recipe no turn deleted is refused, naming it."""
     meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
     dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
     other = await _first_row(client, "recipes", {"field": "id", "op": "neq", "value": meal["recipe_id"]})
@@ -611,7 +611,7 @@ async def test_a_recap_of_an_earlier_removal_with_a_meal_described_beside_it_is_
     await _completed(await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs)))
 
     def recap(name: str) -> dict[str, Any]:
-        return reply(f"{day}'s dinner is still on your plan, but it no longer has a recipe since the {name} was deleted. "
+        return reply(f"{day}'s dinner is still on your plan, but it has no recipe now. The {name} was deleted. "
                      f"The next day's lunch, planned as its leftovers, has no recipe either.")
 
     asked = [("understand", {"referenced_refs": [meal["id"]], "processed_message": "what happened to that dinner",
