@@ -147,6 +147,11 @@ def corpus() -> list[Case]:
                         cases.append(Case(claim(absent), facts, True, "no longer there since an earlier turn"))
                     else:
                         cases.append(Case(claim(absent), facts, False, "earlier turn"))
+                    recap = ReplyFacts(earlier=earlier)  # a turn that wrote nothing, asked what an earlier one did
+                    cases.append(Case(claim(absent), recap, True, "an earlier turn's doing, recapped"))
+                    cases.append(Case(claim(written), recap, False, "a recap of what no turn did"))
+                    cases.append(Case(claim(absent), ReplyFacts(earlier=_facts(place, wrong_verb, absent, start=20)), False,
+                                      "a recap with the wrong verb"))
                     cases.append(Case(claim(written), ReplyFacts(things=[*_facts(place, wrong_verb, written), *elsewhere]), False,
                                       "wrong verb"))
                     if names_table:
@@ -347,7 +352,8 @@ def labelled_thing_cases() -> list[Case]:
                         else OTHER_THINGS[-1]
                     cases.append(Case(text, ReplyFacts(things=[other], earlier=[fact]), False,
                                       "a label's words are not the claim's table"))
-                    cases.append(Case(text, ReplyFacts(earlier=[fact]), False, "a label's words are not the claim's table"))
+                    cases.append(Case(text, ReplyFacts(earlier=[fact]), True, "an earlier turn's doing to a label, recapped"))
+                    cases.append(Case(text, ReplyFacts(earlier=[other]), False, "a recap of what no turn did to a label"))
                     if table == "tasks":  # 'your list' is either list, but the claim is about this task, not a line of the other
                         line = Fact(action, "shopping_list", "shop_9", "Eggs")
                         cases.append(Case(text, ReplyFacts(things=[line], earlier=[fact]), False, "another list's thing"))
@@ -643,7 +649,11 @@ def explained_state_cases() -> list[Case]:
         cases.append(Case(said, ReplyFacts(earlier=[gone]), True, "a past passive explaining a state"))
         cases.append(Case(said, ReplyFacts(things=[gone]), True, "a past passive explaining a state"))
         cases.append(Case(said, ReplyFacts(earlier=[other]), False, "a past passive explaining a state, not done"))
-        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(earlier=[gone]), False, "a past passive of an earlier turn"))
+        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(earlier=[gone]), True,
+                          "a past passive of an earlier turn, recapped"))
+        cases.append(Case(f"{label} was {word} from your recipes.", ReplyFacts(things=[Fact("created", "shopping_list", "shop_2", "Eggs")],
+                                                                              earlier=[gone]), False,
+                          "a past passive of an earlier turn, beside this turn's write"))
     return cases
 
 
@@ -730,7 +740,7 @@ def reopened_draft_cases() -> list[Case]:
 def round_four_cases() -> list[Case]:
     """Issue 24's fourth round: partial outcomes and reopened drafts said (or not), each class with its twins."""
     return [*partial_outcome_cases(), *reopened_draft_cases(), *described_now_cases(), *now_holding_cases(), *cause_clause_cases(),
-            *column_update_cases(), *constraint_cases()]
+            *column_update_cases(), *constraint_cases(), *set_beside_cases()]
 
 
 DESCRIBED_NOW = ("- Tonight: Spaghetti Carbonara (25 min), instead of the {thing} {word} now",
@@ -868,4 +878,39 @@ def constraint_cases() -> list[Case]:
         cases.append(Case(text, ReplyFacts(), False, "a constraint said changed, none was"))
         cases.append(Case(f"I {word} gluten {'from' if verb == 'remove' else 'to'} your shopping list.", ReplyFacts(things=[backing]),
                           False, "a constraint does not back a write"))
+    return cases
+
+
+SET_BESIDE = ("{Thing}, {word} as its leftovers, has no recipe either.", "{Thing}, {word} for Saturday's leftovers, is still on your plan.",
+              "{Thing}, {word} with the rest of the chicken, now has no recipe.")
+SET_BESIDE_THINGS = ("Sunday lunch", "Thai Curry", "The Greek Lemon Chicken")
+RECAP = ("Saturday dinner is still on your plan (Sat Nov 28, 4 servings), but it no longer has a recipe since the {label} was "
+         "{word}. Sunday lunch, planned as its leftovers, has no recipe either.")
+"""Round six's recap of an earlier turn's removal (a question about it, in a turn that wrote nothing)."""
+
+
+def set_beside_cases() -> list[Case]:
+    """For every verb that makes a thing (plan, save, create) and every thing: its participle set between commas beside
+    the thing, before the sentence's own verb ('Sunday lunch, planned as its leftovers, has no recipe either'), says what
+    the thing is, in a turn that wrote nothing (true); the same verb said as the assistant's doing, or after an opener
+    ('Done, planned …'), claims (false). A recap naming the recipe an earlier turn removed is true; naming one no turn
+    removed, false."""
+    cases: list[Case] = []
+    quiet = ReplyFacts(earlier=[Fact("deleted", "recipes", "recipe_2", "Greek Lemon Chicken and Potatoes")])
+    for (word, verb), thing, template in itertools.product(sorted(_VERB_OF.items()), SET_BESIDE_THINGS, SET_BESIDE):
+        if verb not in _MAKES:
+            continue
+        cases.append(Case(template.format(Thing=thing, word=word), quiet, True, "a participle set beside its thing"))
+        cases.append(Case(f"I {word} {thing.lower()} as its leftovers, so it has no recipe either.", quiet, False,
+                          "a made thing claimed, no turn made it"))
+        cases.append(Case(f"Done, {word} {thing.lower()} as its leftovers, and it has no recipe.", quiet, False,
+                          "a made thing claimed after an opener"))
+    for (word, verb), label in itertools.product(sorted(_VERB_OF.items()), ("Greek Lemon Chicken", "Greek Lemon Chicken and Potatoes")):
+        if verb != "remove" or word in _VERB_TABLE:
+            continue
+        said = RECAP.format(label=label, word=word)
+        unlinked = Fact("unlinked", "meal_plans", "meal_2", "Sat Nov 28 [dinner]")
+        cases.append(Case(said, ReplyFacts(earlier=[*quiet.earlier, unlinked]), True, "a recap of an earlier turn's removal"))
+        cases.append(Case(said, ReplyFacts(earlier=[Fact("deleted", "recipes", "recipe_5", "Lemon Tart")]), False,
+                          "a recap of a removal no turn did"))
     return cases

@@ -9,9 +9,11 @@ this turn whose action backs the verb, on the table the clause names; a claim na
 saved them") needs such a fact on that table. A negation ("I did not add…"), a condition or
 question, a correction of what was said before ("I said I had added X, but I had not") and a sentence
 saying how things stood ("Eggs had been added to your list", "Thursday dinner was planned with it": what
-the meal held), a present passive ('is already partly planned') and a relative clause about what the user did ('the
+the meal held), a present passive ('is already partly planned'), a participle set beside its thing ('Sunday lunch, planned as its
+leftovers, has none') and a relative clause about what the user did ('the
 salmon dinner you swapped out') claim nothing; 'no longer on your list' and a relative clause about what the assistant
-did ('the eggs I added') are backed by this turn or an earlier one. Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
+did ('the eggs I added') are backed by this turn or an earlier one, and so is, in a turn that wrote nothing, a claim naming
+its things ('The Greek Lemon Chicken was deleted': a recap). Every failed item, every draft left unsaved and a stopped turn must be mentioned. A thing is
 named by its ref or its label as a whole name (`names_whole`: the same head word, plurals folded), never
 by a word of another label ('rice' is not 'Rice Vinegar Dressing') nor a piece of a word ('pepper' is not
 'Peppermint Tea'); a shortened name ('the Whipped Feta Dip') counts only when no other thing of the turn or an earlier one
@@ -106,6 +108,11 @@ _MAKES = frozenset({"plan", "save", "create"})
 the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
 _NOW_HOLDS = re.compile(r"\s+(?:without|with\s+no|with\s+nothing|with\s+only|with\s+just|but\s+without)\b", re.IGNORECASE)
 """'Thursday's dinner is now planned without a recipe': what a made thing holds since a change (a recipe unlinked)."""
+_SET_BESIDE = re.compile(r"\w\s*,\s*$")
+_SET_BESIDE_END = re.compile(r"\s+(?:as|with|around|using|for)\b[^,;:.!?]*,\s*(?:\w+ly\s+)?(?:has|have|had|is|are|was|were|still|now)\b",
+                             re.IGNORECASE)
+"""'Sunday lunch, planned as its leftovers, has no recipe either': a made thing's participle set between commas beside its
+thing, before the sentence's own verb, says what the thing is (what it holds), not what a turn did."""
 _VERB_TABLE = {"logged": "cooking_log", "planned": "meal_plans", "scheduled": "meal_plans", "booked": "meal_plans",
                "pencilled in": "meal_plans", "penciled in": "meal_plans", "restocked": "inventory", "crossed off": "shopping_list",
                "checked off": "shopping_list"}
@@ -302,7 +309,8 @@ class ReplyFacts:
     relinked: Sequence[Item] = field(default_factory=tuple)
     """Rows an undo of this turn pointed at a restored row again (a meal with its recipe back)."""
     earlier: Sequence[Fact] = field(default_factory=tuple)
-    """What the calls of earlier turns did: a claim about one of those things is not backed by this turn."""
+    """What the calls of earlier turns did: beside this turn's writes a claim about one of those things must say so ('earlier
+    I …'); in a turn that wrote nothing a claim naming the thing is a recap of what was done, backed by them."""
     partial: Sequence[Item] = field(default_factory=tuple)
     """What this turn's calls did less than asked (an ingredient not taken out of the pantry, a line left off the list),
     each with why: the user must hear of each, and a reply may not tell that work as done whole."""
@@ -458,6 +466,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             continue  # 'the eggs had been added to your list': how things stood before this turn
         if _VERB_OF[word] in _MAKES and _WAS.search(before) and _HOLDS.match(after):
             continue  # 'Thursday dinner was planned with it': what the meal holds, not a plan of this turn
+        if _VERB_OF[word] in _MAKES and not relative and (beside := _SET_BESIDE.search(before)) \
+                and not _OPENER.match(before[: beside.start() + 1]) and _SET_BESIDE_END.match(after):
+            continue  # 'Sunday lunch, planned as its leftovers, has no recipe': what the meal is, set beside it
         passive = _PASSIVE.search(before)
         named_before = _NAMED_BEFORE.search(before)
         since = verbs[index - 1].end() if index else 0  # a passive's things come after the verb before it
@@ -675,7 +686,7 @@ def _describes_a_draft(claim: Claim, facts: ReplyFacts) -> bool:
 
 def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
     claim = _on_its_things_table(claim, facts)
-    known = [*facts.things, *facts.earlier] if claim.earlier else facts.things
+    known = [*facts.things, *facts.earlier] if claim.earlier or _a_recap(claim, facts) else facts.things
     backing = [fact for fact in known if _backs(fact, claim) and _on_day(fact, claim.day)]
     if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
         backing = [fact for fact in known if _on(fact.table, claim.table) and fact.action in _WRITE_ACTIONS]
@@ -709,6 +720,20 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why}); {hint}")
     return problems
+
+
+def _a_recap(claim: Claim, facts: ReplyFacts) -> bool:
+    """True when the claim may tell what an earlier turn did to the things it names ('The Greek Lemon Chicken was deleted',
+    answering what happened to Saturday's dinner): in a turn that wrote nothing, failed nothing and did not stop, a past
+    claim naming its things one by one, or whose clause names whole a thing an earlier turn did it to ('I undid that: Pantry
+    Pasta is back in your recipes'), is backed by an earlier turn that did that to them (never a table's rows by a word,
+    nor what a thing now holds). Beside this turn's writes it stays refused unless said as earlier, so a reply never
+    passes an earlier turn's work off as this one's."""
+    if facts.things or facts.failed or facts.stopped or claim.holding or claim.table in _TABLE_LEVEL \
+            or (claim.verb == "plan" and claim.table is None):
+        return False
+    return bool(claim.items) or any(_backs(fact, claim) and Item(fact.ref, fact.label).named_in(claim.clause)
+                                    for fact in facts.earlier)
 
 
 _ASIDE_WORDS = frozenset("old new current previous former extra original".split())

@@ -597,6 +597,33 @@ async def test_a_recipe_deleted_then_its_meal_described_and_its_cause_told_a_tur
     await _completed(await call(client, "turn_start", message=f"What happened to {day}'s dinner?", then=_sent(asked)))
 
 
+async def test_a_recap_of_an_earlier_removal_with_a_meal_described_beside_it_is_accepted_and_naming_another_recipe_refused(
+        client: Client) -> None:
+    """Round 6, b1 t3: the turn after a planned recipe is deleted, the user asks what happened; "Sunday lunch, planned as
+    its leftovers, has no recipe either" describes a meal (no plan claimed) and "The X was deleted" recaps the earlier
+    turn's doing in a turn that wrote nothing. The same recap naming a recipe no turn deleted is refused, naming it."""
+    meal = await _first_row(client, "meal_plans", {"field": "recipe_id", "op": "is_null", "value": False})
+    dish = await _first_row(client, "recipes", eq("id", meal["recipe_id"]))
+    other = await _first_row(client, "recipes", {"field": "id", "op": "neq", "value": meal["recipe_id"]})
+    day = _day(meal["date"])
+    outputs = [_understood("delete a recipe"),
+               _write("Delete the recipe", "recipes", "db_delete", table="recipes", filters=[eq("id", dish["id"])]),
+               ("reply", reply(f"Deleted {dish['name']}: {day}'s dinner is now planned without a recipe."))]
+    await _completed(await call(client, "turn_start", message=f"Delete {dish['name']}", then=_sent(outputs)))
+
+    def recap(name: str) -> dict[str, Any]:
+        return reply(f"{day}'s dinner is still on your plan, but it has no recipe now. The {name} was deleted. "
+                     f"The next day's lunch, planned as its leftovers, has no recipe either.")
+
+    asked = [("understand", {"referenced_refs": [meal["id"]], "processed_message": "what happened to that dinner",
+                             "nothing_to_do": True})]
+    wrong = await call(client, "turn_start", message=f"Wait, what happened to {day}'s dinner then?",
+                       then=_sent([*asked, ("reply", recap(other["name"]))]))
+    assert "refused" in wrong and wrong["expected_role"] == "reply" and other["name"] in str(wrong["refused"]), wrong
+    assert "it says 'planned'" not in str(wrong["refused"]), wrong  # the meal described beside it claims no plan
+    await _completed(await call(client, "turn_submit", role="reply", output=recap(dish["name"])))
+
+
 async def test_a_reply_telling_an_update_by_the_column_it_cleared_is_accepted_and_by_one_it_did_not_is_refused(
         client: Client) -> None:
     """Round 4, b1 t4: db_update set a meal's recipe and its notes to null; "I also cleared Saturday's old note" tells it.

@@ -387,10 +387,24 @@ def test_issue_24_round_three_true_replies_pass(text: str, facts: ReplyFacts) ->
 
 def test_a_refusal_says_how_to_keep_a_true_fact_once() -> None:
     """A refused claim's message says how a true fact is said (as it stands, as an earlier turn's doing), once per reply."""
-    earlier = ReplyFacts(earlier=[Fact("created", "shopping_list", "shop_1", "Pears"), Fact("created", "shopping_list", "shop_2", "Eggs")])
+    earlier = ReplyFacts(things=[Fact("created", "shopping_list", "shop_3", "Milk")],
+                         earlier=[Fact("created", "shopping_list", "shop_1", "Pears"), Fact("created", "shopping_list", "shop_2", "Eggs")])
     problems = check_reply("I added pears to your list. I added eggs to your list.", earlier)
     assert len(problems) == 2 and "earlier turn's doing" not in problems[0] and "earlier turn's doing" in problems[1]
     assert "keep every true fact" in check_reply("Deleted it.", ReplyFacts())[0]
+
+
+def test_a_turn_that_wrote_nothing_may_recap_what_an_earlier_turn_did_to_a_thing_and_nothing_else() -> None:
+    """Round 6, b1 t3 ('what happened to Saturday's dinner?'): in a turn that wrote nothing, 'The Greek Lemon Chicken was
+    deleted' is a recap backed by the earlier turn that deleted it; the wrong verb, a thing no turn touched, a turn that
+    wrote something else, or a claim naming no thing are refused."""
+    gone = Fact("deleted", "recipes", "recipe_2", "Greek Lemon Chicken and Potatoes")
+    recap = "The Greek Lemon Chicken was deleted, so Saturday dinner has no recipe now."
+    assert check_reply(recap, ReplyFacts(earlier=[gone])) == []
+    assert check_reply(recap.replace("deleted", "saved"), ReplyFacts(earlier=[gone]))
+    assert check_reply(recap.replace("Greek Lemon Chicken", "Thai Curry"), ReplyFacts(earlier=[gone]))
+    assert "earlier turn" in check_reply(recap, ReplyFacts(things=[Fact("created", "shopping_list", "shop_1", "Eggs")], earlier=[gone]))[0]
+    assert check_reply("I deleted it.", ReplyFacts(earlier=[gone]))
 
 
 REVEALED = {
