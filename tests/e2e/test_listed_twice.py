@@ -77,3 +77,18 @@ async def test_a_line_in_another_spelling_of_piece_ticked_adds_to_the_pantry_row
     assert [(item["ref"], item["new"]) for item in ticked["stocked"]] == [(row, False)], ticked["stocked"]
     held = (await call(client, "db_read", table="inventory", filters=[{"field": "id", "op": "eq", "value": row}]))["rows"][0]
     assert held["quantity"] == 18
+
+
+@pytest.mark.parametrize(("entity_type", "table", "extra"), [("shop", "shopping_list", {}), ("inv", "inventory", {"location": "fridge"})])
+async def test_a_saved_draft_of_an_item_already_there_warns_and_saves_its_unit_in_one_spelling(
+    client: Client, entity_type: str, table: str, extra: dict[str, Any],
+) -> None:
+    there = (await call(client, "db_create", table=table, data=[{"name": "yuzu kosho", "quantity": 1, "unit": "carton", **extra}]))["rows"][0]
+    items = [{"name": "yuzu kosho", "quantity": 2, "unit": spelling, **extra} for spelling, unit in UNIT_ALIASES.items() if unit == "piece"]
+    refs = [d["ref"] for d in (await call(client, "draft_create", entity_type=entity_type, items=items))["drafts"]]
+    saved = await call(client, "draft_save", refs=refs)
+    assert saved["saved"] == len(items), saved
+    warned = [w for w in saved.get("warnings", []) if f": {there['id']}, 1 carton" in w]
+    assert len(warned) == len(items), saved.get("warnings")
+    rows = [row for row in await _rows(client, table) if row["name"] == "yuzu kosho" and row["id"] != there["id"]]
+    assert [row["unit"] for row in rows] == ["piece"] * len(items)
