@@ -44,6 +44,5 @@ async def already_there(work: UnitOfWork, table: Table, refs: Sequence[str]) -> 
 def _warning(work: UnitOfWork, table: Table, row: Row, there: Row) -> str:
     amount = amount_text(there.get("quantity"), there.get("unit")) or "no amount"
     place = "on the list" if table.name == SHOPPING_LIST.name else f"in the {there.get('location') or 'pantry'}"
-    fix = ("a second line was added; merge them (db_update one, db_delete the other) if it is the same thing"
-           if table.name == SHOPPING_LIST.name else "a second row was added; merge them if it is the same thing")
-    return f"{row['name']} is already {place}: {ref_of(work, table, there)}, {amount} ({fix})."
+    second = "line" if table.name == SHOPPING_LIST.name else "row"
+    return f"{row['name']} is already {place}: {ref_of(work, table, there)}, {amount}; a second {second} was added (merge them if one)."
