@@ -28,6 +28,7 @@ from alfred_mcp.kitchen.measures import (
     sensible,
 )
 from alfred_mcp.kitchen.plurals import counted_name
+from alfred_mcp.kitchen.units import normalize_unit
 from alfred_mcp.state.compiler import folded_words
 
 Row = dict[str, Any]
@@ -161,7 +162,9 @@ def in_need_unit(need: Need, quantity: float, unit: str | None) -> float | None:
 
 
 def in_unit(name: str, quantity: float, unit: str | None, to: str | None) -> float | None:
-    """`quantity` of `unit` of `name` in `to` (`in_need_unit`), or None when they do not compare."""
+    """`quantity` of `unit` of `name` in `to` (`in_need_unit`), or None when they do not compare; a row saved before
+    units had one spelling ('count', 'each') compares as the unit it means ('piece')."""
+    unit, to = normalize_unit(unit), normalize_unit(to)
     converted = convert_for(name, quantity, unit, to)
     if converted is not None:
         return converted

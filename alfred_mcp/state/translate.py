@@ -15,7 +15,8 @@ from typing import Any, Literal, Protocol
 
 from alfred_mcp.kitchen.jsonschema import validate_row
 from alfred_mcp.kitchen.query import Filter, Where, check_where
-from alfred_mcp.kitchen.schema import TABLES, Table, row_label
+from alfred_mcp.kitchen.schema import TABLES, UNITS, Table, row_label
+from alfred_mcp.kitchen.units import normalize_unit
 from alfred_mcp.state.registry import Action, SessionIdRegistry
 
 
@@ -36,6 +37,8 @@ class _Plan:
     """Column -> entity type of the refs it takes: `id` and every FK column."""
     label_needs: tuple[str, ...]
     int_columns: frozenset[str]
+    unit_columns: frozenset[str]
+    """Columns holding a unit ('count', 'pcs' and 'each' are saved as 'piece': `units.normalize_unit`)."""
 
 
 _PLANS: dict[str, _Plan] = {}
@@ -55,7 +58,8 @@ def _make_plan(table: Table) -> _Plan:
     )
     ref_types = {"id": table.entity_type, **{fk.column: fk.target.entity_type for fk in foreign_keys}}
     ints = frozenset(c.name for c in table.columns if c.type == "int")
-    return _Plan(table, foreign_keys, ref_types, table.label_columns, ints)
+    units = frozenset(c.name for c in table.columns if c.suggested == UNITS)
+    return _Plan(table, foreign_keys, ref_types, table.label_columns, ints, units)
 
 
 def label_columns_for(table_name: str) -> tuple[str, ...]:
@@ -100,7 +104,8 @@ class RefResolver(Protocol):
 def translate_payload(
     table: Table, row: Mapping[str, Any], registry: RefResolver, *, mode: Literal["create", "update"], validated: bool = False
 ) -> dict[str, Any]:
-    """A validated row for the store: FK refs resolved to row ids, whole floats in int columns made ints.
+    """A validated row for the store: FK refs resolved to row ids, whole floats in int columns made ints, units in
+    their one spelling ('count' -> 'piece', 'Tablespoons' -> 'tbsp').
 
     `validated=True` skips the schema check for a row that has just passed it (compiled rows).
 
@@ -121,6 +126,10 @@ def translate_payload(
         value = out.get(name)
         if isinstance(value, float):
             out[name] = int(value)
+    for name in plan.unit_columns:
+        value = out.get(name)
+        if isinstance(value, str):
+            out[name] = normalize_unit(value)
     return out
 
 

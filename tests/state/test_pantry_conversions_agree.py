@@ -14,7 +14,8 @@ import pytest
 
 from alfred_mcp.kitchen.measures import MASS_G, Amount, held
 from alfred_mcp.kitchen.plurals import counted_name
-from alfred_mcp.state.pantry import estimated_apart, needs_of, on_hand, plan_deduction
+from alfred_mcp.kitchen.units import UNIT_ALIASES
+from alfred_mcp.state.pantry import estimated_apart, in_unit, needs_of, on_hand, plan_deduction
 
 NAMES = ("olive oil", "panko", "parmesan", "paprika", "salt", "vegetable broth", "flour", "thyme", "garlic", "crushed tomatoes",
          "eggs", "quuxwidget")
@@ -89,3 +90,10 @@ def test_what_the_pantry_has_apart_reads_as_a_cook_writes_it(row_unit: str | Non
     said = held(Amount(row_qty, row_unit), "quuxwidget")
     assert plan.apart == [f"{said} {counted_name('quuxwidget', row_qty)}" if row_unit is None else said]
     assert not any(re.search(r"\d\.\d{3}", text) for text in plan.apart), plan.apart
+
+
+@pytest.mark.parametrize(("spelling", "unit"), sorted(UNIT_ALIASES.items()))
+def test_a_row_saved_in_another_spelling_of_a_unit_compares_as_that_unit(spelling: str, unit: str) -> None:
+    """Rows saved before units had one spelling ('count', 'each') still add to rows in the unit they mean."""
+    assert in_unit("eggs", 3.0, spelling, unit) == pytest.approx(3.0)
+    assert in_unit("eggs", 3.0, unit, spelling) == pytest.approx(3.0)

@@ -14,6 +14,7 @@ from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.operations.dropped_recipe_lines import dropped_recipe_notes, planned_recipes
+from alfred_mcp.operations.listed_twice import already_there
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
 from alfred_mcp.operations.stale_notes import replaced_recipe_notes
@@ -66,6 +67,7 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "db_create", args) as work:
         result = await crud.create(work, table, data, allergy_override=override)
         warnings = await write_warnings(work, table, data) + await _meal_warnings(work, table.name, result)
+        warnings += await already_there(work, table, [row["id"] for row in result.rows])
         return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": list(result.notes)} if result.notes else {})}
 
 

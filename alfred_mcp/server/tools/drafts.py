@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
 from alfred_mcp.operations.double_booking import Slot, booking_warnings, slots_of_drafts
+from alfred_mcp.operations.listed_twice import already_there
 from alfred_mcp.operations.meal_servings import household, household_note
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
@@ -95,16 +97,18 @@ async def draft_save(app: AlfredApp, args: ToolArgs) -> ToolResult:
             "items": [vars(item) for item in items],
             "saved": sum(item.status == "completed" for item in items),
             "failed": sum(item.status != "completed" for item in items),
-            **await _saved_bookings(work, [item.ref for item in items if item.saved_as]),
+            **await _saved_bookings(work, [item.ref for item in items if item.saved_as],
+                                    await _listed_twice(work, [item.saved_as for item in items if item.saved_as])),
             **await _household_servings(work, [item.ref for item in items if item.saved_as]),
             **_context(session),
         }
         return {**result, **shortfall_warnings("draft_save", result)}
 
 
-async def _saved_bookings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:
-    """{"warnings": [...]} when a saved meal draft planned a meal where that day already has one, else nothing."""
-    warnings = await meal_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs)))
+async def _saved_bookings(work: UnitOfWork, refs: list[str], more: list[str]) -> dict[str, list[str]]:
+    """{"warnings": [...]} when a saved meal draft planned a meal where that day already has one, or `more` has
+    some, else nothing."""
+    warnings = await meal_warnings(work, slots_of_drafts(drafting.load_drafts(work.session, refs))) + more
     return {"warnings": warnings} if warnings else {}
 
 
@@ -113,6 +117,15 @@ async def _household_servings(work: UnitOfWork, refs: list[str]) -> dict[str, li
     defaulted = [slot.ref for slot in slots_of_drafts(drafting.load_drafts(work.session, refs)) if slot.servings is None and slot.ref]
     notes = household_note(await household(work), defaulted) if defaulted else []
     return {"notes": notes} if notes else {}
+
+
+async def _listed_twice(work: UnitOfWork, saved: list[str]) -> list[str]:
+    """A saved shopping line for what the list holds unbought, or a pantry row where the item is kept already
+    (`listed_twice`)."""
+    warnings: list[str] = []
+    for table in (SHOPPING_LIST, INVENTORY):
+        warnings += await already_there(work, table, [ref for ref in saved if ref.startswith(f"{table.entity_type}_")])
+    return warnings
 
 
 async def batch_open(app: AlfredApp, args: ToolArgs) -> ToolResult:
