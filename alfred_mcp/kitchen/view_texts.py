@@ -68,7 +68,18 @@ def shopping_list_text(checklist: ToolResult) -> str:
 
 def shopping_check_text(result: ToolResult) -> str:
     changed = "; ".join(_shopping_line(line) for line in result["lines"])
-    return f"{changed}\nShopping list: {result['open']} to buy, {result['bought']} bought."
+    pantry = [_pantry_change(item) for item in (*result.get("stocked", ()), *result.get("unstocked", ()))]
+    said = f"\nPantry: {'; '.join(pantry)}" if pantry else ""
+    return f"{changed}{said}\nShopping list: {result['open']} to buy, {result['bought']} bought."
+
+
+def _pantry_change(item: dict[str, Any]) -> str:
+    """What ticking (or unticking) did to one pantry row: '+6 oz pancetta (inv_1, now 6 oz)'."""
+    if "ref" not in item:
+        return f"{item['name']}: {item.get('note', 'not stocked')}"
+    moved = f"+{item['added']}" if "added" in item else f"-{item['taken']}"
+    now = "gone" if item.get("gone") else f"now {item['now']}"
+    return f"{moved} {item['name']} ({item['ref']}, {now})"
 
 
 def _total(card: ToolResult) -> int | None:

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 from alfred_mcp.kitchen.jsonschema import validate_row
 from alfred_mcp.kitchen.query import Filter, Where, check_where
 from alfred_mcp.kitchen.schema import TABLES, UNITS, Table, row_label
-from alfred_mcp.kitchen.units import normalize_unit
+from alfred_mcp.kitchen.units import is_known_unit, normalize_unit
 from alfred_mcp.state.registry import Action, SessionIdRegistry
 
 
@@ -38,7 +38,8 @@ class _Plan:
     label_needs: tuple[str, ...]
     int_columns: frozenset[str]
     unit_columns: frozenset[str]
-    """Columns holding a unit ('count', 'pcs' and 'each' are saved as 'piece': `units.normalize_unit`)."""
+    """Columns holding a unit ('count', 'pcs' and 'each' are saved as 'piece': `units.normalize_unit`; a unit the
+    kitchen does not know is kept as written)."""
 
 
 _PLANS: dict[str, _Plan] = {}
@@ -128,8 +129,8 @@ def translate_payload(
             out[name] = int(value)
     for name in plan.unit_columns:
         value = out.get(name)
-        if isinstance(value, str):
-            out[name] = normalize_unit(value)
+        if isinstance(value, str) and is_known_unit(canonical := normalize_unit(value)):
+            out[name] = canonical  # a unit the kitchen does not know is kept as written
     return out
 
 

@@ -68,13 +68,13 @@ def test_every_read_tool_has_a_quick_sample() -> None:
 
 
 @pytest.mark.parametrize("tool", sorted(QUICK_SAMPLES))
-async def test_a_quick_read_of_any_read_tool_goes_straight_to_reply_and_writes_nothing(client: Client, app: AlfredApp, tool: str) -> None:
+async def test_a_quick_read_of_any_read_tool_is_answered_from_its_rows_and_writes_nothing(client: Client, app: AlfredApp, tool: str) -> None:
     await _a_recipe_read(client)
     await _a_draft_in_a_batch(client)
     before = kitchen_digest(_db(app))
     await call(client, "turn_start", message=f"a lookup with {tool}")
     answer = await call(client, "turn_submit", role="understand", output=quick(tool, QUICK_SAMPLES[tool]))
-    assert (answer["stage"], answer["expected_role"]) == ("reply", "reply"), answer.get("notice")
+    assert (answer["stage"], answer["expected_role"]) == ("answered", None), answer.get("notice")
     assert answer["notice"].startswith(tool) and answer["answered"] == ANSWERED and "next" not in answer
     done = await call(client, "turn_submit", role="reply", output={"response": "Here is what I found."})  # still accepted
     assert done["outcome"] == "completed" and done["summary"]["steps_completed"] == 1

@@ -138,4 +138,4 @@ async def test_a_quick_read_of_a_table_the_read_would_refuse_is_refused_at_under
     assert state["stage"] == "understand" and state["invalid_outputs"] == {"understand": 1}
     fixed = {**quick, "quick_read": {"table": "inventory", "filters": [{"field": "location", "op": "eq", "value": "fridge"}]}}
     answered = await call(client, "turn_submit", role="understand", output=fixed)
-    assert answered["stage"] == "done" and answered["outcome"] == "quick"
+    assert answered["stage"] == "answered" and answered["outcome"] == "quick"

@@ -62,6 +62,7 @@ CASES: dict[str, list[Call]] = {
                      ("kitchen_undo", {})],
     "meal_cooked": [READ_RECIPES, ("meal_cooked", {"recipe": "recipe_1"})],
     "shopping_list_from": [READ_RECIPES, ("shopping_list_from", {"recipes": ["recipe_1", "recipe_2", "recipe_3"]})],
+    "shopping_list_check": [("db_read", {"table": "shopping_list"}), ("shopping_list_check", {"items": ["shop_1", "shop_2"], "bought": True})],
 }
 """Per tool Act may call: the calls that set the kitchen up for it, then the call itself."""
 ACT_TOOLS = act_tools.tools_for_step("write")
