@@ -35,7 +35,7 @@ from mcp import Client
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.leak_guard import find_uuid
 
-from .kitchen_digest import kitchen_digest
+from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import RecordedCall, RecordedTurn, Recording, ReplayedTurn, on_day, recording_server, replay
 from .ref_translation import RecordedRefs, session_refs
 
@@ -224,6 +224,16 @@ async def _turn_answered_from_rows(turn: RecordedTurn, session: _Session, transl
         tally.answered.append(turn.label)
     elif is_lookup(turn) and reply is not None:
         tally.replied.append(turn.label)
+
+
+def same_kitchens(recording: Recording, one_by_one: list[ReplayedTurn],
+                  replayed: list[ReplayedTurn]) -> list[tuple[RecordedTurn, ReplayedTurn, ReplayedTurn]]:
+    """Each turn with its two replays, asserted first: neither diverged and both left the recording's kitchen."""
+    turns = list(zip(recording.turns, one_by_one, replayed, strict=True))
+    for turn, recorded, sent in turns:
+        assert not recorded.diverged and not sent.diverged, f"{turn.label} {turn.message!r}: {recorded.diverged or sent.diverged}"
+        assert sent.digest == recorded.digest == turn.digest, f"{turn.label}: {digest_changes(turn.digest, sent.digest)}"
+    return turns
 
 
 def is_lookup(turn: RecordedTurn) -> bool:
