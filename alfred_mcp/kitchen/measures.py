@@ -199,7 +199,7 @@ def held(amount: Amount, name: str | None = None) -> str:
     """What a pantry holds, written as a cook would: the kitchen measure when it is the amount exactly ('1/2 cup',
     '500 g', '1 1/2 cans'), whole packs and their pieces ('1 head and 8 cloves' of garlic), else what is in the
     container in the measure it holds, about ('about 1 1/4 cups of the bottle', '1 bottle and about 1 3/4 cups of
-    another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver): never a '+' nor a thousandth of a
+    another'), else the nearest measure, about ('about 335 g'; 'less than 1/4' of a sliver, 'less than 1 g'): never a '+' nor a thousandth of a
     container. A volume a shop sells in (gallon, quart, pint, fl oz) stays in its unit: half a gallon of milk is
     '1/2 gallon', not '8 cups'. Nothing left is 'used up' (never '0 fillets')."""
     if amount.quantity <= 0:
@@ -224,8 +224,8 @@ def held(amount: Amount, name: str | None = None) -> str:
         parts += [amount_text(round(pieces), pack[1])] if round(pieces) else []
         about = "" if math.isclose(pieces, round(pieces), abs_tol=1e-6) else "about "
         return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
-    if amount.unit in ("g", "ml") and amount.quantity < 1:  # less than a gram or a millilitre: as stored
-        return amount_text(round(amount.quantity, 3), amount.unit)
+    if amount.unit in ("g", "ml") and amount.quantity < 1:  # a trace: never a decimal nor a fraction of a gram
+        return f"less than {amount_text(1, amount.unit)}"
     if amount.unit not in (None, "piece", *_WHOLE_COUNTS, *_CANS) and dimension(amount.unit).startswith("count:"):
         near = _pick(amount.quantity, (4, 3), up=False, smallest=0.25)  # 0.3333 jar is about 1/3 jar, not 1/4
         shown = Shown(near, amount.unit, amount_text(near, amount.unit), None)
