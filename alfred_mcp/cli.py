@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -50,6 +51,8 @@ EXIT_ERROR, EXIT_STARTUP, EXIT_INTERRUPTED = 1, 2, 130
 PLACEHOLDER = "/path/to/"
 """Part of the example config's database path (claude_desktop_config.example.json), never a real one."""
 SQLITE_HEADER = b"SQLite format 3\x00"
+CONNINFO = re.compile(r"(?:^|\s)(host|hostaddr|dbname|user|port|password)=")
+"""A libpq keyword/value connection string (`host=db dbname=kitchen`), which would otherwise be taken for a file name."""
 DB_SETTING = f"--db / {DB_ENV}"
 
 EXAMPLES = """\
@@ -252,6 +255,10 @@ def check_database(settings: Settings) -> None:
     if PLACEHOLDER in settings.db:
         raise ConfigError(f"The database path {settings.db} is the example's placeholder: set {DB_ENV} (or --db) to a file "
                           f"of your own, e.g. {Path.home() / 'kitchen.db'}.", field="db")
+    conninfo = CONNINFO.search(settings.db)
+    if conninfo:  # named by its first keyword only: it may hold a password
+        raise ConfigError(f"{DB_SETTING} takes a SQLite file or a postgresql://user@host:port/db URL; "
+                          f"{conninfo.group(1)}=... is a libpq connection string: write it as a URL.", field="db")
     if "${" in settings.db:
         raise ConfigError(f"The database path {settings.db} is a variable the host did not fill in: set {DB_ENV} (or --db) to "
                           f"a file of your own, or leave it empty for {default_db_path()}.", field="db")
