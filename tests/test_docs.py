@@ -100,6 +100,19 @@ def test_every_pip_command_installs_into_the_readmes_environment_and_names_a_rea
     assert named and sorted(named - extras) == []
 
 
+def test_every_flag_the_docs_give_alfred_mcp_is_one_it_takes() -> None:
+    """The other way round from test_every_command_line_option_is_in_the_readme: each `--flag` written after
+    `alfred-mcp` (a command, a usage line) or in the README's command line block is an option of the command; a renamed
+    or removed flag in the docs would stop an operator's start. An example of a refusal (`unknown option --store`) is
+    the exception it says it is."""
+    (block,) = re.findall(r"## Command line\n\n```text\n(.*?)```", README, flags=re.S)
+    written = [(doc, segment) for doc, text in OPERATOR_DOCS.items() for segment in re.findall(r"alfred-mcp\b[^\n`|]*", text)]
+    written.append(("README.md", block))
+    flags = {(doc, flag) for doc, segment in written for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", segment)
+             if f"unknown option {flag}" not in segment}
+    assert len(flags) > 15 and sorted((doc, flag) for doc, flag in flags if flag not in _flags() | {"--help", "--version"}) == []
+
+
 def test_the_readmes_command_line_lists_every_command() -> None:
     (block,) = re.findall(r"## Command line\n\n```text\n(.*?)```", README, flags=re.S)
     listed = set(re.findall(r"^alfred-mcp (?:--model M )?([a-z]+)\b", block, flags=re.M))
