@@ -96,6 +96,8 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
         ([], {"ALFRED_LISTED": "stagez"}, "--listed / ALFRED_LISTED: unknown tool or toolset 'stagez'"),
         (["--read-only", "--listed", "turn_start"], {}, "--listed / ALFRED_LISTED names turn_start, which is not served: "
                                                         "this server is read-only (--read-only)"),
+        (["--tools", "core", "--listed", "stages"], {}, "--listed / ALFRED_LISTED (stages) lists no tool this server serves: "
+                                                        "turn_abandon, for one, is not served, as it is not in this server's tool allow-list (--tools)"),
     ]
 
 
