@@ -1,4 +1,4 @@
-"""The `alfred-mcp` command: serve MCP over stdio (the default) or streamable HTTP, seed, chat, run.
+"""The `alfred-mcp` command: serve MCP over stdio (the default) or streamable HTTP, seed, migrate, chat, run.
 
 Global options work before or after the subcommand. Exit codes: 0 done; 1 an error while running;
 2 the command could not start (a bad flag or setting, an unusable database path, a file that is not
@@ -51,7 +51,7 @@ EXIT_ERROR, EXIT_STARTUP, EXIT_INTERRUPTED = 1, 2, 130
 PLACEHOLDER = "/path/to/"
 """Part of the example config's database path (claude_desktop_config.example.json), never a real one."""
 SQLITE_HEADER = b"SQLite format 3\x00"
-CONNINFO = re.compile(r"(?:^|\s)(?:host|hostaddr|dbname|user|port|password)=")
+CONNINFO = re.compile(r"(?:^|\s)(host|hostaddr|dbname|user|port|password)=")
 """A libpq keyword/value connection string (`host=db dbname=kitchen`), which would otherwise be taken for a file name."""
 DB_SETTING = f"--db / {DB_ENV}"
 
@@ -79,10 +79,12 @@ def build_parser() -> OneLineParser:
     _global_options(parser, after_command=False)
     common = OneLineParser(add_help=False)
     _global_options(common, after_command=True)
-    commands = parser.add_subparsers(dest="command", metavar="{serve,seed,chat,run}")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,seed,migrate,chat,run}")
     _serve_parser(commands, common)
     seed = commands.add_parser("seed", parents=[common], help="seed the demo kitchen", epilog="Example: alfred-mcp seed --reset")
     seed.add_argument("--reset", action="store_true", help="delete the user's kitchen rows first")
+    commands.add_parser("migrate", parents=[common], help="apply the database's migrations and exit (nothing seeded)",
+                        epilog="Example: alfred-mcp migrate --db postgresql://postgres@db.example.supabase.co:5432/postgres")
     chat = commands.add_parser(
         "chat", parents=[common], help="talk to the kitchen assistant in the terminal (needs --model)",
         epilog="Example: alfred-mcp --model anthropic:claude-sonnet-4-5 chat   (Ctrl-D leaves; Ctrl-C stops the turn, exit 130)",
@@ -253,9 +255,10 @@ def check_database(settings: Settings) -> None:
     if PLACEHOLDER in settings.db:
         raise ConfigError(f"The database path {settings.db} is the example's placeholder: set {DB_ENV} (or --db) to a file "
                           f"of your own, e.g. {Path.home() / 'kitchen.db'}.", field="db")
-    if CONNINFO.search(settings.db):
+    conninfo = CONNINFO.search(settings.db)
+    if conninfo:  # named by its first keyword only: it may hold a password
         raise ConfigError(f"{DB_SETTING} takes a SQLite file or a postgresql://user@host:port/db URL; "
-                          f"{settings.db.split()[0]} ... is a libpq connection string: write it as a URL.", field="db")
+                          f"{conninfo.group(1)}=... is a libpq connection string: write it as a URL.", field="db")
     if "${" in settings.db:
         raise ConfigError(f"The database path {settings.db} is a variable the host did not fill in: set {DB_ENV} (or --db) to "
                           f"a file of your own, or leave it empty for {default_db_path()}.", field="db")
@@ -294,6 +297,8 @@ def _check_database_file(path: Path) -> None:
 def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "seed":
         return anyio.run(_seed, settings, args.reset)
+    if args.command == "migrate":
+        return anyio.run(_migrate, settings)
     if args.command in ("chat", "run"):
         from alfred_mcp.headless import chat_in_terminal, run_script
 
@@ -394,6 +399,23 @@ def _tell_a_person(line: str) -> None:
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(128 + signum)
+
+
+async def _migrate(settings: Settings) -> int:
+    """Open the store as a server of many users does (it applies what migrations the database lacks; no user is made,
+    nothing seeded), then close it.
+
+    Raises:
+        ConfigError: a Supabase project named by its API URL, whose schema comes through its database URL.
+    """
+    if settings.supabase is not None:
+        raise ConfigError("migrate applies migrations through the database URL: give the project's as --db postgresql://..., "
+                          "not --supabase-url.", field="supabase_url")
+    app = await open_app(replace(settings, seed_demo=False, demo=False), serves_many=True)
+    await close_app(app)
+    where = "the database" if "://" in settings.db else settings.db  # a URL may hold a password
+    print(f"alfred-mcp: {where} holds this alfred-mcp's schema (every migration applied); nothing was seeded.", file=sys.stderr)
+    return 0
 
 
 async def _seed(settings: Settings, reset: bool) -> int:

@@ -25,6 +25,9 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        misplaced = self._command_option_before_its_command(list(args) if args is not None else sys.argv[1:])
+        if misplaced:
+            raise UsageError(misplaced)
         try:
             parsed, extra = self.parse_known_args(args, namespace)
         except argparse.ArgumentError as error:
@@ -63,6 +66,24 @@ class OneLineParser(argparse.ArgumentParser):
         hint = f" (did you mean {close[0]}?)" if close else ""
         return (f"unknown option {word}{hint}; {where} takes {', '.join(options)} "
                 f"(`{where} --help` says what each does).")
+
+    def _command_option_before_its_command(self, given: list[str]) -> str | None:
+        """The line for an option only a command takes (`--json-mode`, `--http`) given before any command, which argparse
+        would otherwise report as its value being an unknown command."""
+        commands = {name: parser for action in self._actions if isinstance(action, argparse._SubParsersAction)
+                    for name, parser in action.choices.items()}
+        own = {s for a in self._actions for s in a.option_strings}
+        for word in given:
+            if word in commands:
+                return None
+            option = word.split("=", 1)[0]
+            if not option.startswith("--") or option in own:
+                continue
+            owners = [name for name, parser in commands.items() if option in {s for a in parser._actions for s in a.option_strings}]
+            if owners:
+                return (f"{option} is an option of {' and '.join(owners)}: put it after the command, "
+                        f"e.g. alfred-mcp {owners[0]} {option} ...")
+        return None
 
     def _first_unknown_option(self, args: Sequence[str] | None) -> list[str]:
         """The first option no parser of the command knows, with what follows it."""

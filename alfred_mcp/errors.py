@@ -34,6 +34,7 @@ Messages never contain UUIDs, SQL or stack traces; `fields` carries the same fac
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -168,6 +169,14 @@ class ConfigError(AlfredError):
         """The JSON file a setting names cannot be read or is not JSON: the setting, the file and why, in one line."""
         why = error.strerror or str(error) if isinstance(error, OSError) else f"not JSON ({error})"
         return cls(f"{setting}={file}: cannot read it: {why}.", field=setting, value=str(file))
+
+    @classmethod
+    def missing_extra(cls, what: str, extra: str, setting: str) -> ConfigError:
+        """`what` needs the optional dependencies `extra`: the install command for the Python this server runs on (a
+        bare `pip` may be another Python's, and the server would still lack it), from the checkout or as a package."""
+        python = sys.executable or "python3"
+        return cls(f"{what} needs the {extra} extra, which this alfred-mcp lacks: run `{python} -m pip install -e '.[{extra}]'` "
+                   f"in the checkout (pipx: `pipx install --force '.[{extra}]'`).", field=setting)
 
 
 class AllergenError(StateError):

@@ -38,7 +38,9 @@ MCPB_VERSION = json.loads((REPO / "package.json").read_text(encoding="utf-8"))["
 USER_CONFIG: dict[str, dict[str, Any]] = {
     "database": {
         "type": "string", "title": "Kitchen database",
-        "description": "A SQLite file (created and seeded with a demo kitchen on first start) or a postgresql:// URL. "
+        # A SQLite file only: the bundle installs alfred-mcp without its postgres extra (a PostgreSQL kitchen is served
+        # from an environment that has it, configured by hand: README, "By hand").
+        "description": "A SQLite file (created and seeded with a demo kitchen on first start). "
                        "Leave empty for kitchen.db in your user data folder.",
         "required": False, "default": "",
     },

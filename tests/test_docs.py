@@ -3,14 +3,21 @@ prompt the server offers (drift fails here)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
+import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from mcp import Client
 from recipe_site import recipe_site
 
@@ -53,6 +60,64 @@ def test_every_environment_variable_is_in_the_readme() -> None:
     names = _env_names()
     assert {"ALFRED_DB", "ALFRED_HTTP_SESSION_IDLE_TIMEOUT", "ALFRED_OAUTH_ISSUER"} <= names
     assert sorted(name for name in names if name not in README) == []
+
+
+OPERATOR_DOCS = {path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8")
+                 for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]}
+"""What an operator follows word for word: the README and docs/."""
+NAMED_VARIABLE = re.compile(r"\b((?:ALFRED|SUPABASE)_[A-Z0-9_]*[A-Z0-9])\b")
+NAMED_PATH = re.compile(r"`((?:[\w.-]+/)+(?:[\w-]+\.(?:py|md|json|sql|yml|toml|png)|))`")
+"""A repo path in backticks: folders ending in `/`, or a file with one of the repo's extensions."""
+
+
+def test_every_variable_the_docs_name_is_read_by_the_server_or_its_tests() -> None:
+    """The other way round from test_every_environment_variable_is_in_the_readme: a variable the docs tell an operator to
+    set that nothing reads (renamed, removed, misspelt) would be set and silently ignored."""
+    source = "\n".join(p.read_text(encoding="utf-8") for folder in ("alfred_mcp", "tests", "benchmarks", "bundle")
+                       for p in (REPO / folder).rglob("*.py"))
+    named = {(doc, name) for doc, text in OPERATOR_DOCS.items() for name in NAMED_VARIABLE.findall(text)}
+    assert len(named) > 40 and sorted((doc, name) for doc, name in named if f'"{name}"' not in source) == []
+
+
+def test_every_file_and_folder_the_docs_name_exists() -> None:
+    """A path in backticks is the repo's (from its top, or inside alfred_mcp/ as architecture.md names modules), or
+    one the reader makes (listed here)."""
+    made_by_the_reader = {"dist/", "node_modules/"}
+    named = {(doc, path) for doc, text in OPERATOR_DOCS.items() for path in NAMED_PATH.findall(text)}
+    missing = sorted((doc, path) for doc, path in named if path not in made_by_the_reader
+                     and not any((root / path).exists() for root in (REPO, REPO / "alfred_mcp", REPO / "tests")))
+    assert len(named) > 30 and missing == []
+
+
+def test_every_pip_command_installs_into_the_readmes_environment_and_names_a_real_extra() -> None:
+    """`pip install` alone is whichever Python's pip comes first on PATH: the operator's `.venv/bin/alfred-mcp` would
+    still lack the extra. Each one goes through `.venv/bin/pip` (as the opening commands do), and names extras that
+    pyproject.toml defines."""
+    extras = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    commands = [(doc, m.group(0)) for doc, text in OPERATOR_DOCS.items() for m in re.finditer(r"[\w./-]*pip install[^`\n]*", text)]
+    assert commands and [(doc, c) for doc, c in commands if not c.startswith(".venv/bin/pip install")] == []
+    named = {extra for _, c in commands for group in re.findall(r"\[([\w,]+)\]", c) for extra in group.split(",")}
+    assert named and sorted(named - extras) == []
+
+
+def test_every_flag_the_docs_give_alfred_mcp_is_one_it_takes() -> None:
+    """The other way round from test_every_command_line_option_is_in_the_readme: each `--flag` written after
+    `alfred-mcp` (a command, a usage line) or in the README's command line block is an option of the command; a renamed
+    or removed flag in the docs would stop an operator's start. An example of a refusal (`unknown option --store`) is
+    the exception it says it is."""
+    (block,) = re.findall(r"## Command line\n\n```text\n(.*?)```", README, flags=re.S)
+    written = [(doc, segment) for doc, text in OPERATOR_DOCS.items() for segment in re.findall(r"alfred-mcp\b[^\n`|]*", text)]
+    written.append(("README.md", block))
+    flags = {(doc, flag) for doc, segment in written for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]*", segment)
+             if f"unknown option {flag}" not in segment}
+    assert len(flags) > 15 and sorted((doc, flag) for doc, flag in flags if flag not in _flags() | {"--help", "--version"}) == []
+
+
+def test_the_readmes_command_line_lists_every_command() -> None:
+    (block,) = re.findall(r"## Command line\n\n```text\n(.*?)```", README, flags=re.S)
+    listed = set(re.findall(r"^alfred-mcp (?:--model M )?([a-z]+)\b", block, flags=re.M))
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert listed == set(commands.choices)
 
 
 @pytest.mark.anyio

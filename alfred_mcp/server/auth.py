@@ -42,14 +42,24 @@ def load_tokens(file: str | None = None, pairs: str | None = None, *, required: 
     """
     file = file if file is not None else os.environ.get(TOKENS_FILE_ENV)
     pairs = pairs if pairs is not None else os.environ.get(TOKENS_ENV)
-    tokens = {**(_from_file(Path(file)) if file else {}), **(_from_pairs(pairs) if pairs else {})}
+    from_file = _checked(_from_file(Path(file)), f"{TOKENS_FILE_ENV}={file}") if file else {}
+    tokens = {**from_file, **(_checked(_from_pairs(pairs), TOKENS_ENV) if pairs else {})}
     if not tokens and required:
         raise ConfigError(f"Serving over HTTP needs bearer tokens: set {TOKENS_FILE_ENV} or {TOKENS_ENV} "
                           "(or --oauth-issuer for an OAuth authorization server).", field="tokens")
+    return tokens
+
+
+def _checked(tokens: dict[str, str], source: str) -> dict[str, str]:
+    """`tokens` when each has at least MIN_TOKEN_LENGTH characters and names a user.
+
+    Raises:
+        ConfigError: naming `source` (the variable, and the file it names) and the user, never the token.
+    """
     for token, handle in tokens.items():
         if len(token) < MIN_TOKEN_LENGTH or not handle:
             raise ConfigError(
-                f"Each token must have at least {MIN_TOKEN_LENGTH} characters and name a user (user {handle!r}).",
+                f"{source}: each token must have at least {MIN_TOKEN_LENGTH} characters and name a user (user {handle!r}).",
                 field="tokens",
             )
     return tokens
@@ -61,7 +71,8 @@ def _from_file(path: Path) -> dict[str, str]:
     except (OSError, ValueError) as error:
         raise ConfigError.unreadable_json(TOKENS_FILE_ENV, path, error) from error
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise ConfigError('The tokens file must be a JSON object {"<token>": "<user handle>"}.', field="tokens_file")
+        raise ConfigError(f'{TOKENS_FILE_ENV}={path}: the file must hold a JSON object {{"<token>": "<user handle>"}}.',
+                          field="tokens_file")
     return {key.strip(): value.strip() for key, value in data.items()}
 
 

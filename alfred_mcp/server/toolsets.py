@@ -82,7 +82,7 @@ def _listing(names: tuple[str, ...], contracts: Mapping[str, ToolContract], serv
     """The served tools `--listed` names: a toolset gives its tools but the extras (EXTRA_TOOLS, listed when named).
 
     Raises:
-        ConfigError: an unknown name, or a tool named that is not served (saying why).
+        ConfigError: an unknown name, a tool named that is not served (saying why), or no served tool at all.
     """
     tools = expand(names, contracts, control="--listed / ALFRED_LISTED", field="listed")
     for name in names:
@@ -90,7 +90,12 @@ def _listing(names: tuple[str, ...], contracts: Mapping[str, ToolContract], serv
             raise ConfigError(f"--listed / ALFRED_LISTED names {name}, which is not served: {reasons[name]}.",
                               field="listed", value=name)
     named = {name for name in names if name in contracts} | (set(contracts) if "all" in names else set())
-    return frozenset(name for name in tools if name in served and (name not in EXTRA_TOOLS or name in named))
+    listing = frozenset(name for name in tools if name in served and (name not in EXTRA_TOOLS or name in named))
+    if not listing:  # `--tools core --listed stages`: a client would see no tool at all
+        held = sorted(tools)[0]
+        raise ConfigError(f"--listed / ALFRED_LISTED ({','.join(names)}) lists no tool this server serves: {held}, for one, "
+                          f"is not served, as {reasons.get(held, 'it is not listed')}.", field="listed", value=",".join(names))
+    return listing
 
 
 def expand(names: tuple[str, ...], contracts: Mapping[str, ToolContract], *, control: str = "--tools / ALFRED_TOOLS",

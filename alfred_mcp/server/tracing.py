@@ -40,8 +40,7 @@ def start_tracing() -> Callable[[], None] | None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError:
-        raise ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT is set but the OpenTelemetry SDK is not installed: "
-                          "pip install -e '.[otel]' in the checkout (or '<checkout>[otel]').", field="OTEL_EXPORTER_OTLP_ENDPOINT") from None
+        raise ConfigError.missing_extra("OTEL_EXPORTER_OTLP_ENDPOINT (traces)", "otel", "OTEL_EXPORTER_OTLP_ENDPOINT") from None
     provider = TracerProvider(resource=Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME") or "alfred-mcp"}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)

@@ -36,9 +36,7 @@ def open_store(url_or_path: str | Path) -> Store:
         try:
             from alfred_mcp.store.postgres import PostgresStore
         except ImportError as error:
-            raise ConfigError(
-                "A PostgreSQL URL needs the postgres extra: pip install -e '.[postgres]' in the checkout (or '<checkout>[postgres]').", field="db"
-            ) from error
+            raise ConfigError.missing_extra("A PostgreSQL URL", "postgres", "db") from error
         return PostgresStore(str(url_or_path))
     path = Path(url_or_path).expanduser()
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -54,5 +52,5 @@ def supabase_store(settings: SupabaseSettings) -> Store:
     try:
         from alfred_mcp.store.supabase import SupabaseStore
     except ImportError as error:
-        raise ConfigError("Supabase needs the supabase extra: pip install -e '.[supabase]' in the checkout (or '<checkout>[supabase]').", field="supabase") from error
+        raise ConfigError.missing_extra("Supabase", "supabase", "supabase") from error
     return SupabaseStore(settings.url, settings.key, jwt_secret=settings.jwt_secret, service_key=settings.service_key)

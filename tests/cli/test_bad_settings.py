@@ -118,10 +118,28 @@ def bad_command_lines() -> list[pytest.param]:  # type: ignore[valid-type]
         options = sorted(s for a in parser._actions for s in a.option_strings if s.startswith("--"))
         cases.append(pytest.param(Case([*start, "--nonsense", "bogus"], words=("unknown option --nonsense;", ", ".join(options))),
                                   id=f"{command or 'top'}-unknown-option"))
+    cases += options_before_their_command()
     cases.append(pytest.param(Case(["--store", "bogus"], words=("unknown option --store;",)), id="unknown-option-before-a-value"))
-    cases.append(pytest.param(Case(["nonsense"], words=("unknown command 'nonsense': the commands are serve, seed, chat, run",)),
+    cases.append(pytest.param(Case(["nonsense"], words=("unknown command 'nonsense': the commands are serve, seed, migrate, chat, run",)),
                               id="unknown-command"))
     cases.append(pytest.param(Case(["run"], words=("alfred-mcp run needs script: a text file",)), id="run-without-its-file"))
+    return cases
+
+
+def options_before_their_command() -> list[pytest.param]:  # type: ignore[valid-type]
+    """Every option only a command takes (`--json-mode`, `--http`, `--reset`), written before the command as the global
+    options may be: the line names the option and the command it belongs after (not its value as an unknown command)."""
+    parsers = _parsers()
+    top = {s for a in parsers[""][0]._actions for s in a.option_strings}
+    cases = []
+    for command, (parser, needs) in parsers.items():
+        for action in parser._actions:
+            flag = next((s for s in reversed(action.option_strings) if s.startswith("--")), None)
+            if not command or flag is None or flag in top:
+                continue
+            value = [] if action.nargs == 0 else [str(action.choices[0]) if action.choices else "1"]
+            cases.append(pytest.param(Case([flag, *value, command, *needs], words=(f"{flag} is an option of", command, "after the command")),
+                                      id=f"{flag}-before-{command}"))
     return cases
 
 
@@ -217,3 +235,17 @@ def test_a_bad_variable_is_one_line_naming_it_its_value_and_what_it_takes(name: 
     assert name in done.stderr
     if name in SECRETS:
         assert case.env[name] not in done.stderr, "a secret's value is never echoed"
+
+
+@pytest.mark.parametrize("source", ["ALFRED_TOKENS", "ALFRED_TOKENS_FILE"])
+def test_a_short_token_is_refused_naming_the_setting_that_holds_it_never_the_token(
+    source: str, run_entry_point: Run, tmp_path: Path,
+) -> None:
+    short = "short-token"
+    tokens_file = tmp_path / "tokens.json"
+    tokens_file.write_text(f'{{"{short}": "alice"}}', encoding="utf-8")
+    env = {"ALFRED_TOKENS": f"{short}=alice"} if source == "ALFRED_TOKENS" else {"ALFRED_TOKENS_FILE": str(tokens_file)}
+    case = Case(HTTP, env, (source, "at least 16 characters", "'alice'"))
+    done = run_entry_point(case, tmp_path)
+    _assert_one_clear_line(done, case, tmp_path)
+    assert short not in done.stderr.replace(str(tokens_file), "")

@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -13,12 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_harness import DatabaseFactory
 from ports import free_port
 
 from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
-COMMANDS = {"serve": [], "seed": [], "chat": [], "run": ["messages.txt"]}
+COMMANDS = {"serve": [], "seed": [], "migrate": [], "chat": [], "run": ["messages.txt"]}
 SAMPLE = {"--db": "k.db", "--supabase-url": "https://x.supabase.co", "--supabase-key": "anon", "--user": "sam",
           "--model": "scripted:demo.json", "--tools": "core", "--listed": "stages"}
 
@@ -77,7 +79,8 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
         (["--db", str(text_file / "sub" / "k.db")], {}, f"Cannot create the folder {text_file / 'sub'} for the database: Not a directory"),
         (["--db", str(text_file)], {}, f"{text_file} is not an SQLite database. Give --db / ALFRED_DB a new file"),
         (["--db", "host=127.0.0.1 dbname=kitchen user=alfred"], {}, "--db / ALFRED_DB takes a SQLite file or a postgresql://"),
-        ([], {"ALFRED_DB": "dbname=kitchen"}, "dbname=kitchen ... is a libpq connection string: write it as a URL"),
+        ([], {"ALFRED_DB": "password=s3cret host=db"}, "; password=... is a libpq connection string"),
+        ([], {"ALFRED_DB": "dbname=kitchen"}, "; dbname=... is a libpq connection string: write it as a URL"),
         (["chat"], {"ALFRED_MODEL": "bogus"}, "ALFRED_MODEL='bogus' is not a model"),
         (["serve", "--http", "8765"], tokens, "--http takes HOST:PORT, e.g. 127.0.0.1:8765 (got '8765')"),
         (["serve", "--http", f"127.0.0.1:{port}"], tokens, f"Cannot listen on 127.0.0.1:{port}:"),
@@ -93,6 +96,8 @@ def _startup_cases(tmp_path: Path, port: int) -> list[tuple[list[str], dict[str,
         ([], {"ALFRED_LISTED": "stagez"}, "--listed / ALFRED_LISTED: unknown tool or toolset 'stagez'"),
         (["--read-only", "--listed", "turn_start"], {}, "--listed / ALFRED_LISTED names turn_start, which is not served: "
                                                         "this server is read-only (--read-only)"),
+        (["--tools", "core", "--listed", "stages"], {}, "--listed / ALFRED_LISTED (stages) lists no tool this server serves: "
+                                                        "turn_abandon, for one, is not served, as it is not in this server's tool allow-list (--tools)"),
     ]
 
 
@@ -133,6 +138,55 @@ def test_seed_seeds_once_and_then_says_in_one_line_how_to_replace(tmp_path: Path
     assert main(["seed", "--reset", "--db", db]) == 0 and capsys.readouterr().err.startswith("seeded: 11 recipes")
 
 
+MIGRATIONS = sorted(p.name for p in (REPO / "migrations").glob("*.sql"))
+
+
+def test_migrate_makes_a_sqlite_kitchen_s_schema_and_seeds_no_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`alfred-mcp migrate` (the operator's step before pointing servers at a database): the schema, no user, no demo
+    kitchen, one line; again, the same."""
+    db = tmp_path / "kitchen.db"
+    for _ in range(2):
+        assert main(["migrate", "--db", str(db)]) == 0
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"alfred-mcp: {db} holds this alfred-mcp's schema") and "nothing was seeded" in err
+    with sqlite3.connect(db) as connection:
+        assert [connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("users", "recipes")] == [0, 0]
+
+
+def test_migrate_applies_every_migration_to_postgresql_and_seeds_no_one(pg_databases: DatabaseFactory,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """On an empty PostgreSQL database (a Supabase project's, through its database URL): every file of migrations/ is
+    applied, no user is made, the URL (which may hold a password) is not echoed."""
+    import psycopg
+
+    dsn = pg_databases.create(empty=True)
+    assert main(["migrate", "--db", dsn]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("alfred-mcp: the database holds this alfred-mcp's schema") and dsn not in err
+    with psycopg.connect(dsn) as connection:
+        applied = [row[0] for row in connection.execute("SELECT count(*) FROM alfred_schema_migrations UNION ALL "
+                                                        "SELECT count(*) FROM users UNION ALL SELECT count(*) FROM recipes")]
+    assert applied == [len(MIGRATIONS), 0, 0]
+
+
+def test_migrating_as_a_login_that_may_not_make_roles_says_what_to_run_first(pg_databases: DatabaseFactory,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain login owning its database (the README's `postgresql://alfred@localhost/kitchen`): one line, exit 2,
+    naming the roles the first start makes and the grant to run as a superuser."""
+    login = f"plain_login_{os.getpid()}"
+    admin = pg_databases.server.dsn()
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP ROLE IF EXISTS "{login}"')
+        connection.execute(f'CREATE ROLE "{login}" LOGIN')
+    dsn = pg_databases.create(empty=True, owner=login)
+    assert main(["migrate", "--db", pg_databases.server.dsn(dsn.rsplit("/", 1)[1], user=login)]) == EXIT_STARTUP
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Cannot migrate the database" in err, err
+    assert "CREATE ROLE authenticated NOLOGIN NOINHERIT" in err and "GRANT authenticated TO <this login>" in err
+
+
 def test_sigterm_ends_serve_over_http_with_143(tmp_path: Path) -> None:
     """uvicorn shuts down gracefully, the store is closed, then the command exits 143 (Ctrl-C: 130, as on stdio)."""
     port = free_port()
@@ -155,3 +209,22 @@ def test_sigterm_ends_serve_over_http_with_143(tmp_path: Path) -> None:
 def _listening(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize(("extra", "module", "argv", "env"), [
+    ("postgres", "alfred_mcp.store.postgres", ["--db", "postgresql://alfred@127.0.0.1:1/kitchen"], {}),
+    ("supabase", "alfred_mcp.store.supabase", ["--supabase-url", "http://127.0.0.1:1"],
+     {"SUPABASE_KEY": "anon", "SUPABASE_JWT_SECRET": "a-secret-of-thirty-two-characters!"}),
+    ("otel", "opentelemetry.sdk.trace", [], {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}),
+])
+def test_a_missing_extra_names_the_install_command_for_the_python_the_server_runs_on(
+    extra: str, module: str, argv: list[str], env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not a bare `pip install` (another Python's, maybe): this interpreter's `-m pip`, with the extra pyproject defines."""
+    monkeypatch.setitem(sys.modules, module, None)  # importing it raises ImportError, as when the extra is not installed
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main([*argv, "--db", str(tmp_path / "k.db")] if not argv or argv[0] != "--db" else argv) == EXIT_STARTUP
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"`{sys.executable} -m pip install -e '.[{extra}]'`" in err, err

@@ -63,18 +63,21 @@ def test_a_listing_never_narrows_what_is_served_and_lists_what_it_names(
         names: list[str], tools: tuple[str, ...], read_only: bool) -> None:
     """Any listing, under any other controls: what is served is what it would be without the listing; the listing is
     served tools only, every tool it names by name, and nothing it does not name (an extra only by name or `all`). A
-    tool it names that is not served stops the start, saying why."""
+    tool it names that is not served stops the start, saying why, and so does a listing of no served tool."""
     unlisted = HostControls.from_settings(Settings(tools=tools, read_only=read_only), CONTRACTS)
+    by_toolset = {tool for name in names if name in TOOLSETS for tool in TOOLSETS[name] if tool not in EXTRA_TOOLS}
+    named = set(CONTRACTS) if "all" in names else {name for name in names if name in CONTRACTS} | by_toolset
     try:
         controls = HostControls.from_settings(Settings(tools=tools, read_only=read_only, listed=tuple(names)), CONTRACTS)
     except ConfigError as error:
         refused = [name for name in names if name in CONTRACTS and name not in unlisted.served]
-        assert refused and error.message.startswith(f"--listed / ALFRED_LISTED names {refused[0]}, which is not served: ")
+        if refused:
+            assert error.message.startswith(f"--listed / ALFRED_LISTED names {refused[0]}, which is not served: ")
+        else:
+            assert not named & unlisted.served and "lists no tool this server serves" in error.message
         return
     assert controls.served == unlisted.served and controls.listing is not None and controls.listing <= controls.served
     assert {name for name in names if name in CONTRACTS} <= controls.listing
-    by_toolset = {tool for name in names if name in TOOLSETS for tool in TOOLSETS[name] if tool not in EXTRA_TOOLS}
-    named = set(CONTRACTS) if "all" in names else {name for name in names if name in CONTRACTS} | by_toolset
     assert controls.listing == named & controls.served
 
 

@@ -42,6 +42,13 @@ _SETUP_SQL = "SELECT set_config('TimeZone', 'UTC', false), set_config('DateStyle
 _ACT_SQL = "SELECT set_config('role', %s, false), set_config('request.jwt.claim.sub', %s, false)"
 
 
+INSUFFICIENT_PRIVILEGE = "42501"
+ROLES_HINT = (". The first start creates the roles anon, authenticated and service_role and grants authenticated to its "
+              "login: start it once as a superuser, or have one run CREATE ROLE anon NOLOGIN NOINHERIT; CREATE ROLE "
+              "authenticated NOLOGIN NOINHERIT; CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS; GRANT authenticated "
+              "TO <this login> (docs/deploy.md, The database).")
+"""What to do when migrating is refused for want of privileges (a login that may not create or grant roles)."""
+
 class _Unknown:
     """Whom a connection acts for after a rollback undid the last switch: nobody knows."""
 
@@ -140,7 +147,8 @@ class PostgresConnection:
             # Operators read this at startup: the server's one-line reason (e.g. "permission denied
             # to create role") says what to fix; it names objects, never row values.
             reason = error.diag.message_primary or to_store_error(error).message
-            raise StoreError(f"Cannot migrate the database at {self.location}: {reason}", reason=error.sqlstate) from error
+            hint = ROLES_HINT if error.sqlstate == INSUFFICIENT_PRIVILEGE else ""
+            raise StoreError(f"Cannot migrate the database at {self.location}: {reason}{hint}", reason=error.sqlstate) from error
         finally:
             await connection.close()
 
