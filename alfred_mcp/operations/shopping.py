@@ -30,6 +30,9 @@ from alfred_mcp.kitchen.measures import (
     sensible,
     to_buy,
 )
+from alfred_mcp.kitchen.measures import (
+    held as held_text,
+)
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -409,7 +412,9 @@ class _Pending:
         elif had is not None and had > EPSILON:
             held = sensible(need.amount(had), need.name)
             counted = dimension(held.unit).startswith("count")  # '(the pantry has 2)', the noun is the line's
-            self.row["notes"] = with_pantry_held(self.row.get("notes"), quantity_text(held.quantity) if counted else held.text)
+            pieces = held.unit in (None, "piece")  # what is held by the one rule: 2 1/2 onions, not a recipe's 3
+            said = held_text(need.amount(had), need.name) if pieces else quantity_text(held.quantity) if counted else held.text
+            self.row["notes"] = with_pantry_held(self.row.get("notes"), said)
         amount = need.amount(missing)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
