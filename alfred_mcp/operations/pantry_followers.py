@@ -63,7 +63,9 @@ def followed(line: Row, before: Row, after: Row | None) -> Row | None:
         return None  # the row changed, not what it holds
     was = _in_line_unit(name, was_text, line, before)
     empty = after is None or (after.get("quantity") is not None and float(after["quantity"]) <= EPSILON)  # gone, used up
-    now = 0.0 if empty else _in_line_unit(name, now_text or "", line, after) if now_text else None
+    now: float | None = 0.0
+    if not empty and after is not None:
+        now = _in_line_unit(name, now_text, line, after) if now_text else None
     segments = [part.strip() for part in str(line.get("notes") or "").split(SEPARATOR) if part.strip()]
     if was is None or now is None or line.get("quantity") is None:  # what it held does not compare: said, not counted
         state = "deleted since" if after is None else f"holds {now_text} now"

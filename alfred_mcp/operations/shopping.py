@@ -53,6 +53,7 @@ from alfred_mcp.kitchen.shopping_lines import (
 )
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
+from alfred_mcp.operations.conflicts import standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
@@ -236,6 +237,7 @@ async def add_to_list(
             if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
     outcome.already, outcome.already_of = [item for item, _ in kept], [of for _, of in kept]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
+    await _mark_dislikes(work, list(pending.values()))
     shown = [line for line in pending.values() if not _shows_the_same(line, outcome)]
     if preview:
         await _preview(work, outcome, shown)
@@ -257,6 +259,21 @@ async def add_to_list(
                                                 action="created" if action == "added" else "updated", refs=refs, count=len(refs),
                                                 note=override_note if action == "added" else None))
     return outcome
+
+
+async def _mark_dislikes(work: UnitOfWork, lines: list[_Pending]) -> None:
+    """A line of something the user dislikes says so, on the list and in the result ('you don't like olives'), as the
+    recipe card marks it: the cook decides before buying a jar of it (an allergen is left out instead)."""
+    if not lines:
+        return
+    standing = await standing_constraints(work)
+    for line in lines:
+        disliked = standing.disliked(str(line.row["name"]))
+        if disliked is not None:
+            said = f"you don't like {disliked}"
+            line.row["notes"] = with_own_note(line.row.get("notes"), said)
+            if said not in line.notes:
+                line.notes.append(said)
 
 
 def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
