@@ -97,6 +97,14 @@ class ShoppingOutcome:
     meals: int = 0
     already_of: list[tuple[str, Kind]] = field(default_factory=list)
     """The ingredient and kind of each entry of `already`, in its order."""
+    optional: dict[str, list[str]] = field(default_factory=dict)
+    """Optional ingredients not added, by the recipe they are in: what the result names, so the cook can choose."""
+
+    def optional_said(self) -> str | None:
+        """'Optional, not added: avocados, cotija (Chicken Tacos); feta (Greek Lemon Chicken).' or None."""
+        if not self.optional:
+            return None
+        return "Optional, not added: " + "; ".join(f"{', '.join(names)} ({recipe})" for recipe, names in self.optional.items()) + "."
 
     def add_already(self, item: dict[str, Any], of: tuple[str, Kind]) -> None:
         self.already.append(item)
@@ -353,9 +361,12 @@ def _not_yet_listed(
     replaced: dict[str, str] = {}
     already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
+    optional: dict[str, list[str]] = {}
     for use in uses:
         for row in each_thing(use.recipe.ingredients):
             if row.get("is_optional"):
+                names = optional.setdefault(use.recipe.name, [])
+                names += [] if row["name"] in names else [str(row["name"])]
                 continue
             found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
             listed = use.entry.servings or 0
@@ -376,7 +387,7 @@ def _not_yet_listed(
                 factor = use.factor * (listed - found.servings) / listed
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
+    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already), optional=optional), held
 
 
 def each_thing(rows: list[Row]) -> list[Row]:
