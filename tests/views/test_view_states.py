@@ -298,6 +298,9 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
                                                      else "^" + re.escape(line["text"])) for line in expected["lines"]])
         await expect(shown.view.locator("#preview-lines li .badge", has_text="tops up a line")).to_have_count(
             sum(line["action"] == "updated" for line in expected["lines"]))
+        optional = re.search(r"Optional, not added: .*$", expected.get("message", ""))
+        assert optional, expected.get("message")  # the week's recipes have optional ingredients: the preview names them
+        await expect(shown.view.locator("#preview-lines li.kept", has_text="Optional, not added")).to_have_text(optional.group(0))
         await _assert_reads_whole(shown)
         assert _list_calls(shown) == [{"meal_plans": WEEK, "preview": True, "session": shown.result["structuredContent"]["session"]}]
         assert await _listed(app) == before
