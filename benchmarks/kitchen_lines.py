@@ -9,7 +9,8 @@ shortfall not bought), and the second call's already-listed names against the li
 Scaled: every seed recipe's ingredients scaled by 0.5, 1.25, 1.5, 2 and 3 and for 1 to 12 servings (recipes_scale's
 own line code), each line with its notes, every amount its scaled steps write (beside its line's unit), every
 scaled step (the counted things it names, in their lines' number), and the step amounts of each ingredient beside its
-line (a divided line's parts add up to it). Target: 0 odd lines, 0 changed on the second run.
+line (a divided line's parts add up to it). Held: what the pantry holds of a pack or piece of every count unit
+(`held`), in 24ths up to 4, beside the line of the same amount (`about_disagrees`: one rounding rule). Target: 0 odd lines, 0 changed on the second run.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Any
 
 from mcp import Client
 
-from alfred_mcp.kitchen.measures import convert_for
+from alfred_mcp.kitchen.measures import Amount, convert_for, dimension, held, ingredient_text, sensible
 from alfred_mcp.kitchen.odd_amounts import (
+    about_disagrees,
     divided_oddities,
     name_disagrees,
     note_oddities,
@@ -37,6 +39,7 @@ from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.seed import demo_kitchen
 from alfred_mcp.kitchen.step_amounts import StepAmount, step_amounts
 from alfred_mcp.kitchen.taxonomy import ingredient_words
+from alfred_mcp.kitchen.units import KNOWN_UNITS
 from alfred_mcp.operations.scaling import counted_things, line_factor, scaled_line, scaled_recipe_steps
 from alfred_mcp.server.mcp_server import build_server
 
@@ -49,18 +52,20 @@ WEEK = {"from": TODAY.isoformat(), "to": (TODAY + timedelta(days=6)).isoformat()
 
 async def odd_lines() -> dict[str, Any]:
     shopping = [await _week_list(empty=False), await _week_list(empty=True)]
-    scaled = _scaled_lines()
+    scaled, held_lines = _scaled_lines(), _held_lines()
     odd_shopping = [odd for kitchen in shopping for odd in kitchen["odd"]]
     odd_scaled = [odd for odd in scaled if odd["rules"]]
+    odd_held = [odd for odd in held_lines if odd["rules"]]
     shopping_count = sum(kitchen["lines"] for kitchen in shopping)
-    rules = Counter(rule for odd in odd_shopping + odd_scaled for rule in odd["rules"])
+    rules = Counter(rule for odd in odd_shopping + odd_scaled + odd_held for rule in odd["rules"])
     return {
         "shopping_lines": shopping_count, "shopping_odd": len(odd_shopping),
         "shopping_share": round(len(odd_shopping) / max(1, shopping_count), 3),
         "scaled_lines": len(scaled), "scaled_odd": len(odd_scaled), "scaled_share": round(len(odd_scaled) / max(1, len(scaled)), 3),
+        "held_lines": len(held_lines), "held_odd": len(odd_held),
         "second_run_changed": sum(kitchen["second_run_changed"] for kitchen in shopping),
         "by_rule": dict(rules.most_common()),
-        "examples": [f"{odd['text']} ({', '.join(odd['rules'])})" for odd in (odd_shopping + odd_scaled)[:12]],
+        "examples": [f"{odd['text']} ({', '.join(odd['rules'])})" for odd in (odd_shopping + odd_scaled + odd_held)[:12]],
     }
 
 
@@ -113,6 +118,27 @@ def _scaled_lines() -> list[dict[str, Any]]:
                 judged.append({"text": text, "rules": oddities(text, shown.quantity, shown.unit, amount.name, shopping=False,
                                                                exact=shown.rounded_from)
                                + step_oddities(shown.quantity, shown.unit, amount.line_unit)})
+    return judged
+
+
+HELD_NAMES = ("tortilla chips", "tofu", "onions", "bread", "lemons")
+"""Things whose pack's content the kitchen does not know (what is held is said as a count of it), and pieces."""
+
+
+def _held_lines() -> list[dict[str, Any]]:
+    """What the pantry holds of every count unit, in 24ths up to 4, judged beside the line of the same amount."""
+    judged = []
+    units = sorted(unit for unit in KNOWN_UNITS if dimension(unit).startswith("count:") and unit != "piece")
+    for unit in (None, *units):
+        for name in HELD_NAMES:
+            for step in range(1, 97):
+                amount = Amount(step / 24, unit)
+                text, line = held(amount, name), sensible(amount, name)
+                line_text = ingredient_text(line.text, line.quantity, line.unit, name)
+                if unit is None and amount.quantity >= 1.75:  # a recipe uses pieces whole from 2: not the same rule
+                    continue
+                judged.append({"text": f"{text} (held; the line: {line_text})",
+                               "rules": ["about disagrees with its line"] if about_disagrees(text, line_text, amount.quantity) else []})
     return judged
 
 

@@ -214,7 +214,11 @@ def held(amount: Amount, name: str | None = None) -> str:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
         if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
             return shown.text
-    if "/" in quantity_text(amount.quantity) and amount.unit not in _METRIC:  # 2/3 of a bunch, 2 1/2 onions (not 1/3 l)
+    counted = dimension(amount.unit).startswith("count:")
+    if counted and amount.unit not in _WHOLE_COUNTS and math.isclose(count_cut(amount.quantity, amount.unit), amount.quantity,
+                                                                     rel_tol=1e-6):
+        return amount_text(amount.quantity, amount.unit)  # 2/3 of a bunch, 2 1/2 onions: a cut the one rule writes
+    if not counted and "/" in quantity_text(amount.quantity) and amount.unit not in _METRIC:  # 1/3 lb (not 1/3 l)
         return amount_text(amount.quantity, amount.unit)
     pack = pack_of(name)
     if pack is not None and amount.unit == pack[0] and amount.quantity > 0:
@@ -226,8 +230,8 @@ def held(amount: Amount, name: str | None = None) -> str:
         return about + " and ".join(parts) if parts else f"about {amount_text(1, pack[1])}"
     if amount.unit in ("g", "ml") and amount.quantity < 1:  # a trace: never a decimal nor a fraction of a gram
         return f"less than {amount_text(1, amount.unit)}"
-    if amount.unit not in (None, "piece", *_WHOLE_COUNTS, *_CANS) and dimension(amount.unit).startswith("count:"):
-        near = _pick(amount.quantity, (4, 3), up=False, smallest=0.25)  # 0.3333 jar is about 1/3 jar, not 1/4
+    if counted and amount.unit not in _WHOLE_COUNTS:  # about the cut the one rule writes (2.35 bags: about 2 1/2)
+        near = count_cut(amount.quantity, amount.unit)
         shown = Shown(near, amount.unit, amount_text(near, amount.unit), None)
     less = shown.unit == amount.unit and shown.quantity > 2 * amount.quantity  # a sliver of a lemon, a crumb of butter
     return _in_container(amount, name) or f"{'less than' if less else 'about'} {shown.text}"
@@ -371,8 +375,8 @@ def _up(exact: float, step: int) -> float:
 
 
 def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
-    """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (whole teaspoons where no
-    half tablespoon is within 10%: '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
+    """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (teaspoons in halves where no
+    half tablespoon is within 10%: '3 1/2 tsp', '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
     and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured `dry` (flour,
     rice) stays in cups, and a liquid sold by the `carton` (broth) is in quarts only when they are whole ('9 cups',
     '3 quarts'). Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
@@ -398,8 +402,8 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = Fa
             return halves, "tbsp", None
         if halves == 4 or tbsp < 4:  # 4 tbsp is 1/4 cup
             return 0.25, "cup", None
-    if tbsp < 4 - 1e-9:  # no half tablespoon near: whole teaspoons ('4 tsp', '5 tsp'), not '1 tbsp + 2 tsp'
-        teaspoons = float(round(tsp))
+    if tbsp < 4 - 1e-9:  # no half tablespoon near: teaspoons in halves ('3 1/2 tsp', '5 tsp'), not '1 tbsp + 2 tsp'
+        teaspoons = max(1.0, math.floor(tsp * 2 + 0.5 + 1e-9) / 2)  # 3 1/2 tsp of baking powder is not 4
         halves = max(1.0, round(teaspoons / 1.5) / 2)  # 7 tsp are 2 1/2 tbsp
         return (halves, "tbsp", None) if abs(halves * 3 - teaspoons) < 0.1 * teaspoons - 1e-9 else (teaspoons, "tsp", None)
     if abs(near_cup - cups) <= (0.02 if cups < 0.5 else 0.08) * cups:
@@ -448,19 +452,32 @@ def _teaspoons(tsp: float, *, up: bool) -> float:
     return _pick(tsp, (4,), up=up, smallest=1 / 8)
 
 
+def count_cut(quantity: float, unit: str | None) -> float:
+    """The one rule a count of pieces or packs (bags, jars, bunches, heads) is rounded by wherever it is shown (a
+    recipe's line, what the pantry holds, a note's 'about'): the nearest quarter or third (the true share: 2 1/3 bags
+    for 7 servings of a recipe for 3 with 1 bag, never '2 1/2'); pieces in halves from one; cans in quarters at any
+    count ('2 1/4 cans'). Things counted whole (cloves, pinches) are `_counted`."""
+    if quantity <= 0:
+        return 0.0
+    if unit in _CANS:
+        return _pick(quantity, (4,), up=False, smallest=0.25)
+    if quantity < 1 or unit not in (None, "piece"):
+        return _pick(quantity, (4, 3), up=False, smallest=0.25)
+    return _pick(quantity, (2,), up=False, smallest=1.0)
+
+
 def _counted(quantity: float, unit: str | None, name: str | None, *, up: bool) -> float:
-    """Whole things whole; other pieces whole from 1 (quarters below); packs in halves; always up when buying."""
+    """Whole things whole; always up when buying; else `count_cut`, with pieces from 1 3/4 whole in a recipe (2 1/2
+    lemons are 3: a cook uses whole ones)."""
     if quantity <= 0:
         return 0.0
     if up:
         return _pick(quantity, (1,), up=True, smallest=1.0)
     if unit in _WHOLE_COUNTS or (unit in (None, "piece") and _is_whole_thing(name)):
         return float(max(1, math.floor(quantity + 0.5)))
-    if unit in (None, "piece"):  # the cut nearest below one (quarters, thirds), 1 1/2, whole from 2
-        if quantity < 1:
-            return _pick(quantity, (4, 3), up=False, smallest=0.25)
-        return _pick(quantity, (2,), up=False, smallest=1.0) if quantity < 1.75 else float(math.floor(quantity + 0.5))
-    return _pick(quantity, (2,) if quantity >= 1 and unit not in _CANS else (4,), up=False, smallest=0.25)
+    if unit in (None, "piece") and quantity >= 1.75:
+        return float(math.floor(quantity + 0.5))
+    return count_cut(quantity, unit)
 
 
 def _is_whole_thing(name: str | None) -> bool:

@@ -8,7 +8,8 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   pinch... always; any counted thing on a shopping list (nobody buys 4 1/2 shallots); a counted piece
   above 1 in a recipe other than 1 1/2 ('2 1/2 lemons', '1 3/4 onions': quarters are for less than one).
 - ``too many spoons``: 8 tbsp or more (that is cups), tablespoons a cup measure holds ('4 tbsp' is 1/4 cup), or 3 tsp
-  or more that a half tablespoon holds within 10% ('3 tsp', '4 1/2 tsp'). '4 1/2 tbsp' and '6 tbsp' are how a cook
+  or more that a half tablespoon holds within 10% ('3 tsp', '4 1/2 tsp') or not in half teaspoons ('3 3/4 tsp'): '3 1/2
+  tsp' of baking powder is how a baker measures it (rounding it to 4 adds a seventh). '4 1/2 tbsp' and '6 tbsp' are how a cook
   writes what no cup measure holds, '4 tsp' and '5 tsp' what no half tablespoon does.
 - ``spoons added to spoons``: any compound of measures ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp'): a cook writes one
   measure ('5 tsp', '1/2 cup').
@@ -71,6 +72,9 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   add up to more than its line, or leave for the rest ('the last butter') more than a fifth (and more than a
   measure: 1/4 tsp, 1/2 tbsp) away from the rest's share of the line as written.
 - ``two things on one line``: one line naming two ingredients ('salt and pepper'): the pantry and the shop see each.
+- ``about disagrees with its line`` (`about_disagrees`): what the pantry holds, said of the same amount of a pack or
+  piece as a line shows it, in another number ('about 2 1/3 bags' beside '2 1/2 bags' for 2.35; '2 1/3 bags' held
+  exactly beside '2 1/2 bags', which must then say 'about'): one rounding rule for counts, everywhere.
 - ``name disagrees with its line`` (`name_disagrees`): a note names the ingredient in another number than its line
   shows it ('salmon fillets' beside '1 salmon fillet').
 
@@ -167,7 +171,7 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("fraction of a whole item")
     spoons = _spoon_amounts(text)
     if any((shown == "tbsp" and (amount >= 8 - 1e-9 or (amount >= 4 - 1e-9 and _in_cup_measures(amount / 16))))
-           or (shown == "tsp" and amount >= 3 - 1e-9 and (not _in_steps(amount, 1) or _half_tbsp_holds(amount)))
+           or (shown == "tsp" and amount >= 3 - 1e-9 and (not _in_steps(amount, 2) or _half_tbsp_holds(amount)))
            for amount, shown in spoons):
         found.append("too many spoons")
     if _odd_compound(text):
@@ -188,7 +192,7 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("cans written as a weight")
     if not shopping and _whole_cans_by_weight(text, name, step=4, least=0.5):
         found.append("part cans written as a weight")
-    if not shopping and whole_thing and exact is not None and 0 < exact < 2 / 3 - 1e-9 and quantity <= 1 \
+    if not shopping and whole_thing and unit in (None, "egg") and exact is not None and 0 < exact < 2 / 3 - 1e-9 and quantity <= 1 \
             and egg_part(name) == "egg" and not _USE_ABOUT.search(notes or ""):
         found.append("part of an egg not said")
     if shopping and _unbuyable(text, name):
@@ -260,6 +264,23 @@ def name_disagrees(noted: str, line_text: str) -> bool:
     last = (re.findall(r"[a-z]+", noted.lower()) or [""])[-1]
     shown = re.findall(r"[a-z]+", line_text.lower())
     return bool(last) and last not in shown and any(singular(word) == singular(last) for word in shown)
+
+
+_COUNT_SAID = re.compile(r"^(about )?(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) ([a-z]+)$")
+
+
+def about_disagrees(held_text: str, line_text: str, exact: float) -> bool:
+    """True when what the pantry holds ('about 2 1/3 bags', '2 1/3 bags') reads otherwise than a line of the same
+    `exact` amount ('2 1/2 bags ...'): an 'about' number other than the line's, or a number without 'about' that the
+    line rounds (it is then not the line's) or that is not `exact`. Held texts of another form (a container's content,
+    'used up') are not judged."""
+    held_match, line_match = _COUNT_SAID.match(held_text), _NUMBER_THEN_WORD.match(line_text)
+    if held_match is None or line_match is None or singular(held_match.group(3)) != singular(line_match.group(2)):
+        return False
+    said, shown = _number(held_match.group(2)), _number(line_match.group(1))
+    if held_match.group(1):
+        return abs(said - shown) > 1e-6
+    return abs(said - exact) > 1e-6 or abs(shown - exact) > 1e-6
 
 
 UP_SLACK = 0.02

@@ -20,15 +20,16 @@ BY_FORM: dict[str, str] = {CANNED: "canned", FROZEN: "frozen", DRIED: "dry goods
 """The section of a form (a dried seasoning is with the spices, fresh produce only when it is produce)."""
 _SEASONINGS = ("herbs", "spices")
 BY_TAXONOMY: tuple[tuple[str, str], ...] = (
-    ("vinegars", "oils & vinegars"), ("condiments", "condiments"), ("broths", "soups & broths"),
+    ("dairy alternatives", "dairy"), ("vinegars", "oils & vinegars"), ("condiments", "condiments"), ("broths", "soups & broths"),
     ("oils", "oils & vinegars"), ("spices", "spices"), ("syrups", "condiments"), ("baking", "baking"),
     ("sweeteners", "baking"), ("breadcrumbs", "dry goods"), ("bread", "bakery"), ("pasta", "dry goods"), ("grains", "dry goods"),
-    ("seafood", "seafood"), ("meat", "meat"), ("dairy alternatives", "dairy"), ("dairy", "dairy"), ("eggs", "dairy"),
+    ("seafood", "seafood"), ("meat", "meat"), ("dairy", "dairy"), ("eggs", "dairy"),
     ("soy", "produce"), ("legumes", "dry goods"), ("nuts", "dry goods"), ("seeds", "dry goods"), ("herbs", "produce"),
     ("nightshades", "produce"), ("vegetables", "produce"), ("fruit", "produce"), ("alcohol", "beverages"),
 )
 """(taxonomy category, store section), most specific first: vinegars and oils stand together, honey and syrups with
-the condiments and spreads, sugar with the flour and baking powder, broth cartons in the soup aisle."""
+the condiments and spreads, sugar with the flour and baking powder, broth cartons in the soup aisle; a plant milk
+with the milk (a carton of rice milk is not dry goods for the rice in its name)."""
 WALK: tuple[str, ...] = (
     "produce", "bakery", "meat", "seafood", "dairy", "frozen", "dry goods", "baking", "oils & vinegars", "canned",
     "soups & broths", "condiments", "spices", "snacks", "beverages",

@@ -184,15 +184,19 @@ def with_pantry_held(notes: str | None, held: str) -> str:
 
 def shopping_text(row: Mapping[str, Any]) -> str:
     """'5 shallots', '1 carton + 1 cup buttermilk', '1 bunch thyme (need 3/4 tsp)', 'arugula': the line as a shopper
-    reads it. A line listed for what the pantry lacks says so: '1 pack cremini mushrooms (short 1 oz; the pantry has
-    8 oz)', '1 1/2 lb spaghetti (the pantry has 1 lb)'."""
+    reads it. A line listed for what the pantry lacks says so, in one shape: '1 pack cremini mushrooms (short 1 oz; the
+    pantry has 8 oz)', '1 lemon (short 1; the pantry has 3)', '1 1/2 lb spaghetti (short 1 1/2 lb; the pantry has 1 lb)'."""
     text = _amounts_text(row)
     held = pantry_held(row.get("notes")) if row.get("quantity") is not None else None
     if held is None:
         return text
     if text.endswith(")") and NEED in text:
         return f"{text.replace(NEED, SHORT, 1)[:-1]}; {PANTRY}{held})"
-    return f"{text} ({PANTRY}{held})"
+    if extra_amounts(row.get("notes")):
+        return f"{text} ({PANTRY}{held})"
+    shown = to_buy(Amount(float(row["quantity"]), row.get("unit")), str(row["name"]))  # why buy one: the pantry's 3
+    short = quantity_text(shown.quantity) if dimension(shown.unit).startswith("count") else shown.text  # are not enough;
+    return f"{text}{SHORT}{short}; {PANTRY}{held})"  # a count's noun is the line's, as the pantry's is
 
 
 def _amounts_text(row: Mapping[str, Any]) -> str:

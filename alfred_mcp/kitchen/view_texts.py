@@ -7,6 +7,7 @@ stage answers show for these tools (agent.act_tools.result_card): one rendering,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
@@ -27,7 +28,7 @@ def recipe_text(card: ToolResult) -> str:
     facts = [DRAFT_FACT if card.get("draft") else None, f"serves {card['servings']}" if card.get("servings") else None,
              _minutes("prep", card.get("prep_time_minutes")), _minutes("cook", card.get("cook_time_minutes")),
              _minutes("total", _total(card)),
-             card.get("cuisine"), card.get("difficulty")]
+             _titled(card.get("cuisine")), _titled(card.get("difficulty"))]
     lines = [f"{card['name']} ({card['recipe']})" + "".join(f" · {fact}" for fact in facts if fact)]
     if card.get("description"):
         lines.append(card["description"])
@@ -80,6 +81,11 @@ def _pantry_change(item: dict[str, Any]) -> str:
     moved = f"+{item['added']}" if "added" in item else f"-{item['taken']}"
     now = "gone" if item.get("gone") else f"now {item['now']}"
     return f"{moved} {item['name']} ({item['ref']}, {now})"
+
+
+def _titled(text: Any) -> str | None:
+    """'middle-eastern' as the card writes it: 'Middle Eastern'; None for nothing."""
+    return " ".join(word.capitalize() for word in re.split(r"[\s-]+", str(text)) if word) or None if text else None
 
 
 def _total(card: ToolResult) -> int | None:

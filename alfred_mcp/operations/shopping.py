@@ -30,6 +30,9 @@ from alfred_mcp.kitchen.measures import (
     sensible,
     to_buy,
 )
+from alfred_mcp.kitchen.measures import (
+    held as held_text,
+)
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import (
@@ -50,6 +53,7 @@ from alfred_mcp.kitchen.shopping_lines import (
 )
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
+from alfred_mcp.operations.conflicts import standing_constraints
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.meal_week import cooked_meal_ids
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
@@ -93,6 +97,14 @@ class ShoppingOutcome:
     meals: int = 0
     already_of: list[tuple[str, Kind]] = field(default_factory=list)
     """The ingredient and kind of each entry of `already`, in its order."""
+    optional: dict[str, list[str]] = field(default_factory=dict)
+    """Optional ingredients not added, by the recipe they are in: what the result names, so the cook can choose."""
+
+    def optional_said(self) -> str | None:
+        """'Optional, not added: avocados, cotija (Chicken Tacos); feta (Greek Lemon Chicken).' or None."""
+        if not self.optional:
+            return None
+        return "Optional, not added: " + "; ".join(f"{', '.join(names)} ({recipe})" for recipe, names in self.optional.items()) + "."
 
     def add_already(self, item: dict[str, Any], of: tuple[str, Kind]) -> None:
         self.already.append(item)
@@ -233,6 +245,7 @@ async def add_to_list(
             if not any(of[0] == key and same_kind(of[1], kind) for key, kind in topped)]
     outcome.already, outcome.already_of = [item for item, _ in kept], [of for _, of in kept]
     override_note = await allergies.check_rows(work, SHOPPING_LIST, [line.row for line in pending.values()], allergy_override)
+    await _mark_dislikes(work, list(pending.values()))
     shown = [line for line in pending.values() if not _shows_the_same(line, outcome)]
     if preview:
         await _preview(work, outcome, shown)
@@ -254,6 +267,21 @@ async def add_to_list(
                                                 action="created" if action == "added" else "updated", refs=refs, count=len(refs),
                                                 note=override_note if action == "added" else None))
     return outcome
+
+
+async def _mark_dislikes(work: UnitOfWork, lines: list[_Pending]) -> None:
+    """A line of something the user dislikes says so, on the list and in the result ('you don't like olives'), as the
+    recipe card marks it: the cook decides before buying a jar of it (an allergen is left out instead)."""
+    if not lines:
+        return
+    standing = await standing_constraints(work)
+    for line in lines:
+        disliked = standing.disliked(str(line.row["name"]))
+        if disliked is not None:
+            said = f"you don't like {disliked}"
+            line.row["notes"] = with_own_note(line.row.get("notes"), said)
+            if said not in line.notes:
+                line.notes.append(said)
 
 
 def _shows_the_same(line: _Pending, outcome: ShoppingOutcome) -> bool:
@@ -333,9 +361,12 @@ def _not_yet_listed(
     replaced: dict[str, str] = {}
     already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
+    optional: dict[str, list[str]] = {}
     for use in uses:
         for row in each_thing(use.recipe.ingredients):
             if row.get("is_optional"):
+                names = optional.setdefault(use.recipe.name, [])
+                names += [] if row["name"] in names else [str(row["name"])]
                 continue
             found, line = _listing(lines.matching(row["name"], row.get("ingredient_id"), row_kind(row)), use)
             listed = use.entry.servings or 0
@@ -356,7 +387,7 @@ def _not_yet_listed(
                 factor = use.factor * (listed - found.servings) / listed
                 replaced[use.entry.text] = found.text
             wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already)), held
+    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already), optional=optional), held
 
 
 def each_thing(rows: list[Row]) -> list[Row]:
@@ -409,7 +440,9 @@ class _Pending:
         elif had is not None and had > EPSILON:
             held = sensible(need.amount(had), need.name)
             counted = dimension(held.unit).startswith("count")  # '(the pantry has 2)', the noun is the line's
-            self.row["notes"] = with_pantry_held(self.row.get("notes"), quantity_text(held.quantity) if counted else held.text)
+            pieces = held.unit in (None, "piece")  # what is held by the one rule: 2 1/2 onions, not a recipe's 3
+            said = held_text(need.amount(had), need.name) if pieces else quantity_text(held.quantity) if counted else held.text
+            self.row["notes"] = with_pantry_held(self.row.get("notes"), said)
         amount = need.amount(missing)
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)

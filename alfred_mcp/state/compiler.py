@@ -38,6 +38,7 @@ from alfred_mcp.kitchen.schema import (
     TASK_CATEGORIES,
     get_table,
 )
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit, parse_quantity
 from alfred_mcp.state.drafts import (
     Draft,
@@ -210,12 +211,17 @@ class CatalogIndex:
     `match` takes the longest catalog name or alias found in the ingredient name
     ('boneless chicken thighs' -> 'chicken thigh' if listed, else 'chicken'); on a tie the
     rightmost wins, since English puts the head noun last. Names win over aliases, then the
-    lowest ref, so the result never depends on row order.
+    lowest ref, so the result never depends on row order. A compound the catalog has no entry
+    for is never its part's entry when the taxonomy says it is another food than that part
+    (`is_part_only`): 'rice milk' is not milk (nor rice), 'almond butter' not butter, 'apple
+    cider vinegar' not apples; it is then unknown (None), matched by its name alone, and the
+    taxonomy files it with its family ('dairy alternatives'), never with dairy.
     """
 
     def __init__(self, rows: Iterable[Mapping[str, Any]]) -> None:
         entries = sorted((_catalog_entry(row) for row in rows), key=lambda entry: entry[0])
         self._phrases: dict[tuple[str, ...], CatalogMatch] = {}
+        self._texts: dict[tuple[str, ...], str] = {}
         for _, name, _, match in entries:
             self._add(name, match)
         for _, _, aliases, match in entries:
@@ -228,6 +234,7 @@ class CatalogIndex:
         words = folded_words(text)
         if words:
             self._phrases.setdefault(words, match)
+            self._texts.setdefault(words, text)
 
     def __len__(self) -> int:
         return len(self._phrases)
@@ -241,14 +248,43 @@ class CatalogIndex:
 
     def _best(self, name: str) -> CatalogMatch | None:
         words = folded_words(name)
-        best: tuple[tuple[int, int, int], CatalogMatch] | None = None
+        best: tuple[tuple[int, int, int], CatalogMatch, tuple[str, ...]] | None = None
         for start in range(len(words)):
             for end in range(start + 1, min(len(words), start + self._longest) + 1):
                 found = self._phrases.get(words[start:end])
                 rank = (end - start, sum(map(len, words[start:end])), start)
                 if found is not None and (best is None or rank > best[0]):
-                    best = (rank, found)
-        return None if best is None else best[1]
+                    best = (rank, found, words[start:end])
+        if best is None:
+            return None
+        entry, end = self._texts[best[2]], best[0][2] + best[0][0]
+        head = len(folded_words(_HEAD_ENDS.split(name, maxsplit=1)[0]))
+        if is_part_only(name, entry) or modifies_another_food(re.findall(r"[^\W_]+", name.lower())[end:head], entry):
+            return None
+        return best[1]
+
+
+def is_part_only(name: str, entry: str) -> bool:
+    """True when `name` holds the catalog entry's words but the taxonomy files it apart from every category the
+    entry is in: a compound whose other word makes it another food ('rice milk' is no dairy 'milk', 'turkey bacon'
+    no pork 'bacon', 'white wine vinegar' no 'white wine'). 'cheddar cheese', 'plum tomatoes', 'lemon juice' are
+    still their entry."""
+    taxonomy = default_taxonomy()
+    own = taxonomy.categories_of(entry)
+    return bool(own) and not set(own) <= set(taxonomy.categories_of(name))
+
+
+def modifies_another_food(after: list[str], entry: str) -> bool:
+    """True when a word after the entry's words in the name's head is a food of a category the entry is not in: the
+    entry only says which kind ('almond milk' is no almonds, 'egg noodles' no eggs); 'cheddar cheese', 'lemon juice',
+    'garlic powder' are still their entry."""
+    taxonomy = default_taxonomy()
+    own = set(taxonomy.categories_of(entry))
+    return any((found := set(taxonomy.categories_of(word))) and not found <= own for word in after)
+
+
+_HEAD_ENDS = re.compile(r"[,(;\[]|\s[-–—]\s")
+"""Where a name's head ends: what follows a comma or parenthesis says how it is cut or prepared."""
 
 
 def _catalog_entry(row: Mapping[str, Any]) -> tuple[int, str, tuple[str, ...], CatalogMatch]:

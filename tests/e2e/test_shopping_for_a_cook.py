@@ -181,7 +181,7 @@ async def test_boneless_and_bone_in_thighs_stay_two_lines_each_named_for_its_cut
                           [{"name": "chicken thighs", "quantity": 3, "unit": "lb", "notes": "bone-in, skin-on"}])
     result = await call(client, "shopping_list_from", recipes=[tikka, greek], preview=preview)
     assert sorted(line["text"] for line in result["lines"]) == [
-        "3 lb bone-in, skin-on chicken thighs", "3 lb boneless chicken thighs (the pantry has 2 lb)"]
+        "3 lb bone-in, skin-on chicken thighs", "3 lb boneless chicken thighs (short 3 lb; the pantry has 2 lb)"]
     if not preview:
         (greek_line,) = await _lines(client, "chicken thighs")
         assert greek_line["notes"] == "bone-in, skin-on"

@@ -5,6 +5,7 @@ it reads back as the quantity the pantry row has (exactly, or within the roundin
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
@@ -13,8 +14,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from alfred_mcp.kitchen.bought_as import can_size
-from alfred_mcp.kitchen.measures import USED_UP, Amount, about_in, held
+from alfred_mcp.kitchen.measures import (
+    USED_UP,
+    Amount,
+    about_in,
+    amount_text,
+    count_cut,
+    dimension,
+    held,
+    ingredient_text,
+    sensible,
+)
+from alfred_mcp.kitchen.odd_amounts import WHOLE_UNITS, about_disagrees
 from alfred_mcp.kitchen.plurals import singular
+from alfred_mcp.kitchen.units import KNOWN_UNITS
 
 STOCK = [("garlic", "head"), ("garlic", "clove"), ("flour", "g"), ("flour", "kg"), ("milk", "ml"), ("milk", "cup"),
          ("oil", "tbsp"), ("salt", "tsp"), ("tomatoes", "can"), ("lemons", None), ("cod fillets", "fillet"), ("butter", "oz"),
@@ -67,7 +80,8 @@ def test_what_is_held_reads_back_as_the_quantity_held_and_says_about_when_rounde
     (1.8, "head", "garlic", "1 head and 8 cloves"), (0.5, "head", "garlic", "1/2 head"), (2, "head", "garlic", "2 heads"),
     (1.7, "head", "garlic", "1 head and 7 cloves"), (0.3, "head", "garlic", "3 cloves"), (500, "g", "flour", "500 g"),
     (1.85, "can", "tomatoes", "1 can and about 12 oz of another"), (1.5, "can", "black beans", "1 1/2 cans"), (1.4, None, "onions", "about 1 1/2"),
-    (1 - 2 / 6, "bunch", "green onions", "2/3 bunch"), (1 - 2 / 16, "bunch", "flat-leaf parsley", "7/8 bunch"),
+    (1 - 2 / 6, "bunch", "green onions", "2/3 bunch"), (1 - 2 / 16, "bunch", "flat-leaf parsley", "about 1 cup of the bunch"),
+    (2 + 1 / 3, "bag", "tortilla chips", "2 1/3 bags"), (2.4, "package", "tofu", "about 2 1/3 packages"),
     (0.5, "gallon", "milk", "1/2 gallon"), (2, "quart", "milk", "2 quarts"), (12, "fl oz", "juice", "12 fl oz"),
     (0.925, "bottle", "soy sauce", "about 1 1/4 cups of the bottle"),
     (1.85, "bottle", "olive oil", "1 bottle and about 1 2/3 cups of another"),
@@ -82,3 +96,32 @@ def test_nothing_left_reads_as_used_up_in_every_unit(stock: tuple[str, str | Non
     """'0 fillets' left reads as a count of fillets: a row holding nothing is 'used up', whatever its unit."""
     name, unit = stock
     assert held(Amount(quantity, unit), name) == USED_UP
+
+
+PACKS_OF_UNKNOWN_CONTENT = ["tortilla chips", "tofu", "bread", "crackers"]
+COUNT_UNITS = sorted(unit for unit in KNOWN_UNITS if dimension(unit).startswith("count:") and unit not in ("piece", *WHOLE_UNITS))
+
+
+@given(unit=st.sampled_from(COUNT_UNITS), name=st.sampled_from(PACKS_OF_UNKNOWN_CONTENT),
+       quantity=st.one_of(st.integers(1, 120).map(lambda n: n / 24), st.floats(min_value=0.05, max_value=12)))
+def test_a_count_held_says_the_number_its_line_says_and_about_only_when_rounded(unit: str, name: str, quantity: float) -> None:
+    """One rounding rule for packs: what the pantry holds ('about 2 1/3 bags' for 2.4) and a line of the same amount
+    ('2 1/3 bags') say the same number (`count_cut`), and 'about' is said exactly when that number is not the amount."""
+    text = held(Amount(quantity, unit), name)
+    line = sensible(Amount(quantity, unit), name)
+    cut = count_cut(quantity, unit)
+    assert line.quantity == cut
+    line_text = ingredient_text(line.text, line.quantity, line.unit, name)
+    assert not about_disagrees(text, line_text, quantity), (text, line_text)
+    said = "" if math.isclose(cut, quantity, rel_tol=1e-6) else "less than " if cut > 2 * quantity else "about "
+    assert text == f"{said}{amount_text(cut, unit)}"
+
+
+@pytest.mark.parametrize(("held_text", "line_text", "exact", "disagrees"), [
+    ("about 2 1/3 bags", "2 1/2 bags tofu", 2.35, True), ("2 1/3 bags", "2 1/2 bags tofu", 7 / 3, True),
+    ("about 2 1/2 bags", "2 1/2 bags tofu", 2.45, False), ("less than 1/4 bag", "1/4 bag tofu", 1 / 24, False), ("2 1/2 bags", "2 1/2 bags tofu", 2.5, False),
+    ("2 bags and about 1 cup of another", "2 1/2 bags rice", 2.4, False), ("used up", "1 bag rice", 0.0, False),
+])
+def test_about_disagrees_names_a_held_count_another_than_its_line(held_text: str, line_text: str, exact: float,
+                                                                 disagrees: bool) -> None:
+    assert about_disagrees(held_text, line_text, exact) is disagrees

@@ -22,7 +22,8 @@ from alfred_mcp.kitchen.units import iso_duration, iso_minutes, parse_minutes
     (Amount(1.9583, "tbsp"), "2 tbsp"), (Amount(7.5, "clove"), "8 cloves"), (Amount(2.5, None), "3"), (Amount(0.1, "tsp"), "1/8 tsp"),
     (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "4 tsp"),
     (Amount(12, "cup"), "3 quarts"), (Amount(18, "cup"), "4 1/2 quarts"), (Amount(30, "oz"), "2 lb"), (Amount(18, "oz"), "1 lb 2 oz"),
-    (Amount(28, "oz"), "1 3/4 lb"), (Amount(0.375, "oz"), "1/3 oz"),
+    (Amount(28, "oz"), "1 3/4 lb"), (Amount(0.375, "oz"), "1/3 oz"), (Amount(3.5, "tsp"), "3 1/2 tsp"),
+    (Amount(7 / 3, "bag"), "2 1/3 bags"), (Amount(1 / 3, "bunch"), "1/3 bunch"),
 ])
 def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> None:
     assert sensible(amount).text == text
@@ -30,13 +31,13 @@ def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> N
 
 @given(st.sampled_from([None, "piece", "clove", "can", "fillet", "head", "pinch"]), st.floats(min_value=0.01, max_value=500))
 def test_a_count_is_never_an_ugly_fraction(unit: str | None, quantity: float) -> None:
-    """Quarters or thirds (the cut nearest) below one, 1 1/2, whole from two up (halves for packs such as heads,
-    quarters for cans); cloves and pinches whole."""
+    """Quarters or thirds (the cut nearest) below one, pieces and packs alike (`count_cut`); pieces 1 1/2, whole from
+    two up; packs such as heads in quarters or thirds at any count, cans in quarters; cloves and pinches whole."""
     shown = sensible(Amount(quantity, unit))
     piece = unit in (None, "piece")
     steps = 1 if unit in ("clove", "fillet", "pinch") or (piece and shown.quantity >= 2) else 4 if unit == "can" \
-        else 2 if quantity >= 1 or piece and shown.quantity >= 1 else 4
-    thirds = piece and shown.quantity < 1 and math.isclose(shown.quantity * 3, round(shown.quantity * 3))
+        else 2 if piece and shown.quantity >= 1 else 4
+    thirds = unit != "can" and (shown.quantity < 1 or not piece) and math.isclose(shown.quantity * 3, round(shown.quantity * 3), abs_tol=1e-9)
     assert shown.quantity >= 1 / 4 and ((shown.quantity * steps).is_integer() or thirds)
     assert abs(shown.quantity - quantity) <= 0.5 + 1e-9 or shown.quantity == 1 / steps  # at least one whole clove
 
@@ -96,8 +97,12 @@ def test_ingredient_lines_are_read_into_their_parts(line: str, parts: tuple[obje
 
 
 _WORDS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8)
+_SIZE_WORDS = ("small", "medium", "large", "jumbo", "big", "heaping", "heaped", "level", "scant", "generous")
 _NAMES = st.lists(_WORDS, min_size=1, max_size=3).map(" ".join).filter(
-    lambda name: name.split()[0] not in ("to", "a", "an", "one", "of") and not any(w in name for w in ("taste", "needed", "optional")))
+    lambda name: name.split()[0] not in ("to", "a", "an", "one", "of", *_SIZE_WORDS)
+    and not any(w in name for w in ("taste", "needed", "optional")))
+"""Names a line writes and reads back: not one starting with a size said before the name ('large eggs' reads as eggs,
+noted large: what the parser is for), nor with a word read as an amount."""
 
 
 @given(_NAMES, st.one_of(st.none(), st.sampled_from([0.25, 1 / 3, 0.5, 1.0, 1.5, 2.0, 2.25, 12.0, 0.3, 250.0])),

@@ -90,7 +90,7 @@ def test_a_line_bought_as_the_shop_sells_it_keeps_every_amount_it_needs(row: dic
      "1 carton heavy cream (short 1/4 cup; the pantry has 1/4 cup)"),
     ({"name": "spaghetti", "quantity": 8, "unit": "oz"}, "1 lb", "1 box spaghetti (short 8 oz; the pantry has 1 lb)"),
     ({"name": "spaghetti", "quantity": 1.5, "unit": "lb"}, "1 lb", "2 boxes spaghetti (short 1 1/2 lb; the pantry has 1 lb)"),
-    ({"name": "lemons", "quantity": 1, "unit": None}, "3", "1 lemon (the pantry has 3)"),
+    ({"name": "lemons", "quantity": 1, "unit": None}, "3", "1 lemon (short 1; the pantry has 3)"),
     ({"name": "thyme", "quantity": 0.75, "unit": "tsp", "notes": "+ 2 sprigs"}, "1 tsp",
      "1 bunch thyme (short 3/4 tsp + 2 sprigs; the pantry has 1 tsp)"),
 ])

@@ -123,3 +123,24 @@ async def test_the_stepper_scales_the_ingredient_amounts_inside_the_steps_and_re
         await view.get_by_role("button", name=re.compile("^Reset")).click()
         await expect(view.locator("#steps li")).to_have_text(written)
         shown.assert_clean()
+
+
+async def test_a_draft_says_it_is_not_saved_and_a_cuisine_and_packs_read_as_a_cook_writes_them(app: AlfredApp, mount: Any) -> None:
+    """The cook's QA: an imported recipe's card looked saved; 'middle-eastern' read 'Middle-eastern'; a bag scaled from
+    3 servings to 7 read '2 1/2 bags' (it is 2 1/3: the one rule for packs, `measures.count_cut`)."""
+    async with apps_client(build_server(app)) as client:
+        imported = await call(client, "recipes_import", source="Weeknight Dal\nServes 3\nIngredients\n1 cup red lentils\n"
+                                                               "1 bag baby spinach\nSteps\n1. Simmer the lentils.\n2. Stir in the spinach.")
+        draft = next(value for value in re.findall(r"gen_recipe_\d+", str(imported)))
+        shown = await mount(client, "recipe_show", {"recipe": draft})
+        await expect(shown.view.locator("#facts")).to_contain_text("Draft, not saved yet")
+        for _ in range(4):
+            await shown.view.get_by_role("button", name="More servings").click()
+        await expect(shown.view.locator("#servings")).to_have_text("7")
+        await expect(shown.view.locator("#ingredients li")).to_contain_text(["2 1/3 bags baby spinach"])
+        shown.assert_clean()
+        created = await call(client, "db_create", table="recipes", data={"name": "Mujadara", "servings": 4, "cuisine": "middle-eastern",
+                                                                         "difficulty": "easy", "instructions": ["Cook."]})
+        saved = await mount(client, "recipe_show", {"recipe": str(created["rows"][0]["id"])})
+        await expect(saved.view.locator("#facts")).to_have_text("Middle Eastern · Easy")
+        saved.assert_clean()

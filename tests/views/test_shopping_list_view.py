@@ -94,3 +94,22 @@ async def test_fresh_produce_and_cans_are_listed_as_the_shop_sells_them(app: Alf
                      "1 pack quux cremini mushrooms (need 1 oz)", "2 cans quux crushed tomatoes (need 1 3/4 lb)"):
             await expect(items.filter(has_text=text)).to_have_count(1)
         shown.assert_clean()
+
+
+async def test_ticking_a_line_short_of_the_pantry_says_what_the_pantry_holds_now(app: AlfredApp, mount: Any) -> None:
+    """The cook's QA: ticking '1 lemon (the pantry has 3)' said 'Bought: 1 lemon (the pantry has 3).', the note of when
+    it was listed; the status says what was bought and what the pantry holds now, and unticking what it holds then."""
+    async with apps_client(build_server(app)) as client:
+        await call(client, "shopping_list_from", meal_plans={"from": "2026-01-12", "to": "2026-01-18"})
+        listed = await call(client, "shopping_list_show")
+        short = [line for section in listed["sections"] for line in section["lines"]
+                 if "(short " in line["text"] and "the pantry has" in line["text"] and not line["bought"]]
+        assert short, "the demo week lists some line short of the pantry"
+        line = short[0]
+        shown = await mount(client, "shopping_list_show", {})
+        await shown.view.get_by_role("checkbox", name=re.compile(re.escape(line["text"]))).click()
+        bought = line["text"].split(" (")[0]
+        await expect(shown.view.locator("#status")).to_have_text(re.compile(rf"^Bought {re.escape(bought)}; the pantry now has .+\.$"))
+        await shown.view.get_by_role("checkbox", name=re.compile(re.escape(line["text"]))).click()
+        await expect(shown.view.locator("#status")).to_have_text(re.compile(rf"^Back on the list: {re.escape(bought)}(;.*)?\.$"))
+        shown.assert_clean()

@@ -8,7 +8,7 @@ from typing import Any
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.describe import describe_tables
 from alfred_mcp.kitchen.query import Query, Where, order_from_json, where_from_json
-from alfred_mcp.kitchen.schema import MEAL_PLANS, SHOPPING_LIST, get_table
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
@@ -16,6 +16,7 @@ from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.operations.dropped_recipe_lines import dropped_recipe_notes, planned_recipes
 from alfred_mcp.operations.listed_twice import already_there
 from alfred_mcp.operations.occasion_servings import occasion_warnings
+from alfred_mcp.operations.pantry_followers import follow_pantry
 from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
 from alfred_mcp.operations.stale_notes import replaced_recipe_notes
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
@@ -84,6 +85,7 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
         notes = ticked_not_stocked(args["data"], len(result.rows)) \
             if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict) else []
         notes += await dropped_recipe_notes(work, before)
+        notes += await follow_pantry(work) if table.name == INVENTORY.name else []
         return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
 
 
@@ -94,6 +96,7 @@ async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
         before = await _meals_recipes(work, table.name, where)
         result = await crud.delete(work, table, where, all_rows=bool(args.get("all")))
         notes = await dropped_recipe_notes(work, before)
+        notes += await follow_pantry(work) if table.name == INVENTORY.name else []
         return {**_rows_result(work.session, result), "cascaded": list(result.cascaded), "unlinked": list(result.unlinked),
                 **({"notes": notes} if notes else {})}
 

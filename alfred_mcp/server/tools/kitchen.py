@@ -31,7 +31,8 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview,
                                              today=date.today())
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
-                            *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else [])])
+                            *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else []),
+                            *([said] if (said := outcome.optional_said()) else [])])
         result = {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
