@@ -9,7 +9,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, types
+
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
 
 from .helpers import call, call_error
 
@@ -114,3 +117,18 @@ async def test_a_drop_naming_what_stays_is_checked_like_any_other(client: Client
     await _said_by_the_user(client)
     error = await call_error(client, "understanding_submit", message="forget it", constraint_snapshot={"drop": ["keep salmon"]})
     assert error["field"] == "constraint_snapshot.drop[0]" and "keep chicken" in error["message"]
+
+
+async def test_a_host_that_confirms_deletes_is_never_asked_about_a_kept_row(app: AlfredApp) -> None:
+    """A recipe delete is asked about first (elicitation); one the user said stays is refused without a question."""
+    asked: list[str] = []
+
+    async def answer(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    async with Client(build_server(app), elicitation_callback=answer) as client:
+        ref = await _row(client, "recipes")
+        await _said_by_the_user(client)
+        refused, error = await _delete(client, "recipes", ref)
+        assert refused and error["code"] == "kept_row" and asked == []
