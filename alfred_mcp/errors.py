@@ -183,6 +183,12 @@ class AllergenError(StateError):
     code = "allergen_conflict"
 
 
+class KeptRowError(StateError):
+    """A write would remove what the user said stays ('leave the chicken'); nothing was changed."""
+
+    code = "kept_row"
+
+
 class OutOfOrderError(StateError):
     code = "out_of_order"
     protocol_slip = True

@@ -29,14 +29,16 @@ from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import drafting, history
+from alfred_mcp.operations.understanding import constraints_of
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
+from alfred_mcp.state.constraints import describe_constraint, held_constraints
 from alfred_mcp.state.curation import check_curation_refs
 from alfred_mcp.state.refs import name_refs
-from alfred_mcp.state.reply_check import check_reply
+from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
     ActOutput,
@@ -88,7 +90,8 @@ def current_turn(session: Session) -> TurnState | None:
 
 def answered_from_rows(session: Session, state: TurnState) -> bool:
     """A stage-driven turn at Reply that only looked up: every call it made read (a quick read, or a plan of read and
-    analyze steps) and none failed or warned, and it recorded nothing a reply must honor. Its client's model answers
+    analyze steps) and none failed or warned, and it recorded nothing a reply must honor (that something stays, 'leave
+    the chicken', changes nothing to tell). Its client's model answers
     the user from the rows it was shown, so no reply is needed; one submitted is still accepted (and checked). The
     bundled loop (a turn with an owner) runs Reply as ever."""
     if state.stage != "reply" or state.owner is not None:
@@ -100,7 +103,9 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
     if any(step.step.step_type not in ("read", "analyze") for step in steps):
         return False
     facts = reply_facts(session, state)
-    return not (facts.things or facts.failed or facts.unsaved or facts.stopped or facts.unlinked or facts.relinked or facts.partial)
+    stays = {describe_constraint(c) for c in held_constraints(constraints_of(session)) if c.type == "keep"}
+    things = [f for f in facts.things if not (f.table == CONSTRAINTS_TABLE and f.action == "created" and f.label in stays)]
+    return not (things or facts.failed or facts.unsaved or facts.stopped or facts.unlinked or facts.relinked or facts.partial)
 
 
 def close_answered(work: UnitOfWork) -> TurnState | None:

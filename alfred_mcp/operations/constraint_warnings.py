@@ -23,6 +23,7 @@ from alfred_mcp.kitchen.schema import Table
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.drafting import draft_texts
+from alfred_mcp.operations.kept_rows import names_same
 from alfred_mcp.operations.recipe_rows import saved_recipe_row
 from alfred_mcp.operations.understanding import current_constraints
 from alfred_mcp.session import UnitOfWork
@@ -145,7 +146,7 @@ def _excluded_from(constraints: SessionConstraints, ref: str, registry: SessionI
     found: list[tuple[str, str]] = []
     for c in _about_one_thing(constraints):
         about = str(c.about)
-        of = ref if _names_same(registry, about, ref) else parent if parent and _names_same(registry, about, parent) else None
+        of = ref if names_same(registry, about, ref) else parent if parent and names_same(registry, about, parent) else None
         found += [(value, of) for value in constraint_values(c)] if of else []
     return found
 
@@ -171,11 +172,3 @@ async def _parent_recipe(work: UnitOfWork, recipe: str) -> str | None:
     row = await saved_recipe_row(work, recipe, ("parent_recipe_id",))
     parent = row.get("parent_recipe_id") if row else None
     return work.session.registry.ref_for_row(str(parent)) if parent else None
-
-
-def _names_same(registry: SessionIdRegistry, about: str, ref: str) -> bool:
-    """Whether the ref a constraint is about names `ref`'s row: the same ref, or a draft saved as it."""
-    if about == ref:
-        return True
-    entry = registry.get(about)
-    return entry is not None and entry.saved_as == ref

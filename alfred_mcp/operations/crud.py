@@ -16,6 +16,7 @@ from alfred_mcp.kitchen.schema import MEAL_PLANS, Table, get_table, row_label
 from alfred_mcp.operations import allergies, unlinking
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.catalog import catalog_link
+from alfred_mcp.operations.kept_rows import refuse_kept
 from alfred_mcp.operations.meal_servings import fill_servings, household_note
 from alfred_mcp.operations.paging import decode_cursor, encode_cursor
 from alfred_mcp.session import Session, UnitOfWork
@@ -228,6 +229,7 @@ async def delete(work: UnitOfWork, table: Table, where: Where, *, all_rows: bool
         ids = [row["id"] for row in doomed]
         if not all_rows:
             await _refuse_match_all(work, table, where, target, verb="delete", matched=len(ids))
+        await refuse_kept(work, table, ids)
         reach = await unlinking.reach_of_delete(work, table, ids)
         rows = [row for chunk in _ids_wheres(ids) for row in await work.store.delete(table, chunk, user_id=session.user_id)]
         out = await rows_to_refs(work, table, rows, action="deleted")

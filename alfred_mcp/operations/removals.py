@@ -16,6 +16,7 @@ from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.query import Query, where_from_json
 from alfred_mcp.kitchen.schema import Table, get_table, row_label
 from alfred_mcp.operations import crud, undo, unlinking
+from alfred_mcp.operations.kept_rows import refuse_kept
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.store.reach import delete_reach
 
@@ -73,6 +74,7 @@ async def _delete_preview(work: UnitOfWork, args: Mapping[str, Any]) -> Removal 
     if not count:
         return None
     rows = await work.store.select(table, Query(where=target), user_id=work.user_id)  # as many as the delete reads
+    await refuse_kept(work, table, [row["id"] for row in rows])  # what the user said stays: refused, never asked about
     reach = await delete_reach(work.store, table, [row["id"] for row in rows], user_id=work.user_id)
     pointing = [u for u, _ in await unlinking.left_pointing(work, table, reach, rows)]
     left = tuple(f"the {get_table(u.table).noun} {name}"

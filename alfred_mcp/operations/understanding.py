@@ -34,6 +34,7 @@ from alfred_mcp.state.constraints import (
 )
 from alfred_mcp.state.context import ContextConfig
 from alfred_mcp.state.curation import CurationState, DecisionLogEntry, EntityCuration, apply_curation, check_curation_refs
+from alfred_mcp.state.stated_phrases import with_stated
 from alfred_mcp.state.understanding import Understanding
 from alfred_mcp.store.base import KitchenStore, Row
 
@@ -110,7 +111,8 @@ async def submit_understanding(
     snapshot: ConstraintSnapshot,
     config: ContextConfig | None = None,
 ) -> Submitted:
-    """Touch the referenced refs, apply the curation and merge the snapshot; all or nothing.
+    """Touch the referenced refs, apply the curation and merge the snapshot, with the substitutions and what stays that
+    the message states in fixed forms and the snapshot left out (`state/stated_phrases.py`); all or nothing.
 
     Raises:
         UnknownRefError: a referenced or curated ref this session never assigned (nothing is changed).
@@ -125,6 +127,7 @@ async def submit_understanding(
     for where, ref in scoped_refs(snapshot):
         if ref not in registry:
             registry.resolve(ref, field=where)  # a constraint about a ref this session never assigned
+    snapshot = with_stated(snapshot, message, {ref: registry.entry(ref).label for ref in refs})
     current = await current_constraints(work)
     if not snapshot.reset_all:
         check_drops(snapshot.drop, held_constraints(current))

@@ -41,6 +41,7 @@ ConstraintType = Literal[
     "days",
     "meal_type",
     "allergy",
+    "keep",
 ]
 Lifetime = Literal["goal", "occasion"]
 Subdomain = Literal["recipes", "inventory", "shopping", "meal_plans", "tasks", "preferences", "catalog", "history"]
@@ -65,10 +66,12 @@ _MAX_TEXT = 200
 
 _TYPE_GUIDE = (
     "time_limit: minutes; servings: people; days: a count, names ('monday'), "
-    f"dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's."
+    f"dates (each a day) or 'DATE to DATE'; meal_type: {', '.join(MEAL_TYPES)}; allergy: a guest's; keep: what stays"
 )
 EXCLUSION_TYPES: frozenset[str] = frozenset({"ingredient_excluded", "allergy"})
 """Exclusions stand: a new goal area carries them over instead of dropping them."""
+CARRIED_TYPES: frozenset[str] = EXCLUSION_TYPES | {"keep"}
+"""What a new goal area carries over: the exclusions, and what the user said stays ('leave the chicken')."""
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 DAY_WORDS: frozenset[str] = frozenset({*_WEEKDAYS, "today", "tomorrow", "weekend", "weekdays", "weeknights"})
 
@@ -94,7 +97,7 @@ class Constraint(_Model):
 
     type: ConstraintType = Field(description=_TYPE_GUIDE)
     field: str = Field(
-        min_length=1, max_length=64, description="'protein', 'side', 'max_minutes'."
+        min_length=1, max_length=64, description="'protein', 'side'."
     )
     value: ConstraintValue = Field(
         description="Text, a list, or a number."
@@ -427,9 +430,7 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
         return goal, None
     earlier = session.replaced if session.replaced is not None and session.replaced.turn == turn else None
     dropped_by_user = reason in ("reset_all", "trigger_phrase")  # 'never mind' ends the goal whole, whatever came before
-    carried = [] if dropped_by_user else [
-        c for c in goal.constraints if (reason == "new_subdomain" and c.type in EXCLUSION_TYPES and c.about is None)
-        or (earlier is not None and c in earlier.carried)]
+    carried = [] if dropped_by_user else [c for c in goal.constraints if _outlives(c, reason) or (earlier is not None and c in earlier.carried)]
     kept = ActiveGoal(description=goal_label(carried), started_turn=turn, constraints=carried) if carried else None
     if goal.started_turn != turn:
         dropped = [c for c in goal.constraints if c not in carried]
@@ -437,6 +438,15 @@ def _after_reset(session: SessionConstraints, reason: ResetReason | None, *, tur
     if earlier is not None:
         return kept, earlier.model_copy(update={"carried": [*earlier.carried, *(c for c in carried if c not in earlier.carried)]})
     return kept, GoalChange(turn=turn, reason=reason, previous=goal.description, carried=carried) if carried else None
+
+
+def _outlives(constraint: Constraint, reason: ResetReason) -> bool:
+    """Whether a constraint outlives a goal that went stale or gave way to a new area: one about a ref lives as long as
+    that thing ('make it dairy-free', 'oat milk instead of milk'); a new area also carries the exclusions and what stays.
+    A goal the user dropped (a reset, its area reset) ends whole."""
+    if reason == "stale":
+        return constraint.about is not None
+    return reason == "new_subdomain" and (constraint.about is not None or constraint.type in CARRIED_TYPES)
 
 
 def drop_matches(constraint: Constraint, name: str) -> bool:
@@ -525,8 +535,12 @@ def find_reset_reason(
 
 
 def _is_stale(session: SessionConstraints, *, turn: int, config: ResetConfig, entities_referenced: bool) -> bool:
+    """Not mentioned for more turns than the limit; a goal holding only constraints about refs never goes stale (they
+    last as long as what they are about)."""
     limit = config.stale_after_turns
-    return limit is not None and not entities_referenced and turn - session.last_touched_turn > limit
+    goal = session.active_goal
+    lasting = goal is not None and bool(goal.constraints) and all(c.about is not None for c in goal.constraints)
+    return limit is not None and not entities_referenced and not lasting and turn - session.last_touched_turn > limit
 
 
 def screen_allergens(
@@ -590,6 +604,12 @@ def _singular(word: str) -> str:
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+def holds_phrase(text: str, phrase: str) -> bool:
+    """Whether `text` holds the words of `phrase` in a run, any case or plural: 'Greek Lemon Chicken' holds 'chicken'."""
+    needle = fold_words(phrase)
+    return bool(needle) and _contains_run(fold_words(text), needle)
 
 
 def _contains_run(words: tuple[str, ...], needle: tuple[str, ...]) -> bool:
@@ -696,6 +716,7 @@ class CompiledConstraints(_Model):
     servings: int | None = Field(default=None, description="The largest number of servings asked for.")
     meal_types: list[str] = Field(default_factory=list, description="Which meals the goal is about, e.g. dinner.")
     days: list[str] = Field(default_factory=list, description="Which days, or how many ('3 days').")
+    keep: list[str] = Field(default_factory=list, description="What the user said stays ('leave the chicken'): deleting it is refused.")
     about: dict[str, list[str]] = Field(
         default_factory=dict, description="Constraints about one ref only ('recipe_3': ['exclude dairy']), by ref."
     )
@@ -739,6 +760,7 @@ def compile_constraints(session: SessionConstraints) -> CompiledConstraints:
         servings=max((int(n) for n in _numbers(constraints, "servings")), default=None),
         meal_types=_texts(constraints, "meal_type"),
         days=_day_texts(constraints),
+        keep=_texts(constraints, "keep"),
         about=_about(held),
         replaced=_describe_change(session.replaced),
         dropped=[_scoped(c) for c in session.dropped.constraints] if session.dropped else [],
@@ -766,7 +788,7 @@ def _scoped(constraint: Constraint) -> str:
 
 def describe_constraint(constraint: Constraint) -> str:
     """'ingredient_excluded dairy' -> 'exclude dairy'; others as 'type: value'."""
-    words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:"}
+    words = {"ingredient_excluded": "exclude", "ingredient_required": "include", "allergy": "allergy:", "keep": "keep"}
     verb = words.get(constraint.type, f"{constraint.type.replace('_', ' ')}:")
     return f"{verb} {_display(constraint.value)}"
 
@@ -890,6 +912,8 @@ def render_constraints(compiled: CompiledConstraints, *, compact: bool = False) 
         lines.append(f"- Meals: {', '.join(compiled.meal_types)} only")
     if compiled.days:
         lines.append(f"- Days: {', '.join(compiled.days)}")
+    if compiled.keep:
+        lines.append(f"- Keep (never delete): {', '.join(compiled.keep)}")
     for ref, phrases in compiled.about.items():
         lines.append(f"- Only for {ref}: {'; '.join(phrases)}")
     if len(lines) == 1:

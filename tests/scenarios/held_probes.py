@@ -169,8 +169,8 @@ PREFERENCES_REASONS = frozenset({"allergy", "dislike"})
 
 def held_lines(compiled: dict[str, Any]) -> list[str]:
     """What the session's constraints hold beyond the user's preferences, one short line each (the compiled view as
-    constraints_read gives it): the occasion, exclusions and their source, the guests' allergies, limits, and the
-    constraints about one thing."""
+    constraints_read gives it): the occasion, exclusions and their source, the guests' allergies, limits, what stays,
+    and the constraints about one thing."""
     lines = [f"occasion: {compiled['occasion']}"] if compiled.get("occasion") else []
     lines += [f"exclude {item['value']} ({', '.join(item['why'])})" for item in compiled.get("must_exclude", [])
               if not PREFERENCES_REASONS.issuperset(item["why"])]
@@ -178,7 +178,7 @@ def held_lines(compiled: dict[str, Any]) -> list[str]:
     for key, label in (("max_minutes", "time limit"), ("servings", "servings")):
         if compiled.get(key) is not None:
             lines.append(f"{label}: {compiled[key]}")
-    for key, label in (("meal_types", "meals"), ("days", "days"), ("dietary", "diet")):
+    for key, label in (("meal_types", "meals"), ("days", "days"), ("dietary", "diet"), ("keep", "keep")):
         if compiled.get(key):
             lines.append(f"{label}: {', '.join(compiled[key])}")
     lines += [f"only {ref}: {'; '.join(phrases)}" for ref, phrases in (compiled.get("about") or {}).items()]

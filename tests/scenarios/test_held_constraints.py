@@ -96,6 +96,27 @@ async def test_the_guests_allergies_and_number_stop_the_staged_end_kitchens_prob
     assert plain[-1].holds == []
 
 
+@pytest.mark.parametrize(("conversation", "stopped", "held"), [
+    ("a3_import", {"delete_chicken_dinner": "refused", "add_sour_cream": "warned"}, "keep: chicken"),
+    ("b5_edit_recipe", {"add_milk_to_new_version": "warned"}, "only recipe_1: exclude milk; include oat milk"),
+])
+async def test_what_stays_and_a_substitution_the_users_words_state_stop_the_latest_rounds_probes_after_every_turn(
+        tmp_path: Path, seeded_kitchens: SeededKitchens, conversation: str, stopped: dict[str, str], held: str) -> None:
+    """a3's 'Leave the chicken for now' (t4) and b5's 'use oat milk instead of milk' (t2): the latest staged round's
+    Understand stated neither (only its processed message did); the user's words hold them, so after every turn from
+    the statement's, deleting Saturday's chicken dinner is refused naming the chicken and whole milk added to the new
+    version of the pancakes is warned about, the replay never leaving the recording (a lookup turn that noted what
+    stays is still answered from its rows)."""
+    staged, _ = latest_pairs({recording.name: recording for recording in RECORDINGS})[conversation]
+    turns = await held_replay(staged, LABELS[conversation], tmp_path, seeded_kitchens, every_turn=True)
+    assert not [line for turn in turns for line in turn.diverged]
+    results = [result for turn in turns for result in turn.results]
+    assert {result.probe for result in results} == set(stopped)
+    for result in results:
+        assert result.ok and result.outcome == stopped[result.probe], (result.turn, result.probe, result.outcome, result.evidence)
+    assert held in turns[-1].holds
+
+
 def test_each_conversation_is_measured_on_its_latest_staged_round_beside_its_plain_run() -> None:
     """The benchmark pairs every labelled conversation's latest staged recording with the plain run recorded_turns
     compares it with (its own, else an earlier round's), and both have every turn a statement, its drop or a probe

@@ -113,18 +113,20 @@ def test_a_required_ingredient_holding_a_guests_allergen_is_blocked_while_the_oc
     assert [i.value for i in compile_constraints(after).must_include] == ["shrimp"]
 
 
-def test_a_new_goal_area_keeps_the_exclusions_and_says_what_ended() -> None:
-    """Exclusions (goal-wide) carry into the new goal; the rest of the old goal ends, and Think reads both."""
+def test_a_new_goal_area_keeps_the_exclusions_and_what_is_about_one_thing_and_says_what_ended() -> None:
+    """Exclusions (goal-wide) and constraints about one ref ('make recipe_3 dairy-free': as long as recipe_3 is) carry into
+    the new goal; the rest of the old goal ends, and Think reads both."""
     first = ConstraintSnapshot(
         new_constraints=[c("ingredient_excluded", "avoid", "mushrooms"), c("cuisine", "style", "thai"),
                          c("ingredient_excluded", "diet", "dairy", about="recipe_3")],
         goal_update="thai curry night", goal_subdomain="recipes")
     session = merged(first, ConstraintSnapshot(goal_update="use up the freezer", goal_subdomain="inventory"))
     compiled = compile_constraints(session)
-    assert [i.value for i in compiled.must_exclude] == ["mushrooms"] and compiled.cuisine == [] and compiled.about == {}
+    assert [i.value for i in compiled.must_exclude] == ["mushrooms"] and compiled.cuisine == []
+    assert compiled.about == {"recipe_3": ["exclude dairy"]}
     assert compiled.goal == "use up the freezer" and compiled.subdomain == "inventory"
-    assert compiled.replaced == ("Ended goal 'thai curry night' (a new goal area), dropped: cuisine: thai; exclude dairy, "
-                                 "kept: exclude mushrooms")
+    assert compiled.replaced == ("Ended goal 'thai curry night' (a new goal area), dropped: cuisine: thai, "
+                                 "kept: exclude mushrooms; exclude dairy")
 
 
 def test_the_replacement_is_reported_in_its_turn_only() -> None:
