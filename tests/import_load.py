@@ -13,10 +13,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 from http_harness import http_client, http_server
@@ -27,21 +28,25 @@ _SITE = ("import sys, time; sys.path.insert(0, sys.argv[1]); from recipe_site im
 
 IMPORTERS = 10
 READER = "reader-token-0123456789"
+ALONE_READS = 30
+"""Reads timed with no import running, on the same server just before the importers start."""
 
 
 @dataclass
 class Load:
     """The reader's latencies (seconds) while importers ran, how many imports were in flight at each read,
-    the imports made while the reader read, and internal errors of imports (none may happen)."""
+    the imports made while the reader read, internal errors of imports (none may happen), and the reader's latencies
+    alone on the same server just before the importers started (the machine's pace at that moment)."""
 
     reads: list[float]
     in_flight: list[int]
     imports: int
     import_errors: list[str]
+    alone: list[float]
 
-    def percentile(self, share: float) -> float:
-        """The nearest-rank percentile of the reads (0.99 of 100 reads: the second slowest)."""
-        ordered = sorted(self.reads)
+    def percentile(self, share: float, of: list[float] | None = None) -> float:
+        """The nearest-rank percentile of the reads, or of `of` (0.99 of 100 reads: the second slowest)."""
+        ordered = sorted(self.reads if of is None else of)
         return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
@@ -74,10 +79,10 @@ async def _measure(url: str, site: str, tokens: dict[str, str], reads: int) -> L
     pages = [f"{site}{path}" for path in HEAVY_PAGES]
     counted = {"imports": 0, "in_flight": 0}
     errors: list[str] = []
-    latencies: list[float] = []
     in_flight: list[int] = []
     async with http_client(url, READER) as reader:
         await reader.call_tool("describe_table", {"table": "recipes"})
+        alone = await _timed_reads(reader, ALONE_READS)
         warm = anyio.Event()
 
         async def importer(token: str, first: int) -> None:
@@ -100,11 +105,18 @@ async def _measure(url: str, site: str, tokens: dict[str, str], reads: int) -> L
                 warm.set()  # no importers: the reader alone, the baseline
             await warm.wait()
             before = counted["imports"]
-            for _ in range(reads):
-                in_flight.append(counted["in_flight"])
-                began = time.perf_counter()
-                await reader.call_tool("describe_table", {"table": "recipes"})
-                latencies.append(time.perf_counter() - began)
-                await anyio.sleep(0.02)
+            latencies = await _timed_reads(reader, reads, lambda: in_flight.append(counted["in_flight"]))
             group.cancel_scope.cancel()
-    return Load(latencies, in_flight, counted["imports"] - before, errors)
+    return Load(latencies, in_flight, counted["imports"] - before, errors, alone)
+
+
+async def _timed_reads(reader: Any, reads: int, before_each: Callable[[], None] = lambda: None) -> list[float]:
+    """The latency (seconds) of each of `reads` `describe_table` calls by the reader, 20 ms apart."""
+    latencies = []
+    for _ in range(reads):
+        before_each()
+        began = time.perf_counter()
+        await reader.call_tool("describe_table", {"table": "recipes"})
+        latencies.append(time.perf_counter() - began)
+        await anyio.sleep(0.02)
+    return latencies

@@ -14,6 +14,7 @@ fix that shows rows in another order does not make a replay act on another row.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -136,7 +137,13 @@ class Recording:
 
 
 def load_recordings(folder: Path = RECORDED) -> list[Recording]:
-    return [recording_of(json.loads(path.read_text())) for path in sorted(folder.glob("*.json"))]
+    """Every recording in `folder` (frozen: read once per test process, however many modules collect them)."""
+    return list(_read_recordings(folder))
+
+
+@functools.cache
+def _read_recordings(folder: Path) -> tuple[Recording, ...]:
+    return tuple(recording_of(json.loads(path.read_text())) for path in sorted(folder.glob("*.json")))
 
 
 def recording_of(data: dict[str, Any]) -> Recording:
