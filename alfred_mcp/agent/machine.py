@@ -105,14 +105,14 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
 
 def answered_by_state(session: Session, state: TurnState) -> str | None:
     """The state's own account of a stage-driven turn at Reply (`state_reply`) when it tells the user all a reply must:
-    the turn wrote, removed, noted or drafted something, no call failed or warned (a warning is the model's to word),
+    the turn wrote, removed, noted or drafted something, no call failed, warned or noted an offer (the model's to word),
     not only read (a lookup's answer is its rows: `answered_from_rows`), and the account, names and no refs, passes the
     very reply check a model's reply gets. Its client's model tells the user from it, so no reply is needed; one
     submitted is still accepted (and checked). None: the turn asks for Reply. The bundled loop (an owner) runs Reply."""
     if state.stage != "reply" or state.owner is not None or answered_from_rows(session, state):
         return None
     calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
-    if any(not call.ok or _untold_warnings(call) for call in calls) or (calls and act_tools.only_reads([c.tool for c in calls])):
+    if any(not call.ok or call.notes or _untold_warnings(call) for call in calls) or (calls and act_tools.only_reads([c.tool for c in calls])):
         return None
     facts = reply_facts(session, state)
     if facts.stopped or not (facts.things or facts.failed or facts.unsaved or facts.unlinked or facts.relinked or facts.partial):
@@ -584,7 +584,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
-            warnings=act_tools.result_warnings(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
+            warnings=act_tools.result_warnings(result), notes=act_tools.result_notes(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result,

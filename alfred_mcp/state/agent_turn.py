@@ -39,6 +39,9 @@ class ToolCallRecord(BaseModel):
     warnings: list[str] = Field(
         default_factory=list, description="The result's own warnings (an allergen, a dislike, a meal already planned there)."
     )
+    notes: list[str] = Field(
+        default_factory=list, description="The result's notes: what the call did not do that the model may offer the user."
+    )
     shortfalls: list[dict[str, str]] = Field(
         default_factory=list,
         description="What the call did less than asked: each {label, reason, ref?} (an item not taken out of the pantry, a "

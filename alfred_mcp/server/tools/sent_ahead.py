@@ -115,6 +115,14 @@ def refused_before_reply(said: dict[str, Any]) -> bool:
     return isinstance(refused, dict) and refused.get("role") != "reply"
 
 
+def reply_held(said: dict[str, Any]) -> bool:
+    """Whether `apply_ahead` refused, or did not apply, a reply sent ahead: the turn asks for Reply again, so its model
+    writes it from the results (the state's account does not end it)."""
+    refused = said.get("refused")
+    return (isinstance(refused, dict) and refused.get("role") == "reply") or any(
+        " reply: " in line for line in said.get("not_applied") or ())
+
+
 def _warned_since(state: TurnState, seen: int) -> list[str]:
     """The tools whose calls after the first `seen` of the turn warned (an allergen, a dislike, a meal already there)."""
     return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
