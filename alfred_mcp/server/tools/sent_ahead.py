@@ -26,7 +26,9 @@ calls' results revealed (what a removal left pointing at nothing, a part not don
 it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
 (a lookup needs none: its client's model tells the user from the rows, `answered_from_rows`).
-A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
+A refused `output` of turn_submit is its error, as before, and none of `then` is applied. A turn whose reply sent
+ahead was refused or not applied asks for Reply again (`reply_held`), even where the state's own account would have
+told it (`answered_by_state`): its model writes the reply again from the results.
 """
 
 from __future__ import annotations
