@@ -21,7 +21,7 @@ import anyio
 
 from alfred_mcp.agent.interrupt import Interrupt
 from alfred_mcp.agent.loop import TurnEvent, TurnLimits, describe_event, run_turn
-from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
+from alfred_mcp.agent.machine import TurnMachine, is_answered
 from alfred_mcp.agent.ownership import end_if_abandoned, live_owner, new_owner
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.config import Settings
@@ -124,8 +124,8 @@ async def _one_turn(app: AlfredApp, message: str, interrupt: Interrupt, stderr: 
 
 def _check_no_turn_in_progress(machine: TurnMachine) -> None:
     current = machine.current()
-    if current is None or current.stage == "done" or answered_from_rows(machine.session, current):
-        return  # a lookup answered from its rows is closed as the turn begins
+    if current is None or current.stage == "done" or is_answered(machine.session, current):
+        return  # a turn answered (from its rows or by the state's account) is closed as the turn begins
     owner = live_owner(current)
     if owner is not None:
         raise StateError(

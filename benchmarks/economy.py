@@ -227,11 +227,12 @@ async def recorded_turns() -> dict[str, object]:
             for variant in variants:  # beside the replay, the same conversation with its role outputs sent ahead
                 (made := Path(folder) / f"{name}.{variant}").mkdir()
                 replies = (None if variant == "sent_ahead" else LookupsAnswered() if variant == "lookups_answered"
+                           else LookupsAnswered(only_lookups=False) if variant == "followed_answers"
                            else RepliesAhead(on_lookups=variant == "replies_ahead"))
                 one_by_one, ahead = await replay_sent_ahead(recording, made, kitchens, replies=replies)
                 logs = logs or one_by_one
                 tally["max"]["diverged"] += sum(len(log.diverged) for log in ahead)
-                if variant == "lookups_answered":  # leaving out a lookup's reply changes no kitchen
+                if variant in ("lookups_answered", "followed_answers"):  # leaving out a reply the answer said was not needed changes no kitchen
                     tally["max"]["diverged"] += sum(log.digest != same.digest for log, same in zip(ahead, one_by_one, strict=True))
                 sent = _user_turns(recording, ahead)
                 ahead_tally = tally.setdefault(variant, dict(AHEAD_TALLIES[variant]))
@@ -324,10 +325,12 @@ WITH_TOOLS_LIST = ("the answers' bytes plus the tools/list each side's model rea
                    "listing (the default) and the staged side's (the listing the recording was made with)")
 
 
-AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups", "lookups_answered")}
+AHEAD_VARIANTS = {"2": ("sent_ahead",), "latest": ("replies_ahead", "replies_ahead_not_lookups", "lookups_answered",
+                                                   "followed_answers")}
 """The replays beside a round's own: round 2's role outputs sent ahead; the latest round's replies sent ahead, on every
-turn and on every turn but lookups (a reply its model had already sent ahead and had applied stays as recorded), and
-its lookups answered from their rows, their replies left out."""
+turn and on every turn but lookups (a reply its model had already sent ahead and had applied stays as recorded), its
+lookups answered from their rows, their replies left out, and every turn whose answer said `answered` without its reply
+(followed the answers)."""
 AHEAD_TALLIES: dict[str, dict[str, object]] = {
     "sent_ahead": {
         "what": "the same recorded turns with each turn's Understand and Think outputs sent ahead in turn_start's then: a "
@@ -350,6 +353,14 @@ AHEAD_TALLIES: dict[str, dict[str, object]] = {
                 "rows (tests/scenarios/sent_ahead_replay.py; answered: those turns, replied_lookups: lookups whose answer "
                 "did not say so, replayed as recorded); its end kitchens must be the recording's (else diverged); ratios "
                 "against plain tools",
+        "calls": 0, "bytes": 0,
+    },
+    "followed_answers": {
+        "what": "followed the answers: the same recorded turns with the reply left out wherever the answer before it said "
+                "the turn was `answered` (a lookup from its rows, or a turn the state's own account tells whole), with the "
+                "turn_context calls and refused replies before it: calls a client following the answers would not make "
+                "(answered_by_state: of the answered turns, those no lookup); its end kitchens must be the recording's "
+                "(else diverged); ratios against plain tools",
         "calls": 0, "bytes": 0,
     },
     "replies_ahead_not_lookups": {

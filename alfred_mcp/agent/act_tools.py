@@ -415,11 +415,18 @@ def result_warnings(result: Mapping[str, Any]) -> list[str]:
     return [w for w in warnings if isinstance(w, str)] if isinstance(warnings, list) else []
 
 
+def result_notes(result: Mapping[str, Any]) -> list[str]:
+    """A result's `notes`: what the call did not do that the model may offer the user (a line listed for a meal no
+    longer planned)."""
+    notes = result.get("notes")
+    return [note for note in notes if isinstance(note, str)] if isinstance(notes, list) else []
+
+
 def warning_lines(result: dict[str, Any]) -> list[str]:
     """A result's warnings, whole, for its card, then its `notes` (what the call did not do that the model may: they
     stop no planned call)."""
     warnings = result_warnings(result)
-    notes = [note for note in result.get("notes", ()) if isinstance(note, str)] if isinstance(result.get("notes"), list) else []
+    notes = result_notes(result)
     return ([f"Warnings ({len(warnings)}; tell the user):", *(f"- {w}" for w in warnings)] if warnings else []) \
         + [f"Note: {note}" for note in notes]
 

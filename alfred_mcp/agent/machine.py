@@ -37,7 +37,7 @@ from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, Tu
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.constraints import describe_constraint, held_constraints
 from alfred_mcp.state.curation import check_curation_refs
-from alfred_mcp.state.refs import name_refs
+from alfred_mcp.state.refs import name_refs, refs_in
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, check_reply
 from alfred_mcp.state.role_outputs import (
     ROLE_OUTPUTS,
@@ -52,7 +52,7 @@ from alfred_mcp.state.role_outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
-from alfred_mcp.state.shortfalls import shortfalls
+from alfred_mcp.state.shortfalls import Shortfall, shortfalls
 from alfred_mcp.state.translate import translate_where
 
 logger = logging.getLogger(__name__)
@@ -108,21 +108,56 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
     return not (things or facts.failed or facts.unsaved or facts.stopped or facts.unlinked or facts.relinked or facts.partial)
 
 
+def answered_by_state(session: Session, state: TurnState) -> str | None:
+    """The state's own account of a stage-driven turn at Reply (`state_reply`) when it tells the user all a reply must:
+    the turn wrote, removed, noted or drafted something, no call failed, warned or noted an offer (the model's to word),
+    not only read (a lookup's answer is its rows: `answered_from_rows`), and the account, names and no refs, passes the
+    very reply check a model's reply gets. Its client's model tells the user from it, so no reply is needed; one
+    submitted is still accepted (and checked). None: the turn asks for Reply. The bundled loop (an owner) runs Reply."""
+    if state.stage != "reply" or state.owner is not None or answered_from_rows(session, state):
+        return None
+    calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
+    if any(not call.ok or call.notes or _untold_warnings(call) for call in calls) or (calls and act_tools.only_reads([c.tool for c in calls])):
+        return None
+    facts = reply_facts(session, state)
+    if facts.stopped or not (facts.things or facts.failed or facts.unsaved or facts.unlinked or facts.relinked or facts.partial):
+        return None  # nothing written to tell (a skip, a write that found nothing to change): the model words it
+    account = state_reply(session, state)
+    return None if refs_in(account) or check_reply(account, facts) else account
+
+
+def _untold_warnings(call: ToolCallRecord) -> list[str]:
+    """A call's warnings the state's account does not tell: all but its shortfalls' lines (a part not done, which the
+    account names)."""
+    told = {Shortfall(**entry).warning() for entry in call.shortfalls}
+    return [warning for warning in call.warnings if warning not in told]
+
+
 def close_answered(work: UnitOfWork) -> TurnState | None:
-    """Close the current turn when it was answered from its rows (`answered_from_rows`) and no reply came: it is done,
-    its reply what the user was shown (the rows' labels), recorded in the conversation and its ledger, so the next
-    turn reads it as answered and "the second one" counts in those rows. The closed turn (None: nothing to close)."""
+    """Close the current turn when it was answered and no reply came: from its rows (`answered_from_rows`: its reply
+    what the user was shown, the rows' labels, so "the second one" counts in those rows) or by the state's account
+    (`answered_by_state`: its reply that account). It is done, its reply recorded in the conversation and its ledger,
+    so the next turn reads it as answered. The closed turn (None: nothing to close)."""
     session = work.session
     state = current_turn(session)
-    if state is None or not answered_from_rows(session, state):
+    if state is None:
         return None
-    state.reply = shown_rows(session, state)
-    state.reply_source = "rows"
+    if answered_from_rows(session, state):
+        state.reply, state.reply_source = shown_rows(session, state), "rows"
+    elif (account := answered_by_state(session, state)) is not None:
+        state.reply, state.reply_source = account, "state"
+    else:
+        return None
     state.stage = "done"
     state.ledger = summarize_turn(session, state)
     record_conversation(session, state, config_of(work))
     session.write(AGENT_TURNS.at(state.turn), state)
     return state
+
+
+def is_answered(session: Session, state: TurnState) -> bool:
+    """Whether a stage-driven turn at Reply ends without one: from its rows, or by the state's account."""
+    return answered_from_rows(session, state) or answered_by_state(session, state) is not None
 
 
 SHOWN_LABELS = 12
@@ -224,7 +259,7 @@ class TurnMachine:
             state = TurnState(turn=turn if turn is not None else self.session.turn, message="")
         if state is None:
             raise OutOfOrderError("No turn has been started in this session; call turn_start with the user's message.")
-        answered = close_answered(self.work) if answered_from_rows(self.session, state) else None
+        answered = close_answered(self.work) if is_answered(self.session, state) else None
         return answered or await self.end(state, reason)
 
     def expected_role(self, state: TurnState) -> str | None:
@@ -554,7 +589,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
-            warnings=act_tools.result_warnings(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
+            warnings=act_tools.result_warnings(result), notes=act_tools.result_notes(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result,

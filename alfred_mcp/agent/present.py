@@ -121,7 +121,7 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
     first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _relinked_sentence(facts),
-                                       _not_done_sentence(facts)) if part)
+                                       _not_done_sentence(facts), _partial_sentence(facts)) if part)
     noted = _noted_sentence(facts)
     if said is None:
         return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
@@ -175,9 +175,10 @@ def _read_sentence(session: Session, state: TurnState) -> str:
 
 
 def _unlinked_sentence(facts: ReplyFacts) -> str:
-    """'Now without their recipe: Fri 28 Nov [dinner].' for rows a removal left pointing at nothing."""
+    """'No longer linked to what is gone: Fri 28 Nov [dinner].' for rows a removal left pointing at nothing (said with
+    no verb the reply check reads as a claim of its own)."""
     names = list(dict.fromkeys(item.label or item.ref for item in facts.unlinked))
-    return f"Now without what was removed: {_listed(names)}." if names else ""
+    return f"No longer linked to what is gone: {_listed(names)}." if names else ""
 
 
 def _relinked_sentence(facts: ReplyFacts) -> str:
@@ -191,6 +192,13 @@ def _not_done_sentence(facts: ReplyFacts) -> str:
     unsaved = [item.label or item.ref for item in facts.unsaved if item.label not in failed and item.ref not in failed]
     parts = ([f"not saved: {_listed(failed)}"] if failed else []) + ([f"drafted, not saved yet: {_listed(unsaved)}"] if unsaved else [])
     return "; ".join(parts).capitalize() + "." if parts else ""
+
+
+def _partial_sentence(facts: ReplyFacts) -> str:
+    """'Not done: saffron, not taken out of the pantry (not found).' for what the turn's calls did less than asked."""
+    parts = list(dict.fromkeys(f"{item.label}, {item.reason}" if item.label else item.reason for item in facts.partial))
+    return f"Not done: {'; '.join(parts[:MAX_NAMED])}" + (f"; and {len(parts) - MAX_NAMED} more." if len(parts) > MAX_NAMED else ".") \
+        if parts else ""
 
 
 def _listed(names: list[str]) -> str:

@@ -39,6 +39,9 @@ class ToolCallRecord(BaseModel):
     warnings: list[str] = Field(
         default_factory=list, description="The result's own warnings (an allergen, a dislike, a meal already planned there)."
     )
+    notes: list[str] = Field(
+        default_factory=list, description="The result's notes: what the call did not do that the model may offer the user."
+    )
     shortfalls: list[dict[str, str]] = Field(
         default_factory=list,
         description="What the call did less than asked: each {label, reason, ref?} (an item not taken out of the pantry, a "
@@ -100,10 +103,11 @@ class TurnState(BaseModel):
     reply_additions: list[str] = Field(
         default_factory=list, description="No longer written: a reply is refused with what it missed, never amended (kept for stored turns)."
     )
-    reply_source: Literal["model", "fallback", "rows"] | None = Field(
+    reply_source: Literal["model", "fallback", "rows", "state"] | None = Field(
         default=None,
         description="fallback: the state wrote the reply itself (the turn ended blocked, or every reply attempt was refused); "
-                    "rows: a lookup its client's model answered from the rows, no reply submitted (the reply: what was shown)."
+                    "rows: a lookup its client's model answered from the rows, no reply submitted (the reply: what was shown); "
+                    "state: a turn its client's model told from the state's account, no reply submitted (the reply: that account)."
     )
     reply_flow: dict[str, str] = Field(
         default_factory=dict, description="Reply's conversation-flow fields: tone, user_expressed, next_step."

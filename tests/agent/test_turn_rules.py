@@ -272,7 +272,7 @@ async def test_a_draft_of_the_step_saved_by_a_direct_call_counts_for_the_step(cl
     await to_write_step_over(client, "save the cod", "gen_recipe_1")
     saved = await call(client, "draft_save", refs=["gen_recipe_1"])
     completed = await submit(client, "act", {"decision": done("saved")})
-    assert completed["stage"] == "reply", completed
+    assert (completed["stage"], completed["reply"]) == ("answered", "Done: saved Quick Cod (recipes)."), completed  # the state's account tells it
     batches = (await call(client, "turn_status"))["batches"]
     assert [(item["status"], item["result_ref"]) for item in batches[0]["items"]] == [("completed", saved["items"][0]["saved_as"])]
 
@@ -304,7 +304,7 @@ async def test_reading_an_item_of_a_write_step_does_not_write_it(client: Client)
     refused = await submit(client, "act", {"decision": done("deleted")})
     assert "step_complete refused" in refused["notice"] and ref in refused["notice"]
     await submit(client, "act", {"decision": tool("db_delete", table="recipes", filters=[{"field": "id", "op": "eq", "value": ref}])})
-    assert (await submit(client, "act", {"decision": done("deleted")}))["stage"] == "reply"
+    assert (await submit(client, "act", {"decision": done("deleted")}))["stage"] == "answered"  # the state's account tells the removal
 
 
 @pytest.mark.parametrize("read", [
@@ -361,11 +361,15 @@ async def test_a_turn_with_nothing_to_do_goes_straight_to_reply_and_changes_noth
         await submit(client, "understand", understood)
         planned = await submit(client, "think", {"goal": "acknowledge: nothing to change", "decision": "plan_direct", "steps": []})
         goal, label = "acknowledge: nothing to change", "plan_direct"
-    assert (planned["stage"], planned["expected_role"]) == ("reply", "reply")
-    context = planned["next"]["context"]
+    noted = [c["value"] for c in understood.get("constraint_snapshot", {}).get("new_constraints", [])]
+    if noted:  # the state's account tells what was noted: the turn is answered, a reply is still taken
+        assert (planned["stage"], planned["expected_role"]) == ("answered", None) and "Noted: " in planned["reply"], planned
+        context = (await call(client, "turn_context"))["context"]
+    else:
+        assert (planned["stage"], planned["expected_role"]) == ("reply", "reply")
+        context = planned["next"]["context"]
     assert f"Nothing needed doing, so no step ran and nothing changed: {goal}" in context
     whole = (await call(client, "turn_context", full=True))["context"]  # the answer named what the client had already
-    noted = [c["value"] for c in understood.get("constraint_snapshot", {}).get("new_constraints", [])]
     assert "## Constraints" in whole and all(value in whole.split("## Constraints", 1)[1] for value in noted)
     refused = await call_error(client, "turn_submit", role="reply", output={"response": false_claim})
     assert "this turn did not do that" in refused["message"] or "but nothing was" in refused["message"]

@@ -98,14 +98,19 @@ class RepliesAhead:
 
 @dataclass
 class LookupsAnswered:
-    """The turns whose recorded reply was left out, the answer before it saying the lookup was `answered` from its rows
-    (`answered`), and the lookups replayed as recorded, their answer not saying so (`replied`)."""
+    """The turns whose recorded reply was left out, the answer before it saying the turn was `answered` (`answered`; of
+    them, those that were no lookup, told by the state's account: `by_state`), and the lookups replayed as recorded,
+    their answer not saying so (`replied`). `only_lookups`: a reply is left out only after a lookup's answer; else after
+    any answer saying `answered`, as a client following the answers would."""
 
+    only_lookups: bool = True
     answered: list[str] = field(default_factory=list)
+    by_state: list[str] = field(default_factory=list)
     replied: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        return {"answered": len(self.answered), "replied_lookups": len(self.replied)}
+        return {"answered": len(self.answered), "replied_lookups": len(self.replied),
+                **({} if self.only_lookups else {"answered_by_state": len(self.by_state)})}
 
 
 async def replay_sent_ahead(recording: Recording, folder: Path, kitchens: SeededKitchens, *,
@@ -207,9 +212,9 @@ async def _turn_reply_ahead(turn: RecordedTurn, session: _Session, translation: 
 
 
 async def _turn_answered_from_rows(turn: RecordedTurn, session: _Session, translation: RecordedRefs, tally: LookupsAnswered) -> None:
-    """The turn as recorded, but for its accepted reply where the answer before it said the turn was `answered` from its
-    rows: the model told the user from them, so that reply, and the refused tries and turn_context calls before it, are
-    left out."""
+    """The turn as recorded, but for its accepted reply where the answer before it said the turn was `answered` (from its
+    rows, or, unless `tally.only_lookups`, by the state's account): the model told the user from them, so that reply, and
+    the refused tries and turn_context calls before it, are left out."""
     calls = turn.calls
     reply = next((number for number in range(len(calls) - 1, -1, -1) if _is_accepted_reply(calls[number])), None)
     left_out = range(0)
@@ -218,10 +223,13 @@ async def _turn_answered_from_rows(turn: RecordedTurn, session: _Session, transl
             continue
         answer = await session.run(await _as_recorded(call, session, translation))
         if reply is not None and number < reply and _carries_outputs(call) and answer.get("answered") \
+                and (is_lookup(turn) or not tally.only_lookups) \
                 and all(later.tool == "turn_context" or _is_refused_reply(later) for later in calls[number + 1:reply]):
             left_out = range(number + 1, reply + 1)
     if left_out:
         tally.answered.append(turn.label)
+        if not is_lookup(turn):
+            tally.by_state.append(turn.label)
     elif is_lookup(turn) and reply is not None:
         tally.replied.append(turn.label)
 

@@ -3,7 +3,8 @@
 A turn whose every call only read (Understand's quick read with any read tool, or a plan of read steps) and none failed
 or warned is answered from its rows: the answer says so (`answered`, no Reply `next`), the client's model tells the user
 from the notice, and the next turn_start closes it (its reply: what was shown), "the second one" counting in those rows.
-A reply may still be submitted; writes, drafts, constraints noted and failed reads still need theirs.
+A reply may still be submitted; a failed read, or a read that also noted a constraint, still needs its own (writes, drafts
+and constraints noted are told by the state's account: test_write_answered.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mcp import Client
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
-from alfred_mcp.server.tools.stage_view import ANSWERED, ANSWERED_WORDED
+from alfred_mcp.server.tools.stage_view import ANSWERED, ANSWERED_BY_STATE, ANSWERED_WORDED
 
 from .recorded import Recording, Replays, load_recordings, same_replay
 from .scripts import constraint, plan, reply, step
@@ -160,14 +161,25 @@ async def _failed_read(client: Client) -> tuple[str, list[dict[str, Any]]]:
 
 
 NEEDS_REPLY: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
-    "a write": _written, "a draft generated": _drafted, "a constraint noted": _noted,
     "a read that also noted a constraint": _read_and_noted, "a read that failed": _failed_read,
 }
+ANSWERED_BY_THE_STATE: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
+    "a write": _written, "a draft generated": _drafted, "a constraint noted": _noted,
+}
+
+
+@pytest.mark.parametrize("case", ANSWERED_BY_THE_STATE.values(), ids=ANSWERED_BY_THE_STATE.keys())
+async def test_a_write_a_draft_or_a_constraint_noted_is_answered_by_the_states_account(client: Client, case: Callable[..., Any]) -> None:
+    """No rows to tell from, but the state's own account tells the turn whole: `answered`, the account in `reply`."""
+    message, then = await case(client)
+    answer = await call(client, "turn_start", message=message, then=then)
+    assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED_BY_STATE), answer
+    assert answer["reply"].startswith(("Done: ", "Drafted, not saved yet: ", "Noted: ")) and "next" not in answer
 
 
 @pytest.mark.parametrize("case", NEEDS_REPLY.values(), ids=NEEDS_REPLY.keys())
 async def test_a_turn_that_did_more_than_read_still_needs_its_reply(client: Client, case: Callable[..., Any]) -> None:
-    """Writes, drafts, constraints noted and failed reads: Reply's `next` as ever, and turn_start waits for the reply."""
+    """A read that also noted a constraint, a failed read: Reply's `next` as ever, and turn_start waits for the reply."""
     message, then = await case(client)
     answer = await call(client, "turn_start", message=message, then=then)
     if answer["expected_role"] == "act":  # the failed read's step waits for Act: it reads another recipe, and completes

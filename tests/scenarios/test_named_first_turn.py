@@ -107,5 +107,5 @@ async def test_a_first_turn_delete_by_exact_name_runs_in_one_call(client: Client
     think = plan(f"Delete {name}", step("write", f"Delete {name}", call={
         "tool": "db_delete", "arguments": {"table": "recipes", "filters": [{"field": "id", "op": "eq", "value": given}]}}))
     answer = await call(client, "turn_start", message=f"Delete {given}.", then=[_understood("delete"), {"role": "think", "output": think}])
-    assert answer["expected_role"] == "reply" and "failed" not in answer["notice"], answer
+    assert answer["stage"] == "answered" and "failed" not in answer["notice"], answer  # the state's account tells the removal
     assert name not in await row_labels(app, RECIPES)

@@ -181,7 +181,8 @@ async def test_bad_then_on_turn_submit_names_the_field_and_applies_nothing(clien
 
 
 async def test_roles_passed_over_are_not_marked_sent_so_a_later_turn_one_by_one_gets_their_instructions(client: Client) -> None:
-    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
+    await call(client, "db_create", table="shopping_list", data={"name": "black pepper", "quantity": 1, "unit": "jar"})  # a second line warns:
+    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))                   # Reply is asked
     assert first["next"]["role"] == "reply" and set(first["next"]["output_shapes"]) == {"reply"}
     await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
     second = await call(client, "turn_start", message="And salt")
@@ -232,7 +233,8 @@ async def test_a_turn_ended_by_outputs_sent_with_turn_start_answers_with_its_sum
         answer = await call(client, "turn_start", message="What do I have?", then=_sent([("understand", table)]))
         assert answer["outcome"] == "quick" and answer["expected_role"] is None and answer["reply"]
         assert answer["summary"]
-    for item in ("black pepper", "sea salt"):
+    for item in ("black pepper", "sea salt"):  # each already listed: the second line warns, so Reply is asked
+        await call(client, "db_create", table="shopping_list", data={"name": item, "quantity": 1, "unit": "jar"})
         outputs = [(role, json.loads(json.dumps(output).replace("black pepper", item))) for role, output in PEPPER_OUTPUTS]
         later = await call(client, "turn_start", message=f"Add {item} to my shopping list", then=_sent(outputs[:2]))
         assert later["next"]["role"] == "reply" and "sent_before" not in later["next"]

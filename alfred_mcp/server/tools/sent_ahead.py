@@ -26,7 +26,9 @@ calls' results revealed (what a removal left pointing at nothing, a part not don
 it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
 (a lookup needs none: its client's model tells the user from the rows, `answered_from_rows`).
-A refused `output` of turn_submit is its error, as before, and none of `then` is applied.
+A refused `output` of turn_submit is its error, as before, and none of `then` is applied. A turn whose reply sent
+ahead was refused or not applied asks for Reply again (`reply_held`), even where the state's own account would have
+told it (`answered_by_state`): its model writes the reply again from the results.
 """
 
 from __future__ import annotations
@@ -113,6 +115,14 @@ def refused_before_reply(said: dict[str, Any]) -> bool:
     """Whether `apply_ahead` refused an output other than a reply (its role's context is as it was: not sent again)."""
     refused = said.get("refused")
     return isinstance(refused, dict) and refused.get("role") != "reply"
+
+
+def reply_held(said: dict[str, Any]) -> bool:
+    """Whether `apply_ahead` refused, or did not apply, a reply sent ahead: the turn asks for Reply again, so its model
+    writes it from the results (the state's account does not end it)."""
+    refused = said.get("refused")
+    return (isinstance(refused, dict) and refused.get("role") == "reply") or any(
+        " reply: " in line for line in said.get("not_applied") or ())
 
 
 def _warned_since(state: TurnState, seen: int) -> list[str]:

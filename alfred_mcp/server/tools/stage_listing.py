@@ -38,7 +38,7 @@ CARRIER = "turn_start"
 """The tool whose input schema carries the role texts."""
 LISTED_INSTRUCTIONS = ("understand", "think", "reply")
 """Roles whose instructions a stage listing carries: a first turn_start sends Understand's and Think's outputs ahead,
-and every turn but a lookup answered from its rows ends with Reply."""
+and every turn but one answered (a lookup from its rows, a write by the state's account) ends with Reply."""
 
 
 def carries_role_texts(host: HostControls) -> bool:

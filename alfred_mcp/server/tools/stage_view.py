@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
+from alfred_mcp.agent.machine import TurnMachine, answered_by_state, answered_from_rows
 from alfred_mcp.agent.prompting import Prompt, role_prompt
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
@@ -131,10 +131,12 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
 
 
 async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = (), *,
-                 refused: bool = False) -> dict[str, Any]:
+                 refused: bool = False, reply_held: bool = False) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
     answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
-    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. Rows a notice showed (this one or an earlier one) are not repeated, nor the
+    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. So does a turn the state's own account tells
+    whole (`answered_by_state`: a write, a constraint noted, drafts not saved), the account in `reply`, unless the call
+    carried a reply that was `reply_held` (refused or not applied: its model writes it again from the results). Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
     expected was `refused`, its context (`role_view`)."""
     status = status_view(machine, state, written)
@@ -144,6 +146,9 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     if answered_from_rows(work.session, state):
         remember_notice(work, state.turn, status.get("notice"))
         return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED}
+    if not reply_held and (account := answered_by_state(work.session, state)) is not None:
+        remember_notice(work, state.turn, status.get("notice"))
+        return {**status, "stage": "answered", "expected_role": None, "reply": account, "answered": ANSWERED_BY_STATE}
     return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"), with_context=not refused)}
 
 
@@ -156,6 +161,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
 
 ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
 """What the answer of a lookup answered from its rows says instead of Reply's `next`."""
+ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
+                     "turn_submit needed (a reply of your own is still accepted and checked)")
+"""What the answer of a turn its state's own account tells whole says instead of Reply's `next`."""
 ANSWERED_WORDED = "from the rows: `reply` words them for the user; no turn_submit needed"
 """What the answer of a table's quick read says: the state worded its rows. A lookup ends one way for a stage client
 (`stage: answered`, no expected role), whether a tool or a table answered it."""

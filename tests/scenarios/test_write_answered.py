@@ -1,0 +1,188 @@
+"""A write driven stage by stage ends without a Reply call when the state's own account tells it whole, through the real
+client on seeded kitchens.
+
+For every write tool Act may call, a turn whose plan makes that call (sent ahead in turn_start) ends `answered` with the
+state's account in `reply` when no call failed or warned and the reply check accepts the account; a call that warned or
+failed asks for Reply as ever. A reply submitted anyway is checked and kept; the next turn_start closes the turn with the
+account as its reply (`reply_source: state`), and the conversation reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from e2e.helpers import call, eq
+from mcp import Client
+
+from alfred_mcp.agent.act_tools import tools_for_step
+from alfred_mcp.app import AlfredApp
+from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.server.tools.stage_view import ANSWERED_BY_STATE
+from alfred_mcp.state.refs import refs_in
+
+from .scripts import plan, reply, step
+from .test_lookup_answered import LEMON_COD, _recipe
+from .test_sent_ahead import _sent
+
+pytestmark = pytest.mark.anyio
+
+Setup = Callable[[Client], Awaitable[tuple[str, dict[str, Any]]]]
+"""What a write needs first (read or made with plain calls, as a model would have it): its step type and arguments."""
+
+
+@pytest.fixture
+async def client(app: AlfredApp) -> AsyncIterator[Client]:
+    async with Client(build_server(app)) as connected:
+        yield connected
+
+
+async def _draft(client: Client) -> str:
+    made = await call(client, "draft_create", entity_type="recipe", items=[LEMON_COD])
+    return str(made["drafts"][0]["ref"])
+
+
+async def _row(client: Client, table: str) -> str:
+    rows = (await call(client, "db_read", table=table, limit=1))["rows"]
+    return str(rows[0]["id"])
+
+
+async def _db_create(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}
+
+
+async def _db_update(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"table": "tasks", "filters": [eq("id", await _row(client, "tasks"))], "data": {"notes": "before noon"}}
+
+
+async def _db_delete(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"table": "shopping_list", "filters": [eq("id", await _row(client, "shopping_list"))]}
+
+
+async def _draft_create(client: Client) -> tuple[str, dict[str, Any]]:
+    return "generate", {"entity_type": "recipe", "items": [LEMON_COD]}
+
+
+async def _draft_save(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"refs": [await _draft(client)]}
+
+
+async def _draft_discard(client: Client) -> tuple[str, dict[str, Any]]:
+    return "generate", {"refs": [await _draft(client)]}
+
+
+async def _draft_revise(client: Client) -> tuple[str, dict[str, Any]]:
+    return "generate", {"ref": await _draft(client), "patch": {"servings": 4}}
+
+
+async def _recipes_import(client: Client) -> tuple[str, dict[str, Any]]:
+    return "generate", {"source": "Garlic Rice\nServes 2\n\nIngredients\n- 1 cup rice\n- 2 cloves garlic\n\nInstructions\n"
+                                  "1. Cook the rice with the garlic."}
+
+
+async def _meal_cooked(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"recipe": await _recipe(client), "servings": 2}
+
+
+async def _shopping_list_check(client: Client) -> tuple[str, dict[str, Any]]:
+    return "write", {"items": [await _row(client, "shopping_list")], "bought": True}
+
+
+async def _shopping_list_from(client: Client) -> tuple[str, dict[str, Any]]:
+    recipes = (await call(client, "db_read", table="recipes", order_by=[{"field": "name", "direction": "desc"}], limit=1))["rows"]
+    return "write", {"recipes": [recipes[0]["id"]], "servings": {recipes[0]["id"]: 12}}
+
+
+async def _kitchen_undo(client: Client) -> tuple[str, dict[str, Any]]:
+    await call(client, "db_create", table="shopping_list", data={"name": "black pepper", "quantity": 1, "unit": "jar"})
+    return "write", {}
+
+
+async def _batch_skip(client: Client) -> tuple[str, dict[str, Any]]:
+    ref = await _draft(client)
+    opened = await call(client, "batch_open", refs=[ref])
+    return "write", {"batch": opened["batch"]["batch"], "refs": [ref], "reason": "not wanted after all"}
+
+
+WRITES: dict[str, Setup] = {
+    "db_create": _db_create, "db_update": _db_update, "db_delete": _db_delete, "draft_create": _draft_create,
+    "draft_save": _draft_save, "draft_discard": _draft_discard, "draft_revise": _draft_revise,
+    "recipes_import": _recipes_import, "meal_cooked": _meal_cooked, "shopping_list_check": _shopping_list_check,
+    "shopping_list_from": _shopping_list_from, "kitchen_undo": _kitchen_undo, "batch_skip": _batch_skip,
+}
+
+
+WRITES_NOTHING = frozenset({"batch_skip"})
+"""A skip writes nothing the state's account could tell."""
+
+
+def test_every_write_tool_act_may_call_has_a_case_here() -> None:
+    assert sorted(WRITES) == sorted(set(tools_for_step("write")) - set(tools_for_step("read")))
+
+
+def _calls(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [record for one in [*state["superseded_steps"], *state["steps"]] for record in one["tool_calls"]]
+
+
+@pytest.mark.parametrize("tool", sorted(WRITES))
+async def test_a_write_with_any_tool_ends_answered_by_the_states_account_or_asks_for_reply(client: Client, tool: str) -> None:
+    """No call failed or warned: `answered`, the account in `reply` (names, no refs), and the next turn_start closes the
+    turn with it as the reply on record, read by the next turn's context. A call that warned or failed: Reply is asked."""
+    step_type, arguments = await WRITES[tool](client)
+    then = _sent([("understand", {"processed_message": f"write with {tool}"}),
+                  ("think", plan(f"Write with {tool}", step(step_type, f"Write with {tool}", call={"tool": tool, "arguments": arguments})))])
+    answer = await call(client, "turn_start", message=f"Do it ({tool})", then=then)
+    state = (await call(client, "turn_status"))["state"]
+    calls = _calls(state)
+    told = {line for record in calls for line in record["warnings"]} - {f"{s['label']}: {s['reason']}" for record in calls
+                                                                          for s in record["shortfalls"]}
+    if any(not record["ok"] for record in calls) or told or state["stage"] != "reply":
+        assert "answered" not in answer and answer["expected_role"] is not None, answer  # never answered silently
+        return
+    if tool in WRITES_NOTHING:  # nothing in the kitchen to tell: Reply words it
+        assert answer["expected_role"] == "reply" and "answered" not in answer, answer
+        return
+    assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED_BY_STATE), answer
+    account = answer["reply"]
+    assert account and not refs_in(account) and "next" not in answer, account
+    following = await call(client, "turn_start", message="Thanks")
+    closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
+    assert (closed["stage"], closed["reply_source"], closed["reply"]) == ("done", "state", account)
+    assert "reply" not in closed["model_calls"] and closed["ledger"]
+    assert following["turn"] == answer["turn"] + 1
+
+
+async def _answered_write(client: Client) -> dict[str, Any]:
+    step_type, arguments = await _db_create(client)
+    then = _sent([("understand", {"processed_message": "add black pepper"}), ("think", plan(
+        "Add black pepper", step(step_type, "Add black pepper", "shopping", call={"tool": "db_create", "arguments": arguments})))])
+    answer = await call(client, "turn_start", message="Add black pepper to my shopping list", then=then)
+    assert answer["answered"] == ANSWERED_BY_STATE and "black pepper" in answer["reply"], answer
+    return answer
+
+
+async def test_a_reply_submitted_after_a_write_answered_is_checked_and_kept(client: Client) -> None:
+    await _answered_write(client)
+    refused = await client.call_tool("turn_submit", {"role": "reply", "output": reply("I removed the milk from your list.")})
+    assert refused.is_error, "a reply claiming what did not happen is refused, as ever"
+    done = await call(client, "turn_submit", role="reply", output=reply("Black pepper is on your shopping list now."))
+    assert done["expected_role"] is None and done["outcome"] == "completed"
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply_source"] == "model" and state["reply"] == "Black pepper is on your shopping list now."
+
+
+async def test_turn_abandon_on_a_write_answered_closes_it_with_the_account(client: Client) -> None:
+    answer = await _answered_write(client)
+    ended = await call(client, "turn_abandon")
+    assert (ended["stage"], ended["outcome"], ended["reply"]) == ("done", "completed", answer["reply"])
+    assert (await call(client, "turn_status"))["state"]["blocked_reason"] is None
+
+
+async def test_a_write_that_warned_asks_for_reply(client: Client) -> None:
+    """Black pepper already on the list: the second line warns, and the warning is the model's to word."""
+    await _answered_write(client)
+    answer = await call(client, "turn_start", message="Add black pepper again", then=_sent([
+        ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
+            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}})))]))
+    assert answer["expected_role"] == "reply" and "answered" not in answer and answer["next"]["role"] == "reply", answer
