@@ -65,7 +65,7 @@ async def test_nothing_found_is_said_plainly(app: AlfredApp, where: dict[str, An
 
 @pytest.mark.parametrize(("quantity", "unit", "shown"), [
     (6.0, "oz", "6 oz"), (1.5, "cup", "1 1/2 cups"), (12, None, "12"), (0.25, "tsp", "1/4 tsp"), (250.0, "g", "250 g"),
-    (0.875, "pack", "7/8 pack"), (28.0, "oz", "1 3/4 lb"), (18.0, "oz", "1 lb 2 oz"), (0.5, "gallon", "1/2 gallon"),
+    (0.875, "pack", "about 1 pack"), (28.0, "oz", "1 3/4 lb"), (18.0, "oz", "1 lb 2 oz"), (0.5, "gallon", "1/2 gallon"),
     (2.0, "quart", "2 quarts"), (1.5, "pint", "1 1/2 pints"), (12.0, "fl oz", "12 fl oz"),
 ])
 def test_amounts_are_written_as_a_cook_writes_them(quantity: float, unit: str | None, shown: str) -> None:
