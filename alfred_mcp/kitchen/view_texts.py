@@ -20,6 +20,8 @@ ToolResult = dict[str, Any]
 TextRenderer = Callable[[ToolResult], str]
 
 
+FOR_COOKED = "for a meal already cooked"
+"""What an open shopping line listed only for cooked meals says (shopping_list_show's `for_cooked`)."""
 DRAFT_FACT = "draft, not saved"
 """What a draft's card says first after its name and ref: it is not in the recipes yet."""
 
@@ -124,6 +126,8 @@ def _shopping_line(line: dict[str, Any]) -> str:
     text = f"[{'x' if line['bought'] else ' '}] {line['text']} ({line['ref']})"
     if line.get("source"):
         text += f" for {line['source']}"
+    if line.get("for_cooked"):
+        text += f" ({FOR_COOKED})"
     if line.get("notes"):
         text += f" - {line['notes']}"
     return text

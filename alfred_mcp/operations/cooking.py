@@ -30,6 +30,7 @@ from alfred_mcp.store.base import Row
 @dataclass
 class Cooked:
     recipe: str
+    name: str
     servings: int | None
     log: str
     deducted: list[dict[str, Any]] = field(default_factory=list)
@@ -50,7 +51,7 @@ async def cook(
     servings = servings or (meal_row or {}).get("servings") or loaded.recipe.get("servings")
     factor = servings / loaded.recipe["servings"] if servings and loaded.recipe.get("servings") else 1.0
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
-    outcome = Cooked(loaded.ref, servings, log="")
+    outcome = Cooked(loaded.ref, str(loaded.recipe["name"]), servings, log="")
     changes: dict[str, tuple[Row, float]] = {}
     for need in needs_of((loaded.ref, row, factor) for row in loaded.ingredients):
         _take(need, pantry, changes, outcome, None if today is None else today.isoformat())

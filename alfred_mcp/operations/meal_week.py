@@ -1,7 +1,8 @@
 """meal_plan_show: the planned meals of a date range as a grid of days and meal types (read-only).
 
 Each meal names its recipe (ref and name) and the conflicts of that recipe with the user's standing
-constraints, so a person sees at a glance which night needs another dish; a meal meal_cooked logged reads as cooked
+constraints, with the optional ingredients to leave out last ('leave out the optional Kalamata olives (you don't like
+olives)'), as its recipe card says them, so a person sees at a glance which night needs another dish; a meal meal_cooked logged reads as cooked
 (`cooked`), done, with nothing left to shop for (shopping_list_from leaves it out).
 """
 
@@ -84,7 +85,7 @@ def _meal(view: dict[str, Any], loaded: dict[str, Any], conflicts: dict[str, Con
     found = conflicts.get(recipe) if recipe else None
     meal: dict[str, Any] = {"ref": view["id"], "date": view["date"], "meal_type": view["meal_type"], "recipe": recipe,
                             "name": loaded[recipe].name if recipe in loaded else None, "servings": view.get("servings"),
-                            "conflicts": [proper_names(text) for text in found.conflicts()] if found else []}
+                            "conflicts": [proper_names(text) for text in found.conflicts() + found.notes] if found else []}
     if found is not None and found.allergens:  # said apart so a view marks an allergy as a danger, a dislike as a warning
         meal["allergy_conflicts"] = len(found.allergens)
     if view.get("notes"):

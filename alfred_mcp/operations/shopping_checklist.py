@@ -21,6 +21,7 @@ from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import own_notes, shopping_text, source_text
 from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations.conflicts import standing_constraints
+from alfred_mcp.operations.cooked_lines import DoneUses, done_uses
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.restocking import stock_bought, unstock_bought
 from alfred_mcp.session import UnitOfWork
@@ -95,13 +96,16 @@ async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict
     taxonomy = default_taxonomy()
     views = await rows_to_refs(work, SHOPPING_LIST, rows, action=action)
     standing = await standing_constraints(work) if views else None
+    done = await done_uses(work.store, work.user_id) if views else DoneUses()
     return [_line(view, store_section(view["name"], view.get("category"), taxonomy, view.get("unit")),
-                  standing.disliked(str(view["name"])) if standing else None) for view in views]
+                  standing.disliked(str(view["name"])) if standing else None, for_cooked=done.done_with(row))
+            for row, view in zip(rows, views)]
 
 
-def _line(view: dict[str, Any], section: str, disliked: str | None = None) -> dict[str, Any]:
+def _line(view: dict[str, Any], section: str, disliked: str | None = None, *, for_cooked: bool = False) -> dict[str, Any]:
     """A line as the checklist shows it; `disliked`: the user's dislike it is the thing of, marked as a recipe card
-    marks it (a meal planned before the dislike, or a line a person added, can still list it)."""
+    marks it (a meal planned before the dislike, or a line a person added, can still list it); `for_cooked`: open, and
+    listed only for meals already cooked (`cooked_lines`), marked so, never removed."""
     quantity = None if view.get("quantity") is None else float(view["quantity"])
     cut = unnamed_cuts(view["name"], row_kind(view))  # '2 lb bone-in, skin-on chicken thighs', as shopping_list_from says it
     line: dict[str, Any] = {"ref": view["id"], "name": view["name"], "quantity": quantity, "unit": view.get("unit"),
@@ -114,4 +118,6 @@ def _line(view: dict[str, Any], section: str, disliked: str | None = None) -> di
         line["notes"] = notes
     if disliked is not None:
         line["disliked"] = disliked
+    if for_cooked:
+        line["for_cooked"] = True
     return line

@@ -69,3 +69,23 @@ async def test_every_conflict_reporting_tool_applies_the_same_rule(client: Clien
             "meal_plan_show": bool(meals[ref]["conflicts"]),
         }
         assert said == dict.fromkeys(said, conflicting), (rule, ref, said)
+
+
+@pytest.mark.parametrize("optional", [True, False])
+@pytest.mark.parametrize("disliked", [True, False])
+async def test_the_plan_says_what_the_card_says_about_a_disliked_ingredient(client: Client, optional: bool, disliked: bool) -> None:
+    """A disliked ingredient is a conflict; an optional one is the card's note to leave it out: the week's plan says
+    the same lines as the card, in either case, and nothing when the user likes it."""
+    await call(client, "turn_begin", message="what is planned?")
+    (recipe,) = (await call(client, "db_create", table="recipes", data={"name": "Quux Salad", "servings": 2}))["rows"]
+    await call(client, "db_create", table="recipe_ingredients", data=[
+        {"recipe_id": recipe["id"], "position": 1, "name": "quuxrice", "quantity": 200, "unit": "g"},
+        {"recipe_id": recipe["id"], "position": 2, "name": "quuxcapers", "quantity": 1, "unit": "tbsp", "is_optional": optional}])
+    await call(client, "db_create", table="meal_plans", data={"date": DAY, "meal_type": "dinner", "recipe_id": recipe["id"]})
+    if disliked:
+        await _dislike(client, "quuxcapers")
+    card = await call(client, "recipe_show", recipe=recipe["id"])
+    (meal,) = (await call(client, "meal_plan_show", **{"from": DAY, "to": DAY}))["meals"]
+    assert meal["conflicts"] == card["conflicts"]
+    assert bool(meal["conflicts"]) is disliked
+    assert all(reason.startswith("leave out the optional") is optional for reason in meal["conflicts"])

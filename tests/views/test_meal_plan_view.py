@@ -44,8 +44,13 @@ async def test_the_plan_shows_days_as_columns_meal_types_as_rows_and_marks_the_c
                                           re.compile("Peanut Noodles.*⚠ peanuts"), "", ""])
         await expect(lunch.nth(4)).to_have_class("conflict")
         await expect(view.locator("td.conflict")).to_have_count(1)
+        greek = view.locator("tbody tr").nth(2).locator("td").nth(1)  # optional olives, disliked: what to skip, quietly
+        await expect(greek.locator(".mark")).to_have_text(["skip olives"])
+        await expect(greek.locator(".mark")).to_have_class(["mark skip"])
+        await expect(view.locator("td.caution")).to_have_count(0)
         await expect(view.locator("#conflict-list li")).to_have_text(
-            ["⚠ Fri Jan 16 lunch: Peanut Noodles — contains peanut butter, roasted peanuts (allergy: peanuts)"])
+            ["Tue Jan 13 dinner: Greek Lemon Chicken and Potatoes — leave out the optional Kalamata olives (you don't like olives)",
+             "⚠ Fri Jan 16 lunch: Peanut Noodles — contains peanut butter, roasted peanuts (allergy: peanuts)"])
         save_screenshot(await shown.screenshot(), "meal-plan-light")
         await shown.page.evaluate("vars => testHost.setContext({theme: 'dark', styles: {variables: vars}})", DARK)
         color = await view.locator("h1").evaluate("h => getComputedStyle(h).color")

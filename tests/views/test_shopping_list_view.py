@@ -113,3 +113,20 @@ async def test_ticking_a_line_short_of_the_pantry_says_what_the_pantry_holds_now
         await shown.view.get_by_role("checkbox", name=re.compile(re.escape(line["text"]))).click()
         await expect(shown.view.locator("#status")).to_have_text(re.compile(rf"^Back on the list: {re.escape(bought)}(;.*)?\.$"))
         shown.assert_clean()
+
+
+async def test_a_line_only_for_a_meal_since_cooked_is_marked_and_stays(app: AlfredApp, mount: Any) -> None:
+    """The demo's bok choy is listed for the salmon; once the salmon's meal is cooked, the line says it was for a meal
+    already cooked (quietly, as a badge) and is still there to delete or keep; the other lines say nothing."""
+    async with apps_client(build_server(app)) as client:
+        week = await call(client, "meal_plan_show", **{"from": "2026-01-12", "to": "2026-01-18"})
+        (salmon,) = [meal["ref"] for meal in week["meals"] if meal["name"] == "Miso-Glazed Salmon with Bok Choy"]
+        cooked = await call(client, "meal_cooked", meal=salmon)
+        assert [said.split(" ", 1)[1] for said in cooked["still_listed"]] == ["2 heads baby bok choy"]
+        shown = await mount(client, "shopping_list_show", {})
+        view = shown.view
+        await expect(view.locator("#counts")).to_have_text("9 to buy · 3 bought")
+        await expect(view.locator("li .badge.cooked")).to_have_count(1)
+        await expect(view.locator("li", has_text="baby bok choy").locator(".badge.cooked")).to_have_text("for a meal already cooked")
+        save_screenshot(await shown.screenshot(), "shopping-list-cooked")
+        shown.assert_clean()

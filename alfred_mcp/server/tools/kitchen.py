@@ -10,6 +10,7 @@ from alfred_mcp.errors import InputError, require_one_of
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.operations import cooking, drafting, shopping, undo
 from alfred_mcp.operations.allergies import parse_override
+from alfred_mcp.operations.cooked_lines import still_listed
 from alfred_mcp.operations.still_planned import still_planned
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
@@ -65,7 +66,8 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
         result = {
             "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,
-            "not_deducted": cooked.not_deducted, **await _still_planned(work, cooked.recipe, args.get("meal")), **_context(work.session),
+            "not_deducted": cooked.not_deducted, **await _still_planned(work, cooked.recipe, args.get("meal")),
+            **({"still_listed": listed} if (listed := await still_listed(work, cooked.name)) else {}), **_context(work.session),
         }
         return {**result, **shortfall_warnings("meal_cooked", result)}
 
