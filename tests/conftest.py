@@ -41,7 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """`era` (the `client` fixtures' `Client(mode=...)`): 2026-07-28, and 2025-11-25 too under `both_eras`."""
-    if "era" in metafunc.fixturenames:
+    own = any("era" in str(marker.args[0]) for marker in metafunc.definition.iter_markers("parametrize"))
+    if "era" in metafunc.fixturenames and not own:  # a test parametrizing its own `era` keeps it
         both = metafunc.definition.get_closest_marker(BOTH_ERAS) is not None
         metafunc.parametrize("era", [CURRENT_ERA, LEGACY_ERA] if both else [CURRENT_ERA])
 
