@@ -27,6 +27,26 @@ RUN_FIRST = (
 first, so that under `-n` the workers end on short tests together instead of one finishing a long test alone."""
 
 
+CURRENT_ERA = pytest.param("auto", id="2026-07-28")
+LEGACY_ERA = pytest.param("legacy", id="2025-11-25")
+BOTH_ERAS = "both_eras"
+"""The marker of a test (or module) whose subject is the protocol or transport itself: its `client` is made on the
+2026-07-28 revision and on the 2025-11-25 handshake. Every other test's `client` speaks 2026-07-28 only: what a tool,
+resource or prompt answers does not depend on the era, and `e2e/test_era_parity.py` proves that for all of them."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{BOTH_ERAS}: the test's `client` runs on both protocol eras (its subject is the protocol)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`era` (the `client` fixtures' `Client(mode=...)`): 2026-07-28, and 2025-11-25 too under `both_eras`."""
+    own = any("era" in str(marker.args[0]) for marker in metafunc.definition.iter_markers("parametrize"))
+    if "era" in metafunc.fixturenames and not own:  # a test parametrizing its own `era` keeps it
+        both = metafunc.definition.get_closest_marker(BOTH_ERAS) is not None
+        metafunc.parametrize("era", [CURRENT_ERA, LEGACY_ERA] if both else [CURRENT_ERA])
+
+
 def _runs_first(item: pytest.Item) -> bool:
     path = item.nodeid.split("::", 1)[0].removeprefix("tests/")
     return path.startswith(RUN_FIRST)

@@ -7,6 +7,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 from typing import Any
 
 import anyio
@@ -70,9 +71,7 @@ class AlfredServer(MCPServer[AlfredApp]):
         """`many_users`: each request acts for its authenticated user (HTTP, `server/http.py`); else for the local user."""
         self.app = app
         self.contracts: dict[str, ToolContract] = load_contracts()
-        self._header_schemas = {
-            name: c.input_schema for name, c in self.contracts.items() if "x-mcp-header" in json.dumps(c.input_schema)
-        }
+        self._header_schemas = _header_schemas()
         missing = set(self.contracts) ^ set(HANDLERS)
         if missing:
             raise RuntimeError(f"tool contracts and handlers differ: {sorted(missing)}")
@@ -96,7 +95,7 @@ class AlfredServer(MCPServer[AlfredApp]):
         handlers("resources/unsubscribe", UnsubscribeRequestParams, self.subscriptions.on_unsubscribe)
         handlers("server/discover", RequestParams, self._discover)
         resources.register(self, app)
-        prompts.register(self, app)
+        prompts.register(self)
         completions.register(self, app)
 
     async def _discover(self, ctx: ServerRequestContext[Any, Any], params: RequestParams) -> DiscoverResult:
@@ -190,6 +189,12 @@ async def _lifespan(server: MCPServer[AlfredApp]) -> AsyncIterator[AlfredApp]:
     finally:
         with anyio.CancelScope(shield=True):  # closes the store even when Ctrl-C cancelled the server
             await app.close()
+
+
+@cache
+def _header_schemas() -> dict[str, dict[str, Any]]:
+    """The input schemas of the tools that declare an `x-mcp-header` (found once per process)."""
+    return {name: c.input_schema for name, c in load_contracts().items() if "x-mcp-header" in json.dumps(c.input_schema)}
 
 
 def build_server(app: AlfredApp, *, many_users: bool = False) -> AlfredServer:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated
+from functools import cache
+from typing import Annotated, Any
 
 from mcp import MCPError
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.prompts import Prompt as RolePrompt
 from mcp.types import INVALID_PARAMS, Prompt
 from pydantic import Field
 
@@ -14,7 +17,7 @@ from alfred_mcp.agent.role_templates import role_prompt
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError, ConfigError
 from alfred_mcp.kitchen.raw_ids import redact_raw_ids
-from alfred_mcp.server.session_args import admitted_args, checked_text, invalid_params, session_arg
+from alfred_mcp.server.session_args import admitted_args, checked_text, invalid_params, served_app, session_arg
 from alfred_mcp.state.context import STEP_KINDS, StepView
 
 SessionArg = Annotated[str, Field(description="'current' (default) or a session name such as session_2.")]
@@ -76,41 +79,55 @@ async def _prompt(app: AlfredApp, role: str, session: str, *, step: StepView | N
     return checked_text(text, where=f"the {role} prompt")
 
 
-def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
-    """Add the four role prompts to `server`."""
+def register(server: MCPServer[AlfredApp]) -> None:
+    """Add the four role prompts to `server` (shared by every server: each finds its app from the request)."""
+    for prompt in role_prompts():
+        server.add_prompt(prompt)
 
-    @server.prompt(name="understand", title="Understand: memory manager")
-    async def understand(message: MessageArg = "", session: SessionArg = "current") -> str:
-        """Resolve what the user's message refers to, curate which entities stay in view, and snapshot constraints."""
-        return await _prompt(app, "understand", session, message=message)
 
-    @server.prompt(name="think", title="Think: planner")
-    async def think(message: MessageArg = "", session: SessionArg = "current") -> str:
-        """Plan the turn from compiled state: profile, dashboard, constraints, entities, what happened, conversation."""
-        return await _prompt(app, "think", session, message=message)
+@cache
+def role_prompts() -> tuple[RolePrompt, ...]:
+    """The four role prompts, built once per process: the SDK derives each one's argument model and JSON schema."""
+    return (
+        RolePrompt.from_function(understand, name="understand", title="Understand: memory manager"),
+        RolePrompt.from_function(think, name="think", title="Think: planner"),
+        RolePrompt.from_function(act, name="act", title="Act: run one step"),
+        RolePrompt.from_function(reply, name="reply", title="Reply: tell the user what happened"),
+    )
 
-    @server.prompt(name="act", title="Act: run one step")
-    async def act(
-        step_type: Annotated[str, Field(description="read, analyze, generate or write.")],
-        description: Annotated[str, Field(description="What the step must do (from the plan).")] = "",
-        subdomain: Annotated[str, Field(description="The step's kitchen area, e.g. recipes.")] = "",
-        step_number: Annotated[str, Field(description="This step's number, from 1.")] = "",
-        total_steps: Annotated[str, Field(description="How many steps the plan has.")] = "",
-        session: SessionArg = "current",
-    ) -> str:
-        """Execute one plan step with the tools; the context is this turn's step, entities and constraints."""
-        args = admitted_args(step_type=step_type, description=description, subdomain=subdomain,
-                             step_number=step_number, total_steps=total_steps)
-        try:
-            step = step_view(**args)
-        except AlfredError as error:
-            raise invalid_params(error) from None
-        return await _prompt(app, "act", session, step=step)
 
-    @server.prompt(name="reply", title="Reply: tell the user what happened")
-    async def reply(session: SessionArg = "current") -> str:
-        """Answer the user from what this turn actually did, continuing the conversation."""
-        return await _prompt(app, "reply", session)
+async def understand(ctx: Context[AlfredApp, Any], message: MessageArg = "", session: SessionArg = "current") -> str:
+    """Resolve what the user's message refers to, curate which entities stay in view, and snapshot constraints."""
+    return await _prompt(served_app(ctx), "understand", session, message=message)
+
+
+async def think(ctx: Context[AlfredApp, Any], message: MessageArg = "", session: SessionArg = "current") -> str:
+    """Plan the turn from compiled state: profile, dashboard, constraints, entities, what happened, conversation."""
+    return await _prompt(served_app(ctx), "think", session, message=message)
+
+
+async def act(
+    ctx: Context[AlfredApp, Any],
+    step_type: Annotated[str, Field(description="read, analyze, generate or write.")],
+    description: Annotated[str, Field(description="What the step must do (from the plan).")] = "",
+    subdomain: Annotated[str, Field(description="The step's kitchen area, e.g. recipes.")] = "",
+    step_number: Annotated[str, Field(description="This step's number, from 1.")] = "",
+    total_steps: Annotated[str, Field(description="How many steps the plan has.")] = "",
+    session: SessionArg = "current",
+) -> str:
+    """Execute one plan step with the tools; the context is this turn's step, entities and constraints."""
+    args = admitted_args(step_type=step_type, description=description, subdomain=subdomain,
+                         step_number=step_number, total_steps=total_steps)
+    try:
+        step = step_view(**args)
+    except AlfredError as error:
+        raise invalid_params(error) from None
+    return await _prompt(served_app(ctx), "act", session, step=step)
+
+
+async def reply(ctx: Context[AlfredApp, Any], session: SessionArg = "current") -> str:
+    """Answer the user from what this turn actually did, continuing the conversation."""
+    return await _prompt(served_app(ctx), "reply", session)
 
 
 def _arguments(names: list[str]) -> str:

@@ -7,11 +7,15 @@ ids before it leaves.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import date
+from functools import cache, partial
 from typing import Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.resources import FunctionResource, ResourceTemplate
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import AlfredError
@@ -21,7 +25,7 @@ from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.kitchen.taxonomy import taxonomy_path
 from alfred_mcp.operations import drafting, history, understanding
 from alfred_mcp.operations.dashboard import build_dashboard
-from alfred_mcp.server.session_args import bare_ref, resource_arg, session_for_resource, to_json
+from alfred_mcp.server.session_args import bare_ref, resource_arg, served_app, session_for_resource, to_json
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS, DRAFTS
 from alfred_mcp.state.constraints import compile_constraints, render_constraints
@@ -38,98 +42,144 @@ def session_uri(session: str, kind: str) -> str:
     return f"alfred://session/{session}/{kind}"
 
 
+TemplateFunction = Callable[..., Awaitable[str] | str]
+_DECLARED: list[Callable[[], ResourceTemplate]] = []
+"""How to build each resource template, in the order resources/templates/list shows them."""
+
+
+def _template(uri: str, *, name: str, title: str, description: str, mime_type: str = JSON) -> Callable[[TemplateFunction], TemplateFunction]:
+    """Declare a resource template whose function takes the URI's parameters, and the request's `Context` if it needs
+    the app; `resource_templates` builds it."""
+
+    def declare(fn: TemplateFunction) -> TemplateFunction:
+        _DECLARED.append(partial(ResourceTemplate.from_function, fn, uri_template=uri, name=name, title=title,
+                                 description=description, mime_type=mime_type))
+        return fn
+
+    return declare
+
+
+@cache
+def resource_templates() -> tuple[ResourceTemplate, ...]:
+    """Every resource template, built once per process: the SDK derives each one's argument model and JSON schema,
+    which costs more than all the rest of a server, and a template holds nothing of one server's."""
+    return tuple(build() for build in _DECLARED)
+
+
+@cache
+def _taxonomy_resource() -> FunctionResource:
+    return FunctionResource.from_function(taxonomy, uri="alfred://taxonomy", name="taxonomy", title="Ingredient taxonomy",
+                                          mime_type=JSON,
+                                          description="Ingredient categories (fish -> cod, salmon, ...) that recipes_search expands.")
+
+
 def register(server: MCPServer[AlfredApp], app: AlfredApp) -> None:
-    """Add every resource and resource template to `server`."""
+    """Add every resource and resource template to `server`: the templates and the taxonomy are shared by every server,
+    the dashboard reads `app`."""
+    templates = server._resource_manager._templates  # the SDK adds a template only by building it anew
+    for template in resource_templates():
+        templates[template.uri_template] = template
+    server.add_resource(FunctionResource(uri=DASHBOARD_URI, name="dashboard", title="Kitchen dashboard", mime_type=JSON,
+                                         description="Counts by type, what expires soon, the next meals (refs in the current session).",
+                                         fn=partial(dashboard, app)))
+    server.add_resource(_taxonomy_resource())
 
-    @server.resource("alfred://session/{session}/working-set", name="working-set", title="Working set", mime_type=JSON,
-                     description="Entities in view this turn: recent, retained (with reasons), pending drafts, excluded.")
-    async def working_set(session: str) -> str:
-        async with session_for_resource(app, session, "working_set") as work:
-            found = work.session
-            return to_json({**_head(found), **working_set_view(found)}, where="working set")
 
-    @server.resource("alfred://session/{session}/constraints", name="constraints", title="Constraints", mime_type=JSON,
-                     description="Permanent constraints, the active goal, and the compiled view Think and Act use.")
-    async def constraints(session: str) -> str:
-        async with session_for_resource(app, session, "constraints") as work:
-            found = work.session
-            current = await understanding.current_constraints(work)
-            compiled = compile_constraints(current)
-            payload = {**_head(found), "constraints": compiled.model_dump(mode="json"),
-                       "goal": current.active_goal.model_dump(mode="json") if current.active_goal else None,
-                       "permanent": current.permanent.model_dump(mode="json"), "markdown": render_constraints(compiled)}
-            return to_json(payload, where="constraints")
+@_template("alfred://session/{session}/working-set", name="working-set", title="Working set",
+           description="Entities in view this turn: recent, retained (with reasons), pending drafts, excluded.")
+async def working_set(ctx: Context[AlfredApp, Any], session: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "working_set") as work:
+        found = work.session
+        return to_json({**_head(found), **working_set_view(found)}, where="working set")
 
-    @server.resource("alfred://session/{session}/narratives", name="narratives", title="Turn narratives", mime_type=JSON,
-                     description="What happened: the last turns whole, older ones folded, and this turn so far.")
-    async def narratives(session: str) -> str:
-        async with session_for_resource(app, session, "narratives") as work:
-            found = work.session
-            whole, folded = history.recent_narratives(found)
-            payload = {**_head(found), "recent": [n.model_dump(mode="json") for n in whole],
-                       "earlier": render_folded(folded), "current": history.summarize_current(found).model_dump(mode="json")}
-            return to_json(payload, where="narratives")
 
-    @server.resource("alfred://session/{session}/conversation", name="conversation", title="Conversation", mime_type=JSON,
-                     description="The last turns verbatim and a bounded summary of older ones.")
-    async def conversation(session: str) -> str:
-        async with session_for_resource(app, session, "conversation") as work:
-            found = work.session
-            talk = history.conversation_of(found)
-            payload = {**_head(found), "recent": [e.model_dump(mode="json", exclude_defaults=True) for e in talk.recent],
-                       "earlier": render_folded(talk.earlier), "folded_turns": _folded_range(talk.earlier)}
-            return to_json(payload, where="conversation")
+@_template("alfred://session/{session}/constraints", name="constraints", title="Constraints",
+           description="Permanent constraints, the active goal, and the compiled view Think and Act use.")
+async def constraints(ctx: Context[AlfredApp, Any], session: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "constraints") as work:
+        found = work.session
+        current = await understanding.current_constraints(work)
+        compiled = compile_constraints(current)
+        payload = {**_head(found), "constraints": compiled.model_dump(mode="json"),
+                   "goal": current.active_goal.model_dump(mode="json") if current.active_goal else None,
+                   "permanent": current.permanent.model_dump(mode="json"), "markdown": render_constraints(compiled)}
+        return to_json(payload, where="constraints")
 
-    @server.resource("alfred://session/{session}/decisions", name="decisions", title="Curation decisions", mime_type=JSON,
-                     description="Understand's curation log (last 20), retained refs with reasons, dropped refs.")
-    async def decisions(session: str) -> str:
-        async with session_for_resource(app, session, "decisions") as work:
-            found = work.session
-            curation = understanding.curation_of(found)
-            payload = {**_head(found), **curation.to_dict()}
-            return to_json(payload, where="decisions")
 
-    @server.resource("alfred://session/{session}/ref/{ref}", name="ref", title="One ref", mime_type=JSON,
-                     description="What the session knows about one ref: type, label, turns, and its row or draft content.")
-    async def one_ref(session: str, ref: str) -> str:
-        async with session_for_resource(app, session, "one_ref") as work:
-            found = work.session
-            return to_json({**_head(found), **await ref_view(work, bare_ref(resource_arg("ref", ref)))}, where="ref")
+@_template("alfred://session/{session}/narratives", name="narratives", title="Turn narratives",
+           description="What happened: the last turns whole, older ones folded, and this turn so far.")
+async def narratives(ctx: Context[AlfredApp, Any], session: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "narratives") as work:
+        found = work.session
+        whole, folded = history.recent_narratives(found)
+        payload = {**_head(found), "recent": [n.model_dump(mode="json") for n in whole],
+                   "earlier": render_folded(folded), "current": history.summarize_current(found).model_dump(mode="json")}
+        return to_json(payload, where="narratives")
 
-    @server.resource("alfred://session/{session}/turns/{turn}", name="turn", title="A turn, stage by stage", mime_type=JSON,
-                     description="Every stage's output of an agent turn (`current`, `last` or a number): understanding, plan, "
-                                 "steps with tool calls and refusals, batch progress, reply and the audit ledger.")
-    async def turn(session: str, turn: str) -> str:
-        async with session_for_resource(app, session, "turn") as work:
-            found = work.session
-            return to_json({**_head(found), **turn_view(found, resource_arg("turn", turn))}, where="turn")
 
-    @server.resource("alfred://session/{session}/batches/{batch}", name="batch", title="A batch manifest", mime_type=JSON,
-                     description="A batch's items (pending, completed, failed with reason, skipped) and progress; `latest` for the newest.")
-    async def batch(session: str, batch: str) -> str:
-        async with session_for_resource(app, session, "batch") as work:
-            found = work.session
-            manifest = _manifest(found, resource_arg("batch", batch))
-            return to_json({**_head(found), **manifest.to_dict(), "progress": manifest.progress(), "summary": manifest.summary()},
-                           where="batch")
+@_template("alfred://session/{session}/conversation", name="conversation", title="Conversation",
+           description="The last turns verbatim and a bounded summary of older ones.")
+async def conversation(ctx: Context[AlfredApp, Any], session: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "conversation") as work:
+        found = work.session
+        talk = history.conversation_of(found)
+        payload = {**_head(found), "recent": [e.model_dump(mode="json", exclude_defaults=True) for e in talk.recent],
+                   "earlier": render_folded(talk.earlier), "folded_turns": _folded_range(talk.earlier)}
+        return to_json(payload, where="conversation")
 
-    @server.resource(DASHBOARD_URI, name="dashboard", title="Kitchen dashboard", mime_type=JSON,
-                     description="Counts by type, what expires soon, the next meals (refs in the current session).")
-    async def dashboard() -> str:
-        async with session_for_resource(app, None, "dashboard") as work:
-            return to_json(await build_dashboard(work, today=date.today()), where="dashboard")
 
-    @server.resource("alfred://kitchen/schema/{table}", name="schema", title="Table schema", mime_type=MARKDOWN,
-                     description="One kitchen table: columns, types, allowed values, foreign keys as refs.")
-    def schema(table: str) -> str:
-        if resource_arg("table", table) not in TABLES:
-            raise ResourceNotFoundError(f"table: Unknown table '{table}'. Tables: {', '.join(TABLES)}.")
-        return table_markdown(TABLES[table])
+@_template("alfred://session/{session}/decisions", name="decisions", title="Curation decisions",
+           description="Understand's curation log (last 20), retained refs with reasons, dropped refs.")
+async def decisions(ctx: Context[AlfredApp, Any], session: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "decisions") as work:
+        found = work.session
+        curation = understanding.curation_of(found)
+        payload = {**_head(found), **curation.to_dict()}
+        return to_json(payload, where="decisions")
 
-    @server.resource("alfred://taxonomy", name="taxonomy", title="Ingredient taxonomy", mime_type=JSON,
-                     description="Ingredient categories (fish -> cod, salmon, ...) that recipes_search expands.")
-    def taxonomy() -> str:
-        return taxonomy_path().read_text(encoding="utf-8")
+
+@_template("alfred://session/{session}/ref/{ref}", name="ref", title="One ref",
+           description="What the session knows about one ref: type, label, turns, and its row or draft content.")
+async def one_ref(ctx: Context[AlfredApp, Any], session: str, ref: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "one_ref") as work:
+        found = work.session
+        return to_json({**_head(found), **await ref_view(work, bare_ref(resource_arg("ref", ref)))}, where="ref")
+
+
+@_template("alfred://session/{session}/turns/{turn}", name="turn", title="A turn, stage by stage",
+           description="Every stage's output of an agent turn (`current`, `last` or a number): understanding, plan, "
+                       "steps with tool calls and refusals, batch progress, reply and the audit ledger.")
+async def turn(ctx: Context[AlfredApp, Any], session: str, turn: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "turn") as work:
+        found = work.session
+        return to_json({**_head(found), **turn_view(found, resource_arg("turn", turn))}, where="turn")
+
+
+@_template("alfred://session/{session}/batches/{batch}", name="batch", title="A batch manifest",
+           description="A batch's items (pending, completed, failed with reason, skipped) and progress; `latest` for the newest.")
+async def batch(ctx: Context[AlfredApp, Any], session: str, batch: str) -> str:
+    async with session_for_resource(served_app(ctx), session, "batch") as work:
+        found = work.session
+        manifest = _manifest(found, resource_arg("batch", batch))
+        return to_json({**_head(found), **manifest.to_dict(), "progress": manifest.progress(), "summary": manifest.summary()},
+                       where="batch")
+
+
+@_template("alfred://kitchen/schema/{table}", name="schema", title="Table schema", mime_type=MARKDOWN,
+           description="One kitchen table: columns, types, allowed values, foreign keys as refs.")
+def schema(table: str) -> str:
+    if resource_arg("table", table) not in TABLES:
+        raise ResourceNotFoundError(f"table: Unknown table '{table}'. Tables: {', '.join(TABLES)}.")
+    return table_markdown(TABLES[table])
+
+
+async def dashboard(app: AlfredApp) -> str:
+    async with session_for_resource(app, None, "dashboard") as work:
+        return to_json(await build_dashboard(work, today=date.today()), where="dashboard")
+
+
+def taxonomy() -> str:
+    return taxonomy_path().read_text(encoding="utf-8")
 
 
 def _head(session: Session) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import MCPError
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
@@ -65,6 +66,19 @@ def resource_failure(error: ResourceError, uri: str) -> MCPError:
     """A resource error as the client sees it: the SDK's codes, the URI in `data` with any raw id redacted."""
     code = INVALID_PARAMS if isinstance(error, ResourceNotFoundError) else INTERNAL_ERROR
     return MCPError(code=code, message=_safe(str(error)), data={"uri": redact_raw_ids(uri)})
+
+
+def served_app(ctx: Context[Any, Any]) -> AlfredApp:
+    """The app of the server serving this request: the resource templates and prompts are built once per process and
+    shared by every server (building them is the SDK's costliest step), so each finds its app here.
+
+    Raises:
+        RuntimeError: the request's server holds no AlfredApp (a server that is not an AlfredServer).
+    """
+    app = getattr(ctx.mcp_server, "app", None)
+    if not isinstance(app, AlfredApp):
+        raise RuntimeError(f"{type(ctx.mcp_server).__name__} serves no AlfredApp")
+    return app
 
 
 @asynccontextmanager

@@ -1,4 +1,4 @@
-"""Fixtures of the agent tests: an app on a fresh demo kitchen, and the real MCP client in both protocol eras."""
+"""Fixtures of the agent tests: an app on a fresh demo kitchen, and the real MCP client (2026-07-28; both eras under `both_eras`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ async def app(tmp_path: Path, seeded_kitchens: SeededKitchens) -> AsyncIterator[
         yield opened
 
 
-@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
-async def client(request: pytest.FixtureRequest, app: AlfredApp) -> AsyncIterator[Client]:
-    async with Client(build_server(app), mode=request.param) as connected:
+@pytest.fixture
+async def client(era: str, app: AlfredApp) -> AsyncIterator[Client]:
+    """The real MCP client on 2026-07-28 (and 2025-11-25 too for a test marked `both_eras`: tests/conftest.py)."""
+    async with Client(build_server(app), mode=era) as connected:
         yield connected

@@ -26,7 +26,7 @@ from alfred_mcp.state.agent_turn import TurnOwner
 from .llm.fake_openai import FakeModelServer, Silent, always, by_role
 from .test_model_servers import FRIDGE
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_eras]  # the subject is the protocol: both eras (tests/conftest.py)
 
 
 def use(app: AlfredApp, server: FakeModelServer, **options: Any) -> None:

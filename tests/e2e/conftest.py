@@ -1,4 +1,4 @@
-"""A real server over a real SQLite file, driven by the real `mcp` Client in both protocol eras."""
+"""A real server over a real SQLite file, driven by the real `mcp` Client (2026-07-28; both eras under `both_eras`)."""
 
 from __future__ import annotations
 
@@ -75,8 +75,9 @@ def server(app: AlfredApp) -> AlfredServer:
     return build_server(app)
 
 
-@pytest.fixture(params=["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
-async def client(request: pytest.FixtureRequest, server: AlfredServer) -> AsyncIterator[Client]:
-    """The real MCP client, in memory, on the stateless revision and on the handshake one."""
-    async with Client(server, mode=request.param) as connected:
+@pytest.fixture
+async def client(era: str, server: AlfredServer) -> AsyncIterator[Client]:
+    """The real MCP client, in memory, on the stateless revision (and on the handshake one too for a test marked
+    `both_eras`: tests/conftest.py)."""
+    async with Client(server, mode=era) as connected:
         yield connected

@@ -25,7 +25,7 @@ from alfred_mcp.state.drafts import DRAFT_KINDS
 from .conftest import TODAY
 from .helpers import call, call_error
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_eras]  # the subject is the protocol: both eras (tests/conftest.py)
 
 SESSION_KINDS = ("working-set", "constraints", "narratives", "conversation", "decisions")
 REF_TEMPLATE = ResourceTemplateReference(uri="alfred://session/{session}/ref/{ref}")

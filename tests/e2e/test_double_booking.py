@@ -1,7 +1,7 @@
 """A meal planned on a day that already has that meal is warned about (never refused), by every write that plans:
 db_create and db_update on meal_plans, draft_create, draft_revise and draft_save of meal drafts. The warning names
 the meal already there by ref and its recipe; a free slot, a snack or an 'other' meal is no double booking.
-(Real client, real SQLite, both protocol eras.)
+(Real client, real SQLite; the eras answer the same: test_era_parity.py.)
 """
 
 from __future__ import annotations

@@ -156,6 +156,7 @@ async def test_a_draft_naming_a_deleted_or_unknown_row_is_refused_where_it_is_gi
     assert (await call(client, "draft_read"))["count"] == 0
 
 
+@pytest.mark.both_eras  # progress notifications are protocol framing
 async def test_save_reports_each_item_checked_then_saved_after_the_commit(client: Client) -> None:
     """Progress counts two per draft: checked (before any commit), then saved (only once committed)."""
     refs = [d["ref"] for d in (await call(client, "draft_create", entity_type="recipe", items=THREE_COD))["drafts"]]

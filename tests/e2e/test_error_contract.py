@@ -1,4 +1,4 @@
-"""Error results keep every tool's contract: generated bad calls for EVERY tool, in both protocol eras.
+"""Error results keep every tool's contract: generated bad calls for EVERY tool (2026-07-28; test_era_parity.py proves the 2025-11-25 era answers the same).
 
 Clients that validate structuredContent against a tool's outputSchema (the Inspector, the
 TypeScript SDK 1.x) throw away an error result whose structured content breaks that schema, and

@@ -21,7 +21,7 @@ from alfred_mcp.server.toolsets import TOOLSETS, HostControls
 
 from .helpers import call, call_error, eq
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_eras]  # the subject is the protocol: both eras (tests/conftest.py)
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
 
 

@@ -1,4 +1,4 @@
-"""shopping_list_from, meal_cooked and kitchen_undo through the real client, in both protocol eras."""
+"""shopping_list_from, meal_cooked and kitchen_undo through the real client (2026-07-28; test_era_parity.py proves the 2025-11-25 era answers the same)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 about (never refused) by every write that plans: db_create and db_update on meal_plans, draft_create, draft_revise and
 draft_save of meal drafts. The servings judged are those the meal names, else the household's; a meal for the
 occasion's number, one on another day, or any meal when no occasion states its days and number, is not warned about.
-(Real client, real SQLite, both protocol eras.)
+(Real client, real SQLite; the eras answer the same: test_era_parity.py.)
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from mcp.types import INVALID_PARAMS, PromptReference, ResourceTemplateReference
 
 from alfred_mcp.contracts import load_contracts
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_eras]  # the subject is the protocol: both eras (tests/conftest.py)
 REF_TEMPLATE = ResourceTemplateReference(uri="alfred://session/{session}/ref/{ref}")
 
 

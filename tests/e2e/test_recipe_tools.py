@@ -1,4 +1,4 @@
-"""recipes_import, recipes_export and recipes_scale through the real client, in both protocol eras.
+"""recipes_import, recipes_export and recipes_scale through the real client (2026-07-28; test_era_parity.py proves the 2025-11-25 era answers the same).
 
 Pages come from a loopback site written for these tests (`tests/recipe_site.py`); the round trip
 export -> import is checked for every recipe of the demo kitchen, not for one example.
@@ -161,6 +161,7 @@ async def test_scale_refuses_a_recipe_without_servings_and_writes_nothing(client
     assert error["field"] == "recipe" and "servings" in error["message"]
 
 
+@pytest.mark.both_eras  # progress notifications are protocol framing
 async def test_a_url_import_reports_progress(client: Client, site: str) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 

@@ -1,7 +1,7 @@
 """A meal given another recipe keeps the notes written for the one before: db_update says so in a warning, naming the
 note and both recipes (or, when the meal had none left, that the note came before its recipe), never changing the note
 itself. An update that also sets the notes, keeps the recipe, or a meal without notes says nothing of them.
-(Real client, real SQLite, both protocol eras.)
+(Real client, real SQLite; the eras answer the same: test_era_parity.py.)
 """
 
 from __future__ import annotations

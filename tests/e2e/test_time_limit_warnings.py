@@ -1,7 +1,7 @@
 """A recipe that takes longer than the goal's time limit ('quick lunch ideas': 30 min) is warned about (never
 refused) by every write that drafts, saves or plans one: draft_create, draft_revise and recipes_import of a recipe,
 db_create and db_update of a recipe's times, db_create and db_update of a meal planning a saved recipe. Within the
-limit, or with no limit stated, nothing is said. (Real client, real SQLite, both protocol eras.)
+limit, or with no limit stated, nothing is said. (Real client, real SQLite; the eras answer the same: test_era_parity.py.)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """'Undo that' after a turn that wrote nothing: kitchen_undo does not revert an earlier turn's write as if it were
 'that'. It reverts a write of this turn or the one before; else it refuses naming the write and its turn, and reverts
-it when the call names that turn. Through the real client, in both protocol eras."""
+it when the call names that turn. Through the real client (2026-07-28; test_era_parity.py proves the 2025-11-25 era answers the same)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from alfred_mcp.server.mcp_server import AlfredServer, build_server
 
 from .helpers import call, call_error, eq
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_eras]  # the subject is the protocol: both eras (tests/conftest.py)
 MODES = pytest.mark.parametrize("mode", ["auto", "legacy"], ids=["2026-07-28", "2025-11-25"])
 VIEW_TOOLS = sorted(name for name, c in load_contracts().items() if (c.meta or {}).get("ui", {}).get("resourceUri"))
 APP_ONLY = sorted(name for name, c in load_contracts().items() if c.app_only)
