@@ -179,10 +179,24 @@ async def test_turn_abandon_on_a_write_answered_closes_it_with_the_account(clien
     assert (await call(client, "turn_status"))["state"]["blocked_reason"] is None
 
 
-async def test_a_write_that_warned_asks_for_reply(client: Client) -> None:
-    """Black pepper already on the list: the second line warns, and the warning is the model's to word."""
+async def test_a_write_that_warned_ends_answered_with_the_warning_said_to_a_person(client: Client) -> None:
+    """Black pepper already on the list: the second line warns, and the state's account tells it in a person's words
+    (no ref, no 'merge them'), so the turn still ends answered."""
     await _answered_write(client)
     answer = await call(client, "turn_start", message="Add black pepper again", then=_sent([
         ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
             "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}})))]))
+    assert answer["answered"] == ANSWERED_BY_STATE, answer
+    assert "black pepper was already on the shopping list (1 jar)" in answer["reply"].lower(), answer["reply"]
+    assert not refs_in(answer["reply"]) and "merge" not in answer["reply"], answer["reply"]
+
+
+async def test_a_write_whose_warning_has_no_words_for_a_person_asks_for_reply(client: Client, app: AlfredApp) -> None:
+    """A warning no kind reads (here an import's note on what did not carry over) is the model's to word: Reply is asked."""
+    answer = await call(client, "turn_start", message="Import it", then=_sent([
+        ("understand", {"processed_message": "import a recipe"}), ("think", plan("Import", step("generate", "Import it", call={
+            "tool": "recipes_import", "arguments": {"source": "Garlic Rice\nServes 2 to 4\n\nIngredients\n- 1 cup rice\n\n"
+                                                               "Instructions\n1. Cook the rice."}})))]))
+    warned = [line for record in _calls((await call(client, "turn_status"))["state"]) for line in record["warnings"]]
+    assert warned, "the import warns of the range of servings"
     assert answer["expected_role"] == "reply" and "answered" not in answer and answer["next"]["role"] == "reply", answer
