@@ -416,16 +416,22 @@ async def test_a_reply_sent_ahead_where_the_turn_does_not_expect_reply_is_not_ap
     assert "reply" not in state["model_calls"] and not state["invalid_outputs"] and state["reply"] != "Done."
 
 
-async def test_a_reply_sent_ahead_after_a_call_that_warned_is_applied_with_the_warning_told(client: Client) -> None:
-    """A meal planned where that day's dinner is planned is warned of: the model wrote its reply without knowing, so
-    the state's sentence for the warning (names, no refs) is appended and the turn ends with both (`model+state`)."""
+async def _double_booking(client: Client, said: str) -> Outputs:
+    """Outputs planning another recipe for a dinner already planned (the write warns), with `said` as the reply ahead."""
     meals = (await call(client, "meal_plan_show"))["meals"]
     booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
     other = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
     outputs = [("understand", {"referenced_refs": [other]}),
                _write("Plan it for that dinner", "meal_plans", "db_create", table="meal_plans",
                       data={"date": booked["date"], "meal_type": "dinner", "recipe_id": other}),
-               ("reply", reply("It's planned."))]
+               ("reply", reply(said))]
+    return outputs
+
+
+async def test_a_reply_sent_ahead_after_a_call_that_warned_is_applied_with_the_warning_told(client: Client) -> None:
+    """A meal planned where that day's dinner is planned is warned of: the model wrote its reply without knowing, so
+    the state's sentence for the warning (names, no refs) is appended and the turn ends with both (`model+state`)."""
+    outputs = await _double_booking(client, "It's planned.")
     answer = await call(client, "turn_start", message="Plan that recipe for that dinner", then=_sent(outputs))
     assert answer["expected_role"] is None and "not_applied" not in answer and "Warnings (" in answer["notice"], answer
     state = (await call(client, "turn_status"))["state"]
@@ -437,13 +443,7 @@ async def test_a_reply_sent_ahead_after_a_call_that_warned_is_applied_with_the_w
 async def test_a_reply_sent_ahead_with_a_false_claim_after_a_call_that_warned_is_held_back_as_ever(client: Client) -> None:
     """The sentences are appended only to a reply the check accepts with them: one claiming what did not happen is not
     applied, Reply asked, as before."""
-    meals = (await call(client, "meal_plan_show"))["meals"]
-    booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
-    other = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
-    outputs = [("understand", {"referenced_refs": [other]}),
-               _write("Plan it for that dinner", "meal_plans", "db_create", table="meal_plans",
-                      data={"date": booked["date"], "meal_type": "dinner", "recipe_id": other}),
-               ("reply", reply("It's planned, and I added the eggs to your shopping list."))]
+    outputs = await _double_booking(client, "It's planned, and I added the eggs to your shopping list.")
     answer = await call(client, "turn_start", message="Plan that recipe for that dinner", then=_sent(outputs))
     assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply", answer
     assert answer["not_applied"] == ["then[2] reply: not applied: db_create warned (see the notice), so the reply is written knowing it"]
