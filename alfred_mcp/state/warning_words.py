@@ -77,8 +77,8 @@ def _double_booked(found: re.Match[str], name_of: NameOf) -> str:
 
 
 def _occasion(found: re.Match[str], name_of: NameOf) -> str:
-    return (f"{_day(found['label'])} makes {found['made']} servings, but {_named(found['occasion'], name_of)} is for "
-            f"{found['servings']}.")
+    return (f"{_day(found['label'])} makes {found['made']} servings, but the occasion ({_named(found['occasion'], name_of)}) "
+            f"is for {found['servings']}.")
 
 
 def _listed_twice(found: re.Match[str], name_of: NameOf) -> str:
@@ -89,7 +89,7 @@ def _listed_twice(found: re.Match[str], name_of: NameOf) -> str:
 
 
 def _note_kept(found: re.Match[str], name_of: NameOf) -> str:
-    written = found["written"].replace(", its recipe before,", "")
+    written = found["written"].replace(", its recipe before,", ",")
     return f"{_day(found['label'])} still has its note '{found['note']}', written {_named(written, name_of)}."
 
 
@@ -103,6 +103,8 @@ def _avoided(found: re.Match[str], name_of: NameOf) -> str:
     said = said.replace("which this draft is a version of", "which this is a version of")
     thing = _thing(found["where"])
     inside = f" (in {thing})" if thing and thing.casefold() != found["text"].casefold() else ""
+    if found["text"].casefold() == found["value"].casefold():  # 'Black pepper is something you asked to leave out'
+        return f"{found['text']}{inside} is something {_named(said.removeprefix('which '), name_of)}."
     return f"{found['text']}{inside} is {found['value']}, {_named(said, name_of)}."
 
 

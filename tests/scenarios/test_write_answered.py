@@ -228,7 +228,7 @@ async def _excluded(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
 WARNED: dict[str, tuple[Callable[[Client], Awaitable[tuple[dict[str, Any], dict[str, Any]]]], str, str]] = {
     "double_booked": (_booked_dinner, "db_create", "both are planned now"),
     "note_kept": (_note_kept, "db_update", "still has its note 'double the potatoes', written for"),
-    "avoided": (_excluded, "db_create", "which you asked to leave out"),
+    "avoided": (_excluded, "db_create", "is something you asked to leave out"),
 }
 
 
