@@ -20,8 +20,10 @@ kept, in order.
 may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
 and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
-so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
-call that warned (a meal already there, a dislike), nor when all the reply check finds is a fact it leaves out that those
+so the reply is written from them as it would have been anyway. After a call made in the same call that warned (a meal
+already there, a dislike) it is applied with the state's sentences for those warnings appended (`warning_words`: said to
+a person; reply_source `model+state`) when each has one, none is a part not done, and the reply so told passes the check;
+else it is not applied, nor when all the reply check finds is a fact it leaves out that those
 calls' results revealed (what a removal left pointing at nothing, a part not done, a failure; no try is counted, unless
 it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
