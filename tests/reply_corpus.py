@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from alfred_mcp.kitchen.ingredient_match import FORM_WORDS
 from alfred_mcp.kitchen.taxonomy import singular
 from alfred_mcp.state.reply_check import _MAKES, _TABLE, _VERB_OF, _VERB_TABLE, LIST, Fact, Item, ReplyFacts
+from alfred_mcp.state.warning_words import person_sentence
 
 Check = Callable[[str, ReplyFacts], list[str]]
 
@@ -185,6 +186,7 @@ def corpus() -> list[Case]:
     cases.extend(shortened_name_cases())
     cases.extend(round_three_cases())
     cases.extend(round_four_cases())
+    cases.extend(warned_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -914,3 +916,37 @@ def set_beside_cases() -> list[Case]:
         cases.append(Case(said, ReplyFacts(earlier=[Fact("deleted", "recipes", "recipe_5", "Lemon Tart")]), False,
                           "a recap of a removal no turn did"))
     return cases
+
+
+# --- warnings told: a reply with the state's sentences for its calls' warnings appended (a reply sent ahead) ---------
+
+WARNINGS = (
+    "meal_9: Fri 28 Nov [dinner] already has meal_3 (Salmon Tacos, recipe_2); this plans a second dinner that day",
+    "gen_meal_1: Fri 28 Nov [dinner] already has meal_3 (no recipe); this plans a second dinner that day",
+    "meal_9: Sat 6 Dec [dinner] makes 4 servings; the occasion (6 guests on Saturday) is for 6",
+    "meal_4: Sat 6 Dec [lunch] keeps its note 'double the potatoes', written for Greek Chicken, its recipe before, not "
+    "Chicken Tikka: tell the user, or change the note",
+    "gen_recipe_1 (Prawn Curry): ingredient 'prawns' contains shellfish: the user is allergic to shellfish; draft_save will "
+    "refuse it unless the user explicitly accepts it (allergy_override)",
+    "data.recipe_id (recipe_2 Mushroom Risotto, ingredient) 'mushrooms' is mushroom: the user dislikes it",
+    "data (Lasagna) takes 2 hr 10 min: the goal's time limit is 30 min",
+    "+3 more warnings",
+)
+"""Warnings of each kind, as the operations write them (`state/warning_words.py` says each to a person)."""
+
+
+def warned_cases() -> Iterator[Case]:
+    """A true claim with the sentences of warnings appended stays true; a false one stays false: the sentences claim
+    nothing the check reads as done (a second line 'on it twice now', a meal 'already had', a note 'still has')."""
+    for place in PLACES:
+        verb_class, action = place.writes[0]
+        verb, prep = PAST[verb_class][0], place.preposition.get(verb_class, "on")
+        written, absent = place.things[:1], place.things[2:3]
+        facts = ReplyFacts(things=_facts(place, action, written))
+        twice = [f"{written[0]} is already on the list: {PREFIX[place.table]}_9, 1 jar; a second line was added (merge them if one).",
+                 f"{written[0]} is already in the fridge: {PREFIX[place.table]}_9, 2 pieces; a second row was added (merge them if one)."]
+        for warning in [*WARNINGS, *twice]:
+            sentence = person_sentence(warning, {"recipe_2": "Mushroom Risotto"}.get)
+            assert sentence is not None, warning
+            yield Case(f"I {verb} {_join(written)} {prep} your {place.words[0]}. {sentence}", facts, True, "warnings told")
+            yield Case(f"I {verb} {_join(absent)} {prep} your {place.words[0]}. {sentence}", facts, False, "warnings told, a false claim")

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
-from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply
+from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply, unworded_warnings
 from alfred_mcp.agent.quick_answer import quick_answer, quick_refs
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
@@ -52,7 +52,7 @@ from alfred_mcp.state.role_outputs import (
     ToolCallDecision,
     UnderstandOutput,
 )
-from alfred_mcp.state.shortfalls import Shortfall, shortfalls
+from alfred_mcp.state.shortfalls import shortfalls
 from alfred_mcp.state.translate import translate_where
 
 logger = logging.getLogger(__name__)
@@ -110,27 +110,22 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
 
 def answered_by_state(session: Session, state: TurnState) -> str | None:
     """The state's own account of a stage-driven turn at Reply (`state_reply`) when it tells the user all a reply must:
-    the turn wrote, removed, noted or drafted something, no call failed, warned or noted an offer (the model's to word),
+    the turn wrote, removed, noted or drafted something, no call failed or noted an offer (the model's to word), each
+    warning of its calls has a sentence for a person (`warning_words`: the account tells it),
     not only read (a lookup's answer is its rows: `answered_from_rows`), and the account, names and no refs, passes the
     very reply check a model's reply gets. Its client's model tells the user from it, so no reply is needed; one
     submitted is still accepted (and checked). None: the turn asks for Reply. The bundled loop (an owner) runs Reply."""
     if state.stage != "reply" or state.owner is not None or answered_from_rows(session, state):
         return None
     calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
-    if any(not call.ok or call.notes or _untold_warnings(call) for call in calls) or (calls and act_tools.only_reads([c.tool for c in calls])):
+    if any(not call.ok or call.notes for call in calls) or unworded_warnings(session, state) or \
+            (calls and act_tools.only_reads([c.tool for c in calls])):
         return None
     facts = reply_facts(session, state)
     if facts.stopped or not (facts.things or facts.failed or facts.unsaved or facts.unlinked or facts.relinked or facts.partial):
         return None  # nothing written to tell (a skip, a write that found nothing to change): the model words it
     account = state_reply(session, state)
     return None if refs_in(account) or check_reply(account, facts) else account
-
-
-def _untold_warnings(call: ToolCallRecord) -> list[str]:
-    """A call's warnings the state's account does not tell: all but its shortfalls' lines (a part not done, which the
-    account names)."""
-    told = {Shortfall(**entry).warning() for entry in call.shortfalls}
-    return [warning for warning in call.warnings if warning not in told]
 
 
 def close_answered(work: UnitOfWork) -> TurnState | None:

@@ -10,11 +10,12 @@ from alfred_mcp.operations import drafting
 from alfred_mcp.operations.understanding import constraints_of
 from alfred_mcp.session import Session
 from alfred_mcp.session.documents import BATCHES
-from alfred_mcp.state.agent_turn import StepState, TurnState
+from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.constraints import SessionConstraints, describe_constraint
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts
 from alfred_mcp.state.shortfalls import Shortfall
+from alfred_mcp.state.warning_words import person_sentence
 
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
@@ -121,13 +122,43 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
     first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _relinked_sentence(facts),
-                                       _not_done_sentence(facts), _partial_sentence(facts)) if part)
+                                       _not_done_sentence(facts), _partial_sentence(facts), *warned_sentences(session, state)) if part)
     noted = _noted_sentence(facts)
     if said is None:
         return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
                                                                                       "Done: nothing needed changing."), noted) if part)
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
     return f"{first or 'Nothing was changed.'}{' ' + noted if noted else ''}\n{stop}"
+
+
+def untold_warnings(call: ToolCallRecord) -> list[str]:
+    """A call's warnings other than its shortfalls' lines (a part not done, which the account tells as such)."""
+    told = {Shortfall(**entry).warning() for entry in call.shortfalls}
+    return [warning for warning in call.warnings if warning not in told]
+
+
+def warned_sentences(session: Session, state: TurnState, *, since: int = 0) -> list[str]:
+    """Each warning of the turn's calls (after the first `since`; none told twice) as a person reads it
+    (`warning_words.person_sentence`); a warning no kind reads is left out (`unworded_warnings` names them)."""
+    said = (person_sentence(warning, lambda ref: _person_label(session, ref)) for warning in _turn_warnings(state, since))
+    return list(dict.fromkeys(sentence for sentence in said if sentence))
+
+
+def unworded_warnings(session: Session, state: TurnState, *, since: int = 0) -> list[str]:
+    """The turn's warnings (after its first `since` calls) that have no sentence for a person: its model words them."""
+    return [warning for warning in _turn_warnings(state, since)
+            if person_sentence(warning, lambda ref: _person_label(session, ref)) is None]
+
+
+def _turn_warnings(state: TurnState, since: int) -> list[str]:
+    calls = [call for step in _all_steps(state) for call in step.tool_calls][since:]
+    return list(dict.fromkeys(warning for call in calls for warning in untold_warnings(call)))
+
+
+def _person_label(session: Session, ref: str) -> str | None:
+    """A ref's label as a person reads it ('Fri 28 Nov dinner'), or None."""
+    label = _label(session, ref)
+    return label.replace(" [", " ").replace("]", "") if label else None
 
 
 def _noted_sentence(facts: ReplyFacts) -> str:

@@ -55,7 +55,7 @@ def _redone(calls: list[Any], index: int) -> bool:
 def _accepted_since(state: TurnState, role: str) -> bool:
     """A refused role output was fixed: the role's output was accepted after it (a reply: the model's own was used)."""
     accepted = state.model_calls.get(role, 0) - state.invalid_outputs.get(role, 0)
-    return accepted > 0 and (role != "reply" or state.reply_source == "model")
+    return accepted > 0 and (role != "reply" or state.reply_source in ("model", "model+state"))
 
 
 def _tool_counts(calls: list[Any]) -> list[dict[str, Any]]:

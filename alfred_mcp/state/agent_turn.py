@@ -103,11 +103,12 @@ class TurnState(BaseModel):
     reply_additions: list[str] = Field(
         default_factory=list, description="No longer written: a reply is refused with what it missed, never amended (kept for stored turns)."
     )
-    reply_source: Literal["model", "fallback", "rows", "state"] | None = Field(
+    reply_source: Literal["model", "fallback", "rows", "state", "model+state"] | None = Field(
         default=None,
         description="fallback: the state wrote the reply itself (the turn ended blocked, or every reply attempt was refused); "
                     "rows: a lookup its client's model answered from the rows, no reply submitted (the reply: what was shown); "
-                    "state: a turn its client's model told from the state's account, no reply submitted (the reply: that account)."
+                    "state: a turn its client's model told from the state's account, no reply submitted (the reply: that account); "
+                    "model+state: a reply sent ahead with the state's sentences for the warnings its model could not foresee."
     )
     reply_flow: dict[str, str] = Field(
         default_factory=dict, description="Reply's conversation-flow fields: tone, user_expressed, next_step."

@@ -294,7 +294,8 @@ async def test_a_revised_draft_counts_for_its_generate_step(client: Client, app:
         {"description": "revise gen_recipe_1", "step_type": "generate", "subdomain": "recipes", "expected_count": 1}]})
     answer = await call(client, "turn_submit", role="act", output={"action": "tool_call", "tool": "draft_revise", "complete_step": True,
                                                                    "arguments": {"ref": "gen_recipe_1", "patch": {"name": "Caper-free Dip"}}})
-    assert answer["expected_role"] == "reply", answer.get("notice")
+    assert answer["expected_role"] is None and answer["stage"] == "answered", answer.get("notice")  # the step is done
+    assert "which you dislike" in answer["reply"], answer["reply"]  # the draft's olives, told as the state's account
 
 
 SAVE_IT = {"description": "save it", "step_type": "write", "subdomain": "recipes",

@@ -26,6 +26,7 @@ from alfred_mcp.kitchen.schema import TABLES
 from alfred_mcp.operations.seeding import seed
 from alfred_mcp.server.leak_guard import find_uuid
 from alfred_mcp.server.mcp_server import build_server
+from alfred_mcp.state.refs import refs_in
 
 pytestmark = pytest.mark.anyio
 TODAY_ISO = "2026-01-12"
@@ -249,9 +250,9 @@ async def test_stage_tools_drive_scenario_1_and_refuse_out_of_order(client: Clie
         state = await call(client, "turn_submit", role="act", output=decision)
         if decision["decision"]["action"] == "step_complete" and state.get("notice"):
             assert "refused" in state["notice"]
-    assert state["expected_role"] == "reply"
-    assert "Batch" in state["next"]["context"]
-    done = await call(client, "turn_submit", role="reply", output={"response": "Saved."})
+    assert (state["expected_role"], state["stage"]) == (None, "answered")  # the drafts' warnings are told in the account
+    assert state["reply"].startswith("Done: saved") and not refs_in(state["reply"]), state["reply"]
+    done = await call(client, "turn_submit", role="reply", output={"response": "Saved."})  # a reply is still accepted
     assert done["stage"] == "done" and done["summary"]["steps_completed"] == 2
     assert len([r for r in await rows(app, "recipes") if r["name"] in {c["name"] for c in THREE_COD}]) == 3
 

@@ -211,11 +211,18 @@ async def replay(recording: Recording, folder: Path, kitchens: SeededKitchens) -
             mapper = RefMapper(app, folder / "kitchen.db")
             for turn in recording.turns:
                 log = ReplayedTurn(turn.label)
+                ended = False
                 for number, call in enumerate(turn.calls, 1):
+                    if ended and call.tool == "turn_submit" and call.arguments.get("role") == "reply":
+                        continue  # the reply sent ahead ended the turn (its warnings told by the state): none is asked
                     made = await made_call(mapper, call, log, number)
                     if made is None:
                         continue
                     result = await client.call_tool(call.tool, made.arguments)
+                    answered = result.structured_content or {}
+                    ended = not result.is_error and answered.get("expected_role", "") is None and not answered.get("not_applied") \
+                        and "refused" not in answered and any(isinstance(item, dict) and item.get("role") == "reply"
+                                                              for item in call.arguments.get("then") or ())
                     text = "".join(block.text for block in result.content if block.type == "text")
                     assert find_uuid(text) is None, f"{call.tool} showed a raw id in {turn.label}"
                     log.calls += 1

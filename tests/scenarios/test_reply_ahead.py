@@ -30,7 +30,7 @@ from .kitchen_digest import digest_changes, kitchen_digest
 from .recorded import Recording, Replays, load_recordings, same_replay
 from .scripts import constraint, plan, recipe, reply, step
 from .sent_ahead_replay import RepliesAhead, replay_sent_ahead, same_kitchens
-from .test_sent_ahead import LOOKUP, PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
+from .test_sent_ahead import ALREADY, ASKS_REPLY, LOOKUP, PEPPER, PEPPER_OUTPUTS, WAITS_FOR_ACT, _sent
 
 pytestmark = pytest.mark.anyio
 
@@ -263,10 +263,10 @@ async def test_reply_instructions_say_once_how_to_send_it_ahead(client: Client) 
     """The first time Reply is expected in a session, with its instructions: a model learns it there, where it
     writes a reply, and sends the next one ahead."""
     await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))  # the state's account tells it: answered
-    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))  # a second line warns: Reply
+    first = await call(client, "turn_start", message=PEPPER, then=_sent(ASKS_REPLY))  # nothing written to tell: Reply
     assert SEND_AHEAD["reply"] in first["next"]["instructions"]
-    await call(client, "turn_submit", role="reply", output=reply("Added black pepper again; it was already on your list."))
-    later = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))
+    await call(client, "turn_submit", role="reply", output=ALREADY)
+    later = await call(client, "turn_start", message=PEPPER, then=_sent(ASKS_REPLY))
     assert later["next"]["role"] == "reply" and "instructions" not in later["next"]
 
 
@@ -416,18 +416,36 @@ async def test_a_reply_sent_ahead_where_the_turn_does_not_expect_reply_is_not_ap
     assert "reply" not in state["model_calls"] and not state["invalid_outputs"] and state["reply"] != "Done."
 
 
-async def test_a_reply_sent_ahead_after_a_call_that_warned_is_not_applied_and_reply_is_expected(client: Client) -> None:
-    """A meal planned where that day's dinner is planned is warned of: the model wrote its reply without knowing,
-    so it writes it from the notice."""
+async def _double_booking(client: Client, said: str) -> Outputs:
+    """Outputs planning another recipe for a dinner already planned (the write warns), with `said` as the reply ahead."""
     meals = (await call(client, "meal_plan_show"))["meals"]
     booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
     other = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
     outputs = [("understand", {"referenced_refs": [other]}),
                _write("Plan it for that dinner", "meal_plans", "db_create", table="meal_plans",
                       data={"date": booked["date"], "meal_type": "dinner", "recipe_id": other}),
-               ("reply", reply("It's planned."))]
+               ("reply", reply(said))]
+    return outputs
+
+
+async def test_a_reply_sent_ahead_after_a_call_that_warned_is_applied_with_the_warning_told(client: Client) -> None:
+    """A meal planned where that day's dinner is planned is warned of: the model wrote its reply without knowing, so
+    the state's sentence for the warning (names, no refs) is appended and the turn ends with both (`model+state`)."""
+    outputs = await _double_booking(client, "It's planned.")
     answer = await call(client, "turn_start", message="Plan that recipe for that dinner", then=_sent(outputs))
-    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply" and "Warnings (" in answer["notice"]
+    assert answer["expected_role"] is None and "not_applied" not in answer and "Warnings (" in answer["notice"], answer
+    state = (await call(client, "turn_status"))["state"]
+    assert state["reply_source"] == "model+state" and state["reply"].startswith("It's planned. "), state["reply"]
+    assert "already had" in state["reply"] and "both are planned now" in state["reply"] and not refs_in(state["reply"])
+    assert answer["reply"] == state["reply"]  # the client's model reads what was added to its reply
+
+
+async def test_a_reply_sent_ahead_with_a_false_claim_after_a_call_that_warned_is_held_back_as_ever(client: Client) -> None:
+    """The sentences are appended only to a reply the check accepts with them: one claiming what did not happen is not
+    applied, Reply asked, as before."""
+    outputs = await _double_booking(client, "It's planned, and I added the eggs to your shopping list.")
+    answer = await call(client, "turn_start", message="Plan that recipe for that dinner", then=_sent(outputs))
+    assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply", answer
     assert answer["not_applied"] == ["then[2] reply: not applied: db_create warned (see the notice), so the reply is written knowing it"]
     state = (await call(client, "turn_status"))["state"]
     assert "reply" not in state["model_calls"] and state["reply"] is None

@@ -44,6 +44,9 @@ PEPPER_OUTPUTS = [
         "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}}))),
     ("reply", reply("Added black pepper to your shopping list.")),
 ]
+ASKS_REPLY = [PEPPER_OUTPUTS[0], ("think", plan("Black pepper is on the list already: nothing to change"))]
+"""A turn that writes nothing the state could tell: Reply is asked."""
+ALREADY = reply("Black pepper is already on your shopping list.")
 LOOKUP = {"quick_mode": True, "quick_mode_confidence": 0.95, "quick_read": {"tool": "recipes_search", "arguments": {"category": "fish"}},
           "processed_message": "list the fish recipes"}
 
@@ -181,10 +184,9 @@ async def test_bad_then_on_turn_submit_names_the_field_and_applies_nothing(clien
 
 
 async def test_roles_passed_over_are_not_marked_sent_so_a_later_turn_one_by_one_gets_their_instructions(client: Client) -> None:
-    await call(client, "db_create", table="shopping_list", data={"name": "black pepper", "quantity": 1, "unit": "jar"})  # a second line warns:
-    first = await call(client, "turn_start", message=PEPPER, then=_sent(PEPPER_OUTPUTS[:2]))                   # Reply is asked
+    first = await call(client, "turn_start", message=PEPPER, then=_sent(ASKS_REPLY))  # nothing written to tell: Reply is asked
     assert first["next"]["role"] == "reply" and set(first["next"]["output_shapes"]) == {"reply"}
-    await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
+    await call(client, "turn_submit", role="reply", output=ALREADY)
     second = await call(client, "turn_start", message="And salt")
     assert "instructions" in second["next"] and set(second["next"]["output_shapes"]) == {"understand"}
     third = await call(client, "turn_submit", role="understand", output={"processed_message": "add salt"})
@@ -233,9 +235,8 @@ async def test_a_turn_ended_by_outputs_sent_with_turn_start_answers_with_its_sum
         answer = await call(client, "turn_start", message="What do I have?", then=_sent([("understand", table)]))
         assert answer["outcome"] == "quick" and answer["expected_role"] is None and answer["reply"]
         assert answer["summary"]
-    for item in ("black pepper", "sea salt"):  # each already listed: the second line warns, so Reply is asked
-        await call(client, "db_create", table="shopping_list", data={"name": item, "quantity": 1, "unit": "jar"})
-        outputs = [(role, json.loads(json.dumps(output).replace("black pepper", item))) for role, output in PEPPER_OUTPUTS]
+    for item in ("black pepper", "sea salt"):  # a plan with nothing to change: Reply is asked
+        outputs = [(role, json.loads(json.dumps(output).replace("black pepper", item))) for role, output in [*ASKS_REPLY, ("reply", ALREADY)]]
         later = await call(client, "turn_start", message=f"Add {item} to my shopping list", then=_sent(outputs[:2]))
         assert later["next"]["role"] == "reply" and "sent_before" not in later["next"]
         await call(client, "turn_submit", role="reply", output=outputs[2][1])

@@ -179,10 +179,67 @@ async def test_turn_abandon_on_a_write_answered_closes_it_with_the_account(clien
     assert (await call(client, "turn_status"))["state"]["blocked_reason"] is None
 
 
-async def test_a_write_that_warned_asks_for_reply(client: Client) -> None:
-    """Black pepper already on the list: the second line warns, and the warning is the model's to word."""
+async def test_a_write_that_warned_ends_answered_with_the_warning_said_to_a_person(client: Client) -> None:
+    """Black pepper already on the list: the second line warns, and the state's account tells it in a person's words
+    (no ref, no 'merge them'), so the turn still ends answered."""
     await _answered_write(client)
     answer = await call(client, "turn_start", message="Add black pepper again", then=_sent([
         ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
             "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}})))]))
+    assert answer["answered"] == ANSWERED_BY_STATE, answer
+    assert "black pepper was already on the shopping list (1 jar)" in answer["reply"].lower(), answer["reply"]
+    assert not refs_in(answer["reply"]) and "merge" not in answer["reply"], answer["reply"]
+
+
+async def test_a_write_whose_warning_has_no_words_for_a_person_asks_for_reply(client: Client, app: AlfredApp) -> None:
+    """A warning no kind reads (here an import's note on what did not carry over) is the model's to word: Reply is asked."""
+    answer = await call(client, "turn_start", message="Import it", then=_sent([
+        ("understand", {"processed_message": "import a recipe"}), ("think", plan("Import", step("generate", "Import it", call={
+            "tool": "recipes_import", "arguments": {"source": "Garlic Rice\nServes 2 to 4\n\nIngredients\n- 1 cup rice\n\n"
+                                                               "Instructions\n1. Cook the rice."}})))]))
+    warned = [line for record in _calls((await call(client, "turn_status"))["state"]) for line in record["warnings"]]
+    assert warned, "the import warns of the range of servings"
     assert answer["expected_role"] == "reply" and "answered" not in answer and answer["next"]["role"] == "reply", answer
+
+
+async def _booked_dinner(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+    meals = (await call(client, "meal_plan_show"))["meals"]
+    booked = next(meal for meal in meals if meal["meal_type"] == "dinner" and meal["recipe"])
+    other = next(meal["recipe"] for meal in meals if meal["recipe"] and meal["recipe"] != booked["recipe"])
+    return {"processed_message": "plan it for that dinner", "referenced_refs": [other]}, {
+        "table": "meal_plans", "data": {"date": booked["date"], "meal_type": "dinner", "recipe_id": other, "servings": 2}}
+
+
+async def _note_kept(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+    old, new = (await call(client, "db_read", table="recipes", columns=["name"], limit=2))["rows"]
+    (meal,) = (await call(client, "db_create", table="meal_plans", data={"date": "2031-05-02", "meal_type": "dinner",
+                                                                         "recipe_id": old["id"], "notes": "double the potatoes"}))["rows"]
+    return {"processed_message": "swap the recipe"}, {"table": "meal_plans", "filters": [eq("id", meal["id"])],
+                                                      "data": {"recipe_id": new["id"]}}
+
+
+async def _excluded(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+    said = {"processed_message": "no pepper this week; add black pepper anyway", "constraint_snapshot": {
+        "new_constraints": [{"type": "ingredient_excluded", "field": "ingredient", "value": "black pepper"}],
+        "source_phrases": ["no pepper this week"]}}
+    return said, {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}
+
+
+WARNED: dict[str, tuple[Callable[[Client], Awaitable[tuple[dict[str, Any], dict[str, Any]]]], str, str]] = {
+    "double_booked": (_booked_dinner, "db_create", "both are planned now"),
+    "note_kept": (_note_kept, "db_update", "still has its note 'double the potatoes', written for"),
+    "avoided": (_excluded, "db_create", "is something you asked to leave out"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WARNED))
+async def test_a_write_whose_call_warned_ends_answered_with_the_warning_in_a_persons_words(client: Client, kind: str) -> None:
+    """Each kind of warning a staged write gives is told in the state's account, by name and with no ref."""
+    setup, tool, words = WARNED[kind]
+    understood, arguments = await setup(client)
+    answer = await call(client, "turn_start", message=f"Do it ({kind})", then=_sent([
+        ("understand", understood), ("think", plan("Write it", step("write", "Write it", call={"tool": tool, "arguments": arguments})))]))
+    warned = [line for record in _calls((await call(client, "turn_status"))["state"]) for line in record["warnings"]]
+    assert warned, f"the {kind} write gave no warning"
+    assert answer.get("answered") == ANSWERED_BY_STATE and words in answer["reply"], (warned, answer)
+    assert not refs_in(answer["reply"]), answer["reply"]

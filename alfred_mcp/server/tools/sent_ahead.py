@@ -20,8 +20,10 @@ kept, in order.
 may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
 and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
-so the reply is written from them as it would have been anyway. It is not applied after a call made in the same
-call that warned (a meal already there, a dislike), nor when all the reply check finds is a fact it leaves out that those
+so the reply is written from them as it would have been anyway. After a call made in the same call that warned (a meal
+already there, a dislike) it is applied with the state's sentences for those warnings appended (`warning_words`: said to
+a person; reply_source `model+state`) when each has one, none is a part not done, and the reply so told passes the check;
+else it is not applied, nor when all the reply check finds is a fact it leaves out that those
 calls' results revealed (what a removal left pointing at nothing, a part not done, a failure; no try is counted, unless
 it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
@@ -40,11 +42,12 @@ from pydantic import ValidationError
 
 from alfred_mcp.agent.act_tools import only_reads
 from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
-from alfred_mcp.agent.present import reply_facts
+from alfred_mcp.agent.present import reply_facts, unworded_warnings, warned_sentences
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
+from alfred_mcp.session.documents import AGENT_TURNS
 from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
-from alfred_mcp.state.reply_check import left_out_of_results
+from alfred_mcp.state.reply_check import check_reply, left_out_of_results
 from alfred_mcp.state.role_outputs import ReplyOutput
 
 
@@ -84,7 +87,8 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
             said["not_applied"] = [f"then[{later}] {then[later]['role']}: {_why_not(machine, state, then[later]['role'])}"
                                    for later in range(number, len(then))]
             break
-        if role == "reply" and (warned := _warned_since(state, seen)):
+        told = _with_warnings_told(machine, state, item["output"], seen) if role == "reply" else None
+        if role == "reply" and told is None and (warned := _warned_since(state, seen)):
             said["not_applied"] = [f"then[{number}] reply: not applied: {', '.join(warned)} warned (see the notice), so the "
                                    "reply is written knowing it"]
             break
@@ -97,7 +101,10 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
                                    "(see the notice)" + ("; no reply is needed" if answered_from_rows(machine.session, state) else "")]
             break
         try:
-            state = await machine.submit(state, role, item["output"])
+            state = await machine.submit(state, role, told or item["output"])
+            if told is not None:
+                state.reply_source = "model+state"
+                machine.work.session.write(AGENT_TURNS.at(state.turn), state)
         except RoleOutputError as refusal:
             field = refusal.fields.get("field")
             said["refused"] = {**refusal.to_dict(), "field": f"then[{number}].{field or 'output'}"}
@@ -128,6 +135,25 @@ def reply_held(said: dict[str, Any]) -> bool:
 def _warned_since(state: TurnState, seen: int) -> list[str]:
     """The tools whose calls after the first `seen` of the turn warned (an allergen, a dislike, a meal already there)."""
     return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
+
+
+def _with_warnings_told(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> dict[str, Any] | None:
+    """A reply sent ahead with the state's sentences for the warnings of the calls made since the client's first `seen`
+    appended (`present.warned_sentences`: what its model could not foresee, said to a person), when every one of them has
+    a sentence, none is a part not done (a shortfall: the model words it) and the reply so told passes the reply check;
+    else None (the reply is held back, or judged, as ever)."""
+    calls = _calls(state)[seen:]
+    if not any(call.warnings for call in calls) or any(call.shortfalls for call in calls) \
+            or unworded_warnings(machine.session, state, since=seen):
+        return None
+    try:
+        reply = ReplyOutput.model_validate(output)
+    except ValidationError:
+        return None
+    told = " ".join([reply.response.rstrip(), *warned_sentences(machine.session, state, since=seen)])
+    if check_reply(told, reply_facts(machine.session, state)):
+        return None
+    return {**reply.model_dump(exclude_none=True), "response": told}
 
 
 def _left_out_of_results(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> list[str]:
