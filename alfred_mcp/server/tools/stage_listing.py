@@ -62,9 +62,8 @@ def listed_schema(contract: ToolContract, host: HostControls) -> tuple[str, dict
 
 
 IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`), the Understand, Think and Reply "
-             "instructions (`then[].role`) and the kitchen tools a step calls (`then`) are in this input schema, sent once "
-             "for the session: the answers leave them out (turn_context with full: true sends them again); Act's, per step "
-             "type, come with its first step.")
+             "instructions (`then[].role`) and the kitchen tools a step calls are in this input schema, sent once: the "
+             "answers leave them out (turn_context with full: true resends them); Act's, per step type, come with its first step.")
 """What turn_start's description adds under a stage listing: where the role texts are."""
 
 
