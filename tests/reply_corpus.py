@@ -187,6 +187,7 @@ def corpus() -> list[Case]:
     cases.extend(round_three_cases())
     cases.extend(round_four_cases())
     cases.extend(warned_cases())
+    cases.extend(round_seven_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -950,3 +951,104 @@ def warned_cases() -> Iterator[Case]:
             assert sentence is not None, warning
             yield Case(f"I {verb} {_join(written)} {prep} your {place.words[0]}. {sentence}", facts, True, "warnings told")
             yield Case(f"I {verb} {_join(absent)} {prep} your {place.words[0]}. {sentence}", facts, False, "warnings told, a false claim")
+
+
+# --- unsaved drafts named together, and what already was, said as it stands ------------------------------------------
+
+DRAFT_SETS = (
+    (("Chicken Tikka Masala with Basmati Rice", "Chicken Tikka Masala"),),
+    (("Beef and Broccoli Stir-Fry with Jasmine Rice", "a beef stir-fry"), ("Mushroom Stroganoff over Egg Noodles", "a mushroom stroganoff")),
+    (("Chicken Tikka Masala with Basmati Rice", "Chicken Tikka Masala"), ("Lamb Kofta with Tzatziki and Flatbread", "Lamb Kofta"),
+     ("Creamy Tuscan Chicken Pasta Bake", "a Tuscan pasta")),
+)
+"""Drafts of one turn as (label, the shorter name a reply uses): one, two and three."""
+COUNTS = {1: "one", 2: "two", 3: "three", 4: "four"}
+TOGETHER = {1: ("Here is a fish-free dinner: {names}.", "One idea for tonight: {names}.", "This recipe fits: {names}."),
+            0: ("Here are {count} fish-free dinners: {names}.", "These {count} dinner ideas work: {names}.",
+                "Here are {count} suggestions: {names}.", "I came up with {count} options: {names}.", "Your {count} dinners: {names}.")}
+"""How a reply names a turn's drafts all at once, by a kind of dish or of proposal (0: any count above one)."""
+NOT_SAVED_SAID = {1: ("(not saved yet)", "I haven't saved it yet.", "I can save it if you like.", "Nothing is saved yet.",
+                      "It isn't in your recipes yet.", "Want me to save it?", "Shall I keep it?"),
+                  0: ("(not saved yet)", "I haven't saved them yet.", "I can save them if you like.", "Nothing is saved yet.",
+                      "None of them are saved yet.", "They aren't in your recipes yet.", "Want me to save any of them?",
+                      "Shall I keep them?", "I'll save whichever you pick.")}
+"""How a reply says drafts are not saved yet, without the word 'draft'."""
+
+
+def unsaved_drafts_said_cases() -> list[Case]:
+    """For one, two and three drafts of a turn, every way of naming them together by a kind ('Here are three fish-free
+    dinners') with every way of saying they are not saved (true, the drafts named by shorter names, in a turn that drafted
+    and in one whose writes were only the drafts); false when the count leaves one out, when the unsaved part is left
+    unsaid, or when a save is claimed that was not done ('I saved the three dinners')."""
+    cases: list[Case] = []
+    for drafts in DRAFT_SETS:
+        unsaved = [Item(f"gen_recipe_{index + 1}", label) for index, (label, _) in enumerate(drafts)]
+        drafted = ReplyFacts(things=[Fact("generated", "recipes", item.ref, item.label) for item in unsaved], unsaved=unsaved)
+        quiet = ReplyFacts(unsaved=unsaved)
+        n, names = len(drafts), _join([short for _, short in drafts])
+        wrong = COUNTS[n + 1]
+        for together, said in itertools.product(TOGETHER[min(n, 1) if n == 1 else 0], NOT_SAVED_SAID[min(n, 1) if n == 1 else 0]):
+            intro = together.format(count=COUNTS[n], names=names)
+            for facts in (drafted, quiet):
+                cases.append(Case(f"{intro} {said}", facts, True, "unsaved drafts named together, not saved said"))
+                cases.append(Case(f"{intro.format(names=names)}", facts, False, "unsaved drafts named together, not saved unsaid"))
+            if n > 1:
+                miscounted = together.format(count=wrong, names=names)
+                cases.append(Case(f"{miscounted} {said}", drafted, False, "unsaved drafts miscounted"))
+        what = "it" if n == 1 else f"the {COUNTS[n]} dinners"
+        for facts in (drafted, quiet):
+            cases.append(Case(f"Here {'is' if n == 1 else 'are'} {names}. I saved {what}.", facts, False, "unsaved drafts said saved"))
+            cases.append(Case(f"I saved {what} to your recipes: {names}.", facts, False, "unsaved drafts said saved"))
+    return cases
+
+
+STANDING_DAYS = (("Saturday", "Sat Nov 28 [dinner]"), ("Sunday", "Sun Nov 29 [dinner]"), ("Friday", "Fri Nov 27 [dinner]"))
+STANDING_THINGS = ("Greek Lemon Chicken and Potatoes", "Chicken Fajitas", "the Mushroom Risotto")
+AS_IT_STANDS = ("{Day} already has {thing} {word}.", "{Day} already had {thing} {word}.", "{Day} has {thing} {word} for dinner.",
+                "You have {thing} {word} for {day}.", "There is {thing} {word} for {day}.", "There's already {thing} {word} for {day}.",
+                "{Thing} is already {word} for {day}.", "{Thing} is still {word} for {day}.", "{Thing} stays {word} for {day}.",
+                "{Thing} remains {word} for {day}, as before.", "{Thing} was already {word} for {day}.", "{Day} is {thing}, still {word}.")
+"""How a reply says what already was (before this turn), a thing made by any verb: what a day or the user has, there is,
+is still, stays."""
+DONE_NOW = ("I {word} {thing} for {day}.", "I've {word} {thing} for {day}.", "{Thing} has been {word} for {day}.",
+            "There is now {thing} {word} for {day}.", "{Day} now has {thing} {word}.", "You now have {thing} {word} for {day}.")
+"""The same verbs said as this turn's doing."""
+NOW_HAS = ("{Day} now has {thing}.", "Done: {day} now has {thing} for dinner.")
+"""A day's meal said changed this turn, without a verb."""
+
+
+def standing_state_cases() -> list[Case]:
+    """For every verb that makes a thing, every thing and every day: what already was said as it stands ('Saturday already
+    has Greek Lemon Chicken planned', 'there is …', 'stays planned') passes in a turn that wrote nothing and in one that
+    only noted a constraint (true); the same said as this turn's doing ('I planned …', 'Saturday now has … planned') is
+    refused there (false). 'Saturday now has X' is true when this turn wrote that day's meal, false when it wrote another
+    day's or nothing."""
+    cases: list[Case] = []
+    noted = ReplyFacts(things=[Fact("created", "constraints", "", "exclude shellfish")])
+    for (word, verb), (day, _), thing in itertools.product(sorted(_VERB_OF.items()), STANDING_DAYS, STANDING_THINGS):
+        if verb not in _MAKES:
+            continue
+        fill = {"Day": day, "day": day, "thing": thing, "Thing": thing[0].upper() + thing[1:], "word": word}
+        for template, facts in itertools.product(AS_IT_STANDS, (ReplyFacts(), noted)):
+            cases.append(Case(template.format(**fill), facts, True, "what already was, said as it stands"))
+        for template, facts in itertools.product(DONE_NOW, (ReplyFacts(), noted)):
+            cases.append(Case(template.format(**fill), facts, False, "what already was, said as this turn's doing"))
+    for (day, label), thing, template in itertools.product(STANDING_DAYS, STANDING_THINGS, NOW_HAS):
+        said = template.format(Day=day, day=day, thing=thing)
+        other = next(other for _, other in STANDING_DAYS if other != label)
+        cases.append(Case(said, ReplyFacts(things=[Fact("updated", "meal_plans", "meal_2", label)]), True, "a day said to have now, changed"))
+        cases.append(Case(said, ReplyFacts(things=[Fact("created", "meal_plans", "meal_2", label)]), True, "a day said to have now, changed"))
+        cases.append(Case(said, ReplyFacts(things=[Fact("updated", "meal_plans", "meal_3", other)]), False,
+                          "a day said to have now, another day changed"))
+        cases.append(Case(said, noted, False, "a day said to have now, nothing changed"))
+    for place in PLACES[:2]:
+        thing, absent = place.things[0], place.things[2]
+        facts = ReplyFacts(things=_facts(place, "created", [thing]))
+        cases.append(Case(f"Your {place.words[0]} now has {thing.lower()}.", facts, True, "a table said to have now"))
+        cases.append(Case(f"Your {place.words[0]} now has {absent.lower()}.", facts, False, "a table said to have now, not added"))
+    return cases
+
+
+def round_seven_cases() -> list[Case]:
+    """Issue 24's seventh round: unsaved drafts said without the word 'draft', and what already was said as it stands."""
+    return [*unsaved_drafts_said_cases(), *standing_state_cases()]

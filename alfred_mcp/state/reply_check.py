@@ -76,9 +76,12 @@ _DETERMINER = re.compile(
     r"(?:\s+(?:other|only|own|old|last|first|remaining|favou?rite|previously|recently|newly|already))*\s+$", re.IGNORECASE)
 """What comes before a participle used as an adjective ('its planned dinner', "this week's 8 planned recipes", '3 saved ones',
 'your other saved chicken recipe')."""
-_APPOSITIVE_STATE = re.compile(r"\w\W*(?:[(,;—–]|\s-)\s*(?:\w+ly\s+)?already\s+(?:\w+ly\s+)?$", re.IGNORECASE)
-"""'Greek Lemon Chicken (already planned, no fish)', 'Chicken Fajitas, already saved, …': a participle set beside its thing
-with 'already' says how the thing stands, not what this turn did ('Done, already added.' says what was done)."""
+_APPOSITIVE_STATE = re.compile(r"\w\W*(?:[(,;—–]|\s-)\s*(?:\w+ly\s+)?(?:already|still)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+"""'Greek Lemon Chicken (already planned, no fish)', 'Saturday is Chicken Fajitas, still planned': a participle set beside its
+thing with 'already' or 'still' says how the thing stands, not what this turn did ('Done, already added.' says what was done)."""
+_NOW_HAVE = re.compile(r"\bthere(?:'s|\s+(?:is|are))\s+now\b|\bnow\s+(?:has|have)\b", re.IGNORECASE)
+"""'There is now the risotto planned for Saturday', 'you now have the risotto planned': what this turn did, though its
+participle follows a thing as a description's does."""
 _OPENER = re.compile(r"^\W*(?:(?:done|ok|okay|sure|yes|great|alright|perfect|good|all\s+set|and|then|so)\W*)*$", re.IGNORECASE)
 _NO_OBJECT = re.compile(r"\s+(?:with|for|on|in|at|from|by|as|since|before)\b|\s*(?:[.,;!)]|$)", re.IGNORECASE)
 """What follows a participle that describes a thing rather than takes an object ('planned for Sunday', 'saved)')."""
@@ -95,10 +98,19 @@ _STATE = re.compile(
 """'… are planned', 'is already partly planned', "the salmon is what's planned": a present passive says how things stand,
 not what this turn did ('are now planned', 'are successfully planned' do)."""
 _HAVE_STATE = re.compile(
-    r"\b(?:you|we|they)(?:\s+(?:still\s+|already\s+|also\s+)?(?:have|had)|'ve)\s+(?:got\s+)?(?!(?:just\s+)?(?:been\s+)?[a-z]+ed\b)\S",
+    r"(?:\b(?!(?:I|still|already|also|now|just)\b)[a-z]+(?:\s+(?:still|already|also))*\s+(?:has|have|had)|\b(?:you|we|they)'ve)"
+    r"\s+(?:got\s+)?(?!(?:(?:just|already|also|now|since|\w+ly)\s+)*(?:been|put|set|[a-z]+ed)\b)\S",
     re.IGNORECASE)
-"""'Tonight you have the salmon planned': what the user has, a participle after its object, says how things stand
-('you now have…' says what this turn did)."""
+"""'Tonight you have the salmon planned', 'Saturday already has the chicken planned', 'Saturday had it planned': what a
+thing or the user has, a participle after its object, says how things stand ('you now have…', 'Saturday now has…' say what
+this turn did; 'I have the…' and 'has been planned' are no state)."""
+_STANDING = re.compile(
+    r"\bthere(?:'s|\s+(?:is|are|was|were))\s+(?!now\b)|"
+    r"\b(?:stays?|stayed|remains?|remained|was|were)\s+(?:(?:still|already|originally|unchanged|as|it|they|was|were)\s+)*"
+    r"(?:(?:still|already|originally)\s+)(?:\w+ly\s+)?$|\b(?:stays?|stayed|remains?|remained)\s+(?:\w+ly\s+)?$",
+    re.IGNORECASE)
+"""'There is Greek Lemon Chicken planned for Saturday', 'it stays planned', 'was already planned', 'were still saved': what
+already was before this turn, not its doing ('there is now…' says what it did)."""
 _PLUPERFECT = re.compile(r"\bhad\s+(?:already\s+|\w+ly\s+)?been\s+(?:\w+ly\s+)?$", re.IGNORECASE)
 """'The eggs had been added to your list': how things stood before this turn, not what it did."""
 _WAS = re.compile(r"\b(?:was|were)\s+(?:\w+ly\s+|also\s+|all\s+|both\s+)?$", re.IGNORECASE)
@@ -450,15 +462,15 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             relative = None  # 'For the party I added chips': a phrase before the subject, not a thing described
         if relative and relative.group("who").lower() == "you":
             continue  # 'the salmon dinner you swapped out': what the user did before, no claim of this turn
-        if not relative and _DESCRIBES.search(before) and _DESCRIBED_AFTER.match(after):
+        if not relative and _DESCRIBES.search(before) and _DESCRIBED_AFTER.match(after) and not _NOW_HAVE.search(before):
             continue  # 'the meals planned with them', 'with the garnish marked': describes a thing, claims nothing
         if not relative and _DETERMINER.search(before) and re.match(r"\s+[a-z]", after, re.IGNORECASE):
             continue  # 'its planned dinner', 'the saved recipe': an adjective, not a claim
         if not relative and (state := _APPOSITIVE_STATE.search(before)) and not _OPENER.match(before[: state.start() + 1]) \
                 and _NO_OBJECT.match(after):
             continue  # 'Greek Lemon Chicken (already planned, no fish)': how the thing stands
-        if _HAVE_STATE.search(before) and not re.search(r"\bnow\b", before, re.IGNORECASE):
-            continue  # 'you have the salmon planned': how things stand
+        if (_HAVE_STATE.search(before) or not relative and _STANDING.search(before)) and not re.search(r"\bnow\b", before, re.IGNORECASE):
+            continue  # 'you have the salmon planned', 'Saturday already has it planned', 'it stays planned': how things stand
         if _STATE.search(before):
             continue  # 'Ten meals are planned, ...': how things stand (a change says 'now', or was/were)
         word = match.group(1).lower()
@@ -512,6 +524,30 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
                 table, day = "meal_plans", (meal.group("day") or "")[:3].lower()
             yield Claim(verb, match.group(0).lower(), _items(clause[start:stop], plain[start:stop]),
                         table, clause.strip(), earlier or verb == "remove", day)
+    yield from _now_has_claims(clause, plain, verbs, earlier)
+
+
+_NOW_HAS = re.compile(r"\bnow\s+(?:has|have|holds?|includes?|contains?|gets?)\b(?!\s+(?:no|none|nothing|neither)\b)", re.IGNORECASE)
+"""'Saturday now has Greek Lemon Chicken', 'your list now has eggs': a state claim without a verb, what this turn put there
+('now has no recipe' is what a removal left, told apart)."""
+_DAY_NAMED = re.compile(
+    r"\b(?:(?P<day>(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?)|tonight|tomorrow|today)\b", re.IGNORECASE)
+
+
+def _now_has_claims(clause: str, plain: str, verbs: Sequence[re.Match[str]], earlier: bool) -> Iterable[Claim]:
+    """The claims of 'X now has Y': a meal of the plan whose day the subject names (a plan of that day, which a change to
+    it backs too), or the table the subject names (an add of the things after it)."""
+    for match in _NOW_HAS.finditer(plain):
+        if _HEDGE.search(plain[: match.start()]):
+            continue
+        start = max([verb.end() for verb in verbs if verb.end() <= match.start()]
+                    + [at + len(mark) for mark in (":", " - ", "—", "–") if (at := plain.rfind(mark, 0, match.start())) >= 0] + [0])
+        subject, word = plain[start: match.start()], match.group(0).lower()
+        if meal := _DAY_NAMED.search(subject):
+            yield Claim("plan", word, (), "meal_plans", clause.strip(), earlier, (meal.group("day") or "")[:3].lower(), holding=True)
+        elif table := _table_named(subject):
+            stop = match.end() + _object_end(plain[match.end():])
+            yield Claim("add", word, _items(clause[match.end():stop], plain[match.end():stop]), table, clause.strip(), earlier)
 
 
 def _last(found: Iterable[re.Match[str]]) -> re.Match[str] | None:
@@ -867,8 +903,8 @@ def _problems(text: str, facts: ReplyFacts) -> list[tuple[str, bool]]:
     failed = {item.ref for item in facts.failed}
     unsaved = [item for item in facts.unsaved if item.ref not in failed]  # a failed draft is named above already
     missing = [item for item in unsaved if not item.named_in(text, labels)]
-    if missing and (_ONE_DRAFT if len(unsaved) == 1 else _ALL_DRAFTS).search(text):
-        missing = []  # 'This is a draft', 'the new version' (the one draft); 'the drafts', 'all three drafts' (every one)
+    if missing and _drafts_named_together(text, len(unsaved)):
+        missing = []  # 'This is a draft' (the one draft); 'the drafts', 'here are three dinners' (every one)
     if missing:
         problems.append("it leaves out the drafts generated and not saved: " + ", ".join(item.show() for item in missing))
     elif unsaved and not _NOT_SAVED.search(text):
@@ -901,18 +937,44 @@ _WHOLE = re.compile(
 """'took what it used out of your pantry', 'deducted everything': the work told as done whole."""
 
 
+_COUNT = {"two": 2, "both": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_DRAFT_KINDS = r"(?:draft|version|variation|recipe|dinner|lunch|breakfast|dish|meal|idea|suggestion|option|main|dessert|starter|side)"
 _ONE_DRAFT = re.compile(
-    r"\b(?:the|this|that|a|your|my|its)\s+(?:new\s+|revised\s+|updated\s+|adapted\s+|scaled\s+)?(?:draft|version|variation)\b|"
-    r"\bdraft(?:ed)?\b", re.IGNORECASE)
+    rf"\b(?:the|this|that|a|an|one|your|my|its)\s+(?:[a-z-]+\s+){{0,3}}?{_DRAFT_KINDS}\b|\bdraft(?:ed)?\b", re.IGNORECASE)
 _ALL_DRAFTS = re.compile(
-    r"\b(?:the|these|those|both|all|your|my)\s+(?:(?:the|\d+|two|three|four|five|six|new)\s+)?(?:drafts|versions|variations)\b",
-    re.IGNORECASE)
-"""How a reply names the turn's drafts without their names: the one draft, or all of them together."""
+    r"\b(?:(?P<det>the|these|those|both|all|your|my)\s+(?:(?:the|of\s+the|of\s+these|of\s+those)\s+)?"
+    r"(?:(?P<counted>\d+|two|three|four|five|six|seven|eight|nine|ten)\s+)?|(?P<count>\d+|two|three|four|five|six|seven|eight|nine|ten)\s+)"
+    rf"(?:[a-z-]+\s+){{0,3}}?{_DRAFT_KINDS}(?:e?s)\b", re.IGNORECASE)
+"""How a reply names the turn's drafts without their names: the one draft ('This is a draft', 'a fish-free dinner'), or
+all of them together ('the drafts', 'these three dinners', 'both ideas'), by a kind of dish or of proposal."""
+
+
+def _drafts_named_together(text: str, drafts: int) -> bool:
+    """True when the reply points at all `drafts` at once: the one draft, or a plural kind with a determiner or a count,
+    whose count (when said) is the number of drafts ('Here are three fish-free dinners' of three; not 'two dinners')."""
+    if drafts == 1:
+        return bool(_ONE_DRAFT.search(text))
+    for found in _ALL_DRAFTS.finditer(text):
+        if _table_named(found.group(0)):
+            continue  # 'your recipes': the table, not the drafts
+        det, count = (found.group("det") or "").lower(), (found.group("count") or found.group("counted") or "").lower()
+        said = _COUNT.get(count) or (int(count) if count.isdigit() else None) or _COUNT.get(det)
+        if said in (None, drafts):
+            return True
+    return False
+
+
 _NOT_SAVED = re.compile(
-    r"not (?:be |been |yet )?saved|unsaved|n't (?:be |been |yet )?saved|draft|want me to save|shall i save|"
-    r"should i save|save (?:them|it|these|those|any|all)",
+    r"not (?:be |been |yet )?saved|unsaved|n't (?:be |been |yet )?saved|draft|"
+    r"(?:nothing|none(?: of (?:them|these|those|it))?)(?:'s| is| are| has been| have been)? (?:yet )?saved|"
+    r"(?:not|n't) (?:yet )?(?:in|added to|stored in) your recipes|"
+    r"(?:want me to|shall i|should i|i can|i could|i'll|i will|happy to|like me to|ready to)\s+(?:save|keep|store)\b|"
+    r"add (?:them|it|these|those|any|one) to your recipes|"
+    r"save (?:them|it|these|those|any|all|one|some|whichever|the ones?|either|both)\b",
     re.IGNORECASE,
 )
+"""How a reply says the drafts are not saved yet: 'not saved yet', "I haven't saved them", 'nothing is saved', 'I can save
+them if you like', 'not in your recipes yet'."""
 _STOPPED = re.compile(
     r"couldn'?t|could not|can'?t|cannot|unable|didn'?t|did not|wasn'?t able|weren'?t able|not able|failed|stopped|"
     r"blocked|wasn'?t|not (?:yet )?(?:done|finished|complete)|ran into|problem|issue|went wrong",

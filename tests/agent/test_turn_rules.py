@@ -409,3 +409,35 @@ async def test_the_constraints_a_turn_reads_are_shown_once(client: Client, snaps
     sent = answer["notice"]
     whole = (await call(client, "turn_context", full=True))["context"]
     assert all(sent.count(line) == 1 and whole.count(line) == 1 for line in lines), (sent, whole)
+
+
+DINNERS = (("Chicken Tikka Masala with Basmati Rice", "Chicken Tikka Masala"), ("Lamb Kofta with Tzatziki", "Lamb Kofta"),
+           ("Creamy Tuscan Chicken Pasta Bake", "a Tuscan pasta bake"))
+
+
+@pytest.mark.parametrize("unsaved", ["(not saved yet)", "I haven't saved them.", "I can save them if you like."])
+async def test_drafts_named_together_and_said_unsaved_without_the_word_draft_pass_a_save_claimed_does_not(
+        client: Client, unsaved: str) -> None:
+    """Issue 24: three drafts generated, none saved: 'Here are three fish-free dinners …' with any way of saying they are not
+    saved is the reply; 'I saved the three dinners' is refused, naming the drafts left unsaved."""
+    await to_act(client, "three fish-free dinners", ("generate", "Draft three dinners"))
+    recipes = [{"name": name, "ingredients": [{"name": "chicken thighs", "quantity": 2}], "instructions": ["Cook it."]}
+               for name, _ in DINNERS]
+    await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=recipes)})
+    await submit(client, "act", {"decision": done()})
+    names = ", ".join(short for _, short in DINNERS)
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": f"I saved the three dinners: {names}."})
+    assert "are not saved yet" in refused["message"] and "gen_recipe_3" in refused["message"]
+    finished = await submit(client, "reply", {"response": f"Here are three fish-free dinners: {names}. {unsaved}"})
+    assert finished["stage"] == "done"
+
+
+async def test_what_already_was_said_as_it_stands_passes_and_said_as_this_turns_doing_does_not(client: Client) -> None:
+    """Issue 24: a turn that wrote nothing may say 'Saturday already has … planned'; 'Saturday now has …' is refused."""
+    await to_act(client, "what is on saturday?", ("read", "Read Saturday's dinner"))
+    await submit(client, "act", {"decision": tool("db_read", table="meal_plans")})
+    await submit(client, "act", {"decision": done()})
+    refused = await call_error(client, "turn_submit", role="reply", output={"response": "Saturday now has Chicken Fajitas."})
+    assert "it says 'now has' on meal plans" in refused["message"]
+    finished = await submit(client, "reply", {"response": "Saturday already has Chicken Fajitas planned; it stays planned."})
+    assert finished["stage"] == "done"

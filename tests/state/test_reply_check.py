@@ -10,6 +10,7 @@ from reply_corpus import (
     draft_edit_cases,
     labelled_thing_cases,
     rates,
+    round_seven_cases,
     round_three_cases,
     shortened_name_cases,
     standing_cases,
@@ -182,7 +183,9 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
                                   "no longer on a day, though only another day's meal changed", "an undone save named short",
                                   "an undone save named by words another recipe fits", "a past passive explaining a state",
                                   "a past passive explaining a state, not done", "a participle describing a stored thing",
-                                  "a participle claiming a write"} <= kinds
+                                  "a participle claiming a write", "unsaved drafts named together, not saved said",
+                                  "unsaved drafts said saved", "what already was, said as it stands",
+                                  "what already was, said as this turn's doing", "a day said to have now, nothing changed"} <= kinds
     measured = rates(check_reply, cases)
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
@@ -431,3 +434,55 @@ def test_a_reply_leaving_out_only_what_the_results_revealed_is_told_apart_from_a
     with_draft = ReplyFacts(**{**vars(facts), "unsaved": [DRAFT]})
     assert len(check_reply(said, with_draft)) > len(check_reply(said, facts)) and left_out_of_results(said, with_draft) == []
     assert left_out_of_results("", ReplyFacts()) == []
+
+
+def test_round_seven_classes_are_judged_as_labelled_on_every_draft_count_verb_and_day() -> None:
+    """Issue 24's seventh round: one, two or three drafts named together by a kind ('Here are three fish-free dinners') with
+    every way of saying they are not saved, and what already was said as it stands ('Saturday already has … planned',
+    'there is …', 'stays planned') for every verb that makes a thing and every day; each with its untrue twins (a count
+    leaving one out, the unsaved part unsaid, a save claimed, the same verb said as this turn's doing, 'Saturday now has …'
+    when nothing or another day changed)."""
+    cases = round_seven_cases()
+    kinds = {case.kind for case in cases}
+    assert {"unsaved drafts named together, not saved said", "unsaved drafts named together, not saved unsaid",
+            "unsaved drafts miscounted", "unsaved drafts said saved", "what already was, said as it stands",
+            "what already was, said as this turn's doing", "a day said to have now, changed",
+            "a day said to have now, another day changed", "a day said to have now, nothing changed", "a table said to have now",
+            "a table said to have now, not added"} <= kinds
+    measured = rates(check_reply, cases)
+    assert (measured["false_accepted"], measured["true_refused"]) == (0.0, 0.0), measured
+
+
+THREE_DRAFTS = [Item("gen_recipe_1", "Chicken Tikka Masala with Basmati Rice"), Item("gen_recipe_2", "Lamb Kofta with Tzatziki"),
+                Item("gen_recipe_3", "Creamy Tuscan Chicken Pasta Bake")]
+DRAFTED = ReplyFacts(things=[Fact("generated", "recipes", item.ref, item.label) for item in THREE_DRAFTS], unsaved=THREE_DRAFTS)
+NOTED = ReplyFacts(things=[Fact("created", "constraints", "", "exclude shellfish")])
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "truthful"),
+    [
+        pytest.param("Here are three fish-free dinners (not saved yet): Chicken Tikka Masala, Lamb Kofta and a Tuscan pasta bake.",
+                     DRAFTED, True, id="three-dinners-not-saved-yet"),
+        pytest.param("Here are three dinners: Chicken Tikka Masala, Lamb Kofta and a Tuscan pasta bake. I haven't saved them.",
+                     DRAFTED, True, id="havent-saved-them"),
+        pytest.param("Three ideas: tikka masala, kofta, a pasta bake. I can save them if you like.", DRAFTED, True,
+                     id="ideas-save-them-if-you-like"),
+        pytest.param("Here are three dinners: Chicken Tikka Masala, Lamb Kofta and a Tuscan pasta bake.", DRAFTED, False,
+                     id="not-saved-unsaid"),
+        pytest.param("Here are two dinners (not saved yet): Chicken Tikka Masala and Lamb Kofta.", DRAFTED, False,
+                     id="two-of-three-drafts"),
+        pytest.param("I saved the three dinners: Chicken Tikka Masala, Lamb Kofta and a Tuscan pasta bake.", DRAFTED, False,
+                     id="a-save-claimed"),
+        pytest.param("Saturday already has Greek Lemon Chicken and Potatoes planned, so I noted no shellfish.", NOTED, True,
+                     id="already-has-planned"),
+        pytest.param("Greek Lemon Chicken and Potatoes is already planned for Saturday dinner.", NOTED, True, id="already-planned"),
+        pytest.param("There is Greek Lemon Chicken planned for Saturday; it stays planned.", NOTED, True, id="there-is-stays"),
+        pytest.param("I planned Greek Lemon Chicken and Potatoes for Saturday.", NOTED, False, id="a-plan-claimed"),
+        pytest.param("Saturday now has Greek Lemon Chicken and Potatoes.", NOTED, False, id="now-has-nothing-changed"),
+        pytest.param("Saturday now has Greek Lemon Chicken and Potatoes.",
+                     ReplyFacts(things=[Fact("updated", "meal_plans", "meal_2", "Sat Nov 28 [dinner]")]), True, id="now-has-changed"),
+    ],
+)
+def test_issue_24_unsaved_drafts_and_what_already_was_said_as_people_say_them(text: str, facts: ReplyFacts, truthful: bool) -> None:
+    assert (check_reply(text, facts) == []) is truthful, check_reply(text, facts)
