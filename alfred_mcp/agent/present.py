@@ -130,7 +130,8 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     done, what was not, and, when it stopped (`said`: the plain words for why), what to try, in a person's sentences
     (`account_words`). The one code path for such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    told = told_of((call.told for step in _all_steps(state) for call in step.tool_calls if call.ok), lambda ref: _label(session, ref))
+    told = told_of([*(call.told for step in _all_steps(state) for call in step.tool_calls if call.ok),
+                    {"meal_recipes": _saved_meal_recipes(session)}], lambda ref: _label(session, ref))
     wrote_by = {ref: call.tool for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.refs}
     first = " ".join(part for part in (done_sentences(facts, told, wrote_by), outcome_sentences(told), unlinked_sentence(facts.unlinked),
                                        relinked_sentence(facts.relinked), not_done_sentence(facts), partial_sentence(facts)) if part)
@@ -140,6 +141,13 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
                                                                                       "Nothing needed changing."), noted) if part)
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
     return f"{first or 'Nothing was changed.'}{' ' + noted if noted else ''}\n{stop}"
+
+
+def _saved_meal_recipes(session: Session) -> dict[str, str]:
+    """The recipe ref of each meal saved from a draft, by the saved meal's ref (the account names the meal by it)."""
+    return {draft.saved_as: recipe for draft in drafting.list_drafts(session, include_done=True)
+            if draft.entity_type == "meal" and draft.saved_as
+            and isinstance(recipe := getattr(draft.parsed(), "recipe", None), str)}
 
 
 def _noted_sentence(facts: ReplyFacts) -> str:

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from alfred_mcp.agent.account_words import meal_words
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
-from alfred_mcp.agent.account_words import meal_words
 from alfred_mcp.agent.present import reply_facts, state_reply
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.tools.runner import tool_runner

@@ -241,6 +241,13 @@ async def test_a_meal_planned_is_told_by_its_recipe_and_slot(client: Client) -> 
     assert account == f"Planned {name} for dinner on {day_text(LATER)}.", account
 
 
+async def test_a_meal_saved_from_its_draft_is_told_by_its_recipe_and_slot(client: Client) -> None:
+    recipe, name = await _recipe_named(client)
+    made = await call(client, "draft_create", entity_type="meal", items=[{"date": LATER, "meal_type": "lunch", "recipe": recipe, "servings": 2}])
+    account = await _answered(client, "draft_save", "write", {"refs": [made["drafts"][0]["ref"]]})
+    assert account == f"Planned {name} for lunch on {day_text(LATER)}.", account
+
+
 async def test_a_cook_with_an_empty_pantry_is_logged_groups_what_was_not_taken_and_tells_the_meals_still_planned(client: Client) -> None:
     """One 'not taken out of the pantry' for every ingredient, each named once; the cook logged by its recipe, today, with
     its servings; the recipe's other meals (the result's `still_planned`) told once, by slot and day."""
