@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
+from alfred_mcp.agent.account_words import result_told
 from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply, unworded_warnings
 from alfred_mcp.agent.quick_answer import quick_answer, quick_refs
 from alfred_mcp.agent.summarize import summarize_turn
@@ -585,6 +586,7 @@ class TurnMachine:
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
             warnings=act_tools.result_warnings(result), notes=act_tools.result_notes(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
+            told=result_told(decision.tool, result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
         self._mark_batch(step, decision.tool, arguments, touched, result,

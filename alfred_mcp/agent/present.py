@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from alfred_mcp.agent.account_words import (
+    done_sentences,
+    listed_names,
+    not_done_sentence,
+    outcome_sentences,
+    partial_sentence,
+    relinked_sentence,
+    told_of,
+    unlinked_sentence,
+)
 from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.schema import TABLES, table_for_entity_type
 from alfred_mcp.operations import drafting
@@ -118,15 +128,19 @@ def _text(value: Any) -> str | None:
 
 def state_reply(session: Session, state: TurnState, *, said: str | None = None, hint: str = "") -> str:
     """The state's own account of a turn no model reply tells (blocked, failed, or every reply refused): what was
-    done, what was not, and, when it stopped (`said`: the plain words for why), what to try. The one code path for
-    such replies: it never quotes a model, nor the words meant for one."""
+    done, what was not, and, when it stopped (`said`: the plain words for why), what to try, in a person's sentences
+    (`account_words`). The one code path for such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    first = " ".join(part for part in (_done_sentence(facts), _unlinked_sentence(facts), _relinked_sentence(facts),
-                                       _not_done_sentence(facts), _partial_sentence(facts), *warned_sentences(session, state)) if part)
+    told = told_of([*(call.told for step in _all_steps(state) for call in step.tool_calls if call.ok),
+                    {"meal_recipes": _saved_meal_recipes(session)}], lambda ref: _label(session, ref))
+    wrote_by = {ref: call.tool for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.refs}
+    first = " ".join(part for part in (done_sentences(facts, told, wrote_by), outcome_sentences(told), unlinked_sentence(facts.unlinked),
+                                       relinked_sentence(facts.relinked), not_done_sentence(facts), partial_sentence(facts),
+                                       *warned_sentences(session, state)) if part)
     noted = _noted_sentence(facts)
     if said is None:
         return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
-                                                                                      "Done: nothing needed changing."), noted) if part)
+                                                                                      "Nothing needed changing."), noted) if part)
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
     return f"{first or 'Nothing was changed.'}{' ' + noted if noted else ''}\n{stop}"
 
@@ -161,6 +175,13 @@ def _person_label(session: Session, ref: str) -> str | None:
     return label.replace(" [", " ").replace("]", "") if label else None
 
 
+def _saved_meal_recipes(session: Session) -> dict[str, str]:
+    """The recipe ref of each meal saved from a draft, by the saved meal's ref (the account names the meal by it)."""
+    return {draft.saved_as: recipe for draft in drafting.list_drafts(session, include_done=True)
+            if draft.entity_type == "meal" and draft.saved_as
+            and isinstance(recipe := getattr(draft.parsed(), "recipe", None), str)}
+
+
 def _noted_sentence(facts: ReplyFacts) -> str:
     """'Noted: include cod, equipment: air-fryer.' from the constraints this turn stated (and 'Dropped: ...' for those a
     reset ended): told apart from the kitchen's changes, which they are not."""
@@ -173,28 +194,6 @@ def _noted_sentence(facts: ReplyFacts) -> str:
     return " ".join(parts)
 
 
-_DONE_WORDS = {"created": "added", "saved": "saved", "updated": "updated", "deleted": "removed", "discarded": "discarded",
-               "undone": "undid", "revised": "revised"}
-_PLACE = {"shopping_list": "shopping list", "inventory": "pantry", "recipes": "recipes", "meal_plans": "meal plan",
-          "tasks": "tasks", "preferences": "preferences", "cooking_log": "cooking log", "recipe_ingredients": "recipes"}
-MAX_NAMED = 5
-
-
-def _done_sentence(facts: ReplyFacts) -> str:
-    """'Done: added Eggs and Milk (shopping list); saved Thai Curry (recipes).' from this turn's writes."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    undone = {fact.ref for fact in facts.things if fact.action == "undone"}
-    for fact in facts.things:
-        if fact.action == "deleted" and fact.ref in undone:
-            continue  # what an undo removed is told as the undo ('undid Tzatziki'), not a second time
-        if fact.action in _DONE_WORDS and fact.table not in ("recipe_ingredients", CONSTRAINTS_TABLE):
-            names = groups.setdefault((_DONE_WORDS[fact.action], _PLACE.get(fact.table or "", "")), [])
-            if fact.show() not in names:
-                names.append(fact.show())
-    parts = [f"{verb} {_listed(names)}" + (f" ({place})" if place else "") for (verb, place), names in groups.items()]
-    return f"Done: {'; '.join(parts)}." if parts else ""
-
-
 def _read_sentence(session: Session, state: TurnState) -> str:
     """'I looked at 3 pantry items and 5 tasks.' for a turn that only read (its reply could not be written)."""
     counts: dict[str, int] = {}
@@ -202,39 +201,7 @@ def _read_sentence(session: Session, state: TurnState) -> str:
         if call.outcome == "ok" and call.action == "read" and call.table in TABLES:
             counts[call.table] = counts.get(call.table, 0) + call.count
     shown = [f"{count} {counted_name(TABLES[table].noun, count)}" for table, count in counts.items()]
-    return f"I looked at {_listed(shown)}; ask again to hear about them." if shown else ""
-
-
-def _unlinked_sentence(facts: ReplyFacts) -> str:
-    """'No longer linked to what is gone: Fri 28 Nov [dinner].' for rows a removal left pointing at nothing (said with
-    no verb the reply check reads as a claim of its own)."""
-    names = list(dict.fromkeys(item.label or item.ref for item in facts.unlinked))
-    return f"No longer linked to what is gone: {_listed(names)}." if names else ""
-
-
-def _relinked_sentence(facts: ReplyFacts) -> str:
-    """'Linked again to what was restored: Fri 28 Nov [dinner].' for rows an undo pointed at a restored row again."""
-    names = list(dict.fromkeys(item.label or item.ref for item in facts.relinked))
-    return f"Linked again to what was restored: {_listed(names)}." if names else ""
-
-
-def _not_done_sentence(facts: ReplyFacts) -> str:
-    failed = [item.label or item.ref for item in facts.failed]
-    unsaved = [item.label or item.ref for item in facts.unsaved if item.label not in failed and item.ref not in failed]
-    parts = ([f"not saved: {_listed(failed)}"] if failed else []) + ([f"drafted, not saved yet: {_listed(unsaved)}"] if unsaved else [])
-    return "; ".join(parts).capitalize() + "." if parts else ""
-
-
-def _partial_sentence(facts: ReplyFacts) -> str:
-    """'Not done: saffron, not taken out of the pantry (not found).' for what the turn's calls did less than asked."""
-    parts = list(dict.fromkeys(f"{item.label}, {item.reason}" if item.label else item.reason for item in facts.partial))
-    return f"Not done: {'; '.join(parts[:MAX_NAMED])}" + (f"; and {len(parts) - MAX_NAMED} more." if len(parts) > MAX_NAMED else ".") \
-        if parts else ""
-
-
-def _listed(names: list[str]) -> str:
-    shown = names[:MAX_NAMED] + ([f"{len(names) - MAX_NAMED} more"] if len(names) > MAX_NAMED else [])
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return f"I looked at {listed_names(shown)}; ask again to hear about them." if shown else ""
 
 
 def _clipped(text: str, limit: int = 200) -> str:

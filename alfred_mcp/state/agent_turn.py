@@ -47,6 +47,11 @@ class ToolCallRecord(BaseModel):
         description="What the call did less than asked: each {label, reason, ref?} (an item not taken out of the pantry, a "
                     "line left off the list, a draft not saved or open again).",
     )
+    told: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What the result told beside its rows, by ref, for the state's account: each meal's recipe, a cook's "
+                    "recipe, servings and the meals still planned with it, lines already listed or covered by the pantry.",
+    )
 
 
 class StepState(BaseModel):

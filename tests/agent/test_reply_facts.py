@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from alfred_mcp.agent.account_words import meal_words
 from alfred_mcp.agent.llm.scripted import ScriptedLLM
 from alfred_mcp.agent.loop import run_turn
 from alfred_mcp.agent.machine import TurnMachine
@@ -82,7 +83,7 @@ async def test_an_undone_removal_names_the_rows_it_linked_again_in_the_facts_and
         facts = reply_facts(work.session, state)
     dinners = [item for item in facts.relinked if item.label.endswith("[dinner]")]
     assert dinners and {(fact.action, fact.table) for fact in facts.things} >= {("relinked", "meal_plans"), ("undone", "recipes")}
-    assert state.reply_source == "fallback" and "Linked again to what was restored: " + dinners[0].label in state.reply
+    assert state.reply_source == "fallback" and "Linked again: " + meal_words(dinners[0].label) in state.reply
 
 
 async def test_an_undone_add_is_a_removal_of_its_rows_in_the_facts_and_a_reply_saying_so_passes(app: AlfredApp) -> None:
@@ -94,7 +95,7 @@ async def test_an_undone_add_is_a_removal_of_its_rows_in_the_facts_and_a_reply_s
     async with app.work("read") as work:
         facts = reply_facts(work.session, state)
         told = state_reply(work.session, state)
-    assert "undid" in told and told.lower().count("eggs") == 1, told  # the state's own account tells the undo once
+    assert "undid" in told.lower() and told.lower().count("eggs") == 1, told  # the state's own account tells the undo once
     assert {("deleted", "shopping_list", "eggs"), ("deleted", "shopping_list", "milk")} <= {
         (fact.action, fact.table, fact.label.lower()) for fact in facts.things}
     assert (state.reply, state.reply_source) == (reply, "model")

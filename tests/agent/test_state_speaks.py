@@ -97,7 +97,7 @@ async def test_a_failed_turn_is_told_by_the_state_in_plain_words(app: AlfredApp,
     state = await drive(app, SCRIPTS[case])
     assert_the_state_speaks(state, stopped=case not in WRITTEN)
     if case in WRITTEN:
-        assert state.reply == "Done: added eggs (shopping list).", state.reply
+        assert state.reply == "Added eggs to your shopping list.", state.reply
     assert state.ledger is not None and state.ledger["outcome"] == state.outcome
 
 
@@ -148,7 +148,7 @@ async def test_a_turn_stopped_from_outside_is_told_by_the_state(app: AlfredApp, 
     state = await ENDERS[case](app)
     assert_the_state_speaks(state)
     if case == "out of model calls after a write":
-        assert state.reply is not None and state.reply.startswith("Done: added eggs (shopping list).")
+        assert state.reply is not None and state.reply.startswith("Added eggs to your shopping list.")
 
 
 async def test_a_stage_client_whose_last_try_fails_is_told_the_turn_ended(client: Any) -> None:

@@ -272,7 +272,7 @@ async def test_a_draft_of_the_step_saved_by_a_direct_call_counts_for_the_step(cl
     await to_write_step_over(client, "save the cod", "gen_recipe_1")
     saved = await call(client, "draft_save", refs=["gen_recipe_1"])
     completed = await submit(client, "act", {"decision": done("saved")})
-    assert (completed["stage"], completed["reply"]) == ("answered", "Done: saved Quick Cod (recipes)."), completed  # the state's account tells it
+    assert (completed["stage"], completed["reply"]) == ("answered", "Saved Quick Cod to your recipes."), completed  # the state's account tells it
     batches = (await call(client, "turn_status"))["batches"]
     assert [(item["status"], item["result_ref"]) for item in batches[0]["items"]] == [("completed", saved["items"][0]["saved_as"])]
 

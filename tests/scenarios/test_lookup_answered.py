@@ -174,7 +174,7 @@ async def test_a_write_a_draft_or_a_constraint_noted_is_answered_by_the_states_a
     message, then = await case(client)
     answer = await call(client, "turn_start", message=message, then=then)
     assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED_BY_STATE), answer
-    assert answer["reply"].startswith(("Done: ", "Drafted, not saved yet: ", "Noted: ")) and "next" not in answer
+    assert answer["reply"].startswith(("Added ", "Drafted ", "Noted: ")) and "next" not in answer
 
 
 @pytest.mark.parametrize("case", NEEDS_REPLY.values(), ids=NEEDS_REPLY.keys())

@@ -151,7 +151,7 @@ async def test_fish_for_the_air_fryer_saves_variations_after_their_parent_then_d
     deleted = next(c.result["notice"] for c in logs[4].calls if c.result and "db_delete" in (c.result.get("notice") or ""))
     assert deleted.startswith("db_delete recipes: 1 deleted") and "Cajun Cod with Rice" in deleted
     ended = next(c.result for c in logs[4].calls if c.result and c.result.get("stage") == "answered")  # told by the state
-    assert "removed Cajun Cod with Rice" in ended["reply"] and "saved" not in ended["reply"], ended
+    assert ended["reply"] == "Removed Cajun Cod with Rice from your recipes." and "saved" not in ended["reply"], ended
 
 
 async def test_allergies_hold_on_every_write(stage: StageClient, app: AlfredApp) -> None:

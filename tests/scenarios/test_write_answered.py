@@ -5,19 +5,27 @@ For every write tool Act may call, a turn whose plan makes that call (sent ahead
 state's account in `reply` when no call failed or warned and the reply check accepts the account; a call that warned or
 failed asks for Reply as ever. A reply submitted anyway is checked and kept; the next turn_start closes the turn with the
 account as its reply (`reply_source: state`), and the conversation reads it.
+
+The account reads like a person wrote it: sentences per table and action, no brackets, no table names in parentheses, no
+"Done:", each fact once (repeated reasons grouped), meals named by recipe and slot, a cook logged as such, and the result's
+partial outcomes (a recipe still planned, what the pantry covers) told once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 from e2e.helpers import call, eq
 from mcp import Client
 
+from alfred_mcp.agent.account_words import meal_words
 from alfred_mcp.agent.act_tools import tools_for_step
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.dates import day_text
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.server.tools.stage_view import ANSWERED_BY_STATE
 from alfred_mcp.state.refs import refs_in
@@ -146,6 +154,7 @@ async def test_a_write_with_any_tool_ends_answered_by_the_states_account_or_asks
     assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED_BY_STATE), answer
     account = answer["reply"]
     assert account and not refs_in(account) and "next" not in answer, account
+    assert_reads_like_a_person(account)
     following = await call(client, "turn_start", message="Thanks")
     closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
     assert (closed["stage"], closed["reply_source"], closed["reply"]) == ("done", "state", account)
@@ -243,3 +252,88 @@ async def test_a_write_whose_call_warned_ends_answered_with_the_warning_in_a_per
     assert warned, f"the {kind} write gave no warning"
     assert answer.get("answered") == ANSWERED_BY_STATE and words in answer["reply"], (warned, answer)
     assert not refs_in(answer["reply"]), answer["reply"]
+
+
+_TABLE_IN_PARENTHESES = re.compile(r"\((?:shopping list|pantry|recipes|meal plans?|tasks|cooking log|preferences)\)", re.IGNORECASE)
+
+
+def assert_reads_like_a_person(account: str) -> None:
+    """No brackets, no table named in parentheses, no 'Done:' label, no ref, and no sentence nor reason said twice."""
+    assert "[" not in account and "]" not in account, account
+    assert not _TABLE_IN_PARENTHESES.search(account) and not account.startswith("Done:") and not refs_in(account), account
+    sentences = [sentence.strip() for sentence in re.split(r"(?<=\.)\s+", account) if sentence.strip()]
+    assert len(sentences) == len(set(sentences)), account
+    for reason in ("not taken out of the pantry", "not in the pantry", "left off the shopping list", "not saved"):
+        assert account.lower().count(reason) <= 1, account
+
+
+LATER = (date.today() + timedelta(days=100)).isoformat()
+"""A day no seeded meal plans, near enough to be told without its year."""
+
+
+async def _planned(client: Client, recipe: str, day: str, slot: str = "dinner") -> None:
+    await call(client, "db_create", table="meal_plans", data={"recipe_id": recipe, "date": day, "meal_type": slot, "servings": 2})
+
+
+async def _recipe_named(client: Client) -> tuple[str, str]:
+    rows = (await call(client, "db_read", table="recipes", order_by=[{"field": "name", "direction": "desc"}], limit=1))["rows"]
+    return str(rows[0]["id"]), str(rows[0]["name"])
+
+
+async def _answered(client: Client, tool: str, step_type: str, arguments: dict[str, Any]) -> str:
+    then = _sent([("understand", {"processed_message": f"write with {tool}"}),
+                  ("think", plan(f"Write with {tool}", step(step_type, f"Write with {tool}", call={"tool": tool, "arguments": arguments})))])
+    answer = await call(client, "turn_start", message=f"Do it ({tool})", then=then)
+    assert (answer["stage"], answer.get("answered")) == ("answered", ANSWERED_BY_STATE), answer
+    account = str(answer["reply"])
+    assert_reads_like_a_person(account)
+    return account
+
+
+async def test_a_meal_planned_is_told_by_its_recipe_and_slot(client: Client) -> None:
+    recipe, name = await _recipe_named(client)
+    account = await _answered(client, "db_create", "write", {"table": "meal_plans", "data": {
+        "recipe_id": recipe, "date": LATER, "meal_type": "dinner", "servings": 2}})
+    assert account == f"Planned {meal_words(f'{day_text(LATER)} [dinner]', name)}.", account
+    assert account == f"Planned {name} for dinner on {day_text(LATER)}.", account
+
+
+async def test_a_meal_saved_from_its_draft_is_told_by_its_recipe_and_slot(client: Client) -> None:
+    recipe, name = await _recipe_named(client)
+    made = await call(client, "draft_create", entity_type="meal", items=[{"date": LATER, "meal_type": "lunch", "recipe": recipe, "servings": 2}])
+    account = await _answered(client, "draft_save", "write", {"refs": [made["drafts"][0]["ref"]]})
+    assert account == f"Planned {name} for lunch on {day_text(LATER)}.", account
+
+
+async def test_a_cook_with_an_empty_pantry_is_logged_groups_what_was_not_taken_and_tells_the_meals_still_planned(client: Client) -> None:
+    """One 'not taken out of the pantry' for every ingredient, each named once; the cook logged by its recipe, today, with
+    its servings; the recipe's other meals (the result's `still_planned`) told once, by slot and day."""
+    recipe, name = await _recipe_named(client)
+    await _planned(client, recipe, LATER)
+    pantry = (await call(client, "db_read", table="inventory"))["rows"]
+    await call(client, "db_delete", table="inventory", filters=[{"field": "id", "op": "in", "value": [row["id"] for row in pantry]}])
+    account = await _answered(client, "meal_cooked", "write", {"recipe": recipe, "servings": 2})
+    assert account.startswith(f"Logged {name} as cooked today (2 servings). {name} is still planned for "), account
+    assert account.count("still planned") == 1 and account.count(f"dinner on {day_text(LATER)}") == 1, account
+    assert account.count("Not taken out of the pantry: ") == 1 and account.count("none there") == 1, account
+    short = [found["label"] for record in _calls((await call(client, "turn_status"))["state"]) for found in record["shortfalls"]]
+    grouped = account.split("Not taken out of the pantry: ")[1]
+    assert len(short) > 1 and all(grouped.count(label) == 1 for label in short), (short, account)
+
+
+async def test_a_list_from_a_recipe_tells_what_was_added_topped_up_and_what_the_pantry_covers(client: Client) -> None:
+    _, arguments = await _shopping_list_from(client)
+    account = await _answered(client, "shopping_list_from", "write", arguments)
+    assert account.startswith("Added ") and "to your shopping list." in account, account
+    assert "Topped up " in account and "Your pantry covers " in account, account
+
+
+async def test_a_recipe_removed_and_the_removal_undone_tell_its_meals_by_slot(client: Client) -> None:
+    """The meals a removal left without their recipe, and the undo that linked them again, named as a person would."""
+    recipe, name = await _recipe_named(client)
+    await _planned(client, recipe, LATER)
+    removed = await _answered(client, "db_delete", "write", {"table": "recipes", "filters": [eq("id", recipe)]})
+    assert removed.startswith(f"Removed {name} from your recipes. ") and "no longer linked" in removed, removed
+    assert f"dinner on {day_text(LATER)}" in removed, removed
+    restored = await _answered(client, "kitchen_undo", "write", {})
+    assert restored.startswith(f"Restored {name} to your recipes. Linked again: ") and f"dinner on {day_text(LATER)}" in restored, restored
