@@ -55,8 +55,8 @@ def _warning(work: UnitOfWork, table: Table, row: Row, there: Row) -> str:
     amount = amount_text(there.get("quantity"), there.get("unit")) or "no amount"
     if table.name == SHOPPING_LIST.name:
         added = amount_text(row.get("quantity"), row.get("unit")) or "no amount"
-        return (f"{row['name']} is already on the list: {ref_of(work, table, there)}, {amount}; a second line was added "
-                f"({added}): the amounts do not add up (merge them if one).")
+        why = "merge them if one" if _total(there, row) is not None else "the amounts do not add up; merge them if one"
+        return f"{row['name']} is already on the list: {ref_of(work, table, there)}, {amount}; a second line was added ({added}): {why}."
     return f"{row['name']} is already in the {there.get('location') or 'pantry'}: {ref_of(work, table, there)}, {amount}; a second row was added (merge them if one)."
 
 
