@@ -101,7 +101,7 @@ def _line_for(work: UnitOfWork, stock: Stock, payload: Mapping[str, Any]) -> Row
     name, link = payload.get("name"), payload.get("ingredient_id")
     if not isinstance(name, str) or not name.strip():
         return None
-    linked = work.session.registry.resolve(link, expected_type=INGREDIENTS.entity_type, field="ingredient_id") if isinstance(link, str) else None
+    linked = work.session.registry.resolve(link, expected_type=INGREDIENTS.entity_type, field="ingredient_id") if isinstance(link, str) and link.strip() else None
     found = stock.matching(name, linked, row_kind(dict(payload)))
     return found[0] if found else None
 
