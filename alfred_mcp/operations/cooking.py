@@ -20,6 +20,7 @@ from alfred_mcp.kitchen.measures import Amount, held, sensible
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS
 from alfred_mcp.operations.crud import rows_to_refs
+from alfred_mcp.operations.meal_servings import household
 from alfred_mcp.operations.recipe_rows import RecipeRows, load_recipes
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
@@ -33,6 +34,8 @@ class Cooked:
     name: str
     servings: int | None
     log: str
+    servings_from: str | None = None
+    """Whose number `servings` is when none was given: "meal_3's plan", "the household: 2 adults, 1 kid", "recipe_2 as written"."""
     deducted: list[dict[str, Any]] = field(default_factory=list)
     not_deducted: list[dict[str, Any]] = field(default_factory=list)
 
@@ -41,17 +44,19 @@ async def cook(
     work: UnitOfWork, *, recipe: str | None, meal: str | None, servings: int | None, rating: int | None = None, notes: str | None = None,
     today: date | None = None,
 ) -> Cooked:
-    """Deduct the recipe's ingredients (scaled to `servings`, or the meal's) and write a cooking log entry (with the
+    """Deduct the recipe's ingredients (scaled to `servings`, else the meal's, the household's or the recipe's: said in
+    `servings_from`) and write a cooking log entry (with the
     `rating` and `notes` given). Given `today`, rows past their use-by date are taken from last."""
     meal_row = await _meal(work, meal) if meal else None
     recipe_ref = recipe or (meal_row or {}).get("recipe_ref")
     if recipe_ref is None:
         raise InputError(f"meal: {meal} has no recipe planned; name the recipe instead.", field="meal", value=meal)
     (loaded,) = await load_recipes(work, [recipe_ref], field="recipe" if recipe else "meal")
-    servings = servings or (meal_row or {}).get("servings") or loaded.recipe.get("servings")
+    servings_from = None if servings else await _default_servings(work, meal, meal_row, loaded)
+    servings = servings or (servings_from[0] if servings_from else None)
     factor = servings / loaded.recipe["servings"] if servings and loaded.recipe.get("servings") else 1.0
     pantry = Stock(await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id))
-    outcome = Cooked(loaded.ref, str(loaded.recipe["name"]), servings, log="")
+    outcome = Cooked(loaded.ref, str(loaded.recipe["name"]), servings, log="", servings_from=servings_from[1] if servings_from else None)
     changes: dict[str, tuple[Row, float]] = {}
     for need in needs_of((loaded.ref, row, factor) for row in loaded.ingredients):
         _take(need, pantry, changes, outcome, None if today is None else today.isoformat())
@@ -67,6 +72,16 @@ async def cook(
     work.session.record_call(CallRecord(turn=work.session.turn, tool="meal_cooked", table=COOKING_LOG.name, action="created",
                                         refs=[outcome.log], count=1))
     return outcome
+
+
+async def _default_servings(work: UnitOfWork, meal: str | None, meal_row: Row | None, loaded: RecipeRows) -> tuple[int, str] | None:
+    """The servings a cook logged without a number was for, and whose: the meal's planned servings, else the
+    household's (as a meal planned without servings is), else the recipe's as written; None: none of them says."""
+    if meal_row is not None and meal_row.get("servings"):
+        return int(meal_row["servings"]), f"{meal}'s plan"
+    if (found := await household(work)) is not None:
+        return found.servings, f"the household: {found.described}"
+    return (int(loaded.recipe["servings"]), f"{loaded.ref} as written") if loaded.recipe.get("servings") else None
 
 
 def _take(need: Need, pantry: Stock, changes: dict[str, tuple[Row, float]], outcome: Cooked, today: str | None) -> None:

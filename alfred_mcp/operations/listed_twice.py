@@ -1,17 +1,27 @@
 """A write that puts an item where it already is: a shopping line for what the list holds unbought (the same ingredient
 by catalog link or folded name and kind, as `shopping_list_from` decides 'already listed'), or a second pantry row of
-an item kept in the same place. The write is done (what a person asked for is never dropped); a warning names the row
-already there, its ref and amount ('milk is already on the list: shop_2, 1 gallon'), so the model can say so or merge.
+an item kept in the same place.
+
+db_create on the shopping list adds to the open line when the amounts add (`add_to_open_lines`, converted as
+`shopping_list_from` joins amounts: 1 gallon of milk and 2 cups more are 1 1/8 gallons), and says so ('added 1 gallon
+to the milk already on the list: shop_2, now 2 gallons'); undo restores the line as it was. Where the amounts do
+not add (no amount, or units that do not compare), or for a pantry row, the write is done as asked (what a person asked
+for is never dropped) and a warning names the row already there, its ref and amount, and why there are two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from alfred_mcp.kitchen.measures import amount_text
-from alfred_mcp.kitchen.query import Query
-from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST, Table
+from alfred_mcp.kitchen.measures import Amount, amount_text
+from alfred_mcp.kitchen.query import Filter, Query, Where
+from alfred_mcp.kitchen.schema import INGREDIENTS, INVENTORY, SHOPPING_LIST, Table
+from alfred_mcp.operations import allergies, crud
+from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import ref_of
+from alfred_mcp.operations.shopping import joined_amount
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.pantry import Stock, row_kind
 from alfred_mcp.store.base import Row
@@ -43,6 +53,69 @@ async def already_there(work: UnitOfWork, table: Table, refs: Sequence[str]) -> 
 
 def _warning(work: UnitOfWork, table: Table, row: Row, there: Row) -> str:
     amount = amount_text(there.get("quantity"), there.get("unit")) or "no amount"
-    place = "on the list" if table.name == SHOPPING_LIST.name else f"in the {there.get('location') or 'pantry'}"
-    second = "line" if table.name == SHOPPING_LIST.name else "row"
-    return f"{row['name']} is already {place}: {ref_of(work, table, there)}, {amount}; a second {second} was added (merge them if one)."
+    if table.name == SHOPPING_LIST.name:
+        added = amount_text(row.get("quantity"), row.get("unit")) or "no amount"
+        why = "merge them if one" if _total(there, row) is not None else "the amounts do not add up; merge them if one"
+        return f"{row['name']} is already on the list: {ref_of(work, table, there)}, {amount}; a second line was added ({added}): {why}."
+    return f"{row['name']} is already in the {there.get('location') or 'pantry'}: {ref_of(work, table, there)}, {amount}; a second row was added (merge them if one)."
+
+
+@dataclass
+class Joined:
+    """What db_create on the shopping list did before inserting: the open lines it added to, and what is left to insert."""
+
+    rest: list[Mapping[str, Any]] = field(default_factory=list)
+    """The payloads no open line took, to insert as asked."""
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    """The open lines topped up, as the update gives them (refs)."""
+    said: list[str] = field(default_factory=list)
+    """'added 1 gallon to the milk already on the list: shop_2, now 2 gallons', one per payload joined."""
+
+
+async def add_to_open_lines(work: UnitOfWork, data: Sequence[Mapping[str, Any]], override: AllergyOverride | None) -> Joined:
+    """Each shopping payload whose item an unbought line holds, with amounts that add (converted as shopping_list_from
+    joins them), added to that line (an update, so undo restores it); the others left to insert. Every payload is
+    checked for allergens first, as an insert is (nothing is written when one is refused)."""
+    await allergies.check_rows(work, SHOPPING_LIST, data, override)
+    rows = await work.store.select(SHOPPING_LIST, Query(where=Where(all_of=(Filter("is_purchased", "eq", False),)), limit=5_000),
+                                   user_id=work.user_id)
+    stock, joined = Stock(rows), Joined()
+    for payload in data:
+        line = _line_for(work, stock, payload)
+        total = None if line is None else _total(line, payload)
+        if line is None or total is None:
+            joined.rest.append(payload)
+            continue
+        ref = ref_of(work, SHOPPING_LIST, line)
+        updated = await crud.update(work, SHOPPING_LIST, Where(all_of=(Filter("id", "eq", ref),)),
+                                    {"quantity": total.quantity, "unit": total.unit}, all_rows=False)
+        line.update(quantity=total.quantity, unit=total.unit)
+        joined.rows += updated.rows
+        joined.said.append(f"added {amount_text(payload.get('quantity'), payload.get('unit'))} to the {line['name']} already on the "
+                           f"list: {ref}, now {amount_text(total.quantity, total.unit)}")
+    return joined
+
+
+def _line_for(work: UnitOfWork, stock: Stock, payload: Mapping[str, Any]) -> Row | None:
+    """The open line holding the payload's item (by catalog link or folded name and kind), if any."""
+    name, link = payload.get("name"), payload.get("ingredient_id")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    linked = work.session.registry.resolve(link, expected_type=INGREDIENTS.entity_type, field="ingredient_id") if isinstance(link, str) and link.strip() else None
+    found = stock.matching(name, linked, row_kind(dict(payload)))
+    return found[0] if found else None
+
+
+def _total(line: Row, payload: Mapping[str, Any]) -> Amount | None:
+    """The line's amount with the payload's added, in the line's unit where it converts; None: they do not add (either
+    has no amount, or the units do not compare)."""
+    mine, more = _number(line.get("quantity")), _number(payload.get("quantity"))
+    if mine is None or more is None:
+        return None
+    joined = joined_amount(str(line["name"]), Amount(mine, line.get("unit")), Amount(more, payload.get("unit")))
+    return None if joined is None else Amount(round(joined.quantity, 3), joined.unit)
+
+
+def _number(value: Any) -> float | None:
+    """A positive amount, else None."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None

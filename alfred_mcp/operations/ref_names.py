@@ -1,7 +1,7 @@
 """Rows named the way people name them where a call takes one ref: 'pancakes' for recipe_1.
 
 An argument that takes a single ref of a table people name (`NAMED_TABLES`: recipes, pantry and shopping items,
-tasks) may hold a row's name instead: the kitchen tools' `recipe`, a `filters`/`or_filters` clause `id eq` of
+tasks) may hold a row's name instead: the kitchen tools' `recipe`, each item of a list of such refs (`REF_LISTS`), a `filters`/`or_filters` clause `id eq` of
 db_read, db_update and db_delete on such a table, and a foreign key to such a table in db_create's and db_update's
 `data` (a meal's `recipe_id`). Before the call runs, the name becomes the ref of the row whose
 label is that name (case and spacing aside), else of the one row whose label holds all its words
@@ -22,7 +22,7 @@ from typing import Any
 from alfred_mcp.errors import InputError, UnmatchedNameError
 from alfred_mcp.kitchen.query import Filter, OrderBy, Query, Where
 from alfred_mcp.kitchen.raw_ids import find_raw_id
-from alfred_mcp.kitchen.schema import RECIPES, TABLES, Table, row_label
+from alfred_mcp.kitchen.schema import RECIPES, SHOPPING_LIST, TABLES, Table, row_label
 from alfred_mcp.kitchen.taxonomy import ingredient_words
 from alfred_mcp.operations.entities import NAMED_TABLES, link_row
 from alfred_mcp.session import UnitOfWork
@@ -38,7 +38,10 @@ FILTER_TOOLS = frozenset({"db_read", "db_update", "db_delete"})
 """Tools whose `id eq` filter clauses take a name, on a table people name."""
 DATA_TOOLS = frozenset({"db_create", "db_update"})
 """Tools whose rows' foreign keys (`data`) take a name of a row of a table people name."""
-CHANGES = frozenset({"db_update", "db_delete", "meal_cooked"})
+REF_LISTS: dict[str, tuple[str, Table]] = {"shopping_list_check": ("items", SHOPPING_LIST), "shopping_list_from": ("recipes", RECIPES)}
+"""Tools' arguments that take a list of refs of a table people name, and so names, each item as a single ref takes one
+(the refs a `servings` object is keyed by follow the names they were given as)."""
+CHANGES = frozenset({"db_update", "db_delete", "meal_cooked", "shopping_list_check"})
 """Calls that change or remove existing rows: an exact name or a ref only."""
 MAX_NAME = 200
 """The longest name looked up (a row's label is shorter; longer text is no name)."""
@@ -64,6 +67,9 @@ class NamedArgument:
 def named_arguments(tool: str, args: Mapping[str, Any]) -> list[NamedArgument]:
     """The arguments of this call that hold a name where a ref is asked (none for refs and id-shaped text)."""
     found = [NamedArgument((name,), args[name], RECIPES) for name in NAME_ARGUMENTS.get(tool, ()) if _is_name(args.get(name))]
+    if tool in REF_LISTS and isinstance(listed := args.get(REF_LISTS[tool][0]), list):
+        name, of = REF_LISTS[tool]
+        found += [NamedArgument((name, index), value, of) for index, value in enumerate(listed) if _is_name(value)]
     table = args.get("table")
     if tool in FILTER_TOOLS and table in _NAMED:
         for key in ("filters", "or_filters"):
@@ -99,9 +105,13 @@ def _is_name(value: object) -> bool:
 
 
 def with_refs(args: Mapping[str, Any], refs: Mapping[tuple[str | int, ...], str]) -> dict[str, Any]:
-    """`args` with the ref put in at each path."""
+    """`args` with the ref put in at each path (and a `servings` object keyed by a name listed in a ref list, keyed
+    by its ref)."""
     out: dict[str, Any] = dict(args)
     for path, ref in refs.items():
+        if isinstance(servings := out.get("servings"), Mapping) and len(path) == 2 and isinstance(path[1], int):
+            name = args[str(path[0])][path[1]]
+            out["servings"] = {ref if key == name else key: value for key, value in servings.items()}
         _put(out, path, ref)
     return out
 

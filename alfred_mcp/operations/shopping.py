@@ -447,7 +447,7 @@ class _Pending:
         if self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self._rounded_once(need.name, amount, shown)
-        elif (joined := _joined(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
+        elif (joined := joined_amount(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
             self._rounded_once(need.name, joined, to_buy(joined, need.name))
         else:
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
@@ -460,7 +460,7 @@ class _Pending:
         self.exact = None if held is None else Amount(held, shown.unit)
 
 
-def _joined(name: str, line: Amount, added: Amount) -> Amount | None:
+def joined_amount(name: str, line: Amount, added: Amount) -> Amount | None:
     """A line's amount with `added` joined in one unit: the line's where it converts exactly; else a measure, converted
     as the shop sells it (a carton of broth listed and 6 cups more are 10 cups, bought as 3 cartons: kept in cups, an
     amount added later is not rounded up to a carton twice); None when even that does not compare."""

@@ -647,6 +647,18 @@ def profile_section(profile: Mapping[str, Any] | None) -> str:
     return "\n".join(line for line in lines if line)
 
 
+LIMITS = (("allergies", "Allergies"), ("disliked_ingredients", "Dislikes"), ("dietary_restrictions", "Diet"))
+"""The profile's columns a model must know before it generates, with their words in `limits_line`."""
+
+
+def limits_line(profile: Mapping[str, Any] | None) -> str | None:
+    """'Allergies: peanuts. Dislikes: olives, blue cheese.' (what the profile sets of them; None: nothing): what a
+    model that drafts must know, compactly, where the constraints section is not sent."""
+    parts = [f"{word}: {', '.join(str(item) for item in values)}." for column, word in LIMITS
+             if isinstance(values := (profile or {}).get(column), (list, tuple)) and values]
+    return " ".join(parts) or None
+
+
 def _minutes(value: Any) -> str | None:
     return f"{value} min" if value else None
 

@@ -62,7 +62,7 @@ async def test_what_meal_cooked_says_the_pantry_also_has_reads_as_a_cook_writes_
     recipe = (await call(client, "draft_save", refs=[created["drafts"][0]["ref"]]))["items"][0]["saved_as"]
     await call(client, "db_create", table="inventory", data=[{"name": "quuxmeal", "quantity": 300, "unit": "g"},
                                                              {"name": "quuxmeal", "quantity": quantity, "unit": unit}])
-    cooked = await call(client, "meal_cooked", recipe=recipe)
+    cooked = await call(client, "meal_cooked", recipe=recipe, servings=1)  # as written, not for the household
     (short,) = cooked["not_deducted"]
     reason = short["reason"]
     assert reason.startswith("200 g more than the pantry had; it also has "), reason

@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from .helpers import call
+from alfred_mcp.state.context import LIMITS, limits_line
+
+from .helpers import call, eq
 
 pytestmark = pytest.mark.anyio
 HEAD = "Your kitchen (sent once a session):"
@@ -50,3 +52,55 @@ async def test_a_client_sent_the_dashboard_gets_no_overview(client: Client) -> N
     await call(client, "turn_start", message="plan dinners", session=session, then=[UNDERSTAND])  # Think's context: the dashboard
     await call(client, "turn_abandon", session=session)
     assert _overview(await call(client, "turn_start", message="and lunch?", session=session, then=[UNDERSTAND, THINK])) is None
+
+
+GENERATE = {"role": "think", "output": {"goal": "draft a recipe", "decision": "plan_direct", "steps": [
+    {"description": "Draft a dinner recipe", "step_type": "generate", "subdomain": "recipes"}]}}
+PROFILES = {"allergy only": {"allergies": ["peanuts"], "disliked_ingredients": [], "dietary_restrictions": []},
+            "all three": {"allergies": ["shellfish", "sesame"], "disliked_ingredients": ["olives"], "dietary_restrictions": ["halal"]},
+            "none": {column: [] for column, _ in LIMITS}}
+
+
+async def _with_profile(client: Client, values: dict[str, list[str]]) -> str | None:
+    (profile,) = (await call(client, "db_read", table="preferences"))["rows"]
+    await call(client, "db_update", table="preferences", filters=[eq("id", profile["id"])], data=values, confirm_allergy_removal=True)
+    return limits_line(values)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_the_first_overview_carries_the_allergies_dislikes_and_diet(client: Client, profile: str) -> None:
+    limits = await _with_profile(client, PROFILES[profile])
+    session = (await call(client, "session_start"))["session"]
+    overview = _overview(await call(client, "turn_start", message="draft me a dinner", session=session, then=[UNDERSTAND, GENERATE]))
+    assert overview is not None
+    assert (f"- {limits}" in overview.splitlines()) if limits else not any(
+        line.startswith(f"- {word}:") for line in overview.splitlines() for _, word in LIMITS)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_every_generate_step_view_carries_the_limits_its_context_leaves_out(client: Client, profile: str) -> None:
+    """Each turn's generate step: the context has the constraints section whole, or the view's `limits` line says them."""
+    limits = await _with_profile(client, PROFILES[profile])
+    session = (await call(client, "session_start"))["session"]
+    for message in ("draft me a dinner", "draft me a lunch", "and a soup"):
+        view = (await call(client, "turn_start", message=message, session=session, then=[UNDERSTAND, GENERATE]))["next"]
+        assert view["role"] == "act"
+        whole = "## Constraints\n" in view["context"]
+        assert view.get("limits") == (None if whole else limits), view
+        if whole and limits:
+            assert all(value in view["context"] for values in PROFILES[profile].values() for value in values)
+        await call(client, "turn_abandon", session=session)
+
+
+async def test_a_meal_plan_longer_than_the_overview_says_how_a_turn_shows_the_rest(client: Client) -> None:
+    session = (await call(client, "session_start"))["session"]
+    total = len((await call(client, "db_read", table="meal_plans", columns=["date"]))["rows"])
+    overview = _overview(await call(client, "turn_start", message="what recipes do I have?", session=session, then=[UNDERSTAND, THINK]))
+    assert overview is not None
+    (meals,) = [line for line in overview.splitlines() if line.startswith("- Next meals (")]
+    shown = int(re.search(r"\((\d+) of (\d+) planned", meals).group(1))  # type: ignore[union-attr]
+    planned = int(re.search(r"of (\d+) planned", meals).group(1))  # type: ignore[union-attr]
+    assert planned <= total
+    if planned > shown:
+        assert f"(+{planned - shown} more: a turn's read step shows them" in meals and "read meal_plans" not in meals
+    assert planned > shown, "the demo kitchen plans more meals than the overview names"

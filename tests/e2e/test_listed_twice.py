@@ -1,6 +1,7 @@
 """db_create of an item already there, through the real client: a shopping line for what the list holds unbought (the
-name as written, or its other number: 'lemon' for 'lemons') warns naming the line's ref and amount, a pantry row of an
-item kept in the same place warns naming that row; the row is still written. A bought line, another place or another
+name as written, or its other number: 'lemon' for 'lemons') is added to that line when the amounts add (said in
+`notes`, undone by kitchen_undo), else written as a second line with a warning naming the line's ref and amount; a
+pantry row of an item kept in the same place warns naming that row; the row is still written. A bought line, another place or another
 item says nothing. And a line in another spelling of the pantry row's unit ('count' for 'piece') ticked bought adds
 to that row instead of a second one."""
 
@@ -11,10 +12,12 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from alfred_mcp.kitchen.measures import amount_text
+from alfred_mcp.kitchen.ingredient_kinds import kind_of, same_kind
+from alfred_mcp.kitchen.measures import Amount, amount_text, dimension
 from alfred_mcp.kitchen.plurals import counted_name
-from alfred_mcp.kitchen.schema import LOCATIONS
+from alfred_mcp.kitchen.schema import LOCATIONS, UNITS
 from alfred_mcp.kitchen.units import UNIT_ALIASES
+from alfred_mcp.operations.shopping import joined_amount
 
 from .helpers import call
 
@@ -32,18 +35,55 @@ def _other_number(name: str) -> str:
     return counted_name(name, 1) if plural == name else plural
 
 
-async def test_every_unbought_line_listed_again_warns_naming_its_ref_and_amount(client: Client) -> None:
+async def test_every_unbought_line_listed_again_is_added_to_or_warns_naming_its_ref_and_amount(client: Client) -> None:
     await call(client, "shopping_list_from", meal_plans=WEEK)
     lines = await _rows(client, "shopping_list")
     assert lines
     for line in lines:
         for name in (line["name"], _other_number(line["name"])):
+            before = await _rows(client, "shopping_list")
             written = await call(client, "db_create", table="shopping_list", data=[{"name": name, "quantity": 1}])
-            warned = [w for w in written.get("warnings", []) if "already on the list" in w]
             if line["is_purchased"]:
                 continue
-            assert any(f": {line['id']}, {amount_text(line['quantity'], line['unit']) or 'no amount'}" in w for w in warned), (name, warned)
-            await call(client, "db_delete", table="shopping_list", filters=[{"field": "id", "op": "eq", "value": written["rows"][0]["id"]}])
+            adds = line["quantity"] and joined_amount(name, Amount(line["quantity"], line["unit"]), Amount(1, None)) is not None
+            if adds:
+                assert [row["id"] for row in written["rows"]] == [line["id"]], written
+                assert any(f"the {line['name']} already on the list: {line['id']}, now " in note for note in written["notes"]), written
+            else:
+                warned = [w for w in written.get("warnings", []) if "already on the list" in w]
+                assert any(f": {line['id']}, {amount_text(line['quantity'], line['unit']) or 'no amount'}" in w for w in warned), (name, warned)
+            await call(client, "kitchen_undo")
+            assert await _rows(client, "shopping_list") == before
+
+
+DIMENSIONS = [[u for u in (None, *UNITS) if dimension(u) == d] for d in dict.fromkeys(dimension(u) for u in (None, *UNITS))]
+UNIT_PAIRS = [pair for i, units in enumerate(DIMENSIONS)
+              for pair in ((units[0], units[0]), (units[0], units[-1]), (units[-1], DIMENSIONS[(i + 1) % len(DIMENSIONS)][0]))]
+"""Every kind of pair of units a line and a second amount of it can be in, for each dimension: the same unit, two units
+of it (a dimension of one unit: the same again), and a unit of another dimension."""
+
+
+async def test_a_second_amount_of_a_listed_item_adds_to_its_line_when_the_units_add_else_makes_a_second_line(client: Client) -> None:
+    name = "yuzu juice"
+    for listed, added in UNIT_PAIRS:
+        first = (await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": 2, "unit": listed}))["rows"][0]
+        before = await _rows(client, "shopping_list")
+        written = await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": 1, "unit": added})
+        total = joined_amount(name, Amount(2, listed), Amount(1, added))
+        ours = [row for row in await _rows(client, "shopping_list") if row["name"] == name]
+        if not same_kind(kind_of(name, listed), kind_of(name, added)):  # a canned item is not the fresh one: apart, unwarned
+            assert len(ours) == 2 and not written.get("notes"), (listed, added, written)
+        elif total is not None:
+            assert [(row["id"], row["quantity"], row["unit"]) for row in ours] == [(first["id"], round(total.quantity, 3), total.unit)]
+            assert written["notes"] == [f"added {amount_text(1, added)} to the {name} already on the list: {first['id']}, now "
+                                        f"{amount_text(round(total.quantity, 3), total.unit)}"], (listed, added, written)
+        else:
+            assert len(ours) == 2 and not written.get("notes"), (listed, added, written)
+            assert any(f": {first['id']}, {amount_text(2, listed)}; a second line was added" in w and "do not add up" in w
+                       for w in written["warnings"]), (listed, added, written)
+        await call(client, "kitchen_undo")
+        assert await _rows(client, "shopping_list") == before, (listed, added)
+        await call(client, "db_delete", table="shopping_list", filters=[{"field": "id", "op": "eq", "value": first["id"]}])
 
 
 async def test_a_new_item_or_a_bought_one_listed_says_nothing_about_the_list(client: Client) -> None:

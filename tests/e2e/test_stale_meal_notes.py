@@ -60,3 +60,25 @@ async def test_an_update_that_leaves_no_note_behind_its_recipe_says_nothing_of_n
     recipe = old["id"] if case is UNTOLD["the same recipe"] else new["id"]
     result = await call(client, "db_update", table="meal_plans", filters=[eq("id", meal["id"])], data={"recipe_id": recipe, **more})
     assert _noted(result, meal["id"]) == [], result
+
+
+@pytest.mark.parametrize("others", [0, 1, 2, 3])
+async def test_every_other_meal_to_come_whose_note_names_the_recipe_replaced_is_named(client: Client, others: int) -> None:
+    """Saturday dinner's recipe swapped: Sunday lunch's 'leftover <recipe>' (and every such meal to come) is named, each
+    once; a meal whose note names another recipe, or one already past, is not."""
+    from datetime import date, timedelta
+
+    old, new, other = await _recipes(client)
+    swapped = await _meal(client, old["id"], NOTE)
+    day = date.today() + timedelta(days=400)
+    noting = [dict((await call(client, "db_create", table="meal_plans", data={
+        "date": (day + timedelta(days=i)).isoformat(), "meal_type": "lunch", "notes": f"leftover {old['name'].lower()}"}))["rows"][0])
+        for i in range(others)]
+    unrelated = (await call(client, "db_create", table="meal_plans", data={
+        "date": day.isoformat(), "meal_type": "breakfast", "notes": f"leftover {other['name'].lower()}"}))["rows"][0]
+    past = (await call(client, "db_create", table="meal_plans", data={
+        "date": "2020-01-05", "meal_type": "lunch", "notes": f"leftover {old['name'].lower()}"}))["rows"][0]
+    result = await call(client, "db_update", table="meal_plans", filters=[eq("id", swapped["id"])], data={"recipe_id": new["id"]})
+    named = [w for w in result.get("warnings", []) if "'s note 'leftover" in w and f"names {old['name']}, replaced in {swapped['id']}" in w]
+    assert sorted(w.split(":")[0] for w in named) == sorted(meal["id"] for meal in noting), result.get("warnings")
+    assert not [w for w in result.get("warnings", []) if w.startswith((f"{unrelated['id']}:", f"{past['id']}:"))]

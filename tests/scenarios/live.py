@@ -81,12 +81,21 @@ async def _call(db: Path, what: str, rest: list[str], label: str) -> str:
 
 
 def _entries(db: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(f"{db}.record.jsonl").read_text().splitlines() if line.strip()]
+    """The calls recorded on `db`, in order (none yet: no record file, or an empty one)."""
+    record = Path(f"{db}.record.jsonl")
+    return [json.loads(line) for line in record.read_text().splitlines() if line.strip()] if record.is_file() else []
+
+
+NO_CALLS = "no calls yet"
+"""What stats and export say of a database no call was recorded on."""
 
 
 def stats(db: Path) -> str:
+    """Calls and bytes per label, or NO_CALLS."""
+    if not (entries := _entries(db)):
+        return NO_CALLS
     per: dict[str, list[int]] = {}
-    for entry in _entries(db):
+    for entry in entries:
         tally = per.setdefault(entry["label"], [0, 0])
         tally[0] += 1
         tally[1] += entry["bytes"]
@@ -110,6 +119,8 @@ def export(db: Path, name: str) -> dict[str, Any]:
     from .recorded import ahead_applied
 
     entries = _entries(db)
+    if not entries:
+        raise SystemExit(f"export: {NO_CALLS} on {db.name}")
     turns: list[dict[str, Any]] = []
     for entry in entries:
         if not entry["label"]:

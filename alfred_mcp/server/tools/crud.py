@@ -14,7 +14,7 @@ from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
 from alfred_mcp.operations.double_booking import booking_warnings, slots_of_rows
 from alfred_mcp.operations.dropped_recipe_lines import dropped_recipe_notes, planned_recipes
-from alfred_mcp.operations.listed_twice import already_there
+from alfred_mcp.operations.listed_twice import Joined, add_to_open_lines, already_there
 from alfred_mcp.operations.occasion_servings import occasion_warnings
 from alfred_mcp.operations.pantry_followers import follow_pantry
 from alfred_mcp.operations.shopping_checklist import ticked_not_stocked
@@ -66,10 +66,13 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
-        result = await crud.create(work, table, data, allergy_override=override)
+        joined = await add_to_open_lines(work, data, override) if table.name == SHOPPING_LIST.name else Joined(rest=data)
+        result = await crud.create(work, table, joined.rest, allergy_override=override) if joined.rest else crud.CrudResult(table.name, [])
         warnings = await write_warnings(work, table, data) + await _meal_warnings(work, table.name, result)
         warnings += await already_there(work, table, [row["id"] for row in result.rows])
-        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": list(result.notes)} if result.notes else {})}
+        notes = [*joined.said, *result.notes]
+        result = crud.CrudResult(table.name, joined.rows + result.rows) if joined.rows else result
+        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:

@@ -4,7 +4,8 @@ A client that sends Understand's and Think's outputs ahead (the cheapest route) 
 model plans and answers without the week's meals or the household: it plans a second dinner on a day that has one,
 answers "what can I cook tonight" without tonight's planned meal. The first turn_start answer of a session whose
 client was never sent the kitchen dashboard carries, under `kitchen`, the household and the meals planned next with
-refs (the dashboard's own line), so at least a reply written after it is informed. It is sent once a session (the
+refs (the dashboard's own line, its cut marker saying how a turn shows the rest), and the profile's allergies, dislikes and
+diet (`limits_line`), so what its model drafts or replies after it is informed. It is sent once a session (the
 client memo records it), and only when Think's context is passed over: not while Understand or Think is expected next
 (Think's context carries the dashboard).
 """
@@ -15,18 +16,23 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.operations.dashboard import build_dashboard
-from alfred_mcp.operations.meal_servings import household
+from alfred_mcp.operations.meal_servings import household_of
+from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.client_memo import ClientMemo
-from alfred_mcp.state.context import DASHBOARD_HEADING, dashboard_section
+from alfred_mcp.state.context import DASHBOARD_HEADING, dashboard_section, limits_line
 
 KEY = "kitchen_overview"
 """The client memo's key for the overview sent."""
 LINES = ("- Next meals",)
 """The dashboard's lines the overview carries."""
 MEALS = 4
-"""Meals it names (the dashboard's line says how many more are planned and how to read them)."""
+"""Meals it names (the dashboard's line says how many more are planned; MORE_MEALS how a stage client reads them)."""
+READ_MEALS = "read meal_plans"
+"""How the dashboard's line says to read the meals it leaves out: a tool a stage client calls only inside a turn."""
+MORE_MEALS = "a turn's read step shows them, e.g. turn_start 'show my meal plan'"
+"""What the overview says instead."""
 
 
 HEAD = "Your kitchen (sent once a session):"
@@ -39,9 +45,11 @@ async def with_first_overview(work: UnitOfWork, answer: dict[str, Any], *, today
     if KEY in memo.sent or DASHBOARD_HEADING in memo.sections or answer.get("expected_role") in ("understand", "think"):
         return answer
     dashboard = dashboard_section(await build_dashboard(work, today=today, meals=MEALS))
-    found = await household(work)
+    profile = await preferences_row(work.store, work.user_id)
+    found, limits = household_of(profile), limits_line(profile)
     lines = [*([f"- Household: {found.described} (meals default to {found.servings} servings)"] if found else []),
-             *(line for line in dashboard.splitlines() if line.startswith(LINES))]
+             *([f"- {limits}"] if limits else []),
+             *(line.replace(READ_MEALS, MORE_MEALS) for line in dashboard.splitlines() if line.startswith(LINES))]
     if not lines:
         return answer
     text = "\n".join([HEAD, *lines])

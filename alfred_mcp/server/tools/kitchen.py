@@ -64,7 +64,8 @@ async def meal_cooked(app: AlfredApp, args: ToolArgs) -> ToolResult:
         cooked = await cooking.cook(work, recipe=args.get("recipe"), meal=args.get("meal"), servings=args.get("servings"),
                                     rating=args.get("rating"), notes=args.get("notes"), today=date.today())
         result = {
-            "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings, "log": cooked.log,
+            "recipe": cooked.recipe, **({"meal": args["meal"]} if args.get("meal") else {}), "servings": cooked.servings,
+            **({"servings_from": cooked.servings_from} if cooked.servings_from else {}), "log": cooked.log,
             **{key: args[key] for key in ("rating", "notes") if args.get(key) is not None}, "deducted": cooked.deducted,
             "not_deducted": cooked.not_deducted, **await _still_planned(work, cooked.recipe, args.get("meal")),
             **({"still_listed": listed} if (listed := await still_listed(work, cooked.name)) else {}), **_context(work.session),

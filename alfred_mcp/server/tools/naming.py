@@ -14,6 +14,7 @@ from alfred_mcp.operations.ref_names import (
     DATA_TOOLS,
     FILTER_TOOLS,
     NAME_ARGUMENTS,
+    REF_LISTS,
     NamedArgument,
     named_arguments,
     ref_for_name,
@@ -21,7 +22,7 @@ from alfred_mcp.operations.ref_names import (
 )
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 
-NAMING_TOOLS = frozenset(NAME_ARGUMENTS) | FILTER_TOOLS | DATA_TOOLS
+NAMING_TOOLS = frozenset(NAME_ARGUMENTS) | FILTER_TOOLS | DATA_TOOLS | frozenset(REF_LISTS)
 
 
 def with_names(handlers: dict[str, Handler]) -> dict[str, Handler]:

@@ -16,10 +16,12 @@ from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine, answered_by_state, answered_from_rows
 from alfred_mcp.agent.prompting import Prompt, role_prompt
+from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
 from alfred_mcp.state.client_memo import ClientMemo, elide_sections, row_ref
+from alfred_mcp.state.context import limits_line
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.role_outputs import output_schema
 from alfred_mcp.state.schema_text import schema_text
@@ -83,6 +85,8 @@ async def role_view(
     sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
     view["context"] = (elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
                        if with_context else NOT_RESENT)
+    if (limits := await _limits_unsent(work, state, role, view["context"])) is not None:
+        view["limits"] = limits
     memo.remember_rows((notice or "").splitlines()[1:], state.turn)
     schemas = {role: output_schema(role)}
     sent_in = {r: _sent_before(memo, f"schema:{r}", schema_digested(schema), state.turn, full) for r, schema in schemas.items()}
@@ -92,6 +96,18 @@ async def role_view(
         view["output_shapes"] = {r: schema_text(schema) for r, schema in schemas.items() if sent_in[r] is None}
     work.session.write(CLIENT_MEMO, memo)
     return view
+
+
+async def _limits_unsent(work: UnitOfWork, state: TurnState, role: str, context: str) -> str | None:
+    """For a generate step whose context does not carry the constraints section whole (sent before, or cut): the
+    profile's allergies, dislikes and diet in one line, so what the model drafts next respects them."""
+    if role != "act" or state.step is None or state.step.step.step_type != "generate" or CONSTRAINTS_HEADING in context:
+        return None
+    return limits_line(await preferences_row(work.store, work.user_id))
+
+
+CONSTRAINTS_HEADING = "## Constraints\n"
+"""The constraints section's heading followed by its lines (an elided section is named on one line, not headed)."""
 
 
 NOT_RESENT = "(not sent: the refused output changed nothing; fix what `refused` names and send it again; turn_context sends it)"
