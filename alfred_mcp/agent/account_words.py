@@ -40,6 +40,8 @@ class Told:
     covered: tuple[str, ...] = ()
     undone: Mapping[str, str] = field(default_factory=dict)
     """What an undo did to each row by its ref: removed (an add undone), restored (a removal undone) or reverted."""
+    already_bought: tuple[str, ...] = ()
+    """Ingredients whose line for these meals was bought already (ticked: not on the list to buy)."""
 
 
 def result_told(tool: str, result: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,9 +62,12 @@ def result_told(tool: str, result: Mapping[str, Any]) -> dict[str, Any]:
     if undone:
         told["undone"] = undone
     for key in ("already_listed", "covered"):
-        names = [str(row["name"]) for row in _dicts(result.get(key)) if row.get("name")]
+        names = [str(row["name"]) for row in _dicts(result.get(key)) if row.get("name") and not _bought(row)]
         if names:
             told[key] = names
+    bought = [str(row["name"]) for row in _dicts(result.get("already_listed")) if row.get("name") and _bought(row)]
+    if bought:  # a ticked line is not on the list to buy: told apart, never as 'already on your shopping list'
+        told["already_bought"] = bought
     return told
 
 
@@ -73,6 +78,7 @@ def told_of(calls: Iterable[Mapping[str, Any]], label_of: Callable[[str], str]) 
     planned: dict[str, tuple[str, ...]] = {}
     listed: list[str] = []
     covered: list[str] = []
+    bought: list[str] = []
     undone: dict[str, str] = {}
     for told in calls:
         undone.update(told.get("undone", {}))
@@ -84,7 +90,13 @@ def told_of(calls: Iterable[Mapping[str, Any]], label_of: Callable[[str], str]) 
                 planned[recipe] = tuple(told["still_planned"])
         listed += [name for name in told.get("already_listed", ()) if name not in listed]
         covered += [name for name in told.get("covered", ()) if name not in covered]
-    return Told(meals, cooked, planned, tuple(listed), tuple(covered), undone)
+        bought += [name for name in told.get("already_bought", ()) if name not in bought]
+    return Told(meals, cooked, planned, tuple(listed), tuple(covered), undone, tuple(bought))
+
+
+def _bought(row: Mapping[str, Any]) -> bool:
+    """An `already_listed` entry whose line was bought already (its note says so)."""
+    return str(row.get("note", "")) == "bought already"
 
 
 def row_words(label: str) -> str:
@@ -196,6 +208,8 @@ def outcome_sentences(told: Told) -> str:
     parts = []
     if told.already_listed:
         parts.append(f"Already on your shopping list: {listed_names(list(told.already_listed))}.")
+    if told.already_bought:
+        parts.append(f"Bought already: {listed_names(list(told.already_bought))}.")
     if told.covered:
         parts.append(f"Your pantry covers {listed_names(list(told.covered))}.")
     return " ".join(parts)

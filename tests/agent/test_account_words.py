@@ -78,3 +78,18 @@ def test_a_lists_lines_already_there_and_covered_by_the_pantry_are_told_once_eac
     assert ("Already on your shopping list: " in text) == bool(on_list) and ("Your pantry covers " in text) == bool(in_pantry), text
     assert all(text.count(name) == 1 for name in [*on_list, *in_pantry]), text
     assert check_reply(text, ReplyFacts(things=[Fact("created", "shopping_list", "shop_9", "black pepper")])) == [], text
+
+
+@pytest.mark.parametrize("bought", [1, 2])
+@pytest.mark.parametrize("listed", [0, 1])
+def test_a_line_bought_already_is_never_told_as_on_the_list(bought: int, listed: int) -> None:
+    """A line shopping_list_from found ticked ('bought already') is told as bought, not as on the list to buy (round 8:
+    'chicken breast is already on your shopping list' for a line bought days ago); the rest as before, each once."""
+    ticked, on_list = ["chicken breast", "flour tortillas"][:bought], ["eggs"][:listed]
+    result = {"already_listed": [*({"name": name, "note": "bought already"} for name in ticked),
+                                 *({"name": name, "note": "on the list"} for name in on_list)]}
+    text = outcome_sentences(told_of([result_told("shopping_list_from", result)], lambda ref: ref))
+    listed_part = text.split("Bought already:")[0]
+    assert not any(name in listed_part for name in ticked) and text.count("Bought already: ") == 1, text
+    assert all(text.count(name) == 1 for name in [*ticked, *on_list]), text
+    assert check_reply(text, ReplyFacts(things=[Fact("created", "shopping_list", "shop_9", "black pepper")])) == [], text
