@@ -188,6 +188,7 @@ def corpus() -> list[Case]:
     cases.extend(round_four_cases())
     cases.extend(warned_cases())
     cases.extend(round_seven_cases())
+    cases.extend(round_eight_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -1052,3 +1053,65 @@ def standing_state_cases() -> list[Case]:
 def round_seven_cases() -> list[Case]:
     """Issue 24's seventh round: unsaved drafts said without the word 'draft', and what already was said as it stands."""
     return [*unsaved_drafts_said_cases(), *standing_state_cases()]
+
+
+# --- round eight: a label said whole is its own thing; a participle beside a thing says how it stands ---------------
+
+EXTENDED_NAMES = (("Blueberry Oat Pancakes", "Blueberry Oat Pancakes (Oat Milk, for 6)", "the oat-milk version for 6"),
+                  ("Lemony Chicken", "Lemony Chicken, Mushroom and Spinach Penne", "the spinach penne version"),
+                  ("Beef Chili", "Beef Chili [Mild, Dairy-Free]", "the mild version"),
+                  ("Tomato Soup", 'Tomato Soup "Deluxe" and Grilled Cheese', "the deluxe version"),
+                  ("Roast Salmon", "Roast Salmon, Leeks & Potatoes (for 4)", "the leek version"))
+"""(a name, a longer name that starts with it, how a reply names the longer one by what is new in it): the second a new
+version of the first, with brackets, commas, 'and', quotes."""
+SAID_WHOLE = ("I saved {name} to your recipes.", 'I saved "{name}" to your recipes.', "Done! I've saved {name}.",
+              "Saved to your recipes: {name}.", "{name} was saved to your recipes.", "I saved {name}.")
+"""How a reply says a recipe was saved, by its label."""
+
+
+def whole_label_cases() -> list[Case]:
+    """For every name and the longer name that extends it (brackets, commas, 'and', quotes in it), saved or created this
+    turn, with the other one saved by an earlier turn or by none: the reply naming the saved one by its whole label is
+    true; naming the other one an earlier turn saved (the shorter name the longer one starts with, or the longer one) is
+    false."""
+    cases: list[Case] = []
+    for (short, long, new), action, template in itertools.product(EXTENDED_NAMES, ("saved", "created"), SAID_WHOLE):
+        for saved, other, said in ((long, short, (long, new)), (short, long, (short,))):
+            this = Fact(action, "recipes", "recipe_2", saved)
+            before = ReplyFacts(things=[this], earlier=[Fact("saved", "recipes", "recipe_1", other)])
+            cases.extend(Case(template.format(name=name), facts, True, "a label said whole, saved")
+                         for name, facts in itertools.product(said, (ReplyFacts(things=[this]), before)))
+            cases.extend(Case(template.format(name=name), before, False, "a label said whole, an earlier one's")
+                         for name in ((short,) if saved == long else (long, new)))
+    return cases
+
+
+SET_BESIDE_FOR = ("for 4", "for 6 servings", "for Saturday", "for two people", "on Sunday")
+"""Whom or when a made thing is for."""
+BESIDE_IT = ("Saturday's {thing} ({word} {tail}) is still on.", "{Thing} ({word} {tail}) looks good.",
+             "You have {thing} ({word} {tail}).", "{Thing}, {word} {tail}, stays as it is.", "{Thing} — {word} {tail} — is unchanged.")
+"""A participle set beside its thing with whom or when it is for: how the thing stands."""
+DOING_FOR = ("I {word} {thing} {tail}.", "I've {word} {thing} {tail}.", "Done, {word} {tail}.", "{Thing} has been {word} {tail}.")
+"""The same participle said as this turn's doing."""
+
+
+def participle_beside_cases() -> list[Case]:
+    """For every verb that makes a thing, every thing and whom or when it is for: the participle set beside the thing in
+    brackets, commas or dashes ('Saturday's Greek chicken (planned for 4)') is true in a turn that wrote nothing or only
+    noted a constraint; the same said as this turn's doing ('I planned … for 4', 'Done, planned for 4') is false there."""
+    cases: list[Case] = []
+    noted = ReplyFacts(things=[Fact("created", "constraints", "", "exclude shellfish")])
+    for (word, verb), thing, tail in itertools.product(sorted(_VERB_OF.items()), STANDING_THINGS, SET_BESIDE_FOR):
+        if verb not in _MAKES:
+            continue
+        fill = {"thing": thing, "Thing": thing[0].upper() + thing[1:], "word": word, "tail": tail}
+        for facts in (ReplyFacts(), noted):
+            cases.extend(Case(template.format(**fill), facts, True, "a participle beside its thing") for template in BESIDE_IT)
+            cases.extend(Case(template.format(**fill), facts, False, "a participle said as this turn's doing") for template in DOING_FOR)
+    return cases
+
+
+def round_eight_cases() -> list[Case]:
+    """Issue 24's eighth round: labels said whole (never a shorter name inside them, never split at their own punctuation),
+    and a participle set beside its thing with whom or when it is for."""
+    return [*whole_label_cases(), *participle_beside_cases()]

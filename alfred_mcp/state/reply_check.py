@@ -79,6 +79,13 @@ _DETERMINER = re.compile(
 _APPOSITIVE_STATE = re.compile(r"\w\W*(?:[(,;—–]|\s-)\s*(?:\w+ly\s+)?(?:already|still)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
 """'Greek Lemon Chicken (already planned, no fish)', 'Saturday is Chicken Fajitas, still planned': a participle set beside its
 thing with 'already' or 'still' says how the thing stands, not what this turn did ('Done, already added.' says what was done)."""
+_APPOSITIVE_OPENS = re.compile(r"\w\W*(?:[(,—–]|\s-)\s*$")
+_SERVINGS_OR_DAY = re.compile(
+    r"\s+(?:for|on)\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"tonight|tomorrow)\b(?:\s+(?:servings?|people|portions?|guests?|dinner|lunch|breakfast|night))?\s*(?:[),;.!—–]|\s-|$)",
+    re.IGNORECASE)
+"""'Saturday's Greek chicken (planned for 4)', 'the chili, saved for 6 servings, …': a participle set beside its thing with
+only whom or when it is for says how the thing stands ('I planned it for 4' has a subject and an object: a doing)."""
 _NOW_HAVE = re.compile(r"\bthere(?:'s|\s+(?:is|are))\s+now\b|\bnow\s+(?:has|have)\b", re.IGNORECASE)
 """'There is now the risotto planned for Saturday', 'you now have the risotto planned': what this turn did, though its
 participle follows a thing as a description's does."""
@@ -367,9 +374,24 @@ def claims(text: str, labels: Iterable[str] = ()) -> list[Claim]:
         statements = [clause for clause in clauses if not _REPORTED.search(clause[1])]
         # a table named by a clause that claims nothing ('your list is up to date') is the sentence's
         in_sentence = next((table for _, plain, _, _ in statements if not _VERB.search(plain) and (table := _table_named(plain))), None)
+        said = _labels_said(sentence, [label for label, _ in known])
         for clause, plain, things, cause in statements:
-            found.extend(_clause_claims(clause, plain, in_sentence, things, cause=cause))
+            found.extend(_clause_claims(clause, plain, in_sentence, things, cause=cause, labels=said))
     return found
+
+
+def _labels_said(text: str, labels: Iterable[str]) -> tuple[str, ...]:
+    """The labels the text says whole (across their own quotes, brackets and commas), longest first."""
+    return tuple(sorted((label for label in labels if _label_pattern(label).search(text)), key=len, reverse=True))
+
+
+@lru_cache(maxsize=8192)
+def _label_pattern(label: str) -> re.Pattern[str]:
+    """A label said whole: its words in order, with any punctuation or spacing between them, and its closing bracket."""
+    words = _TOKEN.findall(label)
+    close = re.escape(label.rstrip()[-1]) if label.rstrip()[-1:] in ")]" else ""
+    pattern = r"\W+".join(re.escape(word) for word in words) + (rf"\W*?{close}" if close else "")
+    return re.compile(rf"(?<!\w){pattern}(?!\w)" if words else r"(?!)", re.IGNORECASE)
 
 
 def _clause_spans(sentence: str) -> list[tuple[int, int]]:
@@ -434,7 +456,7 @@ _KIND_TABLE = {"recipe": "recipes", "meal": "meal_plans", "dinner": "meal_plans"
 
 
 def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tuple[str, ...] = (), *,
-                   cause: bool = False) -> Iterable[Claim]:
+                   cause: bool = False, labels: tuple[str, ...] = ()) -> Iterable[Claim]:
     """The clause's claims (`plain`: the clause with the things' labels blanked out, where verbs and tables are read;
     the things a claim names are read from the clause itself, and a lone verb naming none is about the `things` whose
     long labels the clause holds: 'I undid it: the task to move the cod … is open again'). A verb's table is the one named after it, before the
@@ -469,6 +491,9 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         if not relative and (state := _APPOSITIVE_STATE.search(before)) and not _OPENER.match(before[: state.start() + 1]) \
                 and _NO_OBJECT.match(after):
             continue  # 'Greek Lemon Chicken (already planned, no fish)': how the thing stands
+        if _VERB_OF[match.group(1).lower()] in _MAKES and not relative and (opens := _APPOSITIVE_OPENS.search(before)) \
+                and not _OPENER.match(before[: opens.start() + 1]) and _SERVINGS_OR_DAY.match(after):
+            continue  # 'Saturday's Greek chicken (planned for 4)': how the thing stands
         if (_HAVE_STATE.search(before) or not relative and _STANDING.search(before)) and not re.search(r"\bnow\b", before, re.IGNORECASE):
             continue  # 'you have the salmon planned', 'Saturday already has it planned', 'it stays planned': how things stand
         if _STATE.search(before):
@@ -495,14 +520,14 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             start = explained.end()  # 'it's now an empty slot: the recipe it used, X, was deleted': the cause of a state
         if word in _MARKING:  # 'Marked done: …', 'marked the eggs as bought': the status is no thing
             start, stop = _without_status(plain, start, stop)
-        items = _items(clause[start:stop], plain[start:stop])
+        items = _items(clause[start:stop], plain[start:stop], labels)
         if passive and not items and (kind := _words_of(plain[start:stop])[-1:]) and kind[0] in _KIND_TABLE \
                 and (table is None or table == in_sentence):
             table = _KIND_TABLE[kind[0]]  # 'its recipe was deleted': a recipe, whatever table the sentence names
         colon = after.find(":")
         listed = clause[match.end() + colon + 1:] if colon >= 0 else ""
         if not items and listed and not _A_CLAUSE.search(listed) and not _VERB.search(plain[match.end() + colon + 1:]):
-            items = _items(listed, plain[match.end() + colon + 1:])  # 'Added to your list: eggs', 'All three are saved: …'
+            items = _items(listed, plain[match.end() + colon + 1:], labels)  # 'Added to your list: eggs', 'All three are saved: …'
         if not items and len(verbs) == 1:
             items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative) or explained is not None,
@@ -522,7 +547,7 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             meal = _MEAL_NAMED.match(plain[match.end():])
             if meal and (table is None or table == "meal_plans"):  # 'no longer on Friday': a meal of the plan, that day's
                 table, day = "meal_plans", (meal.group("day") or "")[:3].lower()
-            yield Claim(verb, match.group(0).lower(), _items(clause[start:stop], plain[start:stop]),
+            yield Claim(verb, match.group(0).lower(), _items(clause[start:stop], plain[start:stop], labels),
                         table, clause.strip(), earlier or verb == "remove", day)
     yield from _now_has_claims(clause, plain, verbs, earlier)
 
@@ -574,15 +599,25 @@ def _table_named(clause: str) -> str | None:
     return None
 
 
-def _items(phrase: str, plain: str) -> tuple[str, ...]:
+def _items(phrase: str, plain: str, labels: Sequence[str] = ()) -> tuple[str, ...]:
     """The things a phrase names ('the arugula, pears and lemons' -> arugula, pears, lemons); generic words name none,
-    and a phrase naming a table (in `plain`, the phrase with the things' labels blanked out) names no thing."""
+    and a phrase naming a table (in `plain`, the phrase with the things' labels blanked out) names no thing. A thing's
+    `labels` said whole (longest first) are one item each: their own brackets, commas and 'and' never split them."""
     if any(pattern.search(plain) for pattern, _ in _TABLE):
         return ()
     for tail in reversed(list(_RELATIVE_TAIL.finditer(plain))):  # found in `plain`: never inside a thing's own name
         phrase = phrase[: tail.start()] + phrase[tail.end():]
+    kept: list[str] = []
+
+    def keep(found: re.Match[str]) -> str:
+        kept.append(found.group(0))
+        return f"\uE000{len(kept) - 1}\uE001"
+
+    for label in labels:  # longest first: 'Blueberry Oat Pancakes (Oat Milk, for 6)' before 'Blueberry Oat Pancakes'
+        phrase = _label_pattern(label).sub(keep, phrase)
     items = []
-    for part in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
+    for masked in _SPLIT_ITEMS.split(_ASIDE.sub(" ", phrase)):
+        part = re.sub(r"\uE000(\d+)\uE001", lambda found: kept[int(found.group(1))], masked)
         part = _ACTION_OF.sub("", part)  # 'undid the save of the dip': the dip
         if _ACTION_ALONE.match(part):
             continue  # 'I undid the save', 'reverted that change': the action, no thing
@@ -617,6 +652,7 @@ def names_whole(item: str, label: str) -> bool:
     'defrost'). 'the curry' and 'Thai curry' name 'Thai Green Curry', 'rice' names 'Basmati Rice', and 'the honey
     garlic one' names 'Honey Garlic Cod'; 'rice' does not name 'Rice Vinegar Dressing', nor 'pepper' 'Peppermint
     Tea', nor 'chicken breasts' 'Chicken Thighs'."""
+    item, label = _SERVES.sub("", item) or item, _SERVES.sub("", label) or label
     said, named = _name_words(item), _name_words(label)
     if not said or not named:
         return False
@@ -628,8 +664,11 @@ def names_whole(item: str, label: str) -> bool:
     return _in_order(shorter, longer)
 
 
+_SERVES = re.compile(r"\s+for\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s+(?:servings?|people|portions?))?"
+                     r"[\s.,;:!?'\"]*$", re.IGNORECASE)
+"""Whom a name says the thing serves, closing it outside brackets ('the oat-milk version for 6'): no word of its name."""
 _KIND_WORDS = frozenset(("one recipe dish meal starter appetizer appetiser main side dessert pudding dip snack course "
-                         "bake treat").split())
+                         "bake treat version variation variant").split())
 """Words after a shortened name that say what kind of thing it is ('the tzatziki starter', 'the honey garlic one'), not
 its name: the name's other words pick the thing."""
 

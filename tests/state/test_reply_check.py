@@ -10,6 +10,7 @@ from reply_corpus import (
     draft_edit_cases,
     labelled_thing_cases,
     rates,
+    round_eight_cases,
     round_seven_cases,
     round_three_cases,
     shortened_name_cases,
@@ -451,6 +452,49 @@ def test_round_seven_classes_are_judged_as_labelled_on_every_draft_count_verb_an
             "a table said to have now, not added"} <= kinds
     measured = rates(check_reply, cases)
     assert (measured["false_accepted"], measured["true_refused"]) == (0.0, 0.0), measured
+
+
+def test_round_eight_classes_are_judged_as_labelled_on_every_name_verb_and_servings() -> None:
+    """Issue 24's eighth round: a label said whole (brackets, commas, 'and', quotes in it; plain, quoted, after a colon, in
+    a passive; or by what is new in it, 'the oat-milk version') names its own thing, never the shorter name it starts with,
+    nor splits at its own punctuation; and a participle set beside its thing with whom or when it is for ('Saturday's Greek
+    chicken (planned for 4)') says how it stands. Each with its untrue twins: the other name an earlier turn saved, and the
+    same participle said as this turn's doing ('I planned … for 4', 'Done, planned for 4')."""
+    cases = round_eight_cases()
+    assert {"a label said whole, saved", "a label said whole, an earlier one's", "a participle beside its thing",
+            "a participle said as this turn's doing"} <= {case.kind for case in cases}
+    measured = rates(check_reply, cases)
+    assert (measured["false_accepted"], measured["true_refused"]) == (0.0, 0.0), measured
+
+
+PANCAKES = Fact("saved", "recipes", "recipe_2", "Blueberry Oat Pancakes (Oat Milk, for 6)")
+PENNE = Fact("saved", "recipes", "recipe_3", "Lemony Chicken, Mushroom and Spinach Penne")
+ORIGINAL = [Fact("saved", "recipes", "recipe_1", "Blueberry Oat Pancakes")]
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "truthful"),
+    [
+        pytest.param("I saved Blueberry Oat Pancakes (Oat Milk, for 6) to your recipes.", ReplyFacts(things=[PANCAKES], earlier=ORIGINAL),
+                     True, id="new-version-by-its-whole-label"),
+        pytest.param('I saved "Blueberry Oat Pancakes (Oat Milk, for 6)" to your recipes.', ReplyFacts(things=[PANCAKES], earlier=ORIGINAL),
+                     True, id="new-version-quoted"),
+        pytest.param("I saved the oat-milk version for 6.", ReplyFacts(things=[PANCAKES], earlier=ORIGINAL), True, id="new-version-by-what-is-new"),
+        pytest.param("I saved Blueberry Oat Pancakes to your recipes.", ReplyFacts(things=[PANCAKES], earlier=ORIGINAL), False,
+                     id="the-original-said-saved"),
+        pytest.param("I saved Lemony Chicken, Mushroom and Spinach Penne.", ReplyFacts(things=[PENNE]), True, id="a-label-with-a-comma"),
+        pytest.param("Saved: Lemony Chicken, Mushroom and Spinach Penne is now in your recipes.", ReplyFacts(things=[PENNE]), True,
+                     id="a-label-with-a-comma-after-a-colon"),
+        pytest.param("Saturday's Greek chicken (planned for 4) is still on.", ReplyFacts(), True, id="planned-for-4-beside-it"),
+        pytest.param("Noted: 6 guests on Saturday, with shellfish and sesame allergies to avoid. Saturday dinner is already Greek Lemon "
+                     "Chicken and Potatoes (planned for 4); it showed no shellfish or sesame conflict. Want me to scale it for 6?",
+                     ReplyFacts(things=[Fact("created", "constraints", "", "exclude shellfish")]), True, id="planned-for-4-as-recorded"),
+        pytest.param("I planned Greek chicken for 4.", ReplyFacts(), False, id="planned-for-4-as-a-doing"),
+    ],
+)
+def test_issue_24_round_eight_replies_are_judged_as_labelled(text: str, facts: ReplyFacts, truthful: bool) -> None:
+    """The live replies of issue 24's eighth round, and their untrue twins."""
+    assert (check_reply(text, facts) == []) is truthful, check_reply(text, facts)
 
 
 THREE_DRAFTS = [Item("gen_recipe_1", "Chicken Tikka Masala with Basmati Rice"), Item("gen_recipe_2", "Lamb Kofta with Tzatziki"),
