@@ -82,7 +82,7 @@ async def add_to_open_lines(work: UnitOfWork, data: Sequence[Mapping[str, Any]],
     stock, joined = Stock(rows), Joined()
     for payload in data:
         line = _line_for(work, stock, payload)
-        total = None if line is None else _total(line, payload)
+        total = None if line is None or not _adds_only_amount(line, payload) else _total(line, payload)
         if line is None or total is None:
             joined.rest.append(payload)
             continue
@@ -104,6 +104,15 @@ def _line_for(work: UnitOfWork, stock: Stock, payload: Mapping[str, Any]) -> Row
     linked = work.session.registry.resolve(link, expected_type=INGREDIENTS.entity_type, field="ingredient_id") if isinstance(link, str) and link.strip() else None
     found = stock.matching(name, linked, row_kind(dict(payload)))
     return found[0] if found else None
+
+
+_AMOUNT_AND_ITEM = frozenset({"name", "quantity", "unit", "ingredient_id"})
+
+
+def _adds_only_amount(line: Row, payload: Mapping[str, Any]) -> bool:
+    """Whether the payload says nothing of its own beside the item and its amount (every other field given is the
+    line's already): else it is written as its own line, so nothing the user gave is lost in a merge."""
+    return all(key in _AMOUNT_AND_ITEM or value in (None, "") or line.get(key) == value for key, value in payload.items())
 
 
 def _total(line: Row, payload: Mapping[str, Any]) -> Amount | None:

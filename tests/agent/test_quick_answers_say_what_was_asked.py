@@ -60,7 +60,7 @@ async def test_every_pantry_item_past_its_date_or_near_it_is_flagged(app: Alfred
     state = await quick(app, {"table": "inventory", "limit": 100})
     assert state.quick_result is not None
     reply = state.reply or ""
-    lefts = {row["name"]: (date.fromisoformat(row["expiry_date"]) - TODAY).days
+    lefts = {row["name"]: (date.fromisoformat(row["expiry_date"]) - date.today()).days
              for row in state.quick_result["rows"] if row.get("expiry_date")}
     assert any(left < 0 for left in lefts.values()), "the demo kitchen has something past its date"
     for name, left in lefts.items():

@@ -401,7 +401,7 @@ async def test_meal_cooked_takes_what_shopping_counted_as_covered_in_a_unit_that
     listed = await call(client, "shopping_list_from", recipes=[crumbs], preview=True)
     checked = {item["name"] for item in listed["covered"] if "covered" not in (item.get("note") or "covered")}
     assert listed["lines"] == [] and checked == {"quuxbeans"}
-    cooked = await call(client, "meal_cooked", recipe=crumbs)
+    cooked = await call(client, "meal_cooked", recipe=crumbs, servings=2)
     taken = {line["ref"]: line for line in cooked["deducted"]}
     assert [ref for ref in refs[:4] if ref in taken and "about " not in taken[ref]["left"]] == []
     assert [item["name"] for item in cooked["not_deducted"]] == ["quuxbeans"]

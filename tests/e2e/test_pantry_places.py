@@ -120,7 +120,7 @@ async def test_meal_cooked_takes_from_rows_in_date_before_a_row_past_its_date(cl
     past, good = [row["id"] for row in (await call(client, "db_create", table="inventory", data=[
         {"name": "quuxbutter", "quantity": 4, "unit": "tbsp", "expiry_date": (today - timedelta(days=1)).isoformat()},
         {"name": "quuxbutter", "quantity": 4, "unit": "tbsp", "expiry_date": (today + timedelta(days=5)).isoformat()}]))["rows"]]
-    cooked = await call(client, "meal_cooked", recipe=recipe)
+    cooked = await call(client, "meal_cooked", recipe=recipe, servings=1)
     left = {row["id"]: row["quantity"] for row in (await call(client, "db_read", table="inventory",
                                                               filters=[eq("name", "quuxbutter")]))["rows"]}
     assert left == {good: max(0, 4 - need), past: max(0, 4 - max(0, need - 4))}, cooked

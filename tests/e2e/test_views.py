@@ -205,7 +205,7 @@ async def test_ticking_and_unticking_lines_changes_the_database_and_nothing_else
 
 @pytest.mark.parametrize(("arguments", "field", "says"), [
     ({"items": ["shop_99"], "bought": True}, "items", "Unknown ref"),
-    ({"items": ["recipe_1"], "bought": True}, "items[0]", "must look like"),
+    ({"items": ["recipe_1"], "bought": True}, "items[0]", "is a recipe"),
     ({"items": [], "bought": True}, "items", "must have at least 1 item"),
     ({"items": ["shop_1"]}, "bought", "bought is required"),
 ], ids=["unknown ref", "another table's ref", "no item", "no bought"])

@@ -189,12 +189,12 @@ async def test_turn_abandon_on_a_write_answered_closes_it_with_the_account(clien
 
 
 async def test_a_write_that_warned_ends_answered_with_the_warning_said_to_a_person(client: Client) -> None:
-    """Black pepper already on the list: the second line warns, and the state's account tells it in a person's words
-    (no ref, no 'merge them'), so the turn still ends answered."""
+    """Black pepper already on the list in an amount that does not add (a jar and a bunch): the second line warns, and
+    the state's account tells it in a person's words (no ref, no 'merge them'), so the turn still ends answered."""
     await _answered_write(client)
     answer = await call(client, "turn_start", message="Add black pepper again", then=_sent([
         ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
-            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}})))]))
+            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "bunch"}}})))]))
     assert answer["answered"] == ANSWERED_BY_STATE, answer
     assert "black pepper was already on the shopping list (1 jar)" in answer["reply"].lower(), answer["reply"]
     assert not refs_in(answer["reply"]) and "merge" not in answer["reply"], answer["reply"]
