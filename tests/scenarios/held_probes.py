@@ -25,7 +25,7 @@ from mcp import Client
 from alfred_mcp.server.mcp_server import build_server
 from alfred_mcp.session.unit_of_work import flush_deferred
 
-from .recorded import Recording, on_day
+from .recorded import Recording, on_day, recording_server
 
 LABELS = Path(__file__).parent / "held_labels.json"
 Outcome = Literal["refused", "warned", "filtered", "through", "failed"]
@@ -139,7 +139,7 @@ async def held_replay(recording: Recording, stated: list[Stated], folder: Path, 
     diverged: list[str] = []
     (live := folder / "live").mkdir(parents=True)
     with on_day(recording.today):
-        async with kitchens.copy(live, recording.today) as app, Client(build_server(app)) as client:
+        async with kitchens.copy(live, recording.today) as app, Client(recording_server(app, recording)) as client:
             for turn in recording.turns:
                 for call in turn.calls:
                     result = await client.call_tool(call.tool, call.arguments)
