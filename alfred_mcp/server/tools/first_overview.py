@@ -36,14 +36,14 @@ MEALS = 4
 """Meals it names (the dashboard's line says how many more are planned; MORE_MEALS how a stage client reads them)."""
 READ_MEALS = "read meal_plans"
 """How the dashboard's line says to read the meals it leaves out: a tool a stage client calls only inside a turn."""
-MORE_MEALS = "a turn's read step shows them, e.g. turn_start 'show my meal plan'"
+MORE_MEALS = "a turn's read step shows them"
 """What the overview says instead."""
 
 
 HEAD = "Your kitchen (sent once a session):"
 RECIPES_NAMED = 15
 """Saved recipes the overview names (the rest counted, and how to find them)."""
-USE_SOON = 6
+USE_SOON = 5
 """Items to use soon (expiring, or past their date) it names."""
 
 
@@ -90,12 +90,12 @@ def _use_soon(dashboard: Dashboard) -> list[str]:
 
 
 async def _recipes(work: UnitOfWork, shown: str) -> list[str]:
-    """'- Recipes (11 saved; by name, besides those above): Chicken Fajitas, …': the saved recipes `shown` (the notice,
+    """'- Recipes besides those above: Chicken Fajitas, …': the saved recipes by name that `shown` (the notice,
     the overview's lines before) does not name (none left: no line)."""
     rows = await work.store.select(RECIPES, Query(columns=("name",), order_by=(OrderBy("name"),)), user_id=work.user_id)
     names = [str(row["name"]) for row in rows if row.get("name") and str(row["name"]) not in shown]
     if not names:
         return []
     more = len(names) - RECIPES_NAMED
-    rest = f" (+{more} more: recipes_search finds them)" if more > 0 else ""
-    return [f"- Recipes ({len(rows)} saved; by name, besides those above): {', '.join(names[:RECIPES_NAMED])}{rest}"]
+    rest = f" (+{more} more: recipes_search)" if more > 0 else ""
+    return [f"- Recipes besides those above: {', '.join(names[:RECIPES_NAMED])}{rest}"]

@@ -179,8 +179,7 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
     work.session.write(CLIENT_MEMO, memo)
 
 
-ANSWERED = ("from the rows (notice): answer, or propose, from them in your own words (and what `noted` says); no "
-            "turn_submit needed (a reply is still accepted)")
+ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed (a reply is still accepted)"
 """What the answer of a lookup answered from its rows says instead of Reply's `next`."""
 ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
                      "turn_submit needed (a reply of your own is still accepted and checked)")
