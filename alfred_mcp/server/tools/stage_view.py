@@ -118,8 +118,8 @@ NOT_RESENT = "(not sent: the refused output changed nothing; fix what `refused` 
 SEND_AHEAD = {
     "understand": "Knowing the output shapes, send this in turn_start's `then`, Think's after it if you know the plan: no "
                   "round trip per role.",
-    "think": "To decide you need the kitchen's facts (what to propose, which to pick)? Plan only read steps: the answer "
-             "ends `answered` with the rows; propose from them in your own words.",
+    "think": "Need the kitchen's facts before you can propose or ask? Plan only read steps: the answer ends `answered` "
+             "with the rows; propose from them in your own words.",
     "reply": "When you know the outcome before the calls run (a write, a constraint noted), send this last in `then` with "
              "the turn's other outputs: the turn is 1 call.",
 }
@@ -179,8 +179,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
     work.session.write(CLIENT_MEMO, memo)
 
 
-ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed (a reply is still accepted)"
-"""What the answer of a lookup answered from its rows says instead of Reply's `next`."""
+ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed"
+"""What the answer of a lookup answered from its rows says instead of Reply's `next` (a reply submitted anyway is still
+accepted, and checked)."""
 ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
                      "turn_submit needed (a reply of your own is still accepted and checked)")
 """What the answer of a turn its state's own account tells whole says instead of Reply's `next`."""
