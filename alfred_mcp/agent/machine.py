@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.account_words import result_told
-from alfred_mcp.agent.present import removal_effects, reply_facts, state_reply, unworded_warnings
+from alfred_mcp.agent.present import noted_sentence, removal_effects, reply_facts, state_reply, unworded_warnings
 from alfred_mcp.agent.quick_answer import quick_answer, quick_refs
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
@@ -30,13 +30,11 @@ from alfred_mcp.errors import AlfredError, BatchIncompleteError, OutOfOrderError
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import get_table
 from alfred_mcp.operations import drafting, history
-from alfred_mcp.operations.understanding import constraints_of
 from alfred_mcp.operations.windows import config_of
 from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
-from alfred_mcp.state.constraints import describe_constraint, held_constraints
 from alfred_mcp.state.curation import check_curation_refs
 from alfred_mcp.state.refs import name_refs, refs_in
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, check_reply
@@ -91,9 +89,9 @@ def current_turn(session: Session) -> TurnState | None:
 
 def answered_from_rows(session: Session, state: TurnState) -> bool:
     """A stage-driven turn at Reply that only looked up: every call it made read (a quick read, or a plan of read and
-    analyze steps) and none failed or warned, and it recorded nothing a reply must honor (that something stays, 'leave
-    the chicken', changes nothing to tell). Its client's model answers
-    the user from the rows it was shown, so no reply is needed; one submitted is still accepted (and checked). The
+    analyze steps) and none failed or warned, and it wrote nothing a reply must honor (the constraints it noted or
+    dropped are its client model's own words, and the answer names them: `noted_sentence`). Its client's model answers,
+    or proposes, from the rows it was shown, so no reply is needed; one submitted is still accepted (and checked). The
     bundled loop (a turn with an owner) runs Reply as ever."""
     if state.stage != "reply" or state.owner is not None:
         return False
@@ -104,8 +102,7 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
     if any(step.step.step_type not in ("read", "analyze") for step in steps):
         return False
     facts = reply_facts(session, state)
-    stays = {describe_constraint(c) for c in held_constraints(constraints_of(session)) if c.type == "keep"}
-    things = [f for f in facts.things if not (f.table == CONSTRAINTS_TABLE and f.action == "created" and f.label in stays)]
+    things = [f for f in facts.things if f.table != CONSTRAINTS_TABLE]
     return not (things or facts.failed or facts.unsaved or facts.stopped or facts.unlinked or facts.relinked or facts.partial)
 
 
@@ -139,7 +136,7 @@ def close_answered(work: UnitOfWork) -> TurnState | None:
     if state is None:
         return None
     if answered_from_rows(session, state):
-        state.reply, state.reply_source = shown_rows(session, state), "rows"
+        state.reply, state.reply_source = " ".join(filter(None, (shown_rows(session, state), noted_sentence(session, state)))), "rows"
     elif (account := answered_by_state(session, state)) is not None:
         state.reply, state.reply_source = account, "state"
     else:

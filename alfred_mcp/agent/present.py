@@ -137,7 +137,7 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     first = " ".join(part for part in (done_sentences(facts, told, wrote_by), outcome_sentences(told), unlinked_sentence(facts.unlinked),
                                        relinked_sentence(facts.relinked), not_done_sentence(facts), partial_sentence(facts),
                                        *warned_sentences(session, state)) if part)
-    noted = _noted_sentence(facts)
+    noted = noted_of(facts)
     if said is None:
         return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
                                                                                       "Nothing needed changing."), noted) if part)
@@ -182,7 +182,13 @@ def _saved_meal_recipes(session: Session) -> dict[str, str]:
             and isinstance(recipe := getattr(draft.parsed(), "recipe", None), str)}
 
 
-def _noted_sentence(facts: ReplyFacts) -> str:
+def noted_sentence(session: Session, state: TurnState) -> str:
+    """What the turn did to the constraints, for a person ('Noted: no fish. Dropped: dinner only.'; empty: nothing):
+    a lookup answered from its rows says it beside them, since no reply tells it."""
+    return noted_of(reply_facts(session, state))
+
+
+def noted_of(facts: ReplyFacts) -> str:
     """'Noted: include cod, equipment: air-fryer.' from the constraints this turn stated (and 'Dropped: ...' for those a
     reset ended): told apart from the kitchen's changes, which they are not."""
     said = {"created": "Noted", "deleted": "Dropped"}

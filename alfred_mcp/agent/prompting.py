@@ -211,9 +211,14 @@ ALWAYS_DESCRIBED = ("db_read", "draft_read")
 _OWN_CLASS = {"read": "read", "analyze": "read", "generate": "generate", "write": "write"}
 
 
+EVERY_TOOL = "Every kitchen tool (read, draft, write; not chat or the turn tools): arguments as in tools/list; leave out `session`."
+"""A client's write step's tools when its tools/list (or the stage listing's catalog) has every one: a write step may call
+each tool Act may (`act_tools.act_callable`), so naming them all would only repeat the listing."""
+
+
 def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str, listed: frozenset[str] = frozenset()) -> str:
     """The step's tools for the model. A client's model (`names_only`) gets the names of those its tools/list shows
-    (`listed`), and every other one as the bundled loop's model gets the tools it describes: a typed signature and its
+    (`listed`; a write step whose every tool it shows: EVERY_TOOL), and every other one as the bundled loop's model gets the tools it describes: a typed signature and its
     first clause, so a tool the client was not listed is as callable as a listed one. The bundled loop's model gets
     that for the tools of the step's own class (and db_read, draft_read), and the others' names with their arguments
     on one line, so every tool stays reachable within a small model's context."""
@@ -221,6 +226,8 @@ def _tools_block(names: tuple[str, ...], *, names_only: bool, step_type: str, li
     if names_only:
         seen = [name for name in names if name in listed]
         unlisted = [name for name in names if name not in listed]
+        if step_type == "write" and seen and not unlisted:  # a write step may call every tool Act may: no need to list them
+            return EVERY_TOOL
         text = ", ".join(seen) + " (arguments as in tools/list; leave out `session`)." if seen else ""
         if not unlisted:
             return text

@@ -104,3 +104,43 @@ async def test_a_meal_plan_longer_than_the_overview_says_how_a_turn_shows_the_re
     if planned > shown:
         assert f"(+{planned - shown} more: a turn's read step shows them" in meals and "read meal_plans" not in meals
     assert planned > shown, "the demo kitchen plans more meals than the overview names"
+
+
+def _think_reading(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "think", "output": {"goal": "look it up", "decision": "plan_direct", "steps": [
+        {"description": "Read it", "step_type": "read", "subdomain": "recipes", "call": {"tool": tool, "arguments": arguments}}]}}
+
+
+READS = {"recipe names": ("db_read", {"table": "recipes", "columns": ["name"]}),
+         "the meal plan": ("meal_plan_show", {}),
+         "the pantry": ("db_read", {"table": "inventory", "columns": ["name"], "limit": 5}),
+         "fish recipes": ("recipes_search", {"category": "fish"})}
+
+
+def _line(overview: str, start: str) -> str | None:
+    return next((line for line in overview.splitlines() if line.startswith(start)), None)
+
+
+@pytest.mark.parametrize("read", READS)
+async def test_the_overview_carries_what_a_plan_decides_from_without_repeating_the_notice(client: Client, read: str) -> None:
+    """What to use soon by name and day, and every saved recipe by name, besides what the same answer's notice shows:
+    a meal the notice shows is named by its ref only, a recipe it names (or the meals line names) is left out."""
+    recipes = [row["name"] for row in (await call(client, "db_read", table="recipes", columns=["name"]))["rows"]]
+    session = (await call(client, "session_start"))["session"]
+    first = await call(client, "turn_start", message=f"show me {read}", session=session, then=[UNDERSTAND, _think_reading(*READS[read])])
+    overview, notice = _overview(first), first.get("notice") or ""
+    assert overview is not None and notice, first
+    meals = _line(overview, "- Next meals (")
+    assert meals is not None
+    for ref in re.findall(r"\bmeal_\d+\b", meals):
+        assert (f"{ref} (in the notice)" in meals) == (re.search(rf"\b{ref}\b", notice) is not None), (ref, meals)
+    soon = _line(overview, "- Use soon: ")
+    assert soon is not None and re.search(r"\w+ [A-Z][a-z]{2} \d{1,2}\b", soon), overview
+    named = _line(overview, "- Recipes besides those above: ")
+    besides = "\n".join([notice, meals])
+    expected = [name for name in sorted(recipes) if name not in besides]
+    if not expected:
+        assert named is None, named
+        return
+    assert named is not None and named.startswith("- Recipes besides those above: "), overview
+    assert named.split(": ", 1)[1].split(", ") == expected

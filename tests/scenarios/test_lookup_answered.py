@@ -3,8 +3,10 @@
 A turn whose every call only read (Understand's quick read with any read tool, or a plan of read steps) and none failed
 or warned is answered from its rows: the answer says so (`answered`, no Reply `next`), the client's model tells the user
 from the notice, and the next turn_start closes it (its reply: what was shown), "the second one" counting in those rows.
-A reply may still be submitted; a failed read, or a read that also noted a constraint, still needs its own (writes, drafts
-and constraints noted are told by the state's account: test_write_answered.py).
+A read that also noted or dropped constraints is answered from its rows too, the answer's `noted` saying what it noted (so a
+plan that reads before it proposes ends in one call: its model proposes from the rows). A reply may still be submitted; a
+failed read still needs its own (writes, drafts and constraints noted alone are told by the state's account:
+test_write_answered.py).
 """
 
 from __future__ import annotations
@@ -161,7 +163,7 @@ async def _failed_read(client: Client) -> tuple[str, list[dict[str, Any]]]:
 
 
 NEEDS_REPLY: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
-    "a read that also noted a constraint": _read_and_noted, "a read that failed": _failed_read,
+    "a read that failed": _failed_read,
 }
 ANSWERED_BY_THE_STATE: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
     "a write": _written, "a draft generated": _drafted, "a constraint noted": _noted,
@@ -177,9 +179,47 @@ async def test_a_write_a_draft_or_a_constraint_noted_is_answered_by_the_states_a
     assert answer["reply"].startswith(("Added ", "Drafted ", "Noted: ")) and "next" not in answer
 
 
+async def _planned_reads_and_noted(client: Client) -> tuple[str, list[dict[str, Any]]]:
+    noted = {"constraint_snapshot": {"new_constraints": [constraint("ingredient_excluded", "protein", "fish"),
+                                                         constraint("days", "days", 3)],
+                                     "goal_update": "dinners for 3 days, no fish", "goal_subdomain": "meal_plans",
+                                     "source_phrases": ["no fish", "3 days"]}, "processed_message": "plan 3 dinners, no fish"}
+    return "Plan my dinners for the next 3 days, no fish", _sent([("understand", noted), ("think", plan(
+        "Propose 3 dinners", step("read", "Read the planned meals", subdomain="meal_plans", call={"tool": "meal_plan_show", "arguments": {}}),
+        step("read", "Read the recipes", call={"tool": "db_read", "arguments": {"table": "recipes", "columns": ["name"]}})))])
+
+
+READ_AND_NOTED: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str, Any]]]]]] = {
+    "a quick read that noted a constraint": _read_and_noted,
+    "a plan of reads before a proposal, its goal's constraints noted": _planned_reads_and_noted,
+}
+
+
+@pytest.mark.parametrize("case", READ_AND_NOTED.values(), ids=READ_AND_NOTED.keys())
+async def test_a_read_that_also_noted_constraints_is_answered_from_its_rows_saying_what_was_noted(
+        client: Client, case: Callable[..., Any]) -> None:
+    """The constraints are the model's own words: the rows answer the turn (a proposal is made from them), `noted` names
+    each constraint stated, and the next turn_start closes the turn with what was shown and noted on record."""
+    message, then = await case(client)
+    answer = await call(client, "turn_start", message=message, then=then)
+    assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED), answer
+    assert answer["noted"].startswith("Noted: ") and "next" not in answer and answer["notice"]
+    stated = then[0]["output"]["constraint_snapshot"]["new_constraints"]
+    assert all(str(item["value"]) in answer["noted"] for item in stated), answer["noted"]
+    following = await call(client, "turn_start", message="Thanks")
+    closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
+    assert following["turn"] == answer["turn"] + 1 and closed["reply_source"] == "rows"
+    assert closed["reply"].startswith("Shown: ") and closed["reply"].endswith(answer["noted"]), closed["reply"]
+
+
+async def test_a_lookup_that_noted_nothing_has_no_noted(client: Client) -> None:
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    assert answer["answered"] == ANSWERED and "noted" not in answer
+
+
 @pytest.mark.parametrize("case", NEEDS_REPLY.values(), ids=NEEDS_REPLY.keys())
 async def test_a_turn_that_did_more_than_read_still_needs_its_reply(client: Client, case: Callable[..., Any]) -> None:
-    """A read that also noted a constraint, a failed read: Reply's `next` as ever, and turn_start waits for the reply."""
+    """A failed read: Reply's `next` as ever, and turn_start waits for the reply."""
     message, then = await case(client)
     answer = await call(client, "turn_start", message=message, then=then)
     if answer["expected_role"] == "act":  # the failed read's step waits for Act: it reads another recipe, and completes

@@ -61,9 +61,9 @@ def listed_schema(contract: ToolContract, host: HostControls) -> tuple[str, dict
     return f"{contract.description} {IN_SCHEMA}", schema
 
 
-IN_SCHEMA = ("Each role's output shape (`then[].output`, turn_submit's `output`), the Understand, Think and Reply "
-             "instructions (`then[].role`) and the kitchen tools a step calls are in this input schema, sent once: the "
-             "answers leave them out (turn_context with full: true resends them); Act's, per step type, come with its first step.")
+IN_SCHEMA = ("Role output shapes (`then[].output`, also turn_submit's `output`), Understand, Think and Reply "
+             "instructions (`then[].role`) and the kitchen tools a step calls are in this schema, once (turn_context "
+             "full: true resends); Act's come with its first step of each type.")
 """What turn_start's description adds under a stage listing: where the role texts are."""
 
 

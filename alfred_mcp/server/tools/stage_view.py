@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from alfred_mcp.agent.machine import TurnMachine, answered_by_state, answered_from_rows
+from alfred_mcp.agent.present import noted_sentence
 from alfred_mcp.agent.prompting import Prompt, role_prompt
 from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
@@ -115,9 +116,10 @@ NOT_RESENT = "(not sent: the refused output changed nothing; fix what `refused` 
 
 
 SEND_AHEAD = {
-    "understand": "Once you know the output shapes, send this output in turn_start's `then`, with Think's after it when you "
-                  "know the plan: no round trip per role.",
-    "think": "When you know the plan before Understand's answer, send it in `then` right after Understand's output.",
+    "understand": "Knowing the output shapes, send this in turn_start's `then`, Think's after it if you know the plan: no "
+                  "round trip per role.",
+    "think": "Need the kitchen's facts before you can propose or ask? Plan only read steps: the answer ends `answered` "
+             "with the rows; propose from them in your own words.",
     "reply": "When you know the outcome before the calls run (a write, a constraint noted), send this last in `then` with "
              "the turn's other outputs: the turn is 1 call.",
 }
@@ -150,7 +152,8 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
                  refused: bool = False, reply_held: bool = False) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
     answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
-    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows; no reply is needed. So does a turn the state's own account tells
+    read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows (a plan
+    that read before proposing proposes from them), and `noted` says what it noted or dropped; no reply is needed. So does a turn the state's own account tells
     whole (`answered_by_state`: a write, a constraint noted, drafts not saved), the account in `reply`, unless the call
     carried a reply that was `reply_held` (refused or not applied: its model writes it again from the results). Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
@@ -161,7 +164,8 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
         return {**status, "stage": "answered", "answered": ANSWERED_WORDED} if state.outcome == "quick" and state.owner is None else status
     if answered_from_rows(work.session, state):
         remember_notice(work, state.turn, status.get("notice"))
-        return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED}
+        noted = noted_sentence(work.session, state)
+        return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED, **({"noted": noted} if noted else {})}
     if not reply_held and (account := answered_by_state(work.session, state)) is not None:
         remember_notice(work, state.turn, status.get("notice"))
         return {**status, "stage": "answered", "expected_role": None, "reply": account, "answered": ANSWERED_BY_STATE}
@@ -175,8 +179,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
     work.session.write(CLIENT_MEMO, memo)
 
 
-ANSWERED = "from the rows (notice): tell the user from them; no turn_submit needed (a reply is still accepted)"
-"""What the answer of a lookup answered from its rows says instead of Reply's `next`."""
+ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed"
+"""What the answer of a lookup answered from its rows says instead of Reply's `next` (a reply submitted anyway is still
+accepted, and checked)."""
 ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
                      "turn_submit needed (a reply of your own is still accepted and checked)")
 """What the answer of a turn its state's own account tells whole says instead of Reply's `next`."""
