@@ -6,7 +6,7 @@ each test acts as its own users, so none sees another's rows, sessions or events
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,6 @@ from alfred_mcp.server.dispatch import ERROR_META
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from e2e.helpers import call, call_error, eq  # noqa: E402
 from http_harness import http_client, http_server  # noqa: E402
-from pg_harness import DatabaseFactory  # noqa: E402
 
 pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("http_replicas")]
 ALICE, BOB = "alice-token-0123456789", "bob-token-0123456789ab"
@@ -41,17 +40,9 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def replica_db(pg_databases: DatabaseFactory) -> Iterator[str]:
-    """One fresh, migrated PostgreSQL database for the module's servers."""
-    dsn = pg_databases.create()
-    yield dsn
-    pg_databases.release(dsn)
-
-
-@pytest.fixture(scope="module")
-async def replicas(replica_db: str) -> AsyncIterator[tuple[str, str]]:
+async def replicas(postgres_db: str) -> AsyncIterator[tuple[str, str]]:
     """Two `serve --http` processes on one database: their /mcp URLs."""
-    async with http_server(replica_db, TOKENS) as url_a, http_server(replica_db, TOKENS) as url_b:
+    async with http_server(postgres_db, TOKENS) as url_a, http_server(postgres_db, TOKENS) as url_b:
         yield url_a, url_b
 
 
