@@ -34,23 +34,27 @@ _SIGNALS = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "interrupted 
 INPUT_POLL_SECONDS = 0.05
 
 
-async def chat_in_terminal(settings: Settings, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
-    """Read messages from the terminal; a progress line per stage on stderr and the reply on stdout."""
+async def chat_in_terminal(settings: Settings, stdin: TextIO | None = None, stdout: TextIO | None = None,
+                           stderr: TextIO | None = None) -> int:
+    """Read messages from the terminal; a progress line per stage on stderr and the reply on stdout (the streams
+    default to the process's as they are when called)."""
     app = _app_with_model(settings)
     await app.open()
     try:
-        return await _with_signals(lambda interrupt: _converse(app, _Lines(stdin), stdout, stderr, interrupt))
+        return await _with_signals(lambda interrupt: _converse(app, _Lines(stdin or sys.stdin), stdout or sys.stdout,
+                                                               stderr or sys.stderr, interrupt))
     finally:
         await app.close()
 
 
-async def run_script(settings: Settings, script: str, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
-    """Run each line of `script` (`-`: stdin) as a turn; print each turn's record as a JSON line when it ends."""
+async def run_script(settings: Settings, script: str, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run each line of `script` (`-`: stdin) as a turn; print each turn's record as a JSON line when it ends (the
+    streams default to the process's as they are when called)."""
     app = _app_with_model(settings)
     messages = _messages(script)
     await app.open()
     try:
-        return await _with_signals(lambda interrupt: _run_messages(app, messages, stdout, stderr, interrupt))
+        return await _with_signals(lambda interrupt: _run_messages(app, messages, stdout or sys.stdout, stderr or sys.stderr, interrupt))
     finally:
         await app.close()
 

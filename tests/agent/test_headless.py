@@ -1,4 +1,5 @@
-"""`alfred-mcp run` and `alfred-mcp chat` as real subprocesses: a scripted model file, and loopback model servers."""
+"""`alfred-mcp run` and `alfred-mcp chat` as real subprocesses: a scripted model file, and loopback model servers (a few
+cases call the command's entry point in this process instead, where the process itself is not what they prove)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import pytest
 
 from alfred_mcp.cli import main
 from alfred_mcp.server.leak_guard import find_uuid
+from tests.entry_point import run_entry_point
 
 from .llm.fake_openai import Answer, FakeModelServer, Request, Silent, always, by_role
 
@@ -73,10 +75,10 @@ def test_chat_shows_a_progress_line_per_stage(tmp_path: Path) -> None:
     assert find_uuid(done.stdout + done.stderr) is None
 
 
-def test_chat_without_a_model_is_a_one_line_error(tmp_path: Path) -> None:
+def test_chat_without_a_model_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The entry point in this process (tests/cli/test_bad_settings.py runs refusals like it in the command's own process)."""
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "k.db"), "chat"], input="", capture_output=True,
-                          text=True, env=env, timeout=60, check=False)
+    done = run_entry_point(["--db", str(tmp_path / "k.db"), "chat"], env, monkeypatch=monkeypatch, capsys=capsys)
     assert done.returncode == 2 and "need a model" in done.stderr and "scripted:demo" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
@@ -299,13 +301,15 @@ SHOPPING_SCRIPT = {
 
 @pytest.mark.parametrize(("flags", "runs"), [((), True), (("--read-only",), False), (("--tools", "core,drafts,agent"), False)],
                          ids=["every tool", "read-only", "tools core,drafts,agent"])
-def test_run_gives_act_the_kitchen_tools_the_host_serves_and_no_other(tmp_path: Path, flags: tuple[str, ...], runs: bool) -> None:
+def test_run_gives_act_the_kitchen_tools_the_host_serves_and_no_other(
+    tmp_path: Path, flags: tuple[str, ...], runs: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command's entry point in this process (the tests above run the command itself)."""
     script = tmp_path / "shopping.json"
     script.write_text(json.dumps(SHOPPING_SCRIPT))
     env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(REPO), "HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "kitchen.db"), "--model", f"scripted:{script}", *flags, "run", "-"]
-    done = subprocess.run(command, input="put the first recipe on my shopping list\n", capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
+    argv = ["--db", str(tmp_path / "kitchen.db"), "--model", f"scripted:{script}", *flags, "run", "-"]
+    done = run_entry_point(argv, env, monkeypatch=monkeypatch, capsys=capsys, stdin="put the first recipe on my shopping list\n")
     # Without shopping_list_from the write step writes nothing, so the turn ends blocked (exit 1), never completed.
     assert done.returncode == (0 if runs else 1), done.stderr
     (step,) = json.loads(done.stdout)["steps"]

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from alfred_mcp.cli import EXIT_STARTUP, build_parser, main
+from alfred_mcp.cli import EXIT_STARTUP, build_parser
+from tests.entry_point import run_entry_point as entry_point
 
 REPO = Path(__file__).resolve().parents[2]
 CONSOLE_SCRIPT = Path(sys.executable).with_name("alfred-mcp")
@@ -179,16 +180,7 @@ def run_entry_point(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtu
     """The console script's entry point called in this process, with the script's environment in place of this one's."""
 
     def run(case: Case, home: Path) -> subprocess.CompletedProcess[str]:
-        argv = _argv(case, home)
-        capsys.readouterr()
-        with monkeypatch.context() as patched:
-            for name in list(os.environ):
-                patched.delenv(name)
-            for name, value in _environment(case, home).items():
-                patched.setenv(name, value)
-            code = main(argv)
-        out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(["alfred-mcp", *argv], code, out, err)
+        return entry_point(_argv(case, home), _environment(case, home), monkeypatch=monkeypatch, capsys=capsys)
 
     return run
 

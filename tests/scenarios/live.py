@@ -29,6 +29,8 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -56,8 +58,29 @@ def _dump(items: Any) -> str:
     return json.dumps([item.model_dump(mode="json", exclude_none=True, by_alias=True) for item in items], indent=1)
 
 
-async def _call(db: Path, what: str, rest: list[str], label: str) -> str:
-    async with Client(_server(db)) as client:
+@asynccontextmanager
+async def _client(db: Path, in_process: bool) -> AsyncIterator[Client]:
+    """A client of the kitchen's server: its own stdio process, as a recorder runs it, or (`in_process`, for tests that
+    make many calls) the same server built in this process from the same settings, opened and closed around the call."""
+    if not in_process:
+        async with Client(_server(db)) as client:
+            yield client
+        return
+    from alfred_mcp.app import AlfredApp
+    from alfred_mcp.config import Settings
+    from alfred_mcp.server.mcp_server import build_server
+
+    app = AlfredApp.from_settings(Settings.from_env(db=str(db)))
+    await app.open()
+    try:
+        async with Client(build_server(app)) as client:
+            yield client
+    finally:
+        await app.close()
+
+
+async def _call(db: Path, what: str, rest: list[str], label: str, *, in_process: bool = False) -> str:
+    async with _client(db, in_process) as client:
         if what == "list":
             return _dump((await client.list_tools()).tools)
         if what == "prompts":

@@ -1,6 +1,9 @@
 """A conversation recorded through a listing (ALFRED_LISTED) is replayed with it: `live.py` starts its stdio server with
 the listing, `export` keeps it in the recording, and the replay serves it, so every answer reads as it did live; the
-export also keeps how many outputs sent ahead each call had applied, and what its refs named."""
+export also keeps how many outputs sent ahead each call had applied, and what its refs named.
+
+Each test's first call goes through `live.py`'s own stdio server process; its later calls build the same server in this
+process (`in_process`), opened on the same kitchen file per call, as a new process would (a process costs seconds)."""
 
 from __future__ import annotations
 
@@ -30,9 +33,9 @@ async def test_a_conversation_recorded_through_the_stage_listing_replays_with_it
     listed = json.loads(await _call(db, "list", [], ""))
     assert {tool["name"] for tool in listed} == {"turn_start", "turn_submit", "turn_context", "turn_abandon"}
     ahead = [{"role": "understand", "output": SEARCH.outputs["understand"][0]}, {"role": "think", "output": SEARCH.outputs["think"][0]}]
-    await _call(db, "call", ["turn_start", json.dumps({"message": SEARCH.message, "then": ahead})], "t1")
+    await _call(db, "call", ["turn_start", json.dumps({"message": SEARCH.message, "then": ahead})], "t1", in_process=True)
     for role, output in [*(("act", output) for output in SEARCH.outputs["act"]), ("reply", SEARCH.outputs["reply"][0])]:
-        said = await _call(db, "call", ["turn_submit", json.dumps({"role": role, "output": output})], "t1")
+        said = await _call(db, "call", ["turn_submit", json.dumps({"role": role, "output": output})], "t1", in_process=True)
         assert not said.startswith("ERROR"), said
     data = export(db, "listed_search")
     assert data["listed"] == ["stages"]
@@ -60,18 +63,18 @@ async def test_an_export_keeps_which_outputs_sent_ahead_were_applied_and_what_ea
     await _call(db, "call", ["turn_start", json.dumps({"message": SEARCH.message, "then": _ahead(
         ("understand", SEARCH.outputs["understand"][0]), ("think", SEARCH.outputs["think"][0]))})], "t1")
     found = await _call(db, "call", ["turn_submit", json.dumps({"role": "act", "output": SEARCH.outputs["act"][0], "then": _ahead(
-        ("act", SEARCH.outputs["act"][1]), ("reply", answer))})], "t1")
+        ("act", SEARCH.outputs["act"][1]), ("reply", answer))})], "t1", in_process=True)
     assert "not_applied" in found, found
-    await _call(db, "call", ["turn_submit", json.dumps({"role": "reply", "output": answer})], "t1")
+    await _call(db, "call", ["turn_submit", json.dumps({"role": "reply", "output": answer})], "t1", in_process=True)
     salmon = re.search(r"(recipe_\d+)\W+Miso-Glazed Salmon", found)
     assert salmon, found
     show = {"referenced_refs": [salmon.group(1)], "processed_message": "show the salmon", "quick_mode": True,
             "quick_mode_confidence": 0.9, "quick_read": {"tool": "recipe_show", "arguments": {"recipe": salmon.group(1)}}}
     said = reply("The Miso-Glazed Salmon with Bok Choy: salmon glazed with miso, with bok choy.")
     shown = await _call(db, "call", ["turn_start", json.dumps({"message": "Show me the salmon one", "then": _ahead(
-        ("understand", show), ("reply", said))})], "t2")
+        ("understand", show), ("reply", said))})], "t2", in_process=True)
     assert "not_applied" in shown, shown
-    await _call(db, "call", ["turn_submit", json.dumps({"role": "reply", "output": said})], "t2")
+    await _call(db, "call", ["turn_submit", json.dumps({"role": "reply", "output": said})], "t2", in_process=True)
 
     out = tmp_path / "exported.json"
     exported = subprocess.run([sys.executable, "-m", "tests.scenarios.live", "--db", str(db), "export", "listed_lookups", "--out", str(out)],

@@ -18,3 +18,11 @@ def pg_url(pg_databases: DatabaseFactory) -> Iterator[str]:
     dsn = pg_databases.create()
     yield dsn
     pg_databases.release(dsn)
+
+
+@pytest.fixture(scope="module")
+def postgres_db(pg_databases: DatabaseFactory) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database shared by a module's tests (its servers started once for them)."""
+    dsn = pg_databases.create()
+    yield dsn
+    pg_databases.release(dsn)

@@ -16,7 +16,7 @@ import anyio
 import httpx2
 import psycopg
 import pytest
-from pg_harness import DatabaseFactory, PostgresServer, create_database, postgres_server, start_server, stop_server
+from pg_harness import PostgresServer, create_database, postgres_server, start_server, stop_server
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from e2e.helpers import call  # noqa: E402
@@ -53,13 +53,6 @@ async def served_sqlite(sqlite_db: Path) -> AsyncIterator[str]:
     """One server on an SQLite file for the module's tests; its /mcp URL."""
     async with http_server(str(sqlite_db), TOKENS) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def postgres_db(pg_databases: DatabaseFactory) -> Iterator[str]:
-    dsn = pg_databases.create()
-    yield dsn
-    pg_databases.release(dsn)
 
 
 @pytest.fixture(scope="module")

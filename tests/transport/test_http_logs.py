@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 from test_http_metrics import CALLS
 
 from alfred_mcp.server.dispatch import ERROR_META
+from tests.entry_point import run_entry_point
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 from http_harness import free_port, http_client, http_server  # noqa: E402
@@ -66,12 +66,15 @@ async def test_text_stays_the_default(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("value", ["yaml", "JSONL", "1"])
-def test_an_unknown_log_format_stops_the_server_naming_the_setting(tmp_path: Path, value: str) -> None:
+def test_an_unknown_log_format_stops_the_server_naming_the_setting(
+        tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The command's entry point in this process (tests/cli/test_bad_settings.py runs this refusal in its own process too)."""
     env = {key: val for key, val in os.environ.items() if not key.startswith("ALFRED_")}
     env.update({"ALFRED_TOKENS": f"{TOKEN}=alice", "ALFRED_LOG_FORMAT": value})
-    done = subprocess.run([sys.executable, "-m", "alfred_mcp", "--db", str(tmp_path / "k.db"), "serve", "--http", f"127.0.0.1:{free_port()}"],
-                          env=env, capture_output=True, text=True, timeout=60, check=False)
+    done = run_entry_point(["--db", str(tmp_path / "k.db"), "serve", "--http", f"127.0.0.1:{free_port()}"], env,
+                           monkeypatch=monkeypatch, capsys=capsys)
     assert done.returncode != 0
+    assert not (tmp_path / "k.db").exists()
     assert f"ALFRED_LOG_FORMAT takes 'text' or 'json' (got {value!r})" in done.stderr
 
 
