@@ -120,7 +120,7 @@ def _followed_note(fact: NoteFact) -> str:
 
 def _followed_say(fact: NoteFact, name_of: NameOf) -> str:
     gone = "is gone" if fact["gone"] else "changed"
-    return f"The {fact['name']} on your shopping list counted the pantry's {fact['pantry']}, which {gone}: it says {fact['now']} now."
+    return f"The {fact['name']} on your shopping list says {fact['now']} now: it counted the pantry's {fact['pantry']}, which {gone}."
 
 
 NOTE_KINDS: dict[str, NoteKind] = {
