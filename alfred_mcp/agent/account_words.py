@@ -240,17 +240,20 @@ _IN_PLACE = {"shopping_list": "on your shopping list", "recipes": "among your re
 
 def absent_sentence(absent: Sequence[Mapping[str, str]], *, changed: bool) -> str:
     """'Nothing was changed: I found no eggs on your shopping list.' for calls refused because what the person named is
-    not there (`changed`: the turn changed something else, so only 'I found no eggs on your shopping list.')."""
+    not there, or 'there was nothing to undo' (`changed`: the turn changed something else, so only 'I found no eggs on
+    your shopping list.')."""
     places: dict[str, list[str]] = {}
+    nothing = list(dict.fromkeys(entry["nothing"] for entry in absent if entry.get("nothing")))
     for entry in absent:
         table = entry.get("table", "")
         place = _IN_PLACE.get(table) or (f"in {_PLACES[table]}" if table in _PLACES else "in your kitchen")
         if entry.get("name") and entry["name"] not in (names := places.setdefault(place, [])):
             names.append(entry["name"])
-    found = "; ".join(f"I found no {listed_names(names, cap=MAX_NOT_DONE)} {place}" for place, names in places.items() if names)
+    found = "; ".join([*(f"I found no {listed_names(names, cap=MAX_NOT_DONE)} {place}" for place, names in places.items() if names),
+                       *(f"there was nothing {what}" for what in nothing)])
     if not found:
         return ""
-    return f"{found}." if changed else f"Nothing was changed: {found}."
+    return f"{found[:1].upper()}{found[1:]}." if changed else f"Nothing was changed: {found}."
 
 
 def note_sentences(told: Told, name_of: NameOf) -> tuple[list[str], list[str]]:

@@ -84,10 +84,17 @@ class ToolRunner(Protocol):
     async def __call__(self, tool: str, arguments: dict[str, Any], /) -> dict[str, Any]: ...
 
 
+NOTHING_TO_DO = {"nothing_to_undo": "to undo"}
+"""Refusals' `reason`s that say there was nothing to do (not that the model's arguments were wrong), by what was not there."""
+
+
 def _absent(error: AlfredError) -> dict[str, str]:
-    """{name, table} of a refusal because the row the person named is not there (`absent_from`), else empty."""
-    table, name = error.fields.get("absent_from"), error.fields.get("value")
-    return {"name": name, "table": table} if isinstance(table, str) and isinstance(name, str) else {}
+    """What a refusal found not there: {name, table} of the row the person named (`absent_from`), or {nothing} for a call
+    with nothing to do (`NOTHING_TO_DO`); else empty (the model's arguments, which the model corrects)."""
+    table, name, reason = error.fields.get("absent_from"), error.fields.get("value"), error.fields.get("reason")
+    if isinstance(table, str) and isinstance(name, str):
+        return {"name": name, "table": table}
+    return {"nothing": NOTHING_TO_DO[reason]} if isinstance(reason, str) and reason in NOTHING_TO_DO else {}
 
 
 def current_turn(session: Session) -> TurnState | None:

@@ -44,8 +44,9 @@ class ToolCallRecord(BaseModel):
                                           "the model's to word."
     )
     absent: dict[str, str] = Field(
-        default_factory=dict, description="A call refused because the row the person named is not there: {name, table} "
-                                          "(nothing changed; the state's account says so)."
+        default_factory=dict, description="A call refused because the row the person named is not there ({name, table}) "
+                                          "or there was nothing to do ({nothing}: 'to undo'); nothing changed, the state's "
+                                          "account says so."
     )
     shortfalls: list[dict[str, str]] = Field(
         default_factory=list,

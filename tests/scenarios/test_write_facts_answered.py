@@ -222,3 +222,13 @@ async def test_a_call_refused_for_the_models_arguments_still_asks_the_model(clie
                   ("think", plan("Update it", step("write", "Update it", call={"tool": "db_update", "arguments": arguments})))])
     answer = await call(client, "turn_start", message="Update it", then=then)
     assert answer.get("answered") is None and answer["stage"] != "answered", answer
+
+
+async def test_an_undo_with_nothing_to_undo_ends_answered_saying_so(client: Client, app: AlfredApp) -> None:
+    before = kitchen_digest(_db(app))
+    answer = await _staged(client, "kitchen_undo", {})
+    (record,) = _calls((await call(client, "turn_status"))["state"])
+    assert not record["ok"] and record["absent"] == {"nothing": "to undo"}, record
+    assert (answer["stage"], answer.get("answered"), answer["reply"]) == (
+        "answered", ANSWERED_BY_STATE, "Nothing was changed: there was nothing to undo."), answer
+    assert kitchen_digest(_db(app)) == before
