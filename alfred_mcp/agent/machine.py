@@ -619,9 +619,10 @@ class TurnMachine:
         return state
 
     def _ends_on_absent(self, state: TurnState, step: StepState) -> bool:
-        """A stage-driven turn's last step, refused because what the person named is not there, ends the turn: nothing
-        is left for the model to choose (the bundled loop's Act decides as ever; an earlier step's later ones may need it)."""
-        return state.owner is None and step.index == len(state.steps) - 1 and not self._step_wrote(step)
+        """A turn's last step, refused because what the person named is not there (or there was nothing to do), ends the
+        turn at Reply: nothing is left for Act to choose (an earlier step's refusal stays Act's: the later steps may need
+        it). A stage-driven turn then ends answered on the state's account; the bundled loop runs Reply as ever."""
+        return step.index == len(state.steps) - 1 and not self._step_wrote(step)
 
     def _stop_on_absent(self, state: TurnState, step: StepState, message: str) -> TurnState:
         """The step stops, nothing changed, and Reply is next: the state's account says what was not there."""

@@ -27,6 +27,7 @@ from alfred_mcp.state.note_facts import NOTE_KINDS, fact_sentence, is_offer
 from alfred_mcp.state.refs import refs_in
 
 from .kitchen_digest import kitchen_digest
+from .loop_driver import ScenarioModel, loop_turn
 from .scripts import plan, step
 from .test_sent_ahead import _sent
 from .test_write_answered import LATER, _calls, assert_reads_like_a_person
@@ -231,4 +232,18 @@ async def test_an_undo_with_nothing_to_undo_ends_answered_saying_so(client: Clie
     assert not record["ok"] and record["absent"] == {"nothing": "to undo"}, record
     assert (answer["stage"], answer.get("answered"), answer["reply"]) == (
         "answered", ANSWERED_BY_STATE, "Nothing was changed: there was nothing to undo."), answer
+    assert kitchen_digest(_db(app)) == before
+
+
+async def test_the_bundled_loop_still_runs_reply_after_a_refusal_of_a_row_not_there(app: AlfredApp) -> None:
+    """Through the bundled loop (a turn with an owner), the same refusal stops the step and Reply is the model's: its
+    reply, checked, is the turn's, and nothing changed."""
+    before = kitchen_digest(_db(app))
+    outputs = {"understand": [{"processed_message": "mark it bought"}],
+               "think": [plan("Mark it", step("write", "Mark it", "shopping", call={
+                   "tool": "shopping_list_check", "arguments": {"items": [ABSENT], "bought": True}}))],
+               "reply": [{"response": f"{ABSENT} is not on your shopping list, so I changed nothing."}]}
+    state = await loop_turn(app, ScenarioModel(), "Mark it as bought", outputs)
+    assert (state.stage, state.reply_source) == ("done", "model"), state
+    assert state.steps[0].status == "stopped" and state.steps[0].tool_calls[0].absent["name"] == ABSENT
     assert kitchen_digest(_db(app)) == before
