@@ -14,7 +14,9 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
+from alfred_mcp.state.note_facts import NameOf, NoteFact, fact_sentence, is_offer, result_note_facts
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts
+from alfred_mcp.state.shortfalls import DRAFT_AGAIN
 
 MAX_NAMED = 5
 """Things named in one list of done things; past it, how many more (a part not done is always named whole)."""
@@ -42,6 +44,14 @@ class Told:
     """What an undo did to each row by its ref: removed (an add undone), restored (a removal undone) or reverted."""
     already_bought: tuple[str, ...] = ()
     """Ingredients whose line for these meals was bought already (ticked: not on the list to buy)."""
+    note_facts: tuple[NoteFact, ...] = ()
+    """The facts the calls' notes told (`state/note_facts.py`): a line added to, a meal made for the household, an offer."""
+    nothing_added: bool = False
+    """A shopping_list_from call (not a preview) that put nothing on the list: everything listed, bought or covered."""
+
+    def merged_refs(self) -> frozenset[str]:
+        """The lines a `merged` fact tells (told by it, not as a plain update)."""
+        return frozenset(str(fact["ref"]) for fact in self.note_facts if fact["kind"] == "merged")
 
 
 def result_told(tool: str, result: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,6 +78,10 @@ def result_told(tool: str, result: Mapping[str, Any]) -> dict[str, Any]:
     bought = [str(row["name"]) for row in _dicts(result.get("already_listed")) if row.get("name") and _bought(row)]
     if bought:  # a ticked line is not on the list to buy: told apart, never as 'already on your shopping list'
         told["already_bought"] = bought
+    if facts := result_note_facts(result):
+        told["note_facts"] = [dict(fact) for fact in facts]
+    if tool == "shopping_list_from" and not result.get("preview") and not result.get("added") and not result.get("topped_up"):
+        told["nothing_added"] = True
     return told
 
 
@@ -80,8 +94,12 @@ def told_of(calls: Iterable[Mapping[str, Any]], label_of: Callable[[str], str]) 
     covered: list[str] = []
     bought: list[str] = []
     undone: dict[str, str] = {}
+    facts: list[NoteFact] = []
+    nothing_added = False
     for told in calls:
         undone.update(told.get("undone", {}))
+        facts += [fact for fact in told.get("note_facts", ()) if fact not in facts]
+        nothing_added = nothing_added or bool(told.get("nothing_added"))
         meals.update({meal: label_of(recipe) or "" for meal, recipe in told.get("meal_recipes", {}).items()})
         if (cook := told.get("cooked")) is not None:
             recipe = label_of(cook["recipe"]) or ""
@@ -91,7 +109,7 @@ def told_of(calls: Iterable[Mapping[str, Any]], label_of: Callable[[str], str]) 
         listed += [name for name in told.get("already_listed", ()) if name not in listed]
         covered += [name for name in told.get("covered", ()) if name not in covered]
         bought += [name for name in told.get("already_bought", ()) if name not in bought]
-    return Told(meals, cooked, planned, tuple(listed), tuple(covered), undone, tuple(bought))
+    return Told(meals, cooked, planned, tuple(listed), tuple(covered), undone, tuple(bought), tuple(facts), nothing_added)
 
 
 def _bought(row: Mapping[str, Any]) -> bool:
@@ -163,9 +181,10 @@ def done_sentences(facts: ReplyFacts, told: Told, wrote_by: Mapping[str, str]) -
     (`wrote_by`: the tool that wrote each ref), a cook's log entry first and what its recipe is still planned for last."""
     groups: dict[tuple[str, str | None, str], list[str]] = {}
     undone = {fact.ref for fact in facts.things if fact.action == "undone"}
+    merged = told.merged_refs()
     for fact in facts.things:
-        if fact.action == "deleted" and fact.ref in undone:
-            continue  # what an undo removed is told as the undo, not a second time
+        if (fact.action == "deleted" and fact.ref in undone) or (fact.action == "updated" and fact.ref in merged):
+            continue  # what an undo removed is told as the undo, a line added to as its `merged` fact, not a second time
         if fact.action in _VERB and fact.table not in ("recipe_ingredients", CONSTRAINTS_TABLE):
             how = told.undone.get(fact.ref, "") if fact.action == "undone" else wrote_by.get(fact.ref, "")
             names = groups.setdefault((fact.action, fact.table, how), [])
@@ -204,8 +223,9 @@ def _planned(label: str) -> str:
 
 
 def outcome_sentences(told: Told) -> str:
-    """What a list's lines the call did not change: 'Already on your list: eggs. Your pantry covers parmesan.'"""
-    parts = []
+    """What a list's lines the call did not change: 'Already on your list: eggs. Your pantry covers parmesan.' (first,
+    when a list was made and nothing was put on it, 'Nothing was added to your shopping list.')."""
+    parts = ["Nothing was added to your shopping list."] if told.nothing_added else []
     if told.already_listed:
         parts.append(f"Already on your shopping list: {listed_names(list(told.already_listed))}.")
     if told.already_bought:
@@ -213,6 +233,33 @@ def outcome_sentences(told: Told) -> str:
     if told.covered:
         parts.append(f"Your pantry covers {listed_names(list(told.covered))}.")
     return " ".join(parts)
+
+
+_IN_PLACE = {"shopping_list": "on your shopping list", "recipes": "among your recipes", "tasks": "among your tasks"}
+
+
+def absent_sentence(absent: Sequence[Mapping[str, str]], *, changed: bool) -> str:
+    """'Nothing was changed: I found no eggs on your shopping list.' for calls refused because what the person named is
+    not there, or 'there was nothing to undo' (`changed`: the turn changed something else, so only 'I found no eggs on
+    your shopping list.')."""
+    places: dict[str, list[str]] = {}
+    nothing = list(dict.fromkeys(entry["nothing"] for entry in absent if entry.get("nothing")))
+    for entry in absent:
+        table = entry.get("table", "")
+        place = _IN_PLACE.get(table) or (f"in {_PLACES[table]}" if table in _PLACES else "in your kitchen")
+        if entry.get("name") and entry["name"] not in (names := places.setdefault(place, [])):
+            names.append(entry["name"])
+    found = "; ".join([*(f"I found no {listed_names(names, cap=MAX_NOT_DONE)} {place}" for place, names in places.items() if names),
+                       *(f"there was nothing {what}" for what in nothing)])
+    if not found:
+        return ""
+    return f"{found[:1].upper()}{found[1:]}." if changed else f"Nothing was changed: {found}."
+
+
+def note_sentences(told: Told, name_of: NameOf) -> tuple[list[str], list[str]]:
+    """The calls' note facts in a person's sentences (`note_facts.fact_sentence`): the facts, and the offers (told last)."""
+    facts = [(is_offer(fact), sentence) for fact in told.note_facts if (sentence := fact_sentence(fact, name_of))]
+    return [said for offer, said in facts if not offer], [said for offer, said in facts if offer]
 
 
 def unlinked_sentence(items: Sequence[Item]) -> str:
@@ -228,12 +275,17 @@ def relinked_sentence(items: Sequence[Item]) -> str:
 
 
 def not_done_sentence(facts: ReplyFacts) -> str:
-    """'Lemon Cod was not saved. Tzatziki is drafted, not saved yet.'"""
+    """'Lemon Cod was not saved. Kept Lasagna as a draft, not saved. Drafted Tzatziki, not saved yet.' (kept: a draft an undo
+    left open again)."""
     failed = list(dict.fromkeys(item.label or item.ref for item in facts.failed))
-    unsaved = [name for name in dict.fromkeys(item.label or item.ref for item in facts.unsaved) if name not in failed]
+    kept = [name for name in dict.fromkeys(item.label or item.ref for item in facts.unsaved if item.reason == DRAFT_AGAIN)
+            if name not in failed]
+    unsaved = [name for name in dict.fromkeys(item.label or item.ref for item in facts.unsaved) if name not in failed and name not in kept]
     parts = []
     if failed:
         parts.append(f"{listed_names(failed, cap=MAX_NOT_DONE)} {'was' if len(failed) == 1 else 'were'} not saved.")
+    if kept:  # an undone save: the recipe is gone from the kitchen, its draft kept
+        parts.append(f"Kept {listed_names(kept, cap=MAX_NOT_DONE)} as a draft, not saved.")
     if unsaved:
         parts.append(f"Drafted {listed_names(unsaved, cap=MAX_NOT_DONE)}, not saved yet.")
     return " ".join(parts)

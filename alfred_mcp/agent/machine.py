@@ -21,7 +21,15 @@ from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.agent import act_tools
 from alfred_mcp.agent.account_words import result_told
-from alfred_mcp.agent.present import noted_sentence, removal_effects, reply_facts, state_reply, unworded_warnings
+from alfred_mcp.agent.present import (
+    absent_calls,
+    noted_sentence,
+    removal_effects,
+    reply_facts,
+    state_reply,
+    turn_told,
+    unworded_warnings,
+)
 from alfred_mcp.agent.quick_answer import quick_answer, quick_refs
 from alfred_mcp.agent.summarize import summarize_turn
 from alfred_mcp.agent.understanding import apply_understanding, record_conversation, record_plan
@@ -36,6 +44,7 @@ from alfred_mcp.session.documents import AGENT_CURRENT_TURN, AGENT_TURNS
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnOwner, TurnState
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.curation import check_curation_refs
+from alfred_mcp.state.note_facts import untold_notes
 from alfred_mcp.state.refs import name_refs, refs_in
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, check_reply
 from alfred_mcp.state.role_outputs import (
@@ -81,6 +90,19 @@ class ToolRunner(Protocol):
     async def __call__(self, tool: str, arguments: dict[str, Any], /) -> dict[str, Any]: ...
 
 
+NOTHING_TO_DO = {"nothing_to_undo": "to undo"}
+"""Refusals' `reason`s that say there was nothing to do (not that the model's arguments were wrong), by what was not there."""
+
+
+def _absent(error: AlfredError) -> dict[str, str]:
+    """What a refusal found not there: {name, table} of the row the person named (`absent_from`), or {nothing} for a call
+    with nothing to do (`NOTHING_TO_DO`); else empty (the model's arguments, which the model corrects)."""
+    table, name, reason = error.fields.get("absent_from"), error.fields.get("value"), error.fields.get("reason")
+    if isinstance(table, str) and isinstance(name, str):
+        return {"name": name, "table": table}
+    return {"nothing": NOTHING_TO_DO[reason]} if isinstance(reason, str) and reason in NOTHING_TO_DO else {}
+
+
 def current_turn(session: Session) -> TurnState | None:
     """The session's latest agent turn (done or not), or None before the first."""
     turn = session.read(AGENT_CURRENT_TURN)
@@ -108,19 +130,23 @@ def answered_from_rows(session: Session, state: TurnState) -> bool:
 
 def answered_by_state(session: Session, state: TurnState) -> str | None:
     """The state's own account of a stage-driven turn at Reply (`state_reply`) when it tells the user all a reply must:
-    the turn wrote, removed, noted or drafted something, no call failed or noted an offer (the model's to word), each
-    warning of its calls has a sentence for a person (`warning_words`: the account tells it),
+    the turn wrote, removed, noted or drafted something, or found nothing to do (a list with all already there, a row
+    the person named not there: its step stopped, nothing changed), no call failed otherwise or left a note no fact tells
+    (`note_facts`: the account tells facts, and offers last), each warning of its calls has a sentence for a person
+    (`warning_words`: the account tells it),
     not only read (a lookup's answer is its rows: `answered_from_rows`), and the account, names and no refs, passes the
     very reply check a model's reply gets. Its client's model tells the user from it, so no reply is needed; one
     submitted is still accepted (and checked). None: the turn asks for Reply. The bundled loop (an owner) runs Reply."""
     if state.stage != "reply" or state.owner is not None or answered_from_rows(session, state):
         return None
     calls = [call for step in [*state.superseded_steps, *state.steps] for call in step.tool_calls]
-    if any(not call.ok or call.notes for call in calls) or unworded_warnings(session, state) or \
-            (calls and act_tools.only_reads([c.tool for c in calls])):
+    absent = absent_calls(state)
+    if any((not call.ok and not (call.absent and call.absent in absent)) or call.notes for call in calls) or \
+            unworded_warnings(session, state) or (calls and act_tools.only_reads([c.tool for c in calls])):
         return None
-    facts = reply_facts(session, state)
-    if facts.stopped or not (facts.things or facts.failed or facts.unsaved or facts.unlinked or facts.relinked or facts.partial):
+    facts, told = reply_facts(session, state), turn_told(session, state)
+    if facts.stopped or not (facts.things or facts.failed or facts.unsaved or facts.unlinked or facts.relinked or facts.partial
+                             or told.nothing_added or told.note_facts or absent):
         return None  # nothing written to tell (a skip, a write that found nothing to change): the model words it
     account = state_reply(session, state)
     return None if refs_in(account) or check_reply(account, facts) else account
@@ -562,9 +588,13 @@ class TurnMachine:
         try:
             result = await self.run_tool(decision.tool, arguments)
         except AlfredError as error:
-            step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=arguments, ok=False, summary=error.message, error_code=error.code))
+            absent = _absent(error)
+            step.tool_calls.append(ToolCallRecord(tool=decision.tool, arguments=arguments, ok=False, summary=error.message,
+                                                  error_code=error.code, absent=absent))
             step.consecutive_errors += 1
             state.errors.append({"step": step.index + 1, "tool": decision.tool, "code": error.code, "message": error.message})
+            if absent and self._ends_on_absent(state, step):
+                return self._stop_on_absent(state, step, error.message)
             if step.consecutive_errors >= MAX_TOOL_ERRORS:
                 state.notice = f"{decision.tool} failed: {error.message} (a second failure in a row: the step is blocked)"
                 return self._block(state, f"Step {step.index + 1} ({step.step.description}) failed twice: {error.message}",
@@ -582,7 +612,7 @@ class TurnMachine:
             tool=decision.tool, arguments=arguments, ok=True, card=card,
             summary=act_tools.summarize_result(decision.tool, result), refs=list(touched.values())[:50],
             batch=result["batch"]["batch"] if isinstance(result.get("batch"), dict) else None, effects=removal_effects(result),
-            warnings=act_tools.result_warnings(result), notes=act_tools.result_notes(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result)],
+            warnings=act_tools.result_warnings(result), notes=untold_notes(result), shortfalls=[vars(found) for found in shortfalls(decision.tool, result, self._draft_labels(result))],
             told=result_told(decision.tool, result),
         ))
         step.drafts.extend(ref for ref in act_tools.new_drafts(decision.tool, result) if ref not in step.drafts)
@@ -592,6 +622,29 @@ class TurnMachine:
             return self._complete_after_call(state, step, card)
         state.notice = card
         return state
+
+    def _ends_on_absent(self, state: TurnState, step: StepState) -> bool:
+        """A turn's last step, refused because what the person named is not there (or there was nothing to do), ends the
+        turn at Reply: nothing is left for Act to choose (an earlier step's refusal stays Act's: the later steps may need
+        it). A stage-driven turn then ends answered on the state's account; the bundled loop runs Reply as ever."""
+        return step.index == len(state.steps) - 1 and not self._step_wrote(step)
+
+    def _stop_on_absent(self, state: TurnState, step: StepState, message: str) -> TurnState:
+        """The step stops, nothing changed, and Reply is next: the state's account says what was not there."""
+        step.status = "stopped"
+        step.result_summary = message
+        state.current_step += 1
+        state.stage = "reply"
+        state.outcome = "completed"
+        state.notice = f"{step.tool_calls[-1].tool} changed nothing: {message}"
+        return state
+
+    def _draft_labels(self, result: Mapping[str, Any]) -> dict[str, str]:
+        """The label of each draft a result names by ref only (an undo's `drafts_reopened`): its shortfall is recorded by
+        the draft's name, as the result's own warning says it (`shortfall_warnings`), so the account tells it as such."""
+        reopened = result.get("drafts_reopened")
+        refs = [ref for ref in reopened if isinstance(ref, str)] if isinstance(reopened, list) else []
+        return {draft.ref: draft.label for draft in drafting.load_drafts(self.session, refs)} if refs else {}
 
     def _in_step_batch(self, step: StepState, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A save of the step's own pending items, named without a batch, goes in the step's batch: one save is one

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from alfred_mcp.agent.account_words import (
+    Told,
+    absent_sentence,
     done_sentences,
     listed_names,
     not_done_sentence,
+    note_sentences,
     outcome_sentences,
     partial_sentence,
     relinked_sentence,
@@ -24,7 +27,7 @@ from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.constraints import SessionConstraints, describe_constraint
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts
-from alfred_mcp.state.shortfalls import Shortfall
+from alfred_mcp.state.shortfalls import DRAFT_AGAIN, Shortfall
 from alfred_mcp.state.warning_words import person_sentence
 
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
@@ -36,7 +39,8 @@ def reply_facts(session: Session, state: TurnState) -> ReplyFacts:
     failed = [Item(item.ref, item.label or "", item.reason or "failed") for item in _failed_items(session, state)]
     found = [Shortfall(**entry) for step in _all_steps(state) for call in step.tool_calls for entry in call.shortfalls]
     reopened = {shortfall.ref for shortfall in found if shortfall.is_draft}
-    unsaved = [Item(d.ref, d.label) for d in drafting.list_drafts(session) if d.turn_created == state.turn or d.ref in reopened]
+    unsaved = [Item(d.ref, d.label, DRAFT_AGAIN if d.ref in reopened else "") for d in drafting.list_drafts(session)
+               if d.turn_created == state.turn or d.ref in reopened]
     named = {item.ref for item in failed} | reopened
     partial = [Item(shortfall.ref, shortfall.label, shortfall.reason) for shortfall in found if shortfall.ref not in named or not shortfall.ref]
     earlier = [fact for turn in range(max(1, state.turn - EARLIER_TURNS), state.turn) for fact in _written(session, turn)]
@@ -131,18 +135,32 @@ def state_reply(session: Session, state: TurnState, *, said: str | None = None, 
     done, what was not, and, when it stopped (`said`: the plain words for why), what to try, in a person's sentences
     (`account_words`). The one code path for such replies: it never quotes a model, nor the words meant for one."""
     facts = reply_facts(session, state)
-    told = told_of([*(call.told for step in _all_steps(state) for call in step.tool_calls if call.ok),
-                    {"meal_recipes": _saved_meal_recipes(session)}], lambda ref: _label(session, ref))
+    told = turn_told(session, state)
     wrote_by = {ref: call.tool for call in session.calls(state.turn) if call.outcome == "ok" for ref in call.refs}
-    first = " ".join(part for part in (done_sentences(facts, told, wrote_by), outcome_sentences(told), unlinked_sentence(facts.unlinked),
-                                       relinked_sentence(facts.relinked), not_done_sentence(facts), partial_sentence(facts),
-                                       *warned_sentences(session, state)) if part)
+    noted_facts, offers = note_sentences(told, lambda ref: _person_label(session, ref))
+    done = done_sentences(facts, told, wrote_by)
+    first = " ".join(part for part in (done, *noted_facts, outcome_sentences(told), unlinked_sentence(facts.unlinked),
+                                       relinked_sentence(facts.relinked), absent_sentence(absent_calls(state), changed=bool(done)),
+                                       not_done_sentence(facts), partial_sentence(facts), *warned_sentences(session, state),
+                                       *offers) if part)
     noted = noted_of(facts)
     if said is None:
         return " ".join(part for part in (first or _read_sentence(session, state) or ("" if noted else
                                                                                       "Nothing needed changing."), noted) if part)
     stop = f"I couldn't finish this: {_clipped(said)}" + (f"; {_clipped(hint)}." if hint else ".")
     return f"{first or 'Nothing was changed.'}{' ' + noted if noted else ''}\n{stop}"
+
+
+def absent_calls(state: TurnState) -> list[dict[str, str]]:
+    """{name, table} of each step that stopped because what the person named is not there (its last call refused so)."""
+    return [step.tool_calls[-1].absent for step in _all_steps(state)
+            if step.status == "stopped" and step.tool_calls and step.tool_calls[-1].absent]
+
+
+def turn_told(session: Session, state: TurnState) -> Told:
+    """What the turn's successful calls told beside their rows (`account_words.result_told`), merged, refs read as names."""
+    return told_of([*(call.told for step in _all_steps(state) for call in step.tool_calls if call.ok),
+                    {"meal_recipes": _saved_meal_recipes(session)}], lambda ref: _label(session, ref))
 
 
 def untold_warnings(call: ToolCallRecord) -> list[str]:

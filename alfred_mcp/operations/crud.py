@@ -23,6 +23,7 @@ from alfred_mcp.session import Session, UnitOfWork
 from alfred_mcp.state.array_ops import ListChange, split_list_changes
 from alfred_mcp.state.call_log import CallRecord
 from alfred_mcp.state.cards import read_card
+from alfred_mcp.state.note_facts import NoteFact
 from alfred_mcp.state.translate import (
     TranslatedRows,
     apply_labels,
@@ -49,8 +50,8 @@ class CrudResult:
     """A delete's rows left pointing at nothing ({table, ref, label, column, was}: `operations/unlinking.py`)."""
     next_cursor: str | None = None
     """Set when more rows match: pass it as `cursor` to read the next page."""
-    notes: tuple[str, ...] = ()
-    """What the write chose that the call did not say (a meal's servings: the household's)."""
+    notes: tuple[NoteFact, ...] = ()
+    """What the write chose that the call did not say, as facts (a meal's servings: the household's)."""
 
 
 def writable_table(name: str) -> Table:

@@ -15,6 +15,7 @@ from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, SHOPPING_LIST, Table
 from alfred_mcp.kitchen.shopping_lines import listed_recipes, source_entries
 from alfred_mcp.operations.crud import ref_of
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.note_facts import NoteFact, lines_for_dropped_recipe
 
 MAX_NAMED = 12
 """Lines a note names by ref; past it, how many more."""
@@ -26,10 +27,10 @@ async def planned_recipes(work: UnitOfWork, target: Where) -> dict[str, str]:
     return {str(row["id"]): str(row["recipe_id"]) for row in rows if row.get("recipe_id")}
 
 
-async def dropped_recipe_notes(work: UnitOfWork, before: Mapping[str, str]) -> list[str]:
-    """One note per recipe the write took off its meals and no meal plans any more, naming the unbought shopping lines
-    listed only for it: 'shopping_3 bok choy, shopping_5 miso paste were listed for Miso-Glazed Salmon with Bok Choy,
-    no longer planned: offer to remove them'."""
+async def dropped_recipe_notes(work: UnitOfWork, before: Mapping[str, str]) -> list[NoteFact]:
+    """One offer per recipe the write took off its meals and no meal plans any more, naming the unbought shopping lines
+    listed only for it (its note: 'shopping_3 bok choy, shopping_5 miso paste were listed for Miso-Glazed Salmon with Bok
+    Choy, no longer planned: offer to remove them')."""
     if not before:
         return []
     now = await _recipes_of(work, MEAL_PLANS, "recipe_id", sorted(before))
@@ -44,10 +45,9 @@ async def dropped_recipe_notes(work: UnitOfWork, before: Mapping[str, str]) -> l
     for name in sorted(set(names.values())):
         only = [line for line in lines if _listed_only_for(line.get("source"), name)]
         if only:
-            named = [f"{ref_of(work, SHOPPING_LIST, line)} {line['name']}" for line in only[:MAX_NAMED]]
-            more = f" and {len(only) - MAX_NAMED} more" if len(only) > MAX_NAMED else ""
-            notes.append(f"{', '.join(named)}{more} {'was' if len(only) == 1 else 'were'} listed for {name}, no longer "
-                         f"planned: offer to remove {'it' if len(only) == 1 else 'them'}")
+            shown = only[:MAX_NAMED]
+            notes.append(lines_for_dropped_recipe([ref_of(work, SHOPPING_LIST, line) for line in shown],
+                                                  [str(line["name"]) for line in shown], max(0, len(only) - MAX_NAMED), name))
     return notes
 
 

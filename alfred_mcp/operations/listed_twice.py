@@ -23,6 +23,7 @@ from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.crud import ref_of
 from alfred_mcp.operations.shopping import joined_amount
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.note_facts import NoteFact, merged
 from alfred_mcp.state.pantry import Stock, row_kind
 from alfred_mcp.store.base import Row
 
@@ -68,8 +69,9 @@ class Joined:
     """The payloads no open line took, to insert as asked."""
     rows: list[dict[str, Any]] = field(default_factory=list)
     """The open lines topped up, as the update gives them (refs)."""
-    said: list[str] = field(default_factory=list)
-    """'added 1 gallon to the milk already on the list: shop_2, now 2 gallons', one per payload joined."""
+    facts: list[NoteFact] = field(default_factory=list)
+    """One `merged` fact per payload joined (its note: 'added 1 gallon to the milk already on the list: shop_2, now 2
+    gallons')."""
 
 
 async def add_to_open_lines(work: UnitOfWork, data: Sequence[Mapping[str, Any]], override: AllergyOverride | None) -> Joined:
@@ -91,8 +93,8 @@ async def add_to_open_lines(work: UnitOfWork, data: Sequence[Mapping[str, Any]],
                                     {"quantity": total.quantity, "unit": total.unit}, all_rows=False)
         line.update(quantity=total.quantity, unit=total.unit)
         joined.rows += updated.rows
-        joined.said.append(f"added {amount_text(payload.get('quantity'), payload.get('unit'))} to the {line['name']} already on the "
-                           f"list: {ref}, now {amount_text(total.quantity, total.unit)}")
+        joined.facts.append(merged(ref, str(line["name"]), amount_text(payload.get("quantity"), payload.get("unit")),
+                                   amount_text(total.quantity, total.unit)))
     return joined
 
 

@@ -16,6 +16,7 @@ from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import RECIPES
 from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.note_facts import NoteFact, household_servings
 
 PEOPLE_COLUMNS = (("household_adults", "adult"), ("household_kids", "kid"))
 """The profile's columns that eat a serving each (a baby eats no serving of the meal), with the word for one."""
@@ -64,11 +65,12 @@ async def fill_servings(work: UnitOfWork, payloads: list[dict[str, Any]]) -> Fil
     return FilledServings(await _servings_from_recipes(work, payloads), None)
 
 
-def household_note(found: Household | None, names: Sequence[str]) -> list[str]:
-    """'meal_4: made for 3 (the household: 2 adults, 1 kid); no servings were given' for the meals that took it."""
+def household_note(found: Household | None, names: Sequence[str]) -> list[NoteFact]:
+    """The meals that took the household's servings, as a fact (its note: 'meal_4: made for 3 (the household: 2 adults,
+    1 kid); no servings were given')."""
     if found is None or not names:
         return []
-    return [f"{', '.join(names)}: made for {found.servings} (the household: {found.described}); no servings were given"]
+    return [household_servings(names, found.servings, found.described)]
 
 
 async def _servings_from_recipes(work: UnitOfWork, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:

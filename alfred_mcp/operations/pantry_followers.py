@@ -20,20 +20,21 @@ from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
 from alfred_mcp.kitchen.shopping_lines import PANTRY, SEPARATOR, pantry_held, parsed_amount, shopping_text
 from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.note_facts import NoteFact, pantry_followed
 from alfred_mcp.state.pantry import Stock, row_kind
 from alfred_mcp.store.base import Row
 
 EPSILON = 1e-9
 
 
-async def follow_pantry(work: UnitOfWork) -> list[str]:
-    """Rewrite the open shopping lines whose pantry note names a pantry row this unit deleted or changed; one sentence
-    per line rewritten, naming it and what it says now."""
+async def follow_pantry(work: UnitOfWork) -> list[NoteFact]:
+    """Rewrite the open shopping lines whose pantry note names a pantry row this unit deleted or changed; one fact per
+    line rewritten, naming it and what it says now."""
     changes = list(_pantry_changes(work))
     if not changes:
         return []
     lines = Stock(await work.store.select(SHOPPING_LIST, Query(limit=5_000), user_id=work.user_id))
-    said: list[str] = []
+    said: list[NoteFact] = []
     done: set[Any] = set()
     for before, after in changes:
         for line in lines.matching(str(before.get("name") or ""), before.get("ingredient_id"), row_kind(before)):
@@ -46,9 +47,8 @@ async def follow_pantry(work: UnitOfWork) -> list[str]:
             (written,) = await work.store.update(SHOPPING_LIST, one, values, user_id=work.user_id)
             done.add(line["id"])
             (shown,) = await rows_to_refs(work, SHOPPING_LIST, [written], action="updated")
-            gone = "was deleted" if after is None else "changed"
-            said.append(f"{shown['id']} ({written['name']}) counted what the pantry's {before['name']} held, which {gone}: "
-                        f"{shopping_text(written)}")
+            said.append(pantry_followed(str(shown["id"]), str(written["name"]), str(before["name"]), after is None,
+                                        shopping_text(written)))
     return said
 
 

@@ -146,12 +146,14 @@ async def ref_for_name(work: UnitOfWork, tool: str, named: NamedArgument) -> str
         reason = (f'"{name}" is not the name of a {noun}; it matches {_listed(matches)} by some words. {tool} changes rows, '
                   "so it takes only an exact name or a ref (a row matched by some words may not be the one meant): give "
                   f"{matches[0].ref} if it is")
-    else:
+    near: list[Candidate] = []
+    if not matches:
         near = [_candidate(work, table, row) for row in await _rows_with_any_word(work, table, name)]
         also = f"; {noun}s with some of its words: {_listed(near)}" if near else ""
         reason = f'no {noun} is named "{name}" or holds all its words{also}. Give a ref, or its name as the kitchen shows it'
+    absent = not matches and not near  # the row the name means is not there: nothing for the model to choose from
     raise UnmatchedNameError(f"{named.field}: {reason}; nothing was changed.", field=named.field, value=name,
-                             candidates=[c.ref for c in matches] or None)
+                             candidates=[c.ref for c in matches] or None, absent_from=table.name if absent else None)
 
 
 def _listed(candidates: Sequence[Candidate]) -> str:

@@ -26,6 +26,8 @@ from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.restocking import stock_bought, unstock_bought
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
+from alfred_mcp.state.note_facts import NoteFact
+from alfred_mcp.state.note_facts import ticked_not_stocked as ticked_fact
 from alfred_mcp.state.pantry import row_kind
 from alfred_mcp.store.base import Row
 
@@ -81,15 +83,13 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today
             "bought": done}
 
 
-def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[str]:
+def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[NoteFact]:
     """What a db_update ticking shopping lines bought says: it ticks them and leaves the pantry as it is (a client that
     ticks with db_update adds to the pantry itself, in its own words: stocking here too would count what was bought
     twice), and how the pantry gets what was bought. Nothing for an update that does not tick."""
     if data.get("is_purchased") is not True:
         return []
-    noun = "line" if lines == 1 else "lines"
-    return [f"shopping_list: {lines} {noun} ticked bought; the pantry was not changed (db_update only ticks): add what "
-            "was bought to inventory with db_update/db_create."]
+    return [ticked_fact(lines)]
 
 
 async def _lines(work: UnitOfWork, rows: list[Row], *, action: str) -> list[dict[str, Any]]:

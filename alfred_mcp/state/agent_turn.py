@@ -40,7 +40,13 @@ class ToolCallRecord(BaseModel):
         default_factory=list, description="The result's own warnings (an allergen, a dislike, a meal already planned there)."
     )
     notes: list[str] = Field(
-        default_factory=list, description="The result's notes: what the call did not do that the model may offer the user."
+        default_factory=list, description="The result's notes no fact of its `note_facts` tells (`state/note_facts.py`): "
+                                          "the model's to word."
+    )
+    absent: dict[str, str] = Field(
+        default_factory=dict, description="A call refused because the row the person named is not there ({name, table}) "
+                                          "or there was nothing to do ({nothing}: 'to undo'); nothing changed, the state's "
+                                          "account says so."
     )
     shortfalls: list[dict[str, str]] = Field(
         default_factory=list,

@@ -172,7 +172,8 @@ async def test_complete_step_finishes_a_write_step_with_the_states_summary(clien
     await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
     await call(client, "turn_submit", role="think", output=_write_plan())
     answer = await call(client, "turn_submit", role="act", output=_meal("recipe_1", "2099-01-02"))
-    assert answer["expected_role"] == "reply" and answer["notice"].startswith("db_create meal_plans: 1 created")
+    assert answer["notice"].startswith("db_create meal_plans: 1 created")
+    assert (answer["stage"], answer["expected_role"]) == ("answered", None), answer  # the household's servings told by the state
     step = (await call(client, "turn_status"))["state"]["steps"][0]
     assert step["status"] == "completed" and step["result_summary"].startswith("db_create") and "meal_" in step["result_summary"]
 
@@ -185,7 +186,7 @@ async def test_complete_step_leaves_a_batch_step_open_while_an_item_is_pending(c
     first = await call(client, "turn_submit", role="act", output=_meal("recipe_1", "2099-01-02"))
     assert first["expected_role"] == "act" and "stays open" in first["notice"] and "recipe_2" in first["notice"]
     second = await call(client, "turn_submit", role="act", output=_meal("recipe_2", "2099-01-03"))
-    assert second["expected_role"] == "reply"
+    assert (second["stage"], second["expected_role"]) == ("answered", None), second
 
 
 async def test_complete_step_on_a_read_in_a_write_step_leaves_it_open(client: Client, app: AlfredApp) -> None:
@@ -225,7 +226,8 @@ async def test_a_planned_call_runs_with_the_plan_and_act_is_skipped(client: Clie
     await call(client, "turn_submit", role="understand", output={"referenced_refs": ["recipe_1"]})
     answer = await call(client, "turn_submit", role="think", output={"goal": "plan it", "decision": "plan_direct",
                                                                      "steps": [_planned("write", "db_create", MEAL)]})
-    assert answer["expected_role"] == "reply" and answer["notice"].startswith("db_create meal_plans: 1 created")
+    assert answer["notice"].startswith("db_create meal_plans: 1 created")
+    assert (answer["stage"], answer["expected_role"]) == ("answered", None), answer  # the household's servings told by the state
     await call(client, "turn_submit", role="reply", output={"response": "Planned for lunch on 2 January 2099."})
     status = (await call(client, "turn_status"))["state"]
     assert "act" not in status["model_calls"] and status["steps"][0]["status"] == "completed"
@@ -354,7 +356,7 @@ async def test_a_batch_can_name_the_draft_an_earlier_step_saves_and_the_meal_tha
     await call(client, "turn_submit", role="understand", output={})
     steps = [*([DRAFT_IT] if drafted_by_the_plan else []), SAVE_DRAFT, _plan_it("gen_recipe_1")]
     answer = await call(client, "turn_submit", role="think", output={"goal": "g", "decision": "plan_direct", "steps": steps})
-    assert answer["expected_role"] == "reply", answer.get("notice")
+    assert (answer["stage"], answer["expected_role"]) == ("answered", None), answer.get("notice")  # the household's servings told
     whole = (await call(client, "turn_context", full=True))["context"]
     assert re.search(r"Batch batch_\d+: 1 of 1 planned", whole), whole
 

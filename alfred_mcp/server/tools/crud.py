@@ -22,6 +22,7 @@ from alfred_mcp.operations.stale_notes import replaced_recipe_notes
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import Session, UnitOfWork
+from alfred_mcp.state.note_facts import noted
 from alfred_mcp.state.translate import translate_where
 
 
@@ -70,9 +71,9 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
         result = await crud.create(work, table, joined.rest, allergy_override=override) if joined.rest else crud.CrudResult(table.name, [])
         warnings = await write_warnings(work, table, data) + await _meal_warnings(work, table.name, result)
         warnings += await already_there(work, table, [row["id"] for row in result.rows])
-        notes = [*joined.said, *result.notes]
+        notes = [*joined.facts, *result.notes]
         result = crud.CrudResult(table.name, joined.rows + result.rows) if joined.rows else result
-        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
+        return {**_rows_result(work.session, result), **_warned(warnings), **noted(notes)}
 
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -89,7 +90,7 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
             if table.name == SHOPPING_LIST.name and result.rows and isinstance(args["data"], dict) else []
         notes += await dropped_recipe_notes(work, before)
         notes += await follow_pantry(work) if table.name == INVENTORY.name else []
-        return {**_rows_result(work.session, result), **_warned(warnings), **({"notes": notes} if notes else {})}
+        return {**_rows_result(work.session, result), **_warned(warnings), **noted(notes)}
 
 
 async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
@@ -101,7 +102,7 @@ async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
         notes = await dropped_recipe_notes(work, before)
         notes += await follow_pantry(work) if table.name == INVENTORY.name else []
         return {**_rows_result(work.session, result), "cascaded": list(result.cascaded), "unlinked": list(result.unlinked),
-                **({"notes": notes} if notes else {})}
+                **noted(notes)}
 
 
 async def _meals_recipes(work: UnitOfWork, table: str, where: Where) -> dict[str, str]:

@@ -18,6 +18,7 @@ from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.batch import BatchManifest
 from alfred_mcp.state.drafts import Draft
+from alfred_mcp.state.note_facts import noted
 from alfred_mcp.state.shortfalls import shortfall_warnings
 
 
@@ -112,11 +113,12 @@ async def _saved_bookings(work: UnitOfWork, refs: list[str], more: list[str]) ->
     return {"warnings": warnings} if warnings else {}
 
 
-async def _household_servings(work: UnitOfWork, refs: list[str]) -> dict[str, list[str]]:
-    """{"notes": [...]} naming the saved meals made for the household because their drafts gave no servings."""
+async def _household_servings(work: UnitOfWork, refs: list[str]) -> dict[str, list[Any]]:
+    """{"notes": [...], "note_facts": [...]} naming the saved meals made for the household because their drafts gave no
+    servings (`note_facts.noted`)."""
     defaulted = [slot.ref for slot in slots_of_drafts(drafting.load_drafts(work.session, refs)) if slot.servings is None and slot.ref]
     notes = household_note(await household(work), defaulted) if defaulted else []
-    return {"notes": notes} if notes else {}
+    return noted(notes)
 
 
 async def _listed_twice(work: UnitOfWork, saved: list[str]) -> list[str]:
