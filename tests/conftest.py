@@ -1,13 +1,16 @@
 """Fixtures shared by every test folder, and the hypothesis profile of CI."""
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from e2e.conftest import SeededKitchens
 from hypothesis import HealthCheck, settings
+from mcp.client.session import ClientSession
 from pg_harness import DatabaseFactory, PostgresServer, PostgresUnavailable, create_database, postgres_server
 
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -15,6 +18,31 @@ settings.register_profile("ci", derandomize=True, deadline=None, suppress_health
 case fails for the machine's load; a local run keeps exploring new cases."""
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+def _share_compiled_output_validators() -> None:
+    """Every `mcp` client session of this test process shares the output-schema validators it compiles.
+
+    A session compiles (and checks against the metaschema) a tool's outputSchema the first time it validates that
+    tool's result: 3-6 ms a tool, paid again by every test, since each test opens its own session. A compiled
+    validator is immutable, so one compiled for an equal schema serves them all; the session still validates every
+    result, keeps its own cache (which a changed listing evicts), and an invalid schema still raises on each call."""
+    compile_validator = ClientSession._output_schema_validator
+    compiled: dict[str, Any] = {}
+
+    def shared_validator(session: ClientSession, name: str, output_schema: dict[str, Any]) -> Any:
+        if (validator := session._tool_output_validators.get(name)) is not None:
+            return validator
+        key = json.dumps(output_schema, sort_keys=True)
+        if (validator := compiled.get(key)) is None:
+            validator = compiled[key] = compile_validator(session, name, output_schema)
+        session._tool_output_validators[name] = validator
+        return validator
+
+    ClientSession._output_schema_validator = shared_validator  # type: ignore[method-assign]
+
+
+_share_compiled_output_validators()
 
 
 RUN_FIRST = (

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
 from pg_harness import stopped_on_exit
 from ports import free_port
 
@@ -126,14 +125,24 @@ def _wait_ready(process: subprocess.Popen[bytes], admin_port: int, log: object) 
     while time.monotonic() < deadline:
         if process.poll() is not None:
             break
-        try:
-            if httpx.get(f"http://127.0.0.1:{admin_port}/ready", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
+        if _ready(admin_port):
+            return
         time.sleep(0.02)
     log.seek(0)  # type: ignore[attr-defined]
     raise RuntimeError(f"PostgREST did not become ready: {log.read()[-2000:].decode(errors='replace')}")  # type: ignore[attr-defined]
+
+
+def _ready(admin_port: int) -> bool:
+    """PostgREST's admin port answers /ready with 200 (over the stdlib's plain HTTP: an httpx client made for each
+    poll loads the certificate bundle each time, tens of milliseconds a poll)."""
+    connection = http.client.HTTPConnection("127.0.0.1", admin_port, timeout=1)
+    try:
+        connection.request("GET", "/ready")
+        return connection.getresponse().status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+    finally:
+        connection.close()
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from alfred_mcp.errors import StoreError
 from alfred_mcp.state.registry import RefEntry
 from alfred_mcp.store.ddl import ENTRY_COLUMNS
 from alfred_mcp.store.ref_sources import ByColumn, OnDemand
-from alfred_mcp.store.supabase.connection import MAX_ROWS
+from alfred_mcp.store.supabase.connection import MAX_ROWS, tls_context
 from alfred_mcp.store.supabase.query import quote
 
 _CHUNK = 200
@@ -24,7 +24,7 @@ _CHUNK = 200
 
 def ref_reader(timeout: float) -> OnDemand[httpx.Client]:
     """The synchronous HTTP client every session of one store shares."""
-    return OnDemand(lambda: httpx.Client(timeout=timeout), httpx.Client.close)
+    return OnDemand(lambda: httpx.Client(timeout=timeout, verify=tls_context()), httpx.Client.close)
 
 
 class SupabaseRefSource(ByColumn):
