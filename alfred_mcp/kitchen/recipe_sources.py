@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.json_bounds import MAX_DEPTH, check_shape, depth_within, loads_bounded, too_deep
+from alfred_mcp.kitchen.page_lists import lists_in_page
 from alfred_mcp.kitchen.page_scrapers import has_site_scraper, scraped_recipe
 from alfred_mcp.kitchen.schema_org import READ_NOTES, find_recipes
 from alfred_mcp.kitchen.units import iso_duration, parse_minutes
@@ -99,7 +100,24 @@ def recipes_in_html(page: str, url: str | None = None) -> list[dict[str, Any]]:
     scraped = scraped_recipe(page, url)
     if scraped and _is_whole(scraped):
         return _bounded([{**found[0], **scraped} if found else scraped], "the page's recipe")
-    return found or _recipes_in_microdata(page)
+    partial = found or _recipes_in_microdata(page)
+    if partial and all(_is_whole(recipe) for recipe in partial):
+        return partial
+    return _filled_from_lists(page, partial)
+
+
+def _filled_from_lists(page: str, recipes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Recipes missing their ingredients or steps given the page's own lists (`page_lists`); a page with no
+    schema.org Recipe at all, a recipe of its title and lists when it has both."""
+    lists = lists_in_page(page)
+    if not recipes:
+        if not all(lists.get(key) for key in ("name", "recipeIngredient", "recipeInstructions")):
+            return []
+        recipes = [{"@type": "Recipe", "name": lists["name"][0]}]
+    if len(recipes) > 1:
+        return recipes
+    filled = {**{key: value for key, value in lists.items() if key != "name"}, **{k: v for k, v in recipes[0].items() if v}}
+    return [filled]
 
 
 def _is_whole(recipe: Mapping[str, Any]) -> bool:
