@@ -252,8 +252,17 @@ def _paragraph_lines(text: str) -> list[str]:
         for part in _STEP_NUMBER_AFTER_SEMICOLON.split(block) if in_steps else block.split(";"):
             lines.extend(sentence.strip() for sentence in _sentences(part) if sentence.strip(" .;"))
     steps = next((at for at, line in enumerate(lines) if _SECTION["steps"].match(line)), len(lines))
-    head = [item for line in lines[:steps] for item in _listed_items(line.rstrip("."))]
+    head = [item for at, line in enumerate(lines[:steps]) for item in _listed_items(_without_stop(line, first=at == 0))]
     return head + [_sentence(line) for line in lines[steps:]]
+
+
+def _without_stop(line: str, *, first: bool) -> str:
+    """A head sentence without its full stop, except a sentence that reads as neither the title, a fact nor an
+    ingredient: it keeps it, so it can read as a step ('Toast the bread.')."""
+    bare = line.rstrip(".")
+    if first or _STARTS_WITH_AMOUNT.search(bare) or _LEAD_IN.match(bare) or any(p.match(bare) for p in _FACTS.values()):
+        return bare
+    return line
 
 
 _LEAD_IN = re.compile(
@@ -272,12 +281,13 @@ _LIST_JOINT = re.compile(r"(,\s+(?:and\s+)?|\s+and\s+)")
 
 def _listed_items(sentence: str) -> list[str]:
     """A sentence that lists ingredients ('You need 3 ripe bananas, mashed, 1 egg, beaten, a pinch of salt and 1 1/2
-    cups flour') as one line per ingredient: a comma or 'and' starts one only where an amount follows, so 'mashed' and
-    'salt and pepper' stay with their own; any other sentence as it is."""
+    cups flour', 'Tomato Toast (serves 2): 2 slices bread, ...') as one line per ingredient: a comma or 'and' starts one
+    only where an amount follows, so 'mashed' and 'salt and pepper' stay with their own; any other sentence as it is."""
     lead = _LEAD_IN.match(sentence)
     listed = sentence[lead.end():] if lead and _ITEM_START.match(sentence[lead.end():]) else sentence
     if not _ITEM_START.match(listed):
-        return [sentence]
+        said, colon, rest = sentence.partition(": ")
+        return [said, *_listed_items(rest)] if colon and (_ITEM_START.match(rest) or _LEAD_IN.match(rest)) else [sentence]
     parts = _LIST_JOINT.split(listed)
     items = [parts[0]]
     for joint, part in zip(parts[1::2], parts[2::2]):
