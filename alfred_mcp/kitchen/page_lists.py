@@ -16,7 +16,7 @@ _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "strong", "b", "p
 _HEADINGS = {
     "recipeIngredient": re.compile(r"^(?:the\s+)?(?:ingredients?|what you(?:'|’)?ll need|you will need|you need)\s*:?$", re.IGNORECASE),
     "recipeInstructions": re.compile(
-        r"^(?:the\s+)?(?:instructions?|directions?|method|steps|preparation|how to make it)\s*:?$", re.IGNORECASE),
+        r"^(?:the\s+)?(?:instructions?|directions?|method|steps|preparation|procedure|how to make it)\s*:?$", re.IGNORECASE),
 }
 _MARKS = {
     "recipeIngredient": re.compile(r"ingredient", re.IGNORECASE),
@@ -90,19 +90,20 @@ def _list_after_heading(root: Any, key: str) -> list[str]:
 
 
 def _following(heading: Any) -> Iterator[Any]:
-    """The elements after `heading` in document order (its own descendants skipped), a bounded walk."""
+    """The elements after `heading` in document order (its own descendants skipped), climbing out of the blocks
+    that wrap it ('<div class="mw-heading"><h2>Ingredients</h2><span>edit</span></div><ul>'); a bounded walk."""
     seen = 0
-    for node in heading.itersiblings():
-        for inner in node.iter():
-            if not isinstance(inner.tag, str):
-                continue
-            seen += 1
-            if seen > 2_000:
-                return
-            yield inner
-    parent = heading.getparent()
-    if parent is not None and parent.tag not in ("body", "html") and seen == 0:
-        yield from _following(parent)
+    node: Any = heading
+    while node is not None and node.tag not in ("body", "html"):
+        for sibling in node.itersiblings():
+            for inner in sibling.iter():
+                if not isinstance(inner.tag, str):
+                    continue
+                seen += 1
+                if seen > 2_000:
+                    return
+                yield inner
+        node = node.getparent()
 
 
 def _items(node: Any) -> list[str]:

@@ -24,12 +24,16 @@ INGREDIENT_MARKUPS = {
     "wrapped-heading": lambda: f'<div class="head"><h2>What you\'ll need</h2></div>{_list("ul", INGREDIENTS)}',
     "strong-heading": lambda: f"<p><strong>Ingredients</strong></p>{_list('ul', INGREDIENTS)}",
     "class-marked": lambda: "<div>" + _list("ul", INGREDIENTS, ' class="wprm-recipe-ingredients"') + "</div>",
+    "wiki-wrapped-heading": lambda: ('<div class="mw-heading"><h2 id="Ingredients">Ingredients</h2><span class="edit">[edit]</span>'
+                                     f"</div>{_list('ul', INGREDIENTS)}"),
     "items-marked": lambda: "<ul>" + "".join(f'<li class="ingredient">{item}</li>' for item in INGREDIENTS) + "</ul>",
 }
 STEP_MARKUPS = {
     "heading-then-ordered-list": lambda: f"<h2>Method</h2>{_list('ol', STEPS)}",
     "directions-paragraphs": lambda: "<h2>Directions</h2>" + "".join(f"<p>{step}</p>" for step in STEPS) + "<h2>Notes</h2><p>Keeps 3 days.</p>",
     "instructions-class": lambda: _list("ol", STEPS, ' class="recipe-instructions"'),
+    "wiki-procedure": lambda: ('<div class="mw-heading"><h2>Procedure</h2><span class="edit">[edit]</span></div>'
+                               f"{_list('ol', STEPS)}"),
     "steps-heading": lambda: f"<h4>Steps</h4>{_list('ol', STEPS)}",
 }
 JSON_LD = ('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Recipe", "name": "Tomato Soup", '
