@@ -196,6 +196,8 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
         _split_without_headings(sections)
     elif not sections["ingredients"]:
         _ingredients_from_head(sections)
+    elif not sections["steps"]:
+        _steps_out_of_ingredients(sections)
     if not sections["head"] or not sections["ingredients"] or not sections["steps"]:
         return None
     recipe["name"] = _title(recipe, sections["head"][0].lstrip("#").strip())
@@ -382,6 +384,18 @@ def _steps_after_ingredients(sections: dict[str, list[str]], title: str, rest: l
             sections["steps"] = rest[at:]
             return True
     return False
+
+
+def _steps_out_of_ingredients(sections: dict[str, list[str]]) -> None:
+    """An 'Ingredients' heading but none for the steps: the steps begin at the first numbered line, or the first
+    sentence after an ingredient line that does not read as one."""
+    lines = sections["ingredients"]
+    for at, line in enumerate(lines):
+        numbered = bool(_NUMBERED.match(line))
+        if at and (numbered or (not _STARTS_WITH_AMOUNT.search(line) and _reads_as_step(line))):
+            sections["ingredients"], steps = lines[:at], lines[at:]
+            sections["steps"] = steps if numbered else [_sentence(step) for step in steps]
+            return
 
 
 def _reads_as_step(line: str) -> bool:

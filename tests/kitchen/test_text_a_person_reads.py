@@ -46,7 +46,7 @@ STEP_STYLES = {
     "step-words": lambda steps: [f"Step {at}: {step}" for at, step in enumerate(steps, start=1)],
 }
 SERVINGS = {"none": [], "serves": ["serves 4"], "Servings": ["Servings: 4"], "makes": ["Makes 4"]}
-HEADINGS = {"none": ("", ""), "both": ("Ingredients", "Method"), "steps only": ("", "Directions"),
+HEADINGS = {"none": ("", ""), "both": ("Ingredients", "Method"), "steps only": ("", "Directions"), "ingredients only": ("Ingredients:", ""),
             "you will need": ("You will need:", "Instructions:")}
 picked = st.lists(st.sampled_from(INGREDIENTS), min_size=2, max_size=9, unique=True)
 
