@@ -32,6 +32,18 @@ _SIZE = re.compile(
     r"\d+(?:\s*\d/\d|/\d|\.\d+)?[- ]?(?:inch|in|cm)(?:es)?(?![a-z]))\s+(?=\S)", re.IGNORECASE)
 """A size said before the unit ('a thumb-sized piece of ginger', '1 heaping tbsp', '2 1-inch pieces') or the name
 ('2 large eggs'): a note."""
+_DONE = (r"(?:chopped|minced|diced|sliced|shredded|grated|crumbled|melted|softened|beaten|whisked|mashed|peeled|"
+         r"deveined|seeded|pitted|cored|trimmed|crushed|cubed|halved|quartered|julienned|torn|sifted|packed|rinsed|"
+         r"drained|squeezed|zested|juiced|separated|cut|ripe|room[- ]temperature|(?<=freshly )ground)")
+_PREPARED = re.compile(
+    rf"^((?:(?:finely|thinly|roughly|coarsely|freshly|lightly|firmly|very|well|loosely|tightly|cold|hot)\s+)*{_DONE}"
+    rf"(?:(?:\s*,\s*|\s+and\s+|\s+)(?:(?:finely|thinly|roughly|coarsely|freshly|lightly|firmly)\s+)*{_DONE})*)\s+(?=\S)",
+    re.IGNORECASE)
+"""How the thing is prepared, said before its name ('1 cup shredded red cabbage', '2 tbsp finely chopped parsley',
+'peeled and deveined shrimp'): the notes, so the name is what the pantry and the catalog call it."""
+_PREPARED_PRODUCTS = re.compile(r"^(?:tomato(?:es)?|almonds?|coconut|red pepper(?: flakes)?|chilli(?:es)?|chili(?:es)?)\b", re.IGNORECASE)
+"""Names a preparation word is part of, as they are sold: 'crushed tomatoes', 'sliced almonds', 'shredded coconut',
+'crushed red pepper'."""
 _HALF = re.compile(r"^(?:half\s+(?:a|an)|a\s+half|one\s+half)\s+(?:of\s+)?(?=\S)", re.IGNORECASE)
 """'half a lemon' (juice of half a lemon): one half."""
 PART_UNITS = frozenset({"clove", "sprig", "stalk", "head", "bunch"})
@@ -122,10 +134,17 @@ def _apart(name: str, notes: list[str]) -> str:
     while (trailing := _TRAILING_PAREN.search(name)) and trailing.start() > 0:
         notes.insert(0, trailing.group(1).strip())
         name = name[: trailing.start()].rstrip(" ,")
-    size = _SIZE.match(name)
-    if size and len(name[size.end():].strip()) > 1:
-        notes.insert(0, size.group(1).lower())
-        name = name[size.end():]
+    said: list[str] = []
+    while True:
+        size = _SIZE.match(name)
+        prepared = _PREPARED.match(name) if size is None else None
+        found = size or prepared
+        rest = name[found.end():] if found else ""
+        if not found or len(rest.strip()) <= 1 or (prepared and _PREPARED_PRODUCTS.match(rest)):
+            break
+        said.append(" ".join(found.group(1).lower().split()))
+        name = rest
+    notes[:0] = said
     return name.strip(" ,")
 
 

@@ -21,6 +21,8 @@ _TEXT_FIELDS: tuple[tuple[str, str], ...] = (
     ("name", "title"), ("description", "description"), ("recipeCuisine", "cuisine"), ("recipeCategory", "category"),
     ("keywords", "keywords"), ("url", "canonical_url"),
 )
+_NO_ADDRESS = "https://example.invalid/"
+"""The address recipe-scrapers is given for pasted HTML (it needs one); never a recipe's source."""
 _TIME_FIELDS: tuple[tuple[str, str], ...] = (("totalTime", "total_time"), ("prepTime", "prep_time"), ("cookTime", "cook_time"))
 
 
@@ -58,13 +60,13 @@ def _recipe_of(page: str, url: str | None) -> dict[str, Any] | None:
     from recipe_scrapers import scrape_html
 
     try:
-        scraper = scrape_html(page, org_url=url or "https://example.invalid/", supported_only=False)
+        scraper = scrape_html(page, org_url=url or _NO_ADDRESS, supported_only=False)
     except Exception:  # the library's own errors: no schema found, no scraper, a page it cannot read
         return None
     recipe: dict[str, Any] = {"@type": "Recipe"}
     for key, method in _TEXT_FIELDS:
         value = _field(getattr(scraper, method, None))
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and value.strip() and not (key == "url" and value.strip().rstrip("/") == _NO_ADDRESS.rstrip("/")):
             recipe[key] = value.strip()
     ingredients = _field(scraper.ingredients)
     steps = _field(scraper.instructions_list)

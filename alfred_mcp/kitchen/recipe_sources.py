@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from alfred_mcp.errors import ImportSourceError
 from alfred_mcp.kitchen.json_bounds import MAX_DEPTH, check_shape, depth_within, loads_bounded, too_deep
+from alfred_mcp.kitchen.page_lists import lists_in_page
 from alfred_mcp.kitchen.page_scrapers import has_site_scraper, scraped_recipe
 from alfred_mcp.kitchen.schema_org import READ_NOTES, find_recipes
 from alfred_mcp.kitchen.units import iso_duration, parse_minutes
@@ -99,7 +100,24 @@ def recipes_in_html(page: str, url: str | None = None) -> list[dict[str, Any]]:
     scraped = scraped_recipe(page, url)
     if scraped and _is_whole(scraped):
         return _bounded([{**found[0], **scraped} if found else scraped], "the page's recipe")
-    return found or _recipes_in_microdata(page)
+    partial = found or _recipes_in_microdata(page)
+    if partial and all(_is_whole(recipe) for recipe in partial):
+        return partial
+    return _filled_from_lists(page, partial)
+
+
+def _filled_from_lists(page: str, recipes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Recipes missing their ingredients or steps given the page's own lists (`page_lists`); a page with no
+    schema.org Recipe at all, a recipe of its title and lists when it has both."""
+    lists = lists_in_page(page)
+    if not recipes:
+        if not all(lists.get(key) for key in ("name", "recipeIngredient", "recipeInstructions")):
+            return []
+        recipes = [{"@type": "Recipe", "name": lists["name"][0]}]
+    if len(recipes) > 1:
+        return recipes
+    filled = {**{key: value for key, value in lists.items() if key != "name"}, **{k: v for k, v in recipes[0].items() if v}}
+    return [filled]
 
 
 def _is_whole(recipe: Mapping[str, Any]) -> bool:
@@ -178,9 +196,11 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
         _split_without_headings(sections)
     elif not sections["ingredients"]:
         _ingredients_from_head(sections)
+    elif not sections["steps"]:
+        _steps_out_of_ingredients(sections)
     if not sections["head"] or not sections["ingredients"] or not sections["steps"]:
         return None
-    recipe["name"] = sections["head"][0].lstrip("#").strip()
+    recipe["name"] = _title(recipe, sections["head"][0].lstrip("#").strip())
     if len(sections["head"]) > 1:
         recipe["description"] = " ".join(sections["head"][1:])
     if sections["among"]:
@@ -189,6 +209,20 @@ def recipe_in_text(text: str) -> dict[str, Any] | None:
     recipe["recipeIngredient"] = [line for line in sections["ingredients"] if not line.endswith(":")]
     recipe["recipeInstructions"] = _whole_steps(sections["steps"])
     return recipe
+
+
+_TITLE_YIELD = re.compile(r"^(?P<title>.+?)\s*\((?P<yield>(?:serves|makes|yields?|for)\s+[^()]+)\)\s*$", re.IGNORECASE)
+"""'Banana Bread (makes 1 loaf)': the servings said in the title's closing parenthesis."""
+
+
+def _title(recipe: dict[str, Any], line: str) -> str:
+    """The title line without the servings it states in parentheses (taken as the yield when none was given)."""
+    said = _TITLE_YIELD.match(line)
+    if not said:
+        return line
+    if "recipeYield" not in recipe:
+        _take_fact(recipe, said.group("yield"))
+    return said.group("title")
 
 
 def _take_fact(recipe: dict[str, Any], line: str) -> bool:
@@ -220,7 +254,50 @@ def _paragraph_lines(text: str) -> list[str]:
         for part in _STEP_NUMBER_AFTER_SEMICOLON.split(block) if in_steps else block.split(";"):
             lines.extend(sentence.strip() for sentence in _sentences(part) if sentence.strip(" .;"))
     steps = next((at for at, line in enumerate(lines) if _SECTION["steps"].match(line)), len(lines))
-    return [line.rstrip(".") for line in lines[:steps]] + [_sentence(line) for line in lines[steps:]]
+    head = [item for at, line in enumerate(lines[:steps]) for item in _listed_items(_without_stop(line, first=at == 0))]
+    return head + [_sentence(line) for line in lines[steps:]]
+
+
+def _without_stop(line: str, *, first: bool) -> str:
+    """A head sentence without its full stop, except a sentence that reads as neither the title, a fact nor an
+    ingredient: it keeps it, so it can read as a step ('Toast the bread.')."""
+    bare = line.rstrip(".")
+    if first or _STARTS_WITH_AMOUNT.search(bare) or _LEAD_IN.match(bare) or any(p.match(bare) for p in _FACTS.values()):
+        return bare
+    return line
+
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:for\s+(?:this|it|these|them)\s*,?\s+)?you(?:'ll|’ll|\s+will)?\s+(?:need|want)|take|gather|the\s+ingredients\s+are|"
+    r"ingredients\s+are)\s*:?\s+(?=\S)", re.IGNORECASE)
+"""'You need 3 bananas, ...': the words that open a list of ingredients written as a sentence."""
+_ITEM_START = re.compile(
+    r"^(?:\d|[½⅓⅔¼¾⅛]|(?:a|an|one|a\s+few|a\s+couple\s+of|some)\s+(?:pinch|dash|handful|splash|sprig|knob|drizzle|squeeze|"
+    r"sprinkle|bunch|clove|glug|cup|tablespoon|teaspoon|tbsp|tsp|can|tin|jar|few|couple|little|stick|slice|piece|head)"
+    r"|(?:the\s+)?(?:juice|zest)\s+(?:and\s+(?:juice|zest)\s+)?of\b)", re.IGNORECASE)
+"""The start of an ingredient inside a sentence's list: an amount ('1/3 cup', 'a pinch of', 'juice of')."""
+_PART_OF_FRUIT = re.compile(r"^(?:the\s+)?(?:juice|zest)$", re.IGNORECASE)
+"""'zest and juice of 2 lemons' is one ingredient: a bare part of a fruit is continued by what follows it."""
+_LIST_JOINT = re.compile(r"(,\s+(?:and\s+)?|\s+and\s+)")
+
+
+def _listed_items(sentence: str) -> list[str]:
+    """A sentence that lists ingredients ('You need 3 ripe bananas, mashed, 1 egg, beaten, a pinch of salt and 1 1/2
+    cups flour', 'Tomato Toast (serves 2): 2 slices bread, ...') as one line per ingredient: a comma or 'and' starts one
+    only where an amount follows, so 'mashed' and 'salt and pepper' stay with their own; any other sentence as it is."""
+    lead = _LEAD_IN.match(sentence)
+    listed = sentence[lead.end():] if lead and _ITEM_START.match(sentence[lead.end():]) else sentence
+    if not _ITEM_START.match(listed):
+        said, colon, rest = sentence.partition(": ")
+        return [said, *_listed_items(rest)] if colon and (_ITEM_START.match(rest) or _LEAD_IN.match(rest)) else [sentence]
+    parts = _LIST_JOINT.split(listed)
+    items = [parts[0]]
+    for joint, part in zip(parts[1::2], parts[2::2]):
+        if _ITEM_START.match(part) and not _PART_OF_FRUIT.match(items[-1]):
+            items.append(part)
+        else:
+            items[-1] = f"{items[-1]}{joint}{part}"
+    return [item.strip() for item in items if item.strip()] if lead or len(items) > 1 else [sentence]
 
 
 def _sentences(text: str) -> list[str]:
@@ -288,7 +365,42 @@ def _split_without_headings(sections: dict[str, list[str]]) -> None:
             sections["steps"].append(line)
         else:
             sections["head"].append(line)
+    unnumbered = not sections["steps"] and _steps_after_ingredients(sections, title, rest)
     sections["among"] = _among_ingredients([line for line in rest if line not in sections["steps"]])
+    if unnumbered:
+        sections["steps"] = [_sentence(step) for step in sections["steps"]]
+
+
+def _steps_after_ingredients(sections: dict[str, list[str]], title: str, rest: list[str]) -> bool:
+    """No heading and no numbered step: the first sentence after the ingredient lines that does not read as an
+    ingredient ('Cook the linguine in salted water.') begins the steps, as a person reads it; True when it found them."""
+    ingredients: list[str] = []
+    for at, line in enumerate(rest):
+        if _STARTS_WITH_AMOUNT.search(line):
+            ingredients.append(line)
+        elif ingredients and _reads_as_step(line):
+            sections["head"] = [title, *(other for other in rest[:at] if other not in ingredients)]
+            sections["ingredients"] = ingredients
+            sections["steps"] = rest[at:]
+            return True
+    return False
+
+
+def _steps_out_of_ingredients(sections: dict[str, list[str]]) -> None:
+    """An 'Ingredients' heading but none for the steps: the steps begin at the first numbered line, or the first
+    sentence after an ingredient line that does not read as one."""
+    lines = sections["ingredients"]
+    for at, line in enumerate(lines):
+        numbered = bool(_NUMBERED.match(line))
+        if at and (numbered or (not _STARTS_WITH_AMOUNT.search(line) and _reads_as_step(line))):
+            sections["ingredients"], steps = lines[:at], lines[at:]
+            sections["steps"] = steps if numbered else [_sentence(step) for step in steps]
+            return
+
+
+def _reads_as_step(line: str) -> bool:
+    """A sentence, not a stray label: it ends with a full stop, or it is four words or more beginning with a capital."""
+    return line.endswith((".", "!", "?")) or (line[:1].isupper() and len(line.split()) >= 4)
 
 
 @dataclass
