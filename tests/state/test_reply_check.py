@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from reply_corpus import (
     STANDING_PLACES,
@@ -160,10 +162,18 @@ def test_a_truthful_claim_about_things_passes(text: str, facts: ReplyFacts) -> N
     assert check_reply(text, facts) == []
 
 
-def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
+_corpus = functools.cache(corpus)
+"""Built once per worker for all its shards."""
+CORPUS_SHARDS = 6
+"""The corpus is judged in this many interleaved shards, so that xdist's workers share it (each shard within 2% each
+way holds the whole corpus within 2% each way)."""
+
+
+@pytest.mark.parametrize("shard", range(CORPUS_SHARDS))
+def test_the_labelled_corpus_is_judged_within_two_percent_each_way(shard: int) -> None:
     """Replies generated from scenario ledgers (true, false, partial, wrong table or verb, earlier turn, corrections,
     negations, paraphrases): at most 2% of untruthful ones pass, at most 2% of truthful ones are refused."""
-    cases = corpus()
+    cases = _corpus()
     kinds = {case.kind for case in cases}
     assert len(cases) >= 200 and {"true", "false", "partial", "wrong table", "earlier turn", "correction", "negation", "paraphrase", "two claims",
                                   "a word of another label", "a piece of another word", "whole name", "a name a person would use",
@@ -187,7 +197,7 @@ def test_the_labelled_corpus_is_judged_within_two_percent_each_way() -> None:
                                   "a participle claiming a write", "unsaved drafts named together, not saved said",
                                   "unsaved drafts said saved", "what already was, said as it stands",
                                   "what already was, said as this turn's doing", "a day said to have now, nothing changed"} <= kinds
-    measured = rates(check_reply, cases)
+    measured = rates(check_reply, cases[shard::CORPUS_SHARDS])
     assert measured["false_accepted"] <= 0.02, measured
     assert measured["true_refused"] <= 0.02, measured
 
