@@ -373,7 +373,7 @@ def _pick(exact: float, steps: tuple[int, ...], *, up: bool, smallest: float) ->
     """The nearest (or, `up`, the smallest not below) multiple of 1/step for any step, at least `smallest`."""
     if up:
         return max(smallest, min(_up(exact, step) for step in steps))
-    return max(smallest, min((round(exact * step) / step for step in steps), key=lambda c: (abs(c - exact), c)))
+    return max(smallest, min((math.floor(exact * step + 0.5 + 1e-9) / step for step in steps), key=lambda c: (abs(c - exact) - 1e-9 * c, c)))
 
 
 def _up(exact: float, step: int) -> float:
@@ -598,15 +598,23 @@ def _kitchen_fraction(quantity: float) -> float:
 
 def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
     """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list, fresh produce
-    as the shop sells it with the amount needed after it), then the name."""
+    as the shop sells it with the amount needed after it, `needed`: the recipe card's amount unless that is more than
+    2% short, then the next measure up), then the name."""
     if quantity is None:
         return ingredient_text(None, None, unit, name)
     shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
-    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
+    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)', '1 piece ginger (need 1 tbsp + 2 tsp)'
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
-        return f"{taken}{NEED}{shown.text})"
+        return f"{taken}{NEED}{_need_beside(shown, Amount(float(quantity), unit), name)})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def _need_beside(bought: Shown, amount: Amount, name: str) -> str:
+    """The need a line bought as the shop sells it quotes: the recipe's amount (`needed`), or, where that counts what
+    is bought ('3 (14-oz) cans' beside '3 cans'), the amount rounded up in its measure ('2 3/4 lb')."""
+    need = needed(amount, name).text
+    return bought.text if "-oz) can" in need else need
 
 
 def needed(amount: Amount, name: str) -> Shown:
@@ -629,7 +637,7 @@ def amount_to_buy(quantity: float, unit: str | None, name: str) -> str:
     shown = to_buy(Amount(quantity, unit), name)
     if shown.bought is None:
         return shown.text
-    return f"{_taken(*shown.bought)}, need {shown.text}"
+    return f"{_taken(*shown.bought)}, need {_need_beside(shown, Amount(quantity, unit), name)}"
 
 
 def _taken(count: float, sold_as: str | None) -> str:

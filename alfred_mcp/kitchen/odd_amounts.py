@@ -421,8 +421,11 @@ def _whole_cans_by_weight(text: str, name: str, *, step: int = 2, least: float =
 
 
 def _odd_spoons_added(text: str, *, shopping: bool) -> bool:
-    """A compound a cook does not write: any on a shopping list; in a recipe (or a need quoting it) any but whole
+    """A compound a cook does not write: any on a shopping list but in the need it quotes; in a recipe (or that need) any but whole
     tablespoons and teaspoons below a tablespoon that no half tablespoon is ('1 tbsp + 2 tsp', not '1 tbsp + 1 1/2 tsp')."""
+    if shopping and " (need " in text:  # the need quotes the recipe's amount: judged as a recipe's
+        main, _, need = text.partition(" (need ")
+        return _odd_spoons_added(main, shopping=True) or _odd_spoons_added(need, shopping=False)
     for match in _COMPOUND.finditer(text):
         first, added = _number(match.group(1)), _number(match.group(3))
         tablespoons_and_teaspoons = match.group(2) == "tbsp" and match.group(4) == "tsp" and _in_steps(first, 1) \

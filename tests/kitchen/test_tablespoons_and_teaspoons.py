@@ -81,3 +81,27 @@ def test_the_need_a_shopping_line_quotes_is_the_cards_amount_unless_that_is_shor
     assert _teaspoons(need.text) >= tsp * 0.98 - 1e-9
     if _teaspoons(card.text) >= tsp * 0.98:
         assert need.text == card.text
+
+
+@pytest.mark.parametrize("tsp", QUARTER_TEASPOONS)
+@pytest.mark.parametrize("name", ["ginger", "fresh thyme", "dried oregano", "kosher salt", "soy sauce"])
+def test_a_shopping_line_bought_as_the_shop_sells_it_quotes_the_cards_amount(tsp: float, name: str) -> None:
+    """Cook's QA F10: '1 piece ginger (need 1 tbsp + 2 tsp)' beside the card's '1 tbsp + 2 tsp ginger', not 'need
+    2 tbsp'; the card's amount is quoted unless it is more than 2% short, and the line reads as a list's."""
+    bought = line_text(tsp, "tsp", name, buying=True)
+    card = sensible(Amount(tsp, "tsp"), name)
+    if " (need " not in bought:
+        return
+    need = bought.partition(" (need ")[2].rstrip(")")
+    assert need == (card.text if _teaspoons(card.text) >= tsp * 0.98 else needed(Amount(tsp, "tsp"), name).text)
+    assert oddities(bought, tsp, "tsp", name, shopping=True) == [], bought
+
+
+@pytest.mark.parametrize("eighths", range(1, 64))
+def test_a_spoon_amount_halfway_between_two_measures_rounds_up_so_card_and_list_agree(eighths: int) -> None:
+    """1 1/2 tsp x 7/4 is 2 5/8 tsp: the card writes 2 3/4 (as the list's need does), never 2 1/2 beside 'need 2 3/4'."""
+    tsp = eighths / 8
+    card, need = sensible(Amount(tsp, "tsp"), "kosher salt"), needed(Amount(tsp, "tsp"), "kosher salt")
+    if eighths % 2 and tsp > 1 / 4 and card.unit == "tsp" and " + " not in card.text:
+        assert card.quantity > tsp
+        assert need.text == card.text
