@@ -17,6 +17,7 @@ A measure it does not hold (a weight of onions, a head of garlic) is bought as w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import NamedTuple
@@ -277,3 +278,17 @@ def can_weight(name: str) -> float | None:
     """The ounces in one can of `name`, when it is canned goods bought by the can (None otherwise)."""
     purchase = purchase_of(name)
     return purchase.holds["g"] / OZ_G if purchase is not None and purchase.unit == "can" and "g" in purchase.holds else None
+
+
+_TAP_WATER_WORDS = frozenset({
+    "water", "cold", "hot", "warm", "lukewarm", "boiling", "iced", "ice", "tap", "filtered", "fresh", "room",
+    "temperature", "room-temperature", "very", "just-boiled", "plain", "more", "extra",
+})
+"""The words of a recipe's water from the tap ('1 cup warm water', 'boiling water'); not sparkling, coconut or rose water."""
+
+
+def is_tap_water(name: str) -> bool:
+    """True for water a recipe takes from the tap ('water', 'cold water', 'boiling water'): never bought, so never on
+    a shopping list; False for what is bought as water ('sparkling water', 'coconut water', 'tonic water')."""
+    words = re.findall(r"[a-z-]+", name.lower().partition(",")[0])
+    return "water" in words and set(words) <= _TAP_WATER_WORDS

@@ -15,6 +15,7 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.bought_as import is_tap_water
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.ingredient_pairs import things_of
@@ -191,6 +192,7 @@ async def add_to_list(
     what is needed, the gap is added (an open line topped up); in a unit that does not compare, both amounts are
     named; a bought one is reported as bought.
     Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
+    Water from the tap is never listed (it is under `covered`, 'from the tap').
     A line holding an allergen of the user or of the occasion's guests is left out (under `left_out`, saying
     which meals it was for and why) unless `allergy_override` names that allergen; every other line is added.
     Given `today`, a pantry row past its use-by date covers nothing: what it would have is bought, and the line says
@@ -209,6 +211,9 @@ async def add_to_list(
     """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
+        if is_tap_water(need.name):  # from the tap: a cook never lists it
+            outcome.covered.append({"name": need.name, "recipes": recipes, "note": "from the tap"})
+            continue
         matches = open_lines.matching(need.name, need.ingredient_id, need.kind)
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
         listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
