@@ -48,6 +48,7 @@ _WOODY_HERB = Purchase("bunch", {"ml": CUP_ML / 4, "g": 20.0, "sprig": 10, "hand
 """A bunch (or clamshell) of thyme, rosemary, sage, oregano or tarragon: about 1/4 cup of leaves."""
 _BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("ginger", "gingerroot"), Purchase("piece", {"ml": 3 * TBSP_ML, "inch": 3})),
+    (("cherry tomato", "grape tomato", "pear tomato"), Purchase("pint", {"ml": 2 * CUP_ML, "g": 300.0, "piece": 25}, WEIGHTS)),
     (("green onion", "scallion", "spring onion"), Purchase("bunch", {"ml": CUP_ML / 2, "piece": 6, "stalk": 6})),
     (("chive",), Purchase("bunch", {"ml": CUP_ML / 2, "sprig": 30})),
     (("lemongrass",), Purchase("stalk", {"ml": 2 * TBSP_ML})),

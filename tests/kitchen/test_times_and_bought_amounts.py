@@ -121,3 +121,15 @@ def test_every_seed_recipe_at_any_servings_reads_as_a_cook_writes_it(recipe: obj
         line = scaled_line(row, servings / base)
         assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
                         exact=line.get("rounded_from"), notes=line.get("notes")) == [], (servings, line["text"])
+
+
+@pytest.mark.parametrize("name", ["cherry tomatoes", "grape tomatoes", "cherry tomato"])
+@pytest.mark.parametrize(("quantity", "unit"), [(0.25, "pint"), (1, "pint"), (1.25, "pint"), (2, "cup"), (12, None), (30, None)])
+def test_cherry_tomatoes_are_bought_by_the_pint_never_one_by_one(name: str, quantity: float, unit: str | None) -> None:
+    """Cook's QA 2 G20: '3 cherry tomatoes (need 1 1/4 pints)' was the line; a shopper takes whole pints (a pint is
+    about 2 cups, 25 tomatoes), as many as hold the need, and the need is the card's."""
+    text = line_text(quantity, unit, name, buying=True)
+    shown = to_buy(Amount(quantity, unit), name)
+    assert shown.bought is not None and shown.bought[1] == "pint", text
+    assert re.match(rf"^\d+ pints? {re.escape(name)} \(need ", text), text
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=True) == [], text

@@ -17,8 +17,8 @@ from playwright.async_api import expect
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.sections import section_order
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
+from alfred_mcp.kitchen.sections import section_order
 from alfred_mcp.server.mcp_server import build_server
 from tests.e2e.helpers import call, eq
 
