@@ -17,6 +17,7 @@ A measure it does not hold (a weight of onions, a head of garlic) is bought as w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import NamedTuple
@@ -47,6 +48,7 @@ _WOODY_HERB = Purchase("bunch", {"ml": CUP_ML / 4, "g": 20.0, "sprig": 10, "hand
 """A bunch (or clamshell) of thyme, rosemary, sage, oregano or tarragon: about 1/4 cup of leaves."""
 _BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("ginger", "gingerroot"), Purchase("piece", {"ml": 3 * TBSP_ML, "inch": 3})),
+    (("cherry tomato", "grape tomato", "pear tomato"), Purchase("pint", {"ml": 2 * CUP_ML, "g": 300.0, "piece": 25}, WEIGHTS)),
     (("green onion", "scallion", "spring onion"), Purchase("bunch", {"ml": CUP_ML / 2, "piece": 6, "stalk": 6})),
     (("chive",), Purchase("bunch", {"ml": CUP_ML / 2, "sprig": 30})),
     (("lemongrass",), Purchase("stalk", {"ml": 2 * TBSP_ML})),
@@ -277,3 +279,17 @@ def can_weight(name: str) -> float | None:
     """The ounces in one can of `name`, when it is canned goods bought by the can (None otherwise)."""
     purchase = purchase_of(name)
     return purchase.holds["g"] / OZ_G if purchase is not None and purchase.unit == "can" and "g" in purchase.holds else None
+
+
+_TAP_WATER_WORDS = frozenset({
+    "water", "cold", "hot", "warm", "lukewarm", "boiling", "iced", "ice", "tap", "filtered", "fresh", "room",
+    "temperature", "room-temperature", "very", "just-boiled", "plain", "more", "extra",
+})
+"""The words of a recipe's water from the tap ('1 cup warm water', 'boiling water'); not sparkling, coconut or rose water."""
+
+
+def is_tap_water(name: str) -> bool:
+    """True for water a recipe takes from the tap ('water', 'cold water', 'boiling water'): never bought, so never on
+    a shopping list; False for what is bought as water ('sparkling water', 'coconut water', 'tonic water')."""
+    words = re.findall(r"[a-z-]+", name.lower().partition(",")[0])
+    return "water" in words and set(words) <= _TAP_WATER_WORDS

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from alfred_mcp.kitchen.measures import quantity_text, unit_word
+from alfred_mcp.kitchen.measures import convert, convertible, dimension, quantity_text, unit_word
 from alfred_mcp.kitchen.units import is_known_unit, normalize_unit, parse_quantity
 
 _BULLET = re.compile(r"^(?:[-*•·▢☐◦‣]|\d+[.)](?=\s))\s*")
@@ -102,6 +102,7 @@ def parse_ingredient_line(text: str) -> IngredientLine:
     notes: list[str] = []
     line = _take_paren(line, notes)
     unit, line = _take_unit(line, counted=quantity is not None or said_a)
+    quantity, unit, line = _take_added(quantity, unit, line)
     sized = _SIZE.match(line) if unit is None else None
     if sized:
         unit, rest = _take_unit(line[sized.end():], counted=quantity is not None or said_a)
@@ -180,6 +181,23 @@ def _take_amount(line: str) -> tuple[float | str | None, str, bool]:
     if article:
         return None, line[article.end():], True
     return None, line, False
+
+
+_ADDED = re.compile(rf"^(?:\+|plus)\s+(?P<amount>{_NUMBER})\s+", re.IGNORECASE)
+"""'+ 2 tsp' or 'plus 2 teaspoons' after an amount: a second measure added to the first ('1 tbsp + 2 tsp')."""
+
+
+def _take_added(quantity: float | str | None, unit: str | None, line: str) -> tuple[float | str | None, str | None, str]:
+    """A measure added to the first ('1 tbsp + 2 tsp ginger', '1 cup plus 2 tablespoons flour'): the sum, in the smaller
+    unit (5 tsp, 18 tbsp); the line unchanged when what follows is no measure of the same kind."""
+    added = _ADDED.match(line)
+    if added is None or not isinstance(quantity, float) or unit is None or dimension(unit).startswith("count:"):
+        return quantity, unit, line
+    more, rest = _take_unit(line[added.end():], counted=True)
+    value = parse_quantity(added.group("amount")).value
+    if more is None or value is None or not convertible(unit, more):
+        return quantity, unit, line
+    return round(convert(quantity, unit, more) + value, 6), more, rest
 
 
 def _take_paren(line: str, notes: list[str]) -> str:

@@ -185,9 +185,9 @@ def to_base(amount: Amount) -> Amount:
 def sensible(amount: Amount, name: str | None = None) -> Shown:
     """The amount in the unit a cook would write, rounded to the nearest kitchen measure.
 
-    Spoons: a pinch below 1/10 tsp, teaspoons below 1 tbsp, tablespoons in halves below 1/4 cup ('1 tbsp + 1 tsp'
-    between halves), cups (quarters and thirds) above, tablespoons where no cup measure holds it below 1/2 cup
-    ('4 1/2 tbsp'), a compound with whole tablespoons above it ('1/2 cup + 1 tbsp'), quarts above 8 cups. Weights:
+    Spoons: a pinch below 1/10 tsp, teaspoons below 1 tbsp, tablespoons in halves below 1/4 cup ('1 tbsp + 2 tsp'
+    between halves, as a cook writes 5 tsp), cups (quarters and thirds) above, tablespoons where no cup measure holds
+    it below 1/2 cup ('4 1/2 tbsp'), the nearest cup measure from 1/2 cup, quarts above 8 cups. Weights:
     ounces in halves below a pound, pounds in quarters (else ounces below 3 lb: '18 oz'), canned goods (`name`) in
     quarter cans from half a can ('1 1/4 (14-oz) cans'), a count of cans with their size ('3 (15-oz) cans'). Counts: cloves, fillets, pinches and eggs (`name`) whole; other
     pieces in the cut nearest below 1 (quarters and thirds: '1/3 onion'), 1 1/2, whole from 2; packs (heads) in halves, cans in quarters.
@@ -212,8 +212,8 @@ def held(amount: Amount, name: str | None = None) -> str:
     shown = _measured(amount, name, up=False, sized=False)
     if shown.unit is not None or amount.unit is None:
         back = convert_for(name, shown.quantity, shown.unit, amount.unit)
-        if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9) and " + " not in shown.text:
-            return shown.text
+        if back is not None and math.isclose(back, amount.quantity, rel_tol=1e-6, abs_tol=1e-9):
+            return amount_text(shown.quantity, shown.unit) if " + " in shown.text else shown.text
     counted = dimension(amount.unit).startswith("count:")
     if counted and amount.unit not in _WHOLE_COUNTS and math.isclose(count_cut(amount.quantity, amount.unit), amount.quantity,
                                                                      rel_tol=1e-6):
@@ -258,10 +258,18 @@ def _in_container(amount: Amount, name: str | None) -> str | None:
     else:
         return None
     whole = math.floor(amount.quantity + 1e-9)
-    inside = sensible(Amount((amount.quantity - whole) * one, measure), name)
+    inside = _one_measure(sensible(Amount((amount.quantity - whole) * one, measure), name))
     if whole == 0:
-        return f"about {inside.text} of the {amount.unit}"
-    return f"{amount_text(whole, amount.unit)} and about {inside.text} of another"
+        return f"about {inside} of the {amount.unit}"
+    return f"{amount_text(whole, amount.unit)} and about {inside} of another"
+
+
+def _one_measure(shown: Shown) -> str:
+    """What 'about' says of an amount: one measure, the nearest half tablespoon for tablespoons and teaspoons ('about
+    1 1/2 tbsp', never 'about 1 tbsp + 1 tsp')."""
+    if " + " not in shown.text:
+        return shown.text
+    return amount_text(_pick(convert(shown.quantity, shown.unit, "tbsp"), (2,), up=False, smallest=1.0), "tbsp")
 
 
 _SMALLER = {"quart": "cup", "cup": "tbsp", "tbsp": "tsp", "lb": "oz", "kg": "g", "l": "ml"}
@@ -365,7 +373,7 @@ def _pick(exact: float, steps: tuple[int, ...], *, up: bool, smallest: float) ->
     """The nearest (or, `up`, the smallest not below) multiple of 1/step for any step, at least `smallest`."""
     if up:
         return max(smallest, min(_up(exact, step) for step in steps))
-    return max(smallest, min((round(exact * step) / step for step in steps), key=lambda c: (abs(c - exact), c)))
+    return max(smallest, min((math.floor(exact * step + 0.5 + 1e-9) / step for step in steps), key=lambda c: (abs(c - exact) - 1e-9 * c, c)))
 
 
 def _up(exact: float, step: int) -> float:
@@ -375,11 +383,11 @@ def _up(exact: float, step: int) -> float:
 
 
 def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
-    """(quantity, unit, text or None): tsp below 1 tbsp, half tablespoons below 1/4 cup (teaspoons in halves where no
-    half tablespoon is within 10%: '3 1/2 tsp', '4 tsp', '5 tsp'), tbsp below 1/2 cup where no cup measure holds it, cups (quarters
-    and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured `dry` (flour,
-    rice) stays in cups, and a liquid sold by the `carton` (broth) is in quarts only when they are whole ('9 cups',
-    '3 quarts'). Never a compound ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp')."""
+    """(quantity, unit, text or None): tsp below 1 tbsp, then half tablespoons or tablespoons and teaspoons below 1/4
+    cup (`_tablespoons_and_teaspoons`: '1 1/2 tbsp', '1 tbsp + 2 tsp'), tbsp below 1/2 cup where no cup measure holds
+    it, cups (quarters and thirds) above, quarts above 8 cups (above 4 when buying) of what is poured; what is measured
+    `dry` (flour, rice) stays in cups, and a liquid sold by the `carton` (broth) is in quarts only when they are whole
+    ('9 cups', '3 quarts'). No other compound ('1/2 cup + 1 tbsp'); none when buying (`up`)."""
     if up:
         return _spoon_to_buy(tsp, dry=dry, carton=carton)
     quarts = convert(tsp, "tsp", "quart")
@@ -394,23 +402,38 @@ def _spoon_measure(tsp: float, *, up: bool, dry: bool = False, carton: bool = Fa
         if tsp < 0.1:  # 1/8 tsp would be more than a quarter too much: a pinch
             return 1.0, "pinch", None
         return _teaspoons(tsp, up=False), "tsp", None
+    if tbsp < 4 - 1e-9:
+        return _tablespoons_and_teaspoons(tsp)
     halves = _pick(tbsp, (2,), up=False, smallest=1.0)
     cups = tsp / 48
     near_cup = _pick(cups, _CUP_STEPS, up=False, smallest=0.25)
-    if abs(halves - tbsp) < 0.1 * tbsp - 1e-9:
-        if halves < 4:
-            return halves, "tbsp", None
-        if halves == 4 or tbsp < 4:  # 4 tbsp is 1/4 cup
-            return 0.25, "cup", None
-    if tbsp < 4 - 1e-9:  # no half tablespoon near: teaspoons in halves ('3 1/2 tsp', '5 tsp'), not '1 tbsp + 2 tsp'
-        teaspoons = max(1.0, math.floor(tsp * 2 + 0.5 + 1e-9) / 2)  # 3 1/2 tsp of baking powder is not 4
-        halves = max(1.0, round(teaspoons / 1.5) / 2)  # 7 tsp are 2 1/2 tbsp
-        return (halves, "tbsp", None) if abs(halves * 3 - teaspoons) < 0.1 * teaspoons - 1e-9 else (teaspoons, "tsp", None)
+    if halves == 4 and abs(halves - tbsp) < 0.1 * tbsp - 1e-9:  # 4 tbsp is 1/4 cup
+        return 0.25, "cup", None
     if abs(near_cup - cups) <= (0.02 if cups < 0.5 else 0.08) * cups:
         return near_cup, "cup", None
     if cups < 0.5 - 1e-9:  # '4 1/2 tbsp', '6 tbsp': no cup measure holds it
         return (halves, "tbsp", None) if halves not in (4, 8) else (halves / 16, "cup", None)
     return near_cup, "cup", None  # from 1/2 cup the nearest cup measure: '1/2 cup' for 9 tbsp, not '1/2 cup + 1 tbsp'
+
+
+_HALF_TBSP_NEAR = 0.05
+"""How near (a share of the amount) a half tablespoon must be for a recipe to write it instead of tablespoons and
+teaspoons: 4.4 tsp is '1 1/2 tbsp', 5 tsp '1 tbsp + 2 tsp' (a half tablespoon would be a tenth short)."""
+
+
+def _tablespoons_and_teaspoons(tsp: float) -> tuple[float, str, str | None]:
+    """From 1 tbsp to 1/4 cup, as a cook writes it: half tablespoons where one is the amount in half teaspoons or
+    within 5% ('1 1/2 tbsp', '2 tbsp'), 1/4 cup for 3 3/4 tbsp and more, else whole tablespoons and the teaspoons left in
+    halves ('1 tbsp + 2 tsp' for 5 tsp, '1 tbsp + 1/2 tsp' of baking powder for 3 1/2): the measure is in teaspoons
+    ((5.0, 'tsp', '1 tbsp + 2 tsp')), the text what the cook reads."""
+    teaspoons = max(3.0, math.floor(tsp * 2 + 0.5 + 1e-9) / 2)
+    halves = max(1.0, round(tsp / 1.5) / 2)
+    if halves >= 4 and abs(12 - tsp) < 0.1 * tsp:  # 3 3/4 tbsp is 1/4 cup
+        return 0.25, "cup", None
+    if math.isclose(halves * 3, teaspoons) or abs(halves * 3 - tsp) < _HALF_TBSP_NEAR * tsp:
+        return halves, "tbsp", None
+    whole = math.floor(teaspoons / 3 + 1e-9)
+    return teaspoons, "tsp", f"{amount_text(whole, 'tbsp')} + {amount_text(teaspoons - 3 * whole, 'tsp')}"
 
 
 def _spoon_to_buy(tsp: float, *, dry: bool = False, carton: bool = False) -> tuple[float, str, str | None]:
@@ -575,15 +598,23 @@ def _kitchen_fraction(quantity: float) -> float:
 
 def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bool = False) -> str:
     """An ingredient line as every view shows it: the amount made sensible (`to_buy` on a shopping list, fresh produce
-    as the shop sells it with the amount needed after it), then the name."""
+    as the shop sells it with the amount needed after it, `needed`: the recipe card's amount unless that is more than
+    2% short, then the next measure up), then the name."""
     if quantity is None:
         return ingredient_text(None, None, unit, name)
     shown = (to_buy if buying else sensible)(Amount(float(quantity), unit), name)
-    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)'
+    if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)', '1 piece ginger (need 1 tbsp + 2 tsp)'
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
-        return f"{taken}{NEED}{shown.text})"
+        return f"{taken}{NEED}{_need_beside(shown, Amount(float(quantity), unit), name)})"
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
+
+
+def _need_beside(bought: Shown, amount: Amount, name: str) -> str:
+    """The need a line bought as the shop sells it quotes: the recipe's amount (`needed`), or, where that counts what
+    is bought ('3 (14-oz) cans' beside '3 cans'), the amount rounded up in its measure ('2 3/4 lb')."""
+    need = needed(amount, name).text
+    return bought.text if "-oz) can" in need else need
 
 
 def needed(amount: Amount, name: str) -> Shown:
@@ -606,7 +637,7 @@ def amount_to_buy(quantity: float, unit: str | None, name: str) -> str:
     shown = to_buy(Amount(quantity, unit), name)
     if shown.bought is None:
         return shown.text
-    return f"{_taken(*shown.bought)}, need {shown.text}"
+    return f"{_taken(*shown.bought)}, need {_need_beside(shown, Amount(quantity, unit), name)}"
 
 
 def _taken(count: float, sold_as: str | None) -> str:

@@ -8,11 +8,11 @@ A line is judged from what a person sees (its text) and what it says (quantity, 
   pinch... always; any counted thing on a shopping list (nobody buys 4 1/2 shallots); a counted piece
   above 1 in a recipe other than 1 1/2 ('2 1/2 lemons', '1 3/4 onions': quarters are for less than one).
 - ``too many spoons``: 8 tbsp or more (that is cups), tablespoons a cup measure holds ('4 tbsp' is 1/4 cup), or 3 tsp
-  or more that a half tablespoon holds within 10% ('3 tsp', '4 1/2 tsp') or not in half teaspoons ('3 3/4 tsp'): '3 1/2
-  tsp' of baking powder is how a baker measures it (rounding it to 4 adds a seventh). '4 1/2 tbsp' and '6 tbsp' are how a cook
-  writes what no cup measure holds, '4 tsp' and '5 tsp' what no half tablespoon does.
-- ``spoons added to spoons``: any compound of measures ('1 tbsp + 2 tsp', '1/2 cup + 1 tbsp'): a cook writes one
-  measure ('5 tsp', '1/2 cup').
+  or more ('3 tsp' is 1 tbsp, '5 tsp' is '1 tbsp + 2 tsp', '3 1/2 tsp' of baking powder '1 tbsp + 1/2 tsp'). '4 1/2
+  tbsp' and '6 tbsp' are how a cook writes what no cup measure holds.
+- ``spoons added to spoons``: a compound of measures other than whole tablespoons and teaspoons below a tablespoon in
+  a recipe ('1/2 cup + 1 tbsp', '1 tbsp + 1 1/2 tsp', which is 1 1/2 tbsp; any compound on a shopping list, which
+  rounds up to one measure): a cook writes '1/2 cup', and '1 tbsp + 2 tsp' for 5 tsp.
 - ``compound a cook would not write``: an added part that is not whole ('1/4 cup + 1/2 tbsp', '1 tbsp + 3/4 tsp';
   a half teaspoon excepted), or cups and tablespoons below half a cup ('1/4 cup + 2 tbsp' is 6 tbsp).
 - ``quarts written as cups``: more than 8 cups of what is poured ('12 cups' of oil is 3 quarts); of a liquid sold by the
@@ -139,7 +139,7 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("two things on one line")
     if quantity is not None and quantity <= 1 + 1e-9 and _EACH.search(f"{text}, {notes or ''}"):
         found.append("each with one")
-    if _COMPOUND.search(text):
+    if _odd_spoons_added(text, shopping=shopping):
         found.append("spoons added to spoons")
     if any(shown == "oz" and amount >= 16 - 1e-9 for amount, shown in _weights(text)):
         found.append("ounces past a pound")
@@ -171,7 +171,7 @@ def oddities(text: str, quantity: float | None, unit: str | None, name: str, *, 
         found.append("fraction of a whole item")
     spoons = _spoon_amounts(text)
     if any((shown == "tbsp" and (amount >= 8 - 1e-9 or (amount >= 4 - 1e-9 and _in_cup_measures(amount / 16))))
-           or (shown == "tsp" and amount >= 3 - 1e-9 and (not _in_steps(amount, 2) or _half_tbsp_holds(amount)))
+           or (shown == "tsp" and amount >= 3 - 1e-9)
            for amount, shown in spoons):
         found.append("too many spoons")
     if _odd_compound(text):
@@ -292,7 +292,7 @@ def note_oddities(note: str, name: str, *, bought: bool = True) -> list[str]:
     """The rules a pantry note on a shopping line breaks (empty: none). `bought`: the note is on a line bought for it
     (False: on what the pantry was said to cover)."""
     found = [*(["dry goods by the quart"] if _QUARTS.search(note) and is_dry(name) else []),
-             *(["spoons added to spoons"] if _COMPOUND.search(note) else []),
+             *(["spoons added to spoons"] if _odd_spoons_added(note, shopping=False) else []),
              *(["part quarts of a carton liquid"] if _PART_QUARTS.search(note) and by_the_carton(name) else []),
              *(["shortfall not bought"] if not bought and _SHORT.search(note) else []),
              *(["check a cook could weigh"] if _weighable_check(note, name) else [])]
@@ -420,10 +420,19 @@ def _whole_cans_by_weight(text: str, name: str, *, step: int = 2, least: float =
         and abs(round(ounces / size * step) / step * size - ounces) <= 0.05 * ounces
 
 
-def _half_tbsp_holds(tsp: float) -> bool:
-    """A half tablespoon within 10% of `tsp` teaspoons: then a cook writes tablespoons."""
-    halves = max(1.0, round(tsp / 1.5) / 2)
-    return abs(halves * 3 - tsp) < 0.1 * tsp - 1e-9
+def _odd_spoons_added(text: str, *, shopping: bool) -> bool:
+    """A compound a cook does not write: any on a shopping list but in the need it quotes; in a recipe (or that need) any but whole
+    tablespoons and teaspoons below a tablespoon that no half tablespoon is ('1 tbsp + 2 tsp', not '1 tbsp + 1 1/2 tsp')."""
+    if shopping and " (need " in text:  # the need quotes the recipe's amount: judged as a recipe's
+        main, _, need = text.partition(" (need ")
+        return _odd_spoons_added(main, shopping=True) or _odd_spoons_added(need, shopping=False)
+    for match in _COMPOUND.finditer(text):
+        first, added = _number(match.group(1)), _number(match.group(3))
+        tablespoons_and_teaspoons = match.group(2) == "tbsp" and match.group(4) == "tsp" and _in_steps(first, 1) \
+            and added < 3 - 1e-9 and not _in_steps(added / 1.5, 1)
+        if shopping or not tablespoons_and_teaspoons:
+            return True
+    return False
 
 
 def _unbuyable(text: str, name: str) -> bool:

@@ -15,6 +15,7 @@ from alfred_mcp.kitchen.plurals import singular
 from alfred_mcp.kitchen.step_amounts import agreeing, left_as_written, scaled_steps
 from alfred_mcp.operations.recipe_rows import recipe_or_draft
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.session.documents import DRAFTS
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,9 @@ async def scale_recipe(work: UnitOfWork, ref: str, servings: int) -> Scaled:
     loaded = await recipe_or_draft(work, ref, field="recipe")
     base = loaded.recipe.get("servings")
     if not base:
+        how = "draft_revise" if work.session.read(DRAFTS.at(loaded.ref)) is not None else "db_update"  # a draft is not a row
         raise InputError(
-            f"recipe: {loaded.ref} ({loaded.name}) does not say how many it serves; set its servings with db_update, then scale.",
+            f"recipe: {loaded.ref} ({loaded.name}) does not say how many it serves; set its servings with {how}, then scale.",
             field="recipe", value=loaded.ref,
         )
     factor = servings / base

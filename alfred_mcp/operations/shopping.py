@@ -15,6 +15,7 @@ from typing import Any
 
 from alfred_mcp.errors import InputError
 from alfred_mcp.kitchen.allergens import allergen_hits
+from alfred_mcp.kitchen.bought_as import is_tap_water
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.ingredient_kinds import Kind, same_kind, unnamed_cuts
 from alfred_mcp.kitchen.ingredient_pairs import things_of
@@ -35,6 +36,7 @@ from alfred_mcp.kitchen.measures import (
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
@@ -51,6 +53,7 @@ from alfred_mcp.kitchen.shopping_lines import (
     with_own_note,
     with_pantry_held,
 )
+from alfred_mcp.kitchen.taxonomy import default_taxonomy
 from alfred_mcp.operations import allergies
 from alfred_mcp.operations.allergies import AllergyOverride
 from alfred_mcp.operations.conflicts import standing_constraints
@@ -191,6 +194,7 @@ async def add_to_list(
     what is needed, the gap is added (an open line topped up); in a unit that does not compare, both amounts are
     named; a bought one is reported as bought.
     Amounts join an open line of the ingredient: added up when the units convert, kept beside it otherwise.
+    Water from the tap is never listed (it is under `covered`, 'from the tap').
     A line holding an allergen of the user or of the occasion's guests is left out (under `left_out`, saying
     which meals it was for and why) unless `allergy_override` names that allergen; every other line is added.
     Given `today`, a pantry row past its use-by date covers nothing: what it would have is bought, and the line says
@@ -209,6 +213,9 @@ async def add_to_list(
     """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
         recipes = list(dict.fromkeys(ref_of[label] for label in need.recipes))
+        if is_tap_water(need.name):  # from the tap: a cook never lists it
+            outcome.covered.append({"name": need.name, "recipes": recipes, "note": "from the tap"})
+            continue
         matches = open_lines.matching(need.name, need.ingredient_id, need.kind)
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
         listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
@@ -541,21 +548,27 @@ def _new_line(need: Need) -> Row:
 
 
 async def _report(work: UnitOfWork, outcome: ShoppingOutcome, written: list[tuple[_Pending, Row]]) -> None:
-    """The written lines, in the order they were worked out (as a preview lists them), each with its ref."""
+    """The written lines, by store section as a preview lists them, each with its ref."""
     added = [row for line, row in written if line.existing is None]
     updated = [row for line, row in written if line.existing is not None]
     views = iter(await rows_to_refs(work, SHOPPING_LIST, added, action="created") if added else [])
     changed = iter(await rows_to_refs(work, SHOPPING_LIST, updated, action="updated") if updated else [])
-    outcome.lines += [{"ref": next(changed if line.existing is not None else views)["id"],
-                       **_line(line, row, "added" if line.existing is None else "updated")} for line, row in written]
+    outcome.lines += _by_section([{"ref": next(changed if line.existing is not None else views)["id"],
+                                   **_line(line, row, "added" if line.existing is None else "updated")} for line, row in written])
 
 
 async def _preview(work: UnitOfWork, outcome: ShoppingOutcome, pending: list[_Pending]) -> None:
     """The lines as they would be written: a line it would top up with its ref, a new line without one."""
     existing = [line.existing for line in pending if line.existing is not None]
     views = iter(await rows_to_refs(work, SHOPPING_LIST, existing, action="read"))
-    outcome.lines = [{"ref": next(views)["id"], **_line(line, line.row, "updated")} if line.existing is not None
-                     else _line(line, line.row, "added") for line in pending]
+    outcome.lines = _by_section([{"ref": next(views)["id"], **_line(line, line.row, "updated")} if line.existing is not None
+                                 else _line(line, line.row, "added") for line in pending])
+
+
+def _by_section(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lines in the order a shopper walks the store's sections (as the list shows them), each section's lines in
+    the order they were worked out (cook's QA F15: the preview was in meal order)."""
+    return sorted(lines, key=lambda line: section_order(line["section"]))
 
 
 def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
@@ -563,7 +576,8 @@ def _line(pending: _Pending, row: Row, action: str) -> dict[str, Any]:
     cut = unnamed_cuts(row["name"], row_kind(row))
     text = shopping_text({**row, "name": f"{cut} {row['name']}"} if cut else row)  # '2 lb boneless chicken thighs'
     line = {"name": row["name"], "quantity": row.get("quantity"), "unit": row.get("unit"), "text": text,
-            "recipes": pending.recipes, "action": action}
+            "recipes": pending.recipes, "action": action,
+            "section": store_section(row["name"], row.get("category"), default_taxonomy(), row.get("unit"))}
     if pending.notes:
         line["note"] = "; ".join(pending.notes)
     if pending.existing is not None and (gain := shown_gain(pending.existing, row)):

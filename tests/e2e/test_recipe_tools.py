@@ -286,3 +286,16 @@ async def test_every_seed_recipe_scaled_scales_its_steps_or_says_why_they_read_a
         assert "steps" in scaled or "read as written" in scaled.get("steps_note", ""), (recipe["name"], scaled.get("steps_note"))
         if recipe["name"] == "Blueberry Oat Pancakes":
             assert "'1/4 cup of batter per pancake' is left as written" in scaled["steps_note"]
+
+
+async def test_scaling_a_recipe_that_does_not_say_its_servings_names_the_tool_that_sets_them(client: Client) -> None:
+    """Cook's QA 2 G4: a draft without servings pointed to db_update, which cannot reach a draft; a saved recipe
+    without servings still points to db_update. Nothing is changed either way."""
+    draft = (await call(client, "recipes_import", source="Quux Toast\nIngredients\n2 slices bread\n1 tbsp butter\n"
+                                                           "Instructions\n1. Toast the bread and butter it."))["drafts"][0]
+    assert draft["content"].get("servings") is None
+    error = await call_error(client, "recipes_scale", recipe=draft["ref"], servings=4)
+    assert error["field"] == "recipe" and "set its servings with draft_revise, then scale" in error["message"]
+    saved = (await call(client, "db_create", table="recipes", data={"name": "Quux Loaf", "instructions": ["Bake."]}))["rows"][0]
+    error = await call_error(client, "recipes_scale", recipe=saved["id"], servings=4)
+    assert error["field"] == "recipe" and "set its servings with db_update, then scale" in error["message"]

@@ -317,3 +317,21 @@ async def test_a_shortfall_from_several_recipes_is_added_up_first_and_rounded_on
     rounded_once = about_in(name, once.quantity, once.unit, first_unit)
     assert listed is not None and rounded_once is not None
     assert total * 0.98 - 1e-9 <= listed <= rounded_once + 1e-6, (line["text"], total, once.text)
+
+
+@pytest.mark.parametrize("kind", ["meal_plans", "recipes"])
+@pytest.mark.parametrize("preview", [True, False], ids=["preview", "add"])
+async def test_water_from_the_tap_is_never_listed_and_is_said_covered(client: Client, kind: str, preview: bool) -> None:
+    """Cook's QA 2 G21: '1.25 l water' was a line to buy. Tap water is covered ('from the tap'); water a shop sells
+    (sparkling) is still listed."""
+    stew = await _recipe(client, "Quux Stew", 4, [{"name": "water", "quantity": 1, "unit": "l"},
+                                                  {"name": "warm water", "quantity": 1, "unit": "cup"},
+                                                  {"name": "sparkling water", "quantity": 1, "unit": "l"},
+                                                  {"name": "quuxbeans", "quantity": 200, "unit": "g"}])
+    if kind == "meal_plans":
+        await call(client, "db_create", table="meal_plans", data={"date": "2031-06-06", "meal_type": "dinner", "recipe_id": stew, "servings": 4})
+    result = await call(client, "shopping_list_from", preview=preview, **_by_meal_or_recipe(kind, stew))
+    assert sorted(line["name"] for line in result["lines"]) == ["quuxbeans", "sparkling water"]
+    assert {item["name"]: item["note"] for item in result["covered"] if "water" in item["name"]} == \
+        {"water": "from the tap", "warm water": "from the tap"}
+    assert await _lines(client, "water") == [] and await _lines(client, "warm water") == []

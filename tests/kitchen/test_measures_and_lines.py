@@ -18,11 +18,11 @@ from alfred_mcp.kitchen.units import iso_duration, iso_minutes, parse_minutes
     (Amount(3, "tsp"), "1 tbsp"), (Amount(12, "tsp"), "1/4 cup"), (Amount(6, "tbsp"), "6 tbsp"), (Amount(4.5, "tbsp"), "4 1/2 tbsp"), (Amount(3.75, "tbsp"), "1/4 cup"), (Amount(20, "tbsp"), "1 1/4 cups"),
     (Amount(1.5, "tsp"), "1 1/2 tsp"), (Amount(1500, "g"), "1.5 kg"), (Amount(999, "g"), "1 kg"), (Amount(20, "oz"), "1 1/4 lb"),
     (Amount(2500, "ml"), "2.5 l"), (Amount(1 / 3, None), "1/3"), (Amount(2 / 3, "piece"), "2/3"), (Amount(0.25, "pinch"), "1 pinch"),
-    (Amount(1.5, "clove"), "2 cloves"), (Amount(10, "tbsp"), "2/3 cup"), (Amount(18, "tbsp"), "1 cup"),
+    (Amount(1.5, "clove"), "2 cloves"), (Amount(10, "tbsp"), "2/3 cup"), (Amount(18, "tbsp"), "1 1/4 cups"),
     (Amount(1.9583, "tbsp"), "2 tbsp"), (Amount(7.5, "clove"), "8 cloves"), (Amount(2.5, None), "3"), (Amount(0.1, "tsp"), "1/8 tsp"),
-    (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "4 tsp"),
+    (Amount(1.5, None), "1 1/2"), (Amount(1 / 16, "tsp"), "1 pinch"), (Amount(3.75, "tsp"), "1 tbsp + 1 tsp"),
     (Amount(12, "cup"), "3 quarts"), (Amount(18, "cup"), "4 1/2 quarts"), (Amount(30, "oz"), "2 lb"), (Amount(18, "oz"), "1 lb 2 oz"),
-    (Amount(28, "oz"), "1 3/4 lb"), (Amount(0.375, "oz"), "1/3 oz"), (Amount(3.5, "tsp"), "3 1/2 tsp"),
+    (Amount(28, "oz"), "1 3/4 lb"), (Amount(0.375, "oz"), "1/3 oz"), (Amount(3.5, "tsp"), "1 tbsp + 1/2 tsp"),
     (Amount(7 / 3, "bag"), "2 1/3 bags"), (Amount(1 / 3, "bunch"), "1/3 bunch"),
 ])
 def test_amounts_are_shown_as_a_cook_writes_them(amount: Amount, text: str) -> None:

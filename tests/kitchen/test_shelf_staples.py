@@ -57,13 +57,14 @@ def test_the_staples_the_cook_quoted_are_listed_as_their_shelf_holds_them(quanti
 @settings(max_examples=300, deadline=None)
 @given(name=st.sampled_from(SHELF_NAMES), unit=st.sampled_from(RECIPE_MEASURES), quantity=st.floats(min_value=0.05, max_value=400))
 def test_a_staple_in_a_recipe_measure_is_listed_by_its_shelf_unit_with_the_amount_needed(name: str, unit: str, quantity: float) -> None:
-    """'1 jar black pepper (need 1 tbsp)': what to take from the shelf, then the amount needed; the line in the
+    """'1 jar black pepper (need 1 tbsp)': what to take from the shelf, then the amount needed as the card says it; the line in the
     recipe's measure alone is what the rule calls a unit you cannot buy."""
     purchase = purchase_of(name)
     assert purchase is not None and purchase.unit is not None
     shown = to_buy(Amount(quantity, unit), name)
     text = line_text(quantity, unit, name, buying=True)
-    assert shown.bought is not None and shown.bought[1] == purchase.unit and text.endswith(f" {name} (need {shown.text})"), text
+    need = needed(Amount(quantity, unit), name).text  # the recipe card's amount (cook's QA F10)
+    assert shown.bought is not None and shown.bought[1] == purchase.unit and text.endswith(f" {name} (need {need})"), text
     assert oddities(text, shown.quantity, shown.unit, name, shopping=True) == [], text
     bare = ingredient_text(shown.text, shown.quantity, shown.unit, name)
     assert "unit you cannot buy" in oddities(bare, shown.quantity, shown.unit, name, shopping=True), bare

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from alfred_mcp.kitchen.bought_as import is_tap_water
 from alfred_mcp.kitchen.measures import convert, dimension
 from alfred_mcp.kitchen.shopping_lines import (
     covering,
@@ -173,3 +174,13 @@ def test_counted_bread_is_listed_by_the_pack_it_is_bought_in(name: str, count: i
     """'6 flour tortillas' is not how they are bought: '1 pack flour tortillas (need 6)', as the seeded lines say."""
     text = shopping_text({"name": name, "quantity": count, "unit": None})
     assert re.fullmatch(rf"\d+ packs? {name} \(need {count}\)", text)
+
+
+@pytest.mark.parametrize(("name", "tap"), [
+    ("water", True), ("cold water", True), ("warm water", True), ("boiling water", True), ("ice water", True),
+    ("hot water, for soaking", True), ("Water", True), ("lukewarm tap water", True),
+    ("sparkling water", False), ("coconut water", False), ("rose water", False), ("tonic water", False),
+    ("watercress", False), ("water chestnuts", False), ("soda water", False),
+])
+def test_water_from_the_tap_is_told_apart_from_water_a_shop_sells(name: str, tap: bool) -> None:
+    assert is_tap_water(name) is tap

@@ -136,12 +136,16 @@ def test_what_soaks_and_its_liquid_scale_together_in_the_notes_and_in_the_steps(
     assert odd == []
 
 
-_AMOUNT_AND_UNIT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|ml|tbsp|tsp|quarts?|l)\b")
+_AMOUNT_AND_UNIT = re.compile(r"(\d+ \d+/\d+|\d+/\d+|\d+(?:\.\d+)?) (cups?|ml|tbsp|tsp|quarts?|l)\b"
+                              r"(?: \+ (\d+ \d+/\d+|\d+/\d+|\d+) (tbsp|tsp)\b)?")
 
 
 def parsed(match: re.Match[str]) -> Shown:
+    """An amount in a note, '2 tbsp + 2 tsp' added up (in the first unit)."""
     value = parse_quantity(match.group(1)).value or 0.0
     unit = normalize_unit(match.group(2))
+    if match.group(3):
+        value += convert(parse_quantity(match.group(3)).value or 0.0, match.group(4), unit)
     return Shown(value, unit, match.group(0), None)
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from alfred_mcp.agent.quick_answer import quick_answer
 from alfred_mcp.kitchen.bought_as import purchase_of
-from alfred_mcp.kitchen.measures import Amount, amount_to_buy, line_text, to_buy
+from alfred_mcp.kitchen.measures import Amount, amount_to_buy, line_text, needed, to_buy
 from alfred_mcp.kitchen.odd_amounts import oddities
 from alfred_mcp.kitchen.recipe_times import duration_text
 from alfred_mcp.kitchen.schema_org import markdown_from_rows
@@ -74,7 +74,8 @@ def test_a_quick_answer_gives_a_recipes_time_in_hours_and_minutes(minutes: int) 
 def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, data: st.DataObject, unit: str | None,
                                                                  quantity: float) -> None:
     """Every category's members (fresh and in other forms), in every unit: no shopping line reads oddly, fresh produce
-    is listed as the shop sells it (a bunch, a piece, a pack, the thing itself) with the amount needed after it."""
+    is listed as the shop sells it (a bunch, a piece, a pack, the thing itself) with the amount needed after it, as
+    the recipe card writes it."""
     member = data.draw(st.sampled_from(TAXONOMY.category(category).members) | st.sampled_from(
         [f"{form} {name}" for name in TAXONOMY.category(category).members for form in ("fresh", "dried", "chopped")]))
     text = line_text(quantity, unit, member, buying=True)
@@ -82,8 +83,10 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
     assert oddities(text, shown.quantity, shown.unit, member, shopping=True) == [], (category, text)
     if shown.bought is not None:
         purchase = purchase_of(member)
-        assert purchase is not None and text.endswith(f"(need {shown.text})")
-        assert amount_to_buy(quantity, unit, member).endswith(f", need {shown.text}")
+        need = needed(Amount(quantity, unit), member).text  # the recipe card's amount (cook's QA F10)
+        need = shown.text if "-oz) can" in need else need
+        assert purchase is not None and text.endswith(f"(need {need})")
+        assert amount_to_buy(quantity, unit, member).endswith(f", need {need}")
 
 
 @pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
@@ -118,3 +121,15 @@ def test_every_seed_recipe_at_any_servings_reads_as_a_cook_writes_it(recipe: obj
         line = scaled_line(row, servings / base)
         assert oddities(line["text"], line["quantity"], line["unit"], line["name"], shopping=False,
                         exact=line.get("rounded_from"), notes=line.get("notes")) == [], (servings, line["text"])
+
+
+@pytest.mark.parametrize("name", ["cherry tomatoes", "grape tomatoes", "cherry tomato"])
+@pytest.mark.parametrize(("quantity", "unit"), [(0.25, "pint"), (1, "pint"), (1.25, "pint"), (2, "cup"), (12, None), (30, None)])
+def test_cherry_tomatoes_are_bought_by_the_pint_never_one_by_one(name: str, quantity: float, unit: str | None) -> None:
+    """Cook's QA 2 G20: '3 cherry tomatoes (need 1 1/4 pints)' was the line; a shopper takes whole pints (a pint is
+    about 2 cups, 25 tomatoes), as many as hold the need, and the need is the card's."""
+    text = line_text(quantity, unit, name, buying=True)
+    shown = to_buy(Amount(quantity, unit), name)
+    assert shown.bought is not None and shown.bought[1] == "pint", text
+    assert re.match(rf"^\d+ pints? {re.escape(name)} \(need ", text), text
+    assert oddities(text, shown.quantity, shown.unit, name, shopping=True) == [], text

@@ -18,6 +18,7 @@ from alfred_mcp.app import AlfredApp
 from alfred_mcp.kitchen.dates import day_text, span_text
 from alfred_mcp.kitchen.query import Filter, Query, Where
 from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPE_INGREDIENTS, RECIPES, SHOPPING_LIST
+from alfred_mcp.kitchen.sections import section_order
 from alfred_mcp.server.mcp_server import build_server
 from tests.e2e.helpers import call, eq
 
@@ -295,11 +296,14 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         await expect(button).to_have_text("Add 8 meals to the shopping list")  # the week's 8 meals with a recipe
         await button.dblclick()
         await expect(shown.view.locator("#preview-title")).to_have_text(f"To {_tally(expected['lines'], done=False)} on the shopping list")
-        items = shown.view.locator("#preview-lines li:not(.kept)")
+        items = shown.view.locator("#preview-lines li:not(.kept):not(.aisle)")
         await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)" if line.get("was")
                                                      else "^" + re.escape(line["text"])) for line in expected["lines"]])
         await expect(shown.view.locator("#preview-lines li .badge", has_text="tops up a line")).to_have_count(
             sum(line["action"] == "updated" for line in expected["lines"]))
+        sections = list(dict.fromkeys(line["section"] for line in expected["lines"]))  # F15: by store section, as the list
+        assert sections == sorted(sections, key=section_order) and len(sections) > 1
+        await expect(shown.view.locator("#preview-lines li.aisle")).to_have_text([section.capitalize() for section in sections])
         optional = re.search(r"Optional, not added: .*$", expected.get("message", ""))
         assert optional, expected.get("message")  # the week's recipes have optional ingredients: the preview names them
         await expect(shown.view.locator("#preview-lines li.kept", has_text="Optional, not added")).to_have_text(optional.group(0))
@@ -403,7 +407,7 @@ async def test_more_servings_after_listing_top_lines_up_saying_what_each_was_and
         assert topped and not {line["name"] for line in expected["lines"]} & {item["name"] for item in expected["already_listed"]}
         shown = await mount(client, "meal_plan_show", WEEK, width=width)
         await shown.view.get_by_role("button", name=BUTTON).click()
-        items = shown.view.locator("#preview-lines li:not(.kept)")
+        items = shown.view.locator("#preview-lines li:not(.kept):not(.aisle)")
         await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)")
                                           if line["action"] == "updated" else re.compile("^" + re.escape(line["text"]))
                                           for line in expected["lines"]])
