@@ -38,6 +38,7 @@ from alfred_mcp.server.observe import CallObserver, ToolCall, outcome_of
 from alfred_mcp.server.tools import HANDLERS
 from alfred_mcp.server.tools.common import ToolArgs, ToolResult
 from alfred_mcp.state.known_ids import knowing_ids
+from alfred_mcp.state.note_facts import for_the_client
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +90,7 @@ async def _run_tool_call(
         with serving(context), reporting_to(_progress_reporter(context)):
             result = await _handled(app, name, admitted.value, observers)
         completed = True
+        result = for_the_client(result)
         if app.settings.check_results:
             contract.check_result(result)
         body = to_json(result).decode()  # built once: the text block carries it, the leak guard reads it

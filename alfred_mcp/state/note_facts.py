@@ -3,7 +3,8 @@ already on the list, a meal made for the household), or what the person may want
 longer planned: an offer).
 
 A producer builds each as a `NoteFact` (a kind and its fields, refs where the model needs them) and gives both: the
-note in the result's `notes`, worded for the model as ever (`note_text`), and the fact itself in `note_facts`. The
+note in the result's `notes`, worded for the model as ever (`note_text`), and the fact itself in `note_facts` (left out
+of what a client reads: `for_the_client`). The
 state's account tells a fact in a person's sentence (`fact_sentence`: names, no refs), an offer as its last sentence, so
 a turn whose notes are all facts ends answered; a note that is no fact stays the model's to word. Pure: the same fact
 and names give the same words.
@@ -147,6 +148,12 @@ def noted(facts: Sequence[NoteFact]) -> dict[str, list[Any]]:
     """{"notes": [...], "note_facts": [...]} for a result: each fact's note for the model and the facts themselves (none
     when there are none)."""
     return {"notes": notes_of(facts), "note_facts": [dict(fact) for fact in facts]} if facts else {}
+
+
+def for_the_client(result: dict[str, Any]) -> dict[str, Any]:
+    """`result` as a client reads it: without `note_facts`, which only the state's account reads (its `notes` say the
+    same to a model in words)."""
+    return {key: value for key, value in result.items() if key != "note_facts"} if "note_facts" in result else result
 
 
 def result_note_facts(result: Mapping[str, Any]) -> list[NoteFact]:
