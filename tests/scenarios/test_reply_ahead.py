@@ -275,14 +275,16 @@ CLAIMS_MORE = reply("Added black pepper and cumin to your shopping list.")
 
 async def test_a_reply_sent_ahead_claiming_what_did_not_happen_is_refused_and_reply_is_expected_with_the_results(
         client: Client) -> None:
-    """The refusal says what to fix, as a submit's; the try counts; Reply's `next` shows what the calls did, so a
-    proper reply submitted after it completes the turn."""
+    """The refusal says what to fix, as a submit's; the try counts; Reply's `next` shows what the calls did and nothing
+    else of Reply's context (the model wrote the reply knowing it), so a proper reply submitted after it completes the
+    turn."""
     answer = await call(client, "turn_start", message=PEPPER, then=_sent([*PEPPER_OUTPUTS[:2], ("reply", CLAIMS_MORE)]))
     refused = answer["refused"]
     assert answer["expected_role"] == "reply" and answer["next"]["role"] == "reply"
     assert refused["field"] == "then[2].output" and refused["attempt"] == 1 and refused["attempts_left"] == 2
     assert "'cumin' was added" in refused["message"] and "black pepper" in answer["notice"]
-    assert "What happened this turn" in answer["next"]["context"]
+    headings = [line for line in answer["next"]["context"].splitlines() if line.startswith("## ")]
+    assert headings == ["## What happened this turn"], answer["next"]["context"]  # only what the fix needs, sent again
     done = await call(client, "turn_submit", role="reply", output=PEPPER_OUTPUTS[2][1])
     assert done["expected_role"] is None and done["outcome"] == "completed"
     state = (await call(client, "turn_status"))["state"]
