@@ -27,6 +27,7 @@ from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.constraints import SessionConstraints, describe_constraint
+from alfred_mcp.state.note_facts import told_in as note_told_in
 from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts, unlinked_told, unsaved_told
 from alfred_mcp.state.shortfalls import DRAFT_AGAIN, Shortfall
 from alfred_mcp.state.warning_words import person_sentence, told_in
@@ -182,7 +183,8 @@ def warned_sentences(session: Session, state: TurnState, *, since: int = 0, repl
 def revealed_sentences(session: Session, state: TurnState, reply: str, *, since: int) -> list[str]:
     """The state's sentences for what the calls after the turn's first `since` revealed that `reply`, written before them,
     does not tell: the warnings it does not tell in its own words, what a removal left pointing at nothing, a draft an undo
-    kept open, and the facts and offers of their notes (`note_facts`: offers last). Said to a person, names and no refs."""
+    kept open, and the facts and offers of their notes it does not tell (`note_facts`: offers last). Said to a person,
+    names and no refs."""
     calls = [call for step in _all_steps(state) for call in step.tool_calls][since:]
     if not calls:
         return []
@@ -190,7 +192,9 @@ def revealed_sentences(session: Session, state: TurnState, reply: str, *, since:
     name_of = lambda ref: _person_label(session, ref)  # noqa: E731
     reopened = [item for item in facts.unsaved if item.reason == DRAFT_AGAIN]
     kept = replace(facts, failed=[], unsaved=reopened)
-    noted, offers = note_sentences(told_of([call.told for call in calls if call.ok], lambda ref: _label(session, ref)), name_of)
+    told = told_of([call.told for call in calls if call.ok], lambda ref: _label(session, ref))
+    untold = replace(told, note_facts=tuple(fact for fact in told.note_facts if not note_told_in(fact, reply)))
+    noted, offers = note_sentences(untold, name_of)
     parts = [*warned_sentences(session, state, since=since, reply=reply),
              "" if unlinked_told(reply, facts) else unlinked_sentence(facts.unlinked),
              "" if not reopened or unsaved_told(reply, kept) else not_done_sentence(kept), *noted, *offers]

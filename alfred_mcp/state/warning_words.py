@@ -186,10 +186,16 @@ def told_in(warning: str, name_of: NameOf, reply: str) -> bool:
     found = kind.pattern.match(warning) if kind is not None else None
     if kind is None or found is None:
         return False
-    said = {word.lower() for word in _WORD.findall(reply)}
     label = found.groupdict().get("label") or ""
     day = next((day for day in _DAYS if label[:3].lower() == day), None)
-    if day is not None and not any(word.startswith(day) for word in said):
+    if day is not None and not any(word.lower().startswith(day) for word in _WORD.findall(reply)):
         return False
-    names = [words for name in kind.about(found, name_of) if (words := {w.lower() for w in _WORD.findall(name)} - _SMALL)]
-    return any(words <= said or {word.rstrip("s") for word in words} <= {word.rstrip("s") for word in said} for words in names)
+    return any(name_said(name, reply) for name in kind.about(found, name_of))
+
+
+def name_said(name: str, text: str) -> bool:
+    """Whether `text` says every word of `name` that is no small word (a name of small words only: all of them), plurals
+    folded ('Greek Lemon Chicken and Potatoes', '2 jars'); an empty name is never said."""
+    every = {word.lower().rstrip("s") for word in _WORD.findall(name)}
+    words = every - _SMALL or every
+    return bool(words) and words <= {word.lower().rstrip("s") for word in _WORD.findall(text)}

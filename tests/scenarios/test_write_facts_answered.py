@@ -152,6 +152,19 @@ async def test_a_reply_sent_ahead_of_a_noted_write_is_applied_with_the_notes_sen
             assert state["reply"].endswith("?"), state["reply"]
 
 
+async def test_a_reply_sent_ahead_that_already_tells_a_noted_fact_in_its_own_words_is_applied_as_sent(client: Client) -> None:
+    """The model foresaw the merge and told it (the thing and its amount now): the fact's sentence is not appended."""
+    tool, arguments = await _merged(client)
+    said = "Black pepper: 2 jars on your list now."
+    then = _sent([("understand", {"processed_message": "add black pepper"}),
+                  ("think", plan("Add black pepper", step("write", "Add it", call={"tool": tool, "arguments": arguments}))),
+                  ("reply", {"response": said})])
+    answer = await call(client, "turn_start", message="Add black pepper", then=then)
+    assert answer["expected_role"] is None and "not_applied" not in answer, answer
+    state = (await call(client, "turn_status"))["state"]
+    assert (state["reply_source"], state["reply"]) == ("model", said), state
+
+
 async def test_a_reply_submitted_after_a_noted_write_is_checked_and_kept(client: Client) -> None:
     tool, arguments = await _merged(client)
     await _staged(client, tool, arguments)
