@@ -189,6 +189,7 @@ def corpus() -> list[Case]:
     cases.extend(warned_cases())
     cases.extend(round_seven_cases())
     cases.extend(round_eight_cases())
+    cases.extend(round_nine_cases())
     unique = {(case.text, case.kind, repr(case.facts)): case for case in cases}
     return list(unique.values())
 
@@ -1115,3 +1116,83 @@ def round_eight_cases() -> list[Case]:
     """Issue 24's eighth round: labels said whole (never a shorter name inside them, never split at their own punctuation),
     and a participle set beside its thing with whom or when it is for."""
     return [*whole_label_cases(), *participle_beside_cases()]
+
+
+# --- round nine: how a removed thing stood, a task named in another form of its words, the kitchen as the pantry --------
+
+STOOD_TAILS = ("for dinner on Friday, Dec 4", "for Saturday", "for 4", "for tonight's dinner")
+STOOD = ("Heads-up: it was {word} {tail}, so that dinner now has no recipe.",
+         "Deleted {thing}. It was {word} {tail}, so that meal now has no recipe.",
+         "{Thing} is gone from your recipes; it was {word} {tail}, and that meal now has no recipe.")
+"""A past passive of a making verb telling how a thing this turn deleted stood (its meal now without a recipe)."""
+NOT_STOOD = ("{Other} was {word} {tail}, so that dinner now has no recipe.",
+             "Deleted {thing}. I {word} {other} {tail}, so that meal now has no recipe.")
+"""The same words about a thing the turn did not remove, or said as this turn's doing."""
+
+
+def stood_before_removal_cases() -> list[Case]:
+    """For every verb that makes a thing, every recipe deleted and whom or when it was for: a past passive telling how the
+    deleted thing stood ('it was planned for dinner on Friday, so that dinner now has no recipe') is true in the turn that
+    deleted it; the same about another thing it did not remove, or said as this turn's doing, is false; and a plan said so
+    in a turn that removed nothing (a line ticked) is false."""
+    cases: list[Case] = []
+    recipes = ("Lemon Garlic Baked Cod", "Mushroom Risotto", "Chicken Fajitas")
+    for (word, verb), thing, tail in itertools.product(sorted(_VERB_OF.items()), recipes, STOOD_TAILS):
+        if verb not in _MAKES:
+            continue
+        other = next(name for name in recipes if name != thing)
+        meal = Item("meal_5", "Fri Dec 4 [dinner]", "left pointing at a removed row")
+        removed = ReplyFacts(things=[Fact("deleted", "recipes", "recipe_2", thing), Fact("unlinked", "meal_plans", "meal_5", meal.label)],
+                             unlinked=[meal])
+        ticked = ReplyFacts(things=[Fact("updated", "shopping_list", "shop_1", "Eggs", columns=("is_purchased",))])
+        fill = {"word": word, "tail": tail, "thing": thing, "Thing": thing, "other": other, "Other": other}
+        cases.extend(Case(template.format(**fill), removed, True, "how a deleted thing stood") for template in STOOD)
+        cases.extend(Case(template.format(**fill), removed, False, "how another thing stood, or this turn's doing")
+                     for template in NOT_STOOD)
+        if verb == "plan":  # a plan is backed by a write to the plan only (a save, by any update: not this class)
+            cases.append(Case(STOOD[0].format(**fill), ticked, False, "how a thing stood, nothing removed"))
+    return cases
+
+
+TASK_FORMS = (("Move the cod from the freezer to the fridge to thaw", "moving the cod from the freezer to the fridge to thaw",
+               "moving the salmon from the freezer to the fridge to thaw"),
+              ("Bake the bread for Sunday", "baking the bread for Sunday", "baking the cake for Sunday"),
+              ("Slice the onions", "slicing the onions", "slicing the peppers"),
+              ("Marinate the chicken overnight", "marinating the chicken overnight", "marinating the tofu overnight"),
+              ("Chop the parsley", "chopping the parsley", "chopping the basil"),
+              ("Defrost the salmon", "defrosting the salmon", "defrosting the chicken"))
+"""(a task's label, its words in another form, another task said in that form)."""
+TASK_SAID = ("Marked done: {said}.", "I marked {said} done.", "I've marked {said} as done.", "Updated {said} on your to-do list.")
+
+
+def other_form_cases() -> list[Case]:
+    """For every task and how a reply says it in another form of its own words ('moving the cod …' for 'Move the cod …'):
+    the update of that task backs it; a task the turn did not update, said in the same form, is not backed."""
+    cases: list[Case] = []
+    for (label, said, other), template in itertools.product(TASK_FORMS, TASK_SAID):
+        facts = ReplyFacts(things=[Fact("updated", "tasks", "task_6", label, columns=("completed",))])
+        cases.append(Case(template.format(said=said), facts, True, "a task in another form of its words"))
+        cases.append(Case(template.format(said=other), facts, False, "another task in another form of its words"))
+    return cases
+
+
+KITCHEN_SAID = ("I checked the {thing} off your shopping list and added them to your kitchen.",
+                "Ticked the {thing} as bought and put them in your kitchen.", "I added the {thing} to your kitchen.")
+
+
+def kitchen_word_cases() -> list[Case]:
+    """'your kitchen' names the pantry: a claim of adding there is true when the turn stocked the pantry, false when it only
+    ticked the shopping line."""
+    cases: list[Case] = []
+    for thing, template in itertools.product(("eggs", "milk", "lemons"), KITCHEN_SAID):
+        ticked = Fact("updated", "shopping_list", "shop_1", thing, columns=("is_purchased",))
+        stocked = ReplyFacts(things=[ticked, Fact("created", "inventory", "inv_1", thing)])
+        cases.append(Case(template.format(thing=thing), stocked, True, "added to the kitchen, stocked"))
+        cases.append(Case(template.format(thing=thing), ReplyFacts(things=[ticked]), False, "added to the kitchen, only ticked"))
+    return cases
+
+
+def round_nine_cases() -> list[Case]:
+    """Issue 24's ninth round: how a deleted thing stood, a task named in another form of its words, the kitchen as the
+    pantry."""
+    return [*stood_before_removal_cases(), *other_form_cases(), *kitchen_word_cases()]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from alfred_mcp.agent.account_words import (
@@ -26,9 +27,10 @@ from alfred_mcp.session.documents import BATCHES
 from alfred_mcp.state.agent_turn import StepState, ToolCallRecord, TurnState
 from alfred_mcp.state.batch import BatchItem
 from alfred_mcp.state.constraints import SessionConstraints, describe_constraint
-from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts
+from alfred_mcp.state.note_facts import told_in as note_told_in
+from alfred_mcp.state.reply_check import CONSTRAINTS_TABLE, Fact, Item, ReplyFacts, unlinked_told, unsaved_told
 from alfred_mcp.state.shortfalls import DRAFT_AGAIN, Shortfall
-from alfred_mcp.state.warning_words import person_sentence
+from alfred_mcp.state.warning_words import person_sentence, told_in
 
 _WRITES = ("created", "updated", "deleted", "saved", "generated", "revised", "discarded", "undone")
 
@@ -169,11 +171,34 @@ def untold_warnings(call: ToolCallRecord) -> list[str]:
     return [warning for warning in call.warnings if warning not in told]
 
 
-def warned_sentences(session: Session, state: TurnState, *, since: int = 0) -> list[str]:
+def warned_sentences(session: Session, state: TurnState, *, since: int = 0, reply: str = "") -> list[str]:
     """Each warning of the turn's calls (after the first `since`; none told twice) as a person reads it
-    (`warning_words.person_sentence`); a warning no kind reads is left out (`unworded_warnings` names them)."""
-    said = (person_sentence(warning, lambda ref: _person_label(session, ref)) for warning in _turn_warnings(state, since))
+    (`warning_words.person_sentence`), but those the `reply` already tells in its own words (`warning_words.told_in`: the
+    thing and the day named); a warning no kind reads is left out (`unworded_warnings` names them)."""
+    name_of = lambda ref: _person_label(session, ref)  # noqa: E731
+    said = (person_sentence(warning, name_of) for warning in _turn_warnings(state, since) if not (reply and told_in(warning, name_of, reply)))
     return list(dict.fromkeys(sentence for sentence in said if sentence))
+
+
+def revealed_sentences(session: Session, state: TurnState, reply: str, *, since: int) -> list[str]:
+    """The state's sentences for what the calls after the turn's first `since` revealed that `reply`, written before them,
+    does not tell: the warnings it does not tell in its own words, what a removal left pointing at nothing, a draft an undo
+    kept open, and the facts and offers of their notes it does not tell (`note_facts`: offers last). Said to a person,
+    names and no refs."""
+    calls = [call for step in _all_steps(state) for call in step.tool_calls][since:]
+    if not calls:
+        return []
+    facts = reply_facts(session, state)
+    name_of = lambda ref: _person_label(session, ref)  # noqa: E731
+    reopened = [item for item in facts.unsaved if item.reason == DRAFT_AGAIN]
+    kept = replace(facts, failed=[], unsaved=reopened)
+    told = told_of([call.told for call in calls if call.ok], lambda ref: _label(session, ref))
+    untold = replace(told, note_facts=tuple(fact for fact in told.note_facts if not note_told_in(fact, reply)))
+    noted, offers = note_sentences(untold, name_of)
+    parts = [*warned_sentences(session, state, since=since, reply=reply),
+             "" if unlinked_told(reply, facts) else unlinked_sentence(facts.unlinked),
+             "" if not reopened or unsaved_told(reply, kept) else not_done_sentence(kept), *noted, *offers]
+    return [part for part in dict.fromkeys(parts) if part and part not in reply]
 
 
 def unworded_warnings(session: Session, state: TurnState, *, since: int = 0) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from alfred_mcp.state.refs import refs_in
+from alfred_mcp.state.warning_words import name_said
 
 NameOf = Callable[[str], str | None]
 """A ref's name as a person reads it ('Fri Dec 4 dinner'), or None when the session has no name for it."""
@@ -35,6 +36,9 @@ class NoteKind:
     role: Role
     note: Callable[[NoteFact], str]
     say: Callable[[NoteFact, NameOf], str]
+    said_by: Callable[[NoteFact], tuple[str, ...]] = lambda fact: ()
+    """What a text says when it tells the fact in its own words, every one of them ('black pepper', '2 jars'): none, never
+    told so (an offer the model could not foresee is always asked)."""
 
 
 def merged(ref: str, name: str, added: str, now: str) -> NoteFact:
@@ -125,11 +129,13 @@ def _followed_say(fact: NoteFact, name_of: NameOf) -> str:
 
 
 NOTE_KINDS: dict[str, NoteKind] = {
-    "merged": NoteKind("operations/listed_twice.py", "fact", _merged_note, _merged_say),
-    "household_servings": NoteKind("operations/meal_servings.py", "fact", _household_note, _household_say),
+    "merged": NoteKind("operations/listed_twice.py", "fact", _merged_note, _merged_say, lambda fact: (fact["name"], fact["now"])),
+    "household_servings": NoteKind("operations/meal_servings.py", "fact", _household_note, _household_say,
+                                   lambda fact: (f"{fact['servings']} servings",)),
     "lines_for_dropped_recipe": NoteKind("operations/dropped_recipe_lines.py", "offer", _dropped_note, _dropped_say),
     "ticked_not_stocked": NoteKind("operations/shopping_checklist.py", "offer", _ticked_note, _ticked_say),
-    "pantry_followed": NoteKind("operations/pantry_followers.py", "fact", _followed_note, _followed_say),
+    "pantry_followed": NoteKind("operations/pantry_followers.py", "fact", _followed_note, _followed_say,
+                                lambda fact: (fact["name"], fact["now"])),
 }
 """Every kind of note a write's result gives as a fact, by the operation that writes it."""
 
@@ -180,3 +186,9 @@ def fact_sentence(fact: NoteFact, name_of: NameOf) -> str | None:
 def is_offer(fact: NoteFact) -> bool:
     """An offer (a question to the person): told last in the account."""
     return NOTE_KINDS[str(fact["kind"])].role == "offer"
+
+
+def told_in(fact: NoteFact, text: str) -> bool:
+    """Whether `text` already tells the fact in its own words (each of what its kind says it by: `NoteKind.said_by`)."""
+    said = NOTE_KINDS[str(fact["kind"])].said_by(fact)
+    return bool(said) and all(name_said(name, text) for name in said)

@@ -127,6 +127,8 @@ _MAKES = frozenset({"plan", "save", "create"})
 the meal stands); after the others it says what went along or what took its place ('removed with it', 'replaced with it')."""
 _NOW_HOLDS = re.compile(r"\s+(?:without|with\s+no|with\s+nothing|with\s+only|with\s+just|but\s+without)\b", re.IGNORECASE)
 """'Thursday's dinner is now planned without a recipe': what a made thing holds since a change (a recipe unlinked)."""
+_FOR_WHEN = re.compile(r"\s+(?:for|on)\b", re.IGNORECASE)
+"""What follows a made thing's participle to say when or whom it was for ('was planned for dinner on Friday')."""
 _SET_BESIDE = re.compile(r"\w\s*,\s*$")
 _SET_BESIDE_END = re.compile(r"\s+(?:as|with|around|using|for)\b[^,;:.!?]*,\s*(?:\w+ly\s+)?(?:has|have|had|is|are|was|were|still|now)\b",
                              re.IGNORECASE)
@@ -172,7 +174,7 @@ _LIST_TABLES = frozenset({"shopping_list", "tasks"})
 _TABLES: tuple[tuple[str, str], ...] = (
     (r"shopping(?:\s+list)?|grocer(?:y|ies)(?:\s+list)?", "shopping_list"),
     (r"(?:your|the|my)\s+list", LIST),
-    (r"pantry|fridge|freezer|inventory|cupboard|larder|stock", "inventory"),
+    (r"pantry|fridge|freezer|inventory|cupboard|larder|stock|(?:your|the|my)\s+kitchen", "inventory"),
     (r"meal\s+plans?|(?:your|the|[a-z]+'s)\s+plan|calendar|menu", "meal_plans"),
     (r"recipe\s+box|cookbook|(?:your|my|the)\s+recipes|recipe\s+collection", "recipes"),
     (r"to-?do(?:\s+list)?|tasks?|reminders?", "tasks"),
@@ -354,6 +356,9 @@ class Claim:
     """The table is the one another clause of the sentence names ('…is still on the plan, but …'), not the claim's own."""
     holding: bool = False
     """A made thing said by what it now holds ('is now planned without a recipe'): a change to it backs the claim too."""
+    stood: bool = False
+    """A past passive of a making verb with when or whom it was for ('it was planned for Friday's dinner'): beside a
+    removal of its thing, how that thing stood before this turn removed it, not a doing of this turn."""
     """The day a claim about a meal names ('no longer on Friday': fri), when it names one."""
 
 
@@ -409,12 +414,12 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?", re.IGNORECASE)
 @lru_cache(maxsize=8192)
 def _stems(text: str) -> tuple[str, ...]:
     """A text's words as their stems ('moving', 'move' -> mov; 'shelves' -> shelf), for finding a label in a reply."""
-    stems = []
-    for token in _TOKEN.findall(text):
-        word = singular(token.lower().removesuffix("'s"))
-        stem = next((word[: -len(end)] for end in ("ing", "ed", "e") if word.endswith(end) and len(word) - len(end) >= 3), word)
-        stems.append(stem)
-    return tuple(stems)
+    return tuple(_stem(singular(token.lower().removesuffix("'s"))) for token in _TOKEN.findall(text))
+
+
+def _stem(word: str) -> str:
+    """A word without its 'ing', 'ed' or 'e' ('moving', 'move' -> mov): another form of the same word has the same stem."""
+    return next((word[: -len(end)] for end in ("ing", "ed", "e") if word.endswith(end) and len(word) - len(end) >= 3), word)
 
 
 _RUN_NAMES = 3
@@ -518,6 +523,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
         explained = None
         if passive and _WAS.search(before) and (explained := _last(_EXPLAINED_STATE.finditer(plain, start, stop))):
             start = explained.end()  # 'it's now an empty slot: the recipe it used, X, was deleted': the cause of a state
+        elif passive and not index and (said := plain.rfind(":", start, stop)) >= 0:
+            start = said + 1  # 'Heads-up: it was planned for …': the clause's first verb's subject comes after what opens it
         if word in _MARKING:  # 'Marked done: …', 'marked the eggs as bought': the status is no thing
             start, stop = _without_status(plain, start, stop)
         items = _items(clause[start:stop], plain[start:stop], labels)
@@ -532,7 +539,8 @@ def _clause_claims(clause: str, plain: str, in_sentence: str | None, things: tup
             items = things
         yield Claim(_VERB_OF[word], word, items, table, clause.strip(), earlier or bool(relative) or explained is not None,
                     sentence_table=table is not None and table == in_sentence and _table_named(plain) is None,
-                    holding=_VERB_OF[word] in _MAKES and bool(_NOW_HOLDS.match(after)))
+                    holding=_VERB_OF[word] in _MAKES and bool(_NOW_HOLDS.match(after)),
+                    stood=_VERB_OF[word] in _MAKES and bool(passive and _WAS.search(before) and _FOR_WHEN.match(after)))
     for match in _NOW_ON.finditer(plain):
         if not _HEDGE.search(plain[: match.start()]):
             verb = "add" if match.group(1).lower() == "now" else "remove"
@@ -674,10 +682,11 @@ its name: the name's other words pick the thing."""
 
 
 def _in_order(shorter: tuple[str, ...], longer: tuple[str, ...]) -> bool:
-    """Every word of `shorter` in `longer`, in order; a word also stands for its longer forms ('defrost': 'defrosting')."""
+    """Every word of `shorter` in `longer`, in order; a word also stands for its longer forms ('defrost': 'defrosting') and
+    its other forms ('moving': 'move')."""
     rest = iter(longer)
     return all(any(other == word or len(word) >= 4 and other.startswith(word) or len(other) >= 4 and word.startswith(other)
-                   for other in rest) for word in shorter)
+                   or len(word) >= 4 and len(other) >= 4 and _stem(word) == _stem(other) for other in rest) for word in shorter)
 
 
 def _at(words: tuple[str, ...], run: tuple[str, ...]) -> int | None:
@@ -765,7 +774,7 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
     backing = [fact for fact in known if _backs(fact, claim) and _on_day(fact, claim.day)]
     if not claim.items and claim.verb == "change" and claim.table is not None:  # 'I updated your list': any write to it
         backing = [fact for fact in known if _on(fact.table, claim.table) and fact.action in _WRITE_ACTIONS]
-    if _describes_a_draft(claim, facts):
+    if _describes_a_draft(claim, facts) or _stood_before_removal(claim, facts):
         return []
     where = f" on {'your list' if claim.table == LIST else claim.table.replace('_', ' ')}" if claim.table else ""
     if not claim.items or claim.table in _TABLE_LEVEL or (claim.verb == "plan" and claim.table is None):
@@ -795,6 +804,20 @@ def _claim_problems(claim: Claim, facts: ReplyFacts) -> list[str]:
         turns = "neither this turn nor the ones before it did that" if claim.earlier else "this turn did not do that"
         problems.append(f"it says '{item}' was {_past(claim)}{where}, but {turns} ({why}); {hint}")
     return problems
+
+
+_REMOVALS = frozenset({"deleted", "cascaded"})
+
+
+def _stood_before_removal(claim: Claim, facts: ReplyFacts) -> bool:
+    """True when a past passive of a making verb says how a thing this turn deleted stood ('Heads-up: it was planned for
+    dinner on Friday, so that dinner now has no recipe'): it names no thing ('it') or only deleted things, and no fact of
+    this turn backs it (then it is a claim as any other). A row the deletion left in place ('Thursday dinner was planned')
+    is no thing that stood: that still claims a plan."""
+    removed = [fact for fact in facts.things if fact.action in _REMOVALS]
+    if not claim.stood or not removed or any(_backs(fact, claim) for fact in facts.things):
+        return False
+    return all(any(fact.names(_content_words(item), item) for fact in removed) for item in claim.items)
 
 
 def _a_recap(claim: Claim, facts: ReplyFacts) -> bool:
@@ -928,7 +951,7 @@ def _problems(text: str, facts: ReplyFacts) -> list[tuple[str, bool]]:
     """`check_reply`'s problems in order, each with whether it is only a fact the calls' results revealed."""
     problems: list[str] = []
     revealed: set[str] = set()
-    labels = [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
+    labels = _labels(facts)
     for claim in claims(text, [*labels, *(fact.label for fact in facts.earlier), *(item.label for item in facts.relinked)]):
         problems.extend(problem for problem in _claim_problems(claim, facts) if problem not in problems)
     for hint in (_SAY_IT_TRUE, _SAY_IT_EARLIER):  # each hint once, after the last problem it follows
@@ -939,16 +962,12 @@ def _problems(text: str, facts: ReplyFacts) -> list[tuple[str, bool]]:
         if not item.named_in(text, labels):
             problems.append(f"it leaves out {item.show()}, which failed: {item.reason or 'see the batch'}")
             revealed.add(problems[-1])
-    failed = {item.ref for item in facts.failed}
-    unsaved = [item for item in facts.unsaved if item.ref not in failed]  # a failed draft is named above already
-    missing = [item for item in unsaved if not item.named_in(text, labels)]
-    if missing and _drafts_named_together(text, len(unsaved)):
-        missing = []  # 'This is a draft' (the one draft); 'the drafts', 'here are three dinners' (every one)
+    unsaved, missing = _unsaved_missing(text, facts, labels)
     if missing:
         problems.append("it leaves out the drafts generated and not saved: " + ", ".join(item.show() for item in missing))
     elif unsaved and not _NOT_SAVED.search(text):
         problems.append("it must say that " + ", ".join(item.show() for item in unsaved) + " are not saved yet")
-    if facts.unlinked and not _UNLINKED.search(text) and not any(item.named_in(text, labels) for item in facts.unlinked):
+    if not unlinked_told(text, facts, labels):
         shown = ", ".join(item.show() + (f": {item.reason}" if item.reason else "") for item in facts.unlinked[:5])
         problems.append(f"it leaves out what the removal left pointing at nothing ({shown}); say so")
         revealed.add(problems[-1])
@@ -962,6 +981,33 @@ def _problems(text: str, facts: ReplyFacts) -> list[tuple[str, bool]]:
         problems.append(f"it must tell the user the turn stopped before finishing (the state says: {facts.stopped})")
         revealed.add(problems[-1])
     return [(problem, problem in revealed) for problem in problems]
+
+
+def _labels(facts: ReplyFacts) -> list[str]:
+    return [*(fact.label for fact in facts.things), *(item.label for item in (*facts.failed, *facts.unsaved, *facts.unlinked))]
+
+
+def _unsaved_missing(text: str, facts: ReplyFacts, labels: Sequence[str]) -> tuple[list[Item], list[Item]]:
+    """The drafts left unsaved (a failed one is told as failed), and those of them the reply does not name (none when it
+    names them together: 'This is a draft', 'the drafts', 'here are three dinners')."""
+    failed = {item.ref for item in facts.failed}
+    unsaved = [item for item in facts.unsaved if item.ref not in failed]
+    missing = [item for item in unsaved if not item.named_in(text, labels)]
+    return unsaved, [] if missing and _drafts_named_together(text, len(unsaved)) else missing
+
+
+def unsaved_told(text: str, facts: ReplyFacts) -> bool:
+    """Whether the reply tells every draft left unsaved as such (named, and said not saved)."""
+    unsaved, missing = _unsaved_missing(text, facts, _labels(facts))
+    return not missing and (not unsaved or bool(_NOT_SAVED.search(text)))
+
+
+def unlinked_told(text: str, facts: ReplyFacts, labels: Sequence[str] | None = None) -> bool:
+    """Whether the reply tells what the turn's removals left pointing at nothing (or there is none): it says so ('now has
+    no recipe', 'no longer linked') or names one of those rows."""
+    if not facts.unlinked or _UNLINKED.search(text):
+        return True
+    return any(item.named_in(text, _labels(facts) if labels is None else labels) for item in facts.unlinked)
 
 
 def _mentioned(item: Item, text: str, labels: Sequence[str]) -> bool:

@@ -27,6 +27,9 @@ class WarningKind:
     made_by: str
     pattern: re.Pattern[str]
     say: Callable[[re.Match[str], NameOf], str]
+    about: Callable[[re.Match[str], NameOf], tuple[str, ...]] = lambda found, name_of: ()
+    """The things the warning is about, by name ('Greek Lemon Chicken', a note's words): a reply that names one of them
+    (and the warning's day, when it has one) has told it."""
 
 
 _REF_THEN_NAME = re.compile(r"^\s*(?:[a-z]+_\d+(?:\.[\w\[\]]+)?|data(?:\[\d+\])?(?:\.\w+)?)\s*")
@@ -127,24 +130,27 @@ def _more(found: re.Match[str], name_of: NameOf) -> str:
 
 WARNING_KINDS: tuple[WarningKind, ...] = (
     WarningKind("double_booked", "operations/double_booking.py", re.compile(
-        r"^(?P<where>\S+): (?P<label>.+?) already has (?P<taken>.+); this plans a second (?P<meal>\w+) that day$"), _double_booked),
+        r"^(?P<where>\S+): (?P<label>.+?) already has (?P<taken>.+); this plans a second (?P<meal>\w+) that day$"), _double_booked,
+        lambda found, name_of: tuple(_taken(found["taken"], name_of).split(" and "))),
     WarningKind("occasion_servings", "operations/occasion_servings.py", re.compile(
         r"^(?P<where>\S+): (?P<label>.+?) makes (?P<made>\d+) servings; the occasion \((?P<occasion>.*)\) is for (?P<servings>\d+)$"),
-        _occasion),
+        _occasion, lambda found, name_of: (f"{found['made']} servings", f"for {found['servings']}")),
     WarningKind("listed_twice", "operations/listed_twice.py", re.compile(
         r"^(?P<name>.+?) is already (?P<place>on the list|in the .+?): (?P<ref>\S+), (?P<amount>.+?); a second (?:line|row) was "
-        r"added (?:\((?P<added>[^()]+)\): (?P<apart>the amounts do not add up; )?merge them if one|\(merge them if one\))\.$"), _listed_twice),
+        r"added (?:\((?P<added>[^()]+)\): (?P<apart>the amounts do not add up; )?merge them if one|\(merge them if one\))\.$"), _listed_twice,
+        lambda found, name_of: (found["name"],)),
     WarningKind("note_kept", "operations/stale_notes.py", re.compile(
         r"^(?P<ref>\S+): (?P<label>.+?) keeps its note '(?P<note>.*)', written (?P<written>.+): tell the user, or change the note$",
-        re.DOTALL), _note_kept),
+        re.DOTALL), _note_kept, lambda found, name_of: (found["note"],)),
     WarningKind("allergen_in_draft", "operations/constraint_warnings.py", re.compile(
         r"^(?P<where>.+?) '(?P<ingredient>.+?)' contains (?P<allergen>.+?): (?P<whose>.+?); draft_save will refuse it unless the "
-        r"user explicitly accepts it \(allergy_override\)$"), _allergen),
+        r"user explicitly accepts it \(allergy_override\)$"), _allergen, lambda found, name_of: (found["ingredient"],)),
     WarningKind("avoided", "operations/constraint_warnings.py", re.compile(
         r"^(?P<where>.+?) '(?P<text>.+?)' is (?P<value>.+?): (?P<why>the user dislikes it|the goal excludes it \(.*\)|"
-        r"the user excluded it from .+)$"), _avoided),
+        r"the user excluded it from .+)$"), _avoided, lambda found, name_of: (found["text"],)),
     WarningKind("too_long", "operations/constraint_warnings.py", re.compile(
-        r"^(?P<where>.+?) takes (?P<took>.+?): the goal's time limit is (?P<limit>.+)$"), _too_long),
+        r"^(?P<where>.+?) takes (?P<took>.+?): the goal's time limit is (?P<limit>.+)$"), _too_long,
+        lambda found, name_of: (_thing(found["where"]) or found["took"],)),
     WarningKind("more_warnings", "operations/constraint_warnings.py", re.compile(r"^\+(?P<count>\d+) more warnings$"), _more),
 )
 """Every kind of warning a tool's result gives (beside a shortfall's, told as a part not done), by the operation that
@@ -165,3 +171,31 @@ def person_sentence(warning: str, name_of: NameOf) -> str | None:
             said = sentence[:1].upper() + sentence[1:]
             return None if refs_in(said) else said
     return None
+
+
+_WORD = re.compile(r"[a-z0-9]+", re.IGNORECASE)
+_SMALL = frozenset("a an the and or of for with to in on it its is was be".split())
+_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def told_in(warning: str, name_of: NameOf, reply: str) -> bool:
+    """Whether `reply` already tells the warning in its own words: it names one of the things the warning is about (every
+    word of a name that is no small word: 'Greek Lemon Chicken and Potatoes', a note's 'use the salmon before it turns')
+    and, when the warning is about a day, that day ('Sunday', 'Sun'). A warning no kind reads is never told so."""
+    kind = warning_kind(warning)
+    found = kind.pattern.match(warning) if kind is not None else None
+    if kind is None or found is None:
+        return False
+    label = found.groupdict().get("label") or ""
+    day = next((day for day in _DAYS if label[:3].lower() == day), None)
+    if day is not None and not any(word.lower().startswith(day) for word in _WORD.findall(reply)):
+        return False
+    return any(name_said(name, reply) for name in kind.about(found, name_of))
+
+
+def name_said(name: str, text: str) -> bool:
+    """Whether `text` says every word of `name` that is no small word (a name of small words only: all of them), plurals
+    folded ('Greek Lemon Chicken and Potatoes', '2 jars'); an empty name is never said."""
+    every = {word.lower().rstrip("s") for word in _WORD.findall(name)}
+    words = every - _SMALL or every
+    return bool(words) and words <= {word.lower().rstrip("s") for word in _WORD.findall(text)}

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 
 from alfred_mcp.state.refs import refs_in
-from alfred_mcp.state.warning_words import WARNING_KINDS, person_sentence, warning_kind
+from alfred_mcp.state.warning_words import WARNING_KINDS, person_sentence, told_in, warning_kind
 
 from .helpers import call, eq
 
@@ -98,3 +98,29 @@ def test_each_kind_reads_its_warning_and_says_it_by_name(kind: str) -> None:
 
 def test_a_warning_no_kind_reads_has_no_sentence() -> None:
     assert person_sentence("recipeYield: '2 to 4' is a range (2 to 4); saved as 2.", lambda ref: None) is None
+
+
+TOLD_IN_OWN_WORDS: dict[str, tuple[str, str]] = {
+    "double_booked": ("Friday's dinner now has two: Salmon Tacos was already planned there.", "Salmon Tacos is also on the plan."),
+    "occasion_servings": ("Saturday's dinner makes 4 servings, but you'll be 6.", "Saturday's dinner is planned."),
+    "listed_twice": ("Milk was already on your list, so it is there twice.", "Eggs are on your list."),
+    "note_kept": ("Saturday's lunch still says 'extra potatoes' from before.", "Saturday's lunch has a note."),
+    "allergen_in_draft": ("Careful: the prawns are shellfish.", "Careful: it has shellfish."),
+    "avoided": ("It has mushrooms, which you dislike.", "It has something you dislike."),
+    "too_long": ("Lasagna takes over two hours.", "It takes a while."),
+}
+"""For each kind a warning's thing can be named in, a reply that tells it in its own words (the thing, and the day when the
+warning has one) and one that does not (another thing, or no day)."""
+
+
+def test_every_kind_with_things_has_a_told_case_here() -> None:
+    assert sorted(TOLD_IN_OWN_WORDS) == sorted(kind.name for kind in WARNING_KINDS if kind.name != "more_warnings")
+
+
+@pytest.mark.parametrize("kind", sorted(TOLD_IN_OWN_WORDS))
+def test_a_warning_is_told_by_a_reply_naming_its_thing_and_day_and_not_by_one_that_does_not(kind: str) -> None:
+    names = {"recipe_2": "Lasagna", "meal_3": "Fri 28 Nov dinner"}
+    told, untold = TOLD_IN_OWN_WORDS[kind]
+    assert told_in(SAMPLES[kind], names.get, told), told
+    assert not told_in(SAMPLES[kind], names.get, untold), untold
+    assert not told_in("recipeYield: '2 to 4' is a range (2 to 4); saved as 2.", names.get, told)

@@ -129,6 +129,42 @@ async def test_a_write_whose_note_is_a_fact_ends_answered_with_it_in_a_persons_w
             assert account.endswith("?"), account
 
 
+@pytest.mark.parametrize("case", sorted(NOTED))
+async def test_a_reply_sent_ahead_of_a_noted_write_is_applied_with_the_notes_sentence_appended(client: Client, case: str) -> None:
+    """The model's reply sent ahead could not know the call's note (a fact, or an offer: lines listed for a recipe no
+    longer planned): it is applied with the note's sentence for a person appended (`model+state`, an offer last), so the
+    person hears it, as the state's account would have told it."""
+    tool, arguments = await NOTED[case](client)
+    then = _sent([("understand", {"processed_message": f"write with {tool}"}),
+                  ("think", plan(f"Write with {tool}", step("write", f"Write with {tool}", call={"tool": tool, "arguments": arguments}))),
+                  ("reply", {"response": "Done."})])
+    answer = await call(client, "turn_start", message=f"Do it ({tool})", then=then)
+    assert answer["expected_role"] is None and "not_applied" not in answer and "refused" not in answer, answer
+    state = (await call(client, "turn_status"))["state"]
+    (record,) = _calls(state)
+    facts = [fact for fact in record["told"].get("note_facts", ()) if fact["kind"] == case.split("/")[0]]
+    assert facts and state["reply_source"] == "model+state" and state["reply"].startswith("Done. "), state["reply"]
+    assert not refs_in(state["reply"]) and answer["reply"] == state["reply"]
+    for fact in facts:
+        sentence = fact_sentence(fact, lambda ref: None)
+        assert sentence is not None and sentence.split(":")[0] in state["reply"], (sentence, state["reply"])
+        if is_offer(fact):
+            assert state["reply"].endswith("?"), state["reply"]
+
+
+async def test_a_reply_sent_ahead_that_already_tells_a_noted_fact_in_its_own_words_is_applied_as_sent(client: Client) -> None:
+    """The model foresaw the merge and told it (the thing and its amount now): the fact's sentence is not appended."""
+    tool, arguments = await _merged(client)
+    said = "Black pepper: 2 jars on your list now."
+    then = _sent([("understand", {"processed_message": "add black pepper"}),
+                  ("think", plan("Add black pepper", step("write", "Add it", call={"tool": tool, "arguments": arguments}))),
+                  ("reply", {"response": said})])
+    answer = await call(client, "turn_start", message="Add black pepper", then=then)
+    assert answer["expected_role"] is None and "not_applied" not in answer, answer
+    state = (await call(client, "turn_status"))["state"]
+    assert (state["reply_source"], state["reply"]) == ("model", said), state
+
+
 async def test_a_reply_submitted_after_a_noted_write_is_checked_and_kept(client: Client) -> None:
     tool, arguments = await _merged(client)
     await _staged(client, tool, arguments)

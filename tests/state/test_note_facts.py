@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alfred_mcp.state.note_facts import (
@@ -22,6 +22,7 @@ from alfred_mcp.state.note_facts import (
     pantry_followed,
     result_note_facts,
     ticked_not_stocked,
+    told_in,
     untold_notes,
 )
 from alfred_mcp.state.refs import refs_in
@@ -70,3 +71,17 @@ def test_a_results_notes_no_fact_tells_are_the_models(facts: list[NoteFact], own
 def test_a_result_without_facts_gives_no_keys_and_leaves_every_note_to_the_model() -> None:
     assert noted([]) == {}
     assert untold_notes({"notes": ["a note", 3], "note_facts": [{"kind": "unknown"}]}) == ["a note"]
+
+
+@given(st.one_of(*FACTS.values()))
+@settings(max_examples=300)
+def test_a_fact_is_told_by_its_own_sentence_and_by_a_reply_saying_its_words_but_an_offer_never_is(fact: NoteFact) -> None:
+    """A reply that already tells a fact in its own words (its sentence, or the thing and amount it is said by) gets it
+    not again; an offer the model could not foresee is always asked; a reply saying something else never tells it."""
+    said = NOTE_KINDS[str(fact["kind"])].said_by(fact)
+    if is_offer(fact):
+        assert not said and not told_in(fact, str(fact_sentence(fact, _NAMES)))
+        return
+    assert told_in(fact, str(fact_sentence(fact, _NAMES))), fact_sentence(fact, _NAMES)
+    assert told_in(fact, "Done: " + ", ".join(said) + ".")
+    assert not told_in(fact, "Done: I saved it.")

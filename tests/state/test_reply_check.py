@@ -13,6 +13,7 @@ from reply_corpus import (
     labelled_thing_cases,
     rates,
     round_eight_cases,
+    round_nine_cases,
     round_seven_cases,
     round_three_cases,
     shortened_name_cases,
@@ -475,6 +476,46 @@ def test_round_eight_classes_are_judged_as_labelled_on_every_name_verb_and_servi
             "a participle said as this turn's doing"} <= {case.kind for case in cases}
     measured = rates(check_reply, cases)
     assert (measured["false_accepted"], measured["true_refused"]) == (0.0, 0.0), measured
+
+
+def test_round_nine_classes_are_judged_as_labelled_on_every_verb_thing_and_form() -> None:
+    """Issue 24's ninth round: a past passive telling how a thing this turn deleted stood ('it was planned for dinner on
+    Friday, so that dinner now has no recipe') describes; a task said in another form of its own words ('moving the cod …'
+    for 'Move the cod …') is named; 'your kitchen' is the pantry. Each with its untrue twins: another thing, this turn's
+    doing, a turn that removed nothing, another task in the same form, a kitchen nothing stocked."""
+    cases = round_nine_cases()
+    assert {"how a deleted thing stood", "how another thing stood, or this turn's doing", "how a thing stood, nothing removed",
+            "a task in another form of its words", "another task in another form of its words", "added to the kitchen, stocked",
+            "added to the kitchen, only ticked"} <= {case.kind for case in cases}
+    measured = rates(check_reply, cases)
+    assert (measured["false_accepted"], measured["true_refused"]) == (0.0, 0.0), measured
+
+
+COD = "Lemon Garlic Baked Cod"
+THAW = "Move the cod from the freezer to the fridge to thaw"
+DELETED_COD = ReplyFacts(things=[Fact("deleted", "recipes", "recipe_2", COD), Fact("unlinked", "meal_plans", "meal_5", "Fri Dec 4 [dinner]"),
+                                 Fact("unlinked", "tasks", "task_6", THAW)],
+                         unlinked=[Item("meal_5", "Fri Dec 4 [dinner]"), Item("task_6", THAW)])
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "truthful"),
+    [
+        pytest.param("Deleted Lemon Garlic Baked Cod. Heads-up: it was planned for dinner on Friday, Dec 4, so that dinner now has no "
+                     "recipe; the reminder to move the cod from the freezer to thaw is no longer tied to a recipe.", DELETED_COD, True,
+                     id="how-the-deleted-recipe-stood"),
+        pytest.param("Deleted Lemon Garlic Baked Cod. Heads-up: Chicken Fajitas was planned for dinner on Friday, so that dinner now has "
+                     "no recipe.", DELETED_COD, False, id="another-recipe-said-planned"),
+        pytest.param("Marked done: moving the cod from the freezer to the fridge to thaw.",
+                     ReplyFacts(things=[Fact("updated", "tasks", "task_6", THAW, columns=("completed",))]), True, id="task-as-a-gerund"),
+        pytest.param("Nice, I checked the eggs off your shopping list and added them to your kitchen.",
+                     ReplyFacts(things=[Fact("updated", "shopping_list", "shop_1", "eggs", columns=("is_purchased",))]), False,
+                     id="kitchen-nothing-stocked"),
+    ],
+)
+def test_issue_24_round_nine_replies_are_judged_as_labelled(text: str, facts: ReplyFacts, truthful: bool) -> None:
+    """The live replies of issue 24's ninth round, and their untrue twins."""
+    assert (check_reply(text, facts) == []) is truthful, check_reply(text, facts)
 
 
 PANCAKES = Fact("saved", "recipes", "recipe_2", "Blueberry Oat Pancakes (Oat Milk, for 6)")

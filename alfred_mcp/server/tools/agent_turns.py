@@ -21,7 +21,14 @@ from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, work_o
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.server.tools.first_overview import with_first_overview
 from alfred_mcp.server.tools.runner import tool_runner
-from alfred_mcp.server.tools.sent_ahead import apply_ahead, calls_made, check_reply_last, refused_before_reply, reply_held
+from alfred_mcp.server.tools.sent_ahead import (
+    apply_ahead,
+    calls_made,
+    check_reply_last,
+    refused_before_reply,
+    reply_held,
+    reply_refused,
+)
 from alfred_mcp.server.tools.stage_listing import count_as_sent, lists_role_texts
 from alfred_mcp.server.tools.stage_view import answer, replies_written, role_view, status_view
 from alfred_mcp.session import UnitOfWork
@@ -157,7 +164,7 @@ async def _answer_after(work: UnitOfWork, machine: TurnMachine, state: TurnState
     state, ahead = await apply_ahead(machine, state, then, seen=seen)
     ledger = _ledger_view(state.ledger, "\n".join([state.notice or "", *(call.card or "" for step in state.steps for call in step.tool_calls)]))
     answered = await answer(work, machine, state, replies_written(args), refused=refused_before_reply(ahead),
-                            reply_held=reply_held(ahead))
+                            reply_held=reply_held(ahead), reply_refused=reply_refused(ahead))
     return {**answered, **ahead, **({"summary": ledger} if ledger else {})}
 
 

@@ -20,11 +20,13 @@ kept, in order.
 may only be last (it ends the turn). It is applied where the turn expects Reply, after the planned calls ran,
 and judged by the reply check against what they did, as a submitted reply: a model writing it ahead claims only what
 it knows will happen (a write, a constraint noted); a refused one leaves Reply expected, its `next` showing the results,
-so the reply is written from them as it would have been anyway. After a call made in the same call that warned (a meal
-already there, a dislike) it is applied with the state's sentences for those warnings appended (`warning_words`: said to
-a person; reply_source `model+state`) when each has one, none is a part not done, and the reply so told passes the check;
-else it is not applied, nor when all the reply check finds is a fact it leaves out that those
-calls' results revealed (what a removal left pointing at nothing, a part not done, a failure; no try is counted, unless
+so the reply is written from them as it would have been anyway; its `next` sends again only what the fix needs (what
+happened this turn). What the calls made in the same call revealed and the reply does not tell (a warning: a meal
+already there, a dislike; what a removal left pointing at nothing; a draft an undo kept open; a note's fact or offer) is
+appended in the state's sentences (`present.revealed_sentences`: said to a person; reply_source `model+state`) when each
+warning has one, no call did a part less than asked, and the reply so told passes the check; a warning the reply already
+tells in its own words (its day and thing named) is not told again. Else it is not applied, nor when all the reply check
+finds is a fact it leaves out that those calls' results revealed (a part not done, a failure; no try is counted, unless
 it also claims something untrue: that is refused), nor after a lookup (every call of the request only read): its
 model could not have known what the notice shows, and a reply about rows it never read is not checked against them
 (a lookup needs none: its client's model tells the user from the rows, `answered_from_rows`).
@@ -42,13 +44,14 @@ from pydantic import ValidationError
 
 from alfred_mcp.agent.act_tools import only_reads
 from alfred_mcp.agent.machine import TurnMachine, answered_from_rows
-from alfred_mcp.agent.present import reply_facts, unworded_warnings, warned_sentences
+from alfred_mcp.agent.present import reply_facts, revealed_sentences, unworded_warnings
 from alfred_mcp.errors import InputError, RoleOutputError
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.session.documents import AGENT_TURNS
 from alfred_mcp.state.agent_turn import ToolCallRecord, TurnState
 from alfred_mcp.state.reply_check import check_reply, left_out_of_results
 from alfred_mcp.state.role_outputs import ReplyOutput
+from alfred_mcp.state.shortfalls import Shortfall
 
 
 def check_reply_last(tool: str, then: Sequence[dict[str, Any]], *, after_reply: bool = False) -> None:
@@ -87,12 +90,13 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
             said["not_applied"] = [f"then[{later}] {then[later]['role']}: {_why_not(machine, state, then[later]['role'])}"
                                    for later in range(number, len(then))]
             break
-        told = _with_warnings_told(machine, state, item["output"], seen) if role == "reply" else None
-        if role == "reply" and told is None and (warned := _warned_since(state, seen)):
+        output, appended = _with_state_told(machine, state, item["output"], seen) if role == "reply" else (item["output"], False)
+        if role == "reply" and not appended and (warned := _warned_since(state, seen)) \
+                and not _warnings_told(machine, state, output, seen):
             said["not_applied"] = [f"then[{number}] reply: not applied: {', '.join(warned)} warned (see the notice), so the "
                                    "reply is written knowing it"]
             break
-        if role == "reply" and (missed := _left_out_of_results(machine, state, item["output"], seen)):
+        if role == "reply" and (missed := _left_out_of_results(machine, state, output, seen)):
             said["not_applied"] = [f"then[{number}] reply: not applied: {'; '.join(missed)}. The results (see the notice) "
                                    "showed it after the reply was written, so it is written knowing them (no try counted)"]
             break
@@ -101,8 +105,8 @@ async def apply_ahead(machine: TurnMachine, state: TurnState, then: Sequence[dic
                                    "(see the notice)" + ("; no reply is needed" if answered_from_rows(machine.session, state) else "")]
             break
         try:
-            state = await machine.submit(state, role, told or item["output"])
-            if told is not None:
+            state = await machine.submit(state, role, output)
+            if appended:
                 state.reply_source = "model+state"
                 machine.work.session.write(AGENT_TURNS.at(state.turn), state)
         except RoleOutputError as refusal:
@@ -124,6 +128,12 @@ def refused_before_reply(said: dict[str, Any]) -> bool:
     return isinstance(refused, dict) and refused.get("role") != "reply"
 
 
+def reply_refused(said: dict[str, Any]) -> bool:
+    """Whether `apply_ahead` refused a reply sent ahead (its answer sends again only what the fix needs)."""
+    refused = said.get("refused")
+    return isinstance(refused, dict) and refused.get("role") == "reply"
+
+
 def reply_held(said: dict[str, Any]) -> bool:
     """Whether `apply_ahead` refused, or did not apply, a reply sent ahead: the turn asks for Reply again, so its model
     writes it from the results (the state's account does not end it)."""
@@ -137,23 +147,45 @@ def _warned_since(state: TurnState, seen: int) -> list[str]:
     return sorted({call.tool for call in _calls(state)[seen:] if call.warnings})
 
 
-def _with_warnings_told(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> dict[str, Any] | None:
-    """A reply sent ahead with the state's sentences for the warnings of the calls made since the client's first `seen`
-    appended (`present.warned_sentences`: what its model could not foresee, said to a person), when every one of them has
-    a sentence, none is a part not done (a shortfall: the model words it) and the reply so told passes the reply check;
-    else None (the reply is held back, or judged, as ever)."""
+def _with_state_told(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> tuple[Any, bool]:
+    """A reply sent ahead with the state's sentences appended for what the calls made since the client's first `seen`
+    revealed and it does not tell (`present.revealed_sentences`: their warnings, what a removal left pointing at nothing,
+    a draft an undo kept open, their notes' facts and offers): what its model could not foresee, said to a person. Applied
+    (True) when every warning has a sentence, no call did a part less than asked (a shortfall: the model words it) and the
+    reply so told passes the reply check; else the reply as sent (False: held back, or judged, as ever)."""
     calls = _calls(state)[seen:]
-    if not any(call.warnings for call in calls) or any(call.shortfalls for call in calls) \
-            or unworded_warnings(machine.session, state, since=seen):
-        return None
+    if not calls or _short_since(state, seen) or unworded_warnings(machine.session, state, since=seen):
+        return output, False
     try:
         reply = ReplyOutput.model_validate(output)
     except ValidationError:
-        return None
-    told = " ".join([reply.response.rstrip(), *warned_sentences(machine.session, state, since=seen)])
+        return output, False
+    sentences = revealed_sentences(machine.session, state, reply.response, since=seen)
+    if not sentences:
+        return output, False
+    told = " ".join([reply.response.rstrip(), *sentences])
     if check_reply(told, reply_facts(machine.session, state)):
-        return None
-    return {**reply.model_dump(exclude_none=True), "response": told}
+        return output, False
+    return {**reply.model_dump(exclude_none=True), "response": told}, True
+
+
+def _warnings_told(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> bool:
+    """Whether the reply sent ahead already tells, in its own words, all the calls made since the client's first `seen`
+    revealed (every warning: `warning_words.told_in`, the thing and the day named; a draft kept open), none being a part
+    not done: nothing is left to append."""
+    if _short_since(state, seen):
+        return False
+    try:
+        reply = ReplyOutput.model_validate(output)
+    except ValidationError:
+        return False
+    return not unworded_warnings(machine.session, state, since=seen) and \
+        not revealed_sentences(machine.session, state, reply.response, since=seen)
+
+
+def _short_since(state: TurnState, seen: int) -> bool:
+    """Whether a call made since the client's first `seen` did a part less than asked (a shortfall, not a draft kept)."""
+    return any(not Shortfall(**entry).is_draft for call in _calls(state)[seen:] for entry in call.shortfalls)
 
 
 def _left_out_of_results(machine: TurnMachine, state: TurnState, output: Any, seen: int) -> list[str]:

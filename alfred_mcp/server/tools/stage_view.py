@@ -21,7 +21,7 @@ from alfred_mcp.operations.understanding import preferences_row
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.session.documents import CLIENT_MEMO
 from alfred_mcp.state.agent_turn import StepState, TurnState
-from alfred_mcp.state.client_memo import ClientMemo, elide_sections, row_ref
+from alfred_mcp.state.client_memo import ClientMemo, elide_sections, row_ref, split_sections
 from alfred_mcp.state.context import limits_line
 from alfred_mcp.state.headings import without_empty_headings
 from alfred_mcp.state.role_outputs import output_schema
@@ -56,7 +56,7 @@ def step_view(state: TurnState, step: StepState) -> dict[str, Any]:
 
 async def role_view(
     work: UnitOfWork, machine: TurnMachine, state: TurnState, role: str, *, full: bool = False, markers: bool = False,
-    notice: str | None = None, with_context: bool = True,
+    notice: str | None = None, with_context: bool = True, only: Collection[str] = (),
 ) -> dict[str, Any]:
     """What `role`'s model needs that this session's client lacks: the instructions and output shapes
     it was not sent yet, and the context without what it has: rows a notice showed (this answer's `notice` or an
@@ -66,7 +66,8 @@ async def role_view(
     (`output_shapes`, a third of the JSON Schema's size; a turn that ends early never pays for the roles it did not
     reach); turn_context gives the role's JSON Schema
     (`output_schema`) or the turn it was sent. Not `with_context` (the role's output sent ahead was refused, which changed
-    nothing): the context is not sent, a line says so. The memo records exactly what this answer sends."""
+    nothing): the context is not sent, a line says so; `only` (headings): only those sections of it are. The memo records
+    exactly what this answer sends."""
     prompt = await role_prompt(machine, state, role, for_client=True, full=full)
     memo = (work.session.read(CLIENT_MEMO) or ClientMemo()).pruned(state.turn)
     parts = []
@@ -83,6 +84,8 @@ async def role_view(
     if parts:
         view["instructions"] = "\n\n".join(parts)
     context, held = (prompt.context, frozenset[str]()) if full else _without_rows_of(notice, memo, state.turn, prompt.context)
+    if only:
+        context = "".join(section for section in split_sections(context) if section.partition("\n")[0].strip() in only)
     sent_to = f"act (step {state.step.index + 1})" if role == "act" and state.step is not None else role
     view["context"] = (elide_sections(without_empty_headings(context), memo, state.turn, full=full, role=sent_to, held=held)
                        if with_context else NOT_RESENT)
@@ -149,7 +152,7 @@ def _sent_before(memo: ClientMemo, key: str, text: str, turn: int, full: bool) -
 
 
 async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, written: Collection[str] = (), *,
-                 refused: bool = False, reply_held: bool = False) -> dict[str, Any]:
+                 refused: bool = False, reply_held: bool = False, reply_refused: bool = False) -> dict[str, Any]:
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
     answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
     read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows (a plan
@@ -157,7 +160,8 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     whole (`answered_by_state`: a write, a constraint noted, drafts not saved), the account in `reply`, unless the call
     carried a reply that was `reply_held` (refused or not applied: its model writes it again from the results). Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
-    expected was `refused`, its context (`role_view`)."""
+    expected was `refused`, its context (`role_view`); a reply sent ahead and `reply_refused` gets only what its fix needs,
+    what happened this turn (the refusal names what to fix, the notice shows the results)."""
     status = status_view(machine, state, written)
     role = machine.expected_role(state)
     if role is None:
@@ -169,7 +173,14 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     if not reply_held and (account := answered_by_state(work.session, state)) is not None:
         remember_notice(work, state.turn, status.get("notice"))
         return {**status, "stage": "answered", "expected_role": None, "reply": account, "answered": ANSWERED_BY_STATE}
-    return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"), with_context=not refused)}
+    only = REPLY_FIX_NEEDS if reply_refused and role == "reply" else ()
+    return {**status, "next": await role_view(work, machine, state, role, notice=status.get("notice"), with_context=not refused,
+                                              only=only)}
+
+
+REPLY_FIX_NEEDS = ("## What happened this turn",)
+"""The sections of Reply's context a reply sent ahead and refused is sent again: its refusal names what to fix, and the
+model wrote it knowing the rest."""
 
 
 def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
