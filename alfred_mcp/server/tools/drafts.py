@@ -51,10 +51,25 @@ async def warnings_of(work: UnitOfWork, drafts: list[Draft]) -> dict[str, list[s
     return {"warnings": warnings} if warnings else {}
 
 
+SERVINGS_KEYS = ("servings", "serves")
+"""How a recipe item gives its servings (`state/drafts.py`: RecipeDraft)."""
+
+
+async def _recipes_for_the_household(work: UnitOfWork, entity_type: str, items: list[Any]) -> list[Any]:
+    """Recipe items that give no servings made for the household (when its profile names one): a draft sent ahead of a
+    session's first answer, before its model saw the household, is then for them, as a meal planned without servings is."""
+    bare = [item for item in items if isinstance(item, dict) and all(item.get(key) is None for key in SERVINGS_KEYS)]
+    found = await household(work) if entity_type == "recipe" and bare else None
+    if found is None:
+        return items
+    return [{**item, "servings": found.servings} if any(item is given for given in bare) else item for item in items]
+
+
 async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_create", args) as work:
         session = work.session
-        drafts = drafting.create_drafts(session, args["entity_type"], args["items"])
+        items = await _recipes_for_the_household(work, args["entity_type"], args["items"])
+        drafts = drafting.create_drafts(session, args["entity_type"], items)
         await drafting.check_rows_exist(work, drafts)
         warned = await warnings_of(work, drafts)
         return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **warned, **_context(session)}

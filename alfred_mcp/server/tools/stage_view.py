@@ -179,7 +179,8 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
     work.session.write(CLIENT_MEMO, memo)
 
 
-ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed"
+ANSWERED = ("from the rows (notice): tell the user, or propose, from them; no turn_submit needed (if you ask the "
+            "user something, send it as reply: the next turn knows what a yes answers)")
 """What the answer of a lookup answered from its rows says instead of Reply's `next` (a reply submitted anyway is still
 accepted, and checked)."""
 ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
