@@ -79,3 +79,12 @@ async def test_a_word_that_names_no_day_is_refused_naming_its_argument(
     error = await call_error(client, tool, **arguments)
     assert error["field"] == field and "today, tomorrow, a weekday" in error["message"], error
     assert await app.store.select(MEAL_PLANS, Query(limit=500), user_id=app.user_id) == before
+
+
+async def test_a_meal_or_task_drafted_for_a_day_word_holds_its_date(client: Client) -> None:
+    (meal,) = (await call(client, "draft_create", entity_type="meal", items=[{"date": "friday", "meal_type": "dinner"}]))["drafts"]
+    (task,) = (await call(client, "draft_create", entity_type="task", items=[{"title": "Thaw the cod", "due_date": "tomorrow"}]))["drafts"]
+    revised = (await call(client, "draft_revise", ref=meal["ref"], patch={"date": "this week"}))["draft"]
+    read = {draft["ref"]: draft["content"] for draft in (await call(client, "draft_read", refs=[meal["ref"], task["ref"]]))["drafts"]}
+    assert read[task["ref"]]["due_date"] == _days("tomorrow", "tomorrow")[0]
+    assert read[meal["ref"]]["date"] == _days("today", "today")[0] and revised["ref"] == meal["ref"]

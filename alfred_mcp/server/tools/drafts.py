@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
+from alfred_mcp.kitchen.day_words import row_days
+from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST, TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
@@ -65,10 +67,18 @@ async def _recipes_for_the_household(work: UnitOfWork, entity_type: str, items: 
     return [{**item, "servings": found.servings} if any(item is given for given in bare) else item for item in items]
 
 
+def _days_said(entity_type: str, items: list[Any]) -> list[Any]:
+    """Items with a day word ('friday', 'tomorrow') in a date column of their table written as YYYY-MM-DD, on the
+    server's clock (`kitchen/day_words.py`), as the table tools take them."""
+    table = TABLE_BY_ENTITY_TYPE.get(entity_type)
+    today = date.today()
+    return items if table is None else [row_days(table, item, today) if isinstance(item, dict) else item for item in items]
+
+
 async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_create", args) as work:
         session = work.session
-        items = await _recipes_for_the_household(work, args["entity_type"], args["items"])
+        items = await _recipes_for_the_household(work, args["entity_type"], _days_said(args["entity_type"], args["items"]))
         drafts = drafting.create_drafts(session, args["entity_type"], items)
         await drafting.check_rows_exist(work, drafts)
         warned = await warnings_of(work, drafts)
@@ -90,7 +100,9 @@ async def draft_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
 async def draft_revise(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_revise", args) as work:
         session = work.session
-        draft = drafting.revise(session, args["ref"], patch=args.get("patch"), content=args.get("content"))
+        kind = args["ref"].removeprefix("gen_").rpartition("_")[0]
+        patch, content = (_days_said(kind, [given])[0] if isinstance(given, dict) else given for given in (args.get("patch"), args.get("content")))
+        draft = drafting.revise(session, args["ref"], patch=patch, content=content)
         await drafting.check_rows_exist(work, [draft])
         return {"draft": draft_view(draft), **await warnings_of(work, [draft]), **_context(session)}
 
