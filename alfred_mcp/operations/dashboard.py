@@ -22,6 +22,7 @@ from alfred_mcp.kitchen.schema import (
     SHOPPING_LIST,
     TASKS,
     Table,
+    meal_note,
     row_label,
 )
 from alfred_mcp.operations.meal_week import cooked_meal_ids
@@ -43,12 +44,8 @@ class _Cooked(TypedDict, total=False):
     cooked: bool
     """True for a meal meal_cooked logged (done); left out otherwise."""
     note: str
-    """The meal's note ('leftover Greek chicken'), cut to NOTE_CHARS; left out when it has none. A meal with a note
+    """The meal's note ('leftover Greek chicken'), as `schema.meal_note` cuts it; left out when it has none. A meal with a note
     and no recipe is planned all the same: a summary that left the note out would show it as a free slot."""
-
-
-NOTE_CHARS = 60
-"""A next meal's note is cut to this many characters (its meal's ref reads the rest)."""
 
 
 class NextMeal(_Cooked):
@@ -185,9 +182,9 @@ def _meal(session: Session, meal: Row, recipe: Row | None, cooked: bool) -> Next
                      "recipe": None, "recipe_label": None}
     if cooked:
         out["cooked"] = True
-    note = " ".join(str(meal.get("notes") or "").split())
+    note = meal_note(meal)
     if note:
-        out["note"] = note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1].rstrip() + "…"
+        out["note"] = note
     if recipe is not None:
         out["recipe"], out["recipe_label"] = _link(session, RECIPES, recipe)
     return out

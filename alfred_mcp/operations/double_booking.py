@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, meal_note, row_label
 from alfred_mcp.operations.crud import ref_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.drafts import Draft
@@ -108,7 +108,7 @@ def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None, recipe
     if ref == own_ref:
         return None
     if not row.get("recipe_id"):
-        note = " ".join(str(row.get("notes") or "").split())
+        note = meal_note(row)
         return f'{ref} (no recipe, planned as "{note}")' if note else f"{ref} (no recipe)"
     recipe_ref = registry.ref_for_row(str(row["recipe_id"]))
     name = recipes.get(str(row["recipe_id"]))
