@@ -301,7 +301,8 @@ def result_card(tool: str, arguments: dict[str, Any], result: dict[str, Any]) ->
         rows = [{**r, "id": r.get("ref")} for r in result["recipes"]]
         columns = ["cuisine", "total_minutes", "missing" if tool == "recipes_makeable" else "matched", "notes"]
         card = f"{tool} " + read_card("recipes", rows, columns=columns, truncated=bool(result.get("truncated")))
-        return "\n".join([card, *excluded_lines(result)])
+        planned = [str(line) for line in result.get("planned_today", ())]
+        return "\n".join([card, *([f"Planned today already: {'; '.join(planned)}"] if planned else []), *excluded_lines(result)])
     drafts = result.get("drafts") if isinstance(result.get("drafts"), list) else [result["draft"]] if isinstance(result.get("draft"), dict) else None
     if drafts is not None:
         listed = [d for d in drafts if isinstance(d, dict)]

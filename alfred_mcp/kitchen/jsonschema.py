@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from alfred_mcp.errors import AlfredError, InvalidPayloadError, InvalidRefError, UnknownColumnError
+from alfred_mcp.kitchen.day_words import WORDS_HINT
 from alfred_mcp.kitchen.raw_ids import find_raw_id
 from alfred_mcp.kitchen.schema import MAX_TEXT, TABLES, Column, Table, ref_pattern
 
@@ -434,7 +435,7 @@ def _check_dates(compiled: _Compiled, row: Mapping[str, Any]) -> None:
     for name in compiled.dates:
         value = row.get(name)
         if isinstance(value, str) and not parses(date.fromisoformat, value):
-            raise InvalidPayloadError(f"{name}: {value!r} is not a real date.", field=name, value=value)
+            raise InvalidPayloadError(f"{name}: {value!r} is not a real date; give {WORDS_HINT}.", field=name, value=value)
     for name in compiled.timestamps:
         value = row.get(name)
         if isinstance(value, str) and not parses(datetime.fromisoformat, value.removesuffix("Z")):
@@ -497,7 +498,7 @@ def _describe(column: Column, where: str, error: ValidationError) -> str:
     if rule == "pattern" and limit == NOT_BLANK:
         return f"{where} must not be empty or only spaces, got {shown}."
     if rule == "pattern":
-        return f"{where} must be a date as YYYY-MM-DD, got {shown}."
+        return f"{where} must be a date: give {WORDS_HINT}; got {shown}."
     return f"{where}: {shown} breaks the rule {rule} {limit!r}."
 
 

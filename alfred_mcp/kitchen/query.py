@@ -14,6 +14,7 @@ from datetime import date, datetime
 from typing import Any, Literal, get_args
 
 from alfred_mcp.errors import InvalidFilterError, UnknownColumnError
+from alfred_mcp.kitchen.day_words import WORDS_HINT, is_day_word
 from alfred_mcp.kitchen.jsonschema import DATE_PATTERN, MAX_TIMESTAMP, describe_value, field_value, parses
 from alfred_mcp.kitchen.schema import MAX_TEXT, Column, Table
 
@@ -176,9 +177,10 @@ def _check_bool(column: Column, value: Any) -> str | None:
 
 
 def _check_date(column: Column, value: Any) -> str | None:
-    if isinstance(value, str) and _DATE.search(value) and parses(date.fromisoformat, value):
+    """A real date, or a day word the tool resolves on the server's clock before it reads (`kitchen/day_words.py`)."""
+    if isinstance(value, str) and (_DATE.search(value) and parses(date.fromisoformat, value) or is_day_word(value)):
         return None
-    return "a real date as YYYY-MM-DD"
+    return f"a date: {WORDS_HINT}"
 
 
 def _check_timestamp(column: Column, value: Any) -> str | None:

@@ -7,6 +7,7 @@ Nothing here does I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -440,6 +441,20 @@ def row_label(table: Table, row: dict[str, Any], *, today: date | None = None) -
         if value:
             return str(value)
     return table.noun
+
+
+NOTE_CHARS = 60
+"""A meal's note in a summary line is cut to this many characters (its ref reads the rest)."""
+
+
+def meal_note(row: Mapping[str, Any]) -> str | None:
+    """A meal row's note as a summary line shows it ('leftover Greek chicken and potatoes'): spaces collapsed, cut to
+    NOTE_CHARS; None when it has none. A meal with a note and no recipe is planned: a line leaving the note out shows
+    it as a free slot."""
+    note = " ".join(str(row.get("notes") or "").split())
+    if not note:
+        return None
+    return note if len(note) <= NOTE_CHARS else note[:NOTE_CHARS - 1].rstrip() + "…"
 
 
 def short_date(value: Any, *, today: date | None = None) -> str:

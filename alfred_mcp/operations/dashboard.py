@@ -22,6 +22,7 @@ from alfred_mcp.kitchen.schema import (
     SHOPPING_LIST,
     TASKS,
     Table,
+    meal_note,
     row_label,
 )
 from alfred_mcp.operations.meal_week import cooked_meal_ids
@@ -42,6 +43,9 @@ class DatedItem(TypedDict):
 class _Cooked(TypedDict, total=False):
     cooked: bool
     """True for a meal meal_cooked logged (done); left out otherwise."""
+    note: str
+    """The meal's note ('leftover Greek chicken'), as `schema.meal_note` cuts it; left out when it has none. A meal with a note
+    and no recipe is planned all the same: a summary that left the note out would show it as a free slot."""
 
 
 class NextMeal(_Cooked):
@@ -128,13 +132,22 @@ def _by_expiry(rows: list[Row], *, today: date, horizon_days: int) -> tuple[list
     return [r for r in dated if now <= r["expiry_date"] <= limit], [r for r in dated if r["expiry_date"] < now]
 
 
+async def meals_on(work: UnitOfWork, day: date) -> list[NextMeal]:
+    """The meals planned on `day`, breakfast to dinner, with their refs, recipes and notes (cooked ones marked)."""
+    planned, _ = await _next_meals(work.store, work.user_id, today=day, limit=MAX_LISTED, until=day)
+    cooked = await cooked_meal_ids(work.store, work.user_id, [meal["id"] for meal, _ in planned])
+    return [_meal(work.session, meal, recipe, meal["id"] in cooked) for meal, recipe in planned]
+
+
 async def _next_meals(
-    store: KitchenStore, user_id: str, *, today: date, limit: int
+    store: KitchenStore, user_id: str, *, today: date, limit: int, until: date | None = None
 ) -> tuple[list[tuple[Row, Row | None]], int]:
-    """The next `limit` planned meals with their recipes, and how many are planned from today on."""
-    where = Where(all_of=(Filter("date", "gte", today.isoformat()),))
+    """The next `limit` planned meals with their recipes (up to `until`, when given), and how many are planned from
+    today on (to `until`)."""
+    where = Where(all_of=(Filter("date", "gte", today.isoformat()),
+                          *((Filter("date", "lte", until.isoformat()),) if until is not None else ())))
     order = (OrderBy("date"),)
-    rows = await store.select(MEAL_PLANS, Query(where=where, order_by=order, columns=("id", "date", "meal_type", "recipe_id")),
+    rows = await store.select(MEAL_PLANS, Query(where=where, order_by=order, columns=("id", "date", "meal_type", "recipe_id", "notes")),
                               user_id=user_id)
     rows.sort(key=lambda r: (r["date"], MEAL_TYPES.index(r["meal_type"]) if r["meal_type"] in MEAL_TYPES else len(MEAL_TYPES)))
     total = len(rows)
@@ -169,6 +182,9 @@ def _meal(session: Session, meal: Row, recipe: Row | None, cooked: bool) -> Next
                      "recipe": None, "recipe_label": None}
     if cooked:
         out["cooked"] = True
+    note = meal_note(meal)
+    if note:
+        out["note"] = note
     if recipe is not None:
         out["recipe"], out["recipe_label"] = _link(session, RECIPES, recipe)
     return out

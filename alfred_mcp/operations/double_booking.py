@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, meal_note, row_label
 from alfred_mcp.operations.crud import ref_of
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.drafts import Draft
@@ -84,7 +84,7 @@ async def _meals_on(work: UnitOfWork, slots: Sequence[Slot]) -> dict[tuple[str, 
     """The meal_plans rows on the slots' days and meals, by (date, meal_type): one query for them all."""
     where = Where(all_of=(Filter("date", "in", sorted({slot.date for slot in slots})),
                           Filter("meal_type", "in", sorted({slot.meal_type for slot in slots}))))
-    rows = await work.store.select(MEAL_PLANS, Query(where=where, columns=("date", "meal_type", "recipe_id")), user_id=work.user_id)
+    rows = await work.store.select(MEAL_PLANS, Query(where=where, columns=("date", "meal_type", "recipe_id", "notes")), user_id=work.user_id)
     planned: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         planned.setdefault((str(row["date"]), str(row["meal_type"])), []).append(row)
@@ -102,13 +102,14 @@ async def _recipe_names(work: UnitOfWork, rows: Sequence[Mapping[str, Any]]) -> 
 
 
 def _named(work: UnitOfWork, row: Mapping[str, Any], own_ref: str | None, recipes: Mapping[str, str]) -> str | None:
-    """'meal_3 (Salmon Tacos, recipe_2)' for a meal other than `own_ref`; only the meal gets a ref if it had none (the
+    """'meal_3 (Salmon Tacos, recipe_2)', 'meal_4 (no recipe, planned as "leftover chili")' for a meal other than `own_ref`; only the meal gets a ref if it had none (the
     recipe is named, and its ref given when it has one), so naming it renumbers nothing else."""
     registry, ref = work.session.registry, ref_of(work, MEAL_PLANS, row)
     if ref == own_ref:
         return None
     if not row.get("recipe_id"):
-        return f"{ref} (no recipe)"
+        note = meal_note(row)
+        return f'{ref} (no recipe, planned as "{note}")' if note else f"{ref} (no recipe)"
     recipe_ref = registry.ref_for_row(str(row["recipe_id"]))
     name = recipes.get(str(row["recipe_id"]))
     return f"{ref} ({', '.join([*([name] if name else []), *([recipe_ref] if recipe_ref else [])]) or 'a recipe'})"

@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, row_label
+from alfred_mcp.kitchen.schema import MEAL_PLANS, RECIPES, meal_note, row_label
 from alfred_mcp.operations.dashboard import build_dashboard
 from alfred_mcp.operations.drafting import pending_draft_views
 from alfred_mcp.operations.entities import read_references
@@ -79,7 +79,7 @@ async def with_meal_recipes(work: UnitOfWork, entries: Sequence[RefEntry]) -> li
     if not meals:
         return list(entries)
     rows = await work.store.select(MEAL_PLANS, Query(where=Where(all_of=(Filter("id", "in", sorted(meals)),)),
-                                                     columns=("id", "recipe_id")), user_id=work.user_id)
+                                                     columns=("id", "recipe_id", "notes")), user_id=work.user_id)
     recipe_ids = sorted({row["recipe_id"] for row in rows if row.get("recipe_id")})
     recipes = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("id", "in", recipe_ids),)),
                                                      columns=("id", "name")), user_id=work.user_id) if recipe_ids else []
@@ -91,9 +91,13 @@ async def with_meal_recipes(work: UnitOfWork, entries: Sequence[RefEntry]) -> li
             registry.set_label(ref, row_label(RECIPES, recipe))
         named[recipe["id"]] = f"{ref} {registry.entry(ref).label}"
     planned = {row["id"]: named.get(row.get("recipe_id") or "") for row in rows}
-    return [replace(entry, label=_meal_label(entry.label, planned[entry.row_id]))
+    notes = {row["id"]: meal_note(row) for row in rows}
+    return [replace(entry, label=_meal_label(entry.label, planned[entry.row_id], notes[entry.row_id]))
             if entry.row_id in planned and entry.row_id is not None else entry for entry in entries]
 
 
-def _meal_label(label: str | None, recipe: str | None) -> str:
-    return f"{label or 'meal'} → {recipe}" if recipe else f"{label or 'meal'} (no recipe)"
+def _meal_label(label: str | None, recipe: str | None, note: str | None) -> str:
+    """'Sat Nov 28 [dinner] → recipe_3 Salmon', 'Mon Nov 30 [lunch] (no recipe, planned as "leftover chicken")'."""
+    if recipe:
+        return f"{label or 'meal'} → {recipe}"
+    return f'{label or "meal"} (no recipe, planned as "{note}")' if note else f"{label or 'meal'} (no recipe)"

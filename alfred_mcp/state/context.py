@@ -718,7 +718,8 @@ def _dated(item: Mapping[str, Any]) -> str:
 
 def _meal(meal: Mapping[str, Any]) -> str:
     recipe = f" → {meal['recipe']} {meal.get('recipe_label') or ''}".rstrip() if meal.get("recipe") else ""
-    return f"{meal.get('ref')} {meal.get('label')}{recipe}" + (" (cooked)" if meal.get("cooked") else "")
+    note = f' "{meal["note"]}"' if meal.get("note") else ""
+    return f"{meal.get('ref')} {meal.get('label')}{recipe}{note}" + (" (cooked)" if meal.get("cooked") else "")
 
 
 def naive_history(

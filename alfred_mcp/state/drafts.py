@@ -187,7 +187,7 @@ class RecipeDraft(_DraftModel):
         description="When more than prep + cook (resting).",
     )
     servings: int | None = Field(
-        None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="People it serves."
+        None, ge=1, le=1_000, validation_alias=_aliases("servings", "serves"), description="People it serves; else the household's."
     )
     ingredients: list[IngredientDraft] = Field(
         min_length=1, max_length=MAX_INGREDIENTS, description="Every ingredient, in order."

@@ -59,12 +59,14 @@ def _named(text: str, name_of: NameOf) -> str:
 
 
 def _taken(text: str, name_of: NameOf) -> str:
-    """'meal_3 (Salmon Tacos, recipe_2), meal_4 (no recipe)' -> 'Salmon Tacos and a meal with no recipe'."""
+    """'meal_3 (Salmon Tacos, recipe_2), meal_4 (no recipe)' -> 'Salmon Tacos and a meal with no recipe' (one planned
+    as a note: 'a meal planned as "leftover chili"')."""
     names = []
     for _ref, inside in re.findall(r"(\S+) \(([^()]*)\)", text):
         first = inside.split(",")[0].strip()
         if first == "no recipe":
-            names.append("a meal with no recipe")
+            note = re.search(r'planned as "([^"]*)"', inside)
+            names.append(f'a meal planned as "{note.group(1)}"' if note else "a meal with no recipe")
         elif first in ("a recipe", "") or is_ref(first):
             names.append((name_of(first) if is_ref(first) else None) or "another meal")
         else:

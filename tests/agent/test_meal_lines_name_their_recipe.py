@@ -87,3 +87,14 @@ async def test_a_meal_planned_ahead_names_its_recipe_in_understands_background(k
     for label, said in expected.items():
         lines = [text for text in context.splitlines() if f": {label} — " in text]
         assert lines and all(line.endswith(said) for line in lines), (label, said, lines)
+
+
+@pytest.mark.parametrize("note", ["leftover Greek chicken and potatoes", "takeout  night", "y" * 90])
+async def test_a_meal_planned_as_a_note_says_its_note_in_every_roles_line(client: Client, note: str) -> None:
+    (meal,) = (await call(client, "db_create", table="meal_plans", data={"date": "2030-01-06", "meal_type": "lunch", "notes": note}))["rows"]
+    await call(client, "db_read", table="meal_plans")
+    said = " ".join(note.split())
+    shown = said if len(said) <= 60 else said[:59] + "…"
+    context = (await call(client, "turn_start", message="what is planned for lunch?"))["next"]["context"]
+    (line,) = [text for text in context.splitlines() if re.match(rf"- {meal['id']}\b", text)]
+    assert f'(no recipe, planned as "{shown}")' in line, line

@@ -11,6 +11,7 @@ from jsonschema import Draft202012Validator
 
 from alfred_mcp.errors import InvalidPayloadError, InvalidRefError, UnknownColumnError
 from alfred_mcp.kitchen import jsonschema as row_validation
+from alfred_mcp.kitchen.day_words import WORDS_HINT
 from alfred_mcp.kitchen.jsonschema import describe_value, field_value, row_schema, validate_row
 from alfred_mcp.kitchen.schema import COOKING_LOG, INVENTORY, MEAL_PLANS, PREFERENCES, RECIPE_INGREDIENTS, RECIPES, TABLES, Table
 
@@ -109,8 +110,8 @@ def test_valid_rows_pass(table: Any, row: dict[str, Any], mode: str) -> None:
                      "occasions[1]: 'brunch' is not one of weeknight, batch-prep, hosting, weekend, comfort.", None, id="tag-enum"),
         pytest.param(RECIPES, {"tags": ["ok", 3]}, "update", "tags[1] must be a string, got 3.", None, id="tag-type"),
         pytest.param(RECIPES, {"instructions": "Cook."}, "update", "instructions must be a list of strings, got 'Cook.'.", None, id="tags-not-list"),
-        pytest.param(MEAL_PLANS, {"date": "20 Jan"}, "update", "date must be a date as YYYY-MM-DD, got '20 Jan'.", None, id="date-format"),
-        pytest.param(MEAL_PLANS, {"date": "2026-02-30"}, "update", "date: '2026-02-30' is not a real date.", None, id="impossible-date"),
+        pytest.param(MEAL_PLANS, {"date": "20 Jan"}, "update", f"date must be a date: give {WORDS_HINT}; got '20 Jan'.", None, id="date-format"),
+        pytest.param(MEAL_PLANS, {"date": "2026-02-30"}, "update", f"date: '2026-02-30' is not a real date; give {WORDS_HINT}.", None, id="impossible-date"),
         pytest.param(COOKING_LOG, {"cooked_at": "yesterday"}, "update",
                      "cooked_at must be an ISO-8601 timestamp such as 2026-01-20T18:30:00Z, got 'yesterday'.", None, id="timestamp"),
         pytest.param(MEAL_PLANS, {"recipe_id": "inv_1"}, "update", "recipe_id takes a recipe ref such as recipe_1, got 'inv_1'.",

@@ -297,3 +297,13 @@ async def test_a_recorded_conversation_with_its_lookups_answered_from_their_rows
                                                    replayed=await recorded_replays.of(recording))
     for turn, recorded, sent in same_kitchens(recording, one_by_one, replayed):
         assert sent.calls <= recorded.calls - (turn.label in answered.answered), f"{turn.label}: {sent.calls} vs {recorded.calls}"
+
+
+async def test_a_question_sent_after_a_lookup_answered_is_what_the_next_turns_yes_answers(client: Client) -> None:
+    answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
+    assert "a question to the user: send it as reply" in answer["answered"]
+    await call(client, "turn_submit", role="reply", output=reply("You have a few fish recipes; shall I plan the cod for tonight?"))
+    following = await call(client, "turn_start", message="Yes")
+    assert following["expected_role"] == "understand"
+    context = await call(client, "turn_context", role="understand", full=True)  # the client holds what it wrote: not resent
+    assert "shall I plan the cod for tonight?" in str(context), context

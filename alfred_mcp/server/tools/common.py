@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.errors import InputError, InvalidPayloadError
+from alfred_mcp.kitchen.day_words import WORDS_HINT, day_of_words
 from alfred_mcp.session import Session, UnitOfWork
 
 ToolArgs = dict[str, Any]
@@ -43,9 +44,13 @@ def parse_model(model: type[ModelT], data: Any, field: str) -> ModelT:
         raise InvalidPayloadError(f"{path}: {reason}.", field=path) from None
 
 
-def iso_date(text: str, field: str) -> date:
-    """`text` (YYYY-MM-DD) as a date, or InputError naming `field`."""
+def iso_date(text: str, field: str, *, end: bool = False) -> date:
+    """`text` (YYYY-MM-DD, or a day word resolved on the server's clock: `kitchen/day_words.py`; with `end`, a span
+    word is its last day) as a date, or InputError naming `field`."""
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise InputError(f"{field}: {text!r} is not a date; give YYYY-MM-DD.", field=field, value=text) from None
+        said = day_of_words(text, date.today(), end=end)
+        if said is not None:
+            return said
+        raise InputError(f"{field}: {text!r} is not a date; give {WORDS_HINT}.", field=field, value=text) from None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
+from alfred_mcp.kitchen.day_words import filter_days, row_days
 from alfred_mcp.kitchen.describe import describe_tables
 from alfred_mcp.kitchen.query import Query, Where, order_from_json, where_from_json
-from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST, get_table
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST, Table, get_table
 from alfred_mcp.operations import crud
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import update_warnings, write_warnings
@@ -48,8 +50,22 @@ async def _meal_warnings(work: UnitOfWork, table: str, result: crud.CrudResult, 
     return booked + (await occasion_warnings(work, slots) if columns is None or columns & {"date", "servings", "recipe_id"} else []) + noted
 
 
+def _days_said(table: Table, args: ToolArgs) -> ToolArgs:
+    """`args` with day words ('today', 'friday', 'this week') in date columns' data and filters written as dates, on
+    the server's clock (`kitchen/day_words.py`)."""
+    today = date.today()
+    said: dict[str, Any] = {key: filter_days(table, args.get(key), today) for key in ("filters", "or_filters") if args.get(key)}
+    data = args.get("data")
+    if isinstance(data, dict):
+        said["data"] = row_days(table, data, today)
+    elif isinstance(data, list):
+        said["data"] = [row_days(table, row, today) if isinstance(row, dict) else row for row in data]
+    return {**args, **said}
+
+
 async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = get_table(args["table"])
+    args = _days_said(table, args)
     query = Query(
         where=where_from_json(args.get("filters"), args.get("or_filters")),
         columns=tuple(args["columns"]) if args.get("columns") else None,
@@ -64,6 +80,7 @@ async def db_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
+    args = _days_said(table, args)
     data = args["data"] if isinstance(args["data"], list) else [args["data"]]
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_create", args) as work:
@@ -78,6 +95,7 @@ async def db_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
+    args = _days_said(table, args)
     where = where_from_json(args.get("filters"), args.get("or_filters"))
     override = parse_override(args.get("allergy_override"))
     async with work_on(app, "db_update", args) as work:
@@ -95,6 +113,7 @@ async def db_update(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def db_delete(app: AlfredApp, args: ToolArgs) -> ToolResult:
     table = crud.writable_table(args["table"])
+    args = _days_said(table, args)
     where = where_from_json(args.get("filters"), args.get("or_filters"))
     async with work_on(app, "db_delete", args) as work:
         before = await _meals_recipes(work, table.name, where)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from alfred_mcp.app import AlfredApp
-from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST
+from alfred_mcp.kitchen.day_words import row_days
+from alfred_mcp.kitchen.schema import INVENTORY, SHOPPING_LIST, TABLE_BY_ENTITY_TYPE
 from alfred_mcp.operations import drafting
 from alfred_mcp.operations.allergies import parse_override
 from alfred_mcp.operations.constraint_warnings import draft_warnings
@@ -51,10 +53,33 @@ async def warnings_of(work: UnitOfWork, drafts: list[Draft]) -> dict[str, list[s
     return {"warnings": warnings} if warnings else {}
 
 
+SERVINGS_KEYS = ("servings", "serves")
+"""How a recipe item gives its servings (`state/drafts.py`: RecipeDraft)."""
+
+
+async def _recipes_for_the_household(work: UnitOfWork, entity_type: str, items: list[Any]) -> list[Any]:
+    """Recipe items that give no servings made for the household (when its profile names one): a draft sent ahead of a
+    session's first answer, before its model saw the household, is then for them, as a meal planned without servings is."""
+    bare = [item for item in items if isinstance(item, dict) and all(item.get(key) is None for key in SERVINGS_KEYS)]
+    found = await household(work) if entity_type == "recipe" and bare else None
+    if found is None:
+        return items
+    return [{**item, "servings": found.servings} if any(item is given for given in bare) else item for item in items]
+
+
+def _days_said(entity_type: str, items: list[Any]) -> list[Any]:
+    """Items with a day word ('friday', 'tomorrow') in a date column of their table written as YYYY-MM-DD, on the
+    server's clock (`kitchen/day_words.py`), as the table tools take them."""
+    table = TABLE_BY_ENTITY_TYPE.get(entity_type)
+    today = date.today()
+    return items if table is None else [row_days(table, item, today) if isinstance(item, dict) else item for item in items]
+
+
 async def draft_create(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_create", args) as work:
         session = work.session
-        drafts = drafting.create_drafts(session, args["entity_type"], args["items"])
+        items = await _recipes_for_the_household(work, args["entity_type"], _days_said(args["entity_type"], args["items"]))
+        drafts = drafting.create_drafts(session, args["entity_type"], items)
         await drafting.check_rows_exist(work, drafts)
         warned = await warnings_of(work, drafts)
         return {"drafts": [draft_view(d) for d in drafts], "count": len(drafts), **warned, **_context(session)}
@@ -75,7 +100,9 @@ async def draft_read(app: AlfredApp, args: ToolArgs) -> ToolResult:
 async def draft_revise(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "draft_revise", args) as work:
         session = work.session
-        draft = drafting.revise(session, args["ref"], patch=args.get("patch"), content=args.get("content"))
+        kind = args["ref"].removeprefix("gen_").rpartition("_")[0]
+        patch, content = (_days_said(kind, [given])[0] if isinstance(given, dict) else given for given in (args.get("patch"), args.get("content")))
+        draft = drafting.revise(session, args["ref"], patch=patch, content=content)
         await drafting.check_rows_exist(work, [draft])
         return {"draft": draft_view(draft), **await warnings_of(work, [draft]), **_context(session)}
 

@@ -27,7 +27,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             uses, meals, cooked = await shopping.recipe_uses(work, args["recipes"], args.get("servings") or {}), 0, 0
         else:
             span = args["meal_plans"]
-            uses, meals, cooked = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to"))
+            uses, meals, cooked = await shopping.recipes_of_meals(work, iso_date(span["from"], "meal_plans.from"), iso_date(span["to"], "meal_plans.to", end=True))
         preview = bool(args.get("preview"))
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview,
                                              today=date.today())

@@ -190,9 +190,9 @@ def remember_notice(work: UnitOfWork, turn: int, notice: str | None) -> None:
     work.session.write(CLIENT_MEMO, memo)
 
 
-ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed"
+ANSWERED = "from the rows (notice): tell the user, or propose, from them; no turn_submit needed (a question to the user: send it as reply)"
 """What the answer of a lookup answered from its rows says instead of Reply's `next` (a reply submitted anyway is still
-accepted, and checked)."""
+accepted, and checked: one that asks the user something is kept, so the next turn knows what a "yes" answers)."""
 ANSWERED_BY_STATE = ("by the state: `reply` tells what was done; tell the user this (and what the results showed); no "
                      "turn_submit needed (a reply of your own is still accepted and checked)")
 """What the answer of a turn its state's own account tells whole says instead of Reply's `next`."""

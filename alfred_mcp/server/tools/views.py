@@ -35,7 +35,7 @@ async def shopping_list_check(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 
 def _date(args: ToolArgs, field: str) -> date | None:
-    return None if args.get(field) is None else iso_date(args[field], field)
+    return None if args.get(field) is None else iso_date(args[field], field, end=field == "to")
 
 
 HANDLERS: dict[str, Handler] = {
