@@ -35,7 +35,7 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         outcome.optional = _optional_not_told(outcome)
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
                             *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else []),
-                            *([said] if (said := outcome.optional_said()) else [])])
+                            *([said] if (said := outcome.optional_said()) and not _listed_before(outcome, preview) else [])])
         result = {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
@@ -51,6 +51,11 @@ def _optional_not_told(outcome: shopping.ShoppingOutcome) -> dict[str, list[str]
     told = {name_key(str(row.get("name") or "")) for rows in (outcome.lines, outcome.covered, outcome.already) for row in rows}
     kept = {recipe: [name for name in names if name_key(name) not in told] for recipe, names in outcome.optional.items()}
     return {recipe: names for recipe, names in kept.items() if names}
+
+
+def _listed_before(outcome: shopping.ShoppingOutcome, preview: bool) -> bool:
+    """A list made again: nothing added and what is needed already on it (its first listing named the optional ones)."""
+    return not preview and not outcome.lines and bool(outcome.already)
 
 
 def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:
