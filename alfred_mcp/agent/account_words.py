@@ -229,7 +229,7 @@ def outcome_sentences(told: Told) -> str:
     if told.already_listed:
         parts.append(f"Already on your shopping list: {listed_names(list(told.already_listed))}.")
     if told.already_bought:
-        parts.append(f"Bought already: {listed_names(list(told.already_bought))}.")
+        parts.append(f"Ticked as bought on your list already: {listed_names(list(told.already_bought))}.")
     if told.covered:
         parts.append(f"Your pantry covers {listed_names(list(told.covered))}.")
     return " ".join(parts)

@@ -347,15 +347,17 @@ def _bought_line(row: dict[str, Any]) -> str:
 
 def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
     """`shown` with each list of rows the call did not change cut to those whose note needs the user's attention,
-    the rest as one line: how many, their names, and how to list them."""
+    the rest as one line: how many, the first names (`NAMES_SHOWN`), and how to list them."""
     out = dict(shown)
     listed = shown.get("already_listed")
     if isinstance(listed, list):  # a bought line is not one still to buy: said apart
         bought = [row for row in listed if isinstance(row, dict) and _BOUGHT.search(str(row.get("note") or ""))]
         out["already_listed"] = [row for row in listed if row not in bought]
         if bought:
+            checks = [_bought_line(row) for row in bought if str(row.get("note")) != "bought already"]  # each named: a check
+            plain = [_bought_line(row) for row in bought if str(row.get("note")) == "bought already"]
             out["bought_already"] = clip(f"{len(bought)} bought already, not on the list to buy (not added again): "
-                                         f"{', '.join(_bought_line(row) for row in bought)}", 600)
+                                         f"{', '.join(filter(None, [*checks, _first_names(plain)]))}", 600)
     for key, how in UNCHANGED_ROWS.items():
         rows = out.get(key)
         if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
@@ -364,10 +366,21 @@ def _unchanged_as_counts(shown: dict[str, Any]) -> dict[str, Any]:
         rest = [str(row.get("name")) for row in rows if row not in attention]
         out[key] = attention
         if rest:
-            out[f"{key}_more"] = clip(f"{len(rest)} more {how}: {', '.join(rest)}", 400)
+            out[f"{key}_more"] = clip(f"{len(rest)} more {how}: {_first_names(rest)}", 400)
         if not attention:
             del out[key]
     return out
+
+
+NAMES_SHOWN = 5
+"""Names a card gives of one list of rows a call did not change; past it, how many more (the tool that lists them is
+named beside it)."""
+
+
+def _first_names(names: Sequence[str]) -> str:
+    """'a, b, c, d, e and 22 more' (all of them up to NAMES_SHOWN)."""
+    more = len(names) - NAMES_SHOWN
+    return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 _SAID_IN_HEAD = ("added", "topped_up", "recipes")

@@ -26,7 +26,8 @@ from alfred_mcp.operations.crud import rows_to_refs
 from alfred_mcp.operations.restocking import stock_bought, unstock_bought
 from alfred_mcp.session import UnitOfWork
 from alfred_mcp.state.call_log import CallRecord
-from alfred_mcp.state.note_facts import NoteFact
+from alfred_mcp.state.note_facts import NoteFact, noted
+from alfred_mcp.state.note_facts import nothing_stocked as nothing_stocked_fact
 from alfred_mcp.state.note_facts import ticked_not_stocked as ticked_fact
 from alfred_mcp.state.pantry import row_kind
 from alfred_mcp.store.base import Row
@@ -34,19 +35,20 @@ from alfred_mcp.store.base import Row
 MAX_LINES = 500
 
 
-async def checklist(work: UnitOfWork) -> dict[str, Any]:
-    """Every line of the list grouped by store section (in the order a shopper walks), with the open and bought counts."""
+async def checklist(work: UnitOfWork, *, to_buy: bool = False) -> dict[str, Any]:
+    """Every line of the list grouped by store section (in the order a shopper walks), with the whole list's open and
+    bought counts; `to_buy`: only the lines not bought yet."""
     rows = await work.store.select(SHOPPING_LIST, Query(limit=MAX_LINES), user_id=work.user_id)
-    lines = await _lines(work, rows, action="read")
+    total, bought = len(rows), sum(1 for row in rows if row.get("is_purchased"))
+    lines = await _lines(work, [row for row in rows if not (to_buy and row.get("is_purchased"))], action="read")
     sections: dict[str, list[dict[str, Any]]] = {}
     for line in sorted(lines, key=lambda line: (line["name"].lower(), line["ref"])):
         sections.setdefault(line["section"], []).append(line)
     work.session.record_call(CallRecord(turn=work.session.turn, tool="shopping_list_show", table="shopping_list", action="read",
                                         refs=[line["ref"] for line in lines], count=len(lines)))
-    bought = sum(1 for line in lines if line["bought"])
     return {
         "sections": [{"section": name, "lines": sections[name]} for name in sorted(sections, key=section_order)],
-        "open": len(lines) - bought, "bought": bought, "truncated": len(rows) >= MAX_LINES,
+        "open": total - bought, "bought": bought, "truncated": len(rows) >= MAX_LINES,
     }
 
 
@@ -79,8 +81,9 @@ async def mark_bought(work: UnitOfWork, refs: Sequence[str], bought: bool, today
                                        refs=[line["ref"] for line in lines], count=len(lines)))
     status = await work.store.select(SHOPPING_LIST, Query(columns=("is_purchased",), limit=MAX_LINES), user_id=work.user_id)
     done = sum(1 for row in status if row.get("is_purchased"))
+    unknown = [str(entry["name"]) for entry in stocked if "ref" not in entry]  # a line with no amount: nothing stocked
     return {"lines": lines, **({"stocked": stocked} if bought else {"unstocked": unstocked}), "open": len(status) - done,
-            "bought": done}
+            "bought": done, **noted([nothing_stocked_fact(unknown)] if unknown else [])}
 
 
 def ticked_not_stocked(data: Mapping[str, Any], lines: int) -> list[NoteFact]:

@@ -41,9 +41,15 @@ class NoteKind:
     told so (an offer the model could not foresee is always asked)."""
 
 
-def merged(ref: str, name: str, added: str, now: str) -> NoteFact:
-    """A shopping payload added to the open line that already held its item: the line's ref, item, amount added, total."""
-    return {"kind": "merged", "ref": ref, "name": name, "added": added, "now": now}
+def merged(ref: str, name: str, added: str, now: str, had: str | None = None) -> NoteFact:
+    """A shopping payload added to the open line that already held its item: the line's ref, item, amount added, what
+    the line says now; `had`: its amount before ('' when it had none)."""
+    return {"kind": "merged", "ref": ref, "name": name, "added": added, "now": now, **({"had": had} if had is not None else {})}
+
+
+def already_on_list(ref: str, name: str, amount: str) -> NoteFact:
+    """An item named with no amount that an open line already holds (`amount`: the line's, '' when none): nothing written."""
+    return {"kind": "already_on_list", "ref": ref, "name": name, "amount": amount}
 
 
 def household_servings(refs: Sequence[str], servings: int, household: str) -> NoteFact:
@@ -59,6 +65,11 @@ def lines_for_dropped_recipe(refs: Sequence[str], names: Sequence[str], more: in
 def ticked_not_stocked(lines: int) -> NoteFact:
     """Shopping lines ticked bought with db_update: the pantry was left as it is."""
     return {"kind": "ticked_not_stocked", "lines": lines}
+
+
+def nothing_stocked(names: Sequence[str]) -> NoteFact:
+    """Shopping lines with no amount ticked bought with shopping_list_check: the pantry got nothing of them."""
+    return {"kind": "nothing_stocked", "names": list(names)}
 
 
 def pantry_followed(ref: str, name: str, pantry: str, gone: bool, now: str) -> NoteFact:
@@ -80,7 +91,19 @@ def _merged_note(fact: NoteFact) -> str:
 
 
 def _merged_say(fact: NoteFact, name_of: NameOf) -> str:
+    if fact.get("had") == "":
+        return f"{fact['name']} was already on your shopping list with no amount; it says {fact['now']} now."
     return f"{fact['name']} was already on your shopping list, so it has {fact['added']} more: {fact['now']} now."
+
+
+def _on_list_note(fact: NoteFact) -> str:
+    amount = f", {fact['amount']}" if fact["amount"] else ", no amount"
+    return f"{fact['name']} is already on the list: {fact['ref']}{amount}; no amount was given, so nothing was added"
+
+
+def _on_list_say(fact: NoteFact, name_of: NameOf) -> str:
+    amount = f" ({fact['amount']})" if fact["amount"] else ""
+    return f"{fact['name']} is already on your shopping list{amount}."
 
 
 def _household_note(fact: NoteFact) -> str:
@@ -118,6 +141,17 @@ def _ticked_say(fact: NoteFact, name_of: NameOf) -> str:
     return "Your pantry was not changed: shall I add what you bought to it?"
 
 
+def _unstocked_note(fact: NoteFact) -> str:
+    return (f"{', '.join(fact['names'])}: ticked bought; no amount on the line, so nothing was put in the pantry: ask how much "
+            "was bought to stock it (db_create inventory).")
+
+
+def _unstocked_say(fact: NoteFact, name_of: NameOf) -> str:
+    many = len(fact["names"]) > 1
+    return (f"{_names(fact['names'])} had no amount on your list, so nothing was added to your pantry for "
+            f"{'them' if many else 'it'}: how much did you buy?")
+
+
 def _followed_note(fact: NoteFact) -> str:
     gone = "was deleted" if fact["gone"] else "changed"
     return f"{fact['ref']} ({fact['name']}) counted what the pantry's {fact['pantry']} held, which {gone}: {fact['now']}"
@@ -130,10 +164,12 @@ def _followed_say(fact: NoteFact, name_of: NameOf) -> str:
 
 NOTE_KINDS: dict[str, NoteKind] = {
     "merged": NoteKind("operations/listed_twice.py", "fact", _merged_note, _merged_say, lambda fact: (fact["name"], fact["now"])),
+    "already_on_list": NoteKind("operations/listed_twice.py", "fact", _on_list_note, _on_list_say, lambda fact: (fact["name"],)),
     "household_servings": NoteKind("operations/meal_servings.py", "fact", _household_note, _household_say,
                                    lambda fact: (f"{fact['servings']} servings",)),
     "lines_for_dropped_recipe": NoteKind("operations/dropped_recipe_lines.py", "offer", _dropped_note, _dropped_say),
     "ticked_not_stocked": NoteKind("operations/shopping_checklist.py", "offer", _ticked_note, _ticked_say),
+    "nothing_stocked": NoteKind("operations/shopping_checklist.py", "offer", _unstocked_note, _unstocked_say),
     "pantry_followed": NoteKind("operations/pantry_followers.py", "fact", _followed_note, _followed_say,
                                 lambda fact: (fact["name"], fact["now"])),
 }

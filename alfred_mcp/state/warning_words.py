@@ -89,9 +89,9 @@ def _occasion(found: re.Match[str], name_of: NameOf) -> str:
 def _listed_twice(found: re.Match[str], name_of: NameOf) -> str:
     amount = "" if found["amount"] == "no amount" else f" ({found['amount']})"
     if found["place"] == "on the list":
-        apart = f", the new {found['added']} apart from it (the amounts do not add up)" if found["apart"] else ""
-        return f"{found['name']} was already on the shopping list{amount}; it is on it twice now{apart}."
-    return f"{found['name']} was already {found['place']}{amount}; it has two rows there now."
+        added = f" ({found['added']})" if found["added"] and found["added"] != "no amount" else ""
+        return f"{found['name']} was already on your shopping list{amount}, so it has a second line now{added}."
+    return f"{found['name']} was already {found['place']}{amount}, so it has a second row there now."
 
 
 def _note_kept(found: re.Match[str], name_of: NameOf) -> str:
@@ -139,7 +139,7 @@ WARNING_KINDS: tuple[WarningKind, ...] = (
         _occasion, lambda found, name_of: (f"{found['made']} servings", f"for {found['servings']}")),
     WarningKind("listed_twice", "operations/listed_twice.py", re.compile(
         r"^(?P<name>.+?) is already (?P<place>on the list|in the .+?): (?P<ref>\S+), (?P<amount>.+?); a second (?:line|row) was "
-        r"added (?:\((?P<added>[^()]+)\): (?P<apart>the amounts do not add up; )?merge them if one|\(merge them if one\))\.$"), _listed_twice,
+        r"added (?:\((?P<added>[^()]+)\): merge them if one|\(merge them if one\))\.$"), _listed_twice,
         lambda found, name_of: (found["name"],)),
     WarningKind("note_kept", "operations/stale_notes.py", re.compile(
         r"^(?P<ref>\S+): (?P<label>.+?) keeps its note '(?P<note>.*)', written (?P<written>.+): tell the user, or change the note$",

@@ -89,7 +89,7 @@ def test_a_line_bought_already_is_never_told_as_on_the_list(bought: int, listed:
     result = {"already_listed": [*({"name": name, "note": "bought already"} for name in ticked),
                                  *({"name": name, "note": "on the list"} for name in on_list)]}
     text = outcome_sentences(told_of([result_told("shopping_list_from", result)], lambda ref: ref))
-    listed_part = text.split("Bought already:")[0]
-    assert not any(name in listed_part for name in ticked) and text.count("Bought already: ") == 1, text
+    listed_part = text.split("Ticked as bought on your list already:")[0]
+    assert not any(name in listed_part for name in ticked) and text.count("Ticked as bought on your list already: ") == 1, text
     assert all(text.count(name) == 1 for name in [*ticked, *on_list]), text
     assert check_reply(text, ReplyFacts(things=[Fact("created", "shopping_list", "shop_9", "black pepper")])) == [], text

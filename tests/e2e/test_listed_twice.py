@@ -1,7 +1,9 @@
 """db_create of an item already there, through the real client: a shopping line for what the list holds unbought (the
-name as written, or its other number: 'lemon' for 'lemons') is added to that line when the amounts add (said in
-`notes`, undone by kitchen_undo), else written as a second line with a warning naming the line's ref and amount; a
-pantry row of an item kept in the same place warns naming that row; the row is still written. A bought line, another place or another
+name as written, or its other number: 'lemon' for 'lemons') is one line: its amount added to that line when the amounts
+add, kept beside the line's own when the units do not compare, the line's amount when it had none (said in `notes` and
+`note_facts`, undone by kitchen_undo), and nothing written for an item named with no amount (a fact says it is there);
+a payload with a note of its own is a second line with a warning naming the line's ref and amount; a pantry row of an
+item kept in the same place warns naming that row; the row is still written. A bought line, another place or another
 item says nothing. And a line in another spelling of the pantry row's unit ('count' for 'piece') ticked bought adds
 to that row instead of a second one."""
 
@@ -16,6 +18,7 @@ from alfred_mcp.kitchen.ingredient_kinds import kind_of, same_kind
 from alfred_mcp.kitchen.measures import Amount, amount_text, dimension
 from alfred_mcp.kitchen.plurals import counted_name
 from alfred_mcp.kitchen.schema import LOCATIONS, UNITS
+from alfred_mcp.kitchen.shopping_lines import bought_amounts
 from alfred_mcp.kitchen.units import UNIT_ALIASES
 from alfred_mcp.operations.shopping import joined_amount
 
@@ -35,7 +38,7 @@ def _other_number(name: str) -> str:
     return counted_name(name, 1) if plural == name else plural
 
 
-async def test_every_unbought_line_listed_again_is_added_to_or_warns_naming_its_ref_and_amount(client: Client) -> None:
+async def test_every_unbought_line_listed_again_with_an_amount_takes_it_on_the_same_line(client: Client) -> None:
     await call(client, "shopping_list_from", meal_plans=WEEK)
     lines = await _rows(client, "shopping_list")
     assert lines
@@ -45,15 +48,27 @@ async def test_every_unbought_line_listed_again_is_added_to_or_warns_naming_its_
             written = await call(client, "db_create", table="shopping_list", data=[{"name": name, "quantity": 1}])
             if line["is_purchased"]:
                 continue
-            adds = line["quantity"] and joined_amount(name, Amount(line["quantity"], line["unit"]), Amount(1, None)) is not None
-            if adds:
-                assert [row["id"] for row in written["rows"]] == [line["id"]], written
-                assert any(f"the {line['name']} already on the list: {line['id']}, now " in note for note in written["notes"]), written
-            else:
-                warned = [w for w in written.get("warnings", []) if "already on the list" in w]
-                assert any(f": {line['id']}, {amount_text(line['quantity'], line['unit']) or 'no amount'}" in w for w in warned), (name, warned)
+            assert [row["id"] for row in written["rows"]] == [line["id"]] and not written.get("warnings"), written
+            assert any(f"the {line['name']} already on the list: {line['id']}, now " in note for note in written["notes"]), written
+            assert [fact["kind"] for fact in written["note_facts"]] == ["merged"], written
             await call(client, "kitchen_undo")
             assert await _rows(client, "shopping_list") == before
+
+
+async def test_every_unbought_line_named_again_with_no_amount_is_left_as_it_is_and_said_to_be_there(client: Client) -> None:
+    await call(client, "shopping_list_from", meal_plans=WEEK)
+    before = await _rows(client, "shopping_list")
+    for line in before:
+        for name in (line["name"], _other_number(line["name"])):
+            written = await call(client, "db_create", table="shopping_list", data={"name": name, "category": line.get("category")})
+            if line["is_purchased"]:  # a bought line is not on the list to buy: a new line, taken off again
+                for row in written["rows"]:
+                    await call(client, "db_delete", table="shopping_list", filters=[{"field": "id", "op": "eq", "value": row["id"]}])
+                continue
+            assert written["rows"] == [] and not written.get("warnings"), written
+            assert written["note_facts"] == [{"kind": "already_on_list", "ref": line["id"], "name": line["name"],
+                                              "amount": amount_text(line["quantity"], line["unit"]) or ""}], written
+    assert await _rows(client, "shopping_list") == before
 
 
 DIMENSIONS = [[u for u in (None, *UNITS) if dimension(u) == d] for d in dict.fromkeys(dimension(u) for u in (None, *UNITS))]
@@ -63,7 +78,7 @@ UNIT_PAIRS = [pair for i, units in enumerate(DIMENSIONS)
 of it (a dimension of one unit: the same again), and a unit of another dimension."""
 
 
-async def test_a_second_amount_of_a_listed_item_adds_to_its_line_when_the_units_add_else_makes_a_second_line(client: Client) -> None:
+async def test_a_second_amount_of_a_listed_item_adds_to_its_line_when_the_units_add_else_is_kept_beside_it(client: Client) -> None:
     name = "yuzu juice"
     for listed, added in UNIT_PAIRS:
         first = (await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": 2, "unit": listed}))["rows"][0]
@@ -78,9 +93,10 @@ async def test_a_second_amount_of_a_listed_item_adds_to_its_line_when_the_units_
             assert written["notes"] == [f"added {amount_text(1, added)} to the {name} already on the list: {first['id']}, now "
                                         f"{amount_text(round(total.quantity, 3), total.unit)}"], (listed, added, written)
         else:
-            assert len(ours) == 2 and not written.get("notes"), (listed, added, written)
-            assert any(f": {first['id']}, {amount_text(2, listed)}; a second line was added" in w and "do not add up" in w
-                       for w in written["warnings"]), (listed, added, written)
+            assert [(row["id"], row["quantity"], row["unit"]) for row in ours] == [(first["id"], 2, listed)], (listed, added)
+            assert len(bought_amounts(ours[0])) == 2 and not written.get("warnings"), (listed, added, ours)
+            assert written["notes"][0].startswith(f"added {amount_text(1, added)} to the {name} already on the list: {first['id']}, "
+                                                  f"now {amount_text(2, listed)} + "), (listed, added, written)
         await call(client, "kitchen_undo")
         assert await _rows(client, "shopping_list") == before, (listed, added)
         await call(client, "db_delete", table="shopping_list", filters=[{"field": "id", "op": "eq", "value": first["id"]}])

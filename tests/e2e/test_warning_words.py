@@ -32,7 +32,7 @@ async def _listed_twice(client: Client) -> list[dict[str, Any]]:
     await call(client, "db_create", table="shopping_list", data=made)
     kept = {"name": "saffron", "quantity": 1, "unit": "g", "location": "pantry"}
     await call(client, "db_create", table="inventory", data=kept)
-    return [await call(client, "db_create", table="shopping_list", data=made),
+    return [await call(client, "db_create", table="shopping_list", data={**made, "notes": "whole peppercorns"}),
             await call(client, "db_create", table="inventory", data=kept)]
 
 

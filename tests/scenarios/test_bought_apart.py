@@ -10,6 +10,7 @@ import pytest
 from e2e.helpers import call
 from mcp import Client
 
+from alfred_mcp.agent.act_tools import NAMES_SHOWN
 from alfred_mcp.app import AlfredApp
 from alfred_mcp.server.mcp_server import build_server
 
@@ -40,6 +41,9 @@ async def test_lines_bought_already_are_said_apart_from_lines_still_to_buy(app: 
     said = notice.split("bought already, not on the list to buy (not added again): ", 1)
     assert len(said) == 2, notice
     listed = said[1].split("; ", 1)[0]
-    assert all(name in listed for name in names), (names, listed)
+    count = int(said[0].rsplit(": ", 1)[1])
+    shown = listed.removesuffix(f" and {count - NAMES_SHOWN} more").split(", ")
+    assert count >= len(names) and len(shown) == min(count, NAMES_SHOWN), (names, listed)
+    assert count > NAMES_SHOWN or all(name in listed for name in names), (names, listed)
     assert not re.search(r"already_listed[^\n]*\bbought\b", notice), notice
     assert '"note":"bought already"' not in notice and "bought already\"" not in notice, notice

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from alfred_mcp.agent.act_tools import result_card
+from alfred_mcp.agent.act_tools import NAMES_SHOWN, result_card
 from alfred_mcp.kitchen.plurals import counted
 from alfred_mcp.state.client_memo import row_ref
 
@@ -174,7 +174,11 @@ def test_shopping_list_from_shows_rows_needing_attention_whole_and_counts_the_un
         return  # the plain result was shorter than any card: it goes whole
     bought = [row for row in listed if re.search(r"\bbought\b", row["note"])]
     assert not bought or f"{len(bought)} bought already, not on the list to buy" in notice, notice
-    assert all(row["name"] in notice.split("bought already, not on the list to buy", 1)[1] for row in bought), notice
+    said = notice.split("bought already, not on the list to buy", 1)[-1]
+    plain = [row for row in bought if row["note"] == "bought already"]  # named up to NAMES_SHOWN, then counted
+    assert all(row["name"] in said for row in bought if row not in plain), notice
+    assert sum(row["name"] in said for row in plain) >= min(len(plain), NAMES_SHOWN), notice
+    assert len(plain) <= NAMES_SHOWN or f"and {len(plain) - NAMES_SHOWN} more" in said, notice
     listed = [row for row in listed if row not in bought]
     for rows, how in ((covered, "covered by the pantry"), (listed, "shopping_list_show")):
         attention = [row for row in rows if "short" in row["note"] or "check" in row["note"]]

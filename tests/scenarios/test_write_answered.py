@@ -191,15 +191,38 @@ async def test_turn_abandon_on_a_write_answered_closes_it_with_the_account(clien
 
 
 async def test_a_write_that_warned_ends_answered_with_the_warning_said_to_a_person(client: Client) -> None:
-    """Black pepper already on the list in an amount that does not add (a jar and a bunch): the second line warns, and
-    the state's account tells it in a person's words (no ref, no 'merge them'), so the turn still ends answered."""
+    """Black pepper already on the list, added again with a note of its own: the second line warns, and the state's account
+    tells it in a person's words (no ref, no 'merge them'), so the turn still ends answered."""
     await _answered_write(client)
     answer = await call(client, "turn_start", message="Add black pepper again", then=_sent([
         ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
-            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "bunch"}}})))]))
+            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "bunch",
+                                                                                 "notes": "whole peppercorns"}}})))]))
     assert answer["answered"] == ANSWERED_BY_STATE, answer
-    assert "black pepper was already on the shopping list (1 jar)" in answer["reply"].lower(), answer["reply"]
+    assert "black pepper was already on your shopping list (1 jar), so it has a second line now (1 bunch)." in answer["reply"].lower(), answer["reply"]
     assert not refs_in(answer["reply"]) and "merge" not in answer["reply"], answer["reply"]
+
+
+@pytest.mark.parametrize(("then", "said"), [
+    ({}, "black pepper is already on your shopping list (1 jar)."),
+    ({"quantity": 1, "unit": "bunch"}, "black pepper was already on your shopping list, so it has 1 bunch more: 1 jar + 1 bunch now."),
+    ({"quantity": 2, "unit": "jar"}, "black pepper was already on your shopping list, so it has 2 jars more: 3 jars now."),
+])
+async def test_an_item_on_the_list_named_again_keeps_one_line_and_the_turn_ends_answered_saying_so(
+    client: Client, then: dict[str, Any], said: str,
+) -> None:
+    """Round 9: 'milk' with no amount beside an open '1 gallon milk' line made a second line and a garbled sentence. An
+    item named again is one line: no amount changes nothing, an amount adds (beside the line's own when the units do not
+    compare), and the account says which, so the turn ends answered."""
+    await _answered_write(client)
+    before = (await call(client, "db_read", table="shopping_list", filters=[eq("name", "black pepper")]))["rows"]
+    answer = await call(client, "turn_start", message="Put black pepper on the list", then=_sent([
+        ("understand", {"processed_message": "add black pepper"}), ("think", plan("Add black pepper", step("write", "Add it", "shopping", call={
+            "tool": "db_create", "arguments": {"table": "shopping_list", "data": {"name": "black pepper", **then}}})))]))
+    after = (await call(client, "db_read", table="shopping_list", filters=[eq("name", "black pepper")]))["rows"]
+    assert answer["answered"] == ANSWERED_BY_STATE and said in answer["reply"].lower(), answer
+    assert [row["id"] for row in after] == [row["id"] for row in before], after
+    assert (after == before) == (not then), (before, after)
 
 
 async def test_a_write_whose_warning_has_no_words_for_a_person_asks_for_reply(client: Client, app: AlfredApp) -> None:

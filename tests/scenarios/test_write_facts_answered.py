@@ -66,6 +66,26 @@ async def _merged(client: Client) -> tuple[str, dict[str, Any]]:
     return "db_create", {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}
 
 
+async def _already_on_list(client: Client) -> tuple[str, dict[str, Any]]:
+    await call(client, "db_create", table="shopping_list", data={"name": "milk", "quantity": 1, "unit": "gallon"})
+    return "db_create", {"table": "shopping_list", "data": {"name": "milk"}}
+
+
+async def _amount_beside(client: Client) -> tuple[str, dict[str, Any]]:
+    await call(client, "db_create", table="shopping_list", data={"name": "black pepper", "quantity": 1, "unit": "jar"})
+    return "db_create", {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "bunch"}}
+
+
+async def _amount_given(client: Client) -> tuple[str, dict[str, Any]]:
+    await call(client, "db_create", table="shopping_list", data={"name": "black pepper"})
+    return "db_create", {"table": "shopping_list", "data": {"name": "black pepper", "quantity": 1, "unit": "jar"}}
+
+
+async def _nothing_stocked(client: Client) -> tuple[str, dict[str, Any]]:
+    (line,) = (await call(client, "db_create", table="shopping_list", data={"name": "quux"}))["rows"]
+    return "shopping_list_check", {"items": [line["id"]], "bought": True}
+
+
 async def _household_servings(client: Client) -> tuple[str, dict[str, Any]]:
     return "db_create", {"table": "meal_plans", "data": {"date": LATER, "meal_type": "dinner", "recipe_id": await _quux_soup(client)}}
 
@@ -97,7 +117,8 @@ async def _pantry_followed(client: Client) -> tuple[str, dict[str, Any]]:
 
 
 NOTED: dict[str, Callable[[Client], Awaitable[tuple[str, dict[str, Any]]]]] = {
-    "merged": _merged, "household_servings": _household_servings, "household_servings/draft_save": _household_servings_saved,
+    "merged": _merged, "merged/beside": _amount_beside, "merged/given": _amount_given, "already_on_list": _already_on_list,
+    "nothing_stocked": _nothing_stocked, "household_servings": _household_servings, "household_servings/draft_save": _household_servings_saved,
     "lines_for_dropped_recipe": _lines_for_dropped_recipe, "ticked_not_stocked": _ticked_not_stocked,
     "pantry_followed": _pantry_followed,
 }

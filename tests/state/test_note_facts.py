@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from alfred_mcp.state.note_facts import (
     NOTE_KINDS,
     NoteFact,
+    already_on_list,
     fact_sentence,
     household_servings,
     is_offer,
@@ -19,6 +20,7 @@ from alfred_mcp.state.note_facts import (
     merged,
     note_text,
     noted,
+    nothing_stocked,
     pantry_followed,
     result_note_facts,
     ticked_not_stocked,
@@ -32,7 +34,11 @@ _AMOUNT = st.builds(lambda n, unit: f"{n} {unit}", st.integers(1, 12), st.sample
 _REFS = st.lists(st.integers(1, 99), min_size=1, max_size=4, unique=True)
 
 FACTS: dict[str, st.SearchStrategy[NoteFact]] = {
-    "merged": st.builds(lambda n, name, added, now: merged(f"shop_{n}", name, added, now), st.integers(1, 99), _NAME, _AMOUNT, _AMOUNT),
+    "merged": st.builds(lambda n, name, added, now, had: merged(f"shop_{n}", name, added, now, had), st.integers(1, 99), _NAME, _AMOUNT,
+                        _AMOUNT, st.one_of(st.none(), st.just(""), _AMOUNT)),
+    "already_on_list": st.builds(lambda n, name, amount: already_on_list(f"shop_{n}", name, amount), st.integers(1, 99), _NAME,
+                                 st.one_of(st.just(""), _AMOUNT)),
+    "nothing_stocked": st.builds(nothing_stocked, st.lists(_NAME, min_size=1, max_size=4)),
     "household_servings": st.builds(lambda refs, servings: household_servings([f"meal_{r}" for r in refs], servings, "2 adults, 1 kid"),
                                     _REFS, st.integers(1, 12)),
     "lines_for_dropped_recipe": st.builds(lambda refs, names, more, recipe: lines_for_dropped_recipe(

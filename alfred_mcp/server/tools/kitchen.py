@@ -15,6 +15,7 @@ from alfred_mcp.operations.still_planned import still_planned
 from alfred_mcp.server.tools.common import Handler, ToolArgs, ToolResult, iso_date, work_on
 from alfred_mcp.server.tools.common import session_context as _context
 from alfred_mcp.session import UnitOfWork
+from alfred_mcp.state.pantry import name_key
 from alfred_mcp.state.shortfalls import shortfall_warnings
 
 
@@ -31,9 +32,10 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
         preview = bool(args.get("preview"))
         outcome = await shopping.add_to_list(work, uses, parse_override(args.get("allergy_override")), preview=preview,
                                              today=date.today())
+        outcome.optional = _optional_not_told(outcome)
         message = " ".join([*outcome.left_out_said, *([_nothing_added(outcome, preview)] if not outcome.lines else []),
                             *([f"{counted(cooked, 'meal')} cooked already, left out."] if cooked else []),
-                            *([said] if (said := outcome.optional_said()) else [])])
+                            *([said] if (said := outcome.optional_said()) and not _listed_before(outcome, preview) else [])])
         result = {
             **({"left_out": outcome.left_out} if outcome.left_out else {}), **({"message": message} if message else {}),
             "lines": outcome.lines, **_counts(outcome.lines), "covered": outcome.covered, "already_listed": outcome.already,
@@ -41,6 +43,19 @@ async def shopping_list_from(app: AlfredApp, args: ToolArgs) -> ToolResult:
             **({"preview": True} if preview else {}), **_context(work.session),
         }
         return {**result, **shortfall_warnings("shopping_list_from", result)}
+
+
+def _optional_not_told(outcome: shopping.ShoppingOutcome) -> dict[str, list[str]]:
+    """The optional ingredients not added, without those the result tells already (listed, covered by the pantry or on
+    the list for another recipe that needs them): each thing said once."""
+    told = {name_key(str(row.get("name") or "")) for rows in (outcome.lines, outcome.covered, outcome.already) for row in rows}
+    kept = {recipe: [name for name in names if name_key(name) not in told] for recipe, names in outcome.optional.items()}
+    return {recipe: names for recipe, names in kept.items() if names}
+
+
+def _listed_before(outcome: shopping.ShoppingOutcome, preview: bool) -> bool:
+    """A list made again: nothing added and what is needed already on it (its first listing named the optional ones)."""
+    return not preview and not outcome.lines and bool(outcome.already)
 
 
 def _counts(lines: list[dict[str, Any]]) -> dict[str, int]:

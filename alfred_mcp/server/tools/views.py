@@ -26,7 +26,7 @@ async def meal_plan_show(app: AlfredApp, args: ToolArgs) -> ToolResult:
 
 async def shopping_list_show(app: AlfredApp, args: ToolArgs) -> ToolResult:
     async with work_on(app, "shopping_list_show", args) as work:
-        return {**await shopping_checklist.checklist(work), **_context(work.session)}
+        return {**await shopping_checklist.checklist(work, to_buy=bool(args.get("to_buy"))), **_context(work.session)}
 
 
 async def shopping_list_check(app: AlfredApp, args: ToolArgs) -> ToolResult:
