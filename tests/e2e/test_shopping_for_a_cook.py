@@ -335,3 +335,25 @@ async def test_water_from_the_tap_is_never_listed_and_is_said_covered(client: Cl
     assert {item["name"]: item["note"] for item in result["covered"] if "water" in item["name"]} == \
         {"water": "from the tap", "warm water": "from the tap"}
     assert await _lines(client, "water") == [] and await _lines(client, "warm water") == []
+
+
+@pytest.mark.parametrize("name", ["lemons", "limes", "onions", "tomatoes", "potatoes", "carrots", "shallots"])
+@pytest.mark.parametrize(("listed", "needed", "pantry"), [((1, "lb"), 5, 3), ((500, "g"), 4, 1), ((2, "piece"), 5, 3)])
+async def test_a_shortfall_added_to_a_line_a_person_wrote_never_reads_as_the_line_being_short(
+        client: Client, name: str, listed: tuple[float, str], needed: int, pantry: int) -> None:
+    """Cook's QA 2 G16: a person's '1 lb lemons' and a recipe 2 lemons short of the pantry's 3 read '1 1/2 lb lemons
+    (short 1 1/2 lb; the pantry has 3)'. The person's amount is not the shortfall: a count is kept beside a weight
+    ('1 lb + 2 lemons'), added to a count of the same ('4 lemons'), and the line never says 'short'."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    await call(client, "db_create", table="inventory", data={"name": name, "quantity": pantry, "unit": "piece", "location": "pantry"})
+    await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": listed[0], "unit": listed[1]})
+    ref = await _recipe(client, "Quux Market Salad", 4, [{"name": name, "quantity": needed}])
+    result = await call(client, "shopping_list_from", recipes=[ref])
+    (line,) = result["lines"]
+    assert "short" not in line["text"], line
+    short = needed - pantry
+    if listed[1] == "piece":
+        assert line["text"].startswith(f"{listed[0] + short} "), line
+    else:
+        assert line["text"].startswith(f"{listed[0]} {listed[1]} + {short} "), line
