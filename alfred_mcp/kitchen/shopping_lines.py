@@ -13,6 +13,7 @@ before this format (joined with ', ') are read too. Pure.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
@@ -194,9 +195,23 @@ def shopping_text(row: Mapping[str, Any]) -> str:
         return f"{text.replace(NEED, SHORT, 1)[:-1]}; {PANTRY}{held})"
     if extra_amounts(row.get("notes")):
         return f"{text} ({PANTRY}{held})"
-    shown = to_buy(Amount(float(row["quantity"]), row.get("unit")), str(row["name"]))  # why buy one: the pantry's 3
-    short = quantity_text(shown.quantity) if dimension(shown.unit).startswith("count") else shown.text  # are not enough;
+    quantity, unit, name = float(row["quantity"]), row.get("unit"), str(row["name"])
+    shown = to_buy(Amount(quantity, unit), name)  # why buy one: the pantry's 3 are not enough
+    counted = dimension(shown.unit).startswith("count")
+    if counted and dimension(unit) == dimension(shown.unit) and shown.quantity > convert(quantity, unit, shown.unit) + 1e-6:
+        total = _held_count(held)  # short of part of one: what is needed in all, never 'short 1' for a quarter bunch
+        if total is not None:
+            need = math.ceil((total + convert(quantity, unit, shown.unit)) * 4 - 1e-6) / 4  # to the quarter, up
+            said = quantity_text(need) if unit in (None, "piece") else f"{quantity_text(need)} {unit_word(shown.unit or 'piece', need)}"
+            return f"{text}{NEED}{said}; {PANTRY}{held})"
+    short = quantity_text(shown.quantity) if counted else shown.text
     return f"{text}{SHORT}{short}; {PANTRY}{held})"  # a count's noun is the line's, as the pantry's is
+
+
+def _held_count(held: str) -> float | None:
+    """The count the pantry held, as a line's notes say it ('1', '2 1/2'); None when that is not a bare count."""
+    read = parse_quantity(held)
+    return read.value if read.value is not None and not read.issue and read.unit in (None, "piece") else None
 
 
 def _amounts_text(row: Mapping[str, Any]) -> str:
