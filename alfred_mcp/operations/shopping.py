@@ -35,7 +35,7 @@ from alfred_mcp.kitchen.measures import (
     held as held_text,
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, RECIPES, SHOPPING_LIST
 from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
@@ -210,6 +210,7 @@ async def add_to_list(
     pantry, expired = Stock(good), Stock(past)
     open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
     pending: dict[str, _Pending] = {}
+    own_needs: dict[str, list[Need]] = {}
     drawn: dict[int, str] = {}
     """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
@@ -259,7 +260,8 @@ async def add_to_list(
         stale = past_its_date(expired.matching(need.name, need.ingredient_id, need.kind), today)
         on_top = listed_for is None and existing is not None and existing.get("quantity") is not None and not any(
             entry.servings for entry in source_entries(existing.get("source")))
-        line.add(need, missing, recipes, note or stale, replaced, had, apart, on_top=on_top)
+        own = await _own_need(work, existing, need, own_needs) if on_top and existing is not None else None
+        line.add(need, missing, recipes, note or stale, replaced, had, apart, on_top=on_top, own=own)
         if stale is not None:  # the list says why it is bought though the pantry has some, as a person notes it
             line.row["notes"] = with_own_note(line.row.get("notes"), stale)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
@@ -367,6 +369,21 @@ def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | 
     return (missing - have, None) if missing - have > EPSILON else (None, None)
 
 
+async def _own_need(work: UnitOfWork, line: Row, need: Need, cache: dict[str, list[Need]]) -> Amount | None:
+    """What the recipes a person listed `line` for (its source names them, without servings) need of `need`'s
+    ingredient as written, in the need's unit; None when the source names no saved recipe or they need none of it."""
+    names = [entry.identity for entry in source_entries(line.get("source")) if entry.servings is None]
+    key = "|".join(names)
+    if key not in cache:
+        rows = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("name", "in", names),)), limit=50),
+                                       user_id=work.user_id) if names else []
+        refs = [view["id"] for view in await rows_to_refs(work, RECIPES, rows, action="read")] if rows else []
+        loaded = await load_recipes(work, refs, field="recipes") if refs else []
+        cache[key] = needs_of((recipe.name, row, 1.0) for recipe in loaded for row in each_thing(recipe.ingredients))
+    found = next((other for other in cache[key] if _key(other) == _key(need) and dimension(other.unit) == dimension(need.unit)), None)
+    return None if found is None or found.quantity is None else found.amount()
+
+
 def _unrounded(prior: Need, short: float, line: Row) -> Amount | None:
     """What a line listed only for `prior` held before it was rounded to what is bought (`short` of the need), in the
     line's unit, when the line still shows that rounding (a person did not change it): the new servings' amount is
@@ -472,13 +489,16 @@ class _Pending:
     (half a lemon and a tablespoon of its juice are 1 lemon, not 1 rounded up and a third more: 2)."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
-            had: float | None = None, held_apart: str | None = None, *, on_top: bool = False) -> None:
+            had: float | None = None, held_apart: str | None = None, *, on_top: bool = False,
+            own: Amount | None = None) -> None:
         """Add the need's missing amount to the line; `had`: what the pantry held of it, or `held_apart`: what it held
         as it holds it, in units counted as the shop sells them ('2 cartons'); the line then says so. The amount joins
         the line's own unit where it converts, exactly or as the shop sells it (a carton of broth is about 4 cups).
         `on_top`: the line holds an amount a person wrote that the need did not count (cook's QA 2 G16): the line is not
         the shortfall, so it does not say so, and pieces are kept beside a weight or volume ('1 lb + 2 lemons', never
-        '1 1/2 lb lemons (short 1 1/2 lb; the pantry has 3)'); a container joins as the shop sells it ('2 cartons')."""
+        '1 1/2 lb lemons (short 1 1/2 lb; the pantry has 3)'); a container joins as the shop sells it ('2 cartons').
+        `own`: what the recipes the person listed the line for need of it (cook's QA 2 G10): what the line holds beyond
+        that covers the missing amount first, so a carton listed for pancakes' cup is not counted as needed in full."""
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
         self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
         self.recipes += [ref for ref in recipes if ref not in self.recipes]
@@ -498,7 +518,14 @@ class _Pending:
             said = held_text(need.amount(had), need.name) if pieces else quantity_text(held.quantity) if counted else held.text
             self.row["notes"] = with_pantry_held(self.row.get("notes"), said)
         amount = need.amount(missing)
-        if self.row.get("quantity") is None:
+        holds = None if own is None or self.exact is not None or self.row.get("quantity") is None else \
+            about_in(need.name, float(self.row["quantity"]), self.row.get("unit"), amount.unit)
+        if holds is not None and own is not None and (wanted := convert_for(need.name, own.quantity, own.unit, amount.unit)) is not None:
+            if wanted + amount.quantity <= holds * (1 + 1e-9):
+                return  # the line's spare holds it: '1 carton buttermilk' for pancakes' cup and a salad's 3/4 cup
+            total = Amount(min(wanted, holds) + amount.quantity, amount.unit)  # never what its own recipes lack
+            self._rounded_once(need.name, total, to_buy(total, need.name))
+        elif self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self._rounded_once(need.name, amount, shown)
         elif (joined := joined_amount(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None \

@@ -357,3 +357,31 @@ async def test_a_shortfall_added_to_a_line_a_person_wrote_never_reads_as_the_lin
         assert line["text"].startswith(f"{listed[0] + short} "), line
     else:
         assert line["text"].startswith(f"{listed[0]} {listed[1]} + {short} "), line
+
+
+@pytest.mark.parametrize(("name", "unit", "holds"), [("buttermilk", "carton", 2.0), ("chicken broth", "carton", 4.0),
+                                                     ("heavy cream", "carton", 2.0), ("olive oil", "bottle", 2.0),
+                                                     ("milk", "carton", 8.0), ("ground cumin", "jar", 0.5)])
+@pytest.mark.parametrize("share", [0.25, 0.5, 0.75])
+async def test_what_a_listed_container_holds_beyond_its_own_recipe_covers_another_first(
+        client: Client, name: str, unit: str, holds: float, share: float) -> None:
+    """Cook's QA 2 G10: '1 carton buttermilk' listed for pancakes (1 cup of its 2), then a salad's 3/4 cup, read '2 cartons
+    buttermilk (need 2 3/4 cups)': the carton was counted as needed in full. What the container holds beyond its own
+    recipe's need covers the new need first: within it, the line is enough; beyond it, the line needs both needs."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    own = await _recipe(client, "Quux Own Recipe", 4, [{"name": name, "quantity": holds * share, "unit": "cup"}])
+    own_name = (await call(client, "db_read", table="recipes", filters=[eq("id", own)], columns=["name"]))["rows"][0]["name"]
+    await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": 1, "unit": unit, "source": own_name})
+    spare = holds * (1 - share)
+    for more, fits in ((spare / 2, True), (spare + holds / 4, False)):
+        other = await _recipe(client, f"Quux Other {more:g}", 4, [{"name": name, "quantity": more, "unit": "cup"}])
+        result = await call(client, "shopping_list_from", recipes=[other], preview=True)
+        if fits:
+            assert result["lines"] == [] and [item["name"] for item in result["already_listed"]] == [name], result
+            continue
+        (line,) = result["lines"]
+        assert line["text"].startswith(f"2 {unit}"), line
+        from alfred_mcp.kitchen.measures import about_in
+        listed = about_in(name, float(line["quantity"]), line["unit"], "cup")
+        assert listed is not None and holds * share + more - 1e-6 <= listed <= (holds * share + more) * 1.1 + 0.25, line
