@@ -41,6 +41,8 @@ EXTRA = "+ "
 """Notes segments starting with this are amounts of the line in another unit."""
 PANTRY = "the pantry has "
 """A notes segment starting with this says what the pantry held when the line was listed: the line is the shortfall."""
+PARTS = "with the "
+"""A notes segment starting with this names the yolks or whites a line of eggs is bought for ('with the 3 yolks')."""
 MAX_SOURCE = 2_000
 _ENTRY = re.compile(r"^(?P<who>.+?)(?: \((?P<when>[^()]*?)(?:, )?(?:for (?P<servings>\d+))?\))?$")
 
@@ -163,8 +165,27 @@ def parsed_amount(text: str) -> tuple[float, str | None] | None:
 
 def own_notes(notes: str | None) -> str | None:
     """The notes a person wrote (extra amounts and what the pantry held left out)."""
-    own = [part for part in _segments(notes) if not part.startswith((EXTRA, PANTRY))]
+    own = [part for part in _segments(notes) if not part.startswith((EXTRA, PANTRY, PARTS))]
     return SEPARATOR.join(own) or None
+
+
+def egg_parts(notes: str | None) -> dict[str, float]:
+    """The yolks and whites a line's notes say its eggs are for ('with the 3 yolks': {'yolk': 3.0})."""
+    found: dict[str, float] = {}
+    for part in _segments(notes):
+        match = re.fullmatch(rf"{PARTS}(\d+) (yolk|white)s?(?: and (\d+) (yolk|white)s?)?", part)
+        if match:
+            found[match.group(2)] = float(match.group(1))
+            if match.group(3):
+                found[match.group(4)] = float(match.group(3))
+    return found
+
+
+def with_egg_parts(notes: str | None, parts: Mapping[str, float]) -> str | None:
+    """The notes naming `parts` as what the eggs are for ('with the 3 yolks'), in place of what they named before."""
+    kept = [part for part in _segments(notes) if not part.startswith(PARTS)]
+    said = [f"{quantity_text(count)} {part}{'' if count == 1 else 's'}" for part, count in sorted(parts.items(), reverse=True) if count > 0]
+    return SEPARATOR.join(kept + ([PARTS + " and ".join(said)] if said else [])) or None
 
 
 def pantry_held(notes: str | None) -> str | None:
@@ -198,6 +219,9 @@ def shopping_text(row: Mapping[str, Any]) -> str:
     quantity, unit, name = float(row["quantity"]), row.get("unit"), str(row["name"])
     shown = to_buy(Amount(quantity, unit), name)  # why buy one: the pantry's 3 are not enough
     counted = dimension(shown.unit).startswith("count")
+    parts = next((part for part in _segments(row.get("notes")) if part.startswith(PARTS)), None)
+    if parts is not None and unit in (None, "piece") and (total := _held_count(held)) is not None:
+        return f"{text}{NEED}{quantity_text(total + quantity)} {parts}; {PANTRY}{held})"  # 'need 11 with the 3 yolks'
     if counted and dimension(unit) == dimension(shown.unit) and shown.quantity > convert(quantity, unit, shown.unit) + 1e-6:
         total = _held_count(held)  # short of part of one: what is needed in all, never 'short 1' for a quarter bunch
         if total is not None:

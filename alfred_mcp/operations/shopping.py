@@ -40,15 +40,18 @@ from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
+    egg_parts,
     extra_amounts,
     joined_source,
     meal_entry,
+    pantry_held,
     parsed_amount,
     recipe_entry,
     shopping_text,
     shown_gain,
     shown_name,
     source_entries,
+    with_egg_parts,
     with_extra_amounts,
     with_own_note,
     with_pantry_held,
@@ -261,7 +264,8 @@ async def add_to_list(
         on_top = listed_for is None and existing is not None and existing.get("quantity") is not None and not any(
             entry.servings for entry in source_entries(existing.get("source")))
         own = await _own_need(work, existing, need, own_needs) if on_top and existing is not None else None
-        line.add(need, missing, recipes, note or stale, replaced, had, apart, on_top=on_top, own=own)
+        line.add(need, missing, recipes, note or stale, replaced, had, apart, on_top=on_top, own=own,
+                 prior_parts=prior.parts if prior is not None else None)
         if stale is not None:  # the list says why it is bought though the pantry has some, as a person notes it
             line.row["notes"] = with_own_note(line.row.get("notes"), stale)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
@@ -490,7 +494,7 @@ class _Pending:
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
             had: float | None = None, held_apart: str | None = None, *, on_top: bool = False,
-            own: Amount | None = None) -> None:
+            own: Amount | None = None, prior_parts: dict[str, float] | None = None) -> None:
         """Add the need's missing amount to the line; `had`: what the pantry held of it, or `held_apart`: what it held
         as it holds it, in units counted as the shop sells them ('2 cartons'); the line then says so. The amount joins
         the line's own unit where it converts, exactly or as the shop sells it (a carton of broth is about 4 cups).
@@ -517,6 +521,11 @@ class _Pending:
             pieces = held.unit in (None, "piece")  # what is held by the one rule: 2 1/2 onions, not a recipe's 3
             said = held_text(need.amount(had), need.name) if pieces else quantity_text(held.quantity) if counted else held.text
             self.row["notes"] = with_pantry_held(self.row.get("notes"), said)
+        if not on_top and (need.parts or prior_parts) and pantry_held(self.row.get("notes")) is not None:
+            parts = egg_parts(self.row.get("notes"))  # why 11 eggs for a card's 8: 'need 11 with the 3 yolks' (G3)
+            for part in set(parts) | set(need.parts) | set(prior_parts or {}):
+                parts[part] = parts.get(part, 0.0) + need.parts.get(part, 0.0) - (prior_parts or {}).get(part, 0.0)
+            self.row["notes"] = with_egg_parts(self.row.get("notes"), parts)
         amount = need.amount(missing)
         holds = None if own is None or self.exact is not None or self.row.get("quantity") is None else \
             about_in(need.name, float(self.row["quantity"]), self.row.get("unit"), amount.unit)

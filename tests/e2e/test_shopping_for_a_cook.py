@@ -385,3 +385,29 @@ async def test_what_a_listed_container_holds_beyond_its_own_recipe_covers_anothe
         from alfred_mcp.kitchen.measures import about_in
         listed = about_in(name, float(line["quantity"]), line["unit"], "cup")
         assert listed is not None and holds * share + more - 1e-6 <= listed <= (holds * share + more) * 1.1 + 0.25, line
+
+
+@pytest.mark.parametrize("servings", [4, 6, 9, 10, 12, 14])
+async def test_an_egg_line_short_for_the_yolks_says_they_are_why(client: Client, servings: int) -> None:
+    """Cook's QA 2 G3: '1 egg (short 1; the pantry has 10)' for a card of '8 large eggs, plus 3 extra yolks' read as
+    'I have 10 and need 8: why buy one?'. Short of eggs, the line says how many the card's eggs and yolks need and that
+    the yolks are in it: '1 egg (need 11 with the 3 yolks; the pantry has 10)'; covered, nothing is listed."""
+    rows = (await call(client, "db_read", table="recipes", columns=["name"]))["rows"]
+    carbonara = next(row["id"] for row in rows if row["name"] == "Spaghetti Carbonara")
+    pantry = [row for row in (await call(client, "db_read", table="inventory", limit=200))["rows"] if row["name"] in ("eggs", "egg")]
+    held = sum(int(row["quantity"]) for row in pantry)
+    card = await call(client, "recipes_scale", recipe=carbonara, servings=servings)
+    (eggs_line,) = [line for line in card["ingredients"] if line["name"] in ("eggs", "egg")]
+    needed = _eggs_in(eggs_line)
+    extra = re.search(r"(\d+) (?:extra )?yolks?", eggs_line.get("notes") or "")
+    yolks = int(extra.group(1)) if extra else 0
+    listed = await call(client, "shopping_list_from", recipes=[carbonara], servings={carbonara: servings}, preview=True)
+    eggs = [line["text"] for line in listed["lines"] if line["name"] in ("eggs", "egg")]
+    if needed <= held:
+        assert eggs == [], eggs
+        return
+    short = needed - held
+    noun = "egg" if short == 1 else "eggs"
+    with_yolks = f" with the {yolks} yolk{'s' if yolks != 1 else ''}" if yolks else ""
+    expected = f"{short} {noun} (need {needed}{with_yolks}; the pantry has {held})" if yolks else f"{short} {noun} (short {short}; the pantry has {held})"
+    assert eggs == [expected], (eggs_line, eggs)

@@ -207,3 +207,19 @@ def test_a_shortfall_of_part_of_one_says_what_is_needed_in_all(name: str, unit: 
         assert abs(amount[0] - part) < 1e-9, text
     else:
         assert abs(amount[0] - (held + part)) < 1e-9, text
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=0, max_value=12), st.sampled_from(["yolk", "white"]))
+def test_the_yolks_a_line_of_eggs_is_for_read_back_and_are_never_the_persons_note(eggs: int, yolks: int, part: str) -> None:
+    """Cook's QA 2 G3: 'with the 3 yolks' is kept in the line's notes, read back as written, shown in the pantry note
+    ('need 11 with the 3 yolks'), and never shown as a note the person wrote."""
+    from alfred_mcp.kitchen.shopping_lines import egg_parts, with_egg_parts
+
+    notes = with_egg_parts(with_pantry_held("bring a bag", "10"), {part: float(yolks)})
+    assert egg_parts(notes) == ({part: float(yolks)} if yolks else {})
+    assert own_notes(notes) == "bring a bag"
+    text = shopping_text({"name": "eggs", "quantity": eggs, "unit": "piece", "notes": notes})
+    if yolks:
+        assert text.endswith(f"(need {10 + eggs} with the {yolks} {part}{'' if yolks == 1 else 's'}; the pantry has 10)"), text
+    else:
+        assert text.endswith(f"(short {eggs}; the pantry has 10)"), text
