@@ -244,6 +244,15 @@ async def test_a_disliked_ingredient_is_marked_on_its_line_like_an_allergen(app:
         await expect(shown.view.locator("#ingredients li.disliked")).to_contain_text("Kalamata olives")  # a place name, capitalised on the card
         await expect(shown.view.locator("#ingredients li.disliked .badge")).to_have_text("disliked: olives")
         await expect(shown.view.locator("#ingredients li", has_text="cucumber")).not_to_have_class("disliked")
+        for reason in await shown.view.locator("#conflicts li").all_inner_texts():  # a sentence (cook's QA 2 G18)
+            assert reason[:1].isupper(), reason
+        for kept in (True, False):  # an optional disliked line: the banner says to leave it out, as a sentence
+            await app.store.update(RECIPE_INGREDIENTS, Where(all_of=(Filter("recipe_id", "eq", recipe["id"]), Filter("position", "eq", 1))),
+                                   {"is_optional": kept}, user_id=app.user_id)
+            again = await mount(client, "recipe_show", {"recipe": ref}, width=400)
+            reasons = await again.view.locator("#conflicts li").all_inner_texts()
+            assert reasons and all(reason[:1].isupper() for reason in reasons), reasons
+            assert not kept or any(reason.startswith("Leave out the optional") for reason in reasons), reasons
         shown.assert_clean()
 
 
@@ -302,7 +311,7 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         button = shown.view.get_by_role("button", name=BUTTON)
         await expect(button).to_have_text("Add 8 meals to the shopping list")  # the week's 8 meals with a recipe
         await button.dblclick()
-        await expect(shown.view.locator("#preview-title")).to_have_text(f"To {_tally(expected['lines'], done=False)} on the shopping list")
+        await expect(shown.view.locator("#preview-title")).to_have_text(f"Will {_tally(expected['lines'], done=False)} on the shopping list")
         items = shown.view.locator("#preview-lines li:not(.kept):not(.aisle)")
         await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)" if line.get("was")
                                                      else "^" + re.escape(line["text"])) for line in expected["lines"]])
