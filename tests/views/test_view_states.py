@@ -344,6 +344,8 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         await again.view.get_by_role("button", name=BUTTON).click()
         await expect(again.view.locator("#preview-title")).to_have_text("Nothing to add")
         await expect(again.view.get_by_role("status")).to_have_text(re.compile("already on the list"))
+        await expect(again.view.get_by_role("status")).not_to_contain_text("Optional, not added")  # the box says it, once
+        await expect(again.view.get_by_text(re.compile("Optional, not added"))).to_have_count(1)
         await expect(again.view.locator("#preview-lines li.kept .badge").first).to_have_text("already on the list")
         await expect(again.view.get_by_role("button", name="Already added")).to_be_disabled()
         await expect(again.view.locator("#confirm")).to_be_hidden()
