@@ -542,3 +542,23 @@ async def test_a_call_the_host_cannot_complete_shows_its_message_and_adds_nothin
     assert await _listed(app) == before
     await _assert_reads_whole(shown)
     shown.assert_clean()
+
+
+async def test_a_disliked_line_in_the_add_preview_is_marked_as_the_list_marks_it(app: AlfredApp, mount: Any) -> None:
+    """Cook's QA 2 G25: the meal plan's preview marked a disliked line only by grey text ('4 oz blue cheese — you don't
+    like blue cheese'); it carries the amber 'disliked: olives' badge, as the card and the list do, said once."""
+    (recipe,) = await app.store.insert(RECIPES, [{"name": "Olive Bowl", "servings": 2, "instructions": ["Toss."]}],
+                                       user_id=app.user_id)
+    await app.store.insert(RECIPE_INGREDIENTS, [
+        {"recipe_id": recipe["id"], "position": 1, "name": "kalamata olives", "quantity": 0.5, "unit": "cup"}], user_id=app.user_id)
+    await app.store.insert(MEAL_PLANS, [{"date": "2026-01-14", "meal_type": "lunch", "recipe_id": recipe["id"], "servings": 2}],
+                           user_id=app.user_id)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=400)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        olives = shown.view.locator("#preview-lines li.disliked")
+        await expect(olives).to_have_count(1)
+        await expect(olives).to_contain_text("kalamata olives")
+        await expect(olives.locator(".badge.warning")).to_have_text("disliked: olives")
+        await expect(olives).not_to_contain_text("you don't like")
+        shown.assert_clean()
