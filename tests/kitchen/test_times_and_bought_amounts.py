@@ -160,3 +160,16 @@ def test_a_card_keeps_the_pints_a_recipe_buys_by(name: str, pints: float, factor
     assert oddities(text, to_buy(amount, name).quantity, "pint", name, shopping=True) == [], text
     need = re.search(r"\(need (.+)\)$", text)
     assert need is None or need.group(1) == needed(amount, name).text and not need.group(1).startswith(text.split(" ")[0] + " pint"), text
+
+
+@pytest.mark.parametrize("name", ["bacon", "thick-cut bacon", "smoked bacon", "turkey bacon"])
+@pytest.mark.parametrize("unit", ["slice", "strip"])
+@pytest.mark.parametrize("count", [1, 4, 9, 12, 13, 30])
+def test_bacon_counted_by_the_slice_is_bought_by_the_pack(name: str, unit: str, count: int) -> None:
+    """Cook's QA 2 G26: '9 slices bacon' was the line; a shopper takes packs (about 12 slices each) and the list says
+    the slices needed after it, as it does for tortillas; by weight it is bought as written."""
+    text = line_text(count, unit, name, buying=True)
+    packs = -(-count // 12)
+    assert text.startswith(f"{packs} pack{'s' if packs > 1 else ''} {name} (need {count} "), text
+    assert oddities(text, to_buy(Amount(count, unit), name).quantity, unit, name, shopping=True) == [], text
+    assert line_text(8, "oz", name, buying=True) == f"8 oz {name}"
