@@ -145,6 +145,11 @@ _STAPLES_BY_NAME: tuple[tuple[tuple[str, ...], Purchase], ...] = (
     (("bun", "roll"), Purchase("pack", {"piece": 8})),
 )
 """Staples bought in their own way, most specific first."""
+_PACKED: tuple[tuple[tuple[str, ...], Purchase], ...] = (
+    (("bacon",), Purchase("pack", {"slice": 12, "strip": 12, "g": 12 * OZ_G}, WEIGHTS)),
+)
+"""Meat sold by the pack though a recipe counts its slices: '1 pack bacon (need 9 slices)' (cook's QA 2 G26); by
+weight it is bought as written ('8 oz bacon')."""
 STAPLE_CLASSES: tuple[tuple[str, Purchase], ...] = (
     ("broths", _CARTON),
     ("spices", _JAR_OF_SPICE),
@@ -183,6 +188,9 @@ def purchase_of(name: str) -> Purchase | None:
     whole = produce_purchase_of(name)
     if whole is not None or _is_fresh(name, words):
         return whole
+    packed = next((pack for phrases, pack in _PACKED if any(_holds(words, ingredient_words(phrase)) for phrase in phrases)), None)
+    if packed is not None:
+        return packed
     return staple_of(name) if store_section(name, None, default_taxonomy()) in _SHELF_SECTIONS else None
 
 

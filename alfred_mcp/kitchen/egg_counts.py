@@ -79,3 +79,15 @@ def eggs_needed(name: str, quantity: float | None, unit: str | None, notes: str 
         return own + max(extra.values())
     extra[part] += own  # yolks or whites: one egg each, the other part of the same eggs comes with them
     return max(extra.values())
+
+
+def parts_needed(name: str, quantity: float | None, unit: str | None, notes: str | None, factor: float) -> dict[str, float]:
+    """The yolks and whites the eggs of `eggs_needed` are bought for, each count as the scaled card writes it ('8 large
+    eggs, plus 3 extra yolks' at its servings: {'yolk': 3.0}; '4 egg whites': {'white': 4.0}); empty for whole eggs only."""
+    part = egg_part(name)
+    if part is None or quantity is None or (unit or None) not in _COUNTED_UNITS:
+        return {}
+    parts = {added: whole_eggs(value * factor) for added, value in extra_parts(notes).items()}
+    if part != "egg":
+        parts[part] = parts.get(part, 0.0) + whole_eggs(quantity * factor)
+    return {added: count for added, count in parts.items() if count > 0}

@@ -320,6 +320,10 @@ def _measured(amount: Amount, name: str | None, *, up: bool, sized: bool = True)
     """The amount rounded to a measure (`up`: never below it); `sized`: a count of cans says which can."""
     unit: str | None
     text: str | None = None
+    if not up and name and _sold_in(name, amount):  # '1 1/4 pints cherry tomatoes' as the recipe said, not '2 1/2 cups'
+        rounded = _pick(amount.quantity, (4,), up=False, smallest=0.25)
+        drift = abs(rounded - amount.quantity) / amount.quantity
+        return Shown(rounded, amount.unit, amount_text(rounded, amount.unit), round(amount.quantity, 3) if drift > 0.02 else None)
     dry = bool(name) and is_dry(name or "")
     carton = bool(name) and by_the_carton(name or "")
     if amount.unit in _SPOONS or (amount.unit in _CUP_VOLUMES and (dry or not up)) or (carton and amount.unit in ("quart", "pint")):
@@ -352,6 +356,13 @@ def _measured(amount: Amount, name: str | None, *, up: bool, sized: bool = True)
     shown = text if text is not None else amount_text(rounded, unit)
     bought = _bought(exact, unit, name) if up and name else None
     return Shown(rounded, unit, shown, round(exact, 3) if drift > 0.02 else None, bought)
+
+
+def _sold_in(name: str, amount: Amount) -> bool:
+    """True when a recipe measures `name` in the volume the shop sells it by (a pint of cherry tomatoes or berries)
+    and has at least a quarter of one: a cook keeps that unit, in quarters, rather than cups."""
+    purchase = purchase_of(name) if amount.unit in _CUP_VOLUMES else None
+    return purchase is not None and purchase.unit == amount.unit and amount.quantity >= 0.25 * (1 - _UP_SLACK)
 
 
 def _bought(quantity: float, unit: str | None, name: str) -> tuple[float, str | None] | None:
@@ -606,7 +617,8 @@ def line_text(quantity: float | None, unit: str | None, name: str, *, buying: bo
     if shown.bought is not None:  # '1 bunch thyme (need 3/4 tsp)', '1 piece ginger (need 1 tbsp + 2 tsp)'
         count, sold_as = shown.bought
         taken = ingredient_text(quantity_text(count), count, None, name) if sold_as is None else f"{_taken(count, sold_as)} {name}"
-        return f"{taken}{NEED}{_need_beside(shown, Amount(float(quantity), unit), name)})"
+        need = _need_beside(shown, Amount(float(quantity), unit), name)
+        return taken if sold_as is not None and need == _taken(count, sold_as) else f"{taken}{NEED}{need})"  # '1 pint', not '(need 1 pint)'
     return ingredient_text(shown.text, shown.quantity, shown.unit, name)
 
 
@@ -637,7 +649,8 @@ def amount_to_buy(quantity: float, unit: str | None, name: str) -> str:
     shown = to_buy(Amount(quantity, unit), name)
     if shown.bought is None:
         return shown.text
-    return f"{_taken(*shown.bought)}, need {_need_beside(shown, Amount(quantity, unit), name)}"
+    taken, need = _taken(*shown.bought), _need_beside(shown, Amount(quantity, unit), name)
+    return taken if shown.bought[1] is not None and need == taken else f"{taken}, need {need}"
 
 
 def _taken(count: float, sold_as: str | None) -> str:

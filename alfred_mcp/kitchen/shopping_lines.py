@@ -13,6 +13,7 @@ before this format (joined with ', ') are read too. Pure.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import date
@@ -40,6 +41,8 @@ EXTRA = "+ "
 """Notes segments starting with this are amounts of the line in another unit."""
 PANTRY = "the pantry has "
 """A notes segment starting with this says what the pantry held when the line was listed: the line is the shortfall."""
+PARTS = "with the "
+"""A notes segment starting with this names the yolks or whites a line of eggs is bought for ('with the 3 yolks')."""
 MAX_SOURCE = 2_000
 _ENTRY = re.compile(r"^(?P<who>.+?)(?: \((?P<when>[^()]*?)(?:, )?(?:for (?P<servings>\d+))?\))?$")
 
@@ -162,8 +165,27 @@ def parsed_amount(text: str) -> tuple[float, str | None] | None:
 
 def own_notes(notes: str | None) -> str | None:
     """The notes a person wrote (extra amounts and what the pantry held left out)."""
-    own = [part for part in _segments(notes) if not part.startswith((EXTRA, PANTRY))]
+    own = [part for part in _segments(notes) if not part.startswith((EXTRA, PANTRY, PARTS))]
     return SEPARATOR.join(own) or None
+
+
+def egg_parts(notes: str | None) -> dict[str, float]:
+    """The yolks and whites a line's notes say its eggs are for ('with the 3 yolks': {'yolk': 3.0})."""
+    found: dict[str, float] = {}
+    for part in _segments(notes):
+        match = re.fullmatch(rf"{PARTS}(\d+) (yolk|white)s?(?: and (\d+) (yolk|white)s?)?", part)
+        if match:
+            found[match.group(2)] = float(match.group(1))
+            if match.group(3):
+                found[match.group(4)] = float(match.group(3))
+    return found
+
+
+def with_egg_parts(notes: str | None, parts: Mapping[str, float]) -> str | None:
+    """The notes naming `parts` as what the eggs are for ('with the 3 yolks'), in place of what they named before."""
+    kept = [part for part in _segments(notes) if not part.startswith(PARTS)]
+    said = [f"{quantity_text(count)} {part}{'' if count == 1 else 's'}" for part, count in sorted(parts.items(), reverse=True) if count > 0]
+    return SEPARATOR.join(kept + ([PARTS + " and ".join(said)] if said else [])) or None
 
 
 def pantry_held(notes: str | None) -> str | None:
@@ -194,9 +216,26 @@ def shopping_text(row: Mapping[str, Any]) -> str:
         return f"{text.replace(NEED, SHORT, 1)[:-1]}; {PANTRY}{held})"
     if extra_amounts(row.get("notes")):
         return f"{text} ({PANTRY}{held})"
-    shown = to_buy(Amount(float(row["quantity"]), row.get("unit")), str(row["name"]))  # why buy one: the pantry's 3
-    short = quantity_text(shown.quantity) if dimension(shown.unit).startswith("count") else shown.text  # are not enough;
+    quantity, unit, name = float(row["quantity"]), row.get("unit"), str(row["name"])
+    shown = to_buy(Amount(quantity, unit), name)  # why buy one: the pantry's 3 are not enough
+    counted = dimension(shown.unit).startswith("count")
+    parts = next((part for part in _segments(row.get("notes")) if part.startswith(PARTS)), None)
+    if parts is not None and unit in (None, "piece") and (total := _held_count(held)) is not None:
+        return f"{text}{NEED}{quantity_text(total + quantity)} {parts}; {PANTRY}{held})"  # 'need 11 with the 3 yolks'
+    if counted and dimension(unit) == dimension(shown.unit) and shown.quantity > convert(quantity, unit, shown.unit) + 1e-6:
+        total = _held_count(held)  # short of part of one: what is needed in all, never 'short 1' for a quarter bunch
+        if total is not None:
+            need = math.ceil((total + convert(quantity, unit, shown.unit)) * 4 - 1e-6) / 4  # to the quarter, up
+            said = quantity_text(need) if unit in (None, "piece") else f"{quantity_text(need)} {unit_word(shown.unit or 'piece', need)}"
+            return f"{text}{NEED}{said}; {PANTRY}{held})"
+    short = quantity_text(shown.quantity) if counted else shown.text
     return f"{text}{SHORT}{short}; {PANTRY}{held})"  # a count's noun is the line's, as the pantry's is
+
+
+def _held_count(held: str) -> float | None:
+    """The count the pantry held, as a line's notes say it ('1', '2 1/2'); None when that is not a bare count."""
+    read = parse_quantity(held)
+    return read.value if read.value is not None and not read.issue and read.unit in (None, "piece") else None
 
 
 def _amounts_text(row: Mapping[str, Any]) -> str:

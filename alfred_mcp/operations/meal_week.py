@@ -39,7 +39,7 @@ def plan_range(start: date | None, end: date | None, *, today: date) -> tuple[da
     if last < first:
         raise InputError(f"to: {last} is before from ({first}); give a range that ends on or after it starts.", field="to")
     if (last - first).days >= MAX_DAYS:
-        raise InputError(f"to: a plan shows at most {MAX_DAYS} days; {span_text(first, last)} is {(last - first).days + 1}.", field="to")
+        raise InputError(f"to: a plan shows at most {MAX_DAYS} days; {span_text(first, last)} is {(last - first).days + 1} days.", field="to")
     return first, last
 
 

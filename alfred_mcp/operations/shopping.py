@@ -35,20 +35,23 @@ from alfred_mcp.kitchen.measures import (
     held as held_text,
 )
 from alfred_mcp.kitchen.query import Filter, Query, Where
-from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, SHOPPING_LIST
+from alfred_mcp.kitchen.schema import INVENTORY, MEAL_PLANS, RECIPES, SHOPPING_LIST
 from alfred_mcp.kitchen.sections import section_order, store_section
 from alfred_mcp.kitchen.shopping_lines import (
     Listed,
     covering,
+    egg_parts,
     extra_amounts,
     joined_source,
     meal_entry,
+    pantry_held,
     parsed_amount,
     recipe_entry,
     shopping_text,
     shown_gain,
     shown_name,
     source_entries,
+    with_egg_parts,
     with_extra_amounts,
     with_own_note,
     with_pantry_held,
@@ -201,14 +204,16 @@ async def add_to_list(
     why ('the one in the pantry is past its date, Tue Jan 13').
     """
     every_line = Stock(await work.store.select(SHOPPING_LIST, Query(limit=5_000), user_id=work.user_id))
-    wanted, replaced, outcome, held = _not_yet_listed(uses, every_line)
-    needs = needs_of((entry, row, factor) for entry, row, factor in wanted)
+    wanted, outcome = _not_yet_listed(uses, every_line)
+    replaced, held = wanted.replaced, wanted.held
+    needs, earlier = needs_of(wanted.uses), needs_of(wanted.before)
     ref_of = {use.entry.text: use.recipe.ref for use in uses}
     pantry_rows = await work.store.select(INVENTORY, Query(limit=5_000), user_id=work.user_id)
     good, past = in_date(pantry_rows, today.isoformat()) if today is not None else (pantry_rows, [])
     pantry, expired = Stock(good), Stock(past)
     open_lines = Stock([row for row in every_line.rows if not row.get("is_purchased")])
     pending: dict[str, _Pending] = {}
+    own_needs: dict[str, list[Need]] = {}
     drawn: dict[int, str] = {}
     """Pantry rows by the need that counted them: a row that does not say its cut counts for one cut, not for each."""
     for need in needs:
@@ -220,18 +225,28 @@ async def add_to_list(
         existing = next((row for row in matches if row.get("id") in held), next(iter(matches), None))
         listed_for = next((row for row in every_line.matching(need.name, need.ingredient_id, need.kind)
                            if row.get("id") in held), None)
-        if listed_for is None and existing is not None and any(entry.servings for entry in source_entries(existing.get("source"))):
+        prior = next((other for other in earlier if _key(other) == _key(need)), None)
+        if listed_for is None and existing is not None and any(
+                entry.servings for entry in source_entries(existing.get("source")) if entry.text not in replaced.values()):
             missing, note, apart = need.quantity, None, None  # the pantry was counted when this line was listed
+            prior_short = (prior.quantity or 0.0) if prior is not None else 0.0
         else:
             siblings = [other for other in needs if other is not need and _key(other) == _key(need)]
             stock = [row for row in pantry.matching(need.name, need.ingredient_id, need.kind)
                      if not any(in_need_unit(other, 1.0, row.get("unit")) is not None for other in siblings)
                      and drawn.setdefault(id(row), _key(need)) == _key(need)]
             missing, note, apart = _missing(need, stock)
+            prior_short = max(0.0, _missing(prior, stock)[0] or 0.0) if prior is not None else 0.0
         had = need.quantity - missing if need.quantity is not None and missing is not None else None
         if missing is not None and missing <= EPSILON:
             outcome.covered.append({"name": need.name, "recipes": recipes, "note": note})
             continue
+        if missing is not None and prior_short > EPSILON:  # listed before for fewer servings: only what that did not cover
+            missing -= prior_short
+            if missing <= EPSILON:
+                outcome.add_already({"name": shown_name(existing) if existing is not None else need.name, "recipes": recipes},
+                                    (need.key, need.kind))
+                continue
         if listed_for is not None:
             missing, short = _beyond_line(need, missing, listed_for)
             if missing is None:
@@ -242,8 +257,15 @@ async def add_to_list(
         line = pending.get(_key(need))
         if line is None:
             line = pending[_key(need)] = _Pending(existing, dict(existing) if existing else _new_line(need))
+            if existing is not None and prior is not None and prior_short > EPSILON and all(
+                    entry.text in replaced.values() for entry in source_entries(existing.get("source"))):
+                line.exact = _unrounded(prior, prior_short, existing)
         stale = past_its_date(expired.matching(need.name, need.ingredient_id, need.kind), today)
-        line.add(need, missing, recipes, note or stale, replaced, had, apart)
+        on_top = listed_for is None and existing is not None and existing.get("quantity") is not None and not any(
+            entry.servings for entry in source_entries(existing.get("source")))
+        own = await _own_need(work, existing, need, own_needs) if on_top and existing is not None else None
+        line.add(need, missing, recipes, note or stale, replaced, had, apart, on_top=on_top, own=own,
+                 prior_parts=prior.parts if prior is not None else None)
         if stale is not None:  # the list says why it is bought though the pantry has some, as a person notes it
             line.row["notes"] = with_own_note(line.row.get("notes"), stale)
     outcome.left_out, outcome.left_out_said = await _left_out(work, pending, allergy_override)
@@ -351,6 +373,33 @@ def _beyond_line(need: Need, missing: float | None, line: Row) -> tuple[float | 
     return (missing - have, None) if missing - have > EPSILON else (None, None)
 
 
+async def _own_need(work: UnitOfWork, line: Row, need: Need, cache: dict[str, list[Need]]) -> Amount | None:
+    """What the recipes a person listed `line` for (its source names them, without servings) need of `need`'s
+    ingredient as written, in the need's unit; None when the source names no saved recipe or they need none of it."""
+    names = [entry.identity for entry in source_entries(line.get("source")) if entry.servings is None]
+    key = "|".join(names)
+    if key not in cache:
+        rows = await work.store.select(RECIPES, Query(where=Where(all_of=(Filter("name", "in", names),)), limit=50),
+                                       user_id=work.user_id) if names else []
+        refs = [view["id"] for view in await rows_to_refs(work, RECIPES, rows, action="read")] if rows else []
+        loaded = await load_recipes(work, refs, field="recipes") if refs else []
+        cache[key] = needs_of((recipe.name, row, 1.0) for recipe in loaded for row in each_thing(recipe.ingredients))
+    found = next((other for other in cache[key] if _key(other) == _key(need) and dimension(other.unit) == dimension(need.unit)), None)
+    return None if found is None or found.quantity is None else found.amount()
+
+
+def _unrounded(prior: Need, short: float, line: Row) -> Amount | None:
+    """What a line listed only for `prior` held before it was rounded to what is bought (`short` of the need), in the
+    line's unit, when the line still shows that rounding (a person did not change it): the new servings' amount is
+    added to it and rounded once, as a fresh listing rounds it (None: the line's own amount counts)."""
+    shown = to_buy(prior.amount(short), prior.name)
+    if line.get("quantity") is None or abs(shown.quantity - float(line["quantity"])) > EPSILON or shown.unit != line.get("unit"):
+        return None
+    exact = prior.amount(short)
+    held = convert_for(prior.name, exact.quantity, exact.unit, shown.unit)
+    return None if held is None else Amount(held, shown.unit)
+
+
 def _needed(need: Need, quantity: float) -> str:
     """'2 carrots', '2 3/4 quarts vegetable broth', '3/4 tsp thyme': `quantity` of the need rounded up as it is
     measured, with its name (not the bunch it is bought in: the note compares it with what the list holds)."""
@@ -358,13 +407,27 @@ def _needed(need: Need, quantity: float) -> str:
     return ingredient_text(shown.text, shown.quantity, shown.unit, need.name)
 
 
-def _not_yet_listed(
-    uses: list[Use], lines: Stock,
-) -> tuple[list[tuple[str, Row, float]], dict[str, str], ShoppingOutcome, set[Any]]:
-    """(entry text, ingredient row, factor) still to list; entries they replace (fewer servings before); the outcome
-    with what is already listed; the ids of lines a person listed for one of these recipes (what they hold counts,
-    bought or not: a bought line is reported as bought, never as on the list)."""
+@dataclass(frozen=True)
+class _Wanted:
+    """What a listing still has to list, and what it replaces."""
+
+    uses: list[tuple[str, Row, float]]
+    """(entry text, ingredient row, factor) still to list; a use listed before for fewer servings at its new servings."""
+    before: list[tuple[str, Row, float]]
+    """The uses listed before for fewer servings, at those servings: what they need is on the list already, so a line
+    adds the shortfall at the new servings less the shortfall at the old (counted whole each time: carbonara for 10
+    then for 12 buys the 12 eggs less the pantry's 10, not 2 servings' eggs rounded up and the pantry forgotten)."""
+    replaced: dict[str, str]
+    """Entry texts now listed, by the entry (fewer servings) each replaces."""
+    held: set[Any]
+    """Ids of lines a person listed for one of these recipes (what they hold counts, bought or not)."""
+
+
+def _not_yet_listed(uses: list[Use], lines: Stock) -> tuple[_Wanted, ShoppingOutcome]:
+    """What is still to list (`_Wanted`), and the outcome with what is already listed (a bought line is reported as
+    bought, never as on the list)."""
     wanted: list[tuple[str, Row, float]] = []
+    before: list[tuple[str, Row, float]] = []
     replaced: dict[str, str] = {}
     already: dict[tuple[str, Kind], dict[str, Any]] = {}
     held: set[Any] = set()
@@ -389,12 +452,12 @@ def _not_yet_listed(
                 if use.recipe.ref not in seen["recipes"]:
                     seen["recipes"].append(use.recipe.ref)
                 continue
-            factor = use.factor
             if found is not None and found.servings is not None and listed:
-                factor = use.factor * (listed - found.servings) / listed
+                before.append((use.entry.text, row, use.factor * found.servings / listed))
                 replaced[use.entry.text] = found.text
-            wanted.append((use.entry.text, row, factor))
-    return wanted, replaced, ShoppingOutcome(already=list(already.values()), already_of=list(already), optional=optional), held
+            wanted.append((use.entry.text, row, use.factor))
+    outcome = ShoppingOutcome(already=list(already.values()), already_of=list(already), optional=optional)
+    return _Wanted(wanted, before, replaced, held), outcome
 
 
 def each_thing(rows: list[Row]) -> list[Row]:
@@ -430,10 +493,16 @@ class _Pending:
     (half a lemon and a tablespoon of its juice are 1 lemon, not 1 rounded up and a third more: 2)."""
 
     def add(self, need: Need, missing: float | None, recipes: list[str], note: str | None, replaced: dict[str, str],
-            had: float | None = None, held_apart: str | None = None) -> None:
+            had: float | None = None, held_apart: str | None = None, *, on_top: bool = False,
+            own: Amount | None = None, prior_parts: dict[str, float] | None = None) -> None:
         """Add the need's missing amount to the line; `had`: what the pantry held of it, or `held_apart`: what it held
         as it holds it, in units counted as the shop sells them ('2 cartons'); the line then says so. The amount joins
-        the line's own unit where it converts, exactly or as the shop sells it (a carton of broth is about 4 cups)."""
+        the line's own unit where it converts, exactly or as the shop sells it (a carton of broth is about 4 cups).
+        `on_top`: the line holds an amount a person wrote that the need did not count (cook's QA 2 G16): the line is not
+        the shortfall, so it does not say so, and pieces are kept beside a weight or volume ('1 lb + 2 lemons', never
+        '1 1/2 lb lemons (short 1 1/2 lb; the pantry has 3)'); a container joins as the shop sells it ('2 cartons').
+        `own`: what the recipes the person listed the line for need of it (cook's QA 2 G10): what the line holds beyond
+        that covers the missing amount first, so a carton listed for pancakes' cup is not counted as needed in full."""
         entries = [entry for entry in source_entries(self.row.get("source")) if entry.text not in replaced.values()]
         self.row["source"] = joined_source(entries + [source_entries(label)[0] for label in need.recipes])
         self.recipes += [ref for ref in recipes if ref not in self.recipes]
@@ -442,7 +511,9 @@ class _Pending:
             self.notes.append(note)
         if missing is None:
             return
-        if held_apart is not None:
+        if on_top:
+            pass  # the line holds what a person wrote as well: its amount is not the shortfall, so it never says 'short'
+        elif held_apart is not None:
             self.row["notes"] = with_pantry_held(self.row.get("notes"), held_apart)
         elif had is not None and had > EPSILON:
             held = sensible(need.amount(had), need.name)
@@ -450,13 +521,26 @@ class _Pending:
             pieces = held.unit in (None, "piece")  # what is held by the one rule: 2 1/2 onions, not a recipe's 3
             said = held_text(need.amount(had), need.name) if pieces else quantity_text(held.quantity) if counted else held.text
             self.row["notes"] = with_pantry_held(self.row.get("notes"), said)
+        if not on_top and (need.parts or prior_parts) and pantry_held(self.row.get("notes")) is not None:
+            parts = egg_parts(self.row.get("notes"))  # why 11 eggs for a card's 8: 'need 11 with the 3 yolks' (G3)
+            for part in set(parts) | set(need.parts) | set(prior_parts or {}):
+                parts[part] = parts.get(part, 0.0) + need.parts.get(part, 0.0) - (prior_parts or {}).get(part, 0.0)
+            self.row["notes"] = with_egg_parts(self.row.get("notes"), parts)
         amount = need.amount(missing)
-        if self.row.get("quantity") is None:
+        holds = None if own is None or self.exact is not None or self.row.get("quantity") is None else \
+            about_in(need.name, float(self.row["quantity"]), self.row.get("unit"), amount.unit)
+        if holds is not None and own is not None and (wanted := convert_for(need.name, own.quantity, own.unit, amount.unit)) is not None:
+            if wanted + amount.quantity <= holds * (1 + 1e-9):
+                return  # the line's spare holds it: '1 carton buttermilk' for pancakes' cup and a salad's 3/4 cup
+            total = Amount(min(wanted, holds) + amount.quantity, amount.unit)  # never what its own recipes lack
+            self._rounded_once(need.name, total, to_buy(total, need.name))
+        elif self.row.get("quantity") is None:
             shown = to_buy(amount, need.name)
             self._rounded_once(need.name, amount, shown)
-        elif (joined := joined_amount(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None:
+        elif (joined := joined_amount(need.name, self.exact or Amount(float(self.row["quantity"]), self.row.get("unit")), amount)) is not None \
+                and not (on_top and dimension(self.row.get("unit")) in _MEASURES and dimension(amount.unit) == "count:piece"):
             self._rounded_once(need.name, joined, to_buy(joined, need.name))
-        else:
+        else:  # '1 lb + 2 lemons': a person's pound and the 2 lemons the pantry is short, never '1 1/2 lb' read as short
             self.row["notes"] = with_extra_amounts(self.row.get("notes"), _added_extra(self.row.get("notes"), amount, need.name))
 
 
@@ -482,6 +566,7 @@ def joined_amount(name: str, line: Amount, added: Amount) -> Amount | None:
 
 
 _MEASURES = frozenset({"volume", "mass"})
+
 
 
 def _added_extra(notes: str | None, amount: Amount, name: str) -> list[str]:

@@ -117,6 +117,8 @@ def _line(view: dict[str, Any], section: str, disliked: str | None = None, *, fo
     notes = own_notes(view.get("notes"))
     if notes and cut and notes == cut:
         notes = None  # the cut is said in the text
+    if notes and disliked is not None:  # the 'disliked' mark says it: not again as a note (cook's QA 2 G11)
+        notes = "; ".join(part for part in notes.split("; ") if part.strip() != f"you don't like {disliked}") or None
     if notes:
         line["notes"] = notes
     if disliked is not None:

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from alfred_mcp.kitchen.dates import day_text
-from alfred_mcp.kitchen.egg_counts import EGGS, egg_part, eggs_needed
+from alfred_mcp.kitchen.egg_counts import EGGS, egg_part, eggs_needed, parts_needed
 from alfred_mcp.kitchen.ingredient_kinds import Kind, kind_of, merged, same_kind, without_kind_words
 from alfred_mcp.kitchen.measures import (
     Amount,
@@ -61,6 +61,8 @@ class Need:
     """The unit the first recipe wrote it in (cups stay cups, grams stay grams, when shown)."""
     kind: Kind = field(default_factory=lambda: kind_of(""))
     """Which kind of the ingredient (form, cut) its rows state: rows of another kind are another need."""
+    parts: dict[str, float] = field(default_factory=dict)
+    """Of eggs, the yolks and whites they are bought for ({'yolk': 3.0}): why 11 eggs for a card's 8."""
 
     @property
     def key(self) -> str:
@@ -88,6 +90,7 @@ def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
         if row.get("is_optional"):
             continue
         eggs = eggs_needed(row["name"], row.get("quantity"), row.get("unit"), row.get("notes"), factor)
+        parts = parts_needed(row["name"], row.get("quantity"), row.get("unit"), row.get("notes"), factor)
         if eggs is not None:  # yolks and whites are bought as eggs; each use in whole eggs, as its card says
             row, factor = {**row, "name": EGGS if egg_part(row["name"]) != "egg" else row["name"], "quantity": eggs, "unit": "piece"}, 1.0
         unit = row.get("unit")
@@ -102,8 +105,11 @@ def needs_of(uses: Iterable[tuple[str, Row, float]]) -> list[Need]:
         need = next((need for need in merged_needs.get(key, []) if same_kind(need.kind, kind)), None)
         if need is None:
             merged_needs.setdefault(key, []).append(
-                Need(row["name"], row.get("ingredient_id"), base_unit(unit), quantity, [recipe_ref], shown_in=unit, kind=kind))
+                Need(row["name"], row.get("ingredient_id"), base_unit(unit), quantity, [recipe_ref], shown_in=unit, kind=kind,
+                     parts=parts))
             continue
+        for part, count in parts.items():
+            need.parts[part] = need.parts.get(part, 0.0) + count
         if quantity is not None:
             need.quantity = quantity if need.quantity is None else need.quantity + quantity
         need.ingredient_id = need.ingredient_id or row.get("ingredient_id")

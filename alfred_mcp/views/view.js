@@ -33,7 +33,11 @@
   function errorText(result) {
     const fields = ((result._meta || {})["alfred/error"]) || {};
     const thing = document.body.dataset.thing;
-    return thing && MISSING[fields.code] ? `That ${thing} ${MISSING[fields.code]}.` : resultText(result);
+    if (thing && MISSING[fields.code]) return `That ${thing} ${MISSING[fields.code]}.`;
+    // "to: a plan shows at most 28 days; …" names the argument for the model; a person reads the sentence
+    const text = resultText(result);
+    const named = fields.field ? `${fields.field}: ` : null;
+    return named && text.startsWith(named) ? text.charAt(named.length).toUpperCase() + text.slice(named.length + 1) : text;
   }
 
   let session = null;       // the session the shown result came from: refs are per session, so calls name it

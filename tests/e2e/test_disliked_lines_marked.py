@@ -33,3 +33,7 @@ async def test_a_disliked_line_says_it_is_disliked(client: Client, dislike: str,
         assert rows and all((said in str(row.get("notes") or "")) is marked for row in rows), rows
         again = await call(client, "shopping_list_from", recipes=[ref])
         assert again["lines"] == []
+        shown = [line for section in (await call(client, "shopping_list_show"))["sections"] for line in section["lines"]
+                 if line["name"] == name]  # the list marks it once: the 'disliked' mark, not again as a note (G11)
+        assert shown and all((line.get("disliked") == dislike) is marked and said not in (line.get("notes") or "")
+                             for line in shown), shown

@@ -242,19 +242,22 @@ async def test_the_demo_week_listed_twice_changes_nothing_the_second_time_and_re
 
 
 async def test_an_amount_in_another_unit_joins_the_ingredients_one_line_as_one_amount(client: Client) -> None:
-    """The demo list has 1 carton of buttermilk (about 2 cups): 3/4 cup more makes the line 2 3/4 cups, bought as 2
-    cartons, and 4 tbsp more 3 cups, still 2 cartons (so reported as already listed): one amount, never '1 carton + 3/4 cup'."""
+    """The demo list has 1 carton of buttermilk (about 2 cups) for the pancakes (1 1/4 cups): 3/4 cup more fits in
+    what it holds beyond them (cook's QA 2 G10: it read '2 cartons (need 2 3/4 cups)', the carton counted as needed in
+    full), so it is reported as already listed; 4 tbsp more makes 2 1/4 cups, bought as 2 cartons: one amount, never
+    '1 carton + 1/4 cup'."""
     scones = await _recipe(client, "Test Scones", 1, [{"name": "buttermilk", "quantity": 0.75, "unit": "cup"}])
     bread = await _recipe(client, "Test Soda Bread", 1, [{"name": "buttermilk", "quantity": 4, "unit": "tbsp"}])
     preview = await call(client, "shopping_list_from", recipes=[scones], preview=True)
     first = await call(client, "shopping_list_from", recipes=[scones])
-    assert [(line["text"], line["action"]) for line in first["lines"]] == [("2 cartons buttermilk (need 2 3/4 cups)", "updated")]
-    assert preview["lines"] == first["lines"], "the preview names the line it would top up by its ref"
+    assert first["lines"] == [] and [(item["name"], item.get("note")) for item in first["already_listed"]] == [
+        ("buttermilk", "1 carton buttermilk is enough")], first
+    assert preview["lines"] == first["lines"] and preview["already_listed"] == first["already_listed"]
     second = await call(client, "shopping_list_from", recipes=[bread])
-    assert second["lines"] == [], "2 cartons still hold it: the line reads the same, reported as already listed"
+    assert [(line["text"], line["action"]) for line in second["lines"]] == [("2 cartons buttermilk (need 2 1/4 cups)", "updated")]
     shown = await call(client, "shopping_list_show")
     lines = [line for section in shown["sections"] for line in section["lines"] if line["name"] == "buttermilk"]
-    assert [(line["text"], line.get("notes")) for line in lines] == [("2 cartons buttermilk (need 3 cups)", None)]
+    assert [(line["text"], line.get("notes")) for line in lines] == [("2 cartons buttermilk (need 2 1/4 cups)", None)]
 
 
 async def test_servings_name_only_the_recipes_listed_and_not_meal_plans(client: Client) -> None:

@@ -335,3 +335,79 @@ async def test_water_from_the_tap_is_never_listed_and_is_said_covered(client: Cl
     assert {item["name"]: item["note"] for item in result["covered"] if "water" in item["name"]} == \
         {"water": "from the tap", "warm water": "from the tap"}
     assert await _lines(client, "water") == [] and await _lines(client, "warm water") == []
+
+
+@pytest.mark.parametrize("name", ["lemons", "limes", "onions", "tomatoes", "potatoes", "carrots", "shallots"])
+@pytest.mark.parametrize(("listed", "needed", "pantry"), [((1, "lb"), 5, 3), ((500, "g"), 4, 1), ((2, "piece"), 5, 3)])
+async def test_a_shortfall_added_to_a_line_a_person_wrote_never_reads_as_the_line_being_short(
+        client: Client, name: str, listed: tuple[float, str], needed: int, pantry: int) -> None:
+    """Cook's QA 2 G16: a person's '1 lb lemons' and a recipe 2 lemons short of the pantry's 3 read '1 1/2 lb lemons
+    (short 1 1/2 lb; the pantry has 3)'. The person's amount is not the shortfall: a count is kept beside a weight
+    ('1 lb + 2 lemons'), added to a count of the same ('4 lemons'), and the line never says 'short'."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    await call(client, "db_create", table="inventory", data={"name": name, "quantity": pantry, "unit": "piece", "location": "pantry"})
+    await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": listed[0], "unit": listed[1]})
+    ref = await _recipe(client, "Quux Market Salad", 4, [{"name": name, "quantity": needed}])
+    result = await call(client, "shopping_list_from", recipes=[ref])
+    (line,) = result["lines"]
+    assert "short" not in line["text"], line
+    short = needed - pantry
+    if listed[1] == "piece":
+        assert line["text"].startswith(f"{listed[0] + short} "), line
+    else:
+        assert line["text"].startswith(f"{listed[0]} {listed[1]} + {short} "), line
+
+
+@pytest.mark.parametrize(("name", "unit", "holds"), [("buttermilk", "carton", 2.0), ("chicken broth", "carton", 4.0),
+                                                     ("heavy cream", "carton", 2.0), ("olive oil", "bottle", 2.0),
+                                                     ("milk", "carton", 8.0), ("ground cumin", "jar", 0.5)])
+@pytest.mark.parametrize("share", [0.25, 0.5, 0.75])
+async def test_what_a_listed_container_holds_beyond_its_own_recipe_covers_another_first(
+        client: Client, name: str, unit: str, holds: float, share: float) -> None:
+    """Cook's QA 2 G10: '1 carton buttermilk' listed for pancakes (1 cup of its 2), then a salad's 3/4 cup, read '2 cartons
+    buttermilk (need 2 3/4 cups)': the carton was counted as needed in full. What the container holds beyond its own
+    recipe's need covers the new need first: within it, the line is enough; beyond it, the line needs both needs."""
+    await call(client, "db_delete", table="inventory", all=True)
+    await call(client, "db_delete", table="shopping_list", all=True)
+    own = await _recipe(client, "Quux Own Recipe", 4, [{"name": name, "quantity": holds * share, "unit": "cup"}])
+    own_name = (await call(client, "db_read", table="recipes", filters=[eq("id", own)], columns=["name"]))["rows"][0]["name"]
+    await call(client, "db_create", table="shopping_list", data={"name": name, "quantity": 1, "unit": unit, "source": own_name})
+    spare = holds * (1 - share)
+    for more, fits in ((spare / 2, True), (spare + holds / 4, False)):
+        other = await _recipe(client, f"Quux Other {more:g}", 4, [{"name": name, "quantity": more, "unit": "cup"}])
+        result = await call(client, "shopping_list_from", recipes=[other], preview=True)
+        if fits:
+            assert result["lines"] == [] and [item["name"] for item in result["already_listed"]] == [name], result
+            continue
+        (line,) = result["lines"]
+        assert line["text"].startswith(f"2 {unit}"), line
+        from alfred_mcp.kitchen.measures import about_in
+        listed = about_in(name, float(line["quantity"]), line["unit"], "cup")
+        assert listed is not None and holds * share + more - 1e-6 <= listed <= (holds * share + more) * 1.1 + 0.25, line
+
+
+@pytest.mark.parametrize("servings", [4, 6, 9, 10, 12, 14])
+async def test_an_egg_line_short_for_the_yolks_says_they_are_why(client: Client, servings: int) -> None:
+    """Cook's QA 2 G3: '1 egg (short 1; the pantry has 10)' for a card of '8 large eggs, plus 3 extra yolks' read as
+    'I have 10 and need 8: why buy one?'. Short of eggs, the line says how many the card's eggs and yolks need and that
+    the yolks are in it: '1 egg (need 11 with the 3 yolks; the pantry has 10)'; covered, nothing is listed."""
+    rows = (await call(client, "db_read", table="recipes", columns=["name"]))["rows"]
+    carbonara = next(row["id"] for row in rows if row["name"] == "Spaghetti Carbonara")
+    pantry = [row for row in (await call(client, "db_read", table="inventory", limit=200))["rows"] if row["name"] in ("eggs", "egg")]
+    held = sum(int(row["quantity"]) for row in pantry)
+    card = await call(client, "recipes_scale", recipe=carbonara, servings=servings)
+    (eggs_line,) = [line for line in card["ingredients"] if line["name"] in ("eggs", "egg")]
+    needed = _eggs_in(eggs_line)
+    extra = re.search(r"(\d+) (?:extra )?yolks?", eggs_line.get("notes") or "")
+    yolks = int(extra.group(1)) if extra else 0
+    listed = await call(client, "shopping_list_from", recipes=[carbonara], servings={carbonara: servings}, preview=True)
+    eggs = [line["text"] for line in listed["lines"] if line["name"] in ("eggs", "egg")]
+    if needed <= held:
+        assert eggs == [], eggs
+        return
+    short = needed - held
+    noun = "egg" if short == 1 else "eggs"
+    with_yolks = f" with the {yolks} yolk{'s' if yolks != 1 else ''}" if yolks else ""
+    expected = f"{short} {noun} (need {needed}{with_yolks}; the pantry has {held})" if yolks else f"{short} {noun} (short {short}; the pantry has {held})"
+    assert eggs == [expected], (eggs_line, eggs)

@@ -54,3 +54,30 @@ async def test_raising_the_servings_of_the_weeks_meals_tops_up_by_what_the_lines
     for row in rows:
         identities = [entry.identity for entry in source_entries(row.get("source"))]
         assert len(identities) == len(set(identities)), row["source"]
+
+
+async def _list_texts(client: Client) -> dict[str, str]:
+    shown = (await call(client, "shopping_list_show"))["sections"]
+    return {line["name"]: line["text"] for section in shown for line in section["lines"]}
+
+
+@pytest.mark.parametrize(("first", "then"), [(10, 12), (2, 3), (5, 7), (6, 9), (3, 11)])
+async def test_a_recipe_listed_again_for_more_servings_reads_as_if_listed_once_for_them(
+        client: Client, first: int, then: int) -> None:
+    """Cook's QA 2 G2: carbonara for 10 then for 12 read '4 eggs' where listing it once for 12 gives 2 (12 eggs with the
+    yolks, less the pantry's 10). For every demo recipe, listed for `first` then for `then` servings on an empty list,
+    each line reads as listing it once for `then` does (its preview before anything was written)."""
+    recipes = (await call(client, "db_read", table="recipes", columns=["name", "servings"], limit=100))["rows"]
+    assert len(recipes) >= 10
+    differ = {}
+    for recipe in recipes:
+        await call(client, "db_delete", table="shopping_list", all=True)
+        ref = recipe["id"]
+        once = await call(client, "shopping_list_from", recipes=[ref], servings={ref: then}, preview=True)
+        await call(client, "shopping_list_from", recipes=[ref], servings={ref: first})
+        await call(client, "shopping_list_from", recipes=[ref], servings={ref: then})
+        now = await _list_texts(client)
+        wrong = {line["name"]: (line["text"], now.get(line["name"])) for line in once["lines"] if now.get(line["name"]) != line["text"]}
+        if wrong or len(now) != len(once["lines"]):
+            differ[recipe["name"]] = (wrong, sorted(set(now) - {line["name"] for line in once["lines"]}))
+    assert differ == {}

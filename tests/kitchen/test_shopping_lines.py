@@ -184,3 +184,42 @@ def test_counted_bread_is_listed_by_the_pack_it_is_bought_in(name: str, count: i
 ])
 def test_water_from_the_tap_is_told_apart_from_water_a_shop_sells(name: str, tap: bool) -> None:
     assert is_tap_water(name) is tap
+
+
+_COUNTED_LINES = [("parsley", "bunch"), ("cabbage", "head"), ("lemons", None), ("shallots", "piece"), ("bok choy", "head"),
+                  ("thyme", "bunch"), ("limes", None), ("red onions", None), ("baguettes", "loaf"), ("corn", "ear")]
+
+
+@pytest.mark.parametrize(("name", "unit"), _COUNTED_LINES)
+@pytest.mark.parametrize("part", [0.25, 0.5, 0.75, 1.25, 2.5])
+@pytest.mark.parametrize("held", [1, 2, 3])
+def test_a_shortfall_of_part_of_one_says_what_is_needed_in_all(name: str, unit: str | None, part: float, held: int) -> None:
+    """Cook's QA 2 G22: '1 bunch parsley (short 1; the pantry has 1)' read as needing 2 where 1 1/4 bunches are needed.
+    A counted line short of part of one says the whole need ('need 1 1/4 bunches; the pantry has 1'); short of whole
+    ones it says 'short'; never a shortfall larger than what is short."""
+    row = {"name": name, "quantity": part, "unit": unit, "notes": with_pantry_held(None, str(held))}
+    text = shopping_text(row)
+    said = re.search(r"\((short|need) ([\d /]+)(?: \w+)?; the pantry has (\d+)\)$", text)
+    assert said is not None, text
+    amount = parsed_amount(said.group(2))
+    assert amount is not None and int(said.group(3)) == held, text
+    if said.group(1) == "short":
+        assert abs(amount[0] - part) < 1e-9, text
+    else:
+        assert abs(amount[0] - (held + part)) < 1e-9, text
+
+
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=0, max_value=12), st.sampled_from(["yolk", "white"]))
+def test_the_yolks_a_line_of_eggs_is_for_read_back_and_are_never_the_persons_note(eggs: int, yolks: int, part: str) -> None:
+    """Cook's QA 2 G3: 'with the 3 yolks' is kept in the line's notes, read back as written, shown in the pantry note
+    ('need 11 with the 3 yolks'), and never shown as a note the person wrote."""
+    from alfred_mcp.kitchen.shopping_lines import egg_parts, with_egg_parts
+
+    notes = with_egg_parts(with_pantry_held("bring a bag", "10"), {part: float(yolks)})
+    assert egg_parts(notes) == ({part: float(yolks)} if yolks else {})
+    assert own_notes(notes) == "bring a bag"
+    text = shopping_text({"name": "eggs", "quantity": eggs, "unit": "piece", "notes": notes})
+    if yolks:
+        assert text.endswith(f"(need {10 + eggs} with the {yolks} {part}{'' if yolks == 1 else 's'}; the pantry has 10)"), text
+    else:
+        assert text.endswith(f"(short {eggs}; the pantry has 10)"), text

@@ -85,8 +85,12 @@ def test_every_taxonomy_section_is_listed_in_a_unit_you_can_buy(category: str, d
         purchase = purchase_of(member)
         need = needed(Amount(quantity, unit), member).text  # the recipe card's amount (cook's QA F10)
         need = shown.text if "-oz) can" in need else need
-        assert purchase is not None and text.endswith(f"(need {need})")
-        assert amount_to_buy(quantity, unit, member).endswith(f", need {need}")
+        taken = text[: -len(member)].strip()
+        if need == taken:  # '1 pint blueberries', not '1 pint blueberries (need 1 pint)'
+            assert purchase is not None and amount_to_buy(quantity, unit, member) == need
+        else:
+            assert purchase is not None and text.endswith(f"(need {need})")
+            assert amount_to_buy(quantity, unit, member).endswith(f", need {need}")
 
 
 @pytest.mark.parametrize(("quantity", "unit", "name", "text"), [
@@ -131,5 +135,41 @@ def test_cherry_tomatoes_are_bought_by_the_pint_never_one_by_one(name: str, quan
     text = line_text(quantity, unit, name, buying=True)
     shown = to_buy(Amount(quantity, unit), name)
     assert shown.bought is not None and shown.bought[1] == "pint", text
-    assert re.match(rf"^\d+ pints? {re.escape(name)} \(need ", text), text
+    assert re.match(rf"^\d+ pints? {re.escape(name)}(?: \(need |$)", text), text  # '1 pint', not '(need 1 pint)'
     assert oddities(text, shown.quantity, shown.unit, name, shopping=True) == [], text
+
+
+@pytest.mark.parametrize("name", ["cherry tomatoes", "grape tomatoes", "blueberries", "raspberries"])
+@pytest.mark.parametrize("pints", [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3.75])
+@pytest.mark.parametrize("factor", [1, 1.25, 0.5, 2.5])
+def test_a_card_keeps_the_pints_a_recipe_buys_by(name: str, pints: float, factor: float) -> None:
+    """The scaled card wrote '2 1/2 cups cherry tomatoes' for a recipe's 1 1/4 pints: what the shop sells by the pint
+    stays in pints on the card (quarters; below a quarter pint, cups), and the list's need quotes the card; never a need
+    equal to what is taken."""
+    from alfred_mcp.kitchen.measures import sensible
+
+    assert purchase_of(name) is not None and purchase_of(name).unit == "pint"  # type: ignore[union-attr]
+    amount = Amount(pints * factor, "pint")
+    shown = sensible(amount, name)
+    if amount.quantity < 0.25:  # less than a quarter pint is measured: '1/4 cup'
+        assert shown.unit in ("cup", "tbsp", "tsp"), shown
+    else:
+        assert shown.unit == "pint" and abs(shown.quantity * 4 - round(shown.quantity * 4)) < 1e-9, shown
+        assert abs(shown.quantity - amount.quantity) <= 0.125 + 1e-9, shown
+    text = line_text(amount.quantity, "pint", name, buying=True)
+    assert oddities(text, to_buy(amount, name).quantity, "pint", name, shopping=True) == [], text
+    need = re.search(r"\(need (.+)\)$", text)
+    assert need is None or need.group(1) == needed(amount, name).text and not need.group(1).startswith(text.split(" ")[0] + " pint"), text
+
+
+@pytest.mark.parametrize("name", ["bacon", "thick-cut bacon", "smoked bacon", "turkey bacon"])
+@pytest.mark.parametrize("unit", ["slice", "strip"])
+@pytest.mark.parametrize("count", [1, 4, 9, 12, 13, 30])
+def test_bacon_counted_by_the_slice_is_bought_by_the_pack(name: str, unit: str, count: int) -> None:
+    """Cook's QA 2 G26: '9 slices bacon' was the line; a shopper takes packs (about 12 slices each) and the list says
+    the slices needed after it, as it does for tortillas; by weight it is bought as written."""
+    text = line_text(count, unit, name, buying=True)
+    packs = -(-count // 12)
+    assert text.startswith(f"{packs} pack{'s' if packs > 1 else ''} {name} (need {count} "), text
+    assert oddities(text, to_buy(Amount(count, unit), name).quantity, unit, name, shopping=True) == [], text
+    assert line_text(8, "oz", name, buying=True) == f"8 oz {name}"

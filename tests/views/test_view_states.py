@@ -182,20 +182,27 @@ async def test_the_shopping_list_and_recipe_card_read_whole_at_every_width(app: 
 ERRORS = [
     ("recipe_show", {"recipe": "recipe_999"}, "Recipe not shown", "That recipe could not be found."),
     ("meal_plan_show", {"from": "2026-01-18", "to": "2026-01-12"}, "Meal plan not shown", None),
+    ("meal_plan_show", {"from": "2026-01-12", "to": "2026-03-15"}, "Meal plan not shown",
+     "A plan shows at most 28 days; Mon Jan 12 to Sun Mar 15 is 63 days."),
 ]
-"""(tool, arguments, the placeholder, what a person reads: None for the server's own message). A ref the view was
-asked to show that is not there is said in a sentence for people; the model's text names refs and how to get them."""
+"""(tool, arguments, the placeholder, what a person reads: None for the server's own message without the argument it
+names). A ref the view was asked to show that is not there is said in a sentence for people; the model's text names
+refs and how to get them; a sentence the server starts with the argument's name ('to: a plan shows at most 28 days')
+starts with its own first word (cook's QA 2 G17)."""
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize(("tool", "arguments", "placeholder", "said"), ERRORS, ids=["unknown-ref", "range"])
+@pytest.mark.parametrize(("tool", "arguments", "placeholder", "said"), ERRORS, ids=["unknown-ref", "range", "too-long"])
 async def test_an_error_result_replaces_the_loading_placeholder_with_its_message(
         app: AlfredApp, mount: Any, tool: str, arguments: dict[str, Any], placeholder: str, said: str | None, width: int) -> None:
     async with apps_client(build_server(app)) as client:
         shown = await mount(client, tool, arguments, width=width)
         assert shown.result.get("isError") is True
-        message = said or shown.result["content"][0]["text"].removeprefix("Error: ")
-        assert REF.search(shown.result["content"][0]["text"]) or said is None  # the model's text keeps the precise refs
+        server = shown.result["content"][0]["text"].removeprefix("Error: ")
+        field = shown.result.get("_meta", {}).get("alfred/error", {}).get("field")
+        unnamed = server.removeprefix(f"{field}: ") if field else server
+        message = said or unnamed[:1].upper() + unnamed[1:]
+        assert REF.search(server) or tool != "recipe_show"  # the model's text keeps the precise refs
         view = shown.view
         await expect(view.get_by_text("Loading")).to_have_count(0)
         await expect(view.get_by_text(placeholder)).to_be_visible()
@@ -237,6 +244,15 @@ async def test_a_disliked_ingredient_is_marked_on_its_line_like_an_allergen(app:
         await expect(shown.view.locator("#ingredients li.disliked")).to_contain_text("Kalamata olives")  # a place name, capitalised on the card
         await expect(shown.view.locator("#ingredients li.disliked .badge")).to_have_text("disliked: olives")
         await expect(shown.view.locator("#ingredients li", has_text="cucumber")).not_to_have_class("disliked")
+        for reason in await shown.view.locator("#conflicts li").all_inner_texts():  # a sentence (cook's QA 2 G18)
+            assert reason[:1].isupper(), reason
+        for kept in (True, False):  # an optional disliked line: the banner says to leave it out, as a sentence
+            await app.store.update(RECIPE_INGREDIENTS, Where(all_of=(Filter("recipe_id", "eq", recipe["id"]), Filter("position", "eq", 1))),
+                                   {"is_optional": kept}, user_id=app.user_id)
+            again = await mount(client, "recipe_show", {"recipe": ref}, width=400)
+            reasons = await again.view.locator("#conflicts li").all_inner_texts()
+            assert reasons and all(reason[:1].isupper() for reason in reasons), reasons
+            assert not kept or any(reason.startswith("Leave out the optional") for reason in reasons), reasons
         shown.assert_clean()
 
 
@@ -295,7 +311,7 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         button = shown.view.get_by_role("button", name=BUTTON)
         await expect(button).to_have_text("Add 8 meals to the shopping list")  # the week's 8 meals with a recipe
         await button.dblclick()
-        await expect(shown.view.locator("#preview-title")).to_have_text(f"To {_tally(expected['lines'], done=False)} on the shopping list")
+        await expect(shown.view.locator("#preview-title")).to_have_text(f"Will {_tally(expected['lines'], done=False)} on the shopping list")
         items = shown.view.locator("#preview-lines li:not(.kept):not(.aisle)")
         await expect(items).to_have_text([re.compile(f"^{re.escape(line['name'])}: .+ → .+ \\(\\+{re.escape(line['adds'])}\\)" if line.get("was")
                                                      else "^" + re.escape(line["text"])) for line in expected["lines"]])
@@ -328,6 +344,8 @@ async def test_the_add_button_shows_what_it_will_add_adds_once_on_a_double_press
         await again.view.get_by_role("button", name=BUTTON).click()
         await expect(again.view.locator("#preview-title")).to_have_text("Nothing to add")
         await expect(again.view.get_by_role("status")).to_have_text(re.compile("already on the list"))
+        await expect(again.view.get_by_role("status")).not_to_contain_text("Optional, not added")  # the box says it, once
+        await expect(again.view.get_by_text(re.compile("Optional, not added"))).to_have_count(1)
         await expect(again.view.locator("#preview-lines li.kept .badge").first).to_have_text("already on the list")
         await expect(again.view.get_by_role("button", name="Already added")).to_be_disabled()
         await expect(again.view.locator("#confirm")).to_be_hidden()
@@ -524,3 +542,23 @@ async def test_a_call_the_host_cannot_complete_shows_its_message_and_adds_nothin
     assert await _listed(app) == before
     await _assert_reads_whole(shown)
     shown.assert_clean()
+
+
+async def test_a_disliked_line_in_the_add_preview_is_marked_as_the_list_marks_it(app: AlfredApp, mount: Any) -> None:
+    """Cook's QA 2 G25: the meal plan's preview marked a disliked line only by grey text ('4 oz blue cheese — you don't
+    like blue cheese'); it carries the amber 'disliked: olives' badge, as the card and the list do, said once."""
+    (recipe,) = await app.store.insert(RECIPES, [{"name": "Olive Bowl", "servings": 2, "instructions": ["Toss."]}],
+                                       user_id=app.user_id)
+    await app.store.insert(RECIPE_INGREDIENTS, [
+        {"recipe_id": recipe["id"], "position": 1, "name": "kalamata olives", "quantity": 0.5, "unit": "cup"}], user_id=app.user_id)
+    await app.store.insert(MEAL_PLANS, [{"date": "2026-01-14", "meal_type": "lunch", "recipe_id": recipe["id"], "servings": 2}],
+                           user_id=app.user_id)
+    async with apps_client(build_server(app)) as client:
+        shown = await mount(client, "meal_plan_show", WEEK, width=400)
+        await shown.view.get_by_role("button", name=BUTTON).click()
+        olives = shown.view.locator("#preview-lines li.disliked")
+        await expect(olives).to_have_count(1)
+        await expect(olives).to_contain_text("kalamata olives")
+        await expect(olives.locator(".badge.warning")).to_have_text("disliked: olives")
+        await expect(olives).not_to_contain_text("you don't like")
+        shown.assert_clean()
