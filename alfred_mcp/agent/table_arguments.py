@@ -5,10 +5,12 @@ order and the data's column names, each refusal naming the argument's path and w
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from functools import partial
 from typing import Any
 
 from alfred_mcp.errors import InputError, UnknownColumnError
+from alfred_mcp.kitchen.day_words import filter_days
 from alfred_mcp.kitchen.query import Filter, check_columns, check_filter, check_order, order_from_json
 from alfred_mcp.kitchen.schema import Table, get_table
 
@@ -36,7 +38,8 @@ def check_table_arguments(tool: str, arguments: dict[str, Any]) -> None:
 
 
 def _check_clause(table: Table, clause: dict[str, Any], where: str) -> None:
-    try:
+    try:  # a day word on a date column is checked as the date the tool resolves it to (`kitchen/day_words.py`)
+        (clause,) = filter_days(table, [clause], date.today()) or [clause]
         check_filter(table, Filter(clause["field"], clause["op"], clause.get("value")))
     except UnknownColumnError as error:
         raise _renamed(error, f"{where}.field") from None

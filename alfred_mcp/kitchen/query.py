@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Any, Literal, get_args
 
 from alfred_mcp.errors import InvalidFilterError, UnknownColumnError
-from alfred_mcp.kitchen.day_words import WORDS_HINT, is_day_word
+from alfred_mcp.kitchen.day_words import WORDS_HINT
 from alfred_mcp.kitchen.jsonschema import DATE_PATTERN, MAX_TIMESTAMP, describe_value, field_value, parses
 from alfred_mcp.kitchen.schema import MAX_TEXT, Column, Table
 
@@ -177,8 +177,8 @@ def _check_bool(column: Column, value: Any) -> str | None:
 
 
 def _check_date(column: Column, value: Any) -> str | None:
-    """A real date, or a day word the tool resolves on the server's clock before it reads (`kitchen/day_words.py`)."""
-    if isinstance(value, str) and (_DATE.search(value) and parses(date.fromisoformat, value) or is_day_word(value)):
+    """A real date (the tools resolve a day word to one before they read: `kitchen/day_words.py`)."""
+    if isinstance(value, str) and _DATE.search(value) and parses(date.fromisoformat, value):
         return None
     return f"a date: {WORDS_HINT}"
 

@@ -28,7 +28,7 @@ def _turn(step: str, acts: list[dict[str, Any]], reply: str) -> dict[str, list[A
 
 
 DELETE = {"tool": "db_delete", "arguments": {"table": "recipes", "filters": [{"field": "name", "op": "eq", "value": FAJITAS}]}}
-ADD = {"tool": "db_create", "arguments": {"table": "shopping_list", "data": [{"name": "eggs", "quantity": 12}, {"name": "milk"}]}}
+ADD = {"tool": "db_create", "arguments": {"table": "shopping_list", "data": [{"name": "eggs", "quantity": 12}, {"name": "oat milk"}]}}
 
 
 async def drive(app: AlfredApp, outputs: dict[str, list[Any]]) -> TurnState:
@@ -37,11 +37,11 @@ async def drive(app: AlfredApp, outputs: dict[str, list[Any]]) -> TurnState:
 
 
 CASES = [
-    pytest.param(ADD, "I added eggs and milk to your shopping list.", True, id="both-things-added"),
-    pytest.param(ADD, "Eggs and milk are now on your list.", True, id="state-claim"),
-    pytest.param(ADD, "Your shopping list now has eggs and milk.", True, id="paraphrase"),
-    pytest.param(ADD, "I added eggs, milk and pears to your shopping list.", False, id="one-thing-not-added"),
-    pytest.param(ADD, "I added eggs and milk to your pantry.", False, id="wrong-table"),
+    pytest.param(ADD, "I added eggs and oat milk to your shopping list.", True, id="both-things-added"),
+    pytest.param(ADD, "Eggs and oat milk are now on your list.", True, id="state-claim"),
+    pytest.param(ADD, "Your shopping list now has eggs and oat milk.", True, id="paraphrase"),
+    pytest.param(ADD, "I added eggs, oat milk and pears to your shopping list.", False, id="one-thing-not-added"),
+    pytest.param(ADD, "I added eggs and oat milk to your pantry.", False, id="wrong-table"),
     pytest.param(ADD, "I also added the arugula, pears and lemons to your shopping list.", False, id="issue-24-sample"),
     # The demo kitchen plans the fajitas for a dinner: a truthful reply also says that dinner is left without a recipe.
     pytest.param(DELETE, f"I deleted {FAJITAS}; its dinner on the meal plan is now without a recipe.", True, id="the-thing-deleted"),
@@ -87,15 +87,15 @@ async def test_an_undone_removal_names_the_rows_it_linked_again_in_the_facts_and
 
 
 async def test_an_undone_add_is_a_removal_of_its_rows_in_the_facts_and_a_reply_saying_so_passes(app: AlfredApp) -> None:
-    """Add eggs and milk, then undo it in the next turn: the undo removed those rows, so the facts hold their removal beside
+    """Add eggs and oat milk, then undo it in the next turn: the undo removed those rows, so the facts hold their removal beside
     the undo, and 'no longer on your shopping list' and 'I undid the addition of the eggs' are the model's replies."""
-    await drive(app, _turn("add", [ADD], "I added eggs and milk to your shopping list."))
-    reply = "Undone: the eggs and milk are no longer on your shopping list; I undid the addition of the eggs and the milk."
+    await drive(app, _turn("add", [ADD], "I added eggs and oat milk to your shopping list."))
+    reply = "Undone: the eggs and oat milk are no longer on your shopping list; I undid the addition of the eggs and the oat milk."
     state = await drive(app, _turn("undo", [{"tool": "kitchen_undo", "arguments": {}}], reply))
     async with app.work("read") as work:
         facts = reply_facts(work.session, state)
         told = state_reply(work.session, state)
     assert "undid" in told.lower() and told.lower().count("eggs") == 1, told  # the state's own account tells the undo once
-    assert {("deleted", "shopping_list", "eggs"), ("deleted", "shopping_list", "milk")} <= {
+    assert {("deleted", "shopping_list", "eggs"), ("deleted", "shopping_list", "oat milk")} <= {
         (fact.action, fact.table, fact.label.lower()) for fact in facts.things}
     assert (state.reply, state.reply_source) == (reply, "model")

@@ -188,7 +188,7 @@ async def test_draft_revise_says_what_it_revised_not_the_draft_the_model_wrote(c
     await submit(client, "act", {"decision": tool("draft_create", entity_type="recipe", items=[recipe])})
     revised = await submit(client, "act", {"decision": tool("draft_revise", ref="gen_recipe_1", patch={"name": "Spicy Cod"})})
     assert revised["notice"] == ("draft_revise: 1 revised: gen_recipe_1\n- gen_recipe_1: Spicy Cod [pending]\n"
-                                 '  (revised name; now 1 ingredient, 1 step; draft_read refs=["gen_recipe_1"] shows it whole)')
+                                 '  (revised name; now 1 ingredient, 1 step, serves 3; draft_read refs=["gen_recipe_1"] shows it whole)')
 
 
 async def test_the_first_turn_begin_of_a_session_stays_turn_one(client: Client) -> None:

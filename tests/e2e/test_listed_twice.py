@@ -21,6 +21,7 @@ from alfred_mcp.kitchen.schema import LOCATIONS, UNITS
 from alfred_mcp.kitchen.shopping_lines import bought_amounts
 from alfred_mcp.kitchen.units import UNIT_ALIASES
 from alfred_mcp.operations.shopping import joined_amount
+from alfred_mcp.state.note_facts import note_text
 
 from .helpers import call
 
@@ -50,7 +51,7 @@ async def test_every_unbought_line_listed_again_with_an_amount_takes_it_on_the_s
                 continue
             assert [row["id"] for row in written["rows"]] == [line["id"]] and not written.get("warnings"), written
             assert any(f"the {line['name']} already on the list: {line['id']}, now " in note for note in written["notes"]), written
-            assert [fact["kind"] for fact in written["note_facts"]] == ["merged"], written
+            assert "note_facts" not in written, written  # the fact stays with the state's account; its note says it
             await call(client, "kitchen_undo")
             assert await _rows(client, "shopping_list") == before
 
@@ -66,8 +67,8 @@ async def test_every_unbought_line_named_again_with_no_amount_is_left_as_it_is_a
                     await call(client, "db_delete", table="shopping_list", filters=[{"field": "id", "op": "eq", "value": row["id"]}])
                 continue
             assert written["rows"] == [] and not written.get("warnings"), written
-            assert written["note_facts"] == [{"kind": "already_on_list", "ref": line["id"], "name": line["name"],
-                                              "amount": amount_text(line["quantity"], line["unit"]) or ""}], written
+            assert written["notes"] == [note_text({"kind": "already_on_list", "ref": line["id"], "name": line["name"],
+                                                   "amount": amount_text(line["quantity"], line["unit"]) or ""})], written
     assert await _rows(client, "shopping_list") == before
 
 

@@ -34,7 +34,7 @@ async def _row(client: Client, table: str, unit: str, position: int = 0) -> dict
     if table == "recipe_ingredients":
         recipe = (await call(client, "db_read", table="recipes", limit=1))["rows"][0]["id"]
         return {"recipe_id": recipe, "name": "eggs", "quantity": 2, "unit": unit, "position": 100 + position}
-    return {"name": "eggs", "quantity": 12, "unit": unit}
+    return {"name": f"eggs {position}", "quantity": 12, "unit": unit}  # a name of its own: never added to another line
 
 
 def test_the_spellings_cover_every_alias_and_every_writable_unit_column() -> None:

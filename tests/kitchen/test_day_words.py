@@ -62,8 +62,14 @@ def test_a_filter_on_a_date_ends_a_span_where_its_op_ends_it(op: str, day: str) 
 
 @pytest.mark.parametrize("value", ["today", "this week", "Friday", "2026-11-30"])
 def test_a_filter_check_before_the_call_lets_a_day_word_through(value: str) -> None:
-    check_filter(MEAL_PLANS, Filter("date", "gte", value))
+    """Act's check of a planned call takes the day word (the tool resolves it); the store's own check takes only dates."""
     check_table_arguments("db_read", {"table": "meal_plans", "filters": [{"field": "date", "op": "lte", "value": value}]})
+
+
+@pytest.mark.parametrize("value", ["today", "this week", "Friday"])
+def test_the_stores_filter_check_takes_only_a_date(value: str) -> None:
+    with pytest.raises(InputError):
+        check_filter(MEAL_PLANS, Filter("date", "gte", value))
 
 
 @pytest.mark.parametrize("value", ["someday", "30/11/2026", "2026-02-30"])
