@@ -378,9 +378,9 @@ named beside it)."""
 
 
 def _first_names(names: Sequence[str]) -> str:
-    """'a, b, c, d, e and 22 more not shown' (all of them up to NAMES_SHOWN)."""
+    """'a, b, c, d, e and 22 more' (all of them up to NAMES_SHOWN)."""
     more = len(names) - NAMES_SHOWN
-    return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more not shown" if more > 0 else "")
+    return ", ".join(names[:NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 _SAID_IN_HEAD = ("added", "topped_up", "recipes")
