@@ -3,7 +3,7 @@
 A turn whose every call only read (Understand's quick read with any read tool, or a plan of read steps) and none failed
 or warned is answered from its rows: the answer says so (`answered`, no Reply `next`), the client's model tells the user
 from the notice, and the next turn_start closes it (its reply: what was shown), "the second one" counting in those rows.
-A read that also noted or dropped constraints is answered from its rows too, the answer's `noted` saying what it noted (so a
+A read that also noted or dropped constraints is answered from its rows too, the answer's `answered` text saying what it noted (so a
 plan that reads before it proposes ends in one call: its model proposes from the rows). A reply may still be submitted; a
 failed read still needs its own (writes, drafts and constraints noted alone are told by the state's account:
 test_write_answered.py).
@@ -198,23 +198,24 @@ READ_AND_NOTED: dict[str, Callable[[Client], Awaitable[tuple[str, list[dict[str,
 @pytest.mark.parametrize("case", READ_AND_NOTED.values(), ids=READ_AND_NOTED.keys())
 async def test_a_read_that_also_noted_constraints_is_answered_from_its_rows_saying_what_was_noted(
         client: Client, case: Callable[..., Any]) -> None:
-    """The constraints are the model's own words: the rows answer the turn (a proposal is made from them), `noted` names
+    """The constraints are the model's own words: the rows answer the turn (a proposal is made from them), `answered` names
     each constraint stated, and the next turn_start closes the turn with what was shown and noted on record."""
     message, then = await case(client)
     answer = await call(client, "turn_start", message=message, then=then)
-    assert (answer["stage"], answer["expected_role"], answer["answered"]) == ("answered", None, ANSWERED), answer
-    assert answer["noted"].startswith("Noted: ") and "next" not in answer and answer["notice"]
+    assert (answer["stage"], answer["expected_role"]) == ("answered", None), answer
+    assert answer["answered"].startswith(f"{ANSWERED} Noted: ") and "next" not in answer and answer["notice"], answer
+    noted = answer["answered"].removeprefix(f"{ANSWERED} ")  # said in the declared `answered` text, no key of its own
     stated = then[0]["output"]["constraint_snapshot"]["new_constraints"]
-    assert all(str(item["value"]) in answer["noted"] for item in stated), answer["noted"]
+    assert all(str(item["value"]) in noted for item in stated), noted
     following = await call(client, "turn_start", message="Thanks")
     closed = (await call(client, "turn_status", turn=answer["turn"]))["state"]
     assert following["turn"] == answer["turn"] + 1 and closed["reply_source"] == "rows"
-    assert closed["reply"].startswith("Shown: ") and closed["reply"].endswith(answer["noted"]), closed["reply"]
+    assert closed["reply"].startswith("Shown: ") and closed["reply"].endswith(noted), closed["reply"]
 
 
 async def test_a_lookup_that_noted_nothing_has_no_noted(client: Client) -> None:
     answer = await call(client, "turn_start", message="What fish recipes do I have?", then=_quick("recipes_search", {"category": "fish"}))
-    assert answer["answered"] == ANSWERED and "noted" not in answer
+    assert answer["answered"] == ANSWERED and "Noted" not in answer["answered"]
 
 
 @pytest.mark.parametrize("case", NEEDS_REPLY.values(), ids=NEEDS_REPLY.keys())

@@ -156,7 +156,7 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     """Where the turn stands and, while a role is expected, what it needs (`next`): the client follows the
     answers and never needs turn_context. A lookup answered from its rows (`answered_from_rows`) ends as a table's quick
     read does, `stage: answered` with no expected role, and gets `answered` instead of Reply's `next`: its client's model tells the user from the rows (a plan
-    that read before proposing proposes from them), and `noted` says what it noted or dropped; no reply is needed. So does a turn the state's own account tells
+    that read before proposing proposes from them), and its `answered` text says what it noted or dropped; no reply is needed. So does a turn the state's own account tells
     whole (`answered_by_state`: a write, a constraint noted, drafts not saved), the account in `reply`, unless the call
     carried a reply that was `reply_held` (refused or not applied: its model writes it again from the results). Rows a notice showed (this one or an earlier one) are not repeated, nor the
     reply the client `written` in this call (only one the state changed is sent), nor, when an output of the role now
@@ -169,7 +169,7 @@ async def answer(work: UnitOfWork, machine: TurnMachine, state: TurnState, writt
     if answered_from_rows(work.session, state):
         remember_notice(work, state.turn, status.get("notice"))
         noted = noted_sentence(work.session, state)
-        return {**status, "stage": "answered", "expected_role": None, "answered": ANSWERED, **({"noted": noted} if noted else {})}
+        return {**status, "stage": "answered", "expected_role": None, "answered": f"{ANSWERED} {noted}" if noted else ANSWERED}
     if not reply_held and (account := answered_by_state(work.session, state)) is not None:
         remember_notice(work, state.turn, status.get("notice"))
         return {**status, "stage": "answered", "expected_role": None, "reply": account, "answered": ANSWERED_BY_STATE}
